@@ -1,0 +1,254 @@
+/*
+ * type.c - SQL types: construction, classification, widening, spelling.
+ */
+#include "engine/base/type.h"
+
+#include <stdio.h>
+#include <string.h>
+
+DataType type_make(TypeId id, bool nullable)
+{
+    DataType type = {id, 0, 0, nullable, TIME_ATTRIBUTE_NONE};
+    switch (id) {
+    case TYPE_VARCHAR:
+        type.precision = TYPE_STRING_LENGTH;
+        break;
+    case TYPE_CHAR:
+        type.precision = 1;
+        break;
+    case TYPE_DECIMAL:
+        type.precision = 10;
+        break;
+    case TYPE_TIMESTAMP:
+    case TYPE_TIMESTAMP_LTZ:
+        type.precision = 6;
+        break;
+    default:
+        break;
+    }
+    return type;
+}
+
+DataType type_make_decimal(int32_t precision, int32_t scale, bool nullable)
+{
+    DataType type = {TYPE_DECIMAL, precision, scale, nullable, TIME_ATTRIBUTE_NONE};
+    return type;
+}
+
+DataType type_make_varchar(int32_t length, bool nullable)
+{
+    DataType type = {TYPE_VARCHAR, length, 0, nullable, TIME_ATTRIBUTE_NONE};
+    return type;
+}
+
+DataType type_make_timestamp(TypeId id, int32_t precision, bool nullable)
+{
+    DataType type = {id, precision, 0, nullable, TIME_ATTRIBUTE_NONE};
+    return type;
+}
+
+bool type_is_integer(TypeId id)
+{
+    return id == TYPE_TINYINT || id == TYPE_SMALLINT || id == TYPE_INT || id == TYPE_BIGINT;
+}
+
+bool type_is_numeric(TypeId id)
+{
+    return type_is_integer(id) || id == TYPE_FLOAT || id == TYPE_DOUBLE || id == TYPE_DECIMAL;
+}
+
+bool type_is_string(TypeId id)
+{
+    return id == TYPE_CHAR || id == TYPE_VARCHAR;
+}
+
+bool type_is_temporal(TypeId id)
+{
+    return id == TYPE_DATE || id == TYPE_TIME || id == TYPE_TIMESTAMP ||
+           id == TYPE_TIMESTAMP_LTZ;
+}
+
+bool type_is_interval(TypeId id)
+{
+    return id == TYPE_INTERVAL_DAY_TIME || id == TYPE_INTERVAL_YEAR_MONTH;
+}
+
+bool type_is_variable_length(TypeId id)
+{
+    return type_is_string(id);
+}
+
+bool type_equals(DataType a, DataType b)
+{
+    if (a.id != b.id)
+        return false;
+    if (a.id == TYPE_DECIMAL)
+        return a.precision == b.precision && a.scale == b.scale;
+    return true;
+}
+
+static int integer_digits(TypeId id)
+{
+    switch (id) {
+    case TYPE_TINYINT:
+        return 3;
+    case TYPE_SMALLINT:
+        return 5;
+    case TYPE_INT:
+        return 10;
+    default:
+        return 19;
+    }
+}
+
+static int integer_rank(TypeId id)
+{
+    switch (id) {
+    case TYPE_TINYINT:
+        return 1;
+    case TYPE_SMALLINT:
+        return 2;
+    case TYPE_INT:
+        return 3;
+    default:
+        return 4;
+    }
+}
+
+bool type_common(DataType a, DataType b, DataType *result)
+{
+    bool nullable = a.nullable || b.nullable;
+    if (a.id == TYPE_NULL) {
+        *result = b;
+        result->nullable = true;
+        return true;
+    }
+    if (b.id == TYPE_NULL) {
+        *result = a;
+        result->nullable = true;
+        return true;
+    }
+    if (a.id == b.id && a.id != TYPE_DECIMAL) {
+        *result = a;
+        if (a.precision < b.precision)
+            result->precision = b.precision;
+        result->nullable = nullable;
+        result->time_attribute = TIME_ATTRIBUTE_NONE;
+        if (a.time_attribute == b.time_attribute)
+            result->time_attribute = a.time_attribute;
+        return true;
+    }
+    if (type_is_numeric(a.id) && type_is_numeric(b.id)) {
+        if (a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE || a.id == TYPE_FLOAT || b.id == TYPE_FLOAT) {
+            TypeId id = (a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE) ? TYPE_DOUBLE
+                        : (a.id == TYPE_FLOAT && b.id == TYPE_FLOAT) ? TYPE_FLOAT
+                                                                     : TYPE_DOUBLE;
+            *result = type_make(id, nullable);
+            return true;
+        }
+        if (type_is_integer(a.id) && type_is_integer(b.id)) {
+            *result = type_make(integer_rank(a.id) >= integer_rank(b.id) ? a.id : b.id, nullable);
+            return true;
+        }
+        /* at least one DECIMAL */
+        int a_scale = a.id == TYPE_DECIMAL ? a.scale : 0;
+        int b_scale = b.id == TYPE_DECIMAL ? b.scale : 0;
+        int a_int = a.id == TYPE_DECIMAL ? a.precision - a.scale : integer_digits(a.id);
+        int b_int = b.id == TYPE_DECIMAL ? b.precision - b.scale : integer_digits(b.id);
+        int scale = a_scale > b_scale ? a_scale : b_scale;
+        int digits = a_int > b_int ? a_int : b_int;
+        int precision = digits + scale;
+        if (precision > TYPE_DECIMAL_MAX_PRECISION)
+            precision = TYPE_DECIMAL_MAX_PRECISION;
+        if (scale > precision)
+            scale = precision;
+        *result = type_make_decimal(precision, scale, nullable);
+        return true;
+    }
+    if (type_is_string(a.id) && type_is_string(b.id)) {
+        int32_t length = a.precision > b.precision ? a.precision : b.precision;
+        *result = type_make_varchar(length, nullable);
+        return true;
+    }
+    if ((a.id == TYPE_TIMESTAMP && b.id == TYPE_TIMESTAMP_LTZ) ||
+        (a.id == TYPE_TIMESTAMP_LTZ && b.id == TYPE_TIMESTAMP)) {
+        *result = type_make_timestamp(TYPE_TIMESTAMP_LTZ,
+                                      a.precision > b.precision ? a.precision : b.precision,
+                                      nullable);
+        return true;
+    }
+    if ((a.id == TYPE_DATE && b.id == TYPE_TIMESTAMP) ||
+        (a.id == TYPE_TIMESTAMP && b.id == TYPE_DATE)) {
+        *result = type_make_timestamp(TYPE_TIMESTAMP, a.id == TYPE_TIMESTAMP ? a.precision
+                                                                             : b.precision,
+                                      nullable);
+        return true;
+    }
+    return false;
+}
+
+const char *type_format(DataType type, char *buffer, size_t size)
+{
+    char base[64];
+    switch (type.id) {
+    case TYPE_NULL:
+        snprintf(base, sizeof base, "NULL");
+        break;
+    case TYPE_BOOLEAN:
+        snprintf(base, sizeof base, "BOOLEAN");
+        break;
+    case TYPE_TINYINT:
+        snprintf(base, sizeof base, "TINYINT");
+        break;
+    case TYPE_SMALLINT:
+        snprintf(base, sizeof base, "SMALLINT");
+        break;
+    case TYPE_INT:
+        snprintf(base, sizeof base, "INT");
+        break;
+    case TYPE_BIGINT:
+        snprintf(base, sizeof base, "BIGINT");
+        break;
+    case TYPE_FLOAT:
+        snprintf(base, sizeof base, "FLOAT");
+        break;
+    case TYPE_DOUBLE:
+        snprintf(base, sizeof base, "DOUBLE");
+        break;
+    case TYPE_DECIMAL:
+        snprintf(base, sizeof base, "DECIMAL(%d, %d)", (int)type.precision, (int)type.scale);
+        break;
+    case TYPE_CHAR:
+        snprintf(base, sizeof base, "CHAR(%d)", (int)type.precision);
+        break;
+    case TYPE_VARCHAR:
+        if (type.precision == TYPE_STRING_LENGTH)
+            snprintf(base, sizeof base, "STRING");
+        else
+            snprintf(base, sizeof base, "VARCHAR(%d)", (int)type.precision);
+        break;
+    case TYPE_DATE:
+        snprintf(base, sizeof base, "DATE");
+        break;
+    case TYPE_TIME:
+        snprintf(base, sizeof base, "TIME(%d)", (int)type.precision);
+        break;
+    case TYPE_TIMESTAMP:
+        snprintf(base, sizeof base, "TIMESTAMP(%d)", (int)type.precision);
+        break;
+    case TYPE_TIMESTAMP_LTZ:
+        snprintf(base, sizeof base, "TIMESTAMP_LTZ(%d)", (int)type.precision);
+        break;
+    case TYPE_INTERVAL_DAY_TIME:
+        snprintf(base, sizeof base, "INTERVAL SECOND(3)");
+        break;
+    case TYPE_INTERVAL_YEAR_MONTH:
+        snprintf(base, sizeof base, "INTERVAL MONTH");
+        break;
+    }
+    const char *attribute = type.time_attribute == TIME_ATTRIBUTE_ROWTIME    ? " *ROWTIME*"
+                            : type.time_attribute == TIME_ATTRIBUTE_PROCTIME ? " *PROCTIME*"
+                                                                             : "";
+    snprintf(buffer, size, "%s%s%s", base, type.nullable ? "" : " NOT NULL", attribute);
+    return buffer;
+}

@@ -1,0 +1,92 @@
+/*
+ * type.h - SQL data types as Flink names them, and how each is stored.
+ *
+ * Every value lives in one 8-byte row slot (see row.h):
+ *   BOOLEAN                      int64 0/1
+ *   TINYINT SMALLINT INT BIGINT  int64
+ *   FLOAT DOUBLE                 double (FLOAT is rounded to float on store)
+ *   DECIMAL(p,s), p <= 18        int64 holding value * 10^s
+ *   CHAR VARCHAR STRING          offset/length into the row's variable tail
+ *   DATE                         int64 days since 1970-01-01
+ *   TIME(p)                      int64 milliseconds since midnight
+ *   TIMESTAMP(p), TIMESTAMP_LTZ  int64 milliseconds since the epoch (UTC)
+ *   INTERVAL DAY TO SECOND       int64 milliseconds
+ *   INTERVAL YEAR TO MONTH       int64 months
+ * Precision above 3 for time types is accepted and printed, but values are
+ * kept to the millisecond; DECIMAL precision above 18 is rejected.
+ */
+#ifndef JOINERY_BASE_TYPE_H
+#define JOINERY_BASE_TYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum TypeId {
+    TYPE_NULL = 0, /* the type of the NULL literal before it is widened */
+    TYPE_BOOLEAN,
+    TYPE_TINYINT,
+    TYPE_SMALLINT,
+    TYPE_INT,
+    TYPE_BIGINT,
+    TYPE_FLOAT,
+    TYPE_DOUBLE,
+    TYPE_DECIMAL,
+    TYPE_CHAR,
+    TYPE_VARCHAR, /* STRING is VARCHAR(2147483647) */
+    TYPE_DATE,
+    TYPE_TIME,
+    TYPE_TIMESTAMP,
+    TYPE_TIMESTAMP_LTZ,
+    TYPE_INTERVAL_DAY_TIME,
+    TYPE_INTERVAL_YEAR_MONTH,
+} TypeId;
+
+/* Time attribute marker carried by a TIMESTAMP column (Flink's *ROWTIME*). */
+typedef enum TimeAttribute {
+    TIME_ATTRIBUTE_NONE = 0,
+    TIME_ATTRIBUTE_ROWTIME,
+    TIME_ATTRIBUTE_PROCTIME,
+} TimeAttribute;
+
+enum { TYPE_STRING_LENGTH = 2147483647, TYPE_DECIMAL_MAX_PRECISION = 18 };
+
+typedef struct DataType {
+    TypeId id;
+    int32_t precision; /* DECIMAL p, CHAR/VARCHAR length, TIME/TIMESTAMP p */
+    int32_t scale;     /* DECIMAL s */
+    bool nullable;
+    TimeAttribute time_attribute;
+} DataType;
+
+DataType type_make(TypeId id, bool nullable);
+DataType type_make_decimal(int32_t precision, int32_t scale, bool nullable);
+DataType type_make_varchar(int32_t length, bool nullable);
+DataType type_make_timestamp(TypeId id, int32_t precision, bool nullable);
+
+bool type_is_integer(TypeId id);  /* TINYINT..BIGINT */
+bool type_is_numeric(TypeId id);  /* integers, FLOAT, DOUBLE, DECIMAL */
+bool type_is_string(TypeId id);   /* CHAR, VARCHAR */
+bool type_is_temporal(TypeId id); /* DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ */
+bool type_is_interval(TypeId id);
+/* True when values of the type live in the row's variable tail. */
+bool type_is_variable_length(TypeId id);
+/* True when two types have identical storage and meaning (ignores nullability). */
+bool type_equals(DataType a, DataType b);
+
+/*
+ * Least restrictive common type of a and b as Flink widens them for
+ * comparison, arithmetic, CASE, COALESCE, UNION (INT+BIGINT -> BIGINT,
+ * INT+DECIMAL(10,2) -> DECIMAL(12,2), numeric+DOUBLE -> DOUBLE, CHAR+VARCHAR ->
+ * VARCHAR, NULL+T -> T nullable). Returns false when there is none.
+ */
+bool type_common(DataType a, DataType b, DataType *result);
+
+/*
+ * Writes the Flink spelling ("BIGINT", "STRING", "DECIMAL(10, 2)",
+ * "TIMESTAMP(3)", "TIMESTAMP(3) *ROWTIME*", with " NOT NULL" when not
+ * nullable) into buffer; returns buffer.
+ */
+const char *type_format(DataType type, char *buffer, size_t size);
+
+#endif

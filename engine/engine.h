@@ -1,0 +1,114 @@
+/*
+ * engine.h - joinery's public engine API: the only header cli/ includes.
+ *
+ * A session holds the catalog, the session options (SET) and at most one
+ * running job. The caller hands it one statement at a time (the CLI splits
+ * scripts into statements) and receives results through callbacks, so rows
+ * reach the terminal as soon as the engine produces them.
+ *
+ * Threading: all calls on one session come from one thread, except
+ * joinery_session_cancel, which is async-signal-safe and may be called from
+ * a signal handler or another thread while joinery_session_execute runs.
+ */
+#ifndef JOINERY_ENGINE_H
+#define JOINERY_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct JoinerySession JoinerySession;
+
+/* How the CLI should lay a value out and how JSON output should encode it. */
+typedef enum JoineryValueClass {
+    JOINERY_VALUE_STRING = 0, /* left-aligned in tableau; JSON string */
+    JOINERY_VALUE_NUMBER,     /* right-aligned; JSON number */
+    JOINERY_VALUE_BOOLEAN,    /* JSON true/false */
+    JOINERY_VALUE_TEMPORAL,   /* JSON string "YYYY-MM-DD HH:MM:SS.fff" */
+} JoineryValueClass;
+
+typedef struct JoineryColumn {
+    const char *name;      /* output name as Flink gives it (dupes suffixed 0, 1...) */
+    const char *type_name; /* Flink spelling, e.g. "BIGINT", "STRING NOT NULL" */
+    JoineryValueClass value_class;
+} JoineryColumn;
+
+typedef enum JoineryResultKind {
+    JOINERY_RESULT_TABLE = 0, /* SHOW / DESCRIBE style: no op column, "N rows in set" */
+    JOINERY_RESULT_CHANGELOG, /* a streaming query: op column, "Received a total of N rows" */
+} JoineryResultKind;
+
+/* Row kinds of a changelog, numbered as engine/base/row.h numbers them. */
+typedef enum JoineryRowKind {
+    JOINERY_ROW_INSERT = 0,        /* +I */
+    JOINERY_ROW_UPDATE_BEFORE = 1, /* -U */
+    JOINERY_ROW_UPDATE_AFTER = 2,  /* +U */
+    JOINERY_ROW_DELETE = 3,        /* -D */
+} JoineryRowKind;
+
+/*
+ * Result callbacks. Any may be NULL. Strings passed in are valid only for the
+ * duration of the call. A callback returning non-zero asks the engine to stop
+ * the statement (as if cancelled).
+ */
+typedef struct JoineryResultHandler {
+    void *context;
+    /* A result set starts: its columns and kind. */
+    int (*begin)(void *context, JoineryResultKind kind, const JoineryColumn *columns,
+                 size_t column_count);
+    /* One row. values[i] is NULL for SQL NULL, else the text form. */
+    int (*row)(void *context, JoineryRowKind kind, const char *const *values,
+               size_t column_count);
+    /* The result set ends; cancelled is true after joinery_session_cancel. */
+    int (*end)(void *context, uint64_t row_count, bool cancelled);
+    /* Plain text output (EXPLAIN plans, HELP, SHOW CREATE TABLE). */
+    int (*text)(void *context, const char *text);
+    /* "[INFO] ..." messages: the text after "[INFO] ". */
+    int (*info)(void *context, const char *message);
+    /* Progress while a job runs: a one-line status (rows, state, busy). */
+    int (*status)(void *context, const char *line);
+} JoineryResultHandler;
+
+typedef struct JoineryError {
+    int status;      /* 0 when no error */
+    int line;        /* 1-based line in the caller's script; 0 when unknown */
+    int column;      /* 1-based column; 0 when unknown */
+    char message[2048];
+} JoineryError;
+
+/* Opens a session with an empty catalog; NULL when memory is exhausted. */
+JoinerySession *joinery_session_open(void);
+/* Closes the session, cancelling and freeing a running job. NULL is a no-op. */
+void joinery_session_close(JoinerySession *session);
+
+/*
+ * Executes one statement (text need not end with ';'; trailing ';' and
+ * whitespace are ignored). first_line/first_column give the position of
+ * text[0] in the caller's script, so error positions are script positions.
+ * Returns 0, or non-zero with *error filled (status, position, message).
+ */
+int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
+                            int first_line, int first_column,
+                            const JoineryResultHandler *handler, JoineryError *error);
+
+/* Asks the running statement to stop soon. Async-signal-safe. */
+void joinery_session_cancel(JoinerySession *session);
+
+/* Current value of a session option (SET); NULL when unset and no default. */
+const char *joinery_session_get_option(JoinerySession *session, const char *key);
+
+/*
+ * Names for tab completion: calls emit(context, name) for every table and
+ * view name, and for every column name of every table and view.
+ */
+void joinery_session_list_names(JoinerySession *session,
+                                void (*emit)(void *context, const char *name),
+                                void *context);
+
+/* NULL-terminated list of SQL keywords (for completion and highlighting). */
+const char *const *joinery_keywords(void);
+
+/* Text of HELP;, listing the statements. */
+const char *joinery_help_text(void);
+
+#endif
