@@ -111,4 +111,22 @@ const char *const *joinery_keywords(void);
 /* Text of HELP;, listing the statements. */
 const char *joinery_help_text(void);
 
+/* ---- Statement splitting (owned by the CLI engineer; engine/sql/split.c) ----
+ * The CLI and the engine share one definition of where a statement ends: a ';'
+ * outside 'strings' ('' escapes), `identifiers`, -- comments and block
+ * comments (hints included). Text need not be NUL-terminated.
+ */
+
+/*
+ * Length of the first complete statement of text (through its ';'), or 0 when
+ * there is none yet. *is_blank (may be NULL): for a complete statement,
+ * whether it holds only whitespace and plain comments before its ';';
+ * otherwise whether all of text is blank and closed (no open string,
+ * identifier or block comment).
+ */
+size_t joinery_statement_end(const char *text, size_t length, bool *is_blank);
+
+/* Offset of the first byte that is neither whitespace nor in a plain comment. */
+size_t joinery_statement_skip_blank(const char *text, size_t length);
+
 #endif
