@@ -1,0 +1,134 @@
+/*
+ * connector.h - sources and sinks, and the registry of connectors by the
+ * name used in WITH ('connector' = '...').
+ *
+ * A source produces rows of the table's produced columns (physical and
+ * metadata columns, in the order SourceSpec.columns gives; computed columns
+ * and filters are the planner's Calc, not the connector's). A sink consumes
+ * rows of the sink table's physical columns, with their row kinds.
+ *
+ * Ownership: readers and writers are created by the connector and freed by
+ * their close function. Specs are borrowed for the reader's/writer's whole
+ * life (the job keeps them alive).
+ */
+#ifndef JOINERY_CONNECTOR_H
+#define JOINERY_CONNECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "engine/base/arena.h"
+#include "engine/base/diag.h"
+#include "engine/base/row.h"
+#include "engine/base/type.h"
+#include "engine/exec/operator.h"
+
+/* One option a connector accepts. */
+typedef struct ConnectorOption {
+    const char *key;        /* exact key, or a pattern: '#' matches one name segment
+                               ("fields.#.kind"), a trailing '*' matches any suffix
+                               ("properties.*") */
+    bool required;
+    const char *description; /* one line, shown when listing valid options */
+} ConnectorOption;
+
+typedef struct SourceSpec {
+    const CatalogTable *table;
+    uint32_t field_count;        /* produced fields */
+    const uint32_t *columns;     /* index into table->columns of each produced field */
+    const DataType *types;       /* type of each produced field */
+    int subtask_index;           /* which split of the source this reader reads */
+    int parallelism;             /* how many readers read the source */
+    uint64_t seed;               /* for random data: runs repeat */
+} SourceSpec;
+
+typedef enum SourcePollStatus {
+    SOURCE_POLL_ROWS = 1, /* rows were added (maybe zero when bad records were skipped) */
+    SOURCE_POLL_IDLE = 2, /* nothing now; *next_poll_millis says when to try again */
+    SOURCE_POLL_END = 3,  /* bounded source exhausted: no rows added, none will follow */
+} SourcePollStatus;
+
+typedef struct SourceReader SourceReader;
+
+typedef struct SourceReaderVtable {
+    /*
+     * Adds up to `max_rows` rows (kind set: +I for append sources) to `out`,
+     * allocating them in `arena` (the caller resets it between polls).
+     * Returns a SourcePollStatus (> 0) or a negative JoineryStatus with
+     * `diag` filled: a bad record names the file and line (or topic,
+     * partition and offset) unless the table asks to skip bad records, in
+     * which case the reader counts it in skipped_rows.
+     */
+    int (*poll)(SourceReader *reader, RowBatch *out, Arena *arena, uint32_t max_rows,
+                int64_t now_millis, int64_t *next_poll_millis, Diag *diag);
+    /* Frees the reader. */
+    void (*close)(SourceReader *reader);
+} SourceReaderVtable;
+
+struct SourceReader {
+    const SourceReaderVtable *vtable;
+    const SourceSpec *spec;
+    uint64_t skipped_rows; /* bad records skipped (json.ignore-parse-errors etc.) */
+    void *impl;
+};
+
+typedef struct SinkSpec {
+    const CatalogTable *table;
+    uint32_t field_count;
+    const DataType *types;
+    const char *const *names;
+    /* Where text output goes (print connector): one call per line, no '\n'. */
+    int (*write_line)(void *context, const char *line);
+    void *line_context;
+} SinkSpec;
+
+typedef struct SinkWriter SinkWriter;
+
+typedef struct SinkWriterVtable {
+    /* Writes a batch; rows carry their kinds. */
+    int (*write)(SinkWriter *writer, const RowBatch *batch, Diag *diag);
+    /* End of input: flush and commit. May be NULL. */
+    int (*finish)(SinkWriter *writer, Diag *diag);
+    /* Frees the writer. */
+    void (*close)(SinkWriter *writer);
+} SinkWriterVtable;
+
+struct SinkWriter {
+    const SinkWriterVtable *vtable;
+    const SinkSpec *spec;
+    uint64_t rows_written;
+    void *impl;
+};
+
+typedef struct Connector {
+    const char *name;
+    const ConnectorOption *options;
+    size_t option_count;
+    /* Connector-specific checks beyond known/required keys (values, types). May be NULL. */
+    int (*validate)(const CatalogTable *table, Diag *diag);
+    /* True when a scan of the table ends by itself. */
+    bool (*is_bounded)(const CatalogTable *table);
+    /* Estimated row count for the cost model (-1 unknown). May be NULL. */
+    double (*estimate_rows)(const CatalogTable *table);
+    /* NULL when the connector cannot be a source. */
+    int (*create_source)(const SourceSpec *spec, SourceReader **reader, Diag *diag);
+    /* NULL when the connector cannot be a sink. */
+    int (*create_sink)(const SinkSpec *spec, SinkWriter **writer, Diag *diag);
+} Connector;
+
+/* The connector registered under `name` (case-sensitive, as Flink), or NULL. */
+const Connector *connector_find(const char *name);
+/* NULL-terminated list of all connector names. */
+const char *const *connector_names(void);
+/*
+ * Validates the table's WITH options: 'connector' present and known (else an
+ * error listing the known connectors, with a suggestion), every required
+ * option present, no unknown option (error with a "did you mean" and the list
+ * of valid options), then the connector's own validate.
+ * Returns JOINERY_OK or JOINERY_ERROR_VALIDATE.
+ */
+int connector_validate_table(const CatalogTable *table, Diag *diag);
+
+#endif
