@@ -1,0 +1,301 @@
+/*
+ * ddl.c - CREATE TABLE, CREATE VIEW and DROP: turns the AST into catalog
+ * entries after validating everything a later query would trip over
+ * (column names, types, primary key, watermark, computed columns, connector
+ * options), so errors surface at definition time with a position.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/connector/connector.h"
+#include "engine/plan/planner.h"
+#include "engine/session.h"
+#include "engine/sql/parser.h"
+
+static int ddl_info_succeeded(StatementContext *context)
+{
+    if (context->handler && context->handler->info)
+        return context->handler->info(context->handler->context, "Execute statement succeeded.");
+    return JOINERY_OK;
+}
+
+static char *ddl_expression_text(CatalogTable *table, const AstExpr *expr)
+{
+    return arena_strndup(&table->arena, expr->source_text, expr->source_length);
+}
+
+/* Copies the column definitions (types of computed columns bound later). */
+static int ddl_copy_columns(StatementContext *context, const AstCreateTable *create,
+                            CatalogTable *table)
+{
+    Diag *diag = context->diag;
+    table->column_count = create->columns.count;
+    table->columns = arena_calloc(&table->arena, create->columns.count ? create->columns.count : 1,
+                                  sizeof(CatalogColumn));
+    if (!table->columns)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < create->columns.count; i++) {
+        const AstColumnDef *definition = create->columns.items[i];
+        for (size_t j = 0; j < i; j++) {
+            const AstColumnDef *other = create->columns.items[j];
+            if (strcasecmp(other->name, definition->name) == 0)
+                return diag_error_at(diag, JOINERY_ERROR_VALIDATE, definition->position.line,
+                                     definition->position.column,
+                                     "Column '%s' is defined twice", definition->name);
+        }
+        CatalogColumn *column = &table->columns[i];
+        column->name = arena_strdup(&table->arena, definition->name);
+        column->type = definition->type;
+        column->comment = arena_strdup(&table->arena, definition->comment);
+        switch (definition->kind) {
+        case AST_COLUMN_PHYSICAL:
+            column->kind = CATALOG_COLUMN_PHYSICAL;
+            break;
+        case AST_COLUMN_COMPUTED:
+            column->kind = CATALOG_COLUMN_COMPUTED;
+            column->expression = ddl_expression_text(table, definition->expr);
+            break;
+        case AST_COLUMN_METADATA:
+            return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, definition->position.line,
+                                 definition->position.column,
+                                 "METADATA columns are not supported yet (column '%s')",
+                                 definition->name);
+        }
+    }
+    return JOINERY_OK;
+}
+
+static int ddl_copy_primary_key(StatementContext *context, const AstCreateTable *create,
+                                CatalogTable *table)
+{
+    Diag *diag = context->diag;
+    size_t inline_count = 0;
+    const char *inline_name = NULL;
+    for (size_t i = 0; i < create->columns.count; i++) {
+        const AstColumnDef *definition = create->columns.items[i];
+        if (definition->primary_key) {
+            inline_count++;
+            inline_name = definition->name;
+        }
+    }
+    if (inline_count > 1 || (inline_count && create->primary_key.count))
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->primary_key_position.line,
+                             create->primary_key_position.column,
+                             "Duplicate primary key definition");
+    size_t count = inline_count ? 1 : create->primary_key.count;
+    if (count == 0)
+        return JOINERY_OK;
+    if (create->primary_key_enforced)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->primary_key_position.line,
+                             create->primary_key_position.column,
+                             "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. "
+                             "ENFORCED/NOT ENFORCED controls if the constraint checks are "
+                             "performed on the incoming/outgoing data. Flink does not own the "
+                             "data therefore the only supported mode is the NOT ENFORCED mode");
+    table->primary_key = arena_calloc(&table->arena, count, sizeof(char *));
+    table->primary_key_count = count;
+    for (size_t i = 0; i < count; i++) {
+        const char *name = inline_count ? inline_name : create->primary_key.items[i];
+        int index = catalog_table_column_index(table, name);
+        if (index < 0)
+            return diag_error_at(diag, JOINERY_ERROR_VALIDATE,
+                                 create->primary_key_position.line,
+                                 create->primary_key_position.column,
+                                 "Primary key column '%s' is not defined in the table", name);
+        if (table->columns[index].kind == CATALOG_COLUMN_COMPUTED)
+            return diag_error_at(diag, JOINERY_ERROR_VALIDATE,
+                                 create->primary_key_position.line,
+                                 create->primary_key_position.column,
+                                 "Could not create a PRIMARY KEY with column '%s': it is a "
+                                 "computed column",
+                                 name);
+        table->primary_key[i] = table->columns[index].name;
+        /* primary key columns are implicitly NOT NULL in Flink */
+        table->columns[index].type.nullable = false;
+    }
+    return JOINERY_OK;
+}
+
+static int ddl_copy_options(StatementContext *context, const AstCreateTable *create,
+                            CatalogTable *table)
+{
+    table->option_count = create->options.count;
+    table->options = arena_calloc(&table->arena, create->options.count ? create->options.count : 1,
+                                  sizeof(CatalogOption));
+    if (!table->options)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < create->options.count; i++) {
+        const AstOption *option = create->options.items[i];
+        for (size_t j = 0; j < i; j++) {
+            const AstOption *other = create->options.items[j];
+            if (strcmp(other->key, option->key) == 0)
+                return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE,
+                                     option->position.line, option->position.column,
+                                     "Option '%s' is given twice", option->key);
+        }
+        table->options[i].key = arena_strdup(&table->arena, option->key);
+        table->options[i].value = arena_strdup(&table->arena, option->value);
+    }
+    return JOINERY_OK;
+}
+
+/* Binds computed columns (types) and the watermark (time attribute). */
+static int ddl_bind_expressions(StatementContext *context, const AstCreateTable *create,
+                                CatalogTable *table)
+{
+    Diag *diag = context->diag;
+    PlannerContext planner = {context->arena, context->session->catalog,
+                              &context->session->options, diag, 0};
+    for (size_t i = 0; i < create->columns.count; i++) {
+        const AstColumnDef *definition = create->columns.items[i];
+        if (definition->kind != AST_COLUMN_COMPUTED)
+            continue;
+        Expr *bound = NULL;
+        int status = plan_bind_table_expression(&planner, table, definition->expr, &bound);
+        if (status != JOINERY_OK)
+            return status;
+        table->columns[i].type = bound->type;
+    }
+    if (!create->watermark_column)
+        return JOINERY_OK;
+    int index = catalog_table_column_index(table, create->watermark_column);
+    if (index < 0)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->watermark_position.line,
+                             create->watermark_position.column,
+                             "The rowtime attribute field '%s' is not defined in the table "
+                             "schema",
+                             create->watermark_column);
+    CatalogColumn *column = &table->columns[index];
+    if (column->type.id != TYPE_TIMESTAMP && column->type.id != TYPE_TIMESTAMP_LTZ)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->watermark_position.line,
+                             create->watermark_position.column,
+                             "Invalid data type of time field for watermark definition. The "
+                             "field '%s' must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p)",
+                             column->name);
+    Expr *watermark = NULL;
+    int status = plan_bind_table_expression(&planner, table, create->watermark_expr, &watermark);
+    if (status != JOINERY_OK)
+        return status;
+    if (watermark->type.id != TYPE_TIMESTAMP && watermark->type.id != TYPE_TIMESTAMP_LTZ)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->watermark_expr->position.line,
+                             create->watermark_expr->position.column,
+                             "Watermark strategy must return a TIMESTAMP or TIMESTAMP_LTZ value");
+    table->watermark_column = column->name;
+    table->watermark_expression = ddl_expression_text(table, create->watermark_expr);
+    column->type.time_attribute = TIME_ATTRIBUTE_ROWTIME;
+    return JOINERY_OK;
+}
+
+int ddl_create_table(StatementContext *context, const AstStatement *statement)
+{
+    const AstCreateTable *create = &statement->create_table;
+    Diag *diag = context->diag;
+    const char *name = session_object_name(context, &create->name_parts, statement->position);
+    if (!name)
+        return diag->status;
+    if (create->like_table)
+        return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
+                             statement->position.column,
+                             "CREATE TABLE ... LIKE is not supported yet");
+    if (create->partition_by.count)
+        return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
+                             statement->position.column,
+                             "PARTITIONED BY is not supported yet");
+    CatalogTable *existing = catalog_find(context->session->catalog, name);
+    if (existing && create->if_not_exists)
+        return ddl_info_succeeded(context);
+    CatalogTable *table = catalog_table_new(name, false);
+    if (!table)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    table->temporary = create->temporary;
+    table->comment = arena_strdup(&table->arena, create->comment);
+    int status = ddl_copy_columns(context, create, table);
+    if (status == JOINERY_OK)
+        status = ddl_copy_primary_key(context, create, table);
+    if (status == JOINERY_OK)
+        status = ddl_copy_options(context, create, table);
+    if (status == JOINERY_OK)
+        status = ddl_bind_expressions(context, create, table);
+    if (status == JOINERY_OK) {
+        status = connector_validate_table(table, diag);
+        if (status != JOINERY_OK && diag->line == 0) {
+            diag->line = statement->position.line;
+            diag->column = statement->position.column;
+        }
+    }
+    if (status != JOINERY_OK) {
+        catalog_table_free(table);
+        return status;
+    }
+    status = catalog_add(context->session->catalog, table, create->if_not_exists, diag);
+    if (status != JOINERY_OK) {
+        diag->line = statement->position.line;
+        diag->column = statement->position.column;
+        return status;
+    }
+    return ddl_info_succeeded(context);
+}
+
+int ddl_create_view(StatementContext *context, const AstStatement *statement)
+{
+    const AstCreateView *create = &statement->create_view;
+    Diag *diag = context->diag;
+    const char *name = session_object_name(context, &create->name_parts, statement->position);
+    if (!name)
+        return diag->status;
+    if (catalog_find(context->session->catalog, name) && create->if_not_exists)
+        return ddl_info_succeeded(context);
+    /* bind the query now: a view that cannot run is rejected at definition time */
+    PlannerContext planner = {context->arena, context->session->catalog,
+                              &context->session->options, diag, 0};
+    PlanNode *logical = NULL;
+    int status = plan_bind_query(&planner, create->query, &logical);
+    if (status != JOINERY_OK)
+        return status;
+    if (create->column_names.count && create->column_names.count != logical->field_count)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, statement->position.line,
+                             statement->position.column,
+                             "List of column aliases must have same degree as table; the query "
+                             "has %u columns, the view lists %zu",
+                             logical->field_count, create->column_names.count);
+    CatalogTable *view = catalog_table_new(name, true);
+    if (!view)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    view->temporary = create->temporary;
+    view->view_query = arena_strndup(&view->arena, create->query_text, create->query_length);
+    view->column_count = logical->field_count;
+    view->columns = arena_calloc(&view->arena, logical->field_count ? logical->field_count : 1,
+                                 sizeof(CatalogColumn));
+    for (uint32_t i = 0; i < logical->field_count; i++) {
+        const char *column_name =
+            create->column_names.count ? create->column_names.items[i] : logical->fields[i].name;
+        view->columns[i].name = arena_strdup(&view->arena, column_name);
+        view->columns[i].type = logical->fields[i].type;
+        view->columns[i].kind = CATALOG_COLUMN_PHYSICAL;
+    }
+    status = catalog_add(context->session->catalog, view, create->if_not_exists, diag);
+    if (status != JOINERY_OK) {
+        diag->line = statement->position.line;
+        diag->column = statement->position.column;
+        return status;
+    }
+    return ddl_info_succeeded(context);
+}
+
+int ddl_drop(StatementContext *context, const AstStatement *statement)
+{
+    const AstDrop *drop = &statement->drop;
+    const char *name = session_object_name(context, &drop->name_parts, statement->position);
+    if (!name)
+        return context->diag->status;
+    int status = catalog_drop(context->session->catalog, name, drop->is_view, drop->if_exists,
+                              context->diag);
+    if (status != JOINERY_OK) {
+        context->diag->line = statement->position.line;
+        context->diag->column = statement->position.column;
+        return status;
+    }
+    return ddl_info_succeeded(context);
+}

@@ -1,0 +1,53 @@
+/*
+ * job.h - a running query: the operators built from a physical plan, the
+ * sources that feed them, and the loop that drives them.
+ *
+ * A job is built from a physical plan (job_create), run to the end of its
+ * bounded sources or until cancelled (job_run), inspected (metrics) and
+ * destroyed. With parallelism p, every keyed operator has p subtasks and
+ * exchanges route rows by key hash to them.
+ */
+#ifndef JOINERY_EXEC_JOB_H
+#define JOINERY_EXEC_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/row.h"
+#include "engine/base/strbuf.h"
+#include "engine/options.h"
+#include "engine/plan/plan.h"
+
+typedef struct Job Job;
+
+/* Where a job's results go. */
+typedef struct JobOutput {
+    void *context;
+    /* A result row of a SELECT (root without sink), kind in the row. */
+    int (*row)(void *context, const Row *row);
+    /* A line of text from a print sink. */
+    int (*write_line)(void *context, const char *line);
+    /* Progress line (rows, state) about every 200 ms while running. May be NULL. */
+    int (*status)(void *context, const char *line);
+} JobOutput;
+
+/*
+ * Builds the operators for `physical`. The plan must outlive the job.
+ * Returns JOINERY_OK or an error (e.g. a source that cannot open its file).
+ */
+int job_create(const PlanNode *physical, const SessionOptions *options,
+               const JobOutput *output, Job **job, Diag *diag);
+/*
+ * Runs until every source has ended (bounded) or *cancel_requested becomes
+ * non-zero (returns JOINERY_CANCELLED) or an operator fails.
+ */
+int job_run(Job *job, volatile int *cancel_requested, Diag *diag);
+/* Rows written by the job's sink (INSERT INTO), or result rows (SELECT). */
+uint64_t job_rows_written(const Job *job);
+/* Appends a per-operator metrics table (rows in/out, state, busy) to out. */
+void job_format_metrics(Job *job, StrBuf *out);
+/* Frees the job and its operators. NULL is a no-op. */
+void job_destroy(Job *job);
+
+#endif

@@ -1,0 +1,256 @@
+/*
+ * options.c - session options (see options.h). The table below is the list
+ * of keys joinery honours, with Flink's defaults.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/options.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "catalog/catalog.h"
+#include "engine/base/duration.h"
+
+static const OptionSpec OPTION_SPECS[] = {
+    {"table.exec.state.ttl", OPTION_KIND_DURATION, "0 ms", NULL,
+     "idle state retention of stateful operators (0 = forever)"},
+    {"table.exec.mini-batch.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
+     "buffer input rows and process them in batches"},
+    {"table.exec.mini-batch.allow-latency", OPTION_KIND_DURATION, "0 ms", NULL,
+     "longest time a mini-batch waits"},
+    {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL,
+     "most rows in a mini-batch"},
+    {"table.exec.source.idle-timeout", OPTION_KIND_DURATION, "0 ms", NULL,
+     "a source idle this long no longer holds back watermarks"},
+    {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN, "false", NULL,
+     "reorder inner joins by cost"},
+    {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
+     "fuse joins that share a key into one MultiJoin"},
+    {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
+     "subtasks of each keyed operator"},
+    {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau", "tableau|csv|json|table|changelog",
+     "how results are printed"},
+    {"table.dml-sync", OPTION_KIND_BOOLEAN, "true", NULL,
+     "INSERT INTO waits for the job to finish (joinery always does)"},
+    {"pipeline.name", OPTION_KIND_STRING, NULL, NULL, "job name"},
+    {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
+     "joinery runs streaming mode only"},
+    {"state.backend.type", OPTION_KIND_ENUM, "hashmap", "hashmap|memory",
+     "state backend (in-memory hash tables)"},
+    {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
+     "joinery: seed of datagen's random values, so runs repeat"},
+};
+
+/* Flink keys recognised but not run yet: rejected with a clear message. */
+static const char *const UNSUPPORTED_KEYS[] = {
+    "execution.checkpointing.interval",
+    "table.optimizer.multi-join.empty-result-pruning.enabled",
+    "table.exec.async-lookup.buffer-capacity",
+    "table.exec.async-lookup.timeout",
+    "table.exec.async-lookup.output-mode",
+    "state.checkpoints.dir",
+    "table.exec.sink.upsert-materialize",
+};
+
+const OptionSpec *options_specs(size_t *count)
+{
+    *count = sizeof OPTION_SPECS / sizeof OPTION_SPECS[0];
+    return OPTION_SPECS;
+}
+
+static const OptionSpec *options_find_spec(const char *key)
+{
+    for (size_t i = 0; i < sizeof OPTION_SPECS / sizeof OPTION_SPECS[0]; i++)
+        if (strcmp(OPTION_SPECS[i].key, key) == 0)
+            return &OPTION_SPECS[i];
+    return NULL;
+}
+
+void options_init(SessionOptions *options)
+{
+    memset(options, 0, sizeof *options);
+}
+
+void options_reset_all(SessionOptions *options)
+{
+    for (size_t i = 0; i < options->count; i++) {
+        free(options->keys[i]);
+        free(options->values[i]);
+    }
+    options->count = 0;
+}
+
+void options_free(SessionOptions *options)
+{
+    options_reset_all(options);
+    free(options->keys);
+    free(options->values);
+    memset(options, 0, sizeof *options);
+}
+
+static int options_unknown_key(const char *key, Diag *diag)
+{
+    for (size_t i = 0; i < sizeof UNSUPPORTED_KEYS / sizeof UNSUPPORTED_KEYS[0]; i++)
+        if (strcmp(UNSUPPORTED_KEYS[i], key) == 0)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "Option '%s' is not supported yet by joinery", key);
+    const char *names[sizeof OPTION_SPECS / sizeof OPTION_SPECS[0]];
+    size_t count = sizeof OPTION_SPECS / sizeof OPTION_SPECS[0];
+    for (size_t i = 0; i < count; i++)
+        names[i] = OPTION_SPECS[i].key;
+    const char *suggestion = catalog_suggest_name(key, names, count);
+    if (suggestion)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Unknown option '%s'; did you mean '%s'?", key, suggestion);
+    return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                      "Unknown option '%s'. Run SET; to list the options joinery knows", key);
+}
+
+static int options_check_value(const OptionSpec *spec, const char *value, Diag *diag)
+{
+    switch (spec->kind) {
+    case OPTION_KIND_STRING:
+        return JOINERY_OK;
+    case OPTION_KIND_BOOLEAN:
+        if (strcasecmp(value, "true") == 0 || strcasecmp(value, "false") == 0)
+            return JOINERY_OK;
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected true or false", value,
+                          spec->key);
+    case OPTION_KIND_INTEGER: {
+        char *end;
+        long long parsed = strtoll(value, &end, 10);
+        (void)parsed;
+        if (*value && *end == '\0')
+            return JOINERY_OK;
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected an integer", value,
+                          spec->key);
+    }
+    case OPTION_KIND_DURATION: {
+        int64_t millis;
+        if (duration_parse_millis(value, &millis) == 0)
+            return JOINERY_OK;
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected a duration such as "
+                          "'500 ms', '5 s', '1 h' or '7 d'",
+                          value, spec->key);
+    }
+    case OPTION_KIND_ENUM: {
+        const char *cursor = spec->choices;
+        size_t length = strlen(value);
+        while (cursor && *cursor) {
+            const char *bar = strchr(cursor, '|');
+            size_t choice_length = bar ? (size_t)(bar - cursor) : strlen(cursor);
+            if (choice_length == length && strncasecmp(cursor, value, length) == 0)
+                return JOINERY_OK;
+            cursor = bar ? bar + 1 : NULL;
+        }
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected one of %s", value,
+                          spec->key, spec->choices);
+    }
+    }
+    return JOINERY_OK;
+}
+
+int options_set(SessionOptions *options, const char *key, const char *value, Diag *diag)
+{
+    const OptionSpec *spec = options_find_spec(key);
+    if (!spec)
+        return options_unknown_key(key, diag);
+    int status = options_check_value(spec, value, diag);
+    if (status != JOINERY_OK)
+        return status;
+    if (strcmp(key, "parallelism.default") == 0) {
+        long long parallelism = strtoll(value, NULL, 10);
+        if (parallelism < 1 || parallelism > 64)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option 'parallelism.default': expected "
+                              "1 to 64",
+                              value);
+    }
+    for (size_t i = 0; i < options->count; i++) {
+        if (strcmp(options->keys[i], key) == 0) {
+            char *copy = strdup(value);
+            if (!copy)
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            free(options->values[i]);
+            options->values[i] = copy;
+            return JOINERY_OK;
+        }
+    }
+    if (options->count == options->capacity) {
+        size_t capacity = options->capacity ? options->capacity * 2 : 8;
+        char **keys = realloc(options->keys, capacity * sizeof *keys);
+        if (!keys)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        options->keys = keys;
+        char **values = realloc(options->values, capacity * sizeof *values);
+        if (!values)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        options->values = values;
+        options->capacity = capacity;
+    }
+    char *key_copy = strdup(key);
+    char *value_copy = strdup(value);
+    if (!key_copy || !value_copy) {
+        free(key_copy);
+        free(value_copy);
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    options->keys[options->count] = key_copy;
+    options->values[options->count] = value_copy;
+    options->count++;
+    return JOINERY_OK;
+}
+
+int options_reset(SessionOptions *options, const char *key, Diag *diag)
+{
+    if (!options_find_spec(key))
+        return options_unknown_key(key, diag);
+    for (size_t i = 0; i < options->count; i++) {
+        if (strcmp(options->keys[i], key) == 0) {
+            free(options->keys[i]);
+            free(options->values[i]);
+            options->keys[i] = options->keys[options->count - 1];
+            options->values[i] = options->values[options->count - 1];
+            options->count--;
+            break;
+        }
+    }
+    return JOINERY_OK;
+}
+
+const char *options_get(const SessionOptions *options, const char *key)
+{
+    for (size_t i = 0; i < options->count; i++)
+        if (strcmp(options->keys[i], key) == 0)
+            return options->values[i];
+    const OptionSpec *spec = options_find_spec(key);
+    return spec ? spec->default_value : NULL;
+}
+
+int64_t options_get_duration_millis(const SessionOptions *options, const char *key)
+{
+    const char *value = options_get(options, key);
+    int64_t millis = 0;
+    if (value)
+        duration_parse_millis(value, &millis);
+    return millis;
+}
+
+int64_t options_get_integer(const SessionOptions *options, const char *key)
+{
+    const char *value = options_get(options, key);
+    return value ? strtoll(value, NULL, 10) : 0;
+}
+
+bool options_get_boolean(const SessionOptions *options, const char *key)
+{
+    const char *value = options_get(options, key);
+    return value && strcasecmp(value, "true") == 0;
+}

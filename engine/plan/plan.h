@@ -1,0 +1,198 @@
+/*
+ * plan.h - logical and physical plan nodes: the planner's data.
+ *
+ * One tagged struct for every node kind, logical (what the binder builds and
+ * EXPLAIN's "Abstract Syntax Tree" shows) and physical (what the optimizer
+ * produces and the executor runs). Invariants:
+ * - Nodes live in the statement arena and form a tree (a node has exactly
+ *   one parent); rewrites build new nodes rather than mutate shared ones.
+ * - Every node has its output row type: field names (unique within the
+ *   node, duplicates suffixed 0, 1... as Calcite does) and types.
+ * - Expressions in a node refer to the node's input fields (for joins: left
+ *   fields then right fields).
+ * - Derived properties (changelog mode, unique keys, estimates, TTL) are
+ *   filled by plan_derive_properties after physical planning.
+ */
+#ifndef JOINERY_PLAN_H
+#define JOINERY_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "engine/base/arena.h"
+#include "engine/plan/expr.h"
+
+typedef enum PlanKind {
+    /* logical */
+    PLAN_LOGICAL_TABLE_SCAN,
+    PLAN_LOGICAL_WATERMARK_ASSIGNER,
+    PLAN_LOGICAL_PROJECT,
+    PLAN_LOGICAL_FILTER,
+    PLAN_LOGICAL_JOIN,
+    PLAN_LOGICAL_AGGREGATE,
+    PLAN_LOGICAL_UNION,
+    PLAN_LOGICAL_VALUES,
+    PLAN_LOGICAL_SINK,
+    /* physical */
+    PLAN_TABLE_SOURCE_SCAN,
+    PLAN_WATERMARK_ASSIGNER,
+    PLAN_CALC,
+    PLAN_EXCHANGE,
+    PLAN_JOIN,
+    PLAN_GROUP_AGGREGATE,
+    PLAN_UNION,
+    PLAN_VALUES,
+    PLAN_SINK,
+} PlanKind;
+
+typedef enum PlanJoinType {
+    PLAN_JOIN_INNER,
+    PLAN_JOIN_LEFT,
+    PLAN_JOIN_RIGHT,
+    PLAN_JOIN_FULL,
+} PlanJoinType;
+
+typedef enum PlanInputSpec {
+    PLAN_INPUT_NO_UNIQUE_KEY,
+    PLAN_INPUT_HAS_UNIQUE_KEY,
+    PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY,
+} PlanInputSpec;
+
+typedef enum PlanDistribution {
+    PLAN_DISTRIBUTION_HASH,
+    PLAN_DISTRIBUTION_SINGLE,
+} PlanDistribution;
+
+typedef enum PlanAggregateKind {
+    PLAN_AGGREGATE_COUNT_STAR,
+    PLAN_AGGREGATE_COUNT,
+    PLAN_AGGREGATE_SUM,
+    PLAN_AGGREGATE_MIN,
+    PLAN_AGGREGATE_MAX,
+    PLAN_AGGREGATE_AVG,
+} PlanAggregateKind;
+
+typedef struct PlanAggregateCall {
+    PlanAggregateKind kind;
+    uint32_t argument; /* input field; unused for COUNT(*) */
+    bool distinct;
+    DataType result_type;
+    char *name;        /* output field name */
+} PlanAggregateCall;
+
+/* Changelog mode bits: which row kinds a node may produce. */
+enum {
+    CHANGELOG_INSERT = 1,
+    CHANGELOG_UPDATE_BEFORE = 2,
+    CHANGELOG_UPDATE_AFTER = 4,
+    CHANGELOG_DELETE = 8,
+};
+
+enum { PLAN_MAX_UNIQUE_KEYS = 8 };
+
+/* A set of field indexes (sorted ascending). */
+typedef struct PlanKey {
+    uint32_t *fields;
+    uint32_t count;
+} PlanKey;
+
+typedef struct PlanField {
+    char *name;
+    DataType type;
+} PlanField;
+
+typedef struct PlanNode PlanNode;
+
+struct PlanNode {
+    PlanKind kind;
+    int id;                 /* unique in the plan, for metrics */
+    PlanNode **inputs;
+    uint32_t input_count;
+    PlanField *fields;
+    uint32_t field_count;
+
+    /* derived properties */
+    unsigned changelog_mode;          /* CHANGELOG_* bits */
+    PlanKey unique_keys[PLAN_MAX_UNIQUE_KEYS];
+    uint32_t unique_key_count;
+    double row_count;                 /* estimate; < 0 unknown */
+    bool bounded;                     /* input ends by itself */
+    int64_t state_ttl_millis;         /* effective TTL of stateful nodes (0 = forever) */
+    int64_t state_ttl_right_millis;   /* joins: right side TTL */
+    bool ttl_from_hint;               /* true when a STATE_TTL hint set it */
+
+    union {
+        struct {                      /* LOGICAL_TABLE_SCAN and TABLE_SOURCE_SCAN */
+            const CatalogTable *table;
+            uint32_t *columns;        /* produced table columns (physical/metadata) */
+            uint32_t column_count;
+            Expr *filter;             /* pushed-down filter over produced fields; NULL */
+            bool projected;           /* projection pushed (print project=[...]) */
+        } scan;
+        struct {                      /* WATERMARK_ASSIGNER (both) */
+            uint32_t rowtime_field;
+            Expr *watermark;          /* over the input fields */
+        } watermark;
+        struct {                      /* LOGICAL_PROJECT, CALC (projects) */
+            Expr **projects;
+            uint32_t project_count;
+            Expr *condition;          /* CALC only; NULL when none */
+        } calc;
+        struct {                      /* LOGICAL_FILTER */
+            Expr *condition;
+        } filter;
+        struct {                      /* LOGICAL_JOIN, JOIN */
+            PlanJoinType join_type;
+            Expr *condition;          /* full ON condition (logical; printing) */
+            uint32_t *left_keys;      /* equi keys (physical) */
+            uint32_t *right_keys;
+            bool *null_safe;
+            uint32_t key_count;
+            Expr *residual;           /* non-equi part; NULL when none */
+            PlanInputSpec left_spec;
+            PlanInputSpec right_spec;
+            const char *left_hint_name;  /* table/alias names a STATE_TTL hint may use */
+            const char *right_hint_name;
+        } join;
+        struct {                      /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
+            uint32_t *group_keys;
+            uint32_t group_key_count;
+            PlanAggregateCall *calls;
+            uint32_t call_count;
+        } aggregate;
+        struct {                      /* EXCHANGE */
+            PlanDistribution distribution;
+            uint32_t *keys;
+            uint32_t key_count;
+        } exchange;
+        struct {                      /* LOGICAL_UNION, UNION */
+            bool all;
+        } set;
+        struct {                      /* LOGICAL_VALUES, VALUES */
+            Expr ***rows;             /* rows[r][c]: constant expressions */
+            uint32_t row_count;
+        } values;
+        struct {                      /* LOGICAL_SINK, SINK */
+            const CatalogTable *table; /* NULL: collect to the client */
+            uint32_t *target_columns;  /* sink column per input field */
+        } sink;
+    };
+};
+
+/* Allocates a node with `input_count` inputs and `field_count` fields. */
+PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count,
+                        uint32_t field_count);
+/* Field names of a node as a char* array (for expr_print). */
+const char *const *plan_field_names(Arena *arena, const PlanNode *node);
+/* Field names of a two-input node's combined input (left then right). */
+const char *const *plan_join_input_names(Arena *arena, const PlanNode *node);
+/* Gives every field a unique name: duplicates get suffixes 0, 1, ... */
+void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count);
+/* Node name as Flink prints it ("Join", "LogicalJoin", "TableSourceScan"...). */
+const char *plan_kind_name(PlanKind kind);
+/* True for physical nodes that keep keyed state. */
+bool plan_node_is_stateful(const PlanNode *node);
+
+#endif

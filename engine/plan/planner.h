@@ -1,0 +1,53 @@
+/*
+ * planner.h - from AST to an optimized physical plan, and EXPLAIN.
+ *
+ * Pipeline: plan_bind_* (names, types, time attributes -> logical plan) ->
+ * plan_optimize (a fixed sequence of rule passes, then physical planning
+ * and property derivation) -> plan_explain (Flink's three sections).
+ * All nodes and expressions are allocated in context->arena (the statement
+ * arena). Errors go to context->diag with the position of the offending
+ * AST node (script coordinates).
+ */
+#ifndef JOINERY_PLAN_PLANNER_H
+#define JOINERY_PLAN_PLANNER_H
+
+#include "catalog/catalog.h"
+#include "engine/base/arena.h"
+#include "engine/base/diag.h"
+#include "engine/base/strbuf.h"
+#include "engine/options.h"
+#include "engine/plan/plan.h"
+#include "engine/sql/ast.h"
+
+typedef struct PlannerContext {
+    Arena *arena;
+    Catalog *catalog;
+    const SessionOptions *options;
+    Diag *diag;
+    int next_node_id;
+} PlannerContext;
+
+/* Binds a query; *result is a logical plan whose root yields the result rows. */
+int plan_bind_query(PlannerContext *context, const AstQuery *query, PlanNode **result);
+/* Binds INSERT INTO: a LogicalSink over the query, values cast to the sink's column types. */
+int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode **result);
+/*
+ * Binds `expression` over the physical and metadata columns of `table`
+ * (computed columns and watermarks of CREATE TABLE); *result refers to
+ * column i of the table by input ref i (computed columns may reference only
+ * non-computed ones).
+ */
+int plan_bind_table_expression(PlannerContext *context, const CatalogTable *table,
+                               const AstExpr *expression, Expr **result);
+/* Parses and binds the SQL text of a stored expression (computed column, watermark). */
+int plan_bind_table_expression_text(PlannerContext *context, const CatalogTable *table,
+                                    const char *text, Expr **result);
+
+/* Rewrites the logical plan and produces the physical plan. */
+int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physical);
+
+/* Appends EXPLAIN output (AST_EXPLAIN_* details from ast.h) for the two plans. */
+int plan_explain(PlannerContext *context, const PlanNode *logical, const PlanNode *physical,
+                 unsigned details, StrBuf *out);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * session.c - joinery_session_* (engine.h): parses one statement and
+ * dispatches it to its executor. Owns the catalog and the session options.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/sql/parser.h"
+
+JoinerySession *joinery_session_open(void)
+{
+    JoinerySession *session = calloc(1, sizeof *session);
+    if (!session)
+        return NULL;
+    session->catalog = catalog_create();
+    if (!session->catalog) {
+        free(session);
+        return NULL;
+    }
+    options_init(&session->options);
+    return session;
+}
+
+void joinery_session_close(JoinerySession *session)
+{
+    if (!session)
+        return;
+    catalog_destroy(session->catalog);
+    options_free(&session->options);
+    strbuf_free(&session->last_job_metrics);
+    free(session->last_job_name);
+    free(session);
+}
+
+void joinery_session_cancel(JoinerySession *session)
+{
+    if (session)
+        session->cancel_requested = 1;
+}
+
+const char *joinery_session_get_option(JoinerySession *session, const char *key)
+{
+    return options_get(&session->options, key);
+}
+
+void joinery_session_list_names(JoinerySession *session,
+                                void (*emit)(void *context, const char *name), void *context)
+{
+    for (size_t i = 0; i < catalog_count(session->catalog); i++) {
+        CatalogTable *table = catalog_at(session->catalog, i);
+        emit(context, table->name);
+        for (size_t c = 0; c < table->column_count; c++)
+            emit(context, table->columns[c].name);
+    }
+}
+
+const char *const *joinery_keywords(void)
+{
+    return sql_keywords();
+}
+
+const char *joinery_help_text(void)
+{
+    return "Statements (end each with ';'):\n"
+           "  SET;                              list session options\n"
+           "  SET 'key' = 'value';              set a session option\n"
+           "  RESET ['key'];                    reset one or all options\n"
+           "  CREATE TABLE [IF NOT EXISTS] t (col TYPE, ..., WATERMARK FOR c AS expr,\n"
+           "      PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = '...', ...);\n"
+           "  CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS query;\n"
+           "  DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name;\n"
+           "  SHOW TABLES; SHOW VIEWS; SHOW CREATE TABLE t; DESCRIBE t;\n"
+           "  SHOW JOB METRICS;                 per-operator rows, state and busy time\n"
+           "                                    of the last job\n"
+           "  EXPLAIN [ESTIMATED_COST, CHANGELOG_MODE] query | INSERT ...;\n"
+           "  SELECT ...;                       stream the changelog (+I -U +U -D)\n"
+           "  INSERT INTO t SELECT ...;         run a job into a sink table\n"
+           "  HELP;  QUIT;  EXIT;\n"
+           "Connectors: datagen, filesystem (json, csv), print, blackhole.\n"
+           "Ctrl-C stops a running query; Ctrl-D leaves.\n";
+}
+
+static int session_info(StatementContext *context, const char *message)
+{
+    if (context->handler && context->handler->info)
+        return context->handler->info(context->handler->context, message);
+    return 0;
+}
+
+const char *session_object_name(StatementContext *context, const AstList *parts,
+                                SourcePosition position)
+{
+    if (parts->count == 1)
+        return parts->items[0];
+    const char *catalog_name = parts->count == 3 ? parts->items[0] : "default_catalog";
+    const char *database_name = parts->items[parts->count - 2];
+    if (strcmp(catalog_name, "default_catalog") != 0 ||
+        strcmp(database_name, "default_database") != 0) {
+        diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, position.line, position.column,
+                      "Only default_catalog.default_database is supported; got %s.%s",
+                      catalog_name, database_name);
+        return NULL;
+    }
+    return parts->items[parts->count - 1];
+}
+
+static int session_set(StatementContext *context, const AstStatement *statement)
+{
+    JoinerySession *session = context->session;
+    if (!statement->set.key)
+        return show_options(context);
+    Diag *diag = context->diag;
+    int status = options_set(&session->options, statement->set.key, statement->set.value, diag);
+    if (status != JOINERY_OK) {
+        if (diag->line == 0) {
+            diag->line = statement->set.key_position.line;
+            diag->column = statement->set.key_position.column;
+        }
+        return status;
+    }
+    return session_info(context, "Session property has been set.");
+}
+
+static int session_reset(StatementContext *context, const AstStatement *statement)
+{
+    JoinerySession *session = context->session;
+    if (!statement->reset.key) {
+        options_reset_all(&session->options);
+        return session_info(context, "All session properties have been set to their default values.");
+    }
+    int status = options_reset(&session->options, statement->reset.key, context->diag);
+    if (status != JOINERY_OK)
+        return status;
+    return session_info(context, "Session property has been reset.");
+}
+
+static int session_use(StatementContext *context, const AstStatement *statement)
+{
+    const AstList *parts = &statement->use.name_parts;
+    const char *name = parts->items[parts->count - 1];
+    const char *expected = statement->use.catalog ? "default_catalog" : "default_database";
+    if (strcmp(name, expected) != 0)
+        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
+                             statement->position.column,
+                             "joinery has only default_catalog.default_database; cannot use %s",
+                             name);
+    return session_info(context, "Execute statement succeeded.");
+}
+
+static int session_dispatch(StatementContext *context, const AstStatement *statement)
+{
+    switch (statement->kind) {
+    case AST_STMT_QUERY:
+        return query_execute_select(context, statement->query);
+    case AST_STMT_INSERT:
+        return query_execute_insert(context, &statement->insert);
+    case AST_STMT_EXPLAIN:
+        return query_execute_explain(context, statement);
+    case AST_STMT_CREATE_TABLE:
+        return ddl_create_table(context, statement);
+    case AST_STMT_CREATE_VIEW:
+        return ddl_create_view(context, statement);
+    case AST_STMT_DROP:
+        return ddl_drop(context, statement);
+    case AST_STMT_SET:
+        return session_set(context, statement);
+    case AST_STMT_RESET:
+        return session_reset(context, statement);
+    case AST_STMT_SHOW_TABLES:
+        return show_tables(context, false);
+    case AST_STMT_SHOW_VIEWS:
+        return show_tables(context, true);
+    case AST_STMT_SHOW_CREATE:
+        return show_create(context, statement);
+    case AST_STMT_DESCRIBE:
+        return show_describe(context, statement);
+    case AST_STMT_SHOW_JOB_METRICS:
+        return show_job_metrics(context);
+    case AST_STMT_SHOW_CATALOGS: {
+        const char *cells[] = {"default_catalog"};
+        const char *columns[] = {"catalog name"};
+        return show_emit_table(context, columns, 1, cells, 1);
+    }
+    case AST_STMT_SHOW_DATABASES: {
+        const char *cells[] = {"default_database"};
+        const char *columns[] = {"database name"};
+        return show_emit_table(context, columns, 1, cells, 1);
+    }
+    case AST_STMT_USE:
+        return session_use(context, statement);
+    case AST_STMT_HELP:
+        if (context->handler && context->handler->text)
+            return context->handler->text(context->handler->context, joinery_help_text());
+        return JOINERY_OK;
+    case AST_STMT_QUIT:
+        return session_info(context, "Exiting joinery.");
+    case AST_STMT_SHOW_FUNCTIONS:
+    case AST_STMT_SHOW_JOBS:
+    case AST_STMT_ANALYZE:
+        break;
+    }
+    return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
+                         statement->position.column, "This statement is not supported yet");
+}
+
+int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
+                            int first_line, int first_column,
+                            const JoineryResultHandler *handler, JoineryError *error)
+{
+    Diag diag;
+    diag_clear(&diag);
+    Arena arena;
+    arena_init(&arena, 64 * 1024);
+    session->cancel_requested = 0;
+    AstStatement *statement = NULL;
+    int status = sql_parse_statement(text, length, first_line, first_column, &arena, &statement,
+                                     &diag);
+    if (status == JOINERY_OK) {
+        StatementContext context = {session, &arena, &diag, handler};
+        status = session_dispatch(&context, statement);
+    }
+    if (status != JOINERY_OK && diag.status == JOINERY_OK)
+        diag_error(&diag, status, "statement failed");
+    if (error) {
+        error->status = status;
+        error->line = status == JOINERY_OK ? 0 : diag.line;
+        error->column = status == JOINERY_OK ? 0 : diag.column;
+        snprintf(error->message, sizeof error->message, "%s",
+                 status == JOINERY_OK ? "" : diag.message);
+    }
+    arena_destroy(&arena);
+    return status;
+}
