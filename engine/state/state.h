@@ -1,0 +1,181 @@
+/*
+ * state.h - keyed state for stateful operators (joins, aggregates).
+ *
+ * Two shapes of state, both keyed by a canonical Row (row.h) whose bytes are
+ * the key, exactly the bytes an LMDB backend would store:
+ *
+ *   MultisetState: key row -> vector of entries {row, count,
+ *       association_count, last_access}. A join side keeps its records here
+ *       (rows with duplicates are stored once with a count; outer sides keep
+ *       how many rows of the other side each record matches). Aggregates keep
+ *       per-group value counts here (DISTINCT, MIN/MAX with retraction).
+ *   ValueState: key row -> one value row (an aggregate's accumulators).
+ *
+ * In-memory backend (state_memory.c): open-addressing hash tables with
+ * linear probing and backward-shift deletion (no tombstones), keyed by
+ * row_content_hash and compared with memcmp. Keys and entry rows are stored
+ * once, with malloc, and freed when removed, so memory really goes down.
+ * A key's entries sit in a compact vector; beyond a few entries the vector
+ * gets its own small hash index, so finding a row inside a key is O(1).
+ * Lookups never allocate.
+ *
+ * Pointer validity: a MultisetKey * or ValueEntry * points into the table
+ * and stays valid until the next call that inserts or removes a key of the
+ * same state (insert_key, remove_key, a find that expires a whole key,
+ * cleanup). A MultisetEntry * stays valid until the next add/remove of an
+ * entry of the same key. Entry rows themselves never move while stored.
+ *
+ * TTL (processing time, ttl_millis 0 = forever): each entry has a
+ * last_access time set on write (Flink's OnCreateAndWrite update type). An
+ * entry with last_access + ttl <= now is expired: it is invisible and it is
+ * dropped lazily when its key is looked up, and by the incremental
+ * *_cleanup functions that operators call from their timer. Expired entries
+ * are counted (state_counters.expired).
+ *
+ * Errors: functions that allocate return NULL / JOINERY_ERROR_NO_MEMORY on
+ * exhaustion, leaving the state unchanged; nothing else fails.
+ */
+#ifndef JOINERY_STATE_STATE_H
+#define JOINERY_STATE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/row.h"
+
+/* ---- configuration ---------------------------------------------------- */
+
+typedef struct StateConfig {
+    int64_t ttl_millis;  /* 0 = keep forever (table.exec.state.ttl) */
+    const char *backend; /* "memory" (default; NULL means memory) or "lmdb" */
+} StateConfig;
+
+/* Fills the defaults: memory backend, no TTL. */
+void state_config_init(StateConfig *config);
+/*
+ * Checks the configuration: negative TTL is JOINERY_ERROR_VALIDATE, "lmdb"
+ * is JOINERY_ERROR_UNSUPPORTED for now, other names JOINERY_ERROR_VALIDATE.
+ * Returns JOINERY_OK or the status with diag filled.
+ */
+int state_config_validate(const StateConfig *config, Diag *diag);
+
+/* Figures for metrics (SHOW JOB METRICS, status line). */
+typedef struct StateCounters {
+    uint64_t bytes;   /* keys + values + table/vector overhead estimate */
+    uint64_t keys;    /* distinct keys */
+    uint64_t entries; /* entries (distinct rows; duplicates counted once) */
+    uint64_t expired; /* entries dropped by TTL since creation */
+} StateCounters;
+
+/* True when an entry written at last_access has expired at `now`. */
+static inline bool state_is_expired(int64_t ttl_millis, int64_t last_access, int64_t now)
+{
+    return ttl_millis > 0 && last_access <= now - ttl_millis;
+}
+
+/* ---- multiset state --------------------------------------------------- */
+
+typedef struct MultisetEntry {
+    Row *row;                  /* owned copy, kind +I */
+    uint64_t hash;             /* row_content_hash(row) */
+    int64_t count;             /* how many times the row is present (> 0) */
+    int64_t association_count; /* free for the operator (join: matches on the other side) */
+    int64_t last_access;       /* processing time of the last write */
+} MultisetEntry;
+
+typedef struct MultisetKey {
+    Row *key;                /* owned copy; NULL marks an empty table slot */
+    uint64_t hash;           /* row_content_hash(key) */
+    MultisetEntry *entries;  /* entry_count entries, in no particular order */
+    uint32_t entry_count;
+    uint32_t entry_capacity;
+    uint32_t *index;         /* hash index over entries (entry + 1; 0 empty), or NULL */
+    uint32_t index_mask;     /* index capacity - 1 */
+    int64_t oldest_access;   /* lower bound of the entries' last_access */
+} MultisetKey;
+
+typedef struct MultisetState MultisetState;
+
+/* Creates an empty state; NULL when memory is exhausted. */
+MultisetState *multiset_state_create(int64_t ttl_millis);
+/* Frees the state and every key and row in it. NULL is allowed. */
+void multiset_state_destroy(MultisetState *state);
+int64_t multiset_state_ttl(const MultisetState *state);
+
+/*
+ * The key equal to `key` (hash = row_content_hash(key)), or NULL. With a
+ * TTL, expired entries of the key are dropped first (now = processing
+ * time); a key left with no entries is removed and NULL returned.
+ */
+MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash,
+                                 int64_t now);
+/* Like find, but inserts the key (copied, no entries) when absent; NULL on no memory. */
+MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uint64_t hash,
+                                       int64_t now);
+/* Removes the key with all its entries (frees their rows). */
+void multiset_state_remove_key(MultisetState *state, MultisetKey *key);
+
+/* The entry of `key` whose row equals `row` (hash = row_content_hash(row)), or NULL. */
+MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uint64_t hash);
+/*
+ * Adds an entry for `row` (copied, kind set to +I) with count 0,
+ * association_count 0 and last_access `now`; the caller sets the counts.
+ * The row must not be in the key yet. NULL when memory is exhausted.
+ */
+MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
+                                    uint64_t hash, int64_t now);
+/* Removes entry `entry` (a pointer into key->entries) and frees its row; moves the last entry. */
+void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetEntry *entry);
+/* Records a write of the entry at `now` (refreshes its TTL). */
+static inline void multiset_entry_touch(MultisetEntry *entry, int64_t now)
+{
+    entry->last_access = now;
+}
+
+/*
+ * Incremental TTL cleanup: examines up to `max_keys` table slots from where
+ * the previous call stopped, dropping expired entries and keys left empty.
+ * Returns the number of entries dropped. No-op without TTL.
+ */
+uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys);
+/* Current figures (O(1)). */
+StateCounters multiset_state_counters(const MultisetState *state);
+
+/* ---- value state ------------------------------------------------------ */
+
+typedef struct ValueEntry {
+    Row *key;            /* owned copy; NULL marks an empty table slot */
+    uint64_t hash;       /* row_content_hash(key) */
+    Row *value;          /* owned; NULL until value_state_set */
+    uint32_t value_capacity; /* bytes allocated for value */
+    int64_t last_access; /* processing time of the last write */
+} ValueEntry;
+
+typedef struct ValueState ValueState;
+
+/* Creates an empty state; NULL when memory is exhausted. */
+ValueState *value_state_create(int64_t ttl_millis);
+/* Frees the state and every key and value. NULL is allowed. */
+void value_state_destroy(ValueState *state);
+int64_t value_state_ttl(const ValueState *state);
+
+/* The entry of `key`, or NULL (an expired entry is dropped and NULL returned). */
+ValueEntry *value_state_find(ValueState *state, const Row *key, uint64_t hash, int64_t now);
+/* Inserts `key` (absent) with no value yet; NULL when memory is exhausted. */
+ValueEntry *value_state_insert(ValueState *state, const Row *key, uint64_t hash, int64_t now);
+/*
+ * Stores a copy of `value` (kind set to +I) in the entry and refreshes its
+ * TTL. Reuses the old value's memory when it is large enough. `value` must
+ * not point into the entry's current value. JOINERY_OK or
+ * JOINERY_ERROR_NO_MEMORY (entry unchanged).
+ */
+int value_state_set(ValueState *state, ValueEntry *entry, const Row *value, int64_t now);
+/* Removes the entry (frees key and value). */
+void value_state_remove(ValueState *state, ValueEntry *entry);
+/* Incremental TTL cleanup, as multiset_state_cleanup; returns entries dropped. */
+uint64_t value_state_cleanup(ValueState *state, int64_t now, uint32_t max_keys);
+/* Current figures (O(1)); entries == keys. */
+StateCounters value_state_counters(const ValueState *state);
+
+#endif
