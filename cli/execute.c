@@ -1,0 +1,201 @@
+/*
+ * execute.c - runs one statement (see cli.h): picks the output format from
+ * the session option sql-client.execution.result-mode, drives a Renderer,
+ * arms SIGINT cancellation for the statement's duration and prints errors
+ * Flink-style with a source line and caret.
+ *
+ * Invariants: stdout carries results; errors always go to stderr, after
+ * stdout has been flushed so that the two interleave in order on a terminal.
+ */
+#include "cli/cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/text.h"
+
+/* True when the statement is QUIT or EXIT (any case, optional ';'). */
+static bool execute_is_quit(const char *text, size_t length)
+{
+    while (length > 0 && (isspace((unsigned char)text[length - 1]) || text[length - 1] == ';')) {
+        length--;
+    }
+    return length == 4 && (strncasecmp(text, "quit", 4) == 0 || strncasecmp(text, "exit", 4) == 0);
+}
+
+static CliOutputFormat execute_current_format(Cli *cli)
+{
+    CliOutputFormat format = cli->default_format;
+    const char *value = joinery_session_get_option(cli->session, CLI_RESULT_MODE_KEY);
+    if (value != NULL && cli->ignored_mode_value != NULL &&
+        strcmp(value, cli->ignored_mode_value) == 0) {
+        return format;
+    }
+    render_parse_format(value, &format);
+    return format;
+}
+
+static size_t execute_max_column_width(Cli *cli)
+{
+    const char *value = joinery_session_get_option(cli->session, CLI_MAX_COLUMN_WIDTH_KEY);
+    if (value == NULL) {
+        return CLI_DEFAULT_MAX_COLUMN_WIDTH;
+    }
+    char *end = NULL;
+    long width = strtol(value, &end, 10);
+    if (end == value || width < 1 || width > 100000) {
+        return CLI_DEFAULT_MAX_COLUMN_WIDTH;
+    }
+    return (size_t)width;
+}
+
+/*
+ * Finds line `line` of the buffer; returns its start and stores its length
+ * (without the newline), or NULL when the buffer does not hold that line.
+ */
+static const char *execute_find_line(const StatementBuffer *buffer, int line, size_t *length)
+{
+    if (buffer == NULL || buffer->text == NULL || line < buffer->base_line) {
+        return NULL;
+    }
+    const char *text = buffer->text;
+    const char *end = text + buffer->length;
+    for (int current = buffer->base_line; current < line; current++) {
+        const char *newline = memchr(text, '\n', (size_t)(end - text));
+        if (newline == NULL) {
+            return NULL;
+        }
+        text = newline + 1;
+    }
+    const char *newline = memchr(text, '\n', (size_t)(end - text));
+    *length = (size_t)((newline != NULL ? newline : end) - text);
+    if (*length > 0 && text[*length - 1] == '\r') {
+        (*length)--;
+    }
+    return text;
+}
+
+/* Prints "  L | source line" and "    |   ^" under column (tabs kept). */
+static void execute_print_caret(FILE *out, const StatementBuffer *buffer, int line, int column)
+{
+    size_t length = 0;
+    const char *text = execute_find_line(buffer, line, &length);
+    if (text == NULL) {
+        return;
+    }
+    char number[16];
+    int digits = snprintf(number, sizeof number, "%d", line);
+    int gutter = digits < 3 ? 3 : digits;
+    fprintf(out, "%*s | ", gutter, number);
+    fwrite(text, 1, length, out);
+    fputc('\n', out);
+    fprintf(out, "%*s | ", gutter, "");
+    size_t i = 0;
+    for (int character = 1; character < column && i < length; character++) {
+        uint32_t code_point;
+        size_t bytes = text_decode_utf8(text + i, length - i, &code_point);
+        if (text[i] == '\t') {
+            fputc('\t', out);
+        } else {
+            size_t width = text_code_point_width(code_point);
+            fputs(width == 2 ? "  " : " ", out);
+        }
+        i += bytes;
+    }
+    fputs("^\n", out);
+}
+
+static void execute_print_error(Cli *cli, const Statement *statement, const StatementBuffer *buffer,
+                                const char *source_name, const JoineryError *error)
+{
+    fflush(stdout);
+    FILE *out = stderr;
+    if (source_name != NULL) {
+        int line = error->line > 0 ? error->line : statement->line;
+        int column = error->line > 0 ? (error->column > 0 ? error->column : 1) : statement->column;
+        fprintf(out, "%s:%d:%d: ", source_name, line, column);
+    }
+    fputs("[ERROR] Could not execute SQL statement. Reason:\n", out);
+    size_t length = strnlen(error->message, sizeof error->message);
+    if (length == 0) {
+        fputs("Unknown error\n", out);
+    } else {
+        fwrite(error->message, 1, length, out);
+        if (error->message[length - 1] != '\n') {
+            fputc('\n', out);
+        }
+    }
+    if (error->line > 0) {
+        execute_print_caret(out, buffer, error->line, error->column > 0 ? error->column : 1);
+    }
+    fflush(out);
+    (void)cli;
+}
+
+int cli_execute_statement(Cli *cli, const Statement *statement, const StatementBuffer *buffer,
+                          const char *source_name)
+{
+    if (statement->blank) {
+        return 0;
+    }
+    if (execute_is_quit(statement->text, statement->length)) {
+        cli->quit = true;
+        return 0;
+    }
+    RenderStatusMode status_mode = RENDER_STATUS_IGNORE;
+    bool status_terminal = isatty(STDERR_FILENO) == 1;
+    if (cli->interactive) {
+        status_mode = status_terminal ? RENDER_STATUS_LIVE : RENDER_STATUS_IGNORE;
+    } else if (cli->show_progress) {
+        status_mode = status_terminal ? RENDER_STATUS_LIVE : RENDER_STATUS_LINES;
+    }
+    Renderer renderer;
+    renderer_init(&renderer, execute_current_format(cli), stdout, stderr, status_mode,
+                  execute_max_column_width(cli));
+    JoineryResultHandler handler = renderer_handler(&renderer);
+    JoineryError error;
+    memset(&error, 0, sizeof error);
+
+    signals_take_cancel_request(); /* forget a request that came between statements */
+    signals_set_statement_running(true);
+    int status = joinery_session_execute(cli->session, statement->text, statement->length,
+                                         statement->line, statement->column, &handler, &error);
+    signals_set_statement_running(false);
+    bool cancelled = signals_take_cancel_request();
+    renderer_finish(&renderer, cancelled);
+
+    if (renderer.write_failed || ferror(stdout)) {
+        cli->output_failed = true;
+        cli->failed = true;
+        return -1;
+    }
+    if (cancelled && !cli->interactive) {
+        cli->interrupted = true;
+    }
+    if (status != 0) {
+        if (cancelled && renderer.result_cancelled) {
+            return 0; /* the user stopped it and has been told so */
+        }
+        if (error.status == 0) {
+            error.status = status;
+        }
+        execute_print_error(cli, statement, buffer, source_name, &error);
+        cli->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+int cli_execute_quietly(Cli *cli, const char *text)
+{
+    JoineryResultHandler handler;
+    memset(&handler, 0, sizeof handler);
+    JoineryError error;
+    memset(&error, 0, sizeof error);
+    return joinery_session_execute(cli->session, text, strlen(text), 1, 1, &handler, &error) == 0
+               ? 0
+               : -1;
+}

@@ -1,0 +1,105 @@
+/*
+ * render.h - the renderer interface: turns engine result callbacks into
+ * output in one format (tableau, csv or json, one file each).
+ *
+ * A Renderer lives for one statement. render.c owns what every format shares
+ * (text, [INFO] and status callbacks, write-error tracking, the live status
+ * line); a RenderFormat supplies begin/row/end for result sets.
+ *
+ * Invariants:
+ * - Every row is written and flushed before the row callback returns.
+ * - Once a write to the output fails, write_failed stays true and every
+ *   callback returns non-zero, which asks the engine to stop the statement.
+ * - The status line, when shown, is erased before any other output and when
+ *   the result ends, so it never mixes with rows.
+ */
+#ifndef JOINERY_CLI_RENDER_H
+#define JOINERY_CLI_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/engine.h"
+
+typedef enum CliOutputFormat {
+    CLI_OUTPUT_TABLEAU = 0,
+    CLI_OUTPUT_CSV,
+    CLI_OUTPUT_JSON,
+} CliOutputFormat;
+
+typedef enum RenderStatusMode {
+    RENDER_STATUS_IGNORE = 0, /* drop status callbacks */
+    RENDER_STATUS_LIVE,       /* one line on the status stream, rewritten with \r */
+    RENDER_STATUS_LINES,      /* one status per line (status stream is no terminal) */
+} RenderStatusMode;
+
+typedef struct Renderer Renderer;
+
+/* One output format. Callbacks return 0, or non-zero to stop the statement. */
+typedef struct RenderFormat {
+    int (*begin)(Renderer *renderer, JoineryResultKind kind, const JoineryColumn *columns,
+                 size_t column_count);
+    int (*row)(Renderer *renderer, JoineryRowKind kind, const char *const *values,
+               size_t column_count);
+    int (*end)(Renderer *renderer, uint64_t row_count, bool cancelled);
+    /* Frees per-result state; safe to call when there is none. */
+    void (*discard)(Renderer *renderer);
+} RenderFormat;
+
+struct Renderer {
+    const RenderFormat *format;
+    FILE *out;         /* rows, text and (tableau) [INFO] messages */
+    FILE *message_out; /* [INFO] messages */
+    FILE *status_out;  /* status line */
+    RenderStatusMode status_mode;
+    bool status_visible;     /* a live status line is on screen */
+    bool write_failed;       /* a write to out failed (e.g. EPIPE) */
+    bool result_open;        /* begin was called and end not yet */
+    bool result_cancelled;   /* end reported cancelled */
+    uint64_t rows_received;  /* rows of the open result so far */
+    size_t max_column_width; /* tableau: sql-client.display.max-column-width */
+    JoineryResultKind kind;  /* of the open result */
+    size_t column_count;     /* of the open result */
+    void *state;             /* the format's per-result state */
+};
+
+extern const RenderFormat RENDER_FORMAT_TABLEAU;
+extern const RenderFormat RENDER_FORMAT_CSV;
+extern const RenderFormat RENDER_FORMAT_JSON;
+
+/*
+ * Prepares a renderer writing results to out (normally stdout) and status to
+ * status_out per status_mode. [INFO] messages go to out in tableau format and
+ * to stderr in csv/json, so that machine-readable output stays parseable.
+ */
+void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *status_out,
+                   RenderStatusMode status_mode, size_t max_column_width);
+
+/* A handler whose callbacks drive this renderer (valid while it lives). */
+JoineryResultHandler renderer_handler(Renderer *renderer);
+
+/*
+ * Ends the renderer's statement: erases the status line and frees format
+ * state. When a result is still open (the engine stopped without calling end)
+ * and cancelled is true, ends it as cancelled first, so the user still sees
+ * "Query terminated, received a total of N rows".
+ */
+void renderer_finish(Renderer *renderer, bool cancelled);
+
+/* Erases the live status line if one is shown. */
+void renderer_clear_status(Renderer *renderer);
+
+/*
+ * Records the outcome of writes just made to renderer->out (ferror) and
+ * returns 0, or -1 once a write has failed.
+ */
+int renderer_check_output(Renderer *renderer);
+
+/* "row" for at most one row, else "rows" (Flink's getRowTerm). */
+const char *render_row_term(uint64_t row_count);
+
+/* Formats name of a result-mode option value; false when unknown. */
+bool render_parse_format(const char *name, CliOutputFormat *format);
+
+#endif

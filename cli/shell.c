@@ -1,0 +1,172 @@
+/*
+ * shell.c - the interactive shell (see cli.h): prompt "joinery> ", a
+ * continuation prompt for unfinished statements, line editing, history and
+ * completion through readline's callback interface.
+ *
+ * The loop polls the terminal and the SIGINT self-pipe (signals.c), so that
+ * Ctrl-C at the prompt is handled outside the signal handler: the line and
+ * any unfinished statement are dropped and a fresh prompt is shown. While a
+ * statement runs the line editor is removed (the terminal is back in its
+ * normal mode) and SIGINT cancels the statement instead.
+ *
+ * Invariants: the buffer holds the unfinished input since the last complete
+ * statement(s), numbered from line 1; the history entry is the text typed
+ * since the buffer was last empty, recorded once the input holds no
+ * unfinished statement.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/line_editor.h"
+
+#define SHELL_PROMPT "joinery> "
+#define SHELL_CONTINUATION_PROMPT "       > "
+
+static char *shell_line;
+static bool shell_line_ready;
+
+/* readline's line handler: only hands the line over to the loop. */
+static void shell_on_line(char *line)
+{
+    shell_line = line;
+    shell_line_ready = true;
+}
+
+typedef struct ShellEntry {
+    char *text;
+    size_t length;
+    size_t capacity;
+} ShellEntry;
+
+static void shell_entry_append(ShellEntry *entry, const char *text, size_t length)
+{
+    if (entry->length + length + 1 > entry->capacity) {
+        size_t capacity = entry->capacity == 0 ? 256 : entry->capacity;
+        while (capacity < entry->length + length + 1) {
+            capacity *= 2;
+        }
+        char *grown = realloc(entry->text, capacity);
+        if (grown == NULL) {
+            return; /* history is best effort */
+        }
+        entry->text = grown;
+        entry->capacity = capacity;
+    }
+    memcpy(entry->text + entry->length, text, length);
+    entry->length += length;
+    entry->text[entry->length] = '\0';
+}
+
+/* Ctrl-C at the prompt: forget the line and the unfinished statement. */
+static void shell_clear_input(StatementBuffer *buffer, ShellEntry *entry)
+{
+    rl_replace_line("", 0);
+    rl_point = 0;
+    rl_end = 0;
+    fputs("^C", rl_outstream);
+    rl_crlf();
+    rl_callback_handler_remove();
+    statement_buffer_reset(buffer, 1);
+    entry->length = 0;
+    rl_callback_handler_install(SHELL_PROMPT, shell_on_line);
+}
+
+/* Runs what the line completed; returns false when the shell must end. */
+static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *entry,
+                               const char *line)
+{
+    size_t length = strlen(line);
+    if (statement_buffer_pending_is_blank(buffer)) {
+        statement_buffer_reset(buffer, 1);
+        entry->length = 0;
+    }
+    if (statement_buffer_append(buffer, line, length) != 0 ||
+        statement_buffer_append(buffer, "\n", 1) != 0) {
+        fputs("[ERROR] Out of memory\n", stderr);
+        statement_buffer_reset(buffer, 1);
+        entry->length = 0;
+        return true;
+    }
+    shell_entry_append(entry, line, length);
+    shell_entry_append(entry, "\n", 1);
+    script_run_buffer(cli, buffer, false, NULL);
+    fflush(stdout);
+    if (statement_buffer_pending_is_blank(buffer)) {
+        history_record(entry->text, entry->length);
+        entry->length = 0;
+        statement_buffer_reset(buffer, 1);
+    }
+    signals_take_prompt_interrupt(); /* a Ctrl-C that stopped the statement is spent */
+    return !cli->quit && !cli->output_failed;
+}
+
+void shell_run(Cli *cli)
+{
+    rl_readline_name = "joinery";
+    rl_catch_signals = 0;
+    if (isatty(STDOUT_FILENO) != 1) {
+        rl_outstream = stderr; /* keep prompts out of redirected results */
+    }
+    history_load();
+    completion_install(cli->session);
+    int interrupt_fd = signals_set_prompt_mode(true);
+
+    StatementBuffer buffer;
+    statement_buffer_init(&buffer, 1);
+    ShellEntry entry = {NULL, 0, 0};
+    rl_callback_handler_install(SHELL_PROMPT, shell_on_line);
+    bool running = true;
+    while (running) {
+        struct pollfd descriptors[2] = {
+            {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0},
+            {.fd = interrupt_fd, .events = POLLIN, .revents = 0},
+        };
+        int ready = poll(descriptors, interrupt_fd >= 0 ? 2 : 1, -1);
+        if (ready < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        if (interrupt_fd >= 0 && (descriptors[1].revents & POLLIN) &&
+            signals_take_prompt_interrupt()) {
+            shell_clear_input(&buffer, &entry);
+            continue;
+        }
+        if (descriptors[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            rl_callback_read_char();
+        }
+        if (!shell_line_ready) {
+            continue;
+        }
+        shell_line_ready = false;
+        char *line = shell_line;
+        shell_line = NULL;
+        rl_callback_handler_remove();
+        if (line == NULL) { /* Ctrl-D */
+            fputc('\n', rl_outstream);
+            running = false;
+            break;
+        }
+        running = shell_process_line(cli, &buffer, &entry, line);
+        free(line);
+        if (running) {
+            /* the handler is installed again: it stays installed while running is true */
+            bool pending = !statement_buffer_pending_is_blank(&buffer);
+            rl_callback_handler_install(pending ? SHELL_CONTINUATION_PROMPT : SHELL_PROMPT,
+                                        shell_on_line);
+        }
+    }
+    if (running) { /* left the loop through a poll error */
+        rl_callback_handler_remove();
+    }
+    signals_set_prompt_mode(false);
+    completion_free();
+    statement_buffer_free(&buffer);
+    free(entry.text);
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Terminal tests of the joinery shell through a pseudo-terminal.
+
+Usage: pty_test.py JOINERY WORK_DIR
+
+Each test starts JOINERY on a fresh pseudo-terminal with HOME set to its own
+directory, types input and waits for expected output. Every wait is bounded
+(TIMEOUT seconds) and waits for text, never for time, so results do not
+depend on machine speed. Prints one line per test and a last line
+"pty: N passed, N failed, N skipped".
+"""
+import os
+import pty
+import re
+import select
+import signal
+import sys
+import time
+
+TIMEOUT = 15.0
+PROMPT = b"joinery> "
+CONTINUATION = b"       > "
+
+
+class Terminal:
+    """A joinery process on a pseudo-terminal, with everything it printed."""
+
+    def __init__(self, joinery, home, args=()):
+        self.output = b""
+        self.status = None
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ["HOME"] = home
+            os.environ["TERM"] = "xterm"
+            os.environ.pop("INPUTRC", None)
+            try:
+                os.execv(joinery, [joinery, *args])
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+
+    def read_some(self, deadline):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        ready, _, _ = select.select([self.fd], [], [], remaining)
+        if not ready:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            self.reap(deadline)
+            return False
+        self.output += data
+        return True
+
+    def expect(self, needle, start=0):
+        """Waits until needle appears in output after offset start; returns its end offset."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            found = self.output.find(needle, start)
+            if found >= 0:
+                return found + len(needle)
+            if self.status is not None or not self.read_some(deadline):
+                found = self.output.find(needle, start)
+                if found >= 0:
+                    return found + len(needle)
+                raise AssertionError("did not see %r; output so far:\n%s" % (needle, self.shown()))
+
+    def send(self, data):
+        os.write(self.fd, data)
+
+    def mark(self):
+        return len(self.output)
+
+    def reap(self, deadline):
+        while self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == self.pid:
+                self.status = status
+                return
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+    def wait_exit(self):
+        """Reads until the process ends; returns its exit code (or -signal)."""
+        deadline = time.monotonic() + TIMEOUT
+        while self.status is None and time.monotonic() < deadline:
+            if not self.read_some(deadline):
+                self.reap(deadline)
+        if self.status is None:
+            raise AssertionError("joinery did not exit; output:\n" + self.shown())
+        if os.WIFEXITED(self.status):
+            return os.WEXITSTATUS(self.status)
+        return -os.WTERMSIG(self.status)
+
+    def close(self):
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.reap(time.monotonic() + TIMEOUT)
+        os.close(self.fd)
+
+    def shown(self):
+        return self.output.decode("utf-8", "replace")[-3000:]
+
+
+def test_prompt_and_quit(term, home):
+    term.expect(PROMPT)
+    term.send(b"QUIT;\r")
+    assert term.wait_exit() == 0
+
+
+def test_ctrl_d_exits(term, home):
+    term.expect(PROMPT)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_multi_line_continuation(term, home):
+    term.expect(PROMPT)
+    term.send(b"SET 'multi.line' =\r")
+    term.expect(CONTINUATION)
+    start = term.mark()
+    term.send(b"  'yes';\r")
+    term.expect(b"[INFO] Session property has been set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SET;\r")
+    term.expect(b"multi.line", start)
+    term.expect(PROMPT, start)
+    term.send(b"EXIT;\r")
+    assert term.wait_exit() == 0
+
+
+def test_two_statements_on_one_line(term, home):
+    term.expect(PROMPT)
+    term.send(b"SET 'one' = '1'; SET 'two' = '2';\r")
+    end = term.expect(b"[INFO] Session property has been set.")
+    term.expect(b"[INFO] Session property has been set.", end)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_ctrl_c_clears_line(term, home):
+    term.expect(PROMPT)
+    term.send(b"SELECT garbage")
+    term.expect(b"garbage")
+    start = term.mark()
+    term.send(b"\x03")
+    term.expect(PROMPT, start)
+    # an unfinished statement on a continuation line is dropped as well
+    start = term.mark()
+    term.send(b"SELECT\r")
+    term.expect(CONTINUATION, start)
+    start = term.mark()
+    term.send(b"\x03")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SET 'after.ctrl.c' = 'ok';\r")
+    term.expect(b"[INFO] Session property has been set.", start)
+    term.expect(PROMPT, start)
+    assert b"[ERROR]" not in term.output[start:], term.shown()
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_history_file(term, home):
+    term.expect(PROMPT)
+    for line in (b" SET 'hidden.by.space' = '1';\r",
+                 b"SET 'properties.sasl.PASSWORD' = 'hunter2';\r",
+                 b"SET 'my.Token' = 'tok';\r",
+                 b"SET 'kept.key' =\r'v';\r"):
+        start = term.mark()
+        term.send(line)
+        term.expect(b"[INFO]", start)
+        term.expect(PROMPT, start)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+    path = os.path.join(home, ".joinery_history")
+    with open(path, "rb") as f:
+        history = f.read()
+    assert b"kept.key" in history, history
+    assert b"hunter2" not in history and b"PASSWORD" not in history, history
+    assert b"tok" not in history, history
+    assert b"hidden.by.space" not in history, history
+    assert os.stat(path).st_mode & 0o077 == 0, oct(os.stat(path).st_mode)
+
+
+def test_history_recall(term, home):
+    with open(os.path.join(home, ".joinery_history"), "wb") as f:
+        f.write(b"SET 'recalled.key' = 'r';\n")
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"\x1b[A\r")  # up arrow, enter
+    term.expect(b"[INFO] Session property has been set.", start)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_tab_completes_keyword(term, home):
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"HEL\t")
+    term.expect(b"HELP", start)
+    start = term.mark()
+    term.send(b";\r")
+    term.expect(PROMPT, start)
+    assert b"[ERROR]" not in term.output[start:], term.shown()
+    # lower case in, lower case out
+    start = term.mark()
+    term.send(b"hel\t")
+    term.expect(b"help", start)
+    term.send(b"\x15")  # Ctrl-U: kill the line
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_error_with_caret(term, home):
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"SELECT *\rFROM missing_table;\r")
+    term.expect(b"[ERROR] Could not execute SQL statement. Reason:", start)
+    term.expect(b"2 | FROM missing_table;", start)
+    term.expect(PROMPT, start)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_ctrl_c_cancels_query(term, home):
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE endless (x BIGINT) WITH ('connector' = 'datagen', "
+              b"'rows-per-second' = '20');\r")
+    term.expect(PROMPT, start)
+    if b"[ERROR]" in term.output[start:]:
+        raise Skip("engine cannot create a datagen table yet")
+    start = term.mark()
+    term.send(b"SELECT * FROM endless;\r")
+    deadline = time.monotonic() + TIMEOUT
+    while b"| +I |" not in term.output[start:] and b"[ERROR]" not in term.output[start:]:
+        if not term.read_some(deadline):
+            break
+    if b"| +I |" not in term.output[start:]:
+        raise Skip("engine cannot run an unbounded SELECT yet")
+    term.send(b"\x03")
+    term.expect(b"Query terminated, received a total of", start)
+    term.expect(PROMPT, start)
+    term.send(b"QUIT;\r")
+    assert term.wait_exit() == 0
+
+
+class Skip(Exception):
+    pass
+
+
+TESTS = [
+    test_prompt_and_quit,
+    test_ctrl_d_exits,
+    test_multi_line_continuation,
+    test_two_statements_on_one_line,
+    test_ctrl_c_clears_line,
+    test_history_file,
+    test_history_recall,
+    test_tab_completes_keyword,
+    test_error_with_caret,
+    test_ctrl_c_cancels_query,
+]
+
+
+def main():
+    joinery, work = sys.argv[1], sys.argv[2]
+    passed = failed = skipped = 0
+    for test in TESTS:
+        home = os.path.join(work, test.__name__)
+        os.makedirs(home, exist_ok=True)
+        term = Terminal(joinery, home)
+        name = test.__name__[len("test_"):].replace("_", " ")
+        try:
+            test(term, home)
+            print("ok   pty: " + name)
+            passed += 1
+        except Skip as reason:
+            print("skip pty: %s (%s)" % (name, reason))
+            skipped += 1
+        except (AssertionError, OSError) as error:
+            print("FAIL pty: %s\n  %s" % (name, str(error).replace("\n", "\n  | ")))
+            failed += 1
+        finally:
+            term.close()
+    print("pty: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

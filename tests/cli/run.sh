@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# End-to-end tests of the joinery command-line shell (cli/).
+#
+# Usage: tests/cli/run.sh [BUILD_DIR]   (default: build; uses BUILD_DIR/joinery)
+# Runs script-mode tests here and terminal tests through a pseudo-terminal
+# (tests/cli/pty_test.py). Every command runs under `timeout`; nothing depends
+# on wall-clock speed. Prints "N passed, N failed" and exits non-zero when
+# anything failed. Tests that need queries the engine cannot run yet are
+# reported as skipped, never as passed.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+JOINERY="$BUILD/joinery"
+if [ ! -x "$JOINERY" ]; then
+  echo "tests/cli: $JOINERY not found (run make first)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export HOME="$WORK/home"
+mkdir -p "$HOME"
+LIMIT=30
+passed=0
+failed=0
+skipped=0
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+  failed=$((failed + 1)); echo "FAIL $1"
+  [ -f "$WORK/out" ] && { echo "  --- stdout:"; sed 's/^/  | /' "$WORK/out" | head -40; }
+  [ -f "$WORK/err" ] && { echo "  --- stderr:"; sed 's/^/  | /' "$WORK/err" | head -40; }
+}
+skip() { skipped=$((skipped + 1)); echo "skip $1 ($2)"; }
+
+# run ARGS...: runs joinery with stdin from /dev/null unless redirected by the caller
+run() { timeout "$LIMIT" "$JOINERY" "$@" >"$WORK/out" 2>"$WORK/err" </dev/null; rc=$?; }
+# run_input TEXT ARGS...: pipes TEXT into joinery
+run_input() {
+  local input=$1; shift
+  printf '%s' "$input" | timeout "$LIMIT" "$JOINERY" "$@" >"$WORK/out" 2>"$WORK/err"; rc=$?
+}
+out_has() { grep -qF -- "$1" "$WORK/out"; }
+err_has() { grep -qF -- "$1" "$WORK/err"; }
+
+# ---------------------------------------------------------------- arguments
+run --version
+if [ $rc -eq 0 ] && grep -q '^joinery [0-9]' "$WORK/out"; then pass "--version"; else fail "--version"; fi
+
+run --help
+if [ $rc -eq 0 ] && out_has "--output" && out_has "-f, --file"; then pass "--help"; else fail "--help"; fi
+run -h
+if [ $rc -eq 0 ] && out_has "Usage: joinery"; then pass "-h"; else fail "-h"; fi
+
+run --no-such-option
+if [ $rc -eq 2 ] && err_has "unknown option"; then pass "unknown option exits 2"; else fail "unknown option exits 2"; fi
+run --output xml -e 'SET;'
+if [ $rc -eq 2 ] && err_has "unknown output format"; then pass "bad --output exits 2"; else fail "bad --output exits 2"; fi
+run -f
+if [ $rc -eq 2 ]; then pass "-f without argument exits 2"; else fail "-f without argument exits 2"; fi
+
+# ---------------------------------------------------------------- -e
+run -e "SET 'cli.test.key' = 'hello'; SET;"
+if [ $rc -eq 0 ] && out_has "[INFO] Session property has been set." && out_has "cli.test.key" \
+   && out_has "hello" && out_has "rows in set"; then
+  pass "-e SET and SET listing (tableau)"
+else fail "-e SET and SET listing (tableau)"; fi
+
+run -e "HELP;"
+if [ $rc -eq 0 ] && [ -s "$WORK/out" ] && ! grep -q '^\[ERROR\]' "$WORK/err"; then pass "-e HELP"; else fail "-e HELP"; fi
+
+run -e "SET 'a.b' = 'c'"
+if [ $rc -eq 0 ] && out_has "[INFO]"; then pass "-e last statement without ';'"; else fail "-e last statement without ';'"; fi
+
+run -e "  -- only a comment"
+if [ $rc -eq 0 ] && [ ! -s "$WORK/out" ] && [ ! -s "$WORK/err" ]; then pass "-e blank text"; else fail "-e blank text"; fi
+
+run -e "SET 'x' = 'a;b'; SET;"
+if [ $rc -eq 0 ] && out_has "a;b"; then pass "';' inside a string does not split"; else fail "';' inside a string does not split"; fi
+
+run -e "QUIT; SET 'after.quit' = '1';"
+if [ $rc -eq 0 ] && ! out_has "[INFO]"; then pass "QUIT stops -e"; else fail "QUIT stops -e"; fi
+
+# ---------------------------------------------------------------- -f
+cat >"$WORK/bad.sql" <<'SQL'
+SET 'before.error' = '1';
+
+SELECT * FROM nosuch_table;
+SET 'after.error' = '1';
+SQL
+(cd "$WORK" && timeout "$LIMIT" "$JOINERY" -f bad.sql >"$WORK/out" 2>"$WORK/err" </dev/null); rc=$?
+if [ $rc -eq 1 ] && grep -q '^bad\.sql:3:[0-9][0-9]*: \[ERROR\] Could not execute SQL statement\. Reason:$' "$WORK/err" \
+   && [ "$(grep -c 'INFO' "$WORK/out")" -eq 1 ]; then
+  pass "-f stops at the first error, exit 1, file:LINE:COL: prefix"
+else fail "-f stops at the first error, exit 1, file:LINE:COL: prefix"; fi
+if err_has "  3 | SELECT * FROM nosuch_table;" && grep -q '^    | *\^$' "$WORK/err"; then
+  pass "-f error shows the source line and a caret"
+else fail "-f error shows the source line and a caret"; fi
+
+(cd "$WORK" && timeout "$LIMIT" "$JOINERY" --continue-on-error -f bad.sql >"$WORK/out" 2>"$WORK/err" </dev/null); rc=$?
+if [ $rc -eq 1 ] && [ "$(grep -c 'INFO' "$WORK/out")" -eq 2 ] && err_has "bad.sql:3:"; then
+  pass "--continue-on-error keeps going, exit 1"
+else fail "--continue-on-error keeps going, exit 1"; fi
+
+printf "SET 'k1' = 'v1';\n\tSET 'k2' =\n  'v2';  SELECT\n  * FROM\tmissing_one;\n" >"$WORK/pos.sql"
+run -f "$WORK/pos.sql"
+if [ $rc -eq 1 ] && grep -q "pos\.sql:[34]:[0-9]*: \[ERROR\]" "$WORK/err"; then
+  pass "-f error position on a later line of a multi-line statement"
+else fail "-f error position on a later line of a multi-line statement"; fi
+
+run -f "$WORK/does-not-exist.sql"
+if [ $rc -eq 1 ] && err_has "does-not-exist.sql"; then pass "-f missing file exits 1"; else fail "-f missing file exits 1"; fi
+
+printf "SET 'from.init' = 'yes';\n" >"$WORK/init.sql"
+run -i "$WORK/init.sql" -e "SET;"
+if [ $rc -eq 0 ] && out_has "from.init"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
+
+# ---------------------------------------------------------------- piped stdin
+run_input "SET 'piped.key' = 'p';
+SET
+;
+SET;" 
+if [ $rc -eq 0 ] && out_has "piped.key" && ! out_has "joinery>" && ! grep -q "joinery>" "$WORK/err"; then
+  pass "piped stdin runs as a script without prompts"
+else fail "piped stdin runs as a script without prompts"; fi
+
+run_input "SELECT * FROM nope;
+SET 'never' = '1';
+"
+if [ $rc -eq 1 ] && ! out_has "[INFO]" && err_has "[ERROR] Could not execute SQL statement. Reason:"; then
+  pass "piped stdin stops at an error, exit 1"
+else fail "piped stdin stops at an error, exit 1"; fi
+
+# ---------------------------------------------------------------- output formats
+run --output csv -e "SET 'csv.key' = 'a,b\"c'; SET;"
+if [ $rc -eq 0 ] && grep -q '^csv\.key,"a,b""c"$' "$WORK/out" && ! out_has "+---" \
+   && head -1 "$WORK/out" | grep -q ','; then
+  pass "--output csv SET listing (header, RFC 4180 quoting)"
+else fail "--output csv SET listing (header, RFC 4180 quoting)"; fi
+
+run --output json -e "SET 'json.key' = 'q\"uote'; SET;"
+if [ $rc -eq 0 ] && [ -s "$WORK/out" ] && python3 - "$WORK/out" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+assert any('q"uote' in [str(v) for v in r.values()] for r in rows), rows
+PY
+then pass "--output json SET listing (one valid object per line)"
+else fail "--output json SET listing (one valid object per line)"; fi
+
+run -e "SET 'sql-client.execution.result-mode' = 'csv'; SET 'z' = '1'; SET;"
+if [ $rc -eq 0 ] && grep -q '^z,1$' "$WORK/out"; then pass "result-mode csv set in session"; else fail "result-mode csv set in session"; fi
+
+# queries: a SELECT over VALUES in each format
+query="SELECT * FROM (VALUES (1, 'alice', CAST(NULL AS STRING)), (2, 'b,ob', 'x')) AS t(id, name, note);"
+run -e "$query"
+if [ $rc -ne 0 ]; then
+  skip "SELECT over VALUES (tableau/csv/json)" "engine: $(head -2 "$WORK/err" | tail -1)"
+else
+  if out_has "| op |" && grep -q '^| +I |' "$WORK/out" && out_has "<NULL>" \
+     && out_has "Received a total of 2 rows"; then
+    pass "SELECT tableau (op column, <NULL>, footer)"
+  else fail "SELECT tableau (op column, <NULL>, footer)"; fi
+  run --output csv -e "$query"
+  if [ $rc -eq 0 ] && grep -q '^op,id,name,note$' "$WORK/out" && grep -q '^+I,1,alice,$' "$WORK/out" \
+     && grep -q '^+I,2,"b,ob",x$' "$WORK/out"; then
+    pass "SELECT csv"
+  else fail "SELECT csv"; fi
+  run --output json -e "$query"
+  if [ $rc -eq 0 ] && grep -qF '{"op":"+I","id":1,"name":"alice","note":null}' "$WORK/out"; then
+    pass "SELECT json"
+  else fail "SELECT json"; fi
+fi
+
+# ---------------------------------------------------------------- robustness
+timeout "$LIMIT" "$JOINERY" -e "HELP;" >/dev/full 2>"$WORK/err"; rc=$?
+if [ $rc -eq 1 ]; then pass "write error on stdout exits 1"; else fail "write error on stdout exits 1 (rc=$rc)"; fi
+
+python3 - "$WORK/junk.sql" <<'PY'
+import random, sys
+random.seed(7)
+pieces = ["'", "''", "`", "--", "/*", "*/", "/*+", ";", "\n", "\t", " ", "SELECT", "SET", "FROM",
+          "(", ")", ",", "=", "\x00", "\xff", "\xc3", "\xe2\x80\xa8", "1e999", "NaN", "\\", '"']
+with open(sys.argv[1], "wb") as f:
+    for _ in range(4000):
+        p = random.choice(pieces)
+        f.write(p.encode("latin-1") if all(ord(c) < 256 for c in p) else p.encode())
+    f.write(bytes(random.randrange(256) for _ in range(4000)))
+PY
+timeout "$LIMIT" "$JOINERY" --continue-on-error -f "$WORK/junk.sql" >"$WORK/out" 2>"$WORK/err" </dev/null; rc=$?
+if [ $rc -le 1 ]; then pass "junk input does not crash (-f)"; else fail "junk input does not crash (-f, rc=$rc)"; fi
+timeout "$LIMIT" "$JOINERY" --continue-on-error <"$WORK/junk.sql" >"$WORK/out" 2>"$WORK/err"; rc=$?
+if [ $rc -le 1 ]; then pass "junk input does not crash (stdin)"; else fail "junk input does not crash (stdin, rc=$rc)"; fi
+
+if command -v valgrind >/dev/null 2>&1 && [ "${JOINERY_CLI_VALGRIND:-1}" = 1 ]; then
+  timeout 120 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    "$JOINERY" --output json -e "SET 'v' = '1'; SET; HELP; SELECT * FROM nowhere;" \
+    >"$WORK/out" 2>"$WORK/err" </dev/null; rc=$?
+  if [ $rc -eq 1 ]; then pass "valgrind clean (-e, json, error path)"; else fail "valgrind clean (rc=$rc)"; fi
+else
+  skip "valgrind" "valgrind not installed or JOINERY_CLI_VALGRIND=0"
+fi
+
+rm -f "$WORK/out" "$WORK/err"
+
+# ---------------------------------------------------------------- terminal
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$ROOT/tests/cli/pty_test.py" "$JOINERY" "$WORK/pty" >"$WORK/pty.log" 2>&1
+  cat "$WORK/pty.log"
+  p=$(sed -n 's/^pty: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1/p' "$WORK/pty.log")
+  f=$(sed -n 's/^pty: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\2/p' "$WORK/pty.log")
+  s=$(sed -n 's/^pty: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\3/p' "$WORK/pty.log")
+  if [ -z "$p" ]; then
+    fail "pseudo-terminal tests did not report"
+  else
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+  fi
+else
+  skip "pseudo-terminal tests" "python3 not found"
+fi
+
+echo "$passed passed, $failed failed ($skipped skipped)"
+[ "$failed" -eq 0 ]
