@@ -197,8 +197,12 @@ static void multiset_remove_slot(MultisetState *state, uint32_t slot)
 
 static void multiset_maybe_shrink(MultisetState *state)
 {
-    if (state->capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 8 < state->capacity)
-        (void)multiset_resize(state, state->capacity / 2); /* failure: keep the larger table */
+    if (state->capacity <= TABLE_INITIAL_CAPACITY || (uint64_t)state->key_count * 8 >= state->capacity)
+        return;
+    uint32_t capacity = state->capacity;
+    while (capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 4 < capacity / 2)
+        capacity /= 2;
+    (void)multiset_resize(state, capacity); /* failure: keep the larger table */
 }
 
 /* ---- the entries of one key ---- */
@@ -417,7 +421,7 @@ void multiset_state_remove_key(MultisetState *state, MultisetKey *key)
 
 uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys)
 {
-    if (state->ttl_millis <= 0 || state->key_count == 0)
+    if (state->ttl_millis <= 0)
         return 0;
     uint64_t dropped = 0;
     uint32_t examined = 0;
@@ -563,8 +567,12 @@ static void value_remove_slot(ValueState *state, uint32_t slot)
 
 static void value_maybe_shrink(ValueState *state)
 {
-    if (state->capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 8 < state->capacity)
-        (void)value_resize(state, state->capacity / 2);
+    if (state->capacity <= TABLE_INITIAL_CAPACITY || (uint64_t)state->key_count * 8 >= state->capacity)
+        return;
+    uint32_t capacity = state->capacity;
+    while (capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 4 < capacity / 2)
+        capacity /= 2;
+    (void)value_resize(state, capacity); /* failure: keep the larger table */
 }
 
 ValueEntry *value_state_find(ValueState *state, const Row *key, uint64_t hash, int64_t now)
@@ -629,7 +637,7 @@ void value_state_remove(ValueState *state, ValueEntry *entry)
 
 uint64_t value_state_cleanup(ValueState *state, int64_t now, uint32_t max_keys)
 {
-    if (state->ttl_millis <= 0 || state->key_count == 0)
+    if (state->ttl_millis <= 0)
         return 0;
     uint64_t dropped = 0;
     uint32_t examined = 0;

@@ -1,0 +1,414 @@
+/*
+ * op_join.c - the regular streaming join (see op_join.h), after Flink's
+ * StreamingJoinOperator (newest form: outputs interleaved per matching row).
+ *
+ * State: one MultisetState per side, keyed by the equi-join key row (built
+ * from the key fields into a reusable RowBuilder; a cross join uses the
+ * empty row as its one key). Each entry is a distinct input row (kind +I)
+ * with its count (duplicates) and, on outer sides, its association count:
+ * how many rows of the other side (with multiplicity) it matches now.
+ *
+ * Per input row (own side S, other side O):
+ *   accumulate (+I/+U): for each copy of each matching O row: if O is outer
+ *     and the row had no association, emit -D[O padded]; emit the joined row
+ *     (+I if either side is outer, else the input kind); O's association
+ *     count grows by one. If S is outer and nothing matched, emit
+ *     +I[S padded]. Store the row (count + 1, associations = matches).
+ *   retract (-U/-D): a row not in S's state is skipped (counted in
+ *     metrics.skipped_rows, nothing emitted: joinery never retracts what it
+ *     did not emit). Otherwise remove one copy, then for each copy of each
+ *     matching O row emit the joined row (-D if S is outer, else the input
+ *     kind) and, when O is outer and this was its last association, +I[O
+ *     padded]. If S is outer and nothing matched, emit -D[S padded] - unless
+ *     the row still had associations recorded (its matches expired by TTL),
+ *     since then no padded row was ever emitted.
+ *
+ * Rows whose key has a NULL in a non-null-safe position never match: on an
+ * inner side they are neither stored nor emitted; on an outer side they are
+ * stored (so their retraction can be checked) and emitted padded.
+ *
+ * Input specs (unique keys) are accepted but every side uses the multiset
+ * layout: for a well-formed changelog the output is the same.
+ */
+#include "engine/exec/ops/op_join.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/state/state.h"
+
+enum { JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
+
+typedef struct JoinSide {
+    MultisetState *state;
+    const uint32_t *keys;
+    uint32_t field_count;
+    bool outer;
+    bool *variable_length; /* per field of the side's rows */
+} JoinSide;
+
+typedef struct JoinOperator {
+    Operator base; /* first: the Operator * is the JoinOperator * */
+    JoinOperatorSpec spec;
+    JoinSide sides[2];
+    bool *key_variable_length; /* per key */
+    bool *key_null_safe;       /* per key */
+    bool ttl_enabled;
+    RowBuilder key_builder;
+    RowBuilder output_builder;
+    char name[64];
+} JoinOperator;
+
+/* ---- residual condition ---- */
+
+/*
+ * True when the pair (left, right) satisfies the residual condition. A NULL
+ * or FALSE result is no match. Written behind one function so the
+ * expression evaluator can be swapped in as it evolves.
+ */
+static bool join_residual_accepts(JoinOperator *join, const Row *left, const Row *right)
+{
+    (void)join;
+    (void)left;
+    (void)right;
+    return true;
+}
+
+/* ---- output ---- */
+
+static const char *join_type_name(JoinType type)
+{
+    switch (type) {
+    case JOIN_TYPE_INNER:
+        return "InnerJoin";
+    case JOIN_TYPE_LEFT:
+        return "LeftOuterJoin";
+    case JOIN_TYPE_RIGHT:
+        return "RightOuterJoin";
+    case JOIN_TYPE_FULL:
+        return "FullOuterJoin";
+    }
+    return "Join";
+}
+
+/* Builds left ++ right into the output builder; a NULL side is padded with NULLs. */
+static const Row *join_build_output(JoinOperator *join, const Row *left, const Row *right)
+{
+    RowBuilder *builder = &join->output_builder;
+    uint32_t left_count = join->sides[0].field_count;
+    uint32_t right_count = join->sides[1].field_count;
+    row_builder_begin(builder, left_count + right_count, ROW_KIND_INSERT);
+    const bool *left_variable = join->sides[0].variable_length;
+    const bool *right_variable = join->sides[1].variable_length;
+    for (uint32_t i = 0; i < left_count; i++) {
+        if (left)
+            row_builder_copy_field(builder, i, left, i, left_variable[i]);
+        else
+            row_builder_set_null(builder, i);
+    }
+    for (uint32_t i = 0; i < right_count; i++) {
+        if (right)
+            row_builder_copy_field(builder, left_count + i, right, i, right_variable[i]);
+        else
+            row_builder_set_null(builder, left_count + i);
+    }
+    return row_builder_finish(builder);
+}
+
+static int join_emit(JoinOperator *join, const Row *left, const Row *right, RowKind kind)
+{
+    const Row *row = join_build_output(join, left, right);
+    if (!row)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    return operator_emit(&join->base, row, kind);
+}
+
+/* Emits own ++ other in the right order for the own side `input`. */
+static inline int join_emit_pair(JoinOperator *join, uint32_t input, const Row *own,
+                                 const Row *other, RowKind kind)
+{
+    return input == 0 ? join_emit(join, own, other, kind) : join_emit(join, other, own, kind);
+}
+
+/* Emits a row of side `side` padded with NULLs for the other side. */
+static inline int join_emit_padded(JoinOperator *join, uint32_t side, const Row *row,
+                                   RowKind kind)
+{
+    return side == 0 ? join_emit(join, row, NULL, kind) : join_emit(join, NULL, row, kind);
+}
+
+/* ---- key extraction ---- */
+
+/* Builds the join key of `row` (side `input`); *never_matches when a non-null-safe key is NULL. */
+static const Row *join_build_key(JoinOperator *join, uint32_t input, const Row *row,
+                                 bool *never_matches)
+{
+    const JoinSide *side = &join->sides[input];
+    RowBuilder *builder = &join->key_builder;
+    uint32_t key_count = join->spec.key_count;
+    bool null_key = false;
+    row_builder_begin(builder, key_count, ROW_KIND_INSERT);
+    for (uint32_t k = 0; k < key_count; k++) {
+        uint32_t field = side->keys[k];
+        if (row_is_null(row, field) && !join->key_null_safe[k])
+            null_key = true;
+        row_builder_copy_field(builder, k, row, field, join->key_variable_length[k]);
+    }
+    *never_matches = null_key;
+    return row_builder_finish(builder);
+}
+
+/* ---- processing ---- */
+
+static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, int64_t now)
+{
+    JoinSide *own = &join->sides[input];
+    uint32_t other_input = 1 - input;
+    JoinSide *other = &join->sides[other_input];
+    RowKind kind = row_kind(row);
+    bool accumulate = row_kind_is_accumulate(kind);
+
+    bool never_matches;
+    const Row *key = join_build_key(join, input, row, &never_matches);
+    if (!key)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (never_matches && !own->outer)
+        return JOINERY_OK; /* can neither match nor be emitted padded */
+    uint64_t key_hash = row_content_hash(key);
+    uint64_t row_hash = row_content_hash(row);
+
+    int64_t stored_associations = 0;
+    if (!accumulate) {
+        MultisetKey *own_key = multiset_state_find(own->state, key, key_hash, now);
+        MultisetEntry *entry = own_key ? multiset_key_find_row(own_key, row, row_hash) : NULL;
+        if (!entry) {
+            join->base.metrics.skipped_rows++;
+            return JOINERY_OK;
+        }
+        stored_associations = entry->association_count;
+        if (--entry->count == 0) {
+            multiset_key_remove_entry(own->state, own_key, entry);
+            if (own_key->entry_count == 0)
+                multiset_state_remove_key(own->state, own_key);
+        } else {
+            multiset_entry_touch(entry, now);
+        }
+    }
+
+    bool any_outer = own->outer || other->outer;
+    RowKind joined_kind;
+    if (accumulate)
+        joined_kind = any_outer ? ROW_KIND_INSERT : kind;
+    else
+        joined_kind = own->outer ? ROW_KIND_DELETE : kind;
+
+    int64_t matches = 0;
+    MultisetKey *other_key =
+        never_matches ? NULL : multiset_state_find(other->state, key, key_hash, now);
+    if (other_key) {
+        const Expr *residual = join->spec.residual;
+        for (uint32_t i = 0; i < other_key->entry_count; i++) {
+            MultisetEntry *entry = &other_key->entries[i];
+            if (residual) {
+                const Row *left = input == 0 ? row : entry->row;
+                const Row *right = input == 0 ? entry->row : row;
+                if (!join_residual_accepts(join, left, right)) {
+                    if (diag_failed(join->base.context->diag))
+                        return join->base.context->diag->status;
+                    continue;
+                }
+            }
+            matches += entry->count;
+            for (int64_t copy = 0; copy < entry->count; copy++) {
+                int status;
+                if (accumulate) {
+                    if (other->outer && entry->association_count == 0) {
+                        status = join_emit_padded(join, other_input, entry->row, ROW_KIND_DELETE);
+                        if (status != JOINERY_OK)
+                            return status;
+                    }
+                    status = join_emit_pair(join, input, row, entry->row, joined_kind);
+                } else {
+                    status = join_emit_pair(join, input, row, entry->row, joined_kind);
+                    if (status == JOINERY_OK && other->outer && entry->association_count == 1)
+                        status = join_emit_padded(join, other_input, entry->row, ROW_KIND_INSERT);
+                }
+                if (status != JOINERY_OK)
+                    return status;
+            }
+            if (other->outer) {
+                if (accumulate)
+                    entry->association_count++;
+                else if (entry->association_count > 0)
+                    entry->association_count--;
+                multiset_entry_touch(entry, now);
+            }
+        }
+    }
+
+    if (!accumulate) {
+        if (own->outer && matches == 0 && stored_associations == 0)
+            return join_emit_padded(join, input, row, ROW_KIND_DELETE);
+        return JOINERY_OK;
+    }
+
+    if (own->outer && matches == 0) {
+        int status = join_emit_padded(join, input, row, ROW_KIND_INSERT);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    /* store the row; the key row is still in key_builder (emission uses output_builder) */
+    MultisetKey *own_key = multiset_state_insert_key(own->state, key, key_hash, now);
+    if (!own_key)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory (join state)");
+    MultisetEntry *entry = multiset_key_find_row(own_key, row, row_hash);
+    if (!entry) {
+        entry = multiset_key_add_row(own->state, own_key, row, row_hash, now);
+        if (!entry) {
+            if (own_key->entry_count == 0)
+                multiset_state_remove_key(own->state, own_key);
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
+                                 "out of memory (join state)");
+        }
+    }
+    entry->count++;
+    if (own->outer)
+        entry->association_count = matches;
+    multiset_entry_touch(entry, now);
+    return JOINERY_OK;
+}
+
+static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    if (input > 1)
+        return operator_fail(self, JOINERY_ERROR, "join has no input %u", input);
+    int64_t now = join->ttl_enabled ? operator_now_millis(self) : 0;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        int status = join_process_row(join, input, batch->rows[i], now);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static void join_report_state(Operator *self)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    StateCounters left = multiset_state_counters(join->sides[0].state);
+    StateCounters right = multiset_state_counters(join->sides[1].state);
+    self->metrics.state_bytes = left.bytes + right.bytes;
+    self->metrics.state_keys = left.keys + right.keys;
+    self->metrics.state_rows = left.entries + right.entries;
+    self->metrics.expired_rows = left.expired + right.expired;
+}
+
+static int join_timer(Operator *self, int64_t now_millis)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    if (!join->ttl_enabled)
+        return JOINERY_OK;
+    for (int side = 0; side < 2; side++)
+        multiset_state_cleanup(join->sides[side].state, now_millis, JOIN_CLEANUP_SLOTS_PER_TIMER);
+    join_report_state(self);
+    return JOINERY_OK;
+}
+
+static void join_close(Operator *self)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    for (int side = 0; side < 2; side++) {
+        multiset_state_destroy(join->sides[side].state);
+        join->sides[side].state = NULL;
+        free(join->sides[side].variable_length);
+        join->sides[side].variable_length = NULL;
+    }
+    free(join->key_variable_length);
+    join->key_variable_length = NULL;
+    free(join->key_null_safe);
+    join->key_null_safe = NULL;
+    row_builder_free(&join->key_builder);
+    row_builder_free(&join->output_builder);
+}
+
+static const OperatorVtable JOIN_VTABLE = {
+    .open = NULL,
+    .process = join_process,
+    .watermark = NULL,
+    .timer = join_timer,
+    .finish = NULL,
+    .report_state = join_report_state,
+    .close = join_close,
+};
+
+static bool *join_variable_flags(const DataType *types, uint32_t count)
+{
+    bool *flags = calloc(count ? count : 1, sizeof(bool));
+    if (flags)
+        for (uint32_t i = 0; i < count; i++)
+            flags[i] = type_is_variable_length(types[i].id);
+    return flags;
+}
+
+Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
+{
+    if (spec->key_count > 0 && (!spec->left_keys || !spec->right_keys)) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "join: key indexes missing");
+        return NULL;
+    }
+    for (uint32_t k = 0; k < spec->key_count; k++) {
+        if (spec->left_keys[k] >= spec->left_field_count ||
+            spec->right_keys[k] >= spec->right_field_count) {
+            diag_error(diag, JOINERY_ERROR_VALIDATE, "join: key field out of range");
+            return NULL;
+        }
+    }
+    if (spec->left_field_count + spec->right_field_count > UINT16_MAX) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "join: too many fields");
+        return NULL;
+    }
+    if (spec->residual) {
+        diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                   "join: non-equi conditions need the expression evaluator");
+        return NULL;
+    }
+    JoinOperator *join = calloc(1, sizeof *join);
+    if (!join) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    join->spec = *spec;
+    bool left_outer = spec->join_type == JOIN_TYPE_LEFT || spec->join_type == JOIN_TYPE_FULL;
+    bool right_outer = spec->join_type == JOIN_TYPE_RIGHT || spec->join_type == JOIN_TYPE_FULL;
+    join->sides[0] = (JoinSide){.keys = spec->left_keys,
+                                .field_count = spec->left_field_count,
+                                .outer = left_outer};
+    join->sides[1] = (JoinSide){.keys = spec->right_keys,
+                                .field_count = spec->right_field_count,
+                                .outer = right_outer};
+    join->sides[0].state = multiset_state_create(spec->left_ttl_millis);
+    join->sides[1].state = multiset_state_create(spec->right_ttl_millis);
+    join->sides[0].variable_length = join_variable_flags(spec->left_types, spec->left_field_count);
+    join->sides[1].variable_length =
+        join_variable_flags(spec->right_types, spec->right_field_count);
+    join->key_null_safe = calloc(spec->key_count ? spec->key_count : 1, sizeof(bool));
+    join->key_variable_length = calloc(spec->key_count ? spec->key_count : 1, sizeof(bool));
+    join->ttl_enabled = spec->left_ttl_millis > 0 || spec->right_ttl_millis > 0;
+    row_builder_init(&join->key_builder);
+    row_builder_init(&join->output_builder);
+    snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
+    operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
+    if (!join->sides[0].state || !join->sides[1].state || !join->sides[0].variable_length ||
+        !join->sides[1].variable_length || !join->key_null_safe || !join->key_variable_length) {
+        operator_close(&join->base);
+        free(join);
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (uint32_t k = 0; k < spec->key_count; k++) {
+        join->key_null_safe[k] = spec->null_safe_keys ? spec->null_safe_keys[k] : false;
+        join->key_variable_length[k] = type_is_variable_length(spec->left_types[spec->left_keys[k]].id);
+    }
+    return &join->base;
+}

@@ -1,0 +1,64 @@
+/*
+ * op_join.h - the regular (unbounded) streaming join, Flink's
+ * StreamingJoinOperator: both inputs are kept in keyed state, every arriving
+ * row is joined against the other side's rows with the same key.
+ *
+ * Changelog semantics (as Flink): inputs may carry +I, -U, +U, -D. An inner
+ * join forwards the input's kind on each joined row; outer joins emit +I/-D
+ * on outer sides, and keep per-row association counts so that a NULL-padded
+ * row is emitted while a row has no match and retracted when the first match
+ * arrives (and re-emitted when the last match leaves).
+ */
+#ifndef JOINERY_EXEC_OPS_OP_JOIN_H
+#define JOINERY_EXEC_OPS_OP_JOIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/type.h"
+#include "engine/exec/operator.h"
+#include "engine/plan/expr.h"
+
+typedef enum JoinType {
+    JOIN_TYPE_INNER,
+    JOIN_TYPE_LEFT,
+    JOIN_TYPE_RIGHT,
+    JOIN_TYPE_FULL
+} JoinType; /* CROSS = INNER with key_count 0 */
+
+typedef enum JoinInputSpec {
+    JOIN_INPUT_NO_UNIQUE_KEY,
+    JOIN_INPUT_HAS_UNIQUE_KEY,
+    JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY
+} JoinInputSpec;
+
+typedef struct JoinOperatorSpec {
+    JoinType join_type;
+    uint32_t left_field_count, right_field_count;
+    const DataType *left_types, *right_types;
+    /* equi-join key field indexes; same count; key types are already equal (the planner casts) */
+    const uint32_t *left_keys, *right_keys;
+    uint32_t key_count;         /* 0 = cross join: everything matches (one global key) */
+    /* per key: true for IS NOT DISTINCT FROM (NULL = NULL matches); NULL array = all false */
+    const bool *null_safe_keys;
+    const Expr *residual;       /* non-equi part of ON over left fields then right fields; NULL when none */
+    JoinInputSpec left_input_spec, right_input_spec;
+    int64_t left_ttl_millis, right_ttl_millis; /* 0 = keep forever */
+} JoinOperatorSpec;
+
+/*
+ * Creates the operator (operator_init inside); input 0 = left, 1 = right.
+ * Output rows: left fields then right fields (NULL-padded for outer sides).
+ * Returns NULL with diag set on failure (JOINERY_ERROR_NO_MEMORY, or
+ * JOINERY_ERROR_VALIDATE for an inconsistent spec). The spec's arrays and
+ * the residual are borrowed for the operator's life. Free with
+ * operator_close and then free(op).
+ *
+ * Metrics: state_bytes/state_keys/state_rows (both sides), expired_rows
+ * (TTL), skipped_rows (retractions of rows not in state: ignored).
+ * The timer runs incremental TTL cleanup of both sides.
+ */
+Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag);
+
+#endif
