@@ -153,7 +153,7 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
         if (definition->kind != AST_COLUMN_COMPUTED)
             continue;
         Expr *bound = NULL;
-        int status = plan_bind_table_expression(&planner, table, definition->expr, &bound);
+        int status = plan_bind_table_expression(&planner, table, definition->expr, false, &bound);
         if (status != JOINERY_OK)
             return status;
         table->columns[i].type = bound->type;
@@ -175,7 +175,7 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
                              "field '%s' must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p)",
                              column->name);
     Expr *watermark = NULL;
-    int status = plan_bind_table_expression(&planner, table, create->watermark_expr, &watermark);
+    int status = plan_bind_table_expression(&planner, table, create->watermark_expr, true, &watermark);
     if (status != JOINERY_OK)
         return status;
     if (watermark->type.id != TYPE_TIMESTAMP && watermark->type.id != TYPE_TIMESTAMP_LTZ)

@@ -32,16 +32,16 @@ int plan_bind_query(PlannerContext *context, const AstQuery *query, PlanNode **r
 /* Binds INSERT INTO: a LogicalSink over the query, values cast to the sink's column types. */
 int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode **result);
 /*
- * Binds `expression` over the physical and metadata columns of `table`
- * (computed columns and watermarks of CREATE TABLE); *result refers to
- * column i of the table by input ref i (computed columns may reference only
- * non-computed ones).
+ * Binds an expression of CREATE TABLE. With all_columns false (computed
+ * columns) it sees only the non-computed columns and input ref i is the
+ * i-th of them; with all_columns true (watermarks) it sees every column in
+ * table order and input ref i is table column i.
  */
 int plan_bind_table_expression(PlannerContext *context, const CatalogTable *table,
-                               const AstExpr *expression, Expr **result);
-/* Parses and binds the SQL text of a stored expression (computed column, watermark). */
+                               const AstExpr *expression, bool all_columns, Expr **result);
+/* Same for the stored SQL text of such an expression. */
 int plan_bind_table_expression_text(PlannerContext *context, const CatalogTable *table,
-                                    const char *text, Expr **result);
+                                    const char *text, bool all_columns, Expr **result);
 
 /* Rewrites the logical plan and produces the physical plan. */
 int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physical);

@@ -1,0 +1,1145 @@
+/*
+ * bind.c - the binder: queries and FROM clauses to a logical plan.
+ *
+ * Shape of what it builds (Flink's "Abstract Syntax Tree" section):
+ *   table      LogicalTableScan [-> LogicalProject computed columns]
+ *              [-> LogicalWatermarkAssigner]
+ *   join       LogicalJoin(condition, joinType) over the two inputs; fields =
+ *              left fields then right fields, duplicate names suffixed
+ *   WHERE      LogicalFilter
+ *   GROUP BY   LogicalProject(keys, aggregate arguments) -> LogicalAggregate
+ *              [-> LogicalFilter HAVING]
+ *   SELECT     LogicalProject (output names unique)
+ *   UNION ALL  LogicalUnion (inputs cast to common types)
+ * Views and WITH items are expanded in place. Anything a later issue brings
+ * (windows, temporal and lookup joins, ORDER BY, LIMIT, ...) is rejected with
+ * "not supported yet" at the offending position.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/base/duration.h"
+#include "engine/plan/bind_internal.h"
+#include "engine/sql/parser.h"
+
+enum { BIND_MAX_VIEW_DEPTH = 16 };
+
+PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count,
+                        uint32_t field_count)
+{
+    PlanNode *node = plan_node_new(binder->arena, kind, input_count, field_count);
+    if (node)
+        node->id = ++binder->context->next_node_id;
+    else
+        diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    return node;
+}
+
+static int bind_no_memory(Binder *binder)
+{
+    return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}
+
+/* A scope listing a node's fields under one qualifier. */
+static int bind_scope_of(Binder *binder, const PlanNode *node, const char *qualifier,
+                         Scope *scope)
+{
+    scope->count = node->field_count;
+    scope->columns = arena_calloc(binder->arena, node->field_count + 1, sizeof(ScopeColumn));
+    if (!scope->columns)
+        return bind_no_memory(binder);
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        scope->columns[i].qualifier = qualifier;
+        scope->columns[i].name = node->fields[i].name;
+        scope->columns[i].type = node->fields[i].type;
+    }
+    return JOINERY_OK;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static Scope bind_table_scope(Binder *binder, const CatalogTable *table, bool all_columns)
+{
+    Scope scope = {arena_calloc(binder->arena, table->column_count + 1, sizeof(ScopeColumn)), 0};
+    for (size_t i = 0; i < table->column_count && scope.columns; i++) {
+        const CatalogColumn *column = &table->columns[i];
+        if (!all_columns && column->kind == CATALOG_COLUMN_COMPUTED)
+            continue;
+        scope.columns[scope.count].qualifier = table->name;
+        scope.columns[scope.count].name = column->name;
+        scope.columns[scope.count].type = column->type;
+        if (!all_columns)
+            scope.columns[scope.count].type.time_attribute = TIME_ATTRIBUTE_NONE;
+        scope.count++;
+    }
+    return scope;
+}
+
+int plan_bind_table_expression(PlannerContext *context, const CatalogTable *table,
+                               const AstExpr *expression, bool all_columns, Expr **result)
+{
+    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    Scope scope = bind_table_scope(&binder, table, all_columns);
+    if (!scope.columns)
+        return bind_no_memory(&binder);
+    if (bind_contains_aggregate(expression))
+        return bind_error(&binder, JOINERY_ERROR_VALIDATE, expression->position,
+                          "Aggregate functions are not allowed in table definitions");
+    return bind_expr(&binder, &scope, expression, result);
+}
+
+/* Parses "SELECT <text>" and returns its single select expression. */
+static int bind_parse_expression_text(PlannerContext *context, const char *text,
+                                      const AstExpr **result)
+{
+    char *statement_text = arena_printf(context->arena, "SELECT %s", text);
+    if (!statement_text)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    AstStatement *statement = NULL;
+    int status = sql_parse_statement(statement_text, strlen(statement_text), 1, 1,
+                                     context->arena, &statement, context->diag);
+    if (status != JOINERY_OK)
+        return status;
+    const AstSelectItem *item = statement->query->select.items.items[0];
+    *result = item->expr;
+    return JOINERY_OK;
+}
+
+int plan_bind_table_expression_text(PlannerContext *context, const CatalogTable *table,
+                                    const char *text, bool all_columns, Expr **result)
+{
+    const AstExpr *expression = NULL;
+    int status = bind_parse_expression_text(context, text, &expression);
+    if (status != JOINERY_OK)
+        return status;
+    return plan_bind_table_expression(context, table, expression, all_columns, result);
+}
+
+/* LogicalTableScan [-> LogicalProject computed] [-> LogicalWatermarkAssigner] */
+static int bind_table(Binder *binder, const CatalogTable *table, PlanNode **result)
+{
+    uint32_t physical = 0;
+    bool has_computed = false;
+    for (size_t i = 0; i < table->column_count; i++) {
+        if (table->columns[i].kind == CATALOG_COLUMN_COMPUTED)
+            has_computed = true;
+        else
+            physical++;
+    }
+    PlanNode *scan = bind_new_node(binder, PLAN_LOGICAL_TABLE_SCAN, 0, physical);
+    if (!scan)
+        return binder->diag->status;
+    scan->scan.table = table;
+    scan->scan.columns = arena_calloc(binder->arena, physical + 1, sizeof(uint32_t));
+    scan->scan.column_count = physical;
+    uint32_t field = 0;
+    for (size_t i = 0; i < table->column_count; i++) {
+        if (table->columns[i].kind == CATALOG_COLUMN_COMPUTED)
+            continue;
+        scan->scan.columns[field] = (uint32_t)i;
+        scan->fields[field].name = table->columns[i].name;
+        scan->fields[field].type = table->columns[i].type;
+        scan->fields[field].type.time_attribute = TIME_ATTRIBUTE_NONE;
+        field++;
+    }
+    PlanNode *node = scan;
+    if (has_computed) {
+        PlanNode *project =
+            bind_new_node(binder, PLAN_LOGICAL_PROJECT, 1, (uint32_t)table->column_count);
+        if (!project)
+            return binder->diag->status;
+        project->inputs[0] = scan;
+        project->calc.project_count = (uint32_t)table->column_count;
+        project->calc.projects =
+            arena_calloc(binder->arena, table->column_count, sizeof(Expr *));
+        field = 0;
+        for (size_t i = 0; i < table->column_count; i++) {
+            const CatalogColumn *column = &table->columns[i];
+            Expr *expr;
+            if (column->kind == CATALOG_COLUMN_COMPUTED) {
+                int status = plan_bind_table_expression_text(binder->context, table,
+                                                             column->expression, false, &expr);
+                if (status != JOINERY_OK)
+                    return status;
+            } else {
+                expr = expr_make_input_ref(binder->arena, field, scan->fields[field].type);
+                field++;
+            }
+            project->calc.projects[i] = expr;
+            project->fields[i].name = column->name;
+            project->fields[i].type = expr->type;
+        }
+        node = project;
+    }
+    if (table->watermark_column) {
+        int rowtime = catalog_table_column_index(table, table->watermark_column);
+        Expr *watermark;
+        int status = plan_bind_table_expression_text(binder->context, table,
+                                                     table->watermark_expression, true,
+                                                     &watermark);
+        if (status != JOINERY_OK)
+            return status;
+        PlanNode *assigner =
+            bind_new_node(binder, PLAN_LOGICAL_WATERMARK_ASSIGNER, 1, node->field_count);
+        if (!assigner)
+            return binder->diag->status;
+        assigner->inputs[0] = node;
+        memcpy(assigner->fields, node->fields, node->field_count * sizeof(PlanField));
+        assigner->fields[rowtime].type.time_attribute = TIME_ATTRIBUTE_ROWTIME;
+        assigner->watermark.rowtime_field = (uint32_t)rowtime;
+        assigner->watermark.watermark = watermark;
+        node = assigner;
+    }
+    *result = node;
+    return JOINERY_OK;
+}
+
+/* Renames a node's fields by wrapping it in a projection when names differ. */
+static int bind_rename(Binder *binder, PlanNode *node, const char *const *names,
+                       uint32_t count, PlanNode **result)
+{
+    bool same = true;
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(node->fields[i].name, names[i]) != 0)
+            same = false;
+    if (same) {
+        *result = node;
+        return JOINERY_OK;
+    }
+    PlanNode *project = bind_new_node(binder, PLAN_LOGICAL_PROJECT, 1, count);
+    if (!project)
+        return binder->diag->status;
+    project->inputs[0] = node;
+    project->calc.project_count = count;
+    project->calc.projects = arena_calloc(binder->arena, count, sizeof(Expr *));
+    for (uint32_t i = 0; i < count; i++) {
+        project->calc.projects[i] = expr_make_input_ref(binder->arena, i, node->fields[i].type);
+        project->fields[i].name = arena_strdup(binder->arena, names[i]);
+        project->fields[i].type = node->fields[i].type;
+    }
+    plan_uniquify_names(binder->arena, project->fields, count);
+    *result = project;
+    return JOINERY_OK;
+}
+
+static int bind_view(Binder *binder, const CatalogTable *view, SourcePosition position,
+                     PlanNode **result)
+{
+    if (binder->view_depth >= BIND_MAX_VIEW_DEPTH)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                          "View `%s` is nested too deeply (or refers to itself)", view->name);
+    AstStatement *statement = NULL;
+    Diag local;
+    diag_clear(&local);
+    int status = sql_parse_statement(view->view_query, strlen(view->view_query), 1, 1,
+                                     binder->arena, &statement, &local);
+    if (status != JOINERY_OK || statement->kind != AST_STMT_QUERY)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                          "View `%s` cannot be expanded: %s", view->name, local.message);
+    Binder inner = *binder;
+    inner.aggregate = NULL;
+    inner.state_ttl_hints = NULL;
+    inner.ctes = NULL;
+    inner.cte_count = 0;
+    inner.view_depth = binder->view_depth + 1;
+    inner.diag = &local;
+    PlanNode *node = NULL;
+    status = bind_query(&inner, statement->query, &node);
+    if (status != JOINERY_OK)
+        return bind_error(binder, local.status, position, "View `%s` is no longer valid: %s",
+                          view->name, local.message);
+    const char **names = arena_calloc(binder->arena, view->column_count + 1, sizeof(char *));
+    if (node->field_count != view->column_count)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                          "View `%s` is no longer valid: its query now has %u columns, not %zu",
+                          view->name, node->field_count, view->column_count);
+    for (size_t i = 0; i < view->column_count; i++)
+        names[i] = view->columns[i].name;
+    return bind_rename(binder, node, names, node->field_count, result);
+}
+
+/* ------------------------------------------------------------ FROM */
+
+typedef struct BoundFrom {
+    PlanNode *node;
+    Scope scope;
+    const char *hint_name; /* table name (for STATE_TTL) when the ref is one table */
+    const char *alias;
+} BoundFrom;
+
+static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result);
+
+static const CommonTableExpression *bind_find_cte(Binder *binder, const char *name)
+{
+    for (uint32_t i = binder->cte_count; i-- > 0;)
+        if (strcasecmp(binder->ctes[i].name, name) == 0)
+            return &binder->ctes[i];
+    return NULL;
+}
+
+static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+{
+    const AstList *parts = &ref->table.parts;
+    const char *name = parts->items[parts->count - 1];
+    if (parts->count > 1) {
+        const char *database = parts->items[parts->count - 2];
+        const char *catalog_name = parts->count == 3 ? parts->items[0] : "default_catalog";
+        if (strcmp(database, "default_database") != 0 ||
+            strcmp(catalog_name, "default_catalog") != 0)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                              "Object '%s' not found within '%s.%s'", name, catalog_name,
+                              database);
+    }
+    if (ref->table.system_time)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
+                          "FOR SYSTEM_TIME AS OF (temporal and lookup joins) is not supported "
+                          "yet");
+    if (ref->hints.count) {
+        const AstHint *hint = ref->hints.items[0];
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
+                          "Table hint '%s' is not supported yet", hint->name);
+    }
+    const char *qualifier = ref->alias ? ref->alias : name;
+    PlanNode *node = NULL;
+    const CommonTableExpression *cte = parts->count == 1 ? bind_find_cte(binder, name) : NULL;
+    int status;
+    if (cte) {
+        Binder inner = *binder;
+        inner.cte_count = (uint32_t)(cte - binder->ctes); /* earlier CTEs only */
+        inner.aggregate = NULL;
+        inner.state_ttl_hints = NULL;
+        status = bind_query(&inner, cte->item->query, &node);
+        if (status == JOINERY_OK && cte->item->column_names.count) {
+            if (cte->item->column_names.count != node->field_count)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, cte->item->position,
+                                  "WITH item '%s' lists %zu columns but its query has %u",
+                                  name, cte->item->column_names.count, node->field_count);
+            status = bind_rename(binder, node, (const char *const *)cte->item->column_names.items,
+                                 node->field_count, &node);
+        }
+    } else {
+        CatalogTable *table = catalog_find(binder->context->catalog, name);
+        if (!table) {
+            const char *suggestion = catalog_suggest_table(binder->context->catalog, name);
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                              "Object '%s' not found%s%s%s", name,
+                              suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
+                              suggestion ? "'?" : "");
+        }
+        status = table->is_view ? bind_view(binder, table, ref->position, &node)
+                                : bind_table(binder, table, &node);
+        result->hint_name = table->name;
+    }
+    if (status != JOINERY_OK)
+        return status;
+    if (ref->column_aliases.count) {
+        if (ref->column_aliases.count != node->field_count)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                              "List of column aliases must have same degree as table; table has "
+                              "%u columns, the alias list has %zu",
+                              node->field_count, ref->column_aliases.count);
+        status = bind_rename(binder, node, (const char *const *)ref->column_aliases.items,
+                             node->field_count, &node);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    result->node = node;
+    result->alias = qualifier;
+    return bind_scope_of(binder, node, qualifier, &result->scope);
+}
+
+/* Looks up the STATE_TTL hint value for an input named `alias` or `table_name`. */
+static int bind_state_ttl(Binder *binder, const BoundFrom *input, int64_t *ttl, bool *found)
+{
+    *found = false;
+    if (!binder->state_ttl_hints)
+        return JOINERY_OK;
+    for (size_t h = 0; h < binder->state_ttl_hints->count; h++) {
+        const AstHint *hint = binder->state_ttl_hints->items[h];
+        for (size_t i = 0; i < hint->options.count; i++) {
+            const AstOption *option = hint->options.items[i];
+            bool matches = (input->alias && strcasecmp(option->key, input->alias) == 0) ||
+                           (input->hint_name && strcasecmp(option->key, input->hint_name) == 0);
+            if (!matches)
+                continue;
+            if (duration_parse_millis(option->value, ttl) != 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, option->value_position,
+                                  "Invalid STATE_TTL value '%s': expected a duration such as "
+                                  "'1d', '12h' or '30 min'",
+                                  option->value);
+            *found = true;
+        }
+    }
+    return JOINERY_OK;
+}
+
+static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+{
+    if (ref->join.natural)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "NATURAL JOIN is not supported yet");
+    if (ref->join.using_columns.count)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "JOIN ... USING is not supported yet; write the ON condition");
+    BoundFrom left = {0}, right = {0};
+    int status = bind_from(binder, ref->join.left, &left);
+    if (status == JOINERY_OK)
+        status = bind_from(binder, ref->join.right, &right);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t count = left.node->field_count + right.node->field_count;
+    PlanNode *join = bind_new_node(binder, PLAN_LOGICAL_JOIN, 2, count);
+    if (!join)
+        return binder->diag->status;
+    join->inputs[0] = left.node;
+    join->inputs[1] = right.node;
+    for (uint32_t i = 0; i < left.node->field_count; i++)
+        join->fields[i] = left.node->fields[i];
+    for (uint32_t i = 0; i < right.node->field_count; i++)
+        join->fields[left.node->field_count + i] = right.node->fields[i];
+    switch (ref->join.kind) {
+    case AST_JOIN_LEFT:
+        join->join.join_type = PLAN_JOIN_LEFT;
+        break;
+    case AST_JOIN_RIGHT:
+        join->join.join_type = PLAN_JOIN_RIGHT;
+        break;
+    case AST_JOIN_FULL:
+        join->join.join_type = PLAN_JOIN_FULL;
+        break;
+    default:
+        join->join.join_type = PLAN_JOIN_INNER;
+        break;
+    }
+    /* outer joins make the other side's fields nullable */
+    if (join->join.join_type == PLAN_JOIN_LEFT || join->join.join_type == PLAN_JOIN_FULL)
+        for (uint32_t i = 0; i < right.node->field_count; i++)
+            join->fields[left.node->field_count + i].type.nullable = true;
+    if (join->join.join_type == PLAN_JOIN_RIGHT || join->join.join_type == PLAN_JOIN_FULL)
+        for (uint32_t i = 0; i < left.node->field_count; i++)
+            join->fields[i].type.nullable = true;
+    plan_uniquify_names(binder->arena, join->fields, count);
+    Scope scope = {arena_calloc(binder->arena, count + 1, sizeof(ScopeColumn)), count};
+    if (!scope.columns)
+        return bind_no_memory(binder);
+    memcpy(scope.columns, left.scope.columns, left.scope.count * sizeof(ScopeColumn));
+    memcpy(scope.columns + left.scope.count, right.scope.columns,
+           right.scope.count * sizeof(ScopeColumn));
+    if (ref->join.condition) {
+        if (bind_contains_aggregate(ref->join.condition))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+                              "Aggregate functions are not allowed in ON");
+        AggregateBinding *aggregate = binder->aggregate;
+        binder->aggregate = NULL;
+        status = bind_expr(binder, &scope, ref->join.condition, &join->join.condition);
+        binder->aggregate = aggregate;
+        if (status != JOINERY_OK)
+            return status;
+        if (join->join.condition->type.id != TYPE_BOOLEAN)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+                              "ON condition must be a boolean expression");
+    } else if (ref->join.kind != AST_JOIN_CROSS) {
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.keyword_position,
+                          "JOIN needs an ON condition");
+    }
+    bool found;
+    status = bind_state_ttl(binder, &left, &join->state_ttl_millis, &found);
+    if (status != JOINERY_OK)
+        return status;
+    join->ttl_from_hint = found;
+    int64_t right_ttl = 0;
+    status = bind_state_ttl(binder, &right, &right_ttl, &found);
+    if (status != JOINERY_OK)
+        return status;
+    if (found) {
+        join->state_ttl_right_millis = right_ttl;
+        join->ttl_from_hint = true;
+    } else if (join->ttl_from_hint) {
+        join->state_ttl_right_millis = -1; /* left hinted only: right uses the default */
+    }
+    if (join->ttl_from_hint && !left.alias && !left.hint_name)
+        join->state_ttl_millis = -1;
+    join->join.left_hint_name = left.alias;
+    join->join.right_hint_name = right.alias;
+    result->node = join;
+    result->scope = scope;
+    result->hint_name = NULL;
+    result->alias = NULL;
+    return JOINERY_OK;
+}
+
+static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+{
+    memset(result, 0, sizeof *result);
+    switch (ref->kind) {
+    case AST_TABLE_NAME:
+        return bind_table_name(binder, ref, result);
+    case AST_TABLE_SUBQUERY: {
+        Binder inner = *binder;
+        inner.aggregate = NULL;
+        inner.state_ttl_hints = NULL;
+        PlanNode *node = NULL;
+        int status = bind_query(&inner, ref->subquery.query, &node);
+        if (status != JOINERY_OK)
+            return status;
+        if (ref->column_aliases.count) {
+            if (ref->column_aliases.count != node->field_count)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                                  "List of column aliases must have same degree as table");
+            status = bind_rename(binder, node, (const char *const *)ref->column_aliases.items,
+                                 node->field_count, &node);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        result->node = node;
+        result->alias = ref->alias;
+        return bind_scope_of(binder, node, ref->alias, &result->scope);
+    }
+    case AST_TABLE_JOIN:
+        return bind_join(binder, ref, result);
+    case AST_TABLE_FUNCTION:
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
+                          "Table functions (windows, LATERAL TABLE) are not supported yet");
+    }
+    return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
+                      "FROM item not supported yet");
+}
+
+/* ------------------------------------------------------------ SELECT */
+
+static const char *bind_item_name(Binder *binder, const AstSelectItem *item, const Expr *expr,
+                                  const Scope *scope, uint32_t position)
+{
+    if (item->alias)
+        return item->alias;
+    if (item->expr->kind == AST_EXPR_COLUMN) {
+        if (expr->kind == EXPR_INPUT_REF && !binder->aggregate)
+            return scope->columns[expr->input_index].name;
+        return item->expr->column.name;
+    }
+    return arena_printf(binder->arena, "EXPR$%u", position);
+}
+
+typedef struct SelectList {
+    Expr **exprs;
+    const char **names;
+    uint32_t count;
+    uint32_t capacity;
+} SelectList;
+
+static int select_list_add(Binder *binder, SelectList *list, Expr *expr, const char *name)
+{
+    if (list->count == list->capacity) {
+        uint32_t capacity = list->capacity ? list->capacity * 2 : 16;
+        Expr **exprs = arena_calloc(binder->arena, capacity, sizeof(Expr *));
+        const char **names = arena_calloc(binder->arena, capacity, sizeof(char *));
+        if (!exprs || !names)
+            return bind_no_memory(binder);
+        if (list->count) {
+            memcpy(exprs, list->exprs, list->count * sizeof(Expr *));
+            memcpy(names, list->names, list->count * sizeof(char *));
+        }
+        list->exprs = exprs;
+        list->names = names;
+        list->capacity = capacity;
+    }
+    list->exprs[list->count] = expr;
+    list->names[list->count] = name;
+    list->count++;
+    return JOINERY_OK;
+}
+
+/* Expands * and t.* and binds the other items. */
+static int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
+                             SelectList *list)
+{
+    const AstList *items = &query->select.items;
+    for (size_t i = 0; i < items->count; i++) {
+        const AstSelectItem *item = items->items[i];
+        if (item->expr->kind == AST_EXPR_STAR) {
+            if (binder->aggregate)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position,
+                                  "'*' is not allowed in a grouped query");
+            const char *qualifier = item->expr->star.qualifier;
+            bool any = false;
+            for (uint32_t c = 0; c < scope->count; c++) {
+                const ScopeColumn *column = &scope->columns[c];
+                if (qualifier &&
+                    (!column->qualifier || strcasecmp(column->qualifier, qualifier) != 0))
+                    continue;
+                Expr *ref = expr_make_input_ref(binder->arena, c, column->type);
+                if (!ref || select_list_add(binder, list, ref, column->name) != JOINERY_OK)
+                    return bind_no_memory(binder);
+                any = true;
+            }
+            if (!any)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position,
+                                  qualifier ? "Unknown identifier '%s'" : "No columns to select%s",
+                                  qualifier ? qualifier : "");
+            continue;
+        }
+        Expr *expr = NULL;
+        int status = bind_expr(binder, scope, item->expr, &expr);
+        if (status != JOINERY_OK)
+            return status;
+        if (expr->type.id == TYPE_NULL)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position,
+                              "Illegal use of 'NULL': cast it to a type, e.g. CAST(NULL AS INT)");
+        status = select_list_add(binder, list, expr,
+                                 bind_item_name(binder, item, expr, scope, list->count));
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
+                              const char *const *names, uint32_t count)
+{
+    PlanNode *project = bind_new_node(binder, PLAN_LOGICAL_PROJECT, 1, count);
+    if (!project)
+        return NULL;
+    project->inputs[0] = input;
+    project->calc.projects = exprs;
+    project->calc.project_count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        project->fields[i].name = arena_strdup(binder->arena, names[i]);
+        project->fields[i].type = exprs[i]->type;
+    }
+    plan_uniquify_names(binder->arena, project->fields, count);
+    return project;
+}
+
+static PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition)
+{
+    PlanNode *filter = bind_new_node(binder, PLAN_LOGICAL_FILTER, 1, input->field_count);
+    if (!filter)
+        return NULL;
+    filter->inputs[0] = input;
+    filter->filter.condition = condition;
+    memcpy(filter->fields, input->fields, input->field_count * sizeof(PlanField));
+    return filter;
+}
+
+/* DISTINCT over all fields: an aggregate grouping by every field. */
+static PlanNode *bind_distinct(Binder *binder, PlanNode *input)
+{
+    PlanNode *aggregate =
+        bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1, input->field_count);
+    if (!aggregate)
+        return NULL;
+    aggregate->inputs[0] = input;
+    aggregate->aggregate.group_key_count = input->field_count;
+    aggregate->aggregate.group_keys =
+        arena_calloc(binder->arena, input->field_count + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < input->field_count; i++) {
+        aggregate->aggregate.group_keys[i] = i;
+        aggregate->fields[i] = input->fields[i];
+    }
+    return aggregate;
+}
+
+static int bind_hints(Binder *binder, const AstQuery *query)
+{
+    const AstList *hints = &query->select.hints;
+    binder->state_ttl_hints = NULL;
+    for (size_t i = 0; i < hints->count; i++) {
+        const AstHint *hint = hints->items[i];
+        if (strcasecmp(hint->name, "STATE_TTL") == 0) {
+            if (hint->options.count == 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
+                                  "STATE_TTL hint needs options such as 'orders' = '1d'");
+            binder->state_ttl_hints = hints;
+            continue;
+        }
+        if (strcasecmp(hint->name, "MULTI_JOIN") == 0)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
+                              "Hint MULTI_JOIN is not supported yet (MultiJoin comes with a "
+                              "later release)");
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
+                          "Hint '%s' is not supported yet", hint->name);
+    }
+    return JOINERY_OK;
+}
+
+/* Every STATE_TTL key must name an input of some join of this SELECT. */
+static int bind_check_state_ttl_keys(Binder *binder, const PlanNode *node,
+                                     const AstOption *option, bool *found)
+{
+    if (node->kind == PLAN_LOGICAL_JOIN) {
+        const char *names[2] = {node->join.left_hint_name, node->join.right_hint_name};
+        for (int i = 0; i < 2; i++)
+            if (names[i] && strcasecmp(names[i], option->key) == 0)
+                *found = true;
+    }
+    if (node->kind == PLAN_LOGICAL_TABLE_SCAN && node->scan.table &&
+        strcasecmp(node->scan.table->name, option->key) == 0)
+        *found = true;
+    for (uint32_t i = 0; i < node->input_count && !*found; i++)
+        bind_check_state_ttl_keys(binder, node->inputs[i], option, found);
+    return JOINERY_OK;
+}
+
+static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
+{
+    int status = bind_hints(binder, query);
+    if (status != JOINERY_OK)
+        return status;
+    const AstList *hints = binder->state_ttl_hints;
+    PlanNode *node;
+    Scope scope = {NULL, 0};
+    if (query->select.from) {
+        BoundFrom from;
+        status = bind_from(binder, query->select.from, &from);
+        if (status != JOINERY_OK)
+            return status;
+        node = from.node;
+        scope = from.scope;
+        for (size_t h = 0; hints && h < hints->count; h++) {
+            const AstHint *hint = hints->items[h];
+            if (strcasecmp(hint->name, "STATE_TTL") != 0)
+                continue;
+            for (size_t i = 0; i < hint->options.count; i++) {
+                bool found = false;
+                bind_check_state_ttl_keys(binder, node, hint->options.items[i], &found);
+                if (!found)
+                    return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
+                                      "The options of following hints cannot match the name of "
+                                      "input tables or views: '%s' in STATE_TTL",
+                                      ((AstOption *)hint->options.items[i])->key);
+            }
+        }
+    } else {
+        /* SELECT without FROM: one empty row */
+        node = bind_new_node(binder, PLAN_LOGICAL_VALUES, 0, 0);
+        if (!node)
+            return binder->diag->status;
+        node->values.row_count = 1;
+        node->values.rows = arena_calloc(binder->arena, 1, sizeof(Expr **));
+    }
+    if (query->select.where) {
+        if (bind_contains_aggregate(query->select.where))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->select.where->position,
+                              "Aggregate functions are not allowed in WHERE");
+        Expr *condition;
+        status = bind_expr(binder, &scope, query->select.where, &condition);
+        if (status != JOINERY_OK)
+            return status;
+        if (condition->type.id != TYPE_BOOLEAN)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->select.where->position,
+                              "WHERE clause must be a condition");
+        node = bind_filter(binder, node, condition);
+        if (!node)
+            return binder->diag->status;
+    }
+    bool grouped = query->select.group_by.count > 0 || query->select.having;
+    for (size_t i = 0; i < query->select.items.count && !grouped; i++) {
+        const AstSelectItem *item = query->select.items.items[i];
+        grouped = bind_contains_aggregate(item->expr);
+    }
+    SelectList list = {0};
+    if (!grouped) {
+        status = bind_select_items(binder, query, &scope, &list);
+        if (status != JOINERY_OK)
+            return status;
+        node = bind_project(binder, node, list.exprs, list.names, list.count);
+    } else {
+        AggregateBinding aggregate = {0};
+        uint32_t group_count = (uint32_t)query->select.group_by.count;
+        aggregate.group_exprs = arena_calloc(binder->arena, group_count + 1, sizeof(Expr *));
+        for (uint32_t i = 0; i < group_count; i++) {
+            const AstExpr *group_ast = query->select.group_by.items[i];
+            if (bind_contains_aggregate(group_ast))
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, group_ast->position,
+                                  "Aggregate functions are not allowed in GROUP BY");
+            if (group_ast->kind == AST_EXPR_FUNCTION &&
+                (strcasecmp(group_ast->function.name, "TUMBLE") == 0 ||
+                 strcasecmp(group_ast->function.name, "HOP") == 0 ||
+                 strcasecmp(group_ast->function.name, "SESSION") == 0))
+                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, group_ast->position,
+                                  "Group window %s is not supported yet",
+                                  group_ast->function.name);
+            status = bind_expr(binder, &scope, group_ast, &aggregate.group_exprs[i]);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        aggregate.group_count = group_count;
+        binder->aggregate = &aggregate;
+        status = bind_select_items(binder, query, &scope, &list);
+        Expr *having = NULL;
+        if (status == JOINERY_OK && query->select.having) {
+            status = bind_expr(binder, &scope, query->select.having, &having);
+            if (status == JOINERY_OK && having->type.id != TYPE_BOOLEAN)
+                status = bind_error(binder, JOINERY_ERROR_VALIDATE,
+                                    query->select.having->position,
+                                    "HAVING clause must be a condition");
+        }
+        binder->aggregate = NULL;
+        if (status != JOINERY_OK)
+            return status;
+        /* LogicalProject(group exprs, aggregate arguments) */
+        uint32_t argument_count = 0;
+        for (uint32_t i = 0; i < aggregate.call_count; i++)
+            if (aggregate.calls[i].argument)
+                argument_count++;
+        uint32_t pre_count = group_count + argument_count;
+        Expr **pre_exprs = arena_calloc(binder->arena, pre_count + 1, sizeof(Expr *));
+        const char **pre_names = arena_calloc(binder->arena, pre_count + 1, sizeof(char *));
+        for (uint32_t i = 0; i < group_count; i++) {
+            pre_exprs[i] = aggregate.group_exprs[i];
+            pre_names[i] = aggregate.group_exprs[i]->kind == EXPR_INPUT_REF
+                               ? scope.columns[aggregate.group_exprs[i]->input_index].name
+                               : arena_printf(binder->arena, "$f%u", i);
+        }
+        uint32_t argument = group_count;
+        PlanNode *aggregate_node = bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1,
+                                                 group_count + aggregate.call_count);
+        if (!aggregate_node)
+            return binder->diag->status;
+        aggregate_node->aggregate.calls =
+            arena_calloc(binder->arena, aggregate.call_count + 1, sizeof(PlanAggregateCall));
+        aggregate_node->aggregate.call_count = aggregate.call_count;
+        for (uint32_t i = 0; i < aggregate.call_count; i++) {
+            BoundAggregate *call = &aggregate.calls[i];
+            PlanAggregateCall *plan_call = &aggregate_node->aggregate.calls[i];
+            plan_call->kind = call->kind;
+            plan_call->distinct = call->distinct;
+            plan_call->result_type = call->result_type;
+            plan_call->name = arena_printf(binder->arena, "EXPR$%u", i);
+            if (call->argument) {
+                pre_exprs[argument] = call->argument;
+                pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
+                plan_call->argument = argument++;
+            }
+        }
+        PlanNode *pre = bind_project(binder, node, pre_exprs, pre_names, pre_count);
+        if (!pre)
+            return binder->diag->status;
+        aggregate_node->inputs[0] = pre;
+        aggregate_node->aggregate.group_key_count = group_count;
+        aggregate_node->aggregate.group_keys =
+            arena_calloc(binder->arena, group_count + 1, sizeof(uint32_t));
+        for (uint32_t i = 0; i < group_count; i++) {
+            aggregate_node->aggregate.group_keys[i] = i;
+            aggregate_node->fields[i] = pre->fields[i];
+        }
+        for (uint32_t i = 0; i < aggregate.call_count; i++) {
+            aggregate_node->fields[group_count + i].name =
+                aggregate_node->aggregate.calls[i].name;
+            aggregate_node->fields[group_count + i].type =
+                aggregate_node->aggregate.calls[i].result_type;
+        }
+        plan_uniquify_names(binder->arena, aggregate_node->fields, aggregate_node->field_count);
+        node = aggregate_node;
+        if (having) {
+            node = bind_filter(binder, node, having);
+            if (!node)
+                return binder->diag->status;
+        }
+        node = bind_project(binder, node, list.exprs, list.names, list.count);
+    }
+    if (!node)
+        return binder->diag->status;
+    if (query->select.distinct) {
+        node = bind_distinct(binder, node);
+        if (!node)
+            return binder->diag->status;
+    }
+    *result = node;
+    return JOINERY_OK;
+}
+
+/* ------------------------------------------------------------ set operations, VALUES */
+
+static int bind_cast_to(Binder *binder, PlanNode *input, const PlanField *types,
+                        PlanNode **result)
+{
+    bool same = true;
+    for (uint32_t i = 0; i < input->field_count; i++)
+        if (!type_equals(input->fields[i].type, types[i].type))
+            same = false;
+    if (same) {
+        *result = input;
+        return JOINERY_OK;
+    }
+    Expr **exprs = arena_calloc(binder->arena, input->field_count, sizeof(Expr *));
+    const char **names = arena_calloc(binder->arena, input->field_count, sizeof(char *));
+    for (uint32_t i = 0; i < input->field_count; i++) {
+        Expr *ref = expr_make_input_ref(binder->arena, i, input->fields[i].type);
+        DataType target = types[i].type;
+        target.nullable = input->fields[i].type.nullable;
+        exprs[i] = expr_make_cast(binder->arena, ref, target);
+        names[i] = input->fields[i].name;
+    }
+    *result = bind_project(binder, input, exprs, names, input->field_count);
+    return *result ? JOINERY_OK : binder->diag->status;
+}
+
+static int bind_set_operation(Binder *binder, const AstQuery *query, PlanNode **result)
+{
+    if (query->set.op != AST_SET_UNION)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->position,
+                          "%s is not supported yet",
+                          query->set.op == AST_SET_INTERSECT ? "INTERSECT" : "EXCEPT");
+    PlanNode *left, *right;
+    int status = bind_query(binder, query->set.left, &left);
+    if (status == JOINERY_OK)
+        status = bind_query(binder, query->set.right, &right);
+    if (status != JOINERY_OK)
+        return status;
+    if (left->field_count != right->field_count)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                          "Column count mismatch in UNION: %u columns on the left, %u on the "
+                          "right",
+                          left->field_count, right->field_count);
+    PlanNode *union_node = bind_new_node(binder, PLAN_LOGICAL_UNION, 2, left->field_count);
+    if (!union_node)
+        return binder->diag->status;
+    for (uint32_t i = 0; i < left->field_count; i++) {
+        DataType common;
+        if (!type_common(left->fields[i].type, right->fields[i].type, &common)) {
+            char a[64], b[64];
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                              "Type mismatch in column %u of UNION: %s and %s", i + 1,
+                              type_format(left->fields[i].type, a, sizeof a),
+                              type_format(right->fields[i].type, b, sizeof b));
+        }
+        common.time_attribute = TIME_ATTRIBUTE_NONE;
+        union_node->fields[i].name = left->fields[i].name;
+        union_node->fields[i].type = common;
+    }
+    status = bind_cast_to(binder, left, union_node->fields, &union_node->inputs[0]);
+    if (status == JOINERY_OK)
+        status = bind_cast_to(binder, right, union_node->fields, &union_node->inputs[1]);
+    if (status != JOINERY_OK)
+        return status;
+    union_node->set.all = true;
+    *result = query->set.all ? union_node : bind_distinct(binder, union_node);
+    return *result ? JOINERY_OK : binder->diag->status;
+}
+
+static int bind_values(Binder *binder, const AstQuery *query, PlanNode **result)
+{
+    const AstList *rows = &query->values.rows;
+    const AstList *first = rows->items[0];
+    uint32_t width = (uint32_t)first->count;
+    PlanNode *values = bind_new_node(binder, PLAN_LOGICAL_VALUES, 0, width);
+    if (!values)
+        return binder->diag->status;
+    values->values.row_count = (uint32_t)rows->count;
+    values->values.rows = arena_calloc(binder->arena, rows->count, sizeof(Expr **));
+    Scope empty = {NULL, 0};
+    for (size_t r = 0; r < rows->count; r++) {
+        const AstList *row = rows->items[r];
+        if (row->count != width)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                              "Values passed to VALUES operator must have compatible types: "
+                              "row %zu has %zu values, row 1 has %u",
+                              r + 1, row->count, width);
+        values->values.rows[r] = arena_calloc(binder->arena, width + 1, sizeof(Expr *));
+        for (uint32_t c = 0; c < width; c++) {
+            Expr *expr;
+            int status = bind_expr(binder, &empty, row->items[c], &expr);
+            if (status != JOINERY_OK)
+                return status;
+            if (!expr_is_constant(expr))
+                return bind_error(binder, JOINERY_ERROR_VALIDATE,
+                                  ((AstExpr *)row->items[c])->position,
+                                  "VALUES takes constant expressions only");
+            values->values.rows[r][c] = expr;
+            DataType type = expr->type;
+            if (r > 0 && !type_common(values->fields[c].type, expr->type, &type))
+                return bind_error(binder, JOINERY_ERROR_VALIDATE,
+                                  ((AstExpr *)row->items[c])->position,
+                                  "Values passed to VALUES operator must have compatible types");
+            values->fields[c].type = type;
+            values->fields[c].name = arena_printf(binder->arena, "EXPR$%u", c);
+        }
+    }
+    for (uint32_t c = 0; c < width; c++) {
+        if (values->fields[c].type.id == TYPE_NULL)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                              "Illegal use of 'NULL' in VALUES column %u", c + 1);
+        if (values->fields[c].type.id == TYPE_CHAR)
+            values->fields[c].type = type_make_varchar(values->fields[c].type.precision,
+                                                       values->fields[c].type.nullable);
+        for (uint32_t r = 0; r < values->values.row_count; r++)
+            values->values.rows[r][c] =
+                expr_make_cast(binder->arena, values->values.rows[r][c], values->fields[c].type);
+    }
+    *result = values;
+    return JOINERY_OK;
+}
+
+int bind_query(Binder *binder, const AstQuery *query, PlanNode **result)
+{
+    if (query->order_by.count)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->position,
+                          "ORDER BY is not supported yet in streaming queries");
+    if (query->limit)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->limit->position,
+                          "LIMIT is not supported yet");
+    CommonTableExpression *saved_ctes = binder->ctes;
+    uint32_t saved_count = binder->cte_count;
+    if (query->with_items.count) {
+        uint32_t count = saved_count + (uint32_t)query->with_items.count;
+        CommonTableExpression *ctes = arena_calloc(binder->arena, count, sizeof *ctes);
+        if (!ctes)
+            return bind_no_memory(binder);
+        if (saved_count)
+            memcpy(ctes, saved_ctes, saved_count * sizeof *ctes);
+        for (size_t i = 0; i < query->with_items.count; i++) {
+            const AstWithItem *item = query->with_items.items[i];
+            ctes[saved_count + i].name = item->name;
+            ctes[saved_count + i].item = item;
+        }
+        binder->ctes = ctes;
+        binder->cte_count = count;
+    }
+    int status;
+    switch (query->kind) {
+    case AST_QUERY_SELECT:
+        status = bind_select(binder, query, result);
+        break;
+    case AST_QUERY_UNION:
+        status = bind_set_operation(binder, query, result);
+        break;
+    default:
+        status = bind_values(binder, query, result);
+        break;
+    }
+    binder->ctes = saved_ctes;
+    binder->cte_count = saved_count;
+    return status;
+}
+
+int plan_bind_query(PlannerContext *context, const AstQuery *query, PlanNode **result)
+{
+    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    return bind_query(&binder, query, result);
+}
+
+/* ------------------------------------------------------------ INSERT */
+
+static bool bind_sink_assignable(DataType from, DataType to)
+{
+    if (type_equals(from, to) || from.id == TYPE_NULL)
+        return true;
+    DataType common;
+    if (!type_common(from, to, &common))
+        return false;
+    /* implicit widening only: the common type must be the sink's */
+    return common.id == to.id &&
+           (to.id != TYPE_DECIMAL || (common.precision == to.precision && common.scale == to.scale));
+}
+
+int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode **result)
+{
+    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    SourcePosition position = insert->query->position;
+    if (insert->overwrite)
+        return bind_error(&binder, JOINERY_ERROR_UNSUPPORTED, position,
+                          "INSERT OVERWRITE is not supported in streaming mode");
+    const AstList *parts = &insert->table_parts;
+    const char *name = parts->items[parts->count - 1];
+    CatalogTable *table = catalog_find(context->catalog, name);
+    if (!table || table->is_view) {
+        const char *suggestion = catalog_suggest_table(context->catalog, name);
+        return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                          "%s `default_catalog`.`default_database`.`%s` %s%s%s%s",
+                          table ? "View" : "Table", name,
+                          table ? "cannot be written to; INSERT needs a table"
+                                : "does not exist",
+                          suggestion && !table ? "; did you mean '" : "",
+                          suggestion && !table ? suggestion : "",
+                          suggestion && !table ? "'?" : "");
+    }
+    PlanNode *query = NULL;
+    int status = bind_query(&binder, insert->query, &query);
+    if (status != JOINERY_OK)
+        return status;
+    /* the sink's physical columns, and which query column feeds each */
+    uint32_t sink_count = 0;
+    for (size_t i = 0; i < table->column_count; i++)
+        if (table->columns[i].kind == CATALOG_COLUMN_PHYSICAL)
+            sink_count++;
+    int32_t *source_of = arena_calloc(context->arena, sink_count + 1, sizeof(int32_t));
+    uint32_t *sink_columns = arena_calloc(context->arena, sink_count + 1, sizeof(uint32_t));
+    uint32_t s = 0;
+    for (size_t i = 0; i < table->column_count; i++)
+        if (table->columns[i].kind == CATALOG_COLUMN_PHYSICAL) {
+            sink_columns[s] = (uint32_t)i;
+            source_of[s] = insert->columns.count ? -1 : (int32_t)s;
+            s++;
+        }
+    if (insert->columns.count) {
+        if (insert->columns.count != query->field_count)
+            return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                              "Column count mismatch: INSERT lists %zu columns, the query "
+                              "produces %u",
+                              insert->columns.count, query->field_count);
+        for (size_t c = 0; c < insert->columns.count; c++) {
+            int index = catalog_table_column_index(table, insert->columns.items[c]);
+            int target = -1;
+            for (uint32_t k = 0; k < sink_count; k++)
+                if ((int)sink_columns[k] == index)
+                    target = (int)k;
+            if (target < 0)
+                return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                                  "Unknown target column '%s' of table '%s'",
+                                  (const char *)insert->columns.items[c], table->name);
+            source_of[target] = (int32_t)c;
+        }
+    } else if (query->field_count != sink_count) {
+        return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                          "Column types of query result and sink for "
+                          "'default_catalog.default_database.%s' do not match: the query "
+                          "produces %u columns, the sink has %u",
+                          table->name, query->field_count, sink_count);
+    }
+    Expr **exprs = arena_calloc(context->arena, sink_count + 1, sizeof(Expr *));
+    const char **names = arena_calloc(context->arena, sink_count + 1, sizeof(char *));
+    for (uint32_t k = 0; k < sink_count; k++) {
+        const CatalogColumn *column = &table->columns[sink_columns[k]];
+        names[k] = column->name;
+        DataType target = column->type;
+        target.time_attribute = TIME_ATTRIBUTE_NONE;
+        if (source_of[k] < 0) {
+            if (!target.nullable)
+                return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                                  "Column '%s' is NOT NULL and needs a value", column->name);
+            exprs[k] = expr_make_literal(context->arena, target, value_null());
+            continue;
+        }
+        const PlanField *field = &query->fields[source_of[k]];
+        if (!bind_sink_assignable(field->type, target)) {
+            char from[64], to[64];
+            return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                              "Column types of query result and sink for "
+                              "'default_catalog.default_database.%s' do not match: "
+                              "column '%s' is %s, the sink column '%s' is %s",
+                              table->name, field->name,
+                              type_format(field->type, from, sizeof from), column->name,
+                              type_format(target, to, sizeof to));
+        }
+        Expr *ref = expr_make_input_ref(context->arena, (uint32_t)source_of[k], field->type);
+        DataType cast_type = target;
+        cast_type.nullable = field->type.nullable;
+        exprs[k] = expr_make_cast(context->arena, ref, cast_type);
+    }
+    PlanNode *project = bind_project(&binder, query, exprs, names, sink_count);
+    if (!project)
+        return context->diag->status;
+    PlanNode *sink = bind_new_node(&binder, PLAN_LOGICAL_SINK, 1, sink_count);
+    if (!sink)
+        return context->diag->status;
+    sink->inputs[0] = project;
+    memcpy(sink->fields, project->fields, sink_count * sizeof(PlanField));
+    sink->sink.table = table;
+    sink->sink.target_columns = sink_columns;
+    *result = sink;
+    return JOINERY_OK;
+}

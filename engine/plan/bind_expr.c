@@ -1,0 +1,738 @@
+/*
+ * bind_expr.c - AST expressions to typed Exprs: name resolution in a scope,
+ * literals, operators and special forms, and aggregate calls of grouped
+ * queries (which become references to the aggregate's output).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/plan/bind_internal.h"
+
+int bind_error(Binder *binder, JoineryStatus status, SourcePosition position,
+               const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    return diag_error_at(binder->diag, status, position.line, position.column, "%s", message);
+}
+
+static int bind_no_memory(Binder *binder)
+{
+    return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}
+
+bool bind_contains_aggregate(const AstExpr *ast)
+{
+    if (!ast)
+        return false;
+    switch (ast->kind) {
+    case AST_EXPR_FUNCTION:
+        if (function_is_aggregate_name(ast->function.name))
+            return true;
+        for (size_t i = 0; i < ast->function.args.count; i++)
+            if (bind_contains_aggregate(ast->function.args.items[i]))
+                return true;
+        return false;
+    case AST_EXPR_UNARY:
+        return bind_contains_aggregate(ast->unary.operand);
+    case AST_EXPR_BINARY:
+        return bind_contains_aggregate(ast->binary.left) ||
+               bind_contains_aggregate(ast->binary.right);
+    case AST_EXPR_CAST:
+        return bind_contains_aggregate(ast->cast.operand);
+    case AST_EXPR_CASE:
+        if (bind_contains_aggregate(ast->case_expr.operand) ||
+            bind_contains_aggregate(ast->case_expr.else_result))
+            return true;
+        for (size_t i = 0; i < ast->case_expr.conditions.count; i++)
+            if (bind_contains_aggregate(ast->case_expr.conditions.items[i]) ||
+                bind_contains_aggregate(ast->case_expr.results.items[i]))
+                return true;
+        return false;
+    case AST_EXPR_IS_NULL:
+        return bind_contains_aggregate(ast->is_null.operand);
+    case AST_EXPR_IS_DISTINCT:
+        return bind_contains_aggregate(ast->is_distinct.left) ||
+               bind_contains_aggregate(ast->is_distinct.right);
+    case AST_EXPR_IS_BOOLEAN:
+        return bind_contains_aggregate(ast->is_boolean.operand);
+    case AST_EXPR_BETWEEN:
+        return bind_contains_aggregate(ast->between.operand) ||
+               bind_contains_aggregate(ast->between.low) ||
+               bind_contains_aggregate(ast->between.high);
+    case AST_EXPR_IN_LIST:
+        if (bind_contains_aggregate(ast->in_list.operand))
+            return true;
+        for (size_t i = 0; i < ast->in_list.values.count; i++)
+            if (bind_contains_aggregate(ast->in_list.values.items[i]))
+                return true;
+        return false;
+    case AST_EXPR_LIKE:
+        return bind_contains_aggregate(ast->like.operand) ||
+               bind_contains_aggregate(ast->like.pattern);
+    default:
+        return false;
+    }
+}
+
+/* ------------------------------------------------------------ columns */
+
+static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    const char *qualifier = ast->column.qualifier;
+    const char *name = ast->column.name;
+    int found = -1;
+    bool qualifier_known = qualifier == NULL;
+    for (uint32_t i = 0; i < scope->count; i++) {
+        const ScopeColumn *column = &scope->columns[i];
+        if (qualifier) {
+            if (!column->qualifier || strcasecmp(column->qualifier, qualifier) != 0)
+                continue;
+            qualifier_known = true;
+        }
+        if (strcasecmp(column->name, name) != 0)
+            continue;
+        if (found >= 0)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Column '%s' is ambiguous", name);
+        found = (int)i;
+    }
+    if (found >= 0) {
+        *result = expr_make_input_ref(binder->arena, (uint32_t)found, scope->columns[found].type);
+        return *result ? JOINERY_OK : bind_no_memory(binder);
+    }
+    if (!qualifier_known) {
+        const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < scope->count; i++) {
+            const char *candidate = scope->columns[i].qualifier;
+            bool seen = false;
+            for (uint32_t j = 0; j < count && candidate; j++)
+                seen = seen || strcasecmp(names[j], candidate) == 0;
+            if (candidate && !seen)
+                names[count++] = candidate;
+        }
+        const char *suggestion = catalog_suggest_name(qualifier, names, count);
+        if (suggestion)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Table '%s' not found; did you mean '%s'?", qualifier, suggestion);
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Table '%s' not found", qualifier);
+    }
+    const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < scope->count; i++)
+        if (!qualifier || (scope->columns[i].qualifier &&
+                           strcasecmp(scope->columns[i].qualifier, qualifier) == 0))
+            names[count++] = scope->columns[i].name;
+    const char *suggestion = catalog_suggest_name(name, names, count);
+    SourcePosition position = ast->column.name_position.line ? ast->column.name_position
+                                                             : ast->position;
+    if (qualifier)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                          "Column '%s' not found in table '%s'%s%s%s", name, qualifier,
+                          suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
+                          suggestion ? "'?" : "");
+    return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                      "Column '%s' not found in any table%s%s%s", name,
+                      suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
+                      suggestion ? "'?" : "");
+}
+
+/* ------------------------------------------------------------ literals */
+
+static int bind_literal(Binder *binder, const AstExpr *ast, Expr **result)
+{
+    const char *text = ast->literal.text;
+    DataType type;
+    Value value;
+    char error[128];
+    switch (ast->literal.kind) {
+    case AST_LITERAL_NULL:
+        *result = expr_make_literal(binder->arena, type_make(TYPE_NULL, true), value_null());
+        break;
+    case AST_LITERAL_BOOLEAN:
+        *result = expr_make_literal(binder->arena, type_make(TYPE_BOOLEAN, false),
+                                    value_int(ast->literal.boolean_value ? 1 : 0));
+        break;
+    case AST_LITERAL_INTEGER: {
+        errno = 0;
+        char *end;
+        long long parsed = strtoll(text, &end, 10);
+        if (errno == ERANGE || *end) {
+            /* too large for BIGINT: an exact DECIMAL if it fits 18 digits, else error */
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Numeric literal '%s' out of range", text);
+        }
+        TypeId id = (parsed >= -2147483648LL && parsed <= 2147483647LL) ? TYPE_INT : TYPE_BIGINT;
+        *result = expr_make_literal(binder->arena, type_make(id, false), value_int(parsed));
+        break;
+    }
+    case AST_LITERAL_DECIMAL: {
+        const char *dot = strchr(text, '.');
+        int scale = dot ? (int)strlen(dot + 1) : 0;
+        int digits = 0;
+        for (const char *p = text; *p; p++)
+            if (*p >= '0' && *p <= '9')
+                digits++;
+        /* leading zeros of "0.5" do not count toward precision beyond 1 */
+        int precision = digits;
+        if (precision < scale + 1)
+            precision = scale + 1;
+        if (precision > TYPE_DECIMAL_MAX_PRECISION) {
+            type = type_make(TYPE_DOUBLE, false);
+            value = value_double(strtod(text, NULL));
+        } else {
+            type = type_make_decimal(precision, scale, false);
+            if (value_parse_text(type, text, (uint32_t)strlen(text), NULL, &value, error,
+                                 sizeof error) != 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                                  "Invalid numeric literal '%s'", text);
+        }
+        *result = expr_make_literal(binder->arena, type, value);
+        break;
+    }
+    case AST_LITERAL_DOUBLE:
+        *result = expr_make_literal(binder->arena, type_make(TYPE_DOUBLE, false),
+                                    value_double(strtod(text, NULL)));
+        break;
+    case AST_LITERAL_STRING: {
+        uint32_t length = (uint32_t)strlen(text);
+        type = type_make(TYPE_CHAR, false);
+        type.precision = length ? (int32_t)length : 1;
+        if (length == 0) {
+            type = type_make_varchar(0, false);
+        }
+        *result = expr_make_literal(binder->arena, type, value_string(text, length));
+        break;
+    }
+    case AST_LITERAL_DATE:
+    case AST_LITERAL_TIME:
+    case AST_LITERAL_TIMESTAMP: {
+        if (ast->literal.kind == AST_LITERAL_DATE)
+            type = type_make(TYPE_DATE, false);
+        else if (ast->literal.kind == AST_LITERAL_TIME)
+            type = type_make(TYPE_TIME, false);
+        else
+            type = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
+        if (value_parse_text(type, text, (uint32_t)strlen(text), NULL, &value, error,
+                             sizeof error) != 0)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Invalid literal '%s': %s", text, error);
+        if (ast->literal.kind == AST_LITERAL_TIMESTAMP) {
+            const char *dot = strchr(text, '.');
+            int precision = dot ? (int)strspn(dot + 1, "0123456789") : 0;
+            type.precision = precision;
+        }
+        *result = expr_make_literal(binder->arena, type, value);
+        break;
+    }
+    }
+    return *result ? JOINERY_OK : bind_no_memory(binder);
+}
+
+static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
+{
+    const char *text = ast->interval.text;
+    char *end;
+    errno = 0;
+    long long amount = strtoll(text, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (errno == ERANGE || end == text || *end != '\0' ||
+        ast->interval.unit != ast->interval.to_unit)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "Interval literal '%s' is not supported yet: use a whole number of "
+                          "one unit, e.g. INTERVAL '5' SECOND",
+                          text);
+    if (ast->interval.negative)
+        amount = -amount;
+    int64_t factor;
+    TypeId id = TYPE_INTERVAL_DAY_TIME;
+    switch (ast->interval.unit) {
+    case AST_INTERVAL_YEAR:
+        id = TYPE_INTERVAL_YEAR_MONTH;
+        factor = 12;
+        break;
+    case AST_INTERVAL_MONTH:
+        id = TYPE_INTERVAL_YEAR_MONTH;
+        factor = 1;
+        break;
+    case AST_INTERVAL_DAY:
+        factor = 86400000;
+        break;
+    case AST_INTERVAL_HOUR:
+        factor = 3600000;
+        break;
+    case AST_INTERVAL_MINUTE:
+        factor = 60000;
+        break;
+    default:
+        factor = 1000;
+        break;
+    }
+    int64_t value;
+    if (__builtin_mul_overflow((int64_t)amount, factor, &value))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Interval literal '%s' out of range", text);
+    *result = expr_make_literal(binder->arena, type_make(id, false), value_int(value));
+    return *result ? JOINERY_OK : bind_no_memory(binder);
+}
+
+/* ------------------------------------------------------------ calls */
+
+static int bind_call(Binder *binder, SourcePosition position, const char *name,
+                     FunctionId function, Expr **args, uint32_t count, Expr **result)
+{
+    Diag local;
+    diag_clear(&local);
+    *result = function_resolve(binder->arena, name, function, args, count, &local);
+    if (!*result) {
+        if (local.status == JOINERY_OK)
+            return bind_no_memory(binder);
+        return bind_error(binder, local.status, position, "%s", local.message);
+    }
+    return JOINERY_OK;
+}
+
+static int bind_list(Binder *binder, const Scope *scope, const AstList *list, Expr **out)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        int status = bind_expr(binder, scope, list->items[i], &out[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static PlanAggregateKind bind_aggregate_kind(const char *name, bool star)
+{
+    if (strcasecmp(name, "COUNT") == 0)
+        return star ? PLAN_AGGREGATE_COUNT_STAR : PLAN_AGGREGATE_COUNT;
+    if (strcasecmp(name, "SUM") == 0)
+        return PLAN_AGGREGATE_SUM;
+    if (strcasecmp(name, "MIN") == 0)
+        return PLAN_AGGREGATE_MIN;
+    if (strcasecmp(name, "MAX") == 0)
+        return PLAN_AGGREGATE_MAX;
+    return PLAN_AGGREGATE_AVG;
+}
+
+static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAggregateKind kind,
+                                      const Expr *argument, DataType *result)
+{
+    if (kind == PLAN_AGGREGATE_COUNT || kind == PLAN_AGGREGATE_COUNT_STAR) {
+        *result = type_make(TYPE_BIGINT, false);
+        return JOINERY_OK;
+    }
+    DataType type = argument->type;
+    if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX) {
+        if (type.id == TYPE_NULL)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Cannot apply '%s' to a NULL literal", ast->function.name);
+        *result = type;
+        result->nullable = true;
+        result->time_attribute = TIME_ATTRIBUTE_NONE;
+        return JOINERY_OK;
+    }
+    if (!type_is_numeric(type.id))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported form(s): "
+                          "'%s(<NUMERIC>)'",
+                          ast->function.name, ast->function.name,
+                          type_format(type, (char[64]){0}, 64), ast->function.name);
+    *result = type;
+    result->nullable = true;
+    if (type.id == TYPE_DECIMAL) {
+        int scale = type.scale;
+        if (kind == PLAN_AGGREGATE_AVG && scale < 6)
+            scale = 6;
+        *result = type_make_decimal(TYPE_DECIMAL_MAX_PRECISION, scale, true);
+    }
+    return JOINERY_OK;
+}
+
+static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *ast,
+                               Expr **result)
+{
+    AggregateBinding *aggregate = binder->aggregate;
+    if (!aggregate)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Aggregate function %s is not allowed here", ast->function.name);
+    const AstList *args = &ast->function.args;
+    bool star = args->count == 1 && ((AstExpr *)args->items[0])->kind == AST_EXPR_STAR;
+    PlanAggregateKind kind = bind_aggregate_kind(ast->function.name, star);
+    if ((args->count != 1) || (star && kind != PLAN_AGGREGATE_COUNT_STAR))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Invalid number of arguments to function '%s'. Was expecting 1 "
+                          "arguments",
+                          ast->function.name);
+    Expr *argument = NULL;
+    if (!star) {
+        if (bind_contains_aggregate(args->items[0]))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Aggregate function calls cannot be nested");
+        binder->aggregate = NULL;
+        int status = bind_expr(binder, scope, args->items[0], &argument);
+        binder->aggregate = aggregate;
+        if (status != JOINERY_OK)
+            return status;
+    }
+    DataType result_type;
+    int status = bind_aggregate_result_type(binder, ast, kind, argument, &result_type);
+    if (status != JOINERY_OK)
+        return status;
+    bool distinct = ast->function.distinct;
+    if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX)
+        distinct = false; /* MIN/MAX(DISTINCT x) = MIN/MAX(x) */
+    uint32_t index = aggregate->call_count;
+    for (uint32_t i = 0; i < aggregate->call_count; i++) {
+        BoundAggregate *call = &aggregate->calls[i];
+        if (call->kind == kind && call->distinct == distinct &&
+            ((!call->argument && !argument) ||
+             (call->argument && argument && expr_equals(call->argument, argument)))) {
+            index = i;
+            break;
+        }
+    }
+    if (index == aggregate->call_count) {
+        if (aggregate->call_count == aggregate->call_capacity) {
+            uint32_t capacity = aggregate->call_capacity ? aggregate->call_capacity * 2 : 8;
+            BoundAggregate *calls = arena_calloc(binder->arena, capacity, sizeof *calls);
+            if (!calls)
+                return bind_no_memory(binder);
+            if (aggregate->call_count)
+                memcpy(calls, aggregate->calls, aggregate->call_count * sizeof *calls);
+            aggregate->calls = calls;
+            aggregate->call_capacity = capacity;
+        }
+        BoundAggregate *call = &aggregate->calls[aggregate->call_count++];
+        call->kind = kind;
+        call->distinct = distinct;
+        call->argument = argument;
+        call->result_type = result_type;
+        call->name = arena_strndup(binder->arena, ast->source_text, ast->source_length);
+    }
+    *result = expr_make_input_ref(binder->arena, aggregate->group_count + index, result_type);
+    return *result ? JOINERY_OK : bind_no_memory(binder);
+}
+
+static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    const char *name = ast->function.name;
+    if (function_is_aggregate_name(name))
+        return bind_aggregate_call(binder, scope, ast, result);
+    if (ast->function.distinct)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "DISTINCT is only allowed in aggregate functions");
+    uint32_t count = (uint32_t)ast->function.args.count;
+    Expr **args = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
+    for (uint32_t i = 0; i < count; i++) {
+        const AstExpr *arg = ast->function.args.items[i];
+        if (arg->kind == AST_EXPR_STAR)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, arg->position,
+                              "'*' is only allowed in COUNT(*)");
+    }
+    int status = bind_list(binder, scope, &ast->function.args, args);
+    if (status != JOINERY_OK)
+        return status;
+    return bind_call(binder, ast->position, name, FUNCTION_COUNT_, args, count, result);
+}
+
+static FunctionId bind_binary_function(AstOperator op)
+{
+    switch (op) {
+    case AST_OP_PLUS:
+        return FUNCTION_PLUS;
+    case AST_OP_MINUS:
+        return FUNCTION_MINUS;
+    case AST_OP_MULTIPLY:
+        return FUNCTION_MULTIPLY;
+    case AST_OP_DIVIDE:
+        return FUNCTION_DIVIDE;
+    case AST_OP_MODULO:
+        return FUNCTION_MOD;
+    case AST_OP_EQUAL:
+        return FUNCTION_EQUAL;
+    case AST_OP_NOT_EQUAL:
+        return FUNCTION_NOT_EQUAL;
+    case AST_OP_LESS:
+        return FUNCTION_LESS;
+    case AST_OP_LESS_EQUAL:
+        return FUNCTION_LESS_EQUAL;
+    case AST_OP_GREATER:
+        return FUNCTION_GREATER;
+    case AST_OP_GREATER_EQUAL:
+        return FUNCTION_GREATER_EQUAL;
+    case AST_OP_AND:
+        return FUNCTION_AND;
+    case AST_OP_OR:
+        return FUNCTION_OR;
+    case AST_OP_CONCAT:
+        return FUNCTION_CONCAT;
+    case AST_OP_NOT:
+        return FUNCTION_NOT;
+    case AST_OP_NEGATE:
+        return FUNCTION_NEGATE;
+    }
+    return FUNCTION_COUNT_;
+}
+
+static int bind_two(Binder *binder, const Scope *scope, const AstExpr *left,
+                    const AstExpr *right, Expr **args)
+{
+    int status = bind_expr(binder, scope, left, &args[0]);
+    if (status == JOINERY_OK)
+        status = bind_expr(binder, scope, right, &args[1]);
+    return status;
+}
+
+static int bind_case(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    size_t when_count = ast->case_expr.conditions.count;
+    uint32_t count = (uint32_t)(when_count * 2 + 1);
+    Expr **args = arena_calloc(binder->arena, count, sizeof(Expr *));
+    Expr *operand = NULL;
+    int status;
+    if (ast->case_expr.operand) {
+        status = bind_expr(binder, scope, ast->case_expr.operand, &operand);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    for (size_t i = 0; i < when_count; i++) {
+        const AstExpr *condition_ast = ast->case_expr.conditions.items[i];
+        Expr *condition;
+        status = bind_expr(binder, scope, condition_ast, &condition);
+        if (status != JOINERY_OK)
+            return status;
+        if (operand) {
+            Expr *pair[2] = {operand, condition};
+            status = bind_call(binder, condition_ast->position, NULL, FUNCTION_EQUAL, pair, 2,
+                               &condition);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        args[i * 2] = condition;
+        status = bind_expr(binder, scope, ast->case_expr.results.items[i], &args[i * 2 + 1]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    if (ast->case_expr.else_result) {
+        status = bind_expr(binder, scope, ast->case_expr.else_result, &args[count - 1]);
+        if (status != JOINERY_OK)
+            return status;
+    } else {
+        args[count - 1] =
+            expr_make_literal(binder->arena, type_make(TYPE_NULL, true), value_null());
+    }
+    return bind_call(binder, ast->position, NULL, FUNCTION_CASE, args, count, result);
+}
+
+static int bind_not(Binder *binder, SourcePosition position, Expr *operand, Expr **result)
+{
+    return bind_call(binder, position, NULL, FUNCTION_NOT, &operand, 1, result);
+}
+
+static int bind_between(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    Expr *operand, *low, *high;
+    int status = bind_expr(binder, scope, ast->between.operand, &operand);
+    if (status == JOINERY_OK)
+        status = bind_expr(binder, scope, ast->between.low, &low);
+    if (status == JOINERY_OK)
+        status = bind_expr(binder, scope, ast->between.high, &high);
+    if (status != JOINERY_OK)
+        return status;
+    if (ast->between.symmetric)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "BETWEEN SYMMETRIC is not supported yet");
+    Expr *lower_args[2] = {operand, low};
+    Expr *upper_args[2] = {operand, high};
+    Expr *parts[2];
+    bool negated = ast->between.negated;
+    status = bind_call(binder, ast->position, NULL,
+                       negated ? FUNCTION_LESS : FUNCTION_GREATER_EQUAL, lower_args, 2,
+                       &parts[0]);
+    if (status == JOINERY_OK)
+        status = bind_call(binder, ast->position, NULL,
+                           negated ? FUNCTION_GREATER : FUNCTION_LESS_EQUAL, upper_args, 2,
+                           &parts[1]);
+    if (status != JOINERY_OK)
+        return status;
+    return bind_call(binder, ast->position, NULL, negated ? FUNCTION_OR : FUNCTION_AND, parts, 2,
+                     result);
+}
+
+static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *ast,
+                           Expr **result)
+{
+    Expr *args[3];
+    int status;
+    switch (ast->kind) {
+    case AST_EXPR_LITERAL:
+        return bind_literal(binder, ast, result);
+    case AST_EXPR_COLUMN:
+        return bind_column(binder, scope, ast, result);
+    case AST_EXPR_STAR:
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "'*' is not allowed here");
+    case AST_EXPR_UNARY:
+        status = bind_expr(binder, scope, ast->unary.operand, &args[0]);
+        if (status != JOINERY_OK)
+            return status;
+        if (ast->unary.op == AST_OP_PLUS) {
+            *result = args[0];
+            return JOINERY_OK;
+        }
+        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->unary.op), args,
+                         1, result);
+    case AST_EXPR_BINARY:
+        status = bind_two(binder, scope, ast->binary.left, ast->binary.right, args);
+        if (status != JOINERY_OK)
+            return status;
+        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args,
+                         2, result);
+    case AST_EXPR_FUNCTION:
+        return bind_function(binder, scope, ast, result);
+    case AST_EXPR_CAST:
+        status = bind_expr(binder, scope, ast->cast.operand, &args[0]);
+        if (status != JOINERY_OK)
+            return status;
+        if (!expr_cast_is_valid(args[0]->type, ast->cast.cast_type)) {
+            char from[64], to[64];
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Cast function cannot convert value of type %s to type %s",
+                              type_format(args[0]->type, from, sizeof from),
+                              type_format(ast->cast.cast_type, to, sizeof to));
+        }
+        {
+            DataType target = ast->cast.cast_type;
+            target.nullable = args[0]->type.nullable || ast->cast.try_cast;
+            if (ast->cast.try_cast) {
+                *result = expr_make_call(binder->arena, FUNCTION_TRY_CAST, target, args, 1);
+                return *result ? JOINERY_OK : bind_no_memory(binder);
+            }
+            *result = expr_make_call(binder->arena, FUNCTION_CAST, target, args, 1);
+            return *result ? JOINERY_OK : bind_no_memory(binder);
+        }
+    case AST_EXPR_CASE:
+        return bind_case(binder, scope, ast, result);
+    case AST_EXPR_IS_NULL:
+        status = bind_expr(binder, scope, ast->is_null.operand, &args[0]);
+        if (status != JOINERY_OK)
+            return status;
+        return bind_call(binder, ast->position, NULL,
+                         ast->is_null.negated ? FUNCTION_IS_NOT_NULL : FUNCTION_IS_NULL, args, 1,
+                         result);
+    case AST_EXPR_IS_DISTINCT:
+        status = bind_two(binder, scope, ast->is_distinct.left, ast->is_distinct.right, args);
+        if (status != JOINERY_OK)
+            return status;
+        return bind_call(binder, ast->position, NULL,
+                         ast->is_distinct.negated ? FUNCTION_IS_NOT_DISTINCT_FROM
+                                                  : FUNCTION_IS_DISTINCT_FROM,
+                         args, 2, result);
+    case AST_EXPR_IS_BOOLEAN: {
+        status = bind_expr(binder, scope, ast->is_boolean.operand, &args[0]);
+        if (status != JOINERY_OK)
+            return status;
+        FunctionId function;
+        bool negated = ast->is_boolean.negated;
+        switch (ast->is_boolean.test) {
+        case AST_IS_TRUE:
+            function = negated ? FUNCTION_IS_NOT_TRUE : FUNCTION_IS_TRUE;
+            break;
+        case AST_IS_FALSE:
+            function = negated ? FUNCTION_IS_NOT_FALSE : FUNCTION_IS_FALSE;
+            break;
+        default:
+            function = negated ? FUNCTION_IS_NOT_NULL : FUNCTION_IS_NULL;
+            break;
+        }
+        return bind_call(binder, ast->position, NULL, function, args, 1, result);
+    }
+    case AST_EXPR_BETWEEN:
+        return bind_between(binder, scope, ast, result);
+    case AST_EXPR_IN_LIST: {
+        uint32_t count = (uint32_t)ast->in_list.values.count + 1;
+        Expr **in_args = arena_calloc(binder->arena, count, sizeof(Expr *));
+        status = bind_expr(binder, scope, ast->in_list.operand, &in_args[0]);
+        for (uint32_t i = 1; i < count && status == JOINERY_OK; i++) {
+            const AstExpr *value = ast->in_list.values.items[i - 1];
+            if (value->kind == AST_EXPR_SUBQUERY)
+                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, value->position,
+                                  "IN (subquery) is not supported yet");
+            status = bind_expr(binder, scope, value, &in_args[i]);
+        }
+        if (status != JOINERY_OK)
+            return status;
+        status = bind_call(binder, ast->position, NULL, FUNCTION_IN, in_args, count, result);
+        if (status == JOINERY_OK && ast->in_list.negated)
+            status = bind_not(binder, ast->position, *result, result);
+        return status;
+    }
+    case AST_EXPR_LIKE: {
+        uint32_t count = ast->like.escape ? 3 : 2;
+        status = bind_two(binder, scope, ast->like.operand, ast->like.pattern, args);
+        if (status == JOINERY_OK && ast->like.escape)
+            status = bind_expr(binder, scope, ast->like.escape, &args[2]);
+        if (status != JOINERY_OK)
+            return status;
+        status = bind_call(binder, ast->position, NULL, FUNCTION_LIKE, args, count, result);
+        if (status == JOINERY_OK && ast->like.negated)
+            status = bind_not(binder, ast->position, *result, result);
+        return status;
+    }
+    case AST_EXPR_INTERVAL:
+        return bind_interval(binder, ast, result);
+    case AST_EXPR_SUBQUERY:
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "Subqueries in expressions are not supported yet");
+    case AST_EXPR_TABLE_ARGUMENT:
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "Table arguments (window table functions) are not supported yet");
+    }
+    return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                      "Expression not supported yet");
+}
+
+int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    AggregateBinding *aggregate = binder->aggregate;
+    if (aggregate && !bind_contains_aggregate(ast) && ast->kind != AST_EXPR_LITERAL) {
+        /* a grouped expression: must match a GROUP BY expression, or be built from them */
+        Expr *plain = NULL;
+        binder->aggregate = NULL;
+        int status = bind_expr_plain(binder, scope, ast, &plain);
+        binder->aggregate = aggregate;
+        if (status != JOINERY_OK)
+            return status;
+        for (uint32_t i = 0; i < aggregate->group_count; i++) {
+            if (expr_equals(aggregate->group_exprs[i], plain)) {
+                *result = expr_make_input_ref(binder->arena, i, plain->type);
+                return *result ? JOINERY_OK : bind_no_memory(binder);
+            }
+        }
+        if (expr_is_constant(plain)) {
+            *result = plain;
+            return JOINERY_OK;
+        }
+        if (ast->kind == AST_EXPR_COLUMN || ast->kind == AST_EXPR_INTERVAL)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Expression '%.*s' is not being grouped", (int)ast->source_length,
+                              ast->source_text);
+        if (ast->kind == AST_EXPR_FUNCTION && ast->function.args.count == 0) {
+            *result = plain;
+            return JOINERY_OK;
+        }
+    }
+    return bind_expr_plain(binder, scope, ast, result);
+}
