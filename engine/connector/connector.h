@@ -131,4 +131,20 @@ const char *const *connector_names(void);
  */
 int connector_validate_table(const CatalogTable *table, Diag *diag);
 
+/*
+ * Built-in connectors, each defined in engine/connector/<name>.c and listed
+ * by the registry (registry.c).
+ */
+extern const Connector connector_datagen;
+extern const Connector connector_filesystem;
+extern const Connector connector_print;
+extern const Connector connector_blackhole;
+
+/*
+ * True when option key `key` matches the ConnectorOption key `pattern`:
+ * '#' matches one non-empty segment without '.', a trailing '*' matches any
+ * non-empty suffix, other characters match themselves.
+ */
+bool connector_option_matches(const char *pattern, const char *key);
+
 #endif

@@ -1,0 +1,450 @@
+/*
+ * format.c - the generic part of the record formats: names, options,
+ * decoder and encoder lifecycles, dispatch to json.c / csv.c, and the value
+ * text conversions both formats share.
+ *
+ * Invariants: see format.h (values valid until the next decode) and
+ * format_internal.h (scratch reserved for a whole record before decoding).
+ */
+#include "engine/format/format_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const FORMAT_NAMES[] = {"json", "csv", NULL};
+
+const char *const *format_names(void)
+{
+    return FORMAT_NAMES;
+}
+
+bool format_kind_from_name(const char *name, FormatKind *kind)
+{
+    if (!name)
+        return false;
+    if (strcmp(name, "json") == 0) {
+        *kind = FORMAT_KIND_JSON;
+        return true;
+    }
+    if (strcmp(name, "csv") == 0) {
+        *kind = FORMAT_KIND_CSV;
+        return true;
+    }
+    return false;
+}
+
+const char *format_kind_name(FormatKind kind)
+{
+    return kind == FORMAT_KIND_CSV ? "csv" : "json";
+}
+
+void format_options_init(FormatOptions *options, FormatKind kind)
+{
+    memset(options, 0, sizeof *options);
+    options->kind = kind;
+    options->field_delimiter = ',';
+    options->quote_character = '"';
+}
+
+static const char *option_with_prefix(const CatalogTable *table, const char *prefix,
+                                      const char *key)
+{
+    char full[256];
+    snprintf(full, sizeof full, "%s%s", prefix, key);
+    return catalog_table_option(table, full);
+}
+
+static int read_boolean_option(const CatalogTable *table, const char *prefix, const char *key,
+                               bool *result, Diag *diag)
+{
+    const char *value = option_with_prefix(table, prefix, key);
+    if (!value)
+        return JOINERY_OK;
+    if (strcasecmp(value, "true") == 0)
+        *result = true;
+    else if (strcasecmp(value, "false") == 0)
+        *result = false;
+    else
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value for option '%s%s': '%s' (expected 'true' or 'false')",
+                          prefix, key, value);
+    return JOINERY_OK;
+}
+
+/* One character, or a Java-style escape like '\t' or '\u0001'. */
+static int read_character_option(const CatalogTable *table, const char *prefix, const char *key,
+                                 char *result, Diag *diag)
+{
+    const char *value = option_with_prefix(table, prefix, key);
+    if (!value)
+        return JOINERY_OK;
+    size_t length = strlen(value);
+    if (length == 1) {
+        *result = value[0];
+        return JOINERY_OK;
+    }
+    if (length == 2 && value[0] == '\\' && value[1] == 't') {
+        *result = '\t';
+        return JOINERY_OK;
+    }
+    if (length == 6 && value[0] == '\\' && value[1] == 'u') {
+        unsigned code = 0;
+        if (sscanf(value + 2, "%4x", &code) == 1 && code > 0 && code < 128) {
+            *result = (char)code;
+            return JOINERY_OK;
+        }
+    }
+    return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                      "Invalid value for option '%s%s': '%s' (expected a single character)",
+                      prefix, key, value);
+}
+
+int format_options_from_table(const CatalogTable *table, const char *prefix, FormatKind kind,
+                              FormatOptions *options, Diag *diag)
+{
+    format_options_init(options, kind);
+    const char *own = kind == FORMAT_KIND_JSON ? "json." : "csv.";
+    const char *other = kind == FORMAT_KIND_JSON ? "csv." : "json.";
+    size_t prefix_length = strlen(prefix);
+    for (size_t i = 0; i < table->option_count; i++) {
+        const char *key = table->options[i].key;
+        if (strncmp(key, prefix, prefix_length) == 0 &&
+            strncmp(key + prefix_length, other, strlen(other)) == 0)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Option '%s' does not apply to format '%s'", key,
+                              format_kind_name(kind));
+    }
+    (void)own;
+    int status;
+    if (kind == FORMAT_KIND_JSON) {
+        if ((status = read_boolean_option(table, prefix, "json.ignore-parse-errors",
+                                          &options->ignore_parse_errors, diag)) != 0 ||
+            (status = read_boolean_option(table, prefix, "json.fail-on-missing-field",
+                                          &options->fail_on_missing_field, diag)) != 0)
+            return status;
+        if (options->ignore_parse_errors && options->fail_on_missing_field)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "fail-on-missing-field and ignore-parse-errors shouldn't both be "
+                              "true.");
+        const char *standard = option_with_prefix(table, prefix, "json.timestamp-format.standard");
+        if (standard) {
+            if (strcmp(standard, "SQL") == 0)
+                options->timestamp_iso_8601 = false;
+            else if (strcmp(standard, "ISO-8601") == 0)
+                options->timestamp_iso_8601 = true;
+            else
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "Unsupported value '%s' for '%sjson.timestamp-format.standard'. "
+                                  "Supported values are [SQL, ISO-8601].",
+                                  standard, prefix);
+        }
+        return JOINERY_OK;
+    }
+    if ((status = read_boolean_option(table, prefix, "csv.ignore-parse-errors",
+                                      &options->ignore_parse_errors, diag)) != 0 ||
+        (status = read_boolean_option(table, prefix, "csv.allow-comments",
+                                      &options->allow_comments, diag)) != 0 ||
+        (status = read_character_option(table, prefix, "csv.field-delimiter",
+                                        &options->field_delimiter, diag)) != 0 ||
+        (status = read_character_option(table, prefix, "csv.quote-character",
+                                        &options->quote_character, diag)) != 0 ||
+        (status = read_character_option(table, prefix, "csv.escape-character",
+                                        &options->escape_character, diag)) != 0)
+        return status;
+    bool disable_quote = false;
+    if ((status = read_boolean_option(table, prefix, "csv.disable-quote-character",
+                                      &disable_quote, diag)) != 0)
+        return status;
+    if (disable_quote)
+        options->quote_character = '\0';
+    if (options->field_delimiter == '\n' || options->field_delimiter == '\r' ||
+        (options->quote_character && options->quote_character == options->field_delimiter))
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid CSV options: the field delimiter must differ from the quote "
+                          "character and from line breaks");
+    options->null_literal = option_with_prefix(table, prefix, "csv.null-literal");
+    return JOINERY_OK;
+}
+
+static char **copy_names(uint32_t count, const char *const *names, uint32_t *lengths)
+{
+    char **copy = calloc(count ? count : 1, sizeof *copy);
+    if (!copy)
+        return NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = names && names[i] ? names[i] : "";
+        copy[i] = strdup(name);
+        if (!copy[i]) {
+            for (uint32_t j = 0; j < i; j++)
+                free(copy[j]);
+            free(copy);
+            return NULL;
+        }
+        if (lengths)
+            lengths[i] = (uint32_t)strlen(name);
+    }
+    return copy;
+}
+
+static void free_names(char **names, uint32_t count)
+{
+    if (!names)
+        return;
+    for (uint32_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+FormatDecoder *format_decoder_create(const FormatOptions *options, uint32_t field_count,
+                                     const char *const *names, const DataType *types)
+{
+    FormatDecoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder)
+        return NULL;
+    decoder->options = *options;
+    decoder->field_count = field_count;
+    size_t slots = field_count ? field_count : 1;
+    decoder->name_lengths = calloc(slots, sizeof *decoder->name_lengths);
+    decoder->types = calloc(slots, sizeof *decoder->types);
+    decoder->json_field_tokens = calloc(slots, sizeof *decoder->json_field_tokens);
+    if (decoder->name_lengths)
+        decoder->names = copy_names(field_count, names, decoder->name_lengths);
+    if (!decoder->name_lengths || !decoder->types || !decoder->json_field_tokens ||
+        !decoder->names) {
+        format_decoder_free(decoder);
+        return NULL;
+    }
+    if (field_count)
+        memcpy(decoder->types, types, field_count * sizeof *types);
+    return decoder;
+}
+
+void format_decoder_free(FormatDecoder *decoder)
+{
+    if (!decoder)
+        return;
+    format_json_decoder_release(decoder);
+    free_names(decoder->names, decoder->field_count);
+    free(decoder->name_lengths);
+    free(decoder->types);
+    free(decoder->json_field_tokens);
+    free(decoder->scratch);
+    free(decoder);
+}
+
+bool format_reserve_scratch(FormatDecoder *decoder, size_t size)
+{
+    size_t needed = decoder->scratch_used + size + 1;
+    if (needed <= decoder->scratch_capacity)
+        return true;
+    size_t capacity = decoder->scratch_capacity ? decoder->scratch_capacity : 4096;
+    while (capacity < needed)
+        capacity *= 2;
+    char *scratch = realloc(decoder->scratch, capacity);
+    if (!scratch)
+        return false;
+    decoder->scratch = scratch;
+    decoder->scratch_capacity = capacity;
+    return true;
+}
+
+size_t format_record_length(const FormatDecoder *decoder, const char *data, size_t length,
+                            uint32_t *embedded_newlines)
+{
+    if (decoder->options.kind == FORMAT_KIND_CSV && decoder->options.quote_character)
+        return format_csv_record_length(decoder, data, length, embedded_newlines);
+    *embedded_newlines = 0;
+    const char *newline = memchr(data, '\n', length);
+    return newline ? (size_t)(newline - data) : length;
+}
+
+int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
+                  char *error, size_t error_size)
+{
+    if (length && data[length - 1] == '\r')
+        length--;
+    decoder->scratch_used = 0;
+    if (!format_reserve_scratch(decoder, length)) {
+        snprintf(error, error_size, "out of memory");
+        return JOINERY_ERROR_NO_MEMORY;
+    }
+    if (decoder->options.kind == FORMAT_KIND_CSV)
+        return format_csv_decode(decoder, data, length, values, error, error_size);
+    return format_json_decode(decoder, data, length, values, error, error_size);
+}
+
+int format_decode_row(FormatDecoder *decoder, const char *data, size_t length,
+                      RowBuilder *builder, Row **row, char *error, size_t error_size)
+{
+    Value stack_values[64];
+    Value *values = stack_values;
+    if (decoder->field_count > 64) {
+        values = malloc(decoder->field_count * sizeof *values);
+        if (!values) {
+            snprintf(error, error_size, "out of memory");
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+    }
+    int status = format_decode(decoder, data, length, values, error, error_size);
+    if (status == FORMAT_RECORD_ROW) {
+        row_builder_begin(builder, decoder->field_count, ROW_KIND_INSERT);
+        for (uint32_t i = 0; i < decoder->field_count; i++)
+            value_to_builder(builder, i, decoder->types[i], values[i]);
+        *row = row_builder_finish(builder);
+        if (!*row) {
+            snprintf(error, error_size, "out of memory");
+            status = JOINERY_ERROR_NO_MEMORY;
+        }
+    }
+    if (values != stack_values)
+        free(values);
+    return status;
+}
+
+int format_field_error(char *error, size_t error_size, const char *name, const char *reason,
+                       const char *text, size_t text_length)
+{
+    enum { SHOWN = 60 };
+    int shown = text_length > SHOWN ? SHOWN : (int)text_length;
+    if (text)
+        snprintf(error, error_size, "field '%s': %s: \"%.*s%s\"", name, reason, shown, text,
+                 text_length > SHOWN ? "..." : "");
+    else
+        snprintf(error, error_size, "field '%s': %s", name, reason);
+    return JOINERY_ERROR_RUNTIME;
+}
+
+int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char *text,
+                       size_t length, bool iso_8601, Value *value, char *error,
+                       size_t error_size)
+{
+    DataType type = decoder->types[field];
+    char reason[160];
+    if (length > UINT32_MAX)
+        return format_field_error(error, error_size, decoder->names[field], "value too long",
+                                  NULL, 0);
+    if (type.id == TYPE_TIMESTAMP || type.id == TYPE_TIMESTAMP_LTZ) {
+        /* Flink is strict about the date/time separator of the chosen standard. */
+        const char *cursor = text, *end = text + length;
+        while (cursor < end && isspace((unsigned char)*cursor))
+            cursor++;
+        if (end - cursor > 10) {
+            char separator = cursor[10];
+            char expected = iso_8601 ? 'T' : ' ';
+            if ((separator == ' ' || separator == 'T') && separator != expected) {
+                char type_name[64];
+                snprintf(reason, sizeof reason,
+                         "not a valid %s in the %s timestamp format (see "
+                         "'json.timestamp-format.standard')",
+                         type_format(type, type_name, sizeof type_name),
+                         iso_8601 ? "ISO-8601" : "SQL");
+                return format_field_error(error, error_size, decoder->names[field], reason, text,
+                                          length);
+            }
+        }
+    }
+    if (value_parse_text(type, text, (uint32_t)length, NULL, value, reason, sizeof reason) != 0)
+        return format_field_error(error, error_size, decoder->names[field], reason, text,
+                                  length);
+    if (type.id == TYPE_FLOAT)
+        value->d = (double)(float)value->d;
+    return 0;
+}
+
+/* Java's Float.toString digits: the shortest decimal that reads back as the same float. */
+static int append_float(float number, StrBuf *out)
+{
+    char text[48];
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, (double)number);
+        if (strtof(text, NULL) == number)
+            break;
+    }
+    return value_format_text(type_make(TYPE_DOUBLE, true), value_double(strtod(text, NULL)),
+                             out);
+}
+
+/* HH:MM:SS then the fraction with as many digits as needed (none when zero). */
+static int append_time_of_day(int64_t millis, StrBuf *out)
+{
+    int64_t seconds = millis / 1000;
+    int fraction = (int)(millis % 1000);
+    if (strbuf_printf(out, "%02d:%02d:%02d", (int)(seconds / 3600), (int)(seconds / 60 % 60),
+                      (int)(seconds % 60)) != 0)
+        return -1;
+    if (fraction == 0)
+        return 0;
+    char digits[8];
+    snprintf(digits, sizeof digits, "%03d", fraction);
+    size_t n = 3;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    return strbuf_printf(out, ".%s", digits);
+}
+
+int format_append_value_text(DataType type, Value value, bool iso_8601, StrBuf *out)
+{
+    switch (type.id) {
+    case TYPE_BOOLEAN:
+        return strbuf_append_cstr(out, value.i ? "true" : "false");
+    case TYPE_FLOAT:
+        return append_float((float)value.d, out);
+    case TYPE_TIME:
+        return append_time_of_day(value.i, out);
+    case TYPE_TIMESTAMP:
+    case TYPE_TIMESTAMP_LTZ: {
+        int64_t days = value.i >= 0 ? value.i / 86400000 : -((-value.i + 86399999) / 86400000);
+        int64_t millis = value.i - days * 86400000;
+        int64_t year;
+        unsigned month, day;
+        datetime_civil_from_days(days, &year, &month, &day);
+        if (strbuf_printf(out, "%04lld-%02u-%02u%c", (long long)year, month, day,
+                          iso_8601 ? 'T' : ' ') != 0 ||
+            append_time_of_day(millis, out) != 0)
+            return -1;
+        return type.id == TYPE_TIMESTAMP_LTZ ? strbuf_append_char(out, 'Z') : 0;
+    }
+    default:
+        return value_format_text(type, value, out);
+    }
+}
+
+FormatEncoder *format_encoder_create(const FormatOptions *options, uint32_t field_count,
+                                     const char *const *names, const DataType *types)
+{
+    FormatEncoder *encoder = calloc(1, sizeof *encoder);
+    if (!encoder)
+        return NULL;
+    encoder->options = *options;
+    encoder->field_count = field_count;
+    encoder->names = copy_names(field_count, names, NULL);
+    encoder->types = calloc(field_count ? field_count : 1, sizeof *encoder->types);
+    if (!encoder->names || !encoder->types) {
+        format_encoder_free(encoder);
+        return NULL;
+    }
+    if (field_count)
+        memcpy(encoder->types, types, field_count * sizeof *types);
+    return encoder;
+}
+
+void format_encoder_free(FormatEncoder *encoder)
+{
+    if (!encoder)
+        return;
+    free_names(encoder->names, encoder->field_count);
+    free(encoder->types);
+    strbuf_free(&encoder->scratch);
+    free(encoder);
+}
+
+int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out)
+{
+    int status = encoder->options.kind == FORMAT_KIND_CSV
+                     ? format_csv_encode(encoder, row, out)
+                     : format_json_encode(encoder, row, out);
+    return status == 0 ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}

@@ -1,0 +1,68 @@
+/*
+ * format_internal.h - the decoder and encoder structures shared by
+ * format.c (generic part), json.c and csv.c. Not for connectors.
+ *
+ * Invariant: before a record is decoded, the scratch buffer holds at least
+ * as many bytes as the record, so unescaped strings (never longer than
+ * their escaped form) are appended without reallocating: string Values
+ * pointing into scratch stay valid for the whole record.
+ */
+#ifndef JOINERY_FORMAT_INTERNAL_H
+#define JOINERY_FORMAT_INTERNAL_H
+
+#include "engine/format/format.h"
+
+struct FormatDecoder {
+    FormatOptions options;
+    uint32_t field_count;
+    char **names;
+    uint32_t *name_lengths;
+    DataType *types;
+    char *scratch; /* unescaped strings of the current record */
+    size_t scratch_capacity;
+    size_t scratch_used;
+    void *json_tokens; /* jsmntok_t array (json.c) */
+    uint32_t json_token_capacity;
+    int32_t *json_field_tokens; /* token of each field's value, -1 when absent */
+};
+
+struct FormatEncoder {
+    FormatOptions options;
+    uint32_t field_count;
+    char **names;
+    DataType *types;
+    StrBuf scratch; /* text of one value */
+};
+
+/* Makes sure scratch can take `size` more bytes from scratch_used; false on no memory. */
+bool format_reserve_scratch(FormatDecoder *decoder, size_t size);
+/*
+ * Writes `field '<name>': <reason>: "<text>"` (text shortened) into error
+ * and returns JOINERY_ERROR_RUNTIME.
+ */
+int format_field_error(char *error, size_t error_size, const char *name, const char *reason,
+                       const char *text, size_t text_length);
+/*
+ * Converts text to a value of `type` (strings point into text). For the
+ * timestamp types, `iso_8601` selects 'T' as the date/time separator (else
+ * a space, SQL standard). Returns 0, or JOINERY_ERROR_RUNTIME with the
+ * field error written.
+ */
+int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char *text,
+                       size_t length, bool iso_8601, Value *value, char *error,
+                       size_t error_size);
+/* Appends the text of a non-NULL value as both formats write it (no quoting). */
+int format_append_value_text(DataType type, Value value, bool iso_8601, StrBuf *out);
+
+int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
+                       char *error, size_t error_size);
+int format_csv_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
+                      char *error, size_t error_size);
+size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, size_t length,
+                                uint32_t *embedded_newlines);
+int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
+int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
+/* Frees json.c's per-decoder memory. */
+void format_json_decoder_release(FormatDecoder *decoder);
+
+#endif

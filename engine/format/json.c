@@ -1,0 +1,466 @@
+/*
+ * json.c - Flink's 'json' format: one JSON object per record.
+ *
+ * Decoding tokenizes the record with jsmn (numbers stay text, so BIGINT and
+ * DECIMAL keep every digit), finds each top-level key's field by name
+ * (case-sensitive, as Flink; the next field in schema order is tried first
+ * since producers usually write keys in that order), then converts each
+ * field's token: null -> NULL, nested object/array -> its raw JSON text for
+ * string fields (as Flink) and an error otherwise, strings are unescaped
+ * into the decoder's scratch only when they contain a backslash.
+ *
+ * Invariant: the jsmn token array and scratch belong to the decoder and are
+ * reused across records; nothing is allocated per field.
+ */
+#define JSMN_STATIC
+#define JSMN_STRICT
+#include <jsmn.h>
+
+#include "engine/format/format_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { JSON_INITIAL_TOKENS = 256, JSON_MAX_TOKENS = 1 << 26 };
+
+void format_json_decoder_release(FormatDecoder *decoder)
+{
+    free(decoder->json_tokens);
+    decoder->json_tokens = NULL;
+    decoder->json_token_capacity = 0;
+}
+
+static int json_malformed(char *error, size_t error_size, size_t offset, const char *what)
+{
+    snprintf(error, error_size, "malformed JSON at byte %zu%s%s", offset + 1, what ? ": " : "",
+             what ? what : "");
+    return JOINERY_ERROR_RUNTIME;
+}
+
+/* Index of the token after the subtree rooted at `index`. */
+static int json_skip(const jsmntok_t *tokens, int count, int index)
+{
+    int pending = 1;
+    while (pending > 0 && index < count) {
+        pending += tokens[index].size - 1;
+        index++;
+    }
+    return index;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static bool read_hex4(const char *text, const char *end, unsigned *code)
+{
+    if (end - text < 4)
+        return false;
+    unsigned value = 0;
+    for (int i = 0; i < 4; i++) {
+        int digit = hex_digit(text[i]);
+        if (digit < 0)
+            return false;
+        value = value * 16 + (unsigned)digit;
+    }
+    *code = value;
+    return true;
+}
+
+static char *put_utf8(char *out, unsigned code)
+{
+    if (code < 0x80) {
+        *out++ = (char)code;
+    } else if (code < 0x800) {
+        *out++ = (char)(0xC0 | (code >> 6));
+        *out++ = (char)(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+        *out++ = (char)(0xE0 | (code >> 12));
+        *out++ = (char)(0x80 | ((code >> 6) & 0x3F));
+        *out++ = (char)(0x80 | (code & 0x3F));
+    } else {
+        *out++ = (char)(0xF0 | (code >> 18));
+        *out++ = (char)(0x80 | ((code >> 12) & 0x3F));
+        *out++ = (char)(0x80 | ((code >> 6) & 0x3F));
+        *out++ = (char)(0x80 | (code & 0x3F));
+    }
+    return out;
+}
+
+/*
+ * Unescapes text into out (at least `length` bytes); returns the length
+ * written. The output is never longer than the input (a 6-byte \uXXXX gives
+ * at most 3 bytes, a 12-byte surrogate pair 4). Lone surrogates become
+ * U+FFFD.
+ */
+static size_t json_unescape(const char *text, size_t length, char *out)
+{
+    const char *cursor = text, *end = text + length;
+    char *start = out;
+    while (cursor < end) {
+        const char *backslash = memchr(cursor, '\\', (size_t)(end - cursor));
+        if (!backslash) {
+            memcpy(out, cursor, (size_t)(end - cursor));
+            out += end - cursor;
+            break;
+        }
+        memcpy(out, cursor, (size_t)(backslash - cursor));
+        out += backslash - cursor;
+        cursor = backslash + 1;
+        if (cursor >= end)
+            break;
+        char c = *cursor++;
+        switch (c) {
+        case 'n':
+            *out++ = '\n';
+            break;
+        case 't':
+            *out++ = '\t';
+            break;
+        case 'r':
+            *out++ = '\r';
+            break;
+        case 'b':
+            *out++ = '\b';
+            break;
+        case 'f':
+            *out++ = '\f';
+            break;
+        case 'u': {
+            unsigned code;
+            if (!read_hex4(cursor, end, &code)) {
+                out = put_utf8(out, 0xFFFD);
+                break;
+            }
+            cursor += 4;
+            if (code >= 0xD800 && code <= 0xDBFF) {
+                unsigned low;
+                if (end - cursor >= 6 && cursor[0] == '\\' && cursor[1] == 'u' &&
+                    read_hex4(cursor + 2, end, &low) && low >= 0xDC00 && low <= 0xDFFF) {
+                    cursor += 6;
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                } else {
+                    code = 0xFFFD;
+                }
+            } else if (code >= 0xDC00 && code <= 0xDFFF) {
+                code = 0xFFFD;
+            }
+            out = put_utf8(out, code);
+            break;
+        }
+        default: /* \" \\ \/ */
+            *out++ = c;
+            break;
+        }
+    }
+    return (size_t)(out - start);
+}
+
+/* Matches a key token to a field; -1 when the key names no field. */
+static int json_find_field(const FormatDecoder *decoder, const char *key, size_t key_length,
+                           uint32_t hint)
+{
+    uint32_t count = decoder->field_count;
+    for (uint32_t step = 0; step < count; step++) {
+        uint32_t field = hint + step;
+        if (field >= count)
+            field -= count;
+        if (decoder->name_lengths[field] == key_length &&
+            memcmp(decoder->names[field], key, key_length) == 0)
+            return (int)field;
+    }
+    return -1;
+}
+
+static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length, int *count,
+                         char *error, size_t error_size)
+{
+    if (!decoder->json_tokens) {
+        decoder->json_tokens = malloc(JSON_INITIAL_TOKENS * sizeof(jsmntok_t));
+        if (!decoder->json_tokens) {
+            snprintf(error, error_size, "out of memory");
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+        decoder->json_token_capacity = JSON_INITIAL_TOKENS;
+    }
+    for (;;) {
+        jsmn_parser parser;
+        jsmn_init(&parser);
+        int result = jsmn_parse(&parser, data, length, decoder->json_tokens,
+                                decoder->json_token_capacity);
+        if (result >= 0) {
+            *count = result;
+            return JOINERY_OK;
+        }
+        if (result != JSMN_ERROR_NOMEM) {
+            size_t position = parser.pos < length ? parser.pos : length;
+            return json_malformed(error, error_size, position,
+                                  result == JSMN_ERROR_PART ? "unexpected end of record" : NULL);
+        }
+        if (decoder->json_token_capacity >= JSON_MAX_TOKENS) {
+            snprintf(error, error_size, "JSON record has too many values");
+            return JOINERY_ERROR_RUNTIME;
+        }
+        uint32_t capacity = decoder->json_token_capacity * 2;
+        jsmntok_t *tokens = realloc(decoder->json_tokens, capacity * sizeof(jsmntok_t));
+        if (!tokens) {
+            snprintf(error, error_size, "out of memory");
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+        decoder->json_tokens = tokens;
+        decoder->json_token_capacity = capacity;
+    }
+}
+
+static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char *data,
+                              const jsmntok_t *token, Value *value, char *error,
+                              size_t error_size)
+{
+    DataType type = decoder->types[field];
+    const char *text = data + token->start;
+    size_t length = (size_t)(token->end - token->start);
+    bool is_string_type = type_is_string(type.id);
+    switch (token->type) {
+    case JSMN_PRIMITIVE:
+        if (text[0] == 'n') {
+            if (length != 4 || memcmp(text, "null", 4) != 0)
+                return json_malformed(error, error_size, (size_t)token->start, NULL);
+            *value = value_null();
+            return 0;
+        }
+        if (text[0] == 't' || text[0] == 'f') {
+            if (!(length == 4 && memcmp(text, "true", 4) == 0) &&
+                !(length == 5 && memcmp(text, "false", 5) == 0))
+                return json_malformed(error, error_size, (size_t)token->start, NULL);
+            if (type.id != TYPE_BOOLEAN && !is_string_type)
+                return format_parse_field(decoder, field, text, length, false, value, error,
+                                          error_size);
+        } else if (!type_is_numeric(type.id) && !is_string_type) {
+            char reason[96], type_name[64];
+            snprintf(reason, sizeof reason, "expected a %s but found a JSON number",
+                     type_format(type, type_name, sizeof type_name));
+            return format_field_error(error, error_size, decoder->names[field], reason, text,
+                                      length);
+        }
+        if (is_string_type) {
+            *value = value_string(text, (uint32_t)length);
+            return 0;
+        }
+        return format_parse_field(decoder, field, text, length, false, value, error,
+                                  error_size);
+    case JSMN_STRING:
+        if (memchr(text, '\\', length)) {
+            char *out = decoder->scratch + decoder->scratch_used;
+            length = json_unescape(text, length, out);
+            decoder->scratch_used += length;
+            text = out;
+        }
+        if (is_string_type) {
+            *value = value_string(text, (uint32_t)length);
+            return 0;
+        }
+        return format_parse_field(decoder, field, text, length,
+                                  decoder->options.timestamp_iso_8601, value, error, error_size);
+    case JSMN_OBJECT:
+    case JSMN_ARRAY:
+        if (is_string_type) {
+            *value = value_string(text, (uint32_t)length);
+            return 0;
+        } else {
+            char reason[96], type_name[64];
+            snprintf(reason, sizeof reason, "expected a %s but found a JSON %s",
+                     type_format(type, type_name, sizeof type_name),
+                     token->type == JSMN_OBJECT ? "object" : "array");
+            return format_field_error(error, error_size, decoder->names[field], reason, text,
+                                      length);
+        }
+    default:
+        return json_malformed(error, error_size, (size_t)token->start, NULL);
+    }
+}
+
+int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
+                       char *error, size_t error_size)
+{
+    size_t first = 0;
+    while (first < length && (data[first] == ' ' || data[first] == '\t' || data[first] == '\r'))
+        first++;
+    if (first == length)
+        return FORMAT_RECORD_EMPTY;
+    if (data[first] != '{')
+        return json_malformed(error, error_size, first, "expected a JSON object");
+    int count;
+    int status = json_tokenize(decoder, data, length, &count, error, error_size);
+    if (status != JOINERY_OK)
+        return status;
+    const jsmntok_t *tokens = decoder->json_tokens;
+    if (count < 1 || tokens[0].type != JSMN_OBJECT)
+        return json_malformed(error, error_size, first, "expected a JSON object");
+    int end = json_skip(tokens, count, 0);
+    if (end != count)
+        return json_malformed(error, error_size, (size_t)tokens[end].start,
+                              "unexpected content after the object");
+
+    int32_t *field_tokens = decoder->json_field_tokens;
+    for (uint32_t i = 0; i < decoder->field_count; i++)
+        field_tokens[i] = -1;
+    uint32_t hint = 0;
+    int index = 1;
+    for (int key = 0; key < tokens[0].size; key++) {
+        if (index >= count)
+            return json_malformed(error, error_size, length, NULL);
+        const jsmntok_t *key_token = &tokens[index];
+        if (key_token->type != JSMN_STRING || key_token->size != 1 || index + 1 >= count)
+            return json_malformed(error, error_size, (size_t)key_token->start,
+                                  "expected \"key\": value");
+        const char *name = data + key_token->start;
+        size_t name_length = (size_t)(key_token->end - key_token->start);
+        char unescaped[256];
+        if (memchr(name, '\\', name_length)) {
+            if (name_length > sizeof unescaped)
+                name_length = 0; /* matches no field */
+            else
+                name_length = json_unescape(name, name_length, unescaped);
+            name = unescaped;
+        }
+        int field = json_find_field(decoder, name, name_length, hint);
+        if (field >= 0) {
+            field_tokens[field] = index + 1;
+            hint = (uint32_t)field + 1;
+        }
+        index = json_skip(tokens, count, index + 1);
+    }
+
+    for (uint32_t field = 0; field < decoder->field_count; field++) {
+        if (field_tokens[field] < 0) {
+            if (decoder->options.fail_on_missing_field) {
+                snprintf(error, error_size, "field '%s': missing (json.fail-on-missing-field "
+                                            "is true)",
+                         decoder->names[field]);
+                return JOINERY_ERROR_RUNTIME;
+            }
+            values[field] = value_null();
+            continue;
+        }
+        status = json_convert_field(decoder, field, data, &tokens[field_tokens[field]],
+                                    &values[field], error, error_size);
+        if (status != 0)
+            return status;
+    }
+    return FORMAT_RECORD_ROW;
+}
+
+static int json_append_string(const char *text, size_t length, StrBuf *out)
+{
+    static const char HEX[] = "0123456789abcdef";
+    if (strbuf_reserve(out, length + 2) != 0 || strbuf_append_char(out, '"') != 0)
+        return -1;
+    size_t run = 0;
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (strbuf_append(out, text + run, i - run) != 0)
+            return -1;
+        run = i + 1;
+        char escape[8];
+        switch (c) {
+        case '"':
+            memcpy(escape, "\\\"", 3);
+            break;
+        case '\\':
+            memcpy(escape, "\\\\", 3);
+            break;
+        case '\n':
+            memcpy(escape, "\\n", 3);
+            break;
+        case '\r':
+            memcpy(escape, "\\r", 3);
+            break;
+        case '\t':
+            memcpy(escape, "\\t", 3);
+            break;
+        case '\b':
+            memcpy(escape, "\\b", 3);
+            break;
+        case '\f':
+            memcpy(escape, "\\f", 3);
+            break;
+        default:
+            memcpy(escape, "\\u00", 4);
+            escape[4] = HEX[c >> 4];
+            escape[5] = HEX[c & 15];
+            escape[6] = '\0';
+            break;
+        }
+        if (strbuf_append_cstr(out, escape) != 0)
+            return -1;
+    }
+    if (strbuf_append(out, text + run, length - run) != 0)
+        return -1;
+    return strbuf_append_char(out, '"');
+}
+
+int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
+{
+    if (strbuf_append_char(out, '{') != 0)
+        return -1;
+    for (uint32_t field = 0; field < encoder->field_count; field++) {
+        DataType type = encoder->types[field];
+        if (field > 0 && strbuf_append_char(out, ',') != 0)
+            return -1;
+        if (json_append_string(encoder->names[field], strlen(encoder->names[field]), out) != 0 ||
+            strbuf_append_char(out, ':') != 0)
+            return -1;
+        Value value = value_from_row(row, field, type);
+        if (value.is_null) {
+            if (strbuf_append_cstr(out, "null") != 0)
+                return -1;
+            continue;
+        }
+        switch (type.id) {
+        case TYPE_BOOLEAN:
+        case TYPE_TINYINT:
+        case TYPE_SMALLINT:
+        case TYPE_INT:
+        case TYPE_BIGINT:
+        case TYPE_DECIMAL:
+            if (format_append_value_text(type, value, false, out) != 0)
+                return -1;
+            break;
+        case TYPE_FLOAT:
+        case TYPE_DOUBLE:
+            if (value.d != value.d || value.d - value.d != 0) { /* NaN, infinities */
+                strbuf_clear(&encoder->scratch);
+                if (format_append_value_text(type, value, false, &encoder->scratch) != 0 ||
+                    json_append_string(encoder->scratch.data, encoder->scratch.length, out) != 0)
+                    return -1;
+            } else if (format_append_value_text(type, value, false, out) != 0) {
+                return -1;
+            }
+            break;
+        case TYPE_CHAR:
+        case TYPE_VARCHAR:
+            if (json_append_string(value.s.ptr, value.s.len, out) != 0)
+                return -1;
+            break;
+        default:
+            strbuf_clear(&encoder->scratch);
+            if (format_append_value_text(type, value, encoder->options.timestamp_iso_8601,
+                                         &encoder->scratch) != 0 ||
+                json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
+                                   encoder->scratch.length, out) != 0)
+                return -1;
+            break;
+        }
+    }
+    return strbuf_append_char(out, '}');
+}
