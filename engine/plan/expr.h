@@ -115,6 +115,12 @@ struct Expr {
             uint32_t arg_count;
             Expr **args;
             TrimMode trim_mode; /* FUNCTION_TRIM only */
+            /*
+             * FUNCTION_CAST only: inserted by function_resolve to widen an
+             * argument (INT -> BIGINT, CHAR -> VARCHAR); Flink's plans do not
+             * show such casts, so expr_print writes only the operand.
+             */
+            bool implicit;
         } call;
     };
 };
@@ -126,6 +132,31 @@ Expr *expr_make_call(Arena *arena, FunctionId function, DataType type, Expr **ar
                      uint32_t arg_count); /* copies the args array */
 /* CAST(expr AS type), or expr itself when the types already match. */
 Expr *expr_make_cast(Arena *arena, Expr *expr, DataType type);
+/* Like expr_make_cast, but marks the cast implicit (not printed in plans). */
+Expr *expr_make_implicit_cast(Arena *arena, Expr *expr, DataType type);
+/*
+ * True when CAST(value of `from` AS `to`) is allowed (as Flink allows it):
+ * between numerics, anything to and from strings, BOOLEAN <-> numeric,
+ * DATE <-> TIMESTAMP, TIMESTAMP <-> TIMESTAMP_LTZ, TIME <-> TIMESTAMP,
+ * NULL to anything. The binder checks explicit CAST/TRY_CAST with it.
+ */
+bool expr_cast_is_valid(DataType from, DataType to);
+
+/*
+ * Unit an INTERVAL literal was written in, kept in its DataType's
+ * `precision` (unused otherwise for intervals) so that EXPLAIN prints
+ * 3600000:INTERVAL HOUR as Flink does. 0 means SECOND (day-time) or MONTH
+ * (year-month). The value is always milliseconds or months.
+ */
+typedef enum ExprIntervalUnit {
+    EXPR_INTERVAL_UNIT_DEFAULT = 0,
+    EXPR_INTERVAL_UNIT_YEAR,
+    EXPR_INTERVAL_UNIT_MONTH,
+    EXPR_INTERVAL_UNIT_DAY,
+    EXPR_INTERVAL_UNIT_HOUR,
+    EXPR_INTERVAL_UNIT_MINUTE,
+    EXPR_INTERVAL_UNIT_SECOND,
+} ExprIntervalUnit;
 /* AND of the non-NULL conditions (NULL when there are none). */
 Expr *expr_make_and(Arena *arena, Expr **conditions, uint32_t count);
 
@@ -179,5 +210,14 @@ typedef enum ExprStyle {
  * 5000:INTERVAL SECOND, 2024-01-01 10:00:00 for timestamps.
  */
 int expr_print(const Expr *expr, const char *const *field_names, ExprStyle style, StrBuf *out);
+
+/*
+ * Writes the type as Calcite (and so Flink's plans and validation messages)
+ * spells it: INTEGER, VARCHAR(2147483647), DECIMAL(10, 2),
+ * TIMESTAMP_WITH_LOCAL_TIME_ZONE(3), INTERVAL SECOND. With `full`, adds
+ * CHARACTER SET "UTF-16LE" to strings, " NOT NULL" and a time attribute
+ * marker (the form CAST shows in the physical plan). Returns buffer.
+ */
+const char *expr_type_name(DataType type, bool full, char *buffer, size_t size);
 
 #endif
