@@ -1,0 +1,1837 @@
+/*
+ * diff_join.c - differential test of joinery's joins against SQLite.
+ *
+ * Each round writes 2 to 5 random tables t0..t4 (columns k INT, j BIGINT,
+ * v INT, d DECIMAL(10, 2), s STRING; tiny key domains so keys repeat; NULLs
+ * in every column) as JSON-lines files into a fresh directory, declares them
+ * in a new joinery session with the filesystem connector and loads the same
+ * rows into an in-memory SQLite database. It then generates random queries:
+ * chains of INNER / LEFT / RIGHT / FULL OUTER joins (sometimes parenthesized)
+ * over base tables, filtered subqueries and GROUP BY subqueries (updating
+ * inputs), with equi-join keys plus residual ON conditions, WHERE filters,
+ * projections with expressions, DISTINCT and aggregates over the join.
+ *
+ * Every query runs through joinery_session_execute. The changelog is applied
+ * to a multiset (+I/+U add a row, -U/-D remove one; removing a row that is
+ * not there is a failure: retractions must be exact), and the final multiset
+ * must equal SQLite's result for the same query on the same data. Values are
+ * compared as text: integers in decimal, DECIMAL with exactly two decimals,
+ * strings as they are, NULL apart from every string.
+ *
+ * Invariants:
+ * - Everything is a pure function of the seed: query i of seed s is the same
+ *   query on the same data in every run (--only i reruns just that one).
+ * - SQLite stores DECIMAL(10, 2) as integer cents, so its arithmetic and
+ *   comparisons are exact; the query generator writes decimal literals as
+ *   "12.50" for joinery and 1250 for SQLite, and nothing else differs.
+ * - The generator emits only features joinery is expected to support (see
+ *   the feature list in usage()); a feature can be switched off with
+ *   --without to triage a failure.
+ * - No assertion depends on wall-clock time. A hang guard (--timeout,
+ *   default 30 s per statement) cancels a statement that never ends.
+ *
+ * Usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]
+ *                  [--without FEATURE,...] [--timeout SECONDS] [--keep]
+ *                  [--verbose] [--dry-run]
+ * The last line printed is "N passed, N failed"; the exit status is non-zero
+ * when any query failed.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+
+enum {
+    MAX_TABLES = 5,
+    TABLE_COLUMNS = 5,
+    MAX_SOURCES = 5,
+    MAX_SOURCE_COLUMNS = 8,
+    MAX_OUTPUT_COLUMNS = 12,
+    QUERIES_PER_ROUND = 25,
+    MAX_EXPECTED_ROWS = 3000, /* regenerate queries whose answer is larger */
+    MAX_DETAILED_FAILURES = 10,
+    MAX_PRINTED_ROWS = 40,
+};
+
+/* ------------------------------------------------------------------ text */
+
+/* A growable NUL-terminated string. Allocation failure exits the test. */
+typedef struct Text {
+    char *data;
+    size_t length;
+    size_t capacity;
+} Text;
+
+static void text_reserve(Text *text, size_t extra)
+{
+    if (text->length + extra + 1 <= text->capacity)
+        return;
+    size_t capacity = text->capacity ? text->capacity : 256;
+    while (capacity < text->length + extra + 1)
+        capacity *= 2;
+    char *data = realloc(text->data, capacity);
+    if (!data) {
+        fprintf(stderr, "diff_join: out of memory\n");
+        exit(2);
+    }
+    text->data = data;
+    text->capacity = capacity;
+}
+
+static void text_append(Text *text, const char *bytes, size_t length)
+{
+    text_reserve(text, length);
+    memcpy(text->data + text->length, bytes, length);
+    text->length += length;
+    text->data[text->length] = '\0';
+}
+
+static void text_vprintf(Text *text, const char *format, va_list arguments)
+{
+    va_list copy;
+    va_copy(copy, arguments);
+    int needed = vsnprintf(NULL, 0, format, copy);
+    va_end(copy);
+    if (needed < 0)
+        return;
+    text_reserve(text, (size_t)needed);
+    vsnprintf(text->data + text->length, (size_t)needed + 1, format, arguments);
+    text->length += (size_t)needed;
+}
+
+static void text_printf(Text *text, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void text_printf(Text *text, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    text_vprintf(text, format, arguments);
+    va_end(arguments);
+}
+
+static void text_clear(Text *text)
+{
+    text->length = 0;
+    if (text->data)
+        text->data[0] = '\0';
+}
+
+static void text_free(Text *text)
+{
+    free(text->data);
+    text->data = NULL;
+    text->length = text->capacity = 0;
+}
+
+static char *string_duplicate(const char *text)
+{
+    char *copy = strdup(text);
+    if (!copy) {
+        fprintf(stderr, "diff_join: out of memory\n");
+        exit(2);
+    }
+    return copy;
+}
+
+/* ------------------------------------------------------------ randomness */
+
+/* splitmix64: small, fast, and the same sequence on every platform. */
+typedef struct Random {
+    uint64_t state;
+} Random;
+
+static uint64_t random_next(Random *random)
+{
+    uint64_t z = (random->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound). */
+static int random_below(Random *random, int bound)
+{
+    return (int)(random_next(random) % (uint64_t)bound);
+}
+
+/* Uniform in [low, high]. */
+static int random_range(Random *random, int low, int high)
+{
+    return low + random_below(random, high - low + 1);
+}
+
+static bool random_percent(Random *random, int percent)
+{
+    return random_below(random, 100) < percent;
+}
+
+/* ------------------------------------------------------------- features */
+
+typedef enum Feature {
+    FEATURE_INNER = 1 << 0,        /* INNER JOIN */
+    FEATURE_LEFT = 1 << 1,         /* LEFT JOIN */
+    FEATURE_RIGHT = 1 << 2,        /* RIGHT JOIN */
+    FEATURE_FULL = 1 << 3,         /* FULL OUTER JOIN */
+    FEATURE_RESIDUAL = 1 << 4,     /* non-equi conditions in ON */
+    FEATURE_OR = 1 << 5,           /* OR in ON and WHERE */
+    FEATURE_WHERE = 1 << 6,        /* WHERE filters */
+    FEATURE_GROUPED = 1 << 7,      /* GROUP BY subqueries as join inputs */
+    FEATURE_SUBQUERY = 1 << 8,     /* filtered projection subqueries as join inputs */
+    FEATURE_AGGREGATE = 1 << 9,    /* GROUP BY over the join result */
+    FEATURE_DISTINCT = 1 << 10,    /* SELECT DISTINCT */
+    FEATURE_NESTED = 1 << 11,      /* parenthesized joins: a JOIN (b JOIN c ON ..) ON .. */
+    FEATURE_EXPRESSION = 1 << 12,  /* +, -, COALESCE, CASE in the select list */
+    FEATURE_STAR = 1 << 13,        /* SELECT * */
+    FEATURE_MIXED_KEYS = 1 << 14,  /* INT = BIGINT equi keys */
+    FEATURE_STRING_KEYS = 1 << 15, /* STRING equi keys */
+    FEATURE_DECIMAL_SUM = 1 << 16, /* SUM over DECIMAL (DECIMAL(38, 2) in Flink) */
+    FEATURE_IN = 1 << 17,          /* IN lists and BETWEEN */
+    FEATURE_SELF_JOIN = 1 << 18,   /* the same table twice in one query */
+} Feature;
+
+static const struct {
+    const char *name;
+    unsigned flag;
+} feature_names[] = {
+    {"inner", FEATURE_INNER},
+    {"left", FEATURE_LEFT},
+    {"right", FEATURE_RIGHT},
+    {"full", FEATURE_FULL},
+    {"residual", FEATURE_RESIDUAL},
+    {"or", FEATURE_OR},
+    {"where", FEATURE_WHERE},
+    {"grouped", FEATURE_GROUPED},
+    {"subquery", FEATURE_SUBQUERY},
+    {"aggregate", FEATURE_AGGREGATE},
+    {"distinct", FEATURE_DISTINCT},
+    {"nested", FEATURE_NESTED},
+    {"expression", FEATURE_EXPRESSION},
+    {"star", FEATURE_STAR},
+    {"mixed-keys", FEATURE_MIXED_KEYS},
+    {"string-keys", FEATURE_STRING_KEYS},
+    {"decimal-sum", FEATURE_DECIMAL_SUM},
+    {"in", FEATURE_IN},
+    {"self-join", FEATURE_SELF_JOIN},
+};
+
+/* ---------------------------------------------------------------- tables */
+
+typedef enum ColumnType {
+    COLUMN_INT,
+    COLUMN_BIGINT,
+    COLUMN_DECIMAL, /* DECIMAL with scale 2; SQLite holds cents */
+    COLUMN_STRING,
+} ColumnType;
+
+/* Values of the same class can be compared and joined. */
+typedef enum ValueClass {
+    CLASS_INTEGER,
+    CLASS_DECIMAL,
+    CLASS_STRING,
+} ValueClass;
+
+static ValueClass column_type_class(ColumnType type)
+{
+    switch (type) {
+    case COLUMN_INT:
+    case COLUMN_BIGINT:
+        return CLASS_INTEGER;
+    case COLUMN_DECIMAL:
+        return CLASS_DECIMAL;
+    case COLUMN_STRING:
+        break;
+    }
+    return CLASS_STRING;
+}
+
+static const struct {
+    const char *name;
+    ColumnType type;
+    const char *sql_type;
+} table_columns[TABLE_COLUMNS] = {
+    {"k", COLUMN_INT, "INT"},       {"j", COLUMN_BIGINT, "BIGINT"},
+    {"v", COLUMN_INT, "INT"},       {"d", COLUMN_DECIMAL, "DECIMAL(10, 2)"},
+    {"s", COLUMN_STRING, "STRING"},
+};
+
+static const char *const string_domain[] = {"a", "b", "c", "ab", "", "it's", "\xe4\xb8\xad"};
+enum { STRING_DOMAIN_SIZE = sizeof string_domain / sizeof string_domain[0] };
+
+typedef struct Cell {
+    bool is_null;
+    int64_t integer;    /* INT, BIGINT, DECIMAL in cents */
+    const char *string; /* STRING: points into string_domain */
+} Cell;
+
+typedef struct Table {
+    char name[8];
+    int row_count;
+    Cell (*rows)[TABLE_COLUMNS];
+} Table;
+
+static Cell cell_generate(Random *random, int column)
+{
+    Cell cell = {.is_null = random_percent(random, column == 0 ? 12 : 10)};
+    if (cell.is_null)
+        return cell;
+    switch (column) {
+    case 0: /* k INT: 1..4 */
+        cell.integer = random_range(random, 1, 4);
+        break;
+    case 1: /* j BIGINT: 1..4, sometimes beyond INT */
+        cell.integer = random_percent(random, 5) ? 5000000000LL + random_range(random, 1, 2)
+                                                 : random_range(random, 1, 4);
+        break;
+    case 2: /* v INT: -3..12 */
+        cell.integer = random_range(random, -3, 12);
+        break;
+    case 3: /* d DECIMAL(10, 2): -5.00..20.00, often whole */
+        cell.integer = random_range(random, -500, 2000);
+        if (random_percent(random, 40))
+            cell.integer -= cell.integer % 100;
+        break;
+    default: /* s STRING */
+        cell.string = string_domain[random_below(random, STRING_DOMAIN_SIZE)];
+        break;
+    }
+    return cell;
+}
+
+static void table_generate(Table *table, int index, Random *random)
+{
+    snprintf(table->name, sizeof table->name, "t%d", index);
+    table->row_count = random_percent(random, 4) ? 0 : random_range(random, 1, 18);
+    table->rows = calloc((size_t)(table->row_count ? table->row_count : 1), sizeof *table->rows);
+    if (!table->rows) {
+        fprintf(stderr, "diff_join: out of memory\n");
+        exit(2);
+    }
+    for (int row = 0; row < table->row_count; row++)
+        for (int column = 0; column < TABLE_COLUMNS; column++)
+            table->rows[row][column] = cell_generate(random, column);
+}
+
+/* Appends cents as a decimal with two digits: -0.50, 12.00. */
+static void text_append_decimal(Text *text, int64_t cents)
+{
+    uint64_t magnitude = cents < 0 ? (uint64_t)0 - (uint64_t)cents : (uint64_t)cents;
+    text_printf(text, "%s%llu.%02llu", cents < 0 ? "-" : "", (unsigned long long)(magnitude / 100),
+                (unsigned long long)(magnitude % 100));
+}
+
+static void text_append_json_string(Text *text, const char *value)
+{
+    text_append(text, "\"", 1);
+    for (const char *p = value; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            text_append(text, "\\", 1);
+        text_append(text, p, 1);
+    }
+    text_append(text, "\"", 1);
+}
+
+/* Writes the table as JSON lines to directory/name.json. Returns 0 or -1. */
+static int table_write_json(const Table *table, const char *directory)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.json", directory, table->name);
+    FILE *file = fopen(path, "w");
+    if (!file)
+        return -1;
+    Text line = {0};
+    for (int row = 0; row < table->row_count; row++) {
+        text_clear(&line);
+        text_append(&line, "{", 1);
+        for (int column = 0; column < TABLE_COLUMNS; column++) {
+            const Cell *cell = &table->rows[row][column];
+            text_printf(&line, "%s\"%s\":", column ? "," : "", table_columns[column].name);
+            if (cell->is_null)
+                text_append(&line, "null", 4);
+            else if (table_columns[column].type == COLUMN_DECIMAL)
+                text_append_decimal(&line, cell->integer);
+            else if (table_columns[column].type == COLUMN_STRING)
+                text_append_json_string(&line, cell->string);
+            else
+                text_printf(&line, "%lld", (long long)cell->integer);
+        }
+        text_append(&line, "}\n", 2);
+        fputs(line.data, file);
+    }
+    text_free(&line);
+    return fclose(file) == 0 ? 0 : -1;
+}
+
+/* The CREATE TABLE statement of the table for joinery. */
+static void table_format_ddl(const Table *table, const char *directory, Text *out)
+{
+    text_printf(out, "CREATE TABLE %s (", table->name);
+    for (int column = 0; column < TABLE_COLUMNS; column++)
+        text_printf(out, "%s%s %s", column ? ", " : "", table_columns[column].name,
+                    table_columns[column].sql_type);
+    text_printf(out,
+                ") WITH ('connector' = 'filesystem', 'path' = '%s/%s.json', "
+                "'format' = 'json')",
+                directory, table->name);
+}
+
+/* Creates and fills the table in SQLite. Returns 0 or -1 (message on stderr). */
+static int table_load_sqlite(const Table *table, sqlite3 *database)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE %s (k INTEGER, j INTEGER, v INTEGER, d INTEGER, s TEXT)", table->name);
+    if (sqlite3_exec(database, sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?, ?, ?, ?, ?)", table->name);
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(database, sql, -1, &statement, NULL) != SQLITE_OK)
+        goto fail;
+    for (int row = 0; row < table->row_count; row++) {
+        for (int column = 0; column < TABLE_COLUMNS; column++) {
+            const Cell *cell = &table->rows[row][column];
+            if (cell->is_null)
+                sqlite3_bind_null(statement, column + 1);
+            else if (table_columns[column].type == COLUMN_STRING)
+                sqlite3_bind_text(statement, column + 1, cell->string, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_int64(statement, column + 1, cell->integer);
+        }
+        if (sqlite3_step(statement) != SQLITE_DONE) {
+            sqlite3_finalize(statement);
+            goto fail;
+        }
+        sqlite3_reset(statement);
+    }
+    sqlite3_finalize(statement);
+    return 0;
+fail:
+    fprintf(stderr, "diff_join: sqlite: %s\n", sqlite3_errmsg(database));
+    return -1;
+}
+
+/* --------------------------------------------------------------- queries */
+
+/* A column visible in a FROM item, with the type of its values. */
+typedef struct SourceColumn {
+    char name[8];
+    ColumnType type;
+    bool is_key; /* a good equi-join key (small domain) */
+} SourceColumn;
+
+/* One FROM item: a table, a filtered subquery or a GROUP BY subquery. */
+typedef struct Source {
+    char alias[8];
+    int column_count;
+    SourceColumn columns[MAX_SOURCE_COLUMNS];
+} Source;
+
+/* The FROM items of the query being generated, in textual order. */
+typedef struct Scope {
+    Source sources[MAX_SOURCES];
+    int source_count;
+} Scope;
+
+/* A reference to sources[source].columns[column]. */
+typedef struct ColumnRef {
+    int source;
+    int column;
+} ColumnRef;
+
+/* SQL text in both dialects; they differ only in decimal literals. */
+typedef struct Sql {
+    Text flink;
+    Text sqlite;
+} Sql;
+
+/* A generated query and how to read each of its output columns. */
+typedef struct Query {
+    Sql sql;
+    int output_count;
+    ValueClass outputs[MAX_OUTPUT_COLUMNS];
+} Query;
+
+static void sql_printf(Sql *sql, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void sql_printf(Sql *sql, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    va_list copy;
+    va_copy(copy, arguments);
+    text_vprintf(&sql->flink, format, arguments);
+    text_vprintf(&sql->sqlite, format, copy);
+    va_end(copy);
+    va_end(arguments);
+}
+
+static void sql_append_sql(Sql *sql, const Sql *other)
+{
+    if (other->flink.data)
+        text_append(&sql->flink, other->flink.data, other->flink.length);
+    if (other->sqlite.data)
+        text_append(&sql->sqlite, other->sqlite.data, other->sqlite.length);
+}
+
+static void sql_clear(Sql *sql)
+{
+    text_clear(&sql->flink);
+    text_clear(&sql->sqlite);
+}
+
+static void sql_free(Sql *sql)
+{
+    text_free(&sql->flink);
+    text_free(&sql->sqlite);
+}
+
+/* A decimal literal: 12.50 for joinery, 1250 (cents) for SQLite. */
+static void sql_append_decimal(Sql *sql, int64_t cents)
+{
+    text_append_decimal(&sql->flink, cents);
+    text_printf(&sql->sqlite, "%lld", (long long)cents);
+}
+
+/* A string literal with quotes doubled. */
+static void sql_append_string_literal(Sql *sql, const char *value)
+{
+    Text literal = {0};
+    text_append(&literal, "'", 1);
+    for (const char *p = value; *p; p++) {
+        if (*p == '\'')
+            text_append(&literal, "'", 1);
+        text_append(&literal, p, 1);
+    }
+    text_append(&literal, "'", 1);
+    sql_printf(sql, "%s", literal.data);
+    text_free(&literal);
+}
+
+static const SourceColumn *scope_column(const Scope *scope, ColumnRef ref)
+{
+    return &scope->sources[ref.source].columns[ref.column];
+}
+
+static ValueClass scope_column_class(const Scope *scope, ColumnRef ref)
+{
+    return column_type_class(scope_column(scope, ref)->type);
+}
+
+static void sql_append_column(Sql *sql, const Scope *scope, ColumnRef ref)
+{
+    sql_printf(sql, "%s.%s", scope->sources[ref.source].alias, scope_column(scope, ref)->name);
+}
+
+/* A random column of one of the given sources (indexes into scope->sources). */
+static ColumnRef column_pick(Random *random, const Scope *scope, const int *sources,
+                             int source_count)
+{
+    ColumnRef ref;
+    ref.source = sources[random_below(random, source_count)];
+    ref.column = random_below(random, scope->sources[ref.source].column_count);
+    return ref;
+}
+
+/* A literal of the class, in the range the data uses. */
+static void sql_append_literal(Sql *sql, Random *random, ValueClass value_class)
+{
+    switch (value_class) {
+    case CLASS_INTEGER:
+        sql_printf(sql, "%d", random_range(random, -2, 11));
+        break;
+    case CLASS_DECIMAL: {
+        int64_t cents = random_range(random, -400, 1900);
+        if (random_percent(random, 50))
+            cents -= cents % 100;
+        sql_append_decimal(sql, cents);
+        break;
+    }
+    case CLASS_STRING:
+        sql_append_string_literal(sql, string_domain[random_below(random, STRING_DOMAIN_SIZE)]);
+        break;
+    }
+}
+
+static const char *comparison_pick(Random *random)
+{
+    static const char *const operators[] = {"<>", "<", "<=", ">", ">=", "="};
+    return operators[random_below(random, 6)];
+}
+
+/*
+ * Appends one boolean predicate over columns of `sources` (indexes into
+ * scope->sources). `depth` limits the nesting of OR and NOT.
+ */
+static void sql_append_predicate(Sql *sql, const Scope *scope, Random *random, unsigned features,
+                                 const int *sources, int source_count, int depth)
+{
+    int choice = random_below(random, 100);
+    if (depth < 2 && (features & FEATURE_OR) && choice < 15) {
+        sql_printf(sql, "(");
+        sql_append_predicate(sql, scope, random, features, sources, source_count, depth + 1);
+        sql_printf(sql, " OR ");
+        sql_append_predicate(sql, scope, random, features, sources, source_count, depth + 1);
+        sql_printf(sql, ")");
+        return;
+    }
+    if (depth < 2 && choice < 19) {
+        sql_printf(sql, "NOT (");
+        sql_append_predicate(sql, scope, random, features, sources, source_count, depth + 1);
+        sql_printf(sql, ")");
+        return;
+    }
+    ColumnRef column = column_pick(random, scope, sources, source_count);
+    ValueClass value_class = scope_column_class(scope, column);
+    if (choice < 31) {
+        sql_append_column(sql, scope, column);
+        sql_printf(sql, random_percent(random, 50) ? " IS NULL" : " IS NOT NULL");
+        return;
+    }
+    if ((features & FEATURE_IN) && choice < 39) {
+        sql_append_column(sql, scope, column);
+        if (random_percent(random, 50)) {
+            sql_printf(sql, "%s IN (", random_percent(random, 25) ? " NOT" : "");
+            int count = random_range(random, 1, 3);
+            for (int i = 0; i < count; i++) {
+                if (i)
+                    sql_printf(sql, ", ");
+                sql_append_literal(sql, random, value_class);
+            }
+            sql_printf(sql, ")");
+        } else {
+            sql_printf(sql, " BETWEEN ");
+            sql_append_literal(sql, random, value_class);
+            sql_printf(sql, " AND ");
+            sql_append_literal(sql, random, value_class);
+        }
+        return;
+    }
+    if (choice < 70) {
+        sql_append_column(sql, scope, column);
+        sql_printf(sql, " %s ", comparison_pick(random));
+        sql_append_literal(sql, random, value_class);
+        return;
+    }
+    /* column against a column of the same class, maybe of another source */
+    for (int attempt = 0; attempt < 8; attempt++) {
+        ColumnRef other = column_pick(random, scope, sources, source_count);
+        if (scope_column_class(scope, other) != value_class)
+            continue;
+        if (other.source == column.source && other.column == column.column)
+            continue;
+        sql_append_column(sql, scope, column);
+        sql_printf(sql, " %s ", comparison_pick(random));
+        sql_append_column(sql, scope, other);
+        return;
+    }
+    sql_append_column(sql, scope, column);
+    sql_printf(sql, " %s ", comparison_pick(random));
+    sql_append_literal(sql, random, value_class);
+}
+
+static bool equi_pair_allowed(const Scope *scope, unsigned features, ColumnRef left,
+                              ColumnRef right)
+{
+    const SourceColumn *a = scope_column(scope, left);
+    const SourceColumn *b = scope_column(scope, right);
+    ValueClass value_class = column_type_class(a->type);
+    if (value_class != column_type_class(b->type))
+        return false;
+    if (value_class == CLASS_STRING && !(features & FEATURE_STRING_KEYS))
+        return false;
+    if (a->type != b->type && !(features & FEATURE_MIXED_KEYS))
+        return false;
+    return true;
+}
+
+/*
+ * Appends an ON condition joining `right_sources` to `left_sources`: one or
+ * two equi conditions (left column = right column), then maybe a residual
+ * predicate over both sides.
+ */
+static void sql_append_join_condition(Sql *sql, const Scope *scope, Random *random,
+                                      unsigned features, const int *left_sources, int left_count,
+                                      const int *right_sources, int right_count)
+{
+    int equi_count = random_percent(random, 15) ? 2 : 1;
+    int written = 0;
+    for (int attempt = 0; attempt < 200 && written < equi_count; attempt++) {
+        ColumnRef right = column_pick(random, scope, right_sources, right_count);
+        ColumnRef left = column_pick(random, scope, left_sources, left_count);
+        if (attempt < 100 && random_percent(random, 60)) {
+            /* prefer like-named keys (k = k, j = j): they match often */
+            const Source *source = &scope->sources[left.source];
+            for (int c = 0; c < source->column_count; c++)
+                if (strcmp(source->columns[c].name, scope_column(scope, right)->name) == 0)
+                    left.column = c;
+        }
+        /* mostly small-domain keys; sometimes values */
+        bool keys = scope_column(scope, right)->is_key && scope_column(scope, left)->is_key;
+        if (!keys && attempt < 150 && !random_percent(random, 10))
+            continue;
+        if (!equi_pair_allowed(scope, features, left, right))
+            continue;
+        if (written)
+            sql_printf(sql, " AND ");
+        sql_append_column(sql, scope, left);
+        sql_printf(sql, " = ");
+        sql_append_column(sql, scope, right);
+        written++;
+    }
+    if (!written) {
+        /* every source's first column is an integer key: k or a group key */
+        ColumnRef left = {left_sources[0], 0};
+        ColumnRef right = {right_sources[0], 0};
+        sql_append_column(sql, scope, left);
+        sql_printf(sql, " = ");
+        sql_append_column(sql, scope, right);
+    }
+    if ((features & FEATURE_RESIDUAL) && random_percent(random, 40)) {
+        int both[MAX_SOURCES];
+        int both_count = 0;
+        for (int i = 0; i < left_count; i++)
+            both[both_count++] = left_sources[i];
+        for (int i = 0; i < right_count; i++)
+            both[both_count++] = right_sources[i];
+        sql_printf(sql, " AND ");
+        sql_append_predicate(sql, scope, random, features, both, both_count, 0);
+    }
+}
+
+static void source_add_column(Source *source, const char *name, ColumnType type, bool is_key)
+{
+    SourceColumn *column = &source->columns[source->column_count++];
+    snprintf(column->name, sizeof column->name, "%s", name);
+    column->type = type;
+    column->is_key = is_key;
+}
+
+/* Appends a GROUP BY subquery over table_name: an updating join input. */
+static void source_generate_grouped(Source *source, Sql *sql, Random *random, unsigned features,
+                                    const char *table_name)
+{
+    /* group keys: k, j, (k, s), (k, j) or (j, s): the first is an integer */
+    static const int group_key_choices[][2] = {{0, -1}, {1, -1}, {0, 4}, {0, 1}, {1, 4}};
+    int choice = random_below(random, 5);
+    static const struct {
+        const char *expression;
+        const char *name;
+        ColumnType type;
+        bool is_key;
+        unsigned feature;
+    } aggregates[] = {
+        {"COUNT(*)", "c", COLUMN_BIGINT, false, 0},
+        {"SUM(v)", "sv", COLUMN_INT, false, 0},
+        {"MAX(d)", "xd", COLUMN_DECIMAL, false, 0},
+        {"MIN(s)", "ns", COLUMN_STRING, false, 0},
+        {"COUNT(v)", "cv", COLUMN_BIGINT, false, 0},
+        {"SUM(d)", "sd", COLUMN_DECIMAL, false, FEATURE_DECIMAL_SUM},
+        {"MAX(v)", "xv", COLUMN_INT, false, 0},
+    };
+    const int aggregate_count = (int)(sizeof aggregates / sizeof aggregates[0]);
+    Sql group_by = {0};
+    sql_printf(sql, "(SELECT ");
+    for (int g = 0; g < 2 && group_key_choices[choice][g] >= 0; g++) {
+        int column = group_key_choices[choice][g];
+        sql_printf(sql, "%s%s", g ? ", " : "", table_columns[column].name);
+        sql_printf(&group_by, "%s%s", g ? ", " : "", table_columns[column].name);
+        source_add_column(source, table_columns[column].name, table_columns[column].type, true);
+    }
+    for (int a = 0; a < aggregate_count; a++) {
+        if (a > 0 && !random_percent(random, 45))
+            continue;
+        if (aggregates[a].feature && !(features & aggregates[a].feature))
+            continue;
+        sql_printf(sql, ", %s AS %s", aggregates[a].expression, aggregates[a].name);
+        source_add_column(source, aggregates[a].name, aggregates[a].type, aggregates[a].is_key);
+    }
+    sql_printf(sql, " FROM %s", table_name);
+    if (random_percent(random, 35))
+        sql_printf(sql, " WHERE v %s %d", comparison_pick(random), random_range(random, -1, 8));
+    sql_printf(sql, " GROUP BY ");
+    sql_append_sql(sql, &group_by);
+    sql_printf(sql, ") AS %s", source->alias);
+    sql_free(&group_by);
+}
+
+/* Appends a filtered projection of table_name: k first, then some columns. */
+static void source_generate_filtered(Source *source, Sql *sql, Random *random, unsigned features,
+                                     const char *table_name)
+{
+    sql_printf(sql, "(SELECT k");
+    source_add_column(source, "k", COLUMN_INT, true);
+    for (int column = 1; column < TABLE_COLUMNS; column++) {
+        if (!random_percent(random, 60))
+            continue;
+        sql_printf(sql, ", %s", table_columns[column].name);
+        source_add_column(source, table_columns[column].name, table_columns[column].type,
+                          column == 1 || column == 4);
+    }
+    /* the filter sees the table's own columns, qualified by the table name */
+    Scope inner = {.source_count = 1};
+    snprintf(inner.sources[0].alias, sizeof inner.sources[0].alias, "%s", table_name);
+    for (int column = 0; column < TABLE_COLUMNS; column++)
+        source_add_column(&inner.sources[0], table_columns[column].name, table_columns[column].type,
+                          false);
+    int only = 0;
+    sql_printf(sql, " FROM %s WHERE ", table_name);
+    sql_append_predicate(sql, &inner, random, features & ~FEATURE_IN, &only, 1, 1);
+    sql_printf(sql, ") AS %s", source->alias);
+}
+
+/*
+ * Adds a FROM item to the scope, appending its SQL, and returns its index.
+ * used_tables marks tables already in the query (for FEATURE_SELF_JOIN off).
+ */
+static int scope_add_source(Scope *scope, Sql *sql, Random *random, unsigned features,
+                            const Table *tables, int table_count, bool *used_tables)
+{
+    int index = scope->source_count++;
+    Source *source = &scope->sources[index];
+    memset(source, 0, sizeof *source);
+    snprintf(source->alias, sizeof source->alias, "a%d", index);
+    int table = random_below(random, table_count);
+    if (!(features & FEATURE_SELF_JOIN)) {
+        /* query_generate asks for at most table_count sources then */
+        while (used_tables[table])
+            table = (table + 1) % table_count;
+    }
+    used_tables[table] = true;
+    const char *table_name = tables[table].name;
+    int kind = random_below(random, 100);
+    if ((features & FEATURE_GROUPED) && kind < 30) {
+        source_generate_grouped(source, sql, random, features, table_name);
+    } else if ((features & FEATURE_SUBQUERY) && kind < 42) {
+        source_generate_filtered(source, sql, random, features, table_name);
+    } else {
+        sql_printf(sql, "%s AS %s", table_name, source->alias);
+        for (int column = 0; column < TABLE_COLUMNS; column++)
+            source_add_column(source, table_columns[column].name, table_columns[column].type,
+                              column == 0 || column == 1 || column == 4);
+    }
+    return index;
+}
+
+static const char *join_keyword_pick(Random *random, unsigned features)
+{
+    static const struct {
+        const char *keyword;
+        unsigned feature;
+        int weight;
+    } kinds[] = {
+        {"JOIN", FEATURE_INNER, 30},
+        {"LEFT JOIN", FEATURE_LEFT, 30},
+        {"RIGHT JOIN", FEATURE_RIGHT, 18},
+        {"FULL OUTER JOIN", FEATURE_FULL, 22},
+    };
+    int total = 0;
+    for (int i = 0; i < 4; i++)
+        if (features & kinds[i].feature)
+            total += kinds[i].weight;
+    if (total == 0)
+        return "JOIN";
+    int pick = random_below(random, total);
+    for (int i = 0; i < 4; i++) {
+        if (!(features & kinds[i].feature))
+            continue;
+        if (pick < kinds[i].weight)
+            return kinds[i].keyword;
+        pick -= kinds[i].weight;
+    }
+    return "JOIN";
+}
+
+/* Appends one select-list item to sql and records its output class in query. */
+static void sql_append_select_item(Sql *sql, Query *query, const Scope *scope, Random *random,
+                                   unsigned features, const int *sources, int source_count)
+{
+    ColumnRef column = column_pick(random, scope, sources, source_count);
+    ValueClass value_class = scope_column_class(scope, column);
+    int choice = random_below(random, 100);
+    if ((features & FEATURE_EXPRESSION) && choice < 30) {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            ColumnRef other = column_pick(random, scope, sources, source_count);
+            if (scope_column_class(scope, other) != value_class)
+                continue;
+            if (choice < 18 && value_class != CLASS_STRING) {
+                sql_append_column(sql, scope, column);
+                sql_printf(sql, random_percent(random, 50) ? " + " : " - ");
+                sql_append_column(sql, scope, other);
+            } else {
+                sql_printf(sql, "COALESCE(");
+                sql_append_column(sql, scope, column);
+                sql_printf(sql, ", ");
+                sql_append_column(sql, scope, other);
+                sql_printf(sql, ")");
+            }
+            query->outputs[query->output_count++] = value_class;
+            return;
+        }
+    } else if ((features & FEATURE_EXPRESSION) && choice < 36) {
+        sql_printf(sql, "CASE WHEN ");
+        sql_append_predicate(sql, scope, random, features & ~FEATURE_OR, sources, source_count, 1);
+        sql_printf(sql, " THEN ");
+        sql_append_column(sql, scope, column);
+        sql_printf(sql, " ELSE ");
+        sql_append_literal(sql, random, value_class);
+        sql_printf(sql, " END");
+        query->outputs[query->output_count++] = value_class;
+        return;
+    }
+    sql_append_column(sql, scope, column);
+    query->outputs[query->output_count++] = value_class;
+}
+
+/*
+ * Generates a random SELECT over the tables into *query (cleared first):
+ * sources joined left-deep (with FEATURE_NESTED a parenthesized pair may be
+ * the right input of a join), a WHERE clause, and a select list that is
+ * plain, DISTINCT, * or a GROUP BY over the join.
+ */
+static void query_generate(Query *query, Random *random, unsigned features, const Table *tables,
+                           int table_count)
+{
+    sql_clear(&query->sql);
+    query->output_count = 0;
+
+    int max_sources = (features & FEATURE_SELF_JOIN) ? 4 : table_count;
+    if (max_sources > 4)
+        max_sources = 4;
+    int wanted = random_range(random, 2, max_sources);
+    if (wanted == 4 && random_percent(random, 50))
+        wanted = 3;
+    if (table_count >= 5 && random_percent(random, 4))
+        wanted = 5;
+
+    Scope scope = {0};
+    Sql from = {0};
+    Sql where = {0};
+    Sql select = {0};
+    Sql group = {0};
+    bool used_tables[MAX_TABLES] = {false};
+    int in_scope[MAX_SOURCES];
+    int in_scope_count = 0;
+
+    in_scope[in_scope_count++] =
+        scope_add_source(&scope, &from, random, features, tables, table_count, used_tables);
+    while (scope.source_count < wanted) {
+        const char *keyword = join_keyword_pick(random, features);
+        if ((features & FEATURE_NESTED) && wanted - scope.source_count >= 2 &&
+            random_percent(random, 15)) {
+            /* x JOIN (y JOIN z ON y~z) ON x~(y, z) */
+            int pair[2];
+            sql_printf(&from, " %s (", keyword);
+            pair[0] =
+                scope_add_source(&scope, &from, random, features, tables, table_count, used_tables);
+            sql_printf(&from, " %s ", join_keyword_pick(random, features));
+            pair[1] =
+                scope_add_source(&scope, &from, random, features, tables, table_count, used_tables);
+            sql_printf(&from, " ON ");
+            sql_append_join_condition(&from, &scope, random, features, &pair[0], 1, &pair[1], 1);
+            sql_printf(&from, ") ON ");
+            sql_append_join_condition(&from, &scope, random, features, in_scope, in_scope_count,
+                                      pair, 2);
+            in_scope[in_scope_count++] = pair[0];
+            in_scope[in_scope_count++] = pair[1];
+            continue;
+        }
+        sql_printf(&from, " %s ", keyword);
+        int right =
+            scope_add_source(&scope, &from, random, features, tables, table_count, used_tables);
+        sql_printf(&from, " ON ");
+        sql_append_join_condition(&from, &scope, random, features, in_scope, in_scope_count, &right,
+                                  1);
+        in_scope[in_scope_count++] = right;
+    }
+
+    if ((features & FEATURE_WHERE) && random_percent(random, 45)) {
+        int count = random_percent(random, 70) ? 1 : 2;
+        for (int i = 0; i < count; i++) {
+            sql_printf(&where, "%s", i ? " AND " : " WHERE ");
+            sql_append_predicate(&where, &scope, random, features, in_scope, in_scope_count, 0);
+        }
+    }
+
+    int total_columns = 0;
+    for (int i = 0; i < scope.source_count; i++)
+        total_columns += scope.sources[i].column_count;
+    int shape = random_below(random, 100);
+    if ((features & FEATURE_AGGREGATE) && shape < 15) {
+        /* GROUP BY over the join: its input is an updating changelog */
+        int group_count = random_range(random, 1, 2);
+        for (int g = 0; g < group_count; g++) {
+            ColumnRef column = column_pick(random, &scope, in_scope, in_scope_count);
+            sql_printf(&select, "%s", g ? ", " : "");
+            sql_append_column(&select, &scope, column);
+            query->outputs[query->output_count++] = scope_column_class(&scope, column);
+            sql_printf(&group, "%s", g ? ", " : " GROUP BY ");
+            sql_append_column(&group, &scope, column);
+        }
+        sql_printf(&select, ", COUNT(*)");
+        query->outputs[query->output_count++] = CLASS_INTEGER;
+        int aggregate_count = random_range(random, 0, 2);
+        for (int a = 0; a < aggregate_count; a++) {
+            static const char *const functions[] = {"SUM", "MIN", "MAX", "COUNT"};
+            ColumnRef column = column_pick(random, &scope, in_scope, in_scope_count);
+            ValueClass value_class = scope_column_class(&scope, column);
+            int function = random_below(random, 4);
+            if (function == 0 &&
+                (value_class == CLASS_STRING ||
+                 (value_class == CLASS_DECIMAL && !(features & FEATURE_DECIMAL_SUM))))
+                function = 1;
+            sql_printf(&select, ", %s(", functions[function]);
+            sql_append_column(&select, &scope, column);
+            sql_printf(&select, ")");
+            query->outputs[query->output_count++] = function == 3 ? CLASS_INTEGER : value_class;
+        }
+    } else if ((features & FEATURE_STAR) && shape < 20 && total_columns <= MAX_OUTPUT_COLUMNS) {
+        sql_printf(&select, "*");
+        for (int i = 0; i < scope.source_count; i++)
+            for (int c = 0; c < scope.sources[i].column_count; c++)
+                query->outputs[query->output_count++] =
+                    column_type_class(scope.sources[i].columns[c].type);
+    } else {
+        if ((features & FEATURE_DISTINCT) && shape < 28)
+            sql_printf(&select, "DISTINCT ");
+        int item_count = random_range(random, 1, 6);
+        for (int i = 0; i < item_count; i++) {
+            if (i)
+                sql_printf(&select, ", ");
+            sql_append_select_item(&select, query, &scope, random, features, in_scope,
+                                   in_scope_count);
+        }
+    }
+
+    sql_printf(&query->sql, "SELECT ");
+    sql_append_sql(&query->sql, &select);
+    sql_printf(&query->sql, " FROM ");
+    sql_append_sql(&query->sql, &from);
+    sql_append_sql(&query->sql, &where);
+    sql_append_sql(&query->sql, &group);
+    sql_free(&from);
+    sql_free(&where);
+    sql_free(&select);
+    sql_free(&group);
+}
+
+/* ------------------------------------------------------------- multisets */
+
+/* Rows are encoded as their values joined by ROW_SEPARATOR, NULL as NULL_MARK. */
+#define ROW_SEPARATOR '\x1f'
+#define NULL_MARK "\x01"
+
+typedef struct MultisetEntry {
+    char *row;
+    long count;
+    struct MultisetEntry *next;
+} MultisetEntry;
+
+/* A bag of encoded rows: a chained hash table of (row, count). */
+typedef struct Multiset {
+    MultisetEntry **buckets;
+    size_t bucket_count;
+    size_t total; /* sum of counts */
+} Multiset;
+
+static uint64_t hash_text(const char *text)
+{
+    uint64_t hash = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        hash = (hash ^ *p) * 1099511628211ull;
+    return hash;
+}
+
+static void multiset_init(Multiset *set)
+{
+    set->bucket_count = 1024;
+    set->buckets = calloc(set->bucket_count, sizeof *set->buckets);
+    set->total = 0;
+    if (!set->buckets) {
+        fprintf(stderr, "diff_join: out of memory\n");
+        exit(2);
+    }
+}
+
+static MultisetEntry **multiset_slot(Multiset *set, const char *row)
+{
+    MultisetEntry **slot = &set->buckets[hash_text(row) % set->bucket_count];
+    while (*slot && strcmp((*slot)->row, row) != 0)
+        slot = &(*slot)->next;
+    return slot;
+}
+
+static void multiset_add(Multiset *set, const char *row)
+{
+    MultisetEntry **slot = multiset_slot(set, row);
+    if (!*slot) {
+        MultisetEntry *entry = calloc(1, sizeof *entry);
+        if (!entry) {
+            fprintf(stderr, "diff_join: out of memory\n");
+            exit(2);
+        }
+        entry->row = string_duplicate(row);
+        *slot = entry;
+    }
+    (*slot)->count++;
+    set->total++;
+}
+
+/* Removes one copy of row; false when the multiset holds none. */
+static bool multiset_remove(Multiset *set, const char *row)
+{
+    MultisetEntry **slot = multiset_slot(set, row);
+    if (!*slot)
+        return false;
+    MultisetEntry *entry = *slot;
+    set->total--;
+    if (--entry->count == 0) {
+        *slot = entry->next;
+        free(entry->row);
+        free(entry);
+    }
+    return true;
+}
+
+static void multiset_free(Multiset *set)
+{
+    for (size_t i = 0; i < set->bucket_count; i++) {
+        MultisetEntry *entry = set->buckets[i];
+        while (entry) {
+            MultisetEntry *next = entry->next;
+            free(entry->row);
+            free(entry);
+            entry = next;
+        }
+    }
+    free(set->buckets);
+    set->buckets = NULL;
+    set->total = 0;
+}
+
+/* A sorted list of encoded rows (duplicates repeated). */
+typedef struct RowList {
+    char **rows;
+    size_t count;
+    size_t capacity;
+} RowList;
+
+static void row_list_push(RowList *list, const char *row)
+{
+    if (list->count == list->capacity) {
+        list->capacity = list->capacity ? list->capacity * 2 : 64;
+        char **rows = realloc(list->rows, list->capacity * sizeof *rows);
+        if (!rows) {
+            fprintf(stderr, "diff_join: out of memory\n");
+            exit(2);
+        }
+        list->rows = rows;
+    }
+    list->rows[list->count++] = string_duplicate(row);
+}
+
+static int compare_row_pointers(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void row_list_sort(RowList *list)
+{
+    if (list->count > 1)
+        qsort(list->rows, list->count, sizeof *list->rows, compare_row_pointers);
+}
+
+static void row_list_free(RowList *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->rows[i]);
+    free(list->rows);
+    list->rows = NULL;
+    list->count = list->capacity = 0;
+}
+
+/* The multiset's rows, each repeated count times, sorted. */
+static void multiset_to_list(const Multiset *set, RowList *list)
+{
+    for (size_t i = 0; i < set->bucket_count; i++)
+        for (const MultisetEntry *entry = set->buckets[i]; entry; entry = entry->next)
+            for (long c = 0; c < entry->count; c++)
+                row_list_push(list, entry->row);
+    row_list_sort(list);
+}
+
+/* Prints an encoded row as "v1 | v2 | <NULL>". */
+static void row_print(FILE *out, const char *row)
+{
+    fputs("    ", out);
+    for (const char *p = row; *p; p++) {
+        if (*p == ROW_SEPARATOR)
+            fputs(" | ", out);
+        else if (*p == NULL_MARK[0])
+            fputs("<NULL>", out);
+        else
+            fputc(*p, out);
+    }
+    fputc('\n', out);
+}
+
+/* ------------------------------------------------------------ collection */
+
+/* Applies a joinery changelog to a multiset (the JoineryResultHandler context). */
+typedef struct Collector {
+    Multiset rows;
+    bool began;
+    JoineryResultKind kind;
+    size_t column_count;
+    uint64_t changelog_rows;
+    bool ended;
+    bool cancelled;
+    Text failure; /* the first protocol violation; empty when none */
+    Text row;     /* scratch: the row being encoded */
+} Collector;
+
+static int collector_begin(void *context, JoineryResultKind kind, const JoineryColumn *columns,
+                           size_t column_count)
+{
+    (void)columns;
+    Collector *collector = context;
+    if (collector->began && collector->failure.length == 0)
+        text_printf(&collector->failure, "a second result set began");
+    collector->began = true;
+    collector->kind = kind;
+    collector->column_count = column_count;
+    return 0;
+}
+
+static const char *row_kind_name(JoineryRowKind kind)
+{
+    switch (kind) {
+    case JOINERY_ROW_INSERT:
+        return "+I";
+    case JOINERY_ROW_UPDATE_BEFORE:
+        return "-U";
+    case JOINERY_ROW_UPDATE_AFTER:
+        return "+U";
+    case JOINERY_ROW_DELETE:
+        return "-D";
+    }
+    return "??";
+}
+
+static int collector_row(void *context, JoineryRowKind kind, const char *const *values,
+                         size_t column_count)
+{
+    Collector *collector = context;
+    collector->changelog_rows++;
+    text_clear(&collector->row);
+    text_append(&collector->row, "", 0);
+    for (size_t i = 0; i < column_count; i++) {
+        if (i)
+            text_append(&collector->row, (const char[]){ROW_SEPARATOR}, 1);
+        if (values[i])
+            text_append(&collector->row, values[i], strlen(values[i]));
+        else
+            text_append(&collector->row, NULL_MARK, 1);
+    }
+    if (column_count != collector->column_count && collector->failure.length == 0)
+        text_printf(&collector->failure, "a row has %zu values, the result has %zu columns",
+                    column_count, collector->column_count);
+    if (kind == JOINERY_ROW_INSERT || kind == JOINERY_ROW_UPDATE_AFTER) {
+        multiset_add(&collector->rows, collector->row.data);
+    } else if (!multiset_remove(&collector->rows, collector->row.data) &&
+               collector->failure.length == 0) {
+        text_printf(&collector->failure,
+                    "changelog row %llu is %s of a row that is not in the result:",
+                    (unsigned long long)collector->changelog_rows, row_kind_name(kind));
+        for (const char *p = collector->row.data; *p; p++) {
+            if (*p == ROW_SEPARATOR)
+                text_printf(&collector->failure, " |");
+            else if (*p == NULL_MARK[0])
+                text_printf(&collector->failure, " <NULL>");
+            else
+                text_printf(&collector->failure, "%s%c",
+                            (p == collector->row.data || p[-1] == ROW_SEPARATOR) ? " " : "", *p);
+        }
+    }
+    return 0;
+}
+
+static int collector_end(void *context, uint64_t row_count, bool cancelled)
+{
+    Collector *collector = context;
+    collector->ended = true;
+    collector->cancelled = cancelled;
+    if (row_count != collector->changelog_rows && collector->failure.length == 0)
+        text_printf(&collector->failure, "end reports %llu rows, %llu were received",
+                    (unsigned long long)row_count, (unsigned long long)collector->changelog_rows);
+    return 0;
+}
+
+static void collector_init(Collector *collector)
+{
+    memset(collector, 0, sizeof *collector);
+    multiset_init(&collector->rows);
+}
+
+static void collector_free(Collector *collector)
+{
+    multiset_free(&collector->rows);
+    text_free(&collector->failure);
+    text_free(&collector->row);
+}
+
+/* -------------------------------------------------------------- watchdog */
+
+/* The hang guard: SIGALRM cancels the running statement. */
+static JoinerySession *volatile watched_session;
+static volatile sig_atomic_t watchdog_fired;
+/* What runs now, for the crash handler (written before each statement). */
+static const char *volatile running_sql;
+
+static void watchdog_handle(int signal_number)
+{
+    (void)signal_number;
+    watchdog_fired = 1;
+    JoinerySession *session = watched_session;
+    if (session)
+        joinery_session_cancel(session);
+}
+
+static void write_all(int descriptor, const char *text)
+{
+    size_t length = strlen(text);
+    while (length > 0) {
+        ssize_t written = write(descriptor, text, length);
+        if (written <= 0)
+            return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+/* On a crash, say which statement crashed, then die of the same signal. */
+static void crash_handle(int signal_number)
+{
+    const char *sql = running_sql;
+    write_all(2, "\ndiff_join: crashed (");
+    write_all(2, strsignal(signal_number));
+    write_all(2, ") while running:\n");
+    write_all(2, sql ? sql : "(no statement)");
+    write_all(2, "\n");
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+static void signals_install(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = watchdog_handle;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, NULL);
+    action.sa_handler = crash_handle;
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGSEGV, &action, NULL);
+    sigaction(SIGBUS, &action, NULL);
+    sigaction(SIGABRT, &action, NULL);
+    sigaction(SIGFPE, &action, NULL);
+}
+
+/* ------------------------------------------------------------------ runs */
+
+typedef struct Options {
+    int queries;
+    uint64_t seed;
+    int parallelism;
+    int only; /* -1: all */
+    unsigned features;
+    int timeout_seconds;
+    bool keep;
+    bool verbose;
+    bool dry_run;
+} Options;
+
+typedef struct Totals {
+    int passed;
+    int failed;
+    int detailed; /* failures printed in full */
+} Totals;
+
+/*
+ * Executes one statement in the session, with the hang guard. Returns the
+ * engine's status; *error holds the message when non-zero.
+ */
+static int session_run(JoinerySession *session, const char *sql, Collector *collector,
+                       int timeout_seconds, JoineryError *error)
+{
+    JoineryResultHandler handler = {0};
+    if (collector) {
+        handler.context = collector;
+        handler.begin = collector_begin;
+        handler.row = collector_row;
+        handler.end = collector_end;
+    }
+    memset(error, 0, sizeof *error);
+    running_sql = sql;
+    watchdog_fired = 0;
+    watched_session = session;
+    alarm((unsigned)timeout_seconds);
+    int status = joinery_session_execute(session, sql, strlen(sql), 1, 1, &handler, error);
+    alarm(0);
+    watched_session = NULL;
+    running_sql = NULL;
+    return status;
+}
+
+/*
+ * Runs the SQLite side of the query and fills `expected` (sorted).
+ * Returns 0, or -1 with the message in `error`.
+ */
+static int sqlite_collect(sqlite3 *database, const Query *query, RowList *expected, Text *error)
+{
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(database, query->sql.sqlite.data, -1, &statement, NULL) != SQLITE_OK) {
+        text_printf(error, "sqlite: %s", sqlite3_errmsg(database));
+        return -1;
+    }
+    if (sqlite3_column_count(statement) != query->output_count) {
+        text_printf(error, "sqlite returns %d columns, the generator expected %d",
+                    sqlite3_column_count(statement), query->output_count);
+        sqlite3_finalize(statement);
+        return -1;
+    }
+    Text row = {0};
+    int step;
+    while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
+        text_clear(&row);
+        text_append(&row, "", 0);
+        for (int i = 0; i < query->output_count; i++) {
+            if (i)
+                text_append(&row, (const char[]){ROW_SEPARATOR}, 1);
+            if (sqlite3_column_type(statement, i) == SQLITE_NULL) {
+                text_append(&row, NULL_MARK, 1);
+            } else if (query->outputs[i] == CLASS_DECIMAL) {
+                text_append_decimal(&row, sqlite3_column_int64(statement, i));
+            } else if (query->outputs[i] == CLASS_INTEGER) {
+                text_printf(&row, "%lld", (long long)sqlite3_column_int64(statement, i));
+            } else {
+                const unsigned char *value = sqlite3_column_text(statement, i);
+                text_append(&row, (const char *)value, (size_t)sqlite3_column_bytes(statement, i));
+            }
+        }
+        row_list_push(expected, row.data);
+    }
+    text_free(&row);
+    if (step != SQLITE_DONE) {
+        text_printf(error, "sqlite: %s", sqlite3_errmsg(database));
+        sqlite3_finalize(statement);
+        return -1;
+    }
+    sqlite3_finalize(statement);
+    row_list_sort(expected);
+    return 0;
+}
+
+/* Prints rows of `a` missing from `b` (both sorted), at most MAX_PRINTED_ROWS. */
+static void row_lists_print_difference(const char *title, const RowList *a, const RowList *b)
+{
+    size_t i = 0, j = 0, printed = 0, total = 0;
+    while (i < a->count) {
+        int order = j < b->count ? strcmp(a->rows[i], b->rows[j]) : -1;
+        if (order == 0) {
+            i++;
+            j++;
+        } else if (order < 0) {
+            if (total++ == 0)
+                printf("  %s:\n", title);
+            if (printed < MAX_PRINTED_ROWS) {
+                row_print(stdout, a->rows[i]);
+                printed++;
+            }
+            i++;
+        } else {
+            j++;
+        }
+    }
+    if (total > printed)
+        printf("    ... %zu more\n", total - printed);
+}
+
+static void row_list_print(const char *title, const RowList *list)
+{
+    printf("  %s (%zu rows):\n", title, list->count);
+    for (size_t i = 0; i < list->count && i < MAX_PRINTED_ROWS; i++)
+        row_print(stdout, list->rows[i]);
+    if (list->count > MAX_PRINTED_ROWS)
+        printf("    ... %zu more\n", list->count - MAX_PRINTED_ROWS);
+}
+
+static bool row_lists_equal(const RowList *a, const RowList *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (size_t i = 0; i < a->count; i++)
+        if (strcmp(a->rows[i], b->rows[i]) != 0)
+            return false;
+    return true;
+}
+
+/* One round: its tables, its session and database, and its data directory. */
+typedef struct Round {
+    int index;
+    char directory[512];
+    Table tables[MAX_TABLES];
+    int table_count;
+    Text setup; /* the statements that declare the round's tables, for repro files */
+    JoinerySession *session;
+    sqlite3 *database;
+} Round;
+
+static uint64_t seed_mix(uint64_t seed, uint64_t a, uint64_t b)
+{
+    Random random = {seed ^ (a * 0xD1B54A32D192ED03ull) ^ (b * 0x8CB92BA72F3D8DD7ull)};
+    return random_next(&random);
+}
+
+/* Writes a script that reproduces query `number` with build/joinery -f. */
+static void round_write_repro(const Round *round, int number, const Query *query, char *path,
+                              size_t path_size)
+{
+    snprintf(path, path_size, "%s/query-%04d.sql", round->directory, number);
+    FILE *file = fopen(path, "w");
+    if (!file)
+        return;
+    fprintf(file, "%s\n%s;\n", round->setup.data, query->sql.flink.data);
+    fclose(file);
+    char sqlite_path[1024];
+    snprintf(sqlite_path, sizeof sqlite_path, "%s/query-%04d.sqlite.sql", round->directory, number);
+    file = fopen(sqlite_path, "w");
+    if (!file)
+        return;
+    fprintf(file,
+            "-- SQLite side (DECIMAL columns hold cents); load the tables from the JSON files\n"
+            "%s;\n",
+            query->sql.sqlite.data);
+    fclose(file);
+}
+
+/* Opens the round: tables, files, SQLite, session. Returns 0 or -1. */
+static int round_open(Round *round, int index, const char *base_directory, const Options *options)
+{
+    memset(round, 0, sizeof *round);
+    round->index = index;
+    snprintf(round->directory, sizeof round->directory, "%s/round-%03d", base_directory, index);
+    if (mkdir(round->directory, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "diff_join: mkdir %s: %s\n", round->directory, strerror(errno));
+        return -1;
+    }
+    Random random = {seed_mix(options->seed, (uint64_t)index + 1, 0)};
+    round->table_count = random_range(&random, 2, MAX_TABLES);
+    if (sqlite3_open(":memory:", &round->database) != SQLITE_OK) {
+        fprintf(stderr, "diff_join: cannot open SQLite\n");
+        return -1;
+    }
+    text_printf(&round->setup, "SET 'parallelism.default' = '%d';\n", options->parallelism);
+    for (int t = 0; t < round->table_count; t++) {
+        table_generate(&round->tables[t], t, &random);
+        if (table_write_json(&round->tables[t], round->directory) != 0) {
+            fprintf(stderr, "diff_join: cannot write %s/%s.json\n", round->directory,
+                    round->tables[t].name);
+            return -1;
+        }
+        if (table_load_sqlite(&round->tables[t], round->database) != 0)
+            return -1;
+        table_format_ddl(&round->tables[t], round->directory, &round->setup);
+        text_printf(&round->setup, ";\n");
+    }
+    if (options->dry_run)
+        return 0;
+    round->session = joinery_session_open();
+    if (!round->session) {
+        fprintf(stderr, "diff_join: joinery_session_open failed\n");
+        return -1;
+    }
+    /* run the setup statements one by one */
+    const char *cursor = round->setup.data;
+    while (*cursor) {
+        const char *end = strchr(cursor, '\n');
+        size_t length = end ? (size_t)(end - cursor) : strlen(cursor);
+        char *statement = strndup(cursor, length);
+        if (!statement)
+            return -1;
+        JoineryError error;
+        int status = session_run(round->session, statement, NULL, options->timeout_seconds, &error);
+        if (status != 0) {
+            fprintf(stderr, "diff_join: setup statement failed: %s\n  %s\n", statement,
+                    error.message);
+            free(statement);
+            return -1;
+        }
+        free(statement);
+        cursor += length + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+static void round_close(Round *round)
+{
+    if (round->session)
+        joinery_session_close(round->session);
+    if (round->database)
+        sqlite3_close(round->database);
+    for (int t = 0; t < round->table_count; t++)
+        free(round->tables[t].rows);
+    text_free(&round->setup);
+    memset(round, 0, sizeof *round);
+}
+
+/* Generates, runs and checks query `number` of the round; updates totals. */
+static void round_run_query(Round *round, int number, const Options *options, Totals *totals)
+{
+    Random random = {seed_mix(options->seed, (uint64_t)round->index + 1, (uint64_t)number + 1)};
+    Query query = {0};
+    RowList expected = {0};
+    RowList actual = {0};
+    Text error = {0};
+    Collector collector;
+    collector_init(&collector);
+    const char *reason = NULL;
+
+    /* regenerate queries whose answer is too big to check quickly */
+    for (int attempt = 0; attempt < 10; attempt++) {
+        query_generate(&query, &random, options->features, round->tables, round->table_count);
+        row_list_free(&expected);
+        text_clear(&error);
+        if (sqlite_collect(round->database, &query, &expected, &error) != 0)
+            break;
+        /* keep some empty answers, but prefer queries that return rows */
+        if (expected.count == 0 && attempt < 2 && random_percent(&random, 60))
+            continue;
+        if (expected.count <= MAX_EXPECTED_ROWS)
+            break;
+    }
+    if (error.length) {
+        reason = "the generated query does not run in SQLite (generator bug)";
+        goto report;
+    }
+    if (options->verbose)
+        printf("query %d (%zu rows expected): %s\n", number, expected.count, query.sql.flink.data);
+    if (options->dry_run) {
+        totals->passed++;
+        goto done;
+    }
+
+    JoineryError engine_error;
+    int status = session_run(round->session, query.sql.flink.data, &collector,
+                             options->timeout_seconds, &engine_error);
+    if (watchdog_fired) {
+        reason = "hang guard: cancelled after --timeout seconds";
+    } else if (status != 0) {
+        reason = "joinery returned an error";
+        text_printf(&error, "%s (status %d, line %d, column %d)", engine_error.message,
+                    engine_error.status, engine_error.line, engine_error.column);
+        if (strstr(engine_error.message, "not supported") ||
+            strstr(engine_error.message, "Unsupported") ||
+            strstr(engine_error.message, "unsupported"))
+            reason = "joinery rejected a feature (switch it off with --without)";
+    } else if (collector.failure.length) {
+        reason = "the changelog is not a valid changelog";
+        text_printf(&error, "%s", collector.failure.data);
+    } else if (!collector.began) {
+        reason = "no result set";
+    } else if (collector.column_count != (size_t)query.output_count) {
+        reason = "wrong number of columns";
+        text_printf(&error, "joinery returned %zu columns, expected %d", collector.column_count,
+                    query.output_count);
+    } else if (collector.cancelled) {
+        reason = "the result ended as cancelled";
+    }
+    if (reason)
+        goto report;
+    multiset_to_list(&collector.rows, &actual);
+    if (!row_lists_equal(&expected, &actual)) {
+        reason = "the final result differs from SQLite's";
+        goto report;
+    }
+    totals->passed++;
+    goto done;
+
+report:
+    totals->failed++;
+    if (totals->detailed++ < MAX_DETAILED_FAILURES) {
+        char repro[1024];
+        round_write_repro(round, number, &query, repro, sizeof repro);
+        printf("FAILED query %d (seed %llu, parallelism %d): %s\n", number,
+               (unsigned long long)options->seed, options->parallelism, reason);
+        if (error.length)
+            printf("  %s\n", error.data);
+        printf("  joinery SQL: %s\n", query.sql.flink.data);
+        printf("  SQLite SQL:  %s\n", query.sql.sqlite.data);
+        printf("  data: %s (t0..t%d as JSON lines); rerun: build/joinery -f %s\n", round->directory,
+               round->table_count - 1, repro);
+        if (!error.length || collector.began) {
+            if (!actual.count)
+                multiset_to_list(&collector.rows, &actual);
+            row_list_print("expected (SQLite)", &expected);
+            row_list_print("actual (joinery)", &actual);
+            row_lists_print_difference("missing from joinery", &expected, &actual);
+            row_lists_print_difference("extra in joinery", &actual, &expected);
+        }
+        fflush(stdout);
+    } else {
+        printf("FAILED query %d: %s\n", number, reason);
+    }
+
+done:
+    collector_free(&collector);
+    row_list_free(&expected);
+    row_list_free(&actual);
+    text_free(&error);
+    sql_free(&query.sql);
+}
+
+static int remove_entry(const char *path, const struct stat *status, int flag, struct FTW *ftw)
+{
+    (void)status;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]\n"
+                 "                 [--without FEATURE,...] [--timeout SECONDS] [--keep]\n"
+                 "                 [--verbose] [--dry-run]\n"
+                 "features:");
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
+        fprintf(out, " %s", feature_names[i].name);
+    fprintf(out, "\n--dry-run checks the generator against SQLite only.\n");
+}
+
+static int options_parse_features(Options *options, const char *list)
+{
+    char *copy = string_duplicate(list);
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
+            if (strcmp(name, feature_names[i].name) == 0) {
+                options->features &= ~feature_names[i].flag;
+                found = true;
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "diff_join: unknown feature '%s'\n", name);
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    return 0;
+}
+
+static int options_parse(Options *options, int argc, char **argv)
+{
+    *options = (Options){.queries = 500,
+                         .seed = 20240601,
+                         .parallelism = 1,
+                         .only = -1,
+                         .features = ~0u,
+                         .timeout_seconds = 30};
+    for (int i = 1; i < argc; i++) {
+        const char *argument = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argument, "--keep") == 0) {
+            options->keep = true;
+        } else if (strcmp(argument, "--verbose") == 0 || strcmp(argument, "-v") == 0) {
+            options->verbose = true;
+        } else if (strcmp(argument, "--dry-run") == 0) {
+            options->dry_run = true;
+        } else if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (!value) {
+            usage(stderr);
+            return -1;
+        } else {
+            i++;
+            if (strcmp(argument, "--queries") == 0)
+                options->queries = atoi(value);
+            else if (strcmp(argument, "--seed") == 0)
+                options->seed = strtoull(value, NULL, 10);
+            else if (strcmp(argument, "--parallelism") == 0)
+                options->parallelism = atoi(value);
+            else if (strcmp(argument, "--only") == 0)
+                options->only = atoi(value);
+            else if (strcmp(argument, "--timeout") == 0)
+                options->timeout_seconds = atoi(value);
+            else if (strcmp(argument, "--without") == 0) {
+                if (options_parse_features(options, value) != 0)
+                    return -1;
+            } else {
+                usage(stderr);
+                return -1;
+            }
+        }
+    }
+    if (options->queries < 1 || options->parallelism < 1 || options->timeout_seconds < 1) {
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Options options;
+    if (options_parse(&options, argc, argv) != 0)
+        return 2;
+    signals_install();
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    char base_directory[] = "/tmp/joinery-diff-XXXXXX";
+    if (!mkdtemp(base_directory)) {
+        fprintf(stderr, "diff_join: mkdtemp: %s\n", strerror(errno));
+        return 2;
+    }
+    printf("diff_join: seed %llu, %d queries, parallelism %d%s, data in %s\n",
+           (unsigned long long)options.seed, options.queries, options.parallelism,
+           options.dry_run ? " (dry run: SQLite only)" : "", base_directory);
+
+    Totals totals = {0};
+    int round_count = (options.queries + QUERIES_PER_ROUND - 1) / QUERIES_PER_ROUND;
+    bool broken = false;
+    for (int r = 0; r < round_count && !broken; r++) {
+        int first = r * QUERIES_PER_ROUND;
+        int last = first + QUERIES_PER_ROUND;
+        if (last > options.queries)
+            last = options.queries;
+        if (options.only >= 0 && (options.only < first || options.only >= last))
+            continue;
+        Round round;
+        if (round_open(&round, r, base_directory, &options) != 0) {
+            totals.failed++;
+            broken = true;
+            round_close(&round);
+            break;
+        }
+        for (int q = first; q < last; q++)
+            if (options.only < 0 || options.only == q)
+                round_run_query(&round, q, &options, &totals);
+        round_close(&round);
+    }
+
+    if (totals.failed == 0 && !options.keep)
+        nftw(base_directory, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else
+        printf("data kept in %s\n", base_directory);
+    printf("%d passed, %d failed\n", totals.passed, totals.failed);
+    return totals.failed ? 1 : 0;
+}
