@@ -1,0 +1,674 @@
+/*
+ * op_group_aggregate.c - group aggregation with retraction (see
+ * op_group_aggregate.h), after Flink's GroupAggFunction.
+ *
+ * State:
+ * - accumulators: ValueState, group key row -> accumulator row
+ *     [row_count BIGINT, then per call: value, count BIGINT]
+ *   where `value` is the running SUM (BIGINT for integers and DECIMAL, kept
+ *   at the argument's scale; DOUBLE for FLOAT/DOUBLE), the current MIN/MAX
+ *   (argument type), unused (NULL) for COUNT; `count` is the number of
+ *   non-NULL values aggregated (distinct values for DISTINCT calls).
+ * - value counts: MultisetState, key [call index BIGINT, group key fields...]
+ *   -> entries (value row of one field, count), for DISTINCT calls and for
+ *   MIN/MAX over an updating input (to find the next extreme when the
+ *   current one is retracted).
+ *
+ * Invariants: a group is in state iff its row_count > 0; its value-count
+ * keys hold exactly the non-NULL values of the group's live rows (with
+ * multiplicity) for each call that keeps them.
+ *
+ * Per row: build the group key (reusable RowBuilder), one lookup, decode
+ * the accumulator into working Values (strings point into the stored
+ * accumulator, the input row or value-count rows, all alive until the new
+ * accumulator is encoded), apply, encode, emit the change.
+ */
+#include "engine/exec/ops/op_group_aggregate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/base/value.h"
+#include "engine/state/state.h"
+
+enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
+
+typedef struct AggregateSlot {
+    AggregateCall call;
+    DataType value_type;  /* type of the accumulator's value field */
+    bool keeps_value_counts;
+} AggregateSlot;
+
+typedef struct GroupAggregateOperator {
+    Operator base; /* first: the Operator * is the GroupAggregateOperator * */
+    GroupAggregateSpec spec;
+    AggregateSlot *slots;
+    bool *key_variable_length; /* per group key */
+    bool has_value_counts;
+    ValueState *accumulators;
+    MultisetState *value_counts;
+    /* working accumulator */
+    int64_t row_count;
+    Value *values;
+    int64_t *counts;
+    /* reusable builders */
+    RowBuilder key_builder;
+    RowBuilder count_key_builder;
+    RowBuilder value_builder;
+    RowBuilder accumulator_builder;
+    RowBuilder previous_builder;
+    RowBuilder result_builder;
+} GroupAggregateOperator;
+
+static const DataType BIGINT_TYPE = {.id = TYPE_BIGINT, .nullable = true};
+
+static inline uint32_t accumulator_value_field(uint32_t call)
+{
+    return 1 + 2 * call;
+}
+
+static inline uint32_t accumulator_count_field(uint32_t call)
+{
+    return 2 + 2 * call;
+}
+
+/* ---- value counts ---- */
+
+/* Key of call `call`'s value counts for the group `group_key`. */
+static const Row *aggregate_count_key(GroupAggregateOperator *agg, uint32_t call,
+                                      const Row *group_key)
+{
+    RowBuilder *builder = &agg->count_key_builder;
+    uint32_t key_count = agg->spec.group_key_count;
+    row_builder_begin(builder, key_count + 1, ROW_KIND_INSERT);
+    row_builder_set_int64(builder, 0, (int64_t)call);
+    for (uint32_t k = 0; k < key_count; k++)
+        row_builder_copy_field(builder, k + 1, group_key, k, agg->key_variable_length[k]);
+    return row_builder_finish(builder);
+}
+
+static void aggregate_drop_value_counts(GroupAggregateOperator *agg, const Row *group_key,
+                                        int64_t now)
+{
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        if (!agg->slots[i].keeps_value_counts)
+            continue;
+        const Row *key = aggregate_count_key(agg, i, group_key);
+        if (!key)
+            continue;
+        MultisetKey *found =
+            multiset_state_find(agg->value_counts, key, row_content_hash(key), now);
+        if (found)
+            multiset_state_remove_key(agg->value_counts, found);
+    }
+}
+
+/*
+ * Adds (delta +1) or removes (-1) one occurrence of `value` from call i's
+ * value counts. *remaining is the value's count afterwards; -1 when a
+ * removal found no such value (an inconsistent input: ignored).
+ */
+static int aggregate_count_value(GroupAggregateOperator *agg, uint32_t call, const Row *group_key,
+                                 Value value, int delta, int64_t now, int64_t *remaining)
+{
+    const Row *key = aggregate_count_key(agg, call, group_key);
+    RowBuilder *value_builder = &agg->value_builder;
+    row_builder_begin(value_builder, 1, ROW_KIND_INSERT);
+    value_to_builder(value_builder, 0, agg->slots[call].call.argument_type, value);
+    const Row *value_row = row_builder_finish(value_builder);
+    if (!key || !value_row)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    uint64_t key_hash = row_content_hash(key);
+    uint64_t value_hash = row_content_hash(value_row);
+    if (delta > 0) {
+        MultisetKey *found = multiset_state_insert_key(agg->value_counts, key, key_hash, now);
+        if (!found)
+            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        MultisetEntry *entry = multiset_key_find_row(found, value_row, value_hash);
+        if (!entry)
+            entry = multiset_key_add_row(agg->value_counts, found, value_row, value_hash, now);
+        if (!entry) {
+            if (found->entry_count == 0)
+                multiset_state_remove_key(agg->value_counts, found);
+            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        }
+        entry->count++;
+        multiset_entry_touch(entry, now);
+        *remaining = entry->count;
+        return JOINERY_OK;
+    }
+    MultisetKey *found = multiset_state_find(agg->value_counts, key, key_hash, now);
+    MultisetEntry *entry = found ? multiset_key_find_row(found, value_row, value_hash) : NULL;
+    if (!entry) {
+        *remaining = -1;
+        return JOINERY_OK;
+    }
+    *remaining = --entry->count;
+    if (entry->count == 0) {
+        multiset_key_remove_entry(agg->value_counts, found, entry);
+        if (found->entry_count == 0)
+            multiset_state_remove_key(agg->value_counts, found);
+    } else {
+        multiset_entry_touch(entry, now);
+    }
+    return JOINERY_OK;
+}
+
+/* The smallest (MIN) or largest (MAX) value left in call i's value counts, or NULL. */
+static Value aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call,
+                                      const Row *group_key, int64_t now)
+{
+    const AggregateSlot *slot = &agg->slots[call];
+    Value best = value_null();
+    const Row *key = aggregate_count_key(agg, call, group_key);
+    if (!key)
+        return best;
+    MultisetKey *found = multiset_state_find(agg->value_counts, key, row_content_hash(key), now);
+    if (!found)
+        return best;
+    int direction = slot->call.kind == AGGREGATE_MIN ? -1 : 1;
+    for (uint32_t i = 0; i < found->entry_count; i++) {
+        Value candidate = value_from_row(found->entries[i].row, 0, slot->call.argument_type);
+        if (candidate.is_null)
+            continue;
+        if (best.is_null || value_compare(slot->call.argument_type, candidate, best) * direction > 0)
+            best = candidate;
+    }
+    return best;
+}
+
+/* ---- applying one row ---- */
+
+static int aggregate_overflow(GroupAggregateOperator *agg)
+{
+    return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME,
+                         "Arithmetic overflow in aggregate (DECIMAL result out of range)");
+}
+
+static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const Row *input,
+                                const Row *group_key, bool accumulate, int64_t now)
+{
+    const AggregateSlot *slot = &agg->slots[i];
+    const AggregateCall *call = &slot->call;
+    if (call->kind == AGGREGATE_COUNT_STAR)
+        return JOINERY_OK; /* the result is row_count */
+    Value value = value_from_row(input, call->argument, call->argument_type);
+    if (value.is_null)
+        return JOINERY_OK;
+
+    int64_t remaining = 0;
+    if (slot->keeps_value_counts) {
+        int status = aggregate_count_value(agg, i, group_key, value, accumulate ? 1 : -1, now,
+                                           &remaining);
+        if (status != JOINERY_OK)
+            return status;
+        if (remaining < 0)
+            return JOINERY_OK; /* retraction of a value never counted */
+        if (call->distinct && (accumulate ? remaining > 1 : remaining > 0))
+            return JOINERY_OK; /* the set of distinct values did not change */
+    }
+
+    Value *current = &agg->values[i];
+    int64_t *count = &agg->counts[i];
+    bool is_double = slot->value_type.id == TYPE_DOUBLE && call->kind != AGGREGATE_MIN &&
+                     call->kind != AGGREGATE_MAX;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+        break;
+    case AGGREGATE_COUNT:
+        *count += accumulate ? 1 : -1;
+        break;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (current->is_null)
+            *current = is_double ? value_double(0.0) : value_int(0);
+        if (is_double) {
+            current->d += accumulate ? value.d : -value.d;
+        } else if (call->argument_type.id == TYPE_DECIMAL) {
+            int64_t result;
+            bool overflow = accumulate ? __builtin_add_overflow(current->i, value.i, &result)
+                                       : __builtin_sub_overflow(current->i, value.i, &result);
+            if (overflow)
+                return aggregate_overflow(agg);
+            current->i = result;
+        } else {
+            /* integers wrap like Java arithmetic */
+            uint64_t sum = (uint64_t)current->i;
+            sum = accumulate ? sum + (uint64_t)value.i : sum - (uint64_t)value.i;
+            current->i = (int64_t)sum;
+        }
+        *count += accumulate ? 1 : -1;
+        if (*count == 0)
+            *current = value_null();
+        break;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX: {
+        int direction = call->kind == AGGREGATE_MIN ? -1 : 1;
+        if (accumulate) {
+            if (*count == 0 || current->is_null ||
+                value_compare(call->argument_type, value, *current) * direction > 0)
+                *current = value;
+            (*count)++;
+        } else {
+            (*count)--;
+            if (*count <= 0) {
+                *count = 0;
+                *current = value_null();
+            } else if (slot->keeps_value_counts && remaining == 0 && !current->is_null &&
+                       value_compare(call->argument_type, value, *current) == 0) {
+                *current = aggregate_rescan_extreme(agg, i, group_key, now);
+            }
+        }
+        break;
+    }
+    }
+    return JOINERY_OK;
+}
+
+/* ---- encoding ---- */
+
+static void aggregate_decode(GroupAggregateOperator *agg, const Row *accumulator)
+{
+    agg->row_count = row_get_int64(accumulator, 0);
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        agg->values[i] =
+            value_from_row(accumulator, accumulator_value_field(i), agg->slots[i].value_type);
+        agg->counts[i] = row_get_int64(accumulator, accumulator_count_field(i));
+    }
+}
+
+static void aggregate_reset(GroupAggregateOperator *agg)
+{
+    agg->row_count = 0;
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        agg->values[i] = value_null();
+        agg->counts[i] = 0;
+    }
+}
+
+static const Row *aggregate_encode(GroupAggregateOperator *agg)
+{
+    RowBuilder *builder = &agg->accumulator_builder;
+    row_builder_begin(builder, 1 + 2 * agg->spec.call_count, ROW_KIND_INSERT);
+    row_builder_set_int64(builder, 0, agg->row_count);
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        value_to_builder(builder, accumulator_value_field(i), agg->slots[i].value_type,
+                         agg->values[i]);
+        row_builder_set_int64(builder, accumulator_count_field(i), agg->counts[i]);
+    }
+    return row_builder_finish(builder);
+}
+
+static int64_t wrap_integer(TypeId id, int64_t value)
+{
+    switch (id) {
+    case TYPE_TINYINT:
+        return (int8_t)(uint8_t)value;
+    case TYPE_SMALLINT:
+        return (int16_t)(uint16_t)value;
+    case TYPE_INT:
+        return (int32_t)(uint32_t)value;
+    default:
+        return value;
+    }
+}
+
+static bool decimal_fits(int64_t value, int32_t precision)
+{
+    if (precision >= 19 || precision <= 0)
+        return true;
+    int64_t limit = decimal_power_of_ten(precision);
+    return value > -limit && value < limit;
+}
+
+/* Divides sum (at scale `from`) by count into scale `to`, rounding half up. */
+static bool decimal_average(int64_t sum, int from, int64_t count, int to, int64_t *result)
+{
+    __int128 numerator = sum;
+    for (int s = from; s < to; s++)
+        numerator *= 10;
+    __int128 denominator = count;
+    for (int s = to; s < from; s++)
+        denominator *= 10;
+    __int128 quotient = numerator / denominator;
+    __int128 remainder = numerator % denominator;
+    if (remainder < 0)
+        remainder = -remainder;
+    if (remainder * 2 >= denominator)
+        quotient += numerator < 0 ? -1 : 1;
+    if (quotient > INT64_MAX || quotient < INT64_MIN)
+        return false;
+    *result = (int64_t)quotient;
+    return true;
+}
+
+/* The result value of call i from an accumulator row. */
+static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *accumulator,
+                            Value *result)
+{
+    const AggregateSlot *slot = &agg->slots[i];
+    const AggregateCall *call = &slot->call;
+    DataType out = call->result_type;
+    int64_t count = row_get_int64(accumulator, accumulator_count_field(i));
+    if (call->kind == AGGREGATE_COUNT_STAR) {
+        *result = value_int(row_get_int64(accumulator, 0));
+        return JOINERY_OK;
+    }
+    if (call->kind == AGGREGATE_COUNT) {
+        *result = value_int(count);
+        return JOINERY_OK;
+    }
+    Value value = value_from_row(accumulator, accumulator_value_field(i), slot->value_type);
+    if (count == 0 || value.is_null) {
+        *result = value_null();
+        return JOINERY_OK;
+    }
+    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
+        *result = value;
+        return JOINERY_OK;
+    }
+    bool sum_is_double = slot->value_type.id == TYPE_DOUBLE;
+    int from_scale = call->argument_type.id == TYPE_DECIMAL ? call->argument_type.scale : 0;
+    if (call->kind == AGGREGATE_SUM) {
+        if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
+            *result = value_double(sum_is_double ? value.d
+                                                 : (double)value.i /
+                                                       (double)decimal_power_of_ten(from_scale));
+        } else if (out.id == TYPE_DECIMAL) {
+            int64_t scaled;
+            if (!decimal_rescale(value.i, from_scale, out.scale, &scaled) ||
+                !decimal_fits(scaled, out.precision))
+                return aggregate_overflow(agg);
+            *result = value_int(scaled);
+        } else {
+            *result = value_int(wrap_integer(out.id, value.i));
+        }
+        return JOINERY_OK;
+    }
+    /* AVG */
+    if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
+        double sum = sum_is_double ? value.d
+                                   : (double)value.i / (double)decimal_power_of_ten(from_scale);
+        *result = value_double(sum / (double)count);
+    } else if (out.id == TYPE_DECIMAL) {
+        int64_t average;
+        if (!decimal_average(value.i, from_scale, count, out.scale, &average) ||
+            !decimal_fits(average, out.precision))
+            return aggregate_overflow(agg);
+        *result = value_int(average);
+    } else {
+        int64_t integral = value.i;
+        for (int s = 0; s < from_scale; s++)
+            integral /= 10;
+        *result = value_int(wrap_integer(out.id, integral / count));
+    }
+    return JOINERY_OK;
+}
+
+/* Builds group key ++ results from an accumulator row into `builder`. */
+static int aggregate_build_output(GroupAggregateOperator *agg, RowBuilder *builder,
+                                  const Row *group_key, const Row *accumulator, const Row **out)
+{
+    uint32_t key_count = agg->spec.group_key_count;
+    row_builder_begin(builder, key_count + agg->spec.call_count, ROW_KIND_INSERT);
+    for (uint32_t k = 0; k < key_count; k++)
+        row_builder_copy_field(builder, k, group_key, k, agg->key_variable_length[k]);
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        Value value;
+        int status = aggregate_result(agg, i, accumulator, &value);
+        if (status != JOINERY_OK)
+            return status;
+        value_to_builder(builder, key_count + i, agg->slots[i].call.result_type, value);
+    }
+    *out = row_builder_finish(builder);
+    if (!*out)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    return JOINERY_OK;
+}
+
+static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, int64_t now)
+{
+    bool accumulate = row_kind_is_accumulate(row_kind(input));
+    RowBuilder *key_builder = &agg->key_builder;
+    uint32_t key_count = agg->spec.group_key_count;
+    row_builder_begin(key_builder, key_count, ROW_KIND_INSERT);
+    for (uint32_t k = 0; k < key_count; k++)
+        row_builder_copy_field(key_builder, k, input, agg->spec.group_keys[k],
+                               agg->key_variable_length[k]);
+    const Row *group_key = row_builder_finish(key_builder);
+    if (!group_key)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    uint64_t key_hash = row_content_hash(group_key);
+
+    ValueEntry *entry = value_state_find(agg->accumulators, group_key, key_hash, now);
+    bool first = entry == NULL;
+    const Row *previous = NULL;
+    int status;
+    if (first) {
+        if (!accumulate) {
+            agg->base.metrics.skipped_rows++;
+            return JOINERY_OK;
+        }
+        aggregate_reset(agg);
+        if (agg->has_value_counts)
+            aggregate_drop_value_counts(agg, group_key, now); /* left over after a TTL expiry */
+    } else {
+        status = aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value,
+                                        &previous);
+        if (status != JOINERY_OK)
+            return status;
+        aggregate_decode(agg, entry->value);
+    }
+
+    agg->row_count += accumulate ? 1 : -1;
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        status = aggregate_apply_call(agg, i, input, group_key, accumulate, now);
+        if (status != JOINERY_OK)
+            return status;
+    }
+
+    if (agg->row_count <= 0) {
+        /* the last row of the group was retracted */
+        if (agg->has_value_counts)
+            aggregate_drop_value_counts(agg, group_key, now);
+        status = operator_emit(&agg->base, previous, ROW_KIND_DELETE);
+        value_state_remove(agg->accumulators, entry);
+        return status;
+    }
+
+    const Row *accumulator = aggregate_encode(agg);
+    if (!accumulator)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    const Row *current;
+    status = aggregate_build_output(agg, &agg->result_builder, group_key, accumulator, &current);
+    if (status != JOINERY_OK)
+        return status;
+    if (first) {
+        entry = value_state_insert(agg->accumulators, group_key, key_hash, now);
+        if (!entry)
+            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    if (value_state_set(agg->accumulators, entry, accumulator, now) != JOINERY_OK) {
+        if (first)
+            value_state_remove(agg->accumulators, entry);
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    if (first)
+        return operator_emit(&agg->base, current, ROW_KIND_INSERT);
+    if (agg->spec.ttl_millis <= 0 && row_content_equals(previous, current))
+        return JOINERY_OK; /* unchanged: nothing to say */
+    status = operator_emit(&agg->base, previous, ROW_KIND_UPDATE_BEFORE);
+    if (status != JOINERY_OK)
+        return status;
+    return operator_emit(&agg->base, current, ROW_KIND_UPDATE_AFTER);
+}
+
+static int aggregate_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    int64_t now = agg->spec.ttl_millis > 0 ? operator_now_millis(self) : 0;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        int status = aggregate_process_row(agg, batch->rows[i], now);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static void aggregate_report_state(Operator *self)
+{
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    StateCounters groups = value_state_counters(agg->accumulators);
+    StateCounters values = multiset_state_counters(agg->value_counts);
+    self->metrics.state_bytes = groups.bytes + values.bytes;
+    self->metrics.state_keys = groups.keys;
+    self->metrics.state_rows = groups.entries + values.entries;
+    self->metrics.expired_rows = groups.expired + values.expired;
+}
+
+static int aggregate_timer(Operator *self, int64_t now_millis)
+{
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    if (agg->spec.ttl_millis <= 0)
+        return JOINERY_OK;
+    value_state_cleanup(agg->accumulators, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
+    multiset_state_cleanup(agg->value_counts, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
+    aggregate_report_state(self);
+    return JOINERY_OK;
+}
+
+static void aggregate_close(Operator *self)
+{
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    value_state_destroy(agg->accumulators);
+    agg->accumulators = NULL;
+    multiset_state_destroy(agg->value_counts);
+    agg->value_counts = NULL;
+    free(agg->slots);
+    agg->slots = NULL;
+    free(agg->key_variable_length);
+    agg->key_variable_length = NULL;
+    free(agg->values);
+    agg->values = NULL;
+    free(agg->counts);
+    agg->counts = NULL;
+    row_builder_free(&agg->key_builder);
+    row_builder_free(&agg->count_key_builder);
+    row_builder_free(&agg->value_builder);
+    row_builder_free(&agg->accumulator_builder);
+    row_builder_free(&agg->previous_builder);
+    row_builder_free(&agg->result_builder);
+}
+
+static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
+    .open = NULL,
+    .process = aggregate_process,
+    .watermark = NULL,
+    .timer = aggregate_timer,
+    .finish = NULL,
+    .report_state = aggregate_report_state,
+    .close = aggregate_close,
+};
+
+/* Checks a call and picks its accumulator value type; JOINERY_OK or an error in diag. */
+static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, AggregateSlot *slot,
+                                Diag *diag)
+{
+    const AggregateCall *call = &spec->calls[i];
+    slot->call = *call;
+    slot->value_type = BIGINT_TYPE;
+    if (call->kind != AGGREGATE_COUNT_STAR && call->argument >= spec->input_field_count)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: argument out of range");
+    TypeId argument = call->argument_type.id;
+    TypeId result = call->result_type.id;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+    case AGGREGATE_COUNT:
+        if (!type_is_integer(result))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: COUNT must give BIGINT");
+        break;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (!type_is_numeric(argument) || !type_is_numeric(result))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: SUM/AVG need numeric types");
+        if (argument == TYPE_FLOAT || argument == TYPE_DOUBLE) {
+            slot->value_type = type_make(TYPE_DOUBLE, true);
+            if (result != TYPE_FLOAT && result != TYPE_DOUBLE)
+                return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                                  "aggregate: SUM/AVG of FLOAT/DOUBLE must give FLOAT/DOUBLE");
+        }
+        break;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX:
+        slot->value_type = call->argument_type;
+        slot->value_type.nullable = true;
+        if (!type_equals(call->argument_type, call->result_type))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: MIN/MAX result type must be the argument type");
+        break;
+    default:
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
+    }
+    slot->keeps_value_counts =
+        call->kind != AGGREGATE_COUNT_STAR &&
+        (call->distinct ||
+         (spec->input_is_update && (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX)));
+    return JOINERY_OK;
+}
+
+Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *diag)
+{
+    if (spec->group_key_count + spec->call_count > UINT16_MAX / 2 ||
+        (spec->group_key_count && !spec->group_keys) || (spec->call_count && !spec->calls)) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: inconsistent spec");
+        return NULL;
+    }
+    for (uint32_t k = 0; k < spec->group_key_count; k++) {
+        if (spec->group_keys[k] >= spec->input_field_count) {
+            diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: group key out of range");
+            return NULL;
+        }
+    }
+    GroupAggregateOperator *agg = calloc(1, sizeof *agg);
+    if (!agg) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    agg->spec = *spec;
+    operator_init(&agg->base, &GROUP_AGGREGATE_VTABLE, "GroupAggregate", 1, agg);
+    uint32_t calls = spec->call_count ? spec->call_count : 1;
+    uint32_t keys = spec->group_key_count ? spec->group_key_count : 1;
+    agg->slots = calloc(calls, sizeof(AggregateSlot));
+    agg->values = calloc(calls, sizeof(Value));
+    agg->counts = calloc(calls, sizeof(int64_t));
+    agg->key_variable_length = calloc(keys, sizeof(bool));
+    agg->accumulators = value_state_create(spec->ttl_millis);
+    agg->value_counts = multiset_state_create(spec->ttl_millis);
+    if (!agg->slots || !agg->values || !agg->counts || !agg->key_variable_length ||
+        !agg->accumulators || !agg->value_counts) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        goto failed;
+    }
+    for (uint32_t k = 0; k < spec->group_key_count; k++)
+        agg->key_variable_length[k] =
+            type_is_variable_length(spec->input_types[spec->group_keys[k]].id);
+    for (uint32_t i = 0; i < spec->call_count; i++) {
+        if (aggregate_check_call(spec, i, &agg->slots[i], diag) != JOINERY_OK)
+            goto failed;
+        agg->has_value_counts = agg->has_value_counts || agg->slots[i].keeps_value_counts;
+    }
+    row_builder_init(&agg->key_builder);
+    row_builder_init(&agg->count_key_builder);
+    row_builder_init(&agg->value_builder);
+    row_builder_init(&agg->accumulator_builder);
+    row_builder_init(&agg->previous_builder);
+    row_builder_init(&agg->result_builder);
+    return &agg->base;
+
+failed:
+    operator_close(&agg->base);
+    free(agg);
+    return NULL;
+}

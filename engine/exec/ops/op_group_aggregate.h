@@ -1,0 +1,71 @@
+/*
+ * op_group_aggregate.h - unbounded group aggregation with retraction, after
+ * Flink's GroupAggFunction: one accumulator per group key in keyed state;
+ * every input row updates its group and emits the change of the group's
+ * result row (+I first, then -U old / +U new, -D when the group empties).
+ */
+#ifndef JOINERY_EXEC_OPS_OP_GROUP_AGGREGATE_H
+#define JOINERY_EXEC_OPS_OP_GROUP_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/type.h"
+#include "engine/exec/operator.h"
+
+typedef enum AggregateKind {
+    AGGREGATE_COUNT_STAR,
+    AGGREGATE_COUNT,
+    AGGREGATE_SUM,
+    AGGREGATE_MIN,
+    AGGREGATE_MAX,
+    AGGREGATE_AVG
+} AggregateKind;
+
+typedef struct AggregateCall {
+    AggregateKind kind;
+    uint32_t argument; /* input field; unused for COUNT(*) */
+    bool distinct;
+    DataType argument_type;
+    DataType result_type;
+} AggregateCall;
+
+typedef struct GroupAggregateSpec {
+    uint32_t input_field_count;
+    const DataType *input_types;
+    const uint32_t *group_keys;
+    uint32_t group_key_count; /* 0 = global aggregate */
+    const AggregateCall *calls;
+    uint32_t call_count;
+    bool input_is_update; /* input may carry -U/-D: MIN/MAX keep a value multiset so retraction works */
+    int64_t ttl_millis;   /* 0 = keep forever */
+} GroupAggregateSpec;
+
+/*
+ * Creates the operator (operator_init inside; one input). Output rows: the
+ * group key fields, then one field per call of its result_type.
+ *
+ * Semantics (Flink's GroupAggFunction with generateUpdateBefore):
+ * - the first row of a group emits +I; a retraction for a group not in
+ *   state is ignored (counted in metrics.skipped_rows);
+ * - a change emits -U old, +U new; an unchanged result emits nothing when
+ *   ttl_millis is 0 (with a TTL Flink re-emits -U/+U to refresh the
+ *   downstream's state, and so does joinery);
+ * - when a group's row count drops to 0 its last result is retracted (-D)
+ *   and the group's state dropped.
+ * Results: COUNT(*)/COUNT -> BIGINT; SUM/MIN/MAX/AVG over no non-NULL value
+ * -> NULL; SUM of integers wraps to the result type like Java arithmetic;
+ * DECIMAL SUM/AVG raise JOINERY_ERROR_RUNTIME on overflow of the result
+ * precision; integer AVG truncates; DECIMAL AVG rounds half up to the
+ * result scale. DISTINCT and MIN/MAX over an updating input keep per-group
+ * value counts in state.
+ *
+ * Returns NULL with diag set (JOINERY_ERROR_VALIDATE for an inconsistent
+ * spec, JOINERY_ERROR_UNSUPPORTED for a result type it cannot produce,
+ * JOINERY_ERROR_NO_MEMORY). The spec's arrays are borrowed for the
+ * operator's life. Free with operator_close and then free(op).
+ */
+Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *diag);
+
+#endif

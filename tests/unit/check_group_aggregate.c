@@ -1,0 +1,608 @@
+/*
+ * check_group_aggregate.c - Check suite for the group aggregate
+ * (engine/exec/ops/op_group_aggregate.c): the exact changelog (+I, -U/+U,
+ * -D) for every aggregate kind with retraction, suppression of unchanged
+ * results, DISTINCT, MIN/MAX retraction of the current extreme, vanishing
+ * groups, global aggregates, DECIMAL results and overflow, integer wrap,
+ * TTL expiry with a fake clock and state bytes.
+ *
+ * Rows are written as text "a,10,NULL"; DECIMAL values are written and
+ * printed unscaled (10.50 in DECIMAL(10,2) is 1050).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/base/strbuf.h"
+#include "engine/exec/ops/op_group_aggregate.h"
+
+/* ---- harness: fake clock, collecting operator, row helpers ---- */
+
+static int64_t fake_now;
+
+static int64_t fake_clock(void *context)
+{
+    (void)context;
+    return fake_now;
+}
+
+typedef struct Collector {
+    Operator base;
+    const DataType *types;
+    uint32_t field_count;
+    StrBuf log;
+} Collector;
+
+static void format_row(StrBuf *out, const Row *row, const DataType *types, uint32_t count)
+{
+    strbuf_printf(out, "%s(", row_kind_name(row_kind(row)));
+    for (uint32_t i = 0; i < count; i++) {
+        if (i)
+            strbuf_append_char(out, ',');
+        if (row_is_null(row, i)) {
+            strbuf_append_cstr(out, "NULL");
+        } else if (type_is_variable_length(types[i].id)) {
+            uint32_t length;
+            const char *text = row_get_string(row, i, &length);
+            strbuf_append(out, text, length);
+        } else if (types[i].id == TYPE_FLOAT || types[i].id == TYPE_DOUBLE) {
+            strbuf_printf(out, "%g", row_get_double(row, i));
+        } else {
+            strbuf_printf(out, "%lld", (long long)row_get_int64(row, i));
+        }
+    }
+    strbuf_append_char(out, ')');
+}
+
+static int collector_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    Collector *collector = (Collector *)self;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        if (collector->log.length)
+            strbuf_append_char(&collector->log, ' ');
+        format_row(&collector->log, batch->rows[i], collector->types, collector->field_count);
+    }
+    return JOINERY_OK;
+}
+
+static const OperatorVtable COLLECTOR_VTABLE = {.process = collector_process};
+
+typedef struct Harness {
+    Diag diag;
+    ExecContext context;
+    Collector collector;
+    Operator *op;
+    char taken[16384];
+} Harness;
+
+static void harness_open(Harness *h, Operator *op, const DataType *out_types, uint32_t out_count)
+{
+    memset(h, 0, sizeof *h);
+    diag_clear(&h->diag);
+    h->context.diag = &h->diag;
+    h->context.now_millis = fake_clock;
+    h->context.parallelism = 1;
+    h->op = op;
+    ck_assert_ptr_nonnull(op);
+    operator_init(&h->collector.base, &COLLECTOR_VTABLE, "Collector", 1, &h->collector);
+    h->collector.types = out_types;
+    h->collector.field_count = out_count;
+    operator_connect(op, &h->collector.base, 0);
+    ck_assert_int_eq(operator_open(&h->collector.base, &h->context), JOINERY_OK);
+    ck_assert_int_eq(operator_open(op, &h->context), JOINERY_OK);
+}
+
+static void harness_close(Harness *h)
+{
+    operator_close(h->op);
+    free(h->op);
+    operator_close(&h->collector.base);
+    strbuf_free(&h->collector.log);
+}
+
+/* Returns the changelog collected since the last call, and forgets it. */
+static const char *harness_take(Harness *h)
+{
+    snprintf(h->taken, sizeof h->taken, "%s", strbuf_cstr(&h->collector.log));
+    strbuf_clear(&h->collector.log);
+    return h->taken;
+}
+
+/* Builds a row from "kind values" text, e.g. "+I 1,a,NULL". */
+static const Row *build_row(RowBuilder *builder, const DataType *types, uint32_t count,
+                            const char *text)
+{
+    static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
+    RowKind kind = ROW_KIND_INSERT;
+    for (int k = 0; k < 4; k++)
+        if (strncmp(text, kinds[k], 2) == 0)
+            kind = (RowKind)k;
+    const char *cursor = text + 3;
+    row_builder_begin(builder, count, kind);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *end = strchr(cursor, ',');
+        size_t length = end ? (size_t)(end - cursor) : strlen(cursor);
+        if (length == 4 && strncmp(cursor, "NULL", 4) == 0)
+            row_builder_set_null(builder, i);
+        else if (type_is_variable_length(types[i].id))
+            row_builder_set_string(builder, i, cursor, (uint32_t)length);
+        else if (types[i].id == TYPE_FLOAT || types[i].id == TYPE_DOUBLE)
+            row_builder_set_double(builder, i, strtod(cursor, NULL));
+        else
+            row_builder_set_int64(builder, i, strtoll(cursor, NULL, 10));
+        cursor = end ? end + 1 : cursor + length;
+    }
+    return row_builder_finish(builder);
+}
+
+static int push_text_status(Harness *h, uint32_t input, const DataType *types, uint32_t count,
+                            const char *text)
+{
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = (Row *)build_row(&builder, types, count, text);
+    ck_assert_ptr_nonnull(row);
+    RowBatch batch = {.rows = &row, .count = 1, .capacity = 1};
+    int status = operator_push(h->op, input, &batch);
+    row_builder_free(&builder);
+    return status;
+}
+
+static void push_text(Harness *h, uint32_t input, const DataType *types, uint32_t count,
+                      const char *text)
+{
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = (Row *)build_row(&builder, types, count, text);
+    ck_assert_ptr_nonnull(row);
+    RowBatch batch = {.rows = &row, .count = 1, .capacity = 1};
+    ck_assert_int_eq(operator_push(h->op, input, &batch), JOINERY_OK);
+    row_builder_free(&builder);
+}
+
+/* ---- aggregate fixtures ---- */
+
+#define EXPECT(h, text) ck_assert_str_eq(harness_take(h), text)
+
+typedef struct AggregateTest {
+    Harness harness;
+    DataType input_types[8];
+    uint32_t input_count;
+    DataType output_types[16];
+    uint32_t group_keys[4];
+    AggregateCall calls[8];
+    GroupAggregateSpec spec;
+} AggregateTest;
+
+static void test_init(AggregateTest *t, const DataType *input, uint32_t input_count)
+{
+    memset(t, 0, sizeof *t);
+    memcpy(t->input_types, input, input_count * sizeof(DataType));
+    t->input_count = input_count;
+    t->spec.input_field_count = input_count;
+    t->spec.input_types = t->input_types;
+    t->spec.group_keys = t->group_keys;
+    t->spec.calls = t->calls;
+}
+
+static void test_group_by(AggregateTest *t, uint32_t field)
+{
+    t->group_keys[t->spec.group_key_count++] = field;
+}
+
+static void test_call(AggregateTest *t, AggregateKind kind, uint32_t argument, bool distinct,
+                      DataType result)
+{
+    AggregateCall *call = &t->calls[t->spec.call_count++];
+    call->kind = kind;
+    call->argument = argument;
+    call->distinct = distinct;
+    call->argument_type = kind == AGGREGATE_COUNT_STAR ? type_make(TYPE_BIGINT, false)
+                                                       : t->input_types[argument];
+    call->result_type = result;
+}
+
+static void test_open(AggregateTest *t)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < t->spec.group_key_count; k++)
+        t->output_types[n++] = t->input_types[t->group_keys[k]];
+    for (uint32_t i = 0; i < t->spec.call_count; i++)
+        t->output_types[n++] = t->calls[i].result_type;
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = group_aggregate_operator_create(&t->spec, &diag);
+    ck_assert_msg(op != NULL, "%s", diag.message);
+    harness_open(&t->harness, op, t->output_types, n);
+}
+
+static void in(AggregateTest *t, const char *text)
+{
+    push_text(&t->harness, 0, t->input_types, t->input_count, text);
+}
+
+static DataType bigint(void)
+{
+    return type_make(TYPE_BIGINT, true);
+}
+
+static DataType bigint_not_null(void)
+{
+    return type_make(TYPE_BIGINT, false);
+}
+
+static DataType string_type(void)
+{
+    return type_make_varchar(TYPE_STRING_LENGTH, true);
+}
+
+/* input (k STRING, v BIGINT) */
+static void init_key_value(AggregateTest *t)
+{
+    DataType input[2] = {string_type(), bigint()};
+    test_init(t, input, 2);
+}
+
+START_TEST(test_insert_only_all_kinds)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_COUNT_STAR, 0, false, bigint_not_null());
+    test_call(&t, AGGREGATE_COUNT, 1, false, bigint_not_null());
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_call(&t, AGGREGATE_MIN, 1, false, bigint());
+    test_call(&t, AGGREGATE_MAX, 1, false, bigint());
+    test_call(&t, AGGREGATE_AVG, 1, false, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,10");
+    EXPECT(h, "+I(a,1,1,10,10,10,10)");
+    in(&t, "+I a,NULL");
+    EXPECT(h, "-U(a,1,1,10,10,10,10) +U(a,2,1,10,10,10,10)");
+    in(&t, "+I a,5");
+    EXPECT(h, "-U(a,2,1,10,10,10,10) +U(a,3,2,15,5,10,7)");
+    in(&t, "+I b,-3");
+    EXPECT(h, "+I(b,1,1,-3,-3,-3,-3)");
+    in(&t, "+I b,-4");
+    EXPECT(h, "-U(b,1,1,-3,-3,-3,-3) +U(b,2,2,-7,-4,-3,-3)"); /* AVG truncates toward zero */
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_retraction_all_kinds)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_COUNT_STAR, 0, false, bigint_not_null());
+    test_call(&t, AGGREGATE_COUNT, 1, false, bigint_not_null());
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_call(&t, AGGREGATE_MIN, 1, false, bigint());
+    test_call(&t, AGGREGATE_MAX, 1, false, bigint());
+    test_call(&t, AGGREGATE_AVG, 1, false, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,10");
+    in(&t, "+I a,20");
+    in(&t, "+I a,20");
+    in(&t, "+I a,5");
+    in(&t, "+I a,NULL");
+    harness_take(h);
+    /* retract the current minimum: the next one is found */
+    in(&t, "-D a,5");
+    EXPECT(h, "-U(a,5,4,55,5,20,13) +U(a,4,3,50,10,20,16)");
+    /* one copy of the maximum leaves: it stays */
+    in(&t, "-U a,20");
+    EXPECT(h, "-U(a,4,3,50,10,20,16) +U(a,3,2,30,10,20,15)");
+    in(&t, "-D a,20");
+    EXPECT(h, "-U(a,3,2,30,10,20,15) +U(a,2,1,10,10,10,10)");
+    in(&t, "-D a,10");
+    EXPECT(h, "-U(a,2,1,10,10,10,10) +U(a,1,0,NULL,NULL,NULL,NULL)");
+    in(&t, "-D a,NULL");
+    EXPECT(h, "-D(a,1,0,NULL,NULL,NULL,NULL)");
+    /* the group is gone: a retraction is ignored, an insert starts over */
+    in(&t, "-D a,1");
+    EXPECT(h, "");
+    ck_assert_uint_eq(h->op->metrics.skipped_rows, 1);
+    in(&t, "+I a,7");
+    EXPECT(h, "+I(a,1,1,7,7,7,7)");
+    h->op->vtable->report_state(h->op);
+    ck_assert_uint_eq(h->op->metrics.state_keys, 1);
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_update_pairs_and_vanishing_groups)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,1");
+    in(&t, "+I b,2");
+    EXPECT(h, "+I(a,1) +I(b,2)");
+    in(&t, "-U a,1");
+    EXPECT(h, "-D(a,1)");
+    in(&t, "+U a,3");
+    EXPECT(h, "+I(a,3)");
+    h->op->vtable->report_state(h->op);
+    uint64_t two_groups = h->op->metrics.state_bytes;
+    in(&t, "-D b,2");
+    EXPECT(h, "-D(b,2)");
+    h->op->vtable->report_state(h->op);
+    ck_assert_uint_eq(h->op->metrics.state_keys, 1);
+    ck_assert_uint_lt(h->op->metrics.state_bytes, two_groups);
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_unchanged_result_suppressed)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_call(&t, AGGREGATE_MAX, 1, false, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,5");
+    EXPECT(h, "+I(a,5,5)");
+    in(&t, "+I a,0");
+    EXPECT(h, "");
+    in(&t, "+I a,NULL");
+    EXPECT(h, "");
+    harness_close(h);
+
+    /* with a TTL Flink emits the equal pair anyway */
+    init_key_value(&t);
+    t.spec.ttl_millis = 60000;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_open(&t);
+    h = &t.harness;
+    in(&t, "+I a,5");
+    in(&t, "+I a,0");
+    EXPECT(h, "+I(a,5) -U(a,5) +U(a,5)");
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_distinct)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_COUNT, 1, true, bigint_not_null());
+    test_call(&t, AGGREGATE_SUM, 1, true, bigint());
+    test_call(&t, AGGREGATE_COUNT, 1, false, bigint_not_null());
+    test_call(&t, AGGREGATE_AVG, 1, true, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,1");
+    EXPECT(h, "+I(a,1,1,1,1)");
+    in(&t, "+I a,1");
+    EXPECT(h, "-U(a,1,1,1,1) +U(a,1,1,2,1)");
+    in(&t, "+I a,4");
+    EXPECT(h, "-U(a,1,1,2,1) +U(a,2,5,3,2)");
+    in(&t, "+I a,NULL");
+    EXPECT(h, "");
+    in(&t, "-D a,1");
+    EXPECT(h, "-U(a,2,5,3,2) +U(a,2,5,2,2)");
+    in(&t, "-D a,1");
+    EXPECT(h, "-U(a,2,5,2,2) +U(a,1,4,1,4)");
+    in(&t, "-D a,4");
+    EXPECT(h, "-U(a,1,4,1,4) +U(a,0,NULL,0,NULL)");
+    in(&t, "-D a,NULL");
+    EXPECT(h, "-D(a,0,NULL,0,NULL)");
+    h->op->vtable->report_state(h->op);
+    ck_assert_uint_eq(h->op->metrics.state_keys, 0);
+    ck_assert_uint_eq(h->op->metrics.state_rows, 0);
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_global_aggregate)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    test_call(&t, AGGREGATE_COUNT_STAR, 0, false, bigint_not_null());
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_open(&t);
+    Harness *h = &t.harness;
+    ck_assert_int_eq(operator_end_input(h->op, 0), JOINERY_OK);
+    EXPECT(h, ""); /* an empty input gives nothing */
+    harness_close(h);
+
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    test_call(&t, AGGREGATE_COUNT_STAR, 0, false, bigint_not_null());
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_open(&t);
+    h = &t.harness;
+    in(&t, "+I a,1");
+    in(&t, "+I b,2");
+    EXPECT(h, "+I(1,1) -U(1,1) +U(2,3)");
+    in(&t, "-D a,1");
+    in(&t, "-D b,2");
+    EXPECT(h, "-U(2,3) +U(1,2) -D(1,2)");
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_sum_of_nulls)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, bigint());
+    test_call(&t, AGGREGATE_AVG, 1, false, bigint());
+    test_call(&t, AGGREGATE_MIN, 1, false, bigint());
+    test_call(&t, AGGREGATE_COUNT, 1, false, bigint_not_null());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,NULL");
+    EXPECT(h, "+I(a,NULL,NULL,NULL,0)");
+    in(&t, "+I a,NULL");
+    EXPECT(h, "");
+    in(&t, "+I a,2");
+    EXPECT(h, "-U(a,NULL,NULL,NULL,0) +U(a,2,2,2,1)");
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_strings_min_max)
+{
+    AggregateTest t;
+    DataType input[2] = {string_type(), string_type()};
+    test_init(&t, input, 2);
+    t.spec.input_is_update = true;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_MIN, 1, false, string_type());
+    test_call(&t, AGGREGATE_MAX, 1, false, string_type());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I g,pear");
+    in(&t, "+I g,apple");
+    in(&t, "+I g,zoo");
+    EXPECT(h, "+I(g,pear,pear) -U(g,pear,pear) +U(g,apple,pear) -U(g,apple,pear) "
+              "+U(g,apple,zoo)");
+    in(&t, "-D g,apple");
+    EXPECT(h, "-U(g,apple,zoo) +U(g,pear,zoo)");
+    in(&t, "-D g,zoo");
+    EXPECT(h, "-U(g,pear,zoo) +U(g,pear,pear)");
+    in(&t, "+I g,a-much-longer-string-value");
+    EXPECT(h, "-U(g,pear,pear) +U(g,a-much-longer-string-value,pear)");
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_decimal_sum_avg)
+{
+    AggregateTest t;
+    DataType input[2] = {string_type(), type_make_decimal(10, 2, true)};
+    test_init(&t, input, 2);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, type_make_decimal(18, 2, true));
+    test_call(&t, AGGREGATE_AVG, 1, false, type_make_decimal(18, 6, true));
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,1050");
+    EXPECT(h, "+I(a,1050,10500000)");
+    in(&t, "+I a,225");
+    EXPECT(h, "-U(a,1050,10500000) +U(a,1275,6375000)");
+    in(&t, "+I a,1");
+    /* 12.76 / 3 = 4.253333... */
+    EXPECT(h, "-U(a,1275,6375000) +U(a,1276,4253333)");
+    in(&t, "+I b,-5");
+    in(&t, "+I b,-6"); /* -0.055 rounds half up (away from zero) to -0.055000 */
+    EXPECT(h, "+I(b,-5,-50000) -U(b,-5,-50000) +U(b,-11,-55000)");
+    harness_close(h);
+
+    /* a result that no longer fits its precision is a runtime error */
+    test_init(&t, input, 2);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, type_make_decimal(4, 2, true));
+    test_open(&t);
+    h = &t.harness;
+    in(&t, "+I a,9999");
+    ck_assert_int_eq(push_text_status(h, 0, t.input_types, 2, "+I a,2"), JOINERY_ERROR_RUNTIME);
+    ck_assert_int_eq(h->diag.status, JOINERY_ERROR_RUNTIME);
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_integer_wrap_and_double)
+{
+    AggregateTest t;
+    DataType input[3] = {string_type(), type_make(TYPE_INT, true), type_make(TYPE_DOUBLE, true)};
+    test_init(&t, input, 3);
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_SUM, 1, false, type_make(TYPE_INT, true));
+    test_call(&t, AGGREGATE_AVG, 2, false, type_make(TYPE_DOUBLE, true));
+    test_call(&t, AGGREGATE_SUM, 2, false, type_make(TYPE_DOUBLE, true));
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I a,2147483647,1.5");
+    EXPECT(h, "+I(a,2147483647,1.5,1.5)");
+    in(&t, "+I a,1,2");
+    EXPECT(h, "-U(a,2147483647,1.5,1.5) +U(a,-2147483648,1.75,3.5)");
+    harness_close(h);
+}
+END_TEST
+
+START_TEST(test_ttl_expiry)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.spec.input_is_update = true;
+    t.spec.ttl_millis = 1000;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_COUNT, 1, true, bigint_not_null());
+    test_open(&t);
+    Harness *h = &t.harness;
+    fake_now = 5000;
+    in(&t, "+I a,1");
+    EXPECT(h, "+I(a,1)");
+    fake_now = 6000; /* expired: the retraction is ignored */
+    in(&t, "-D a,1");
+    EXPECT(h, "");
+    in(&t, "+I a,2");
+    EXPECT(h, "+I(a,1)");
+    char text[64];
+    for (int i = 0; i < 500; i++) {
+        snprintf(text, sizeof text, "+I key%d,%d", i, i);
+        in(&t, text);
+    }
+    harness_take(h);
+    h->op->vtable->report_state(h->op);
+    uint64_t full = h->op->metrics.state_bytes;
+    ck_assert_uint_eq(h->op->metrics.state_keys, 501);
+    fake_now = 10000;
+    for (int tick = 0; tick < 4; tick++)
+        ck_assert_int_eq(operator_timer(h->op, fake_now), JOINERY_OK);
+    h->op->vtable->report_state(h->op);
+    ck_assert_uint_eq(h->op->metrics.state_keys, 0);
+    ck_assert_uint_eq(h->op->metrics.state_rows, 0);
+    ck_assert_uint_lt(h->op->metrics.state_bytes, full / 10);
+    ck_assert_uint_ge(h->op->metrics.expired_rows, 501);
+    harness_close(h);
+    fake_now = 0;
+}
+END_TEST
+
+static Suite *group_aggregate_suite(void)
+{
+    Suite *suite = suite_create("group_aggregate");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_insert_only_all_kinds);
+    tcase_add_test(core, test_retraction_all_kinds);
+    tcase_add_test(core, test_update_pairs_and_vanishing_groups);
+    tcase_add_test(core, test_unchanged_result_suppressed);
+    tcase_add_test(core, test_distinct);
+    tcase_add_test(core, test_global_aggregate);
+    tcase_add_test(core, test_sum_of_nulls);
+    tcase_add_test(core, test_strings_min_max);
+    tcase_add_test(core, test_decimal_sum_avg);
+    tcase_add_test(core, test_integer_wrap_and_double);
+    tcase_add_test(core, test_ttl_expiry);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(group_aggregate_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
