@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# run-bench.sh - `make bench`: join throughput and memory next to SQLite, and
+# the shell's start-up time. Prints figures; never fails on a time threshold
+# (a non-zero exit means the benchmark itself could not run).
+#
+# Usage: scripts/run-bench.sh BUILD_DIR
+# Environment: BENCH_ORDERS, BENCH_USERS, BENCH_PRODUCTS (row counts; default
+# 9M, 1M, 500k: over 10 million input rows per join), BENCH_ARGS (more
+# bench_join options, e.g. --skip-datagen or --metrics).
+set -euo pipefail
+build=${1:-build}
+cd "$(dirname "$0")/.."
+
+if [ ! -x "$build/tools/bench_join" ] || [ ! -x "$build/joinery" ]; then
+  echo "run-bench.sh: $build/tools/bench_join or $build/joinery is missing; run make first" >&2
+  exit 2
+fi
+
+echo "== joins: joinery (in-process, blackhole sink) and SQLite (in-memory, indexed) =="
+# shellcheck disable=SC2086
+"$build/tools/bench_join" --data "$build/bench-data" --joinery "$build/joinery" \
+  --orders "${BENCH_ORDERS:-9000000}" --users "${BENCH_USERS:-1000000}" \
+  --products "${BENCH_PRODUCTS:-500000}" ${BENCH_ARGS:-}
+
+echo
+echo "== shell start-up: build/joinery -e 'SET;' (start, one statement, exit); target 20 ms =="
+if command -v hyperfine >/dev/null 2>&1; then
+  hyperfine --style basic --shell=none --warmup 5 --runs 50 "$build/joinery -e 'SET;'" 2>&1 |
+    sed -n '/Time (mean/,/Range/p'
+else
+  runs=30
+  start=$(date +%s%N)
+  for _ in $(seq $runs); do "$build/joinery" -e 'SET;' >/dev/null; done
+  end=$(date +%s%N)
+  echo "mean over $runs runs: $(( (end - start) / runs / 1000 )) us"
+fi
