@@ -214,8 +214,8 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
         if (type_is_integer(type.id) || type.id == TYPE_DECIMAL) {
             if (field->start < low || field->end > high)
                 return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                                  "Sequence bounds of column '%s' are out of range for %s",
-                                  column, type_format(type, type_name, sizeof type_name));
+                                  "Sequence bounds of column '%s' are out of range for %s", column,
+                                  type_format(type, type_name, sizeof type_name));
         }
         if (min || max)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
@@ -252,8 +252,8 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
         } else {
             Value value;
             char reason[96];
-            if (value_parse_text(type, bounds[i], (uint32_t)strlen(bounds[i]), NULL, &value,
-                                 reason, sizeof reason) != 0)
+            if (value_parse_text(type, bounds[i], (uint32_t)strlen(bounds[i]), NULL, &value, reason,
+                                 sizeof reason) != 0)
                 return diag_error(diag, JOINERY_ERROR_VALIDATE,
                                   "Invalid value for option 'fields.%s.%s': '%s' (%s)", column,
                                   which, bounds[i], reason);
@@ -266,8 +266,7 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
 
     const char *length = field_option(table, column, "length");
     field->length = DATAGEN_DEFAULT_STRING_LENGTH;
-    if (type_is_string(type.id) && type.precision > 0 &&
-        (uint32_t)type.precision < field->length)
+    if (type_is_string(type.id) && type.precision > 0 && (uint32_t)type.precision < field->length)
         field->length = (uint32_t)type.precision;
     if (length) {
         int64_t parsed;
@@ -626,17 +625,15 @@ static int datagen_create_source(const SourceSpec *spec, SourceReader **result, 
             reader->fields[i].type = spec->types[i];
             continue;
         }
-        status = datagen_parse_field(table, column->name, spec->types[i], &reader->fields[i],
-                                     diag);
+        status = datagen_parse_field(table, column->name, spec->types[i], &reader->fields[i], diag);
         if (status != JOINERY_OK) {
             datagen_close(&reader->base);
             return status;
         }
     }
     int parallelism = spec->parallelism > 0 ? spec->parallelism : 1;
-    int subtask = spec->subtask_index >= 0 && spec->subtask_index < parallelism
-                      ? spec->subtask_index
-                      : 0;
+    int subtask =
+        spec->subtask_index >= 0 && spec->subtask_index < parallelism ? spec->subtask_index : 0;
     reader->parallelism = parallelism;
     reader->subtask = subtask;
     int64_t total = datagen_total_rows(table, reader->fields, reader->field_count, number_of_rows);

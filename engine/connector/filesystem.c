@@ -65,21 +65,21 @@ typedef struct FileList {
 typedef struct FilesystemReader {
     SourceReader base;
     FileList files;
-    size_t file_index;   /* file being read (or next to open) */
+    size_t file_index; /* file being read (or next to open) */
     bool file_open;
-    char *data;          /* contents of the open file */
+    char *data; /* contents of the open file */
     size_t length;
-    bool mapped;         /* data is an mmap (else malloc) */
-    size_t offset;       /* next record's start */
-    uint64_t line;       /* 1-based line of the next record */
+    bool mapped;   /* data is an mmap (else malloc) */
+    size_t offset; /* next record's start */
+    uint64_t line; /* 1-based line of the next record */
     uint64_t record_index;
     bool ended;
     FormatDecoder *decoder;
     bool ignore_parse_errors;
     uint32_t field_count;
-    int32_t *decoder_field;  /* produced field -> decoder field, -1 for metadata */
-    FileMetadata *metadata;  /* produced field -> metadata kind */
-    Value *values;           /* decoder fields */
+    int32_t *decoder_field; /* produced field -> decoder field, -1 for metadata */
+    FileMetadata *metadata; /* produced field -> metadata kind */
+    Value *values;          /* decoder fields */
     RowBuilder builder;
     int parallelism;
     int subtask;
@@ -134,8 +134,7 @@ static int filesystem_validate(const CatalogTable *table, Diag *diag)
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "Option 'path' must not be empty");
     if (path && strstr(path, "://") && strncmp(path, "file://", 7) != 0)
         return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                          "Only local paths are supported by the filesystem connector: '%s'",
-                          path);
+                          "Only local paths are supported by the filesystem connector: '%s'", path);
     FormatKind kind;
     int status = filesystem_format(table, &kind, diag);
     if (status != JOINERY_OK)
@@ -219,8 +218,8 @@ static int list_directory(FileList *list, const char *directory, int depth, Diag
                           directory);
     DIR *dir = opendir(directory);
     if (!dir)
-        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read directory '%s': %s",
-                          directory, strerror(errno));
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read directory '%s': %s", directory,
+                          strerror(errno));
     int status = JOINERY_OK;
     StrBuf child = STRBUF_INIT;
     struct dirent *entry;
@@ -257,9 +256,8 @@ static int list_files(const CatalogTable *table, FileList *list, Diag *diag)
     const char *path = local_path(option);
     struct stat info;
     if (stat(path, &info) != 0)
-        return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                          "Cannot read table '%s': path '%s' %s", table->name, path,
-                          errno == ENOENT ? "does not exist" : strerror(errno));
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read table '%s': path '%s' %s",
+                          table->name, path, errno == ENOENT ? "does not exist" : strerror(errno));
     if (S_ISDIR(info.st_mode)) {
         int status = list_directory(list, path, 0, diag);
         if (status != JOINERY_OK)
@@ -430,16 +428,15 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
             continue;
         }
         if (status != FORMAT_RECORD_ROW)
-            return diag_error(diag, status == JOINERY_ERROR_NO_MEMORY ? status
-                                                                       : JOINERY_ERROR_RUNTIME,
+            return diag_error(diag,
+                              status == JOINERY_ERROR_NO_MEMORY ? status : JOINERY_ERROR_RUNTIME,
                               "%s:%llu: %s", file->path, (unsigned long long)line, error);
         RowBuilder *builder = &reader->builder;
         row_builder_begin(builder, reader->field_count, ROW_KIND_INSERT);
         for (uint32_t field = 0; field < reader->field_count; field++) {
             int32_t source = reader->decoder_field[field];
             if (source >= 0)
-                value_to_builder(builder, field, base->spec->types[field],
-                                 reader->values[source]);
+                value_to_builder(builder, field, base->spec->types[field], reader->values[source]);
             else
                 set_metadata(reader, field, file);
         }
@@ -513,8 +510,8 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
             const CatalogColumn *column = &table->columns[spec->columns[i]];
             if (column->kind == CATALOG_COLUMN_METADATA) {
                 reader->decoder_field[i] = -1;
-                reader->metadata[i] = metadata_from_key(column->metadata_key ? column->metadata_key
-                                                                             : column->name);
+                reader->metadata[i] =
+                    metadata_from_key(column->metadata_key ? column->metadata_key : column->name);
                 continue;
             }
             reader->decoder_field[i] = (int32_t)physical;
@@ -545,7 +542,7 @@ typedef struct FilesystemWriter {
     SinkWriter base;
     FormatEncoder *encoder;
     int fd;
-    char *path;      /* file being written */
+    char *path;       /* file being written */
     char *final_path; /* rename target on finish (directory mode), else NULL */
     bool finished;
     StrBuf buffer;
@@ -555,8 +552,8 @@ static int writer_flush(FilesystemWriter *writer, Diag *diag)
 {
     size_t written = 0;
     while (written < writer->buffer.length) {
-        ssize_t n = write(writer->fd, writer->buffer.data + written,
-                          writer->buffer.length - written);
+        ssize_t n =
+            write(writer->fd, writer->buffer.data + written, writer->buffer.length - written);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -664,20 +661,20 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
                                             (const char *const *)spec->names, spec->types);
     struct stat info;
     size_t length = strlen(path);
-    bool directory = (length && path[length - 1] == '/') ||
-                     (stat(path, &info) == 0 && S_ISDIR(info.st_mode));
+    bool directory =
+        (length && path[length - 1] == '/') || (stat(path, &info) == 0 && S_ISDIR(info.st_mode));
     if (directory) {
         if (mkdir(path, 0777) != 0 && errno != EEXIST) {
             filesystem_close_writer(&writer->base);
-            return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create directory '%s': %s",
-                              path, strerror(errno));
+            return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create directory '%s': %s", path,
+                              strerror(errno));
         }
         unsigned part = atomic_fetch_add(&sink_part_counter, 1);
         const char *separator = path[length - 1] == '/' ? "" : "/";
         const char *extension = format_kind_name(kind);
         StrBuf name = STRBUF_INIT, final_name = STRBUF_INIT;
-        strbuf_printf(&name, "%s%s.part-%d-%u.%s.inprogress", path, separator, (int)getpid(),
-                      part, extension);
+        strbuf_printf(&name, "%s%s.part-%d-%u.%s.inprogress", path, separator, (int)getpid(), part,
+                      extension);
         strbuf_printf(&final_name, "%s%spart-%d-%u.%s", path, separator, (int)getpid(), part,
                       extension);
         writer->path = strbuf_detach(&name);

@@ -43,8 +43,8 @@ static int append_java_time(int64_t millis, bool always_seconds, StrBuf *out)
 
 static int append_java_date_time(int64_t epoch_millis, bool instant, StrBuf *out)
 {
-    int64_t days = epoch_millis >= 0 ? epoch_millis / 86400000
-                                     : -((-epoch_millis + 86399999) / 86400000);
+    int64_t days =
+        epoch_millis >= 0 ? epoch_millis / 86400000 : -((-epoch_millis + 86399999) / 86400000);
     int64_t millis = epoch_millis - days * 86400000;
     int64_t year;
     unsigned month, day;
@@ -127,8 +127,8 @@ static int print_append_value(DataType type, Value value, StrBuf *out)
             if (strtof(text, NULL) == number)
                 break;
         }
-        return value_format_text(type_make(TYPE_DOUBLE, true),
-                                 value_double(strtod(text, NULL)), out);
+        return value_format_text(type_make(TYPE_DOUBLE, true), value_double(strtod(text, NULL)),
+                                 out);
     }
     default:
         return value_format_text(type, value, out);
@@ -147,8 +147,8 @@ static int print_write(SinkWriter *writer, const RowBatch *batch, Diag *diag)
         if (print->identifier)
             failed |= strbuf_printf(line, "%s> ", print->identifier);
         failed |= strbuf_printf(line, "%s[", row_kind_name(row_kind(row)));
-        uint32_t count = spec->field_count < row_field_count(row) ? spec->field_count
-                                                                   : row_field_count(row);
+        uint32_t count =
+            spec->field_count < row_field_count(row) ? spec->field_count : row_field_count(row);
         for (uint32_t field = 0; field < count && !failed; field++) {
             if (field > 0)
                 failed |= strbuf_append_cstr(line, ", ");

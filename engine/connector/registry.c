@@ -23,8 +23,7 @@ static const Connector *const CONNECTORS[] = {
 
 enum { CONNECTOR_COUNT = sizeof CONNECTORS / sizeof CONNECTORS[0] };
 
-static const char *const CONNECTOR_NAMES[] = {"blackhole", "datagen", "filesystem", "print",
-                                              NULL};
+static const char *const CONNECTOR_NAMES[] = {"blackhole", "datagen", "filesystem", "print", NULL};
 
 _Static_assert(sizeof CONNECTOR_NAMES / sizeof CONNECTOR_NAMES[0] == CONNECTOR_COUNT + 1,
                "CONNECTOR_NAMES must list every connector");
@@ -84,8 +83,7 @@ static void append_list(StrBuf *out, const char *const *names, size_t count)
  * segment at the same position (so "fields.#.kind" becomes "fields.id.kind"
  * for key "fields.id.knd"), and a trailing '*' dropped.
  */
-static void instantiate_pattern(const char *pattern, const char *key, char *candidate,
-                                size_t size)
+static void instantiate_pattern(const char *pattern, const char *key, char *candidate, size_t size)
 {
     size_t used = 0;
     const char *key_segment = key; /* segment of the key at the pattern's position */
@@ -127,8 +125,7 @@ static int unknown_option_error(const Connector *connector, const char *key, Dia
     }
     const char *suggestion = catalog_suggest_name(key, candidates, count);
     StrBuf message = STRBUF_INIT;
-    strbuf_printf(&message, "Unsupported option '%s' for connector '%s'.", key,
-                  connector->name);
+    strbuf_printf(&message, "Unsupported option '%s' for connector '%s'.", key, connector->name);
     if (suggestion)
         strbuf_printf(&message, " Did you mean '%s'?", suggestion);
     strbuf_append_cstr(&message, " Supported options: ");
@@ -171,8 +168,8 @@ int connector_validate_table(const CatalogTable *table, Diag *diag)
         const ConnectorOption *option = &connector->options[i];
         if (option->required && !catalog_table_option(table, option->key))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Missing required option '%s' for connector '%s' (%s).",
-                              option->key, connector->name, option->description);
+                              "Missing required option '%s' for connector '%s' (%s).", option->key,
+                              connector->name, option->description);
     }
     for (size_t i = 0; i < table->option_count; i++) {
         const char *key = table->options[i].key;

@@ -97,8 +97,8 @@ static int read_character_option(const CatalogTable *table, const char *prefix, 
         }
     }
     return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                      "Invalid value for option '%s%s': '%s' (expected a single character)",
-                      prefix, key, value);
+                      "Invalid value for option '%s%s': '%s' (expected a single character)", prefix,
+                      key, value);
 }
 
 int format_options_from_table(const CatalogTable *table, const char *prefix, FormatKind kind,
@@ -144,8 +144,8 @@ int format_options_from_table(const CatalogTable *table, const char *prefix, For
     }
     if ((status = read_boolean_option(table, prefix, "csv.ignore-parse-errors",
                                       &options->ignore_parse_errors, diag)) != 0 ||
-        (status = read_boolean_option(table, prefix, "csv.allow-comments",
-                                      &options->allow_comments, diag)) != 0 ||
+        (status = read_boolean_option(table, prefix, "csv.allow-comments", &options->allow_comments,
+                                      diag)) != 0 ||
         (status = read_character_option(table, prefix, "csv.field-delimiter",
                                         &options->field_delimiter, diag)) != 0 ||
         (status = read_character_option(table, prefix, "csv.quote-character",
@@ -154,8 +154,8 @@ int format_options_from_table(const CatalogTable *table, const char *prefix, For
                                         &options->escape_character, diag)) != 0)
         return status;
     bool disable_quote = false;
-    if ((status = read_boolean_option(table, prefix, "csv.disable-quote-character",
-                                      &disable_quote, diag)) != 0)
+    if ((status = read_boolean_option(table, prefix, "csv.disable-quote-character", &disable_quote,
+                                      diag)) != 0)
         return status;
     if (disable_quote)
         options->quote_character = '\0';
@@ -275,8 +275,8 @@ int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value
     return format_json_decode(decoder, data, length, values, error, error_size);
 }
 
-int format_decode_row(FormatDecoder *decoder, const char *data, size_t length,
-                      RowBuilder *builder, Row **row, char *error, size_t error_size)
+int format_decode_row(FormatDecoder *decoder, const char *data, size_t length, RowBuilder *builder,
+                      Row **row, char *error, size_t error_size)
 {
     Value stack_values[64];
     Value *values = stack_values;
@@ -317,14 +317,13 @@ int format_field_error(char *error, size_t error_size, const char *name, const c
 }
 
 int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char *text,
-                       size_t length, bool iso_8601, Value *value, char *error,
-                       size_t error_size)
+                       size_t length, bool iso_8601, Value *value, char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
     char reason[160];
     if (length > UINT32_MAX)
-        return format_field_error(error, error_size, decoder->names[field], "value too long",
-                                  NULL, 0);
+        return format_field_error(error, error_size, decoder->names[field], "value too long", NULL,
+                                  0);
     if (type.id == TYPE_TIMESTAMP || type.id == TYPE_TIMESTAMP_LTZ) {
         /* Flink is strict about the date/time separator of the chosen standard. */
         const char *cursor = text, *end = text + length;
@@ -346,8 +345,7 @@ int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char 
         }
     }
     if (value_parse_text(type, text, (uint32_t)length, NULL, value, reason, sizeof reason) != 0)
-        return format_field_error(error, error_size, decoder->names[field], reason, text,
-                                  length);
+        return format_field_error(error, error_size, decoder->names[field], reason, text, length);
     if (type.id == TYPE_FLOAT)
         value->d = (double)(float)value->d;
     return 0;
@@ -362,8 +360,7 @@ static int append_float(float number, StrBuf *out)
         if (strtof(text, NULL) == number)
             break;
     }
-    return value_format_text(type_make(TYPE_DOUBLE, true), value_double(strtod(text, NULL)),
-                             out);
+    return value_format_text(type_make(TYPE_DOUBLE, true), value_double(strtod(text, NULL)), out);
 }
 
 /* HH:MM:SS then the fraction with as many digits as needed (none when zero). */
@@ -443,8 +440,7 @@ void format_encoder_free(FormatEncoder *encoder)
 
 int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out)
 {
-    int status = encoder->options.kind == FORMAT_KIND_CSV
-                     ? format_csv_encode(encoder, row, out)
-                     : format_json_encode(encoder, row, out);
+    int status = encoder->options.kind == FORMAT_KIND_CSV ? format_csv_encode(encoder, row, out)
+                                                          : format_json_encode(encoder, row, out);
     return status == 0 ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }

@@ -109,8 +109,8 @@ int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value
  * `builder` (kind +I); *row is the builder's buffer (valid until the next
  * begin on that builder).
  */
-int format_decode_row(FormatDecoder *decoder, const char *data, size_t length,
-                      RowBuilder *builder, Row **row, char *error, size_t error_size);
+int format_decode_row(FormatDecoder *decoder, const char *data, size_t length, RowBuilder *builder,
+                      Row **row, char *error, size_t error_size);
 
 typedef struct FormatEncoder FormatEncoder;
 

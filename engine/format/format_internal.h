@@ -49,8 +49,7 @@ int format_field_error(char *error, size_t error_size, const char *name, const c
  * field error written.
  */
 int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char *text,
-                       size_t length, bool iso_8601, Value *value, char *error,
-                       size_t error_size);
+                       size_t length, bool iso_8601, Value *value, char *error, size_t error_size);
 /* Appends the text of a non-NULL value as both formats write it (no quoting). */
 int format_append_value_text(DataType type, Value value, bool iso_8601, StrBuf *out);
 

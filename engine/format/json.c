@@ -194,8 +194,8 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
     for (;;) {
         jsmn_parser parser;
         jsmn_init(&parser);
-        int result = jsmn_parse(&parser, data, length, decoder->json_tokens,
-                                decoder->json_token_capacity);
+        int result =
+            jsmn_parse(&parser, data, length, decoder->json_tokens, decoder->json_token_capacity);
         if (result >= 0) {
             *count = result;
             return JOINERY_OK;
@@ -221,8 +221,7 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
 }
 
 static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char *data,
-                              const jsmntok_t *token, Value *value, char *error,
-                              size_t error_size)
+                              const jsmntok_t *token, Value *value, char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
     const char *text = data + token->start;
@@ -254,8 +253,7 @@ static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char
             *value = value_string(text, (uint32_t)length);
             return 0;
         }
-        return format_parse_field(decoder, field, text, length, false, value, error,
-                                  error_size);
+        return format_parse_field(decoder, field, text, length, false, value, error, error_size);
     case JSMN_STRING:
         if (memchr(text, '\\', length)) {
             char *out = decoder->scratch + decoder->scratch_used;
@@ -267,8 +265,8 @@ static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char
             *value = value_string(text, (uint32_t)length);
             return 0;
         }
-        return format_parse_field(decoder, field, text, length,
-                                  decoder->options.timestamp_iso_8601, value, error, error_size);
+        return format_parse_field(decoder, field, text, length, decoder->options.timestamp_iso_8601,
+                                  value, error, error_size);
     case JSMN_OBJECT:
     case JSMN_ARRAY:
         if (is_string_type) {
@@ -342,8 +340,9 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
     for (uint32_t field = 0; field < decoder->field_count; field++) {
         if (field_tokens[field] < 0) {
             if (decoder->options.fail_on_missing_field) {
-                snprintf(error, error_size, "field '%s': missing (json.fail-on-missing-field "
-                                            "is true)",
+                snprintf(error, error_size,
+                         "field '%s': missing (json.fail-on-missing-field "
+                         "is true)",
                          decoder->names[field]);
                 return JOINERY_ERROR_RUNTIME;
             }

@@ -1,0 +1,482 @@
+/*
+ * check_format.c - Check suite for the record formats (engine/format):
+ * JSON and CSV decoding of every type, BIGINT precision, string escapes,
+ * nested values, malformed records and their messages, missing fields,
+ * options, and encoding back (round trips).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/base/value.h"
+#include "engine/format/format.h"
+
+enum { ALL_TYPES = 14 };
+
+static const char *const ALL_NAMES[ALL_TYPES] = {"b",   "ti", "si", "i",  "bi", "f",  "d",
+                                                 "dec", "s",  "vc", "dt", "tm", "ts", "ltz"};
+
+static void all_types(DataType *types)
+{
+    types[0] = type_make(TYPE_BOOLEAN, true);
+    types[1] = type_make(TYPE_TINYINT, true);
+    types[2] = type_make(TYPE_SMALLINT, true);
+    types[3] = type_make(TYPE_INT, true);
+    types[4] = type_make(TYPE_BIGINT, true);
+    types[5] = type_make(TYPE_FLOAT, true);
+    types[6] = type_make(TYPE_DOUBLE, true);
+    types[7] = type_make_decimal(10, 2, true);
+    types[8] = type_make_varchar(TYPE_STRING_LENGTH, true);
+    types[9] = type_make_varchar(20, true);
+    types[10] = type_make(TYPE_DATE, true);
+    types[11] = type_make(TYPE_TIME, true);
+    types[12] = type_make_timestamp(TYPE_TIMESTAMP, 3, true);
+    types[13] = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, true);
+}
+
+static FormatDecoder *make_decoder(FormatKind kind, uint32_t count, const char *const *names,
+                                   const DataType *types, FormatOptions *options_or_null)
+{
+    FormatOptions options;
+    if (options_or_null)
+        options = *options_or_null;
+    else
+        format_options_init(&options, kind);
+    FormatDecoder *decoder = format_decoder_create(&options, count, names, types);
+    ck_assert_ptr_nonnull(decoder);
+    return decoder;
+}
+
+static int decode(FormatDecoder *decoder, const char *text, Value *values, char *error)
+{
+    error[0] = '\0';
+    return format_decode(decoder, text, strlen(text), values, error, 512);
+}
+
+static void assert_string(Value value, const char *expected)
+{
+    ck_assert(!value.is_null);
+    ck_assert_uint_eq(value.s.len, strlen(expected));
+    ck_assert(memcmp(value.s.ptr, expected, value.s.len) == 0);
+}
+
+static int64_t epoch_millis(int year, int month, int day, int hour, int minute, int second,
+                            int millis)
+{
+    return datetime_days_from_civil(year, (unsigned)month, (unsigned)day) * 86400000 +
+           ((int64_t)hour * 3600 + minute * 60 + second) * 1000 + millis;
+}
+
+static void assert_all_types(const Value *v)
+{
+    ck_assert_int_eq(v[0].i, 1);
+    ck_assert_int_eq(v[1].i, -5);
+    ck_assert_int_eq(v[2].i, 300);
+    ck_assert_int_eq(v[3].i, -70000);
+    ck_assert_int_eq(v[4].i, 9007199254740993LL);
+    ck_assert(v[5].d == (double)1.5f);
+    ck_assert(v[6].d == 2.25);
+    ck_assert_int_eq(v[7].i, 1250);
+    assert_string(v[8], "hello, world");
+    assert_string(v[9], "x");
+    ck_assert_int_eq(v[10].i, datetime_days_from_civil(2024, 2, 29));
+    ck_assert_int_eq(v[11].i, (13 * 3600 + 14 * 60 + 15) * 1000 + 500);
+    ck_assert_int_eq(v[12].i, epoch_millis(2024, 3, 1, 10, 20, 30, 123));
+    ck_assert_int_eq(v[13].i, epoch_millis(2024, 3, 1, 10, 20, 30, 0));
+}
+
+START_TEST(test_json_all_types)
+{
+    DataType types[ALL_TYPES];
+    all_types(types);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, ALL_TYPES, ALL_NAMES, types, NULL);
+    Value values[ALL_TYPES];
+    char error[512];
+    const char *record =
+        "{\"b\": true, \"ti\": -5, \"si\": 300, \"i\": -70000, \"bi\": 9007199254740993, "
+        "\"f\": 1.5, \"d\": 2.25, \"dec\": 12.50, \"s\": \"hello, world\", \"vc\": \"x\", "
+        "\"dt\": \"2024-02-29\", \"tm\": \"13:14:15.5\", \"ts\": \"2024-03-01 10:20:30.123\", "
+        "\"ltz\": \"2024-03-01 10:20:30Z\"}";
+    ck_assert_int_eq(decode(decoder, record, values, error), FORMAT_RECORD_ROW);
+    assert_all_types(values);
+
+    /* keys in any order, numbers given as strings */
+    const char *shuffled =
+        "{\"ltz\":\"2024-03-01 10:20:30Z\",\"ts\":\"2024-03-01 10:20:30.123\","
+        "\"tm\":\"13:14:15.500\",\"dt\":\"2024-02-29\",\"vc\":\"x\",\"s\":\"hello, world\","
+        "\"dec\":\"12.5\",\"d\":\"2.25\",\"f\":\"1.5\",\"bi\":\"9007199254740993\",\"i\":\"-"
+        "70000\","
+        "\"si\":\"300\",\"ti\":\"-5\",\"b\":\"true\",\"extra\":{\"x\":[1,2,{\"y\":null}]}}";
+    ck_assert_int_eq(decode(decoder, shuffled, values, error), FORMAT_RECORD_ROW);
+    assert_all_types(values);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_bigint_precision)
+{
+    const char *names[] = {"id"};
+    DataType types[] = {type_make(TYPE_BIGINT, false)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 1, names, types, NULL);
+    Value values[1];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "{\"id\":9007199254740993}", values, error),
+                     FORMAT_RECORD_ROW);
+    ck_assert_int_eq(values[0].i, 9007199254740993LL);
+    ck_assert_int_eq(decode(decoder, "{\"id\":-9223372036854775808}", values, error),
+                     FORMAT_RECORD_ROW);
+    ck_assert_int_eq(values[0].i, INT64_MIN);
+    ck_assert_int_eq(decode(decoder, "{\"id\":9223372036854775808}", values, error),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "field 'id'"));
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_escapes)
+{
+    const char *names[] = {"s", "k\"ey"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true),
+                        type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 2, names, types, NULL);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder,
+                            "{\"s\":\"a\\nb\\t\\\"q\\\" \\\\ \\/ \\u00e9 \\u20ac \\ud83d\\ude00\","
+                            "\"k\\\"ey\":\"plain\"}",
+                            values, error),
+                     FORMAT_RECORD_ROW);
+    assert_string(values[0], "a\nb\t\"q\" \\ / \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    assert_string(values[1], "plain");
+    /* a lone surrogate becomes U+FFFD */
+    ck_assert_int_eq(decode(decoder, "{\"s\":\"x\\ud800y\"}", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[0], "x\xef\xbf\xbdy");
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_nested_and_nulls)
+{
+    const char *names[] = {"s", "n", "missing"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true), type_make(TYPE_INT, true),
+                        type_make(TYPE_INT, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 3, names, types, NULL);
+    Value values[3];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "{\"s\":{\"a\": [1, 2]},\"n\":null}", values, error),
+                     FORMAT_RECORD_ROW);
+    assert_string(values[0], "{\"a\": [1, 2]}");
+    ck_assert(values[1].is_null);
+    ck_assert(values[2].is_null);
+    ck_assert_int_eq(decode(decoder, "{\"s\":12.5,\"n\":[1]}", values, error),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(error, "field 'n': expected a INT but found a JSON array: \"[1]\"");
+    ck_assert_int_eq(decode(decoder, "  ", values, error), FORMAT_RECORD_EMPTY);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_errors)
+{
+    const char *names[] = {"amount", "ts"};
+    DataType types[] = {type_make_decimal(10, 2, true),
+                        type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 2, names, types, NULL);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "{\"amount\":\"abc\"}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(error, "field 'amount': not a valid DECIMAL(10, 2): \"abc\"");
+    ck_assert_int_eq(decode(decoder, "{\"amount\": 1,", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "malformed JSON at byte"));
+    ck_assert_int_eq(decode(decoder, "{\"amount\": tru}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "malformed JSON at byte 12"));
+    ck_assert_int_eq(decode(decoder, "[1,2]", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "expected a JSON object"));
+    ck_assert_int_eq(decode(decoder, "{\"amount\":1} {}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_int_eq(decode(decoder, "{\"amount\":true}", values, error), JOINERY_ERROR_RUNTIME);
+    /* SQL timestamp standard rejects the ISO 'T' separator, with a hint */
+    ck_assert_int_eq(decode(decoder, "{\"ts\":\"2024-01-01T10:00:00\"}", values, error),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "json.timestamp-format.standard"));
+    format_decoder_free(decoder);
+
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_JSON);
+    options.timestamp_iso_8601 = true;
+    decoder = make_decoder(FORMAT_KIND_JSON, 2, names, types, &options);
+    ck_assert_int_eq(decode(decoder, "{\"ts\":\"2024-01-01T10:00:00.5Z\"}", values, error),
+                     FORMAT_RECORD_ROW);
+    ck_assert_int_eq(values[1].i, epoch_millis(2024, 1, 1, 10, 0, 0, 500));
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_fail_on_missing_field)
+{
+    const char *names[] = {"a", "b"};
+    DataType types[] = {type_make(TYPE_INT, true), type_make(TYPE_INT, true)};
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_JSON);
+    options.fail_on_missing_field = true;
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 2, names, types, &options);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "{\"a\":1}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "field 'b': missing"));
+    ck_assert_int_eq(decode(decoder, "{\"a\":1,\"b\":null}", values, error), FORMAT_RECORD_ROW);
+    ck_assert(values[1].is_null);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_json_many_tokens)
+{
+    const char *names[] = {"last"};
+    DataType types[] = {type_make(TYPE_INT, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 1, names, types, NULL);
+    StrBuf record = STRBUF_INIT;
+    strbuf_append_cstr(&record, "{\"big\":[");
+    for (int i = 0; i < 5000; i++)
+        strbuf_printf(&record, "%s%d", i ? "," : "", i);
+    strbuf_append_cstr(&record, "],\"last\":7}");
+    Value values[1];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, record.data, values, error), FORMAT_RECORD_ROW);
+    ck_assert_int_eq(values[0].i, 7);
+    strbuf_free(&record);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_csv_all_types)
+{
+    DataType types[ALL_TYPES];
+    all_types(types);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, ALL_TYPES, ALL_NAMES, types, NULL);
+    Value values[ALL_TYPES];
+    char error[512];
+    const char *record = "true,-5,300,-70000,9007199254740993,1.5,2.25,12.50,\"hello, world\",x,"
+                         "2024-02-29,13:14:15.5,2024-03-01 10:20:30.123,2024-03-01 10:20:30Z\r";
+    ck_assert_int_eq(decode(decoder, record, values, error), FORMAT_RECORD_ROW);
+    assert_all_types(values);
+    /* empty fields: NULL for non-strings, "" for strings */
+    ck_assert_int_eq(decode(decoder, ",,,,,,,,,,,,,", values, error), FORMAT_RECORD_ROW);
+    for (int i = 0; i < ALL_TYPES; i++) {
+        if (i == 8 || i == 9)
+            assert_string(values[i], "");
+        else
+            ck_assert(values[i].is_null);
+    }
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_csv_quoting_and_options)
+{
+    const char *names[] = {"id", "text"};
+    DataType types[] = {type_make(TYPE_INT, true), type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, 2, names, types, NULL);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "1,\"say \"\"hi\"\", ok\"", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[1], "say \"hi\", ok");
+    ck_assert_int_eq(decode(decoder, "1", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(error, "expected 2 fields but found 1");
+    ck_assert_int_eq(decode(decoder, "1,a,b", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_int_eq(decode(decoder, "x,a", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(error, "field 'id': not a valid INT: \"x\"");
+    ck_assert_int_eq(decode(decoder, "1,\"open", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "unterminated"));
+
+    /* a quoted field spanning lines is one record */
+    const char *two = "1,\"line one\nline two\"\n2,next\n";
+    uint32_t newlines = 0;
+    size_t length = format_record_length(decoder, two, strlen(two), &newlines);
+    ck_assert_uint_eq(length, strlen("1,\"line one\nline two\""));
+    ck_assert_uint_eq(newlines, 1);
+    ck_assert_int_eq(format_decode(decoder, two, length, values, error, sizeof error),
+                     FORMAT_RECORD_ROW);
+    assert_string(values[1], "line one\nline two");
+    format_decoder_free(decoder);
+
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_CSV);
+    options.field_delimiter = '|';
+    options.allow_comments = true;
+    options.null_literal = "N/A";
+    decoder = make_decoder(FORMAT_KIND_CSV, 2, names, types, &options);
+    ck_assert_int_eq(decode(decoder, "# a comment", values, error), FORMAT_RECORD_EMPTY);
+    ck_assert_int_eq(decode(decoder, "N/A|a,b", values, error), FORMAT_RECORD_ROW);
+    ck_assert(values[0].is_null);
+    assert_string(values[1], "a,b");
+    ck_assert_int_eq(decode(decoder, "3|N/A", values, error), FORMAT_RECORD_ROW);
+    ck_assert_int_eq(values[0].i, 3);
+    ck_assert(values[1].is_null);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+static Row *build_row(RowBuilder *builder, const DataType *types, const Value *values,
+                      uint32_t count)
+{
+    row_builder_begin(builder, count, ROW_KIND_INSERT);
+    for (uint32_t i = 0; i < count; i++)
+        value_to_builder(builder, i, types[i], values[i]);
+    return row_builder_finish(builder);
+}
+
+START_TEST(test_json_encode_round_trip)
+{
+    DataType types[ALL_TYPES];
+    all_types(types);
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_JSON);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, ALL_TYPES, ALL_NAMES, types, NULL);
+    FormatEncoder *encoder = format_encoder_create(&options, ALL_TYPES, ALL_NAMES, types);
+    ck_assert_ptr_nonnull(encoder);
+    Value values[ALL_TYPES];
+    char error[512];
+    const char *record =
+        "{\"b\":true,\"ti\":-5,\"si\":300,\"i\":-70000,\"bi\":9007199254740993,\"f\":1.5,"
+        "\"d\":2.25,\"dec\":12.50,\"s\":\"hello, world\",\"vc\":\"x\",\"dt\":\"2024-02-29\","
+        "\"tm\":\"13:14:15.5\",\"ts\":\"2024-03-01 10:20:30.123\",\"ltz\":\"2024-03-01 "
+        "10:20:30Z\"}";
+    ck_assert_int_eq(decode(decoder, record, values, error), FORMAT_RECORD_ROW);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = build_row(&builder, types, values, ALL_TYPES);
+    StrBuf out = STRBUF_INIT;
+    ck_assert_int_eq(format_encode_row(encoder, row, &out), JOINERY_OK);
+    ck_assert_str_eq(out.data, record);
+
+    /* escapes and NULL */
+    const char *names[] = {"s", "n"};
+    DataType string_types[] = {type_make_varchar(TYPE_STRING_LENGTH, true),
+                               type_make(TYPE_INT, true)};
+    FormatEncoder *strings = format_encoder_create(&options, 2, names, string_types);
+    Value pair[2] = {value_string("a\"b\\c\n\x01", 7), value_null()};
+    row = build_row(&builder, string_types, pair, 2);
+    strbuf_clear(&out);
+    ck_assert_int_eq(format_encode_row(strings, row, &out), JOINERY_OK);
+    ck_assert_str_eq(out.data, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"n\":null}");
+    format_encoder_free(strings);
+    strbuf_free(&out);
+    row_builder_free(&builder);
+    format_encoder_free(encoder);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_csv_encode_round_trip)
+{
+    const char *names[] = {"id", "text", "amount"};
+    DataType types[] = {type_make(TYPE_INT, true), type_make_varchar(TYPE_STRING_LENGTH, true),
+                        type_make_decimal(10, 2, true)};
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_CSV);
+    FormatEncoder *encoder = format_encoder_create(&options, 3, names, types);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, 3, names, types, NULL);
+    Value values[3] = {value_int(7), value_string("a, \"quoted\"\nline", 16), value_null()};
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = build_row(&builder, types, values, 3);
+    StrBuf out = STRBUF_INIT;
+    ck_assert_int_eq(format_encode_row(encoder, row, &out), JOINERY_OK);
+    ck_assert_str_eq(out.data, "7,\"a, \"\"quoted\"\"\nline\",");
+    Value decoded[3];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, out.data, decoded, error), FORMAT_RECORD_ROW);
+    ck_assert_int_eq(decoded[0].i, 7);
+    assert_string(decoded[1], "a, \"quoted\"\nline");
+    ck_assert(decoded[2].is_null);
+    strbuf_free(&out);
+    row_builder_free(&builder);
+    format_encoder_free(encoder);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+static CatalogTable *table_with_options(const char *const *pairs, size_t count)
+{
+    CatalogTable *table = catalog_table_new("t", false);
+    table->options = arena_calloc(&table->arena, count ? count : 1, sizeof *table->options);
+    for (size_t i = 0; i < count; i++) {
+        table->options[i].key = arena_strdup(&table->arena, pairs[2 * i]);
+        table->options[i].value = arena_strdup(&table->arena, pairs[2 * i + 1]);
+    }
+    table->option_count = count;
+    return table;
+}
+
+START_TEST(test_format_options)
+{
+    Diag diag;
+    FormatOptions options;
+    const char *json[] = {"json.ignore-parse-errors", "true", "json.timestamp-format.standard",
+                          "ISO-8601"};
+    CatalogTable *table = table_with_options(json, 2);
+    diag_clear(&diag);
+    ck_assert_int_eq(format_options_from_table(table, "", FORMAT_KIND_JSON, &options, &diag),
+                     JOINERY_OK);
+    ck_assert(options.ignore_parse_errors);
+    ck_assert(options.timestamp_iso_8601);
+    /* csv options do not apply to json */
+    diag_clear(&diag);
+    ck_assert_int_eq(format_options_from_table(table, "", FORMAT_KIND_CSV, &options, &diag),
+                     JOINERY_ERROR_VALIDATE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "'json.ignore-parse-errors' does not apply"));
+    catalog_table_free(table);
+
+    const char *bad[] = {"value.csv.field-delimiter", "ab"};
+    table = table_with_options(bad, 1);
+    diag_clear(&diag);
+    ck_assert_int_eq(format_options_from_table(table, "value.", FORMAT_KIND_CSV, &options, &diag),
+                     JOINERY_ERROR_VALIDATE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "value.csv.field-delimiter"));
+    catalog_table_free(table);
+
+    const char *tab[] = {"csv.field-delimiter", "\\t", "csv.null-literal", "NULL"};
+    table = table_with_options(tab, 2);
+    diag_clear(&diag);
+    ck_assert_int_eq(format_options_from_table(table, "", FORMAT_KIND_CSV, &options, &diag),
+                     JOINERY_OK);
+    ck_assert_int_eq(options.field_delimiter, '\t');
+    ck_assert_str_eq(options.null_literal, "NULL");
+    catalog_table_free(table);
+
+    FormatKind kind;
+    ck_assert(format_kind_from_name("json", &kind) && kind == FORMAT_KIND_JSON);
+    ck_assert(!format_kind_from_name("avro", &kind));
+}
+END_TEST
+
+static Suite *format_suite(void)
+{
+    Suite *suite = suite_create("format");
+    TCase *json = tcase_create("json");
+    tcase_add_test(json, test_json_all_types);
+    tcase_add_test(json, test_json_bigint_precision);
+    tcase_add_test(json, test_json_escapes);
+    tcase_add_test(json, test_json_nested_and_nulls);
+    tcase_add_test(json, test_json_errors);
+    tcase_add_test(json, test_json_fail_on_missing_field);
+    tcase_add_test(json, test_json_many_tokens);
+    tcase_add_test(json, test_json_encode_round_trip);
+    suite_add_tcase(suite, json);
+    TCase *csv = tcase_create("csv");
+    tcase_add_test(csv, test_csv_all_types);
+    tcase_add_test(csv, test_csv_quoting_and_options);
+    tcase_add_test(csv, test_csv_encode_round_trip);
+    tcase_add_test(csv, test_format_options);
+    suite_add_tcase(suite, csv);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(format_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
