@@ -2376,6 +2376,10 @@ static AstStatement *parser_parse_set(Parser *parser, const Token *first)
     }
     while (!parser_at_last(parser) && !parser_is(parser, TOKEN_SEMICOLON))
         parser_advance(parser);
+    if (parser_is(parser, TOKEN_ERROR)) {
+        parser_fail_unexpected(parser);
+        return NULL;
+    }
     statement->set.value =
         parser_strndup(parser, value->text, (size_t)(parser_previous_end(parser) - value->text));
     return statement->set.value ? statement : NULL;
