@@ -445,23 +445,17 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.keyword_position,
                           "JOIN needs an ON condition");
     }
-    bool found;
-    status = bind_state_ttl(binder, &left, &join->state_ttl_millis, &found);
+    /* STATE_TTL per side; -1 means the session default (table.exec.state.ttl) */
+    bool left_found, right_found;
+    int64_t left_ttl = -1, right_ttl = -1;
+    status = bind_state_ttl(binder, &left, &left_ttl, &left_found);
+    if (status == JOINERY_OK)
+        status = bind_state_ttl(binder, &right, &right_ttl, &right_found);
     if (status != JOINERY_OK)
         return status;
-    join->ttl_from_hint = found;
-    int64_t right_ttl = 0;
-    status = bind_state_ttl(binder, &right, &right_ttl, &found);
-    if (status != JOINERY_OK)
-        return status;
-    if (found) {
-        join->state_ttl_right_millis = right_ttl;
-        join->ttl_from_hint = true;
-    } else if (join->ttl_from_hint) {
-        join->state_ttl_right_millis = -1; /* left hinted only: right uses the default */
-    }
-    if (join->ttl_from_hint && !left.alias && !left.hint_name)
-        join->state_ttl_millis = -1;
+    join->ttl_from_hint = left_found || right_found;
+    join->state_ttl_millis = left_found ? left_ttl : -1;
+    join->state_ttl_right_millis = right_found ? right_ttl : -1;
     join->join.left_hint_name = left.alias;
     join->join.right_hint_name = right.alias;
     result->node = join;

@@ -206,7 +206,7 @@ typedef enum ExprStyle {
 /*
  * Appends the expression, naming input ref i as field_names[i]. Literals are
  * written as Flink writes them: 10, 10.5:DECIMAL(3, 1) where Flink adds a
- * type, _UTF-16LE'text' in the prefix style ('text' in infix), NULL:BIGINT,
+ * type, _UTF-16LE'text' in the prefix style ('text' in infix), null:BIGINT,
  * 5000:INTERVAL SECOND, 2024-01-01 10:00:00 for timestamps.
  */
 int expr_print(const Expr *expr, const char *const *field_names, ExprStyle style, StrBuf *out);

@@ -24,6 +24,20 @@ PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count, uint3
     return node;
 }
 
+PlanNode *plan_node_copy(Arena *arena, const PlanNode *node)
+{
+    PlanNode *copy = arena_alloc(arena, sizeof(PlanNode));
+    if (!copy)
+        return NULL;
+    *copy = *node;
+    copy->inputs = arena_calloc(arena, node->input_count ? node->input_count : 1,
+                                sizeof(PlanNode *));
+    if (!copy->inputs)
+        return NULL;
+    memcpy(copy->inputs, node->inputs, node->input_count * sizeof(PlanNode *));
+    return copy;
+}
+
 const char *const *plan_field_names(Arena *arena, const PlanNode *node)
 {
     const char **names = arena_calloc(arena, node->field_count + 1, sizeof(char *));

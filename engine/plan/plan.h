@@ -126,9 +126,12 @@ struct PlanNode {
     union {
         struct {                      /* LOGICAL_TABLE_SCAN and TABLE_SOURCE_SCAN */
             const CatalogTable *table;
-            uint32_t *columns;        /* produced table columns (physical/metadata) */
+            uint32_t *columns;        /* table columns read: the column_count output
+                                         columns first, then read_count - column_count
+                                         columns only the filter reads */
             uint32_t column_count;
-            Expr *filter;             /* pushed-down filter over produced fields; NULL */
+            uint32_t read_count;      /* >= column_count; 0 means column_count */
+            Expr *filter;             /* pushed-down filter over the read columns; NULL */
             bool projected;           /* projection pushed (print project=[...]) */
         } scan;
         struct {                      /* WATERMARK_ASSIGNER (both) */
@@ -184,6 +187,8 @@ struct PlanNode {
 /* Allocates a node with `input_count` inputs and `field_count` fields. */
 PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count,
                         uint32_t field_count);
+/* Shallow copy with its own inputs array (attributes shared); NULL on no memory. */
+PlanNode *plan_node_copy(Arena *arena, const PlanNode *node);
 /* Field names of a node as a char* array (for expr_print). */
 const char *const *plan_field_names(Arena *arena, const PlanNode *node);
 /* Field names of a two-input node's combined input (left then right). */

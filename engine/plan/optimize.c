@@ -1,0 +1,19 @@
+/*
+ * optimize.c - the optimizer: a fixed sequence of rule passes over the
+ * logical plan, then physical planning and property derivation.
+ */
+#include "engine/plan/physical.h"
+#include "engine/plan/rules/rules.h"
+
+int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physical)
+{
+    PlanNode *node = logical;
+    int status = rule_push_filters(context, node, &node);
+    if (status == JOINERY_OK)
+        status = rule_prune_fields(context, node, &node);
+    if (status == JOINERY_OK)
+        status = plan_to_physical(context, node, physical);
+    if (status == JOINERY_OK)
+        status = plan_derive_properties(context, *physical);
+    return status;
+}

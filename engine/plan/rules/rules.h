@@ -1,0 +1,25 @@
+/*
+ * rules.h - the optimizer's rule passes over the logical plan, run in this
+ * order by plan_optimize (optimize.c):
+ *   1. rule_push_filters      predicate pushdown through projections, joins,
+ *                             aggregates and unions into scans; outer-join
+ *                             simplification (LEFT -> INNER when a WHERE
+ *                             rejects the NULL-padded rows)
+ *   2. rule_prune_fields      projection pruning down into scans
+ * then physical planning (physical.c) and property derivation (derive.c).
+ * Each pass returns a new tree (shared subtrees are fine: nodes are never
+ * mutated after a pass hands them on).
+ */
+#ifndef JOINERY_PLAN_RULES_H
+#define JOINERY_PLAN_RULES_H
+
+#include "engine/plan/planner.h"
+
+int rule_push_filters(PlannerContext *context, PlanNode *node, PlanNode **result);
+int rule_prune_fields(PlannerContext *context, PlanNode *node, PlanNode **result);
+
+/* Splits an AND tree into conjuncts (appends to *items, grows *capacity). */
+int rule_split_conjuncts(Arena *arena, Expr *condition, Expr ***items, uint32_t *count,
+                         uint32_t *capacity);
+
+#endif
