@@ -1,0 +1,1833 @@
+/*
+ * expr_eval.c - evaluates bound expressions over rows (see expr_eval.h).
+ *
+ * Semantics follow Flink's generated code:
+ * - three-valued logic: AND is FALSE if any operand is FALSE, else NULL if
+ *   any is NULL; OR is TRUE if any is TRUE, else NULL if any is NULL;
+ * - TINYINT..BIGINT + - * / wrap around as Java's int arithmetic does (done
+ *   in unsigned arithmetic, then narrowed to the result width); integer / and
+ *   MOD by zero are runtime errors ("Division by zero"); DOUBLE division
+ *   gives Infinity/NaN;
+ * - DECIMAL arithmetic is exact on scaled int64 (with 128-bit
+ *   intermediates) and rounds HALF_UP to the result scale; a result that
+ *   does not fit the result precision is NULL, as in Flink;
+ * - CAST: numeric narrowing wraps (Java), DOUBLE -> integer truncates toward
+ *   zero and saturates (Java's (long) d), string parsing failures are errors
+ *   naming the value (TRY_CAST gives NULL), DECIMAL overflow gives NULL;
+ * - strings are UTF-8: CHAR_LENGTH, SUBSTRING, POSITION and LIKE's '_' count
+ *   code points; UPPER/LOWER change ASCII letters only and leave other bytes
+ *   alone (unlike Java, which also maps non-ASCII letters);
+ * - LIKE has no escape character unless ESCAPE is given (SQL standard);
+ * - DATE_FORMAT / TO_TIMESTAMP understand the SimpleDateFormat letters y M d
+ *   H h m s S a E and quoted text; the session time zone is UTC.
+ * Common predicate shapes (input ref compared with a literal, AND chains)
+ * are evaluated without the general recursion.
+ */
+#include "engine/exec/expr_eval.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+__extension__ typedef __int128 Int128;
+
+enum { MILLIS_PER_DAY = 86400000 };
+
+typedef struct EvalInput {
+    const Row *left;
+    uint32_t left_field_count;
+    const Row *right;
+    ExprEvalContext *context;
+} EvalInput;
+
+static Value eval(const Expr *expr, const EvalInput *input);
+
+/* ---- errors ----------------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3))) static Value runtime_error(const EvalInput *input,
+                                                                 const char *format, ...)
+{
+    ExprEvalContext *context = input->context;
+    if (!context->failed && context->diag && !diag_failed(context->diag)) {
+        char message[DIAG_MESSAGE_MAX];
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, sizeof message, format, args);
+        va_end(args);
+        diag_error(context->diag, JOINERY_ERROR_RUNTIME, "%s", message);
+    }
+    context->failed = true;
+    return value_null();
+}
+
+static Value out_of_memory(const EvalInput *input)
+{
+    return runtime_error(input, "out of memory while evaluating an expression");
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static inline Value read_input(const Expr *expr, const EvalInput *input)
+{
+    uint32_t field = expr->input_index;
+    const Row *row = input->left;
+    if (field >= input->left_field_count) {
+        row = input->right;
+        field -= input->left_field_count;
+    }
+    if (!row)
+        return value_null();
+    return value_from_row(row, field, expr->type);
+}
+
+static inline Value value_bool(bool b)
+{
+    return value_int(b ? 1 : 0);
+}
+
+/* Narrows a two's complement 64-bit pattern to the integer type's width, as Java's casts do. */
+static int64_t wrap_to_width(uint64_t bits, TypeId id)
+{
+    switch (id) {
+    case TYPE_TINYINT:
+        return (int8_t)(uint8_t)bits;
+    case TYPE_SMALLINT:
+        return (int16_t)(uint16_t)bits;
+    case TYPE_INT:
+        return (int32_t)(uint32_t)bits;
+    default:
+        return (int64_t)bits;
+    }
+}
+
+/* Java's (long) d: truncation toward zero, NaN -> 0, saturation. */
+static int64_t java_double_to_long(double d)
+{
+    if (isnan(d))
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+/* Java's (int) d, then narrowed for TINYINT/SMALLINT as (byte)(int) d. */
+static int64_t java_double_to_integer(double d, TypeId id)
+{
+    if (id == TYPE_BIGINT)
+        return java_double_to_long(d);
+    int64_t value;
+    if (isnan(d))
+        value = 0;
+    else if (d >= 2147483647.0)
+        value = 2147483647;
+    else if (d <= -2147483648.0)
+        value = -2147483647 - 1;
+    else
+        value = (int64_t)d;
+    return wrap_to_width((uint64_t)value, id);
+}
+
+static double numeric_to_double(DataType type, Value value)
+{
+    switch (type.id) {
+    case TYPE_FLOAT:
+    case TYPE_DOUBLE:
+        return value.d;
+    case TYPE_DECIMAL:
+        return (double)value.i / (double)decimal_power_of_ten(type.scale);
+    default:
+        return (double)value.i;
+    }
+}
+
+static Int128 power_of_ten_128(int n)
+{
+    Int128 result = 1;
+    for (int i = 0; i < n; i++)
+        result *= 10;
+    return result;
+}
+
+/* Divides rounding HALF_UP (away from zero on ties). divisor > 0. */
+static Int128 divide_half_up(Int128 value, Int128 divisor)
+{
+    Int128 quotient = value / divisor;
+    Int128 remainder = value % divisor;
+    if (remainder < 0)
+        remainder = -remainder;
+    if (remainder * 2 >= divisor)
+        quotient += value < 0 ? -1 : 1;
+    return quotient;
+}
+
+/* Rescales a 128-bit decimal from scale `from` to `to`, HALF_UP. */
+static Int128 rescale_128(Int128 value, int from, int to, bool *overflow)
+{
+    if (to >= from) {
+        Int128 factor = power_of_ten_128(to - from);
+        Int128 result;
+        if (__builtin_mul_overflow(value, factor, &result)) {
+            *overflow = true;
+            return 0;
+        }
+        return result;
+    }
+    return divide_half_up(value, power_of_ten_128(from - to));
+}
+
+/* True when the unscaled value fits DECIMAL(precision, *). */
+static bool decimal_fits(Int128 value, int precision)
+{
+    Int128 limit = power_of_ten_128(precision > 18 ? 18 : precision);
+    return value < limit && value > -limit;
+}
+
+static Value decimal_result(Int128 value, DataType type, bool overflow)
+{
+    if (overflow || !decimal_fits(value, type.precision))
+        return value_null(); /* Flink: DECIMAL overflow gives NULL */
+    return value_int((int64_t)value);
+}
+
+static char *arena_copy(const EvalInput *input, const char *text, size_t length)
+{
+    return arena_strndup(input->context->arena, text ? text : "", length);
+}
+
+/* UTF-8: length of the code point starting with byte c (1 for invalid bytes). */
+static inline uint32_t utf8_width(unsigned char c)
+{
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0)
+        return 2;
+    if ((c & 0xF0) == 0xE0)
+        return 3;
+    if ((c & 0xF8) == 0xF0)
+        return 4;
+    return 1;
+}
+
+static uint32_t utf8_next(const char *text, uint32_t length, uint32_t position)
+{
+    uint32_t next = position + utf8_width((unsigned char)text[position]);
+    return next > length ? length : next;
+}
+
+static uint32_t utf8_count(const char *text, uint32_t length)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < length; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80)
+            count++;
+    return count;
+}
+
+/* Byte offset of code point `index` (clamped to length). */
+static uint32_t utf8_offset(const char *text, uint32_t length, int64_t index)
+{
+    uint32_t position = 0;
+    for (int64_t i = 0; i < index && position < length; i++)
+        position = utf8_next(text, length, position);
+    return position;
+}
+
+/* ---- comparison ------------------------------------------------------- */
+
+/* Three-way comparison of two non-NULL values, possibly of different numeric types. */
+static int compare_mixed(DataType a_type, Value a, DataType b_type, Value b)
+{
+    if (a_type.id == b_type.id && (a_type.id != TYPE_DECIMAL || a_type.scale == b_type.scale))
+        return value_compare(a_type, a, b);
+    if (type_is_numeric(a_type.id) && type_is_numeric(b_type.id)) {
+        bool approximate = a_type.id == TYPE_FLOAT || a_type.id == TYPE_DOUBLE ||
+                           b_type.id == TYPE_FLOAT || b_type.id == TYPE_DOUBLE;
+        if (approximate) {
+            double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
+            return x < y ? -1 : x > y ? 1 : 0;
+        }
+        int a_scale = a_type.id == TYPE_DECIMAL ? a_type.scale : 0;
+        int b_scale = b_type.id == TYPE_DECIMAL ? b_type.scale : 0;
+        int scale = a_scale > b_scale ? a_scale : b_scale;
+        bool overflow = false;
+        Int128 x = rescale_128(a.i, a_scale, scale, &overflow);
+        Int128 y = rescale_128(b.i, b_scale, scale, &overflow);
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (a_type.id == TYPE_DATE && b_type.id != TYPE_DATE) {
+        int64_t x = a.i * MILLIS_PER_DAY;
+        return x < b.i ? -1 : x > b.i ? 1 : 0;
+    }
+    if (b_type.id == TYPE_DATE && a_type.id != TYPE_DATE) {
+        int64_t y = b.i * MILLIS_PER_DAY;
+        return a.i < y ? -1 : a.i > y ? 1 : 0;
+    }
+    return value_compare(a_type, a, b);
+}
+
+static bool comparison_holds(FunctionId function, int order)
+{
+    switch (function) {
+    case FUNCTION_EQUAL:
+        return order == 0;
+    case FUNCTION_NOT_EQUAL:
+        return order != 0;
+    case FUNCTION_LESS:
+        return order < 0;
+    case FUNCTION_LESS_EQUAL:
+        return order <= 0;
+    case FUNCTION_GREATER:
+        return order > 0;
+    default:
+        return order >= 0;
+    }
+}
+
+/* ---- CAST ------------------------------------------------------------- */
+
+static Value cast_failure(const EvalInput *input, bool try_cast, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static Value cast_failure(const EvalInput *input, bool try_cast, const char *format, ...)
+{
+    if (try_cast)
+        return value_null();
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    return runtime_error(input, "%s", message);
+}
+
+static Value string_to_boolean(const char *text, uint32_t length, bool *ok)
+{
+    static const char *const truths[] = {"t", "true", "y", "yes", "1"};
+    static const char *const falsehoods[] = {"f", "false", "n", "no", "0"};
+    while (length && (text[0] == ' ' || text[0] == '\t')) {
+        text++;
+        length--;
+    }
+    while (length && (text[length - 1] == ' ' || text[length - 1] == '\t'))
+        length--;
+    *ok = true;
+    for (size_t i = 0; i < 5; i++) {
+        if (strlen(truths[i]) == length && strncasecmp(truths[i], text, length) == 0)
+            return value_int(1);
+        if (strlen(falsehoods[i]) == length && strncasecmp(falsehoods[i], text, length) == 0)
+            return value_int(0);
+    }
+    *ok = false;
+    return value_null();
+}
+
+static Value cast_value(const EvalInput *input, DataType from, DataType to, Value value,
+                        bool try_cast)
+{
+    if (value.is_null || from.id == TYPE_NULL)
+        return value_null();
+    char type_name[96];
+    /* to string */
+    if (type_is_string(to.id)) {
+        if (type_is_string(from.id))
+            return value;
+        StrBuf text = STRBUF_INIT;
+        if (value_format_text(from, value, &text) != 0) {
+            strbuf_free(&text);
+            return out_of_memory(input);
+        }
+        char *copy = arena_copy(input, text.data, text.length);
+        uint32_t length = (uint32_t)text.length;
+        strbuf_free(&text);
+        if (!copy)
+            return out_of_memory(input);
+        return value_string(copy, length);
+    }
+    /* from string */
+    if (type_is_string(from.id)) {
+        if (to.id == TYPE_BOOLEAN) {
+            bool ok;
+            Value result = string_to_boolean(value.s.ptr, value.s.len, &ok);
+            if (!ok)
+                return cast_failure(input, try_cast, "Cannot cast '%.*s' to BOOLEAN",
+                                    (int)value.s.len, value.s.ptr);
+            return result;
+        }
+        Value result;
+        char reason[128];
+        if (value_parse_text(to, value.s.ptr, value.s.len, NULL, &result, reason, sizeof reason) !=
+            0)
+            return cast_failure(input, try_cast, "Cannot cast '%.*s' to %s: %s",
+                                (int)(value.s.len > 200 ? 200 : value.s.len), value.s.ptr,
+                                type_format(to, type_name, sizeof type_name), reason);
+        if (to.id == TYPE_FLOAT)
+            result.d = (double)(float)result.d;
+        if ((to.id == TYPE_TIMESTAMP || to.id == TYPE_TIMESTAMP_LTZ) && to.precision < 3) {
+            int64_t unit = decimal_power_of_ten(3 - to.precision);
+            int64_t remainder = result.i % unit;
+            result.i -= remainder < 0 ? remainder + unit : remainder;
+        }
+        return result;
+    }
+    switch (to.id) {
+    case TYPE_BOOLEAN:
+        if (from.id == TYPE_BOOLEAN)
+            return value;
+        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+            return value_bool(value.d != 0);
+        return value_bool(value.i != 0);
+    case TYPE_TINYINT:
+    case TYPE_SMALLINT:
+    case TYPE_INT:
+    case TYPE_BIGINT:
+        switch (from.id) {
+        case TYPE_FLOAT:
+        case TYPE_DOUBLE:
+            return value_int(java_double_to_integer(value.d, to.id));
+        case TYPE_DECIMAL:
+            /* BigDecimal.longValue(): truncation toward zero */
+            return value_int(
+                wrap_to_width((uint64_t)(value.i / decimal_power_of_ten(from.scale)), to.id));
+        case TYPE_TIMESTAMP:
+        case TYPE_TIMESTAMP_LTZ: {
+            int64_t seconds = value.i / 1000;
+            if (value.i % 1000 < 0)
+                seconds--;
+            return value_int(wrap_to_width((uint64_t)seconds, to.id));
+        }
+        default:
+            return value_int(wrap_to_width((uint64_t)value.i, to.id));
+        }
+    case TYPE_FLOAT:
+    case TYPE_DOUBLE: {
+        double d = from.id == TYPE_BOOLEAN ? (double)value.i : numeric_to_double(from, value);
+        return value_double(to.id == TYPE_FLOAT ? (double)(float)d : d);
+    }
+    case TYPE_DECIMAL: {
+        bool overflow = false;
+        Int128 result;
+        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE) {
+            if (!isfinite(value.d))
+                return value_null();
+            if (fabs(value.d) >= 1e18)
+                return value_null();
+            /* a few digits past the scale, then HALF_UP while parsing (like BigDecimal.valueOf) */
+            char fixed[64];
+            int digits = to.scale + 3 > 30 ? 30 : to.scale + 3;
+            snprintf(fixed, sizeof fixed, "%.*f", digits, value.d);
+            Value parsed;
+            char reason[64];
+            DataType wide = type_make_decimal(TYPE_DECIMAL_MAX_PRECISION, to.scale, true);
+            if (value_parse_text(wide, fixed, (uint32_t)strlen(fixed), NULL, &parsed, reason,
+                                 sizeof reason) != 0)
+                return value_null();
+            return decimal_result(parsed.i, to, false);
+        }
+        if (from.id == TYPE_DECIMAL)
+            result = rescale_128(value.i, from.scale, to.scale, &overflow);
+        else
+            result = rescale_128(value.i, 0, to.scale, &overflow);
+        return decimal_result(result, to, overflow);
+    }
+    case TYPE_DATE:
+        if (from.id == TYPE_TIMESTAMP || from.id == TYPE_TIMESTAMP_LTZ) {
+            int64_t days = value.i / MILLIS_PER_DAY;
+            if (value.i % MILLIS_PER_DAY < 0)
+                days--;
+            return value_int(days);
+        }
+        return value;
+    case TYPE_TIME:
+        if (from.id == TYPE_TIMESTAMP || from.id == TYPE_TIMESTAMP_LTZ) {
+            int64_t millis = value.i % MILLIS_PER_DAY;
+            return value_int(millis < 0 ? millis + MILLIS_PER_DAY : millis);
+        }
+        return value;
+    case TYPE_TIMESTAMP:
+    case TYPE_TIMESTAMP_LTZ: {
+        int64_t millis = value.i;
+        if (from.id == TYPE_DATE)
+            millis = value.i * MILLIS_PER_DAY;
+        else if (type_is_integer(from.id))
+            millis = (int64_t)((uint64_t)value.i * 1000u); /* epoch seconds */
+        if (to.precision < 3) {
+            int64_t unit = decimal_power_of_ten(3 - to.precision);
+            int64_t remainder = millis % unit;
+            millis -= remainder < 0 ? remainder + unit : remainder;
+        }
+        return value_int(millis);
+    }
+    case TYPE_INTERVAL_DAY_TIME:
+    case TYPE_INTERVAL_YEAR_MONTH:
+        return value;
+    case TYPE_NULL:
+        return value_null();
+    case TYPE_CHAR:
+    case TYPE_VARCHAR:
+        break;
+    }
+    return cast_failure(input, try_cast, "Cannot cast %s to %s",
+                        type_format(from, type_name, sizeof type_name),
+                        type_format(to, type_name, sizeof type_name));
+}
+
+/* ---- arithmetic ------------------------------------------------------- */
+
+static Value add_months(DataType type, int64_t base, int64_t months)
+{
+    int64_t days = base, millis_of_day = 0;
+    if (type.id != TYPE_DATE) {
+        days = base / MILLIS_PER_DAY;
+        millis_of_day = base % MILLIS_PER_DAY;
+        if (millis_of_day < 0) {
+            millis_of_day += MILLIS_PER_DAY;
+            days--;
+        }
+    }
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    int64_t total = year * 12 + (int64_t)(month - 1) + months;
+    int64_t new_year = total >= 0 ? total / 12 : -((-total + 11) / 12);
+    unsigned new_month = (unsigned)(total - new_year * 12) + 1;
+    static const unsigned month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    unsigned last = month_days[new_month - 1];
+    if (new_month == 2 && ((new_year % 4 == 0 && new_year % 100 != 0) || new_year % 400 == 0))
+        last = 29;
+    if (day > last)
+        day = last;
+    int64_t new_days = datetime_days_from_civil(new_year, new_month, day);
+    if (type.id == TYPE_DATE)
+        return value_int(new_days);
+    return value_int(new_days * MILLIS_PER_DAY + millis_of_day);
+}
+
+/* temporal +/- interval, interval +/- interval, interval * / number */
+static Value eval_temporal_arithmetic(const Expr *expr, DataType a_type, Value a, DataType b_type,
+                                      Value b)
+{
+    FunctionId function = expr->call.function;
+    int sign = function == FUNCTION_MINUS ? -1 : 1;
+    if (type_is_interval(a_type.id) && type_is_temporal(b_type.id)) {
+        DataType t = a_type;
+        a_type = b_type;
+        b_type = t;
+        Value v = a;
+        a = b;
+        b = v;
+    }
+    if (type_is_temporal(a_type.id) && type_is_interval(b_type.id)) {
+        int64_t amount = (int64_t)((uint64_t)b.i * (uint64_t)(int64_t)sign);
+        if (b_type.id == TYPE_INTERVAL_YEAR_MONTH) {
+            if (a_type.id == TYPE_TIME)
+                return a;
+            return add_months(a_type, a.i, amount);
+        }
+        switch (a_type.id) {
+        case TYPE_DATE: {
+            int64_t days = amount / MILLIS_PER_DAY;
+            return value_int(a.i + days);
+        }
+        case TYPE_TIME: {
+            int64_t millis = (a.i + amount % MILLIS_PER_DAY) % MILLIS_PER_DAY;
+            return value_int(millis < 0 ? millis + MILLIS_PER_DAY : millis);
+        }
+        default:
+            return value_int((int64_t)((uint64_t)a.i + (uint64_t)amount));
+        }
+    }
+    if (type_is_interval(a_type.id) && type_is_interval(b_type.id))
+        return value_int((int64_t)((uint64_t)a.i + (uint64_t)b.i * (uint64_t)(int64_t)sign));
+    /* interval * number, number * interval, interval / number */
+    DataType number_type = type_is_interval(a_type.id) ? b_type : a_type;
+    Value number = type_is_interval(a_type.id) ? b : a;
+    int64_t interval = type_is_interval(a_type.id) ? a.i : b.i;
+    double factor = numeric_to_double(number_type, number);
+    double result =
+        function == FUNCTION_DIVIDE ? (double)interval / factor : (double)interval * factor;
+    return value_int(java_double_to_long(result));
+}
+
+static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
+{
+    const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+    Value a = eval(left, input);
+    if (a.is_null)
+        return a;
+    Value b = eval(right, input);
+    if (b.is_null)
+        return b;
+    DataType type = expr->type;
+    FunctionId function = expr->call.function;
+    DataType a_type = left->type, b_type = right->type;
+    if (type_is_temporal(type.id) || type_is_interval(type.id))
+        return eval_temporal_arithmetic(expr, a_type, a, b_type, b);
+    if (type.id == TYPE_DOUBLE || type.id == TYPE_FLOAT) {
+        double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
+        double result;
+        switch (function) {
+        case FUNCTION_PLUS:
+            result = x + y;
+            break;
+        case FUNCTION_MINUS:
+            result = x - y;
+            break;
+        case FUNCTION_MULTIPLY:
+            result = x * y;
+            break;
+        case FUNCTION_DIVIDE:
+            result = x / y;
+            break;
+        default:
+            result = fmod(x, y);
+            break;
+        }
+        return value_double(type.id == TYPE_FLOAT ? (double)(float)result : result);
+    }
+    if (type.id == TYPE_DECIMAL) {
+        int a_scale = a_type.id == TYPE_DECIMAL ? a_type.scale : 0;
+        int b_scale = b_type.id == TYPE_DECIMAL ? b_type.scale : 0;
+        int scale = type.scale;
+        bool overflow = false;
+        Int128 x = a.i, y = b.i, result;
+        switch (function) {
+        case FUNCTION_PLUS:
+        case FUNCTION_MINUS: {
+            int common = a_scale > b_scale ? a_scale : b_scale;
+            x = rescale_128(x, a_scale, common, &overflow);
+            y = rescale_128(y, b_scale, common, &overflow);
+            result = function == FUNCTION_PLUS ? x + y : x - y;
+            result = rescale_128(result, common, scale, &overflow);
+            break;
+        }
+        case FUNCTION_MULTIPLY:
+            result = rescale_128(x * y, a_scale + b_scale, scale, &overflow);
+            break;
+        case FUNCTION_DIVIDE: {
+            if (y == 0)
+                return runtime_error(input, "Division by zero");
+            /* x / 10^a_scale / (y / 10^b_scale) * 10^scale */
+            int exponent = scale - a_scale + b_scale;
+            Int128 numerator = x;
+            Int128 denominator = y;
+            if (exponent >= 0) {
+                if (__builtin_mul_overflow(numerator, power_of_ten_128(exponent), &numerator))
+                    return value_null();
+            } else if (__builtin_mul_overflow(denominator, power_of_ten_128(-exponent),
+                                              &denominator)) {
+                return value_int(0);
+            }
+            if (denominator < 0) {
+                denominator = -denominator;
+                numerator = -numerator;
+            }
+            result = divide_half_up(numerator, denominator);
+            break;
+        }
+        default: { /* MOD */
+            if (y == 0)
+                return runtime_error(input, "Division by zero");
+            int common = a_scale > b_scale ? a_scale : b_scale;
+            x = rescale_128(x, a_scale, common, &overflow);
+            y = rescale_128(y, b_scale, common, &overflow);
+            result = rescale_128(x % y, common, scale, &overflow);
+            break;
+        }
+        }
+        return decimal_result(result, type, overflow);
+    }
+    /* integers: Java wrap-around */
+    uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+    switch (function) {
+    case FUNCTION_PLUS:
+        return value_int(wrap_to_width(x + y, type.id));
+    case FUNCTION_MINUS:
+        return value_int(wrap_to_width(x - y, type.id));
+    case FUNCTION_MULTIPLY:
+        return value_int(wrap_to_width(x * y, type.id));
+    case FUNCTION_DIVIDE:
+        if (b.i == 0)
+            return runtime_error(input, "Division by zero");
+        if (b.i == -1)
+            return value_int(wrap_to_width(0 - x, type.id));
+        return value_int(wrap_to_width((uint64_t)(a.i / b.i), type.id));
+    default:
+        if (b.i == 0)
+            return runtime_error(input, "Division by zero");
+        if (b.i == -1)
+            return value_int(0);
+        return value_int(a.i % b.i);
+    }
+}
+
+static Value eval_negate(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval(expr->call.args[0], input);
+    if (a.is_null)
+        return a;
+    switch (expr->type.id) {
+    case TYPE_FLOAT:
+    case TYPE_DOUBLE:
+        return value_double(-a.d);
+    default:
+        return value_int(wrap_to_width(0 - (uint64_t)a.i, expr->type.id));
+    }
+}
+
+/* ---- numeric functions ------------------------------------------------ */
+
+/* BigDecimal.valueOf(d).setScale(places, HALF_UP).doubleValue() */
+static double round_double(double d, int places)
+{
+    if (!isfinite(d))
+        return d;
+    char text[64];
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*e", digits - 1, d);
+        if (strtod(text, NULL) == d)
+            break;
+    }
+    /* text: [-]D.DDDDe[+-]XX; digits as an integer with exponent */
+    bool negative = text[0] == '-';
+    const char *cursor = text + (negative ? 1 : 0);
+    char digits[40];
+    size_t count = 0;
+    for (; *cursor && *cursor != 'e'; cursor++)
+        if (*cursor >= '0' && *cursor <= '9' && count < sizeof digits - 1)
+            digits[count++] = *cursor;
+    digits[count] = '\0';
+    int exponent = *cursor == 'e' ? atoi(cursor + 1) : 0;
+    /* value = 0.digits * 10^(exponent + 1); keep (exponent + 1 + places) digits */
+    long keep = (long)exponent + 1 + places;
+    if (keep < 0)
+        return negative ? -0.0 : 0.0;
+    if ((size_t)keep >= count)
+        return d;
+    bool round_up = digits[keep] >= '5';
+    double kept = 0;
+    for (long i = 0; i < keep; i++)
+        kept = kept * 10 + (digits[i] - '0');
+    if (round_up)
+        kept += 1;
+    /* kept * 10^(exponent + 1 - keep) = kept / 10^places */
+    char result[80];
+    snprintf(result, sizeof result, "%s%.0fe%d", negative ? "-" : "", kept, -places);
+    return strtod(result, NULL);
+}
+
+static Value eval_numeric_function(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value a = eval(arg, input);
+    if (a.is_null)
+        return a;
+    DataType from = arg->type;
+    DataType to = expr->type;
+    switch (expr->call.function) {
+    case FUNCTION_ABS:
+        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+            return value_double(fabs(a.d));
+        if (a.i < 0)
+            return value_int(wrap_to_width(0 - (uint64_t)a.i, from.id));
+        return a;
+    case FUNCTION_FLOOR:
+    case FUNCTION_CEIL: {
+        bool floor_it = expr->call.function == FUNCTION_FLOOR;
+        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+            return value_double(floor_it ? floor(a.d) : ceil(a.d));
+        if (from.id != TYPE_DECIMAL || from.scale == 0)
+            return a;
+        int64_t factor = decimal_power_of_ten(from.scale);
+        int64_t quotient = a.i / factor, remainder = a.i % factor;
+        if (floor_it && remainder < 0)
+            quotient--;
+        if (!floor_it && remainder > 0)
+            quotient++;
+        bool overflow = false;
+        return decimal_result(rescale_128(quotient, 0, to.scale, &overflow), to, overflow);
+    }
+    default: { /* ROUND */
+        int places = 0;
+        if (expr->call.arg_count > 1) {
+            Value p = eval(expr->call.args[1], input);
+            if (p.is_null)
+                return p;
+            places = p.i > 18 ? 18 : p.i < -18 ? -18 : (int)p.i;
+        }
+        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+            return value_double(round_double(a.d, places));
+        int scale = from.id == TYPE_DECIMAL ? from.scale : 0;
+        if (places >= scale) {
+            if (from.id == TYPE_DECIMAL) {
+                bool overflow = false;
+                return decimal_result(rescale_128(a.i, scale, to.scale, &overflow), to, overflow);
+            }
+            return a;
+        }
+        /* round to `places` (may be negative), then express at the result scale */
+        Int128 unit = power_of_ten_128(scale - places);
+        Int128 rounded = divide_half_up(a.i, unit) * unit; /* still at `scale` */
+        if (from.id != TYPE_DECIMAL) {
+            if (rounded > INT64_MAX || rounded < INT64_MIN)
+                return value_int(
+                    wrap_to_width((uint64_t)(int64_t)(rounded % ((Int128)1 << 64)), from.id));
+            return value_int(wrap_to_width((uint64_t)(int64_t)rounded, from.id));
+        }
+        bool overflow = false;
+        return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);
+    }
+    }
+}
+
+/* ---- strings ---------------------------------------------------------- */
+
+static Value eval_case_change(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval(expr->call.args[0], input);
+    if (a.is_null)
+        return a;
+    char *copy = arena_copy(input, a.s.ptr, a.s.len);
+    if (!copy)
+        return out_of_memory(input);
+    bool upper = expr->call.function == FUNCTION_UPPER;
+    for (uint32_t i = 0; i < a.s.len; i++) {
+        char c = copy[i];
+        if (upper && c >= 'a' && c <= 'z')
+            copy[i] = (char)(c - 'a' + 'A');
+        else if (!upper && c >= 'A' && c <= 'Z')
+            copy[i] = (char)(c - 'A' + 'a');
+    }
+    return value_string(copy, a.s.len);
+}
+
+static Value eval_substring(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value start = eval(expr->call.args[1], input);
+    if (start.is_null)
+        return start;
+    int64_t length = INT64_MAX;
+    if (expr->call.arg_count > 2) {
+        Value l = eval(expr->call.args[2], input);
+        if (l.is_null)
+            return l;
+        length = l.i;
+        if (length < 0)
+            return value_null();
+    }
+    /* Flink's BinaryStringDataUtil.substringSQL */
+    int64_t characters = utf8_count(s.s.ptr, s.s.len);
+    int64_t first;
+    if (start.i > 0) {
+        first = start.i - 1;
+        if (first >= characters)
+            return value_string(s.s.ptr, 0);
+    } else if (start.i < 0) {
+        first = characters + start.i;
+        if (first < 0)
+            return value_string(s.s.ptr, 0);
+    } else {
+        first = 0;
+    }
+    int64_t last = characters - first < length ? characters : first + length;
+    uint32_t from = utf8_offset(s.s.ptr, s.s.len, first);
+    uint32_t to = utf8_offset(s.s.ptr, s.s.len, last);
+    return value_string(s.s.ptr + from, to - from);
+}
+
+static Value eval_concat(const Expr *expr, const EvalInput *input)
+{
+    uint32_t count = expr->call.arg_count;
+    Value parts[16];
+    Value *values = parts;
+    if (count > 16) {
+        values = arena_alloc(input->context->arena, count * sizeof *values);
+        if (!values)
+            return out_of_memory(input);
+    }
+    size_t total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        values[i] = eval(expr->call.args[i], input);
+        if (values[i].is_null)
+            return values[i];
+        total += values[i].s.len;
+    }
+    if (total > UINT32_MAX)
+        return runtime_error(input, "string too long in CONCAT");
+    char *result = arena_alloc(input->context->arena, total + 1);
+    if (!result)
+        return out_of_memory(input);
+    size_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (values[i].s.len)
+            memcpy(result + used, values[i].s.ptr, values[i].s.len);
+        used += values[i].s.len;
+    }
+    result[used] = '\0';
+    return value_string(result, (uint32_t)used);
+}
+
+/* True when the code point at text[position..] is one of the code points of `set`. */
+static bool code_point_in(const char *text, uint32_t position, uint32_t width, Value set)
+{
+    for (uint32_t i = 0; i < set.s.len;) {
+        uint32_t set_width = utf8_width((unsigned char)set.s.ptr[i]);
+        if (set_width == width && i + width <= set.s.len &&
+            memcmp(set.s.ptr + i, text + position, width) == 0)
+            return true;
+        i += set_width;
+    }
+    return false;
+}
+
+static Value eval_trim(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value set = value_string(" ", 1);
+    if (expr->call.arg_count > 1) {
+        set = eval(expr->call.args[1], input);
+        if (set.is_null)
+            return set;
+    }
+    uint32_t begin = 0, end = s.s.len;
+    TrimMode mode = expr->call.trim_mode;
+    if (mode == TRIM_BOTH || mode == TRIM_LEADING) {
+        while (begin < end) {
+            uint32_t width = utf8_width((unsigned char)s.s.ptr[begin]);
+            if (begin + width > end || !code_point_in(s.s.ptr, begin, width, set))
+                break;
+            begin += width;
+        }
+    }
+    if (mode == TRIM_BOTH || mode == TRIM_TRAILING) {
+        while (end > begin) {
+            uint32_t start = end - 1;
+            while (start > begin && ((unsigned char)s.s.ptr[start] & 0xC0) == 0x80)
+                start--;
+            if (!code_point_in(s.s.ptr, start, end - start, set))
+                break;
+            end = start;
+        }
+    }
+    return value_string(s.s.ptr + begin, end - begin);
+}
+
+static const char *find_bytes(const char *haystack, uint32_t haystack_length, const char *needle,
+                              uint32_t needle_length)
+{
+    if (needle_length == 0)
+        return haystack;
+    if (needle_length > haystack_length)
+        return NULL;
+    return memmem(haystack, haystack_length, needle, needle_length);
+}
+
+static Value eval_position(const Expr *expr, const EvalInput *input)
+{
+    Value needle = eval(expr->call.args[0], input);
+    if (needle.is_null)
+        return needle;
+    Value haystack = eval(expr->call.args[1], input);
+    if (haystack.is_null)
+        return haystack;
+    const char *found = find_bytes(haystack.s.ptr, haystack.s.len, needle.s.ptr, needle.s.len);
+    if (!found)
+        return value_int(0);
+    return value_int((int64_t)utf8_count(haystack.s.ptr, (uint32_t)(found - haystack.s.ptr)) + 1);
+}
+
+static Value eval_replace(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value from = eval(expr->call.args[1], input);
+    if (from.is_null)
+        return from;
+    Value to = eval(expr->call.args[2], input);
+    if (to.is_null)
+        return to;
+    if (from.s.len == 0)
+        return s;
+    StrBuf out = STRBUF_INIT;
+    uint32_t position = 0;
+    int status = 0;
+    while (position <= s.s.len && status == 0) {
+        const char *found =
+            find_bytes(s.s.ptr + position, s.s.len - position, from.s.ptr, from.s.len);
+        if (!found) {
+            status = strbuf_append(&out, s.s.ptr + position, s.s.len - position);
+            break;
+        }
+        uint32_t offset = (uint32_t)(found - s.s.ptr);
+        status = strbuf_append(&out, s.s.ptr + position, offset - position);
+        if (status == 0)
+            status = strbuf_append(&out, to.s.ptr, to.s.len);
+        position = offset + from.s.len;
+    }
+    if (status != 0) {
+        strbuf_free(&out);
+        return out_of_memory(input);
+    }
+    char *copy = arena_copy(input, out.data, out.length);
+    uint32_t length = (uint32_t)out.length;
+    strbuf_free(&out);
+    if (!copy)
+        return out_of_memory(input);
+    return value_string(copy, length);
+}
+
+/* ---- LIKE ------------------------------------------------------------- */
+
+typedef enum LikeToken { LIKE_LITERAL, LIKE_ANY_ONE, LIKE_ANY_MANY } LikeToken;
+
+/* Reads the pattern token at *position; advances it. */
+static LikeToken like_token(Value pattern, uint32_t *position, int escape, char *literal)
+{
+    char c = pattern.s.ptr[*position];
+    (*position)++;
+    if (escape >= 0 && (unsigned char)c == (unsigned)escape && *position < pattern.s.len) {
+        *literal = pattern.s.ptr[*position];
+        (*position)++;
+        return LIKE_LITERAL;
+    }
+    if (c == '%')
+        return LIKE_ANY_MANY;
+    if (c == '_')
+        return LIKE_ANY_ONE;
+    *literal = c;
+    return LIKE_LITERAL;
+}
+
+static bool like_match(Value text, Value pattern, int escape)
+{
+    uint32_t s = 0, p = 0;
+    bool star = false;
+    uint32_t star_p = 0, star_s = 0;
+    while (s < text.s.len) {
+        if (p < pattern.s.len) {
+            uint32_t next = p;
+            char literal = 0;
+            LikeToken token = like_token(pattern, &next, escape, &literal);
+            if (token == LIKE_ANY_MANY) {
+                star = true;
+                star_p = next;
+                star_s = s;
+                p = next;
+                continue;
+            }
+            if (token == LIKE_ANY_ONE) {
+                s = utf8_next(text.s.ptr, text.s.len, s);
+                p = next;
+                continue;
+            }
+            if (text.s.ptr[s] == literal) {
+                s++;
+                p = next;
+                continue;
+            }
+        }
+        if (!star)
+            return false;
+        star_s = utf8_next(text.s.ptr, text.s.len, star_s);
+        s = star_s;
+        p = star_p;
+    }
+    while (p < pattern.s.len) {
+        uint32_t next = p;
+        char literal = 0;
+        if (like_token(pattern, &next, escape, &literal) != LIKE_ANY_MANY)
+            return false;
+        p = next;
+    }
+    return true;
+}
+
+/* Fast paths for 'abc', 'abc%', '%abc', '%abc%' (no '_' or escape). */
+static bool like_simple(Value text, Value pattern, bool *result)
+{
+    const char *p = pattern.s.ptr;
+    uint32_t length = pattern.s.len;
+    bool leading = length > 0 && p[0] == '%';
+    bool trailing = length > (leading ? 1u : 0u) && p[length - 1] == '%';
+    uint32_t begin = leading ? 1 : 0, end = trailing ? length - 1 : length;
+    for (uint32_t i = begin; i < end; i++)
+        if (p[i] == '%' || p[i] == '_')
+            return false;
+    uint32_t core = end - begin;
+    const char *needle = p + begin;
+    if (!leading && !trailing)
+        *result = text.s.len == core && memcmp(text.s.ptr, needle, core) == 0;
+    else if (!leading)
+        *result = text.s.len >= core && memcmp(text.s.ptr, needle, core) == 0;
+    else if (!trailing)
+        *result = text.s.len >= core && memcmp(text.s.ptr + text.s.len - core, needle, core) == 0;
+    else
+        *result = find_bytes(text.s.ptr, text.s.len, needle, core) != NULL;
+    return true;
+}
+
+static Value eval_like(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    Value pattern = eval(expr->call.args[1], input);
+    if (pattern.is_null)
+        return pattern;
+    int escape = -1;
+    if (expr->call.arg_count > 2) {
+        Value e = eval(expr->call.args[2], input);
+        if (e.is_null)
+            return e;
+        if (e.s.len != 1)
+            return runtime_error(input, "Invalid escape character '%.*s' in LIKE",
+                                 (int)(e.s.len > 32 ? 32 : e.s.len), e.s.ptr);
+        escape = (unsigned char)e.s.ptr[0];
+    }
+    bool result;
+    if (escape < 0 && like_simple(text, pattern, &result))
+        return value_bool(result);
+    return value_bool(like_match(text, pattern, escape));
+}
+
+/* ---- date and time ---------------------------------------------------- */
+
+static void split_timestamp(int64_t millis, int64_t *days, int64_t *millis_of_day)
+{
+    *days = millis / MILLIS_PER_DAY;
+    *millis_of_day = millis % MILLIS_PER_DAY;
+    if (*millis_of_day < 0) {
+        *millis_of_day += MILLIS_PER_DAY;
+        (*days)--;
+    }
+}
+
+static const char *const MONTH_NAMES[] = {"January",   "February", "March",    "April",
+                                          "May",       "June",     "July",     "August",
+                                          "September", "October",  "November", "December"};
+static const char *const DAY_NAMES[] = {"Thursday", "Friday",  "Saturday", "Sunday",
+                                        "Monday",   "Tuesday", "Wednesday"};
+
+/* Formats epoch millis with a SimpleDateFormat pattern. */
+static int format_datetime(int64_t millis, const char *format, uint32_t length, StrBuf *out)
+{
+    int64_t days, millis_of_day;
+    split_timestamp(millis, &days, &millis_of_day);
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    int hour = (int)(millis_of_day / 3600000), minute = (int)(millis_of_day / 60000 % 60);
+    int second = (int)(millis_of_day / 1000 % 60), fraction = (int)(millis_of_day % 1000);
+    int64_t weekday = days % 7;
+    if (weekday < 0)
+        weekday += 7;
+    int status = 0;
+    for (uint32_t i = 0; i < length && status == 0;) {
+        char c = format[i];
+        if (c == '\'') {
+            if (i + 1 < length && format[i + 1] == '\'') {
+                status = strbuf_append_char(out, '\'');
+                i += 2;
+                continue;
+            }
+            uint32_t j = i + 1;
+            while (j < length) {
+                if (format[j] == '\'') {
+                    if (j + 1 < length && format[j + 1] == '\'') {
+                        status = strbuf_append_char(out, '\'');
+                        j += 2;
+                        continue;
+                    }
+                    break;
+                }
+                status = strbuf_append_char(out, format[j]);
+                j++;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+            status = strbuf_append_char(out, c);
+            i++;
+            continue;
+        }
+        uint32_t run = 1;
+        while (i + run < length && format[i + run] == c)
+            run++;
+        i += run;
+        int width = (int)run;
+        switch (c) {
+        case 'y':
+        case 'u':
+            if (run == 2)
+                status = strbuf_printf(out, "%02lld", (long long)((year % 100 + 100) % 100));
+            else
+                status = strbuf_printf(out, "%0*lld", width, (long long)year);
+            break;
+        case 'M':
+        case 'L':
+            if (run >= 4)
+                status = strbuf_append_cstr(out, MONTH_NAMES[month - 1]);
+            else if (run == 3)
+                status = strbuf_printf(out, "%.3s", MONTH_NAMES[month - 1]);
+            else
+                status = strbuf_printf(out, "%0*u", width, month);
+            break;
+        case 'd':
+            status = strbuf_printf(out, "%0*u", width, day);
+            break;
+        case 'D':
+            status = strbuf_printf(out, "%0*lld", width,
+                                   (long long)(days - datetime_days_from_civil(year, 1, 1) + 1));
+            break;
+        case 'H':
+            status = strbuf_printf(out, "%0*d", width, hour);
+            break;
+        case 'k':
+            status = strbuf_printf(out, "%0*d", width, hour == 0 ? 24 : hour);
+            break;
+        case 'h':
+            status = strbuf_printf(out, "%0*d", width, hour % 12 == 0 ? 12 : hour % 12);
+            break;
+        case 'K':
+            status = strbuf_printf(out, "%0*d", width, hour % 12);
+            break;
+        case 'm':
+            status = strbuf_printf(out, "%0*d", width, minute);
+            break;
+        case 's':
+            status = strbuf_printf(out, "%0*d", width, second);
+            break;
+        case 'S': {
+            /* fraction of second, most significant digits first */
+            char digits[16];
+            snprintf(digits, sizeof digits, "%03d000000", fraction);
+            status = strbuf_append(out, digits, run > 9 ? 9 : run);
+            break;
+        }
+        case 'a':
+            status = strbuf_append_cstr(out, hour < 12 ? "AM" : "PM");
+            break;
+        case 'E':
+            if (run >= 4)
+                status = strbuf_append_cstr(out, DAY_NAMES[weekday]);
+            else
+                status = strbuf_printf(out, "%.3s", DAY_NAMES[weekday]);
+            break;
+        default:
+            for (uint32_t k = 0; k < run && status == 0; k++)
+                status = strbuf_append_char(out, c);
+            break;
+        }
+    }
+    return status;
+}
+
+static bool parse_number(const char *text, uint32_t length, uint32_t *position, uint32_t min,
+                         uint32_t max, int64_t *value)
+{
+    uint32_t count = 0;
+    int64_t result = 0;
+    while (*position < length && count < max && text[*position] >= '0' && text[*position] <= '9') {
+        result = result * 10 + (text[*position] - '0');
+        (*position)++;
+        count++;
+    }
+    if (count < min)
+        return false;
+    *value = result;
+    return true;
+}
+
+/* Parses text with a SimpleDateFormat pattern into epoch millis. */
+static bool parse_datetime(const char *text, uint32_t length, const char *format,
+                           uint32_t format_length, int64_t *result)
+{
+    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
+    bool pm = false, has_am_pm = false;
+    uint32_t position = 0;
+    for (uint32_t i = 0; i < format_length;) {
+        char c = format[i];
+        if (c == '\'') {
+            uint32_t j = i + 1;
+            while (j < format_length && format[j] != '\'') {
+                if (position >= length || text[position] != format[j])
+                    return false;
+                position++;
+                j++;
+            }
+            if (j == i + 1) { /* '' is a quote */
+                if (position >= length || text[position] != '\'')
+                    return false;
+                position++;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+            if (position >= length || text[position] != c)
+                return false;
+            position++;
+            i++;
+            continue;
+        }
+        uint32_t run = 1;
+        while (i + run < format_length && format[i + run] == c)
+            run++;
+        i += run;
+        /* adjacent numeric fields (yyyyMMdd) take exactly their width */
+        bool adjacent = i < format_length && ((format[i] >= 'a' && format[i] <= 'z') ||
+                                              (format[i] >= 'A' && format[i] <= 'Z'));
+        uint32_t max = adjacent ? run : 9;
+        bool ok = true;
+        switch (c) {
+        case 'y':
+        case 'u':
+            ok = parse_number(text, length, &position, run == 2 ? 2 : 1,
+                              run == 2 ? 2 : (adjacent ? run : 9), &year);
+            if (ok && run == 2)
+                year += 2000;
+            break;
+        case 'M':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &month);
+            break;
+        case 'd':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &day);
+            break;
+        case 'H':
+        case 'h':
+        case 'k':
+        case 'K':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &hour);
+            break;
+        case 'm':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &minute);
+            break;
+        case 's':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &second);
+            break;
+        case 'S': {
+            uint32_t start = position;
+            int64_t digits_value;
+            ok = parse_number(text, length, &position, 1, max, &digits_value);
+            if (ok) {
+                uint32_t digits = position - start;
+                /* keep milliseconds: the first three digits */
+                int64_t value = 0;
+                for (uint32_t k = 0; k < 3; k++)
+                    value = value * 10 + (k < digits ? text[start + k] - '0' : 0);
+                millis = value;
+            }
+            break;
+        }
+        case 'a':
+            if (position + 2 <= length && strncasecmp(text + position, "AM", 2) == 0) {
+                has_am_pm = true;
+                position += 2;
+            } else if (position + 2 <= length && strncasecmp(text + position, "PM", 2) == 0) {
+                has_am_pm = true;
+                pm = true;
+                position += 2;
+            } else {
+                ok = false;
+            }
+            break;
+        default:
+            ok = false;
+            break;
+        }
+        if (!ok)
+            return false;
+    }
+    if (position != length)
+        return false;
+    if (has_am_pm) {
+        hour %= 12;
+        if (pm)
+            hour += 12;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+        return false;
+    int64_t days = datetime_days_from_civil(year, (unsigned)month, (unsigned)day);
+    int64_t check_year;
+    unsigned check_month, check_day;
+    datetime_civil_from_days(days, &check_year, &check_month, &check_day);
+    if ((int64_t)check_month != month || (int64_t)check_day != day)
+        return false;
+    *result = days * MILLIS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+    return true;
+}
+
+static Value eval_date_format(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value time = eval(arg, input);
+    if (time.is_null)
+        return time;
+    Value format = eval(expr->call.args[1], input);
+    if (format.is_null)
+        return format;
+    int64_t millis;
+    if (type_is_string(arg->type.id)) {
+        Value parsed;
+        char reason[64];
+        if (value_parse_text(type_make_timestamp(TYPE_TIMESTAMP, 3, true), time.s.ptr, time.s.len,
+                             NULL, &parsed, reason, sizeof reason) != 0)
+            return value_null();
+        millis = parsed.i;
+    } else if (arg->type.id == TYPE_DATE) {
+        millis = time.i * MILLIS_PER_DAY;
+    } else {
+        millis = time.i;
+    }
+    StrBuf out = STRBUF_INIT;
+    if (format_datetime(millis, format.s.ptr, format.s.len, &out) != 0) {
+        strbuf_free(&out);
+        return out_of_memory(input);
+    }
+    char *copy = arena_copy(input, out.data, out.length);
+    uint32_t length = (uint32_t)out.length;
+    strbuf_free(&out);
+    if (!copy)
+        return out_of_memory(input);
+    return value_string(copy, length);
+}
+
+static Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    if (expr->call.arg_count == 1) {
+        Value parsed;
+        char reason[64];
+        if (value_parse_text(type_make_timestamp(TYPE_TIMESTAMP, 3, true), text.s.ptr, text.s.len,
+                             NULL, &parsed, reason, sizeof reason) != 0)
+            return value_null();
+        return parsed;
+    }
+    Value format = eval(expr->call.args[1], input);
+    if (format.is_null)
+        return format;
+    int64_t millis;
+    if (!parse_datetime(text.s.ptr, text.s.len, format.s.ptr, format.s.len, &millis))
+        return value_null();
+    return value_int(millis);
+}
+
+static bool unit_is(Value unit, const char *name)
+{
+    return strlen(name) == unit.s.len && strncasecmp(name, unit.s.ptr, unit.s.len) == 0;
+}
+
+static Value eval_extract(const Expr *expr, const EvalInput *input)
+{
+    Value unit = eval(expr->call.args[0], input);
+    const Expr *arg = expr->call.args[1];
+    Value time = eval(arg, input);
+    if (time.is_null || unit.is_null)
+        return value_null();
+    if (type_is_interval(arg->type.id)) {
+        int64_t v = time.i;
+        if (arg->type.id == TYPE_INTERVAL_YEAR_MONTH) {
+            if (unit_is(unit, "YEAR"))
+                return value_int(v / 12);
+            if (unit_is(unit, "MONTH"))
+                return value_int(v % 12);
+            return value_int(0);
+        }
+        if (unit_is(unit, "DAY"))
+            return value_int(v / MILLIS_PER_DAY);
+        if (unit_is(unit, "HOUR"))
+            return value_int(v / 3600000 % 24);
+        if (unit_is(unit, "MINUTE"))
+            return value_int(v / 60000 % 60);
+        if (unit_is(unit, "SECOND"))
+            return value_int(v / 1000 % 60);
+        if (unit_is(unit, "MILLISECOND"))
+            return value_int(v % 60000);
+        if (unit_is(unit, "EPOCH"))
+            return value_int(v / 1000);
+        return value_int(0);
+    }
+    int64_t days = 0, millis_of_day = 0;
+    switch (arg->type.id) {
+    case TYPE_DATE:
+        days = time.i;
+        break;
+    case TYPE_TIME:
+        millis_of_day = time.i;
+        break;
+    default:
+        split_timestamp(time.i, &days, &millis_of_day);
+        break;
+    }
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    if (unit_is(unit, "YEAR"))
+        return value_int(year);
+    if (unit_is(unit, "QUARTER"))
+        return value_int((month + 2) / 3);
+    if (unit_is(unit, "MONTH"))
+        return value_int(month);
+    if (unit_is(unit, "DAY") || unit_is(unit, "DAYOFMONTH"))
+        return value_int(day);
+    if (unit_is(unit, "DOY") || unit_is(unit, "DAYOFYEAR"))
+        return value_int(days - datetime_days_from_civil(year, 1, 1) + 1);
+    if (unit_is(unit, "DOW") || unit_is(unit, "DAYOFWEEK")) {
+        /* Sunday = 1 ... Saturday = 7; 1970-01-01 was a Thursday */
+        int64_t weekday = (days + 4) % 7;
+        if (weekday < 0)
+            weekday += 7;
+        return value_int(weekday + 1);
+    }
+    if (unit_is(unit, "WEEK")) {
+        /* ISO-8601 week number */
+        int64_t iso_weekday = (days + 3) % 7; /* Monday = 0 */
+        if (iso_weekday < 0)
+            iso_weekday += 7;
+        int64_t thursday = days - iso_weekday + 3;
+        int64_t thursday_year;
+        unsigned thursday_month, thursday_day;
+        datetime_civil_from_days(thursday, &thursday_year, &thursday_month, &thursday_day);
+        return value_int((thursday - datetime_days_from_civil(thursday_year, 1, 1)) / 7 + 1);
+    }
+    if (unit_is(unit, "HOUR"))
+        return value_int(millis_of_day / 3600000);
+    if (unit_is(unit, "MINUTE"))
+        return value_int(millis_of_day / 60000 % 60);
+    if (unit_is(unit, "SECOND"))
+        return value_int(millis_of_day / 1000 % 60);
+    if (unit_is(unit, "MILLISECOND"))
+        return value_int(millis_of_day % 60000);
+    if (unit_is(unit, "EPOCH")) {
+        int64_t millis = days * MILLIS_PER_DAY + millis_of_day;
+        int64_t seconds = millis / 1000;
+        if (millis % 1000 < 0)
+            seconds--;
+        return value_int(seconds);
+    }
+    return runtime_error(input, "EXTRACT: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
+}
+
+/* ---- conditionals and logic ------------------------------------------ */
+
+static Value eval_and(const Expr *expr, const EvalInput *input)
+{
+    bool saw_null = false;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++) {
+        Value v = eval(expr->call.args[i], input);
+        if (input->context->failed)
+            return value_null();
+        if (v.is_null)
+            saw_null = true;
+        else if (!v.i)
+            return value_bool(false);
+    }
+    return saw_null ? value_null() : value_bool(true);
+}
+
+static Value eval_or(const Expr *expr, const EvalInput *input)
+{
+    bool saw_null = false;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++) {
+        Value v = eval(expr->call.args[i], input);
+        if (input->context->failed)
+            return value_null();
+        if (v.is_null)
+            saw_null = true;
+        else if (v.i)
+            return value_bool(true);
+    }
+    return saw_null ? value_null() : value_bool(false);
+}
+
+static Value eval_comparison(const Expr *expr, const EvalInput *input)
+{
+    const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+    Value a = eval(left, input);
+    Value b = eval(right, input);
+    FunctionId function = expr->call.function;
+    if (function == FUNCTION_IS_DISTINCT_FROM || function == FUNCTION_IS_NOT_DISTINCT_FROM) {
+        bool same;
+        if (a.is_null || b.is_null)
+            same = a.is_null && b.is_null;
+        else
+            same = compare_mixed(left->type, a, right->type, b) == 0;
+        return value_bool(function == FUNCTION_IS_DISTINCT_FROM ? !same : same);
+    }
+    if (a.is_null || b.is_null)
+        return value_null();
+    return value_bool(comparison_holds(function, compare_mixed(left->type, a, right->type, b)));
+}
+
+static Value eval_in(const Expr *expr, const EvalInput *input)
+{
+    const Expr *operand = expr->call.args[0];
+    Value a = eval(operand, input);
+    if (a.is_null)
+        return a;
+    bool saw_null = false;
+    for (uint32_t i = 1; i < expr->call.arg_count; i++) {
+        const Expr *candidate = expr->call.args[i];
+        Value b = eval(candidate, input);
+        if (b.is_null) {
+            saw_null = true;
+            continue;
+        }
+        if (compare_mixed(operand->type, a, candidate->type, b) == 0)
+            return value_bool(true);
+    }
+    return saw_null ? value_null() : value_bool(false);
+}
+
+static Value eval_is(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval(expr->call.args[0], input);
+    switch (expr->call.function) {
+    case FUNCTION_IS_NULL:
+        return value_bool(a.is_null);
+    case FUNCTION_IS_NOT_NULL:
+        return value_bool(!a.is_null);
+    case FUNCTION_IS_TRUE:
+        return value_bool(!a.is_null && a.i);
+    case FUNCTION_IS_NOT_TRUE:
+        return value_bool(a.is_null || !a.i);
+    case FUNCTION_IS_FALSE:
+        return value_bool(!a.is_null && !a.i);
+    default: /* IS NOT FALSE */
+        return value_bool(a.is_null || a.i);
+    }
+}
+
+/* Evaluates arg i and casts it to the call's result type when the types differ. */
+static Value eval_as_result(const Expr *expr, uint32_t i, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[i];
+    Value v = eval(arg, input);
+    if (v.is_null || type_equals(arg->type, expr->type))
+        return v;
+    return cast_value(input, arg->type, expr->type, v, false);
+}
+
+static Value eval_conditional(const Expr *expr, const EvalInput *input)
+{
+    uint32_t count = expr->call.arg_count;
+    switch (expr->call.function) {
+    case FUNCTION_CASE:
+        for (uint32_t i = 0; i + 1 < count; i += 2) {
+            Value condition = eval(expr->call.args[i], input);
+            if (!condition.is_null && condition.i)
+                return eval_as_result(expr, i + 1, input);
+        }
+        return eval_as_result(expr, count - 1, input);
+    case FUNCTION_COALESCE:
+        for (uint32_t i = 0; i < count; i++) {
+            Value v = eval_as_result(expr, i, input);
+            if (!v.is_null || input->context->failed)
+                return v;
+        }
+        return value_null();
+    case FUNCTION_IF: {
+        Value condition = eval(expr->call.args[0], input);
+        return eval_as_result(expr, (!condition.is_null && condition.i) ? 1 : 2, input);
+    }
+    default: { /* NULLIF */
+        const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+        Value a = eval_as_result(expr, 0, input);
+        if (a.is_null)
+            return a;
+        Value b = eval(right, input);
+        if (!b.is_null && compare_mixed(expr->type, a, right->type, b) == 0)
+            return value_null();
+        (void)left;
+        return a;
+    }
+    }
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+static Value eval_call(const Expr *expr, const EvalInput *input)
+{
+    switch (expr->call.function) {
+    case FUNCTION_EQUAL:
+    case FUNCTION_NOT_EQUAL:
+    case FUNCTION_LESS:
+    case FUNCTION_LESS_EQUAL:
+    case FUNCTION_GREATER:
+    case FUNCTION_GREATER_EQUAL:
+    case FUNCTION_IS_DISTINCT_FROM:
+    case FUNCTION_IS_NOT_DISTINCT_FROM:
+        return eval_comparison(expr, input);
+    case FUNCTION_AND:
+        return eval_and(expr, input);
+    case FUNCTION_OR:
+        return eval_or(expr, input);
+    case FUNCTION_NOT: {
+        Value a = eval(expr->call.args[0], input);
+        return a.is_null ? a : value_bool(!a.i);
+    }
+    case FUNCTION_IS_NULL:
+    case FUNCTION_IS_NOT_NULL:
+    case FUNCTION_IS_TRUE:
+    case FUNCTION_IS_NOT_TRUE:
+    case FUNCTION_IS_FALSE:
+    case FUNCTION_IS_NOT_FALSE:
+        return eval_is(expr, input);
+    case FUNCTION_PLUS:
+    case FUNCTION_MINUS:
+    case FUNCTION_MULTIPLY:
+    case FUNCTION_DIVIDE:
+    case FUNCTION_MOD:
+        return eval_arithmetic(expr, input);
+    case FUNCTION_NEGATE:
+        return eval_negate(expr, input);
+    case FUNCTION_CASE:
+    case FUNCTION_COALESCE:
+    case FUNCTION_NULLIF:
+    case FUNCTION_IF:
+        return eval_conditional(expr, input);
+    case FUNCTION_IN:
+        return eval_in(expr, input);
+    case FUNCTION_LIKE:
+        return eval_like(expr, input);
+    case FUNCTION_CAST:
+    case FUNCTION_TRY_CAST: {
+        const Expr *arg = expr->call.args[0];
+        Value v = eval(arg, input);
+        if (input->context->failed)
+            return value_null();
+        return cast_value(input, arg->type, expr->type, v,
+                          expr->call.function == FUNCTION_TRY_CAST);
+    }
+    case FUNCTION_CHAR_LENGTH: {
+        Value a = eval(expr->call.args[0], input);
+        return a.is_null ? a : value_int(utf8_count(a.s.ptr, a.s.len));
+    }
+    case FUNCTION_UPPER:
+    case FUNCTION_LOWER:
+        return eval_case_change(expr, input);
+    case FUNCTION_SUBSTRING:
+        return eval_substring(expr, input);
+    case FUNCTION_CONCAT:
+        return eval_concat(expr, input);
+    case FUNCTION_TRIM:
+        return eval_trim(expr, input);
+    case FUNCTION_POSITION:
+        return eval_position(expr, input);
+    case FUNCTION_REPLACE:
+        return eval_replace(expr, input);
+    case FUNCTION_DATE_FORMAT:
+        return eval_date_format(expr, input);
+    case FUNCTION_TO_TIMESTAMP:
+        return eval_to_timestamp(expr, input);
+    case FUNCTION_CURRENT_TIMESTAMP:
+    case FUNCTION_PROCTIME:
+        return value_int(input->context->now_millis);
+    case FUNCTION_CURRENT_DATE: {
+        int64_t days, millis_of_day;
+        split_timestamp(input->context->now_millis, &days, &millis_of_day);
+        return value_int(days);
+    }
+    case FUNCTION_EXTRACT:
+        return eval_extract(expr, input);
+    case FUNCTION_ABS:
+    case FUNCTION_FLOOR:
+    case FUNCTION_CEIL:
+    case FUNCTION_ROUND:
+        return eval_numeric_function(expr, input);
+    case FUNCTION_COUNT_:
+        break;
+    }
+    return runtime_error(input, "cannot evaluate function %d", (int)expr->call.function);
+}
+
+static Value eval(const Expr *expr, const EvalInput *input)
+{
+    switch (expr->kind) {
+    case EXPR_INPUT_REF:
+        return read_input(expr, input);
+    case EXPR_LITERAL:
+        return expr->literal;
+    case EXPR_CALL:
+        return eval_call(expr, input);
+    }
+    return value_null();
+}
+
+/* With one row (right NULL) and no field count given, every field is the left row's. */
+static uint32_t single_row_count(const Row *left, uint32_t left_field_count, const Row *right)
+{
+    if (!right && left && left_field_count == 0)
+        return UINT32_MAX;
+    return left_field_count;
+}
+
+Value expr_eval(const Expr *expr, const Row *left, uint32_t left_field_count, const Row *right,
+                ExprEvalContext *context)
+{
+    EvalInput input = {left, single_row_count(left, left_field_count, right), right, context};
+    Value result = eval(expr, &input);
+    return context->failed ? value_null() : result;
+}
+
+/* Integer widening casts change nothing in storage: look through them. */
+static const Expr *strip_free_cast(const Expr *expr)
+{
+    while (expr->kind == EXPR_CALL && expr->call.function == FUNCTION_CAST &&
+           type_is_integer(expr->type.id) && type_is_integer(expr->call.args[0]->type.id))
+        expr = expr->call.args[0];
+    return expr;
+}
+
+/* Predicate evaluation with fast paths; returns true only for TRUE. */
+static bool predicate(const Expr *expr, const EvalInput *input)
+{
+    if (expr->kind == EXPR_CALL) {
+        FunctionId function = expr->call.function;
+        if (function == FUNCTION_AND) {
+            /* FALSE and NULL both reject: stop at the first non-TRUE conjunct */
+            for (uint32_t i = 0; i < expr->call.arg_count; i++)
+                if (!predicate(expr->call.args[i], input))
+                    return false;
+            return true;
+        }
+        if (function >= FUNCTION_EQUAL && function <= FUNCTION_GREATER_EQUAL) {
+            const Expr *left = expr->call.args[0];
+            const Expr *right = strip_free_cast(expr->call.args[1]);
+            if (left->kind == EXPR_INPUT_REF && right->kind == EXPR_LITERAL &&
+                type_is_integer(left->type.id) && type_is_integer(right->type.id)) {
+                Value a = read_input(left, input);
+                if (a.is_null || right->literal.is_null)
+                    return false;
+                int64_t b = right->literal.i;
+                int order = a.i < b ? -1 : a.i > b ? 1 : 0;
+                return comparison_holds(function, order);
+            }
+        }
+        if (function == FUNCTION_IS_NOT_NULL && expr->call.args[0]->kind == EXPR_INPUT_REF)
+            return !read_input(expr->call.args[0], input).is_null;
+    }
+    Value v = eval(expr, input);
+    return !v.is_null && v.i != 0;
+}
+
+bool expr_eval_predicate(const Expr *expr, const Row *left, uint32_t left_field_count,
+                         const Row *right, ExprEvalContext *context)
+{
+    EvalInput input = {left, single_row_count(left, left_field_count, right), right, context};
+    bool result = predicate(expr, &input);
+    return result && !context->failed;
+}
