@@ -320,6 +320,35 @@ int format_parse_field(const FormatDecoder *decoder, uint32_t field, const char 
                        size_t length, bool iso_8601, Value *value, char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
+    if (type_is_integer(type.id) && length > 0 && length <= 18) {
+        /* fast path: plain decimal digits, optional minus, cannot overflow int64 */
+        size_t i = text[0] == '-' ? 1 : 0;
+        int64_t number = 0;
+        for (; i < length && (unsigned)(text[i] - '0') < 10; i++)
+            number = number * 10 + (text[i] - '0');
+        if (i == length && length > (text[0] == '-' ? 1u : 0u)) {
+            number = text[0] == '-' ? -number : number;
+            int64_t low, high;
+            switch (type.id) {
+            case TYPE_TINYINT:
+                low = -128, high = 127;
+                break;
+            case TYPE_SMALLINT:
+                low = -32768, high = 32767;
+                break;
+            case TYPE_INT:
+                low = INT32_MIN, high = INT32_MAX;
+                break;
+            default:
+                low = INT64_MIN, high = INT64_MAX;
+                break;
+            }
+            if (number >= low && number <= high) {
+                *value = value_int(number);
+                return 0;
+            }
+        }
+    }
     char reason[160];
     if (length > UINT32_MAX)
         return format_field_error(error, error_size, decoder->names[field], "value too long", NULL,

@@ -14,6 +14,7 @@
  */
 #define JSMN_STATIC
 #define JSMN_STRICT
+#define JSMN_PARENT_LINKS
 #include <jsmn.h>
 
 #include "engine/format/format_internal.h"
@@ -221,7 +222,8 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
 }
 
 static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char *data,
-                              const jsmntok_t *token, Value *value, char *error, size_t error_size)
+                              bool record_has_escapes, const jsmntok_t *token, Value *value,
+                              char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
     const char *text = data + token->start;
@@ -255,7 +257,7 @@ static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char
         }
         return format_parse_field(decoder, field, text, length, false, value, error, error_size);
     case JSMN_STRING:
-        if (memchr(text, '\\', length)) {
+        if (record_has_escapes && memchr(text, '\\', length)) {
             char *out = decoder->scratch + decoder->scratch_used;
             length = json_unescape(text, length, out);
             decoder->scratch_used += length;
@@ -307,6 +309,8 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
         return json_malformed(error, error_size, (size_t)tokens[end].start,
                               "unexpected content after the object");
 
+    /* one scan of the record spares a scan of every string without escapes */
+    bool has_escapes = memchr(data, '\\', length) != NULL;
     int32_t *field_tokens = decoder->json_field_tokens;
     for (uint32_t i = 0; i < decoder->field_count; i++)
         field_tokens[i] = -1;
@@ -322,7 +326,7 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
         const char *name = data + key_token->start;
         size_t name_length = (size_t)(key_token->end - key_token->start);
         char unescaped[256];
-        if (memchr(name, '\\', name_length)) {
+        if (has_escapes && memchr(name, '\\', name_length)) {
             if (name_length > sizeof unescaped)
                 name_length = 0; /* matches no field */
             else
@@ -349,7 +353,7 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
             values[field] = value_null();
             continue;
         }
-        status = json_convert_field(decoder, field, data, &tokens[field_tokens[field]],
+        status = json_convert_field(decoder, field, data, has_escapes, &tokens[field_tokens[field]],
                                     &values[field], error, error_size);
         if (status != 0)
             return status;
