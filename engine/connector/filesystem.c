@@ -262,7 +262,8 @@ static int list_files(const CatalogTable *table, FileList *list, Diag *diag)
         int status = list_directory(list, path, 0, diag);
         if (status != JOINERY_OK)
             return status;
-        qsort(list->entries, list->count, sizeof *list->entries, compare_entries);
+        if (list->count > 1)
+            qsort(list->entries, list->count, sizeof *list->entries, compare_entries);
         return JOINERY_OK;
     }
     if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode) && !S_ISCHR(info.st_mode))

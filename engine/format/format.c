@@ -105,7 +105,6 @@ int format_options_from_table(const CatalogTable *table, const char *prefix, For
                               FormatOptions *options, Diag *diag)
 {
     format_options_init(options, kind);
-    const char *own = kind == FORMAT_KIND_JSON ? "json." : "csv.";
     const char *other = kind == FORMAT_KIND_JSON ? "csv." : "json.";
     size_t prefix_length = strlen(prefix);
     for (size_t i = 0; i < table->option_count; i++) {
@@ -116,7 +115,6 @@ int format_options_from_table(const CatalogTable *table, const char *prefix, For
                               "Option '%s' does not apply to format '%s'", key,
                               format_kind_name(kind));
     }
-    (void)own;
     int status;
     if (kind == FORMAT_KIND_JSON) {
         if ((status = read_boolean_option(table, prefix, "json.ignore-parse-errors",
