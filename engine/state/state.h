@@ -85,14 +85,14 @@ typedef struct MultisetEntry {
 } MultisetEntry;
 
 typedef struct MultisetKey {
-    Row *key;                /* owned copy; NULL marks an empty table slot */
-    uint64_t hash;           /* row_content_hash(key) */
-    MultisetEntry *entries;  /* entry_count entries, in no particular order */
+    Row *key;               /* owned copy; NULL marks an empty table slot */
+    uint64_t hash;          /* row_content_hash(key) */
+    MultisetEntry *entries; /* entry_count entries, in no particular order */
     uint32_t entry_count;
     uint32_t entry_capacity;
-    uint32_t *index;         /* hash index over entries (entry + 1; 0 empty), or NULL */
-    uint32_t index_mask;     /* index capacity - 1 */
-    int64_t oldest_access;   /* lower bound of the entries' last_access */
+    uint32_t *index;       /* hash index over entries (entry + 1; 0 empty), or NULL */
+    uint32_t index_mask;   /* index capacity - 1 */
+    int64_t oldest_access; /* lower bound of the entries' last_access */
 } MultisetKey;
 
 typedef struct MultisetState MultisetState;
@@ -108,8 +108,7 @@ int64_t multiset_state_ttl(const MultisetState *state);
  * TTL, expired entries of the key are dropped first (now = processing
  * time); a key left with no entries is removed and NULL returned.
  */
-MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash,
-                                 int64_t now);
+MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash, int64_t now);
 /* Like find, but inserts the key (copied, no entries) when absent; NULL on no memory. */
 MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uint64_t hash,
                                        int64_t now);
@@ -145,11 +144,11 @@ StateCounters multiset_state_counters(const MultisetState *state);
 /* ---- value state ------------------------------------------------------ */
 
 typedef struct ValueEntry {
-    Row *key;            /* owned copy; NULL marks an empty table slot */
-    uint64_t hash;       /* row_content_hash(key) */
-    Row *value;          /* owned; NULL until value_state_set */
+    Row *key;                /* owned copy; NULL marks an empty table slot */
+    uint64_t hash;           /* row_content_hash(key) */
+    Row *value;              /* owned; NULL until value_state_set */
     uint32_t value_capacity; /* bytes allocated for value */
-    int64_t last_access; /* processing time of the last write */
+    int64_t last_access;     /* processing time of the last write */
 } ValueEntry;
 
 typedef struct ValueState ValueState;

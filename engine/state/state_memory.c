@@ -26,9 +26,9 @@
 
 enum {
     TABLE_INITIAL_CAPACITY = 16,
-    INDEX_THRESHOLD = 8,     /* entries before a key gets a hash index */
+    INDEX_THRESHOLD = 8, /* entries before a key gets a hash index */
     VECTOR_INITIAL_CAPACITY = 2,
-    MALLOC_OVERHEAD = 16,    /* estimated bytes of bookkeeping per malloc block */
+    MALLOC_OVERHEAD = 16, /* estimated bytes of bookkeeping per malloc block */
 };
 
 /* ---- configuration ---------------------------------------------------- */
@@ -197,7 +197,8 @@ static void multiset_remove_slot(MultisetState *state, uint32_t slot)
 
 static void multiset_maybe_shrink(MultisetState *state)
 {
-    if (state->capacity <= TABLE_INITIAL_CAPACITY || (uint64_t)state->key_count * 8 >= state->capacity)
+    if (state->capacity <= TABLE_INITIAL_CAPACITY ||
+        (uint64_t)state->key_count * 8 >= state->capacity)
         return;
     uint32_t capacity = state->capacity;
     while (capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 4 < capacity / 2)
@@ -249,7 +250,8 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
 static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
 {
     if (key->index) {
-        state->payload_bytes -= (uint64_t)(key->index_mask + 1) * sizeof(uint32_t) + MALLOC_OVERHEAD;
+        state->payload_bytes -=
+            (uint64_t)(key->index_mask + 1) * sizeof(uint32_t) + MALLOC_OVERHEAD;
         free(key->index);
         key->index = NULL;
         key->index_mask = 0;
@@ -433,7 +435,8 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
             dropped += multiset_key_expire(state, key, now);
             if (key->entry_count == 0) {
                 multiset_remove_slot(state, slot);
-                continue; /* another key may have shifted into this slot */
+                examined--; /* another key may have shifted into this slot: look again */
+                continue;
             }
         }
         slot = (slot + 1) & (state->capacity - 1);
@@ -446,8 +449,8 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
 StateCounters multiset_state_counters(const MultisetState *state)
 {
     StateCounters counters;
-    counters.bytes = state->payload_bytes + (uint64_t)state->capacity * sizeof(MultisetKey) +
-                     sizeof *state;
+    counters.bytes =
+        state->payload_bytes + (uint64_t)state->capacity * sizeof(MultisetKey) + sizeof *state;
     counters.keys = state->key_count;
     counters.entries = state->entry_count;
     counters.expired = state->expired;
@@ -567,7 +570,8 @@ static void value_remove_slot(ValueState *state, uint32_t slot)
 
 static void value_maybe_shrink(ValueState *state)
 {
-    if (state->capacity <= TABLE_INITIAL_CAPACITY || (uint64_t)state->key_count * 8 >= state->capacity)
+    if (state->capacity <= TABLE_INITIAL_CAPACITY ||
+        (uint64_t)state->key_count * 8 >= state->capacity)
         return;
     uint32_t capacity = state->capacity;
     while (capacity > TABLE_INITIAL_CAPACITY && (uint64_t)state->key_count * 4 < capacity / 2)
@@ -648,6 +652,7 @@ uint64_t value_state_cleanup(ValueState *state, int64_t now, uint32_t max_keys)
         if (entry->key && state_is_expired(state->ttl_millis, entry->last_access, now)) {
             value_remove_slot(state, slot);
             dropped++;
+            examined--; /* another key may have shifted into this slot: look again */
             continue;
         }
         slot = (slot + 1) & (state->capacity - 1);

@@ -199,8 +199,8 @@ static void test_call(AggregateTest *t, AggregateKind kind, uint32_t argument, b
     call->kind = kind;
     call->argument = argument;
     call->distinct = distinct;
-    call->argument_type = kind == AGGREGATE_COUNT_STAR ? type_make(TYPE_BIGINT, false)
-                                                       : t->input_types[argument];
+    call->argument_type =
+        kind == AGGREGATE_COUNT_STAR ? type_make(TYPE_BIGINT, false) : t->input_types[argument];
     call->result_type = result;
 }
 

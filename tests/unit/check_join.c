@@ -2,7 +2,7 @@
  * check_join.c - Check suite for the regular streaming join
  * (engine/exec/ops/op_join.c): the exact changelog for inner, left, right,
  * full and cross joins with updates, deletes, duplicates, NULL and
- * null-safe keys, skipped retractions, TTL expiry with a fake clock, state
+ * null-safe keys, residual conditions, skipped retractions, TTL expiry with a fake clock, state
  * metrics, and a randomized comparison of the materialized output against
  * a nested-loop join of the final inputs.
  *
@@ -531,6 +531,67 @@ START_TEST(test_state_bytes_after_deletes)
 }
 END_TEST
 
+/* ---- residual (non-equi) conditions ---- */
+
+/* R.val > bound, over left fields then right fields (val is field 3). */
+static Expr *make_residual(Arena *arena, int64_t bound)
+{
+    Expr *args[2];
+    args[0] = expr_make_input_ref(arena, 3, right_types[1]);
+    args[1] = expr_make_literal(arena, type_make(TYPE_BIGINT, false), value_int(bound));
+    return expr_make_call(arena, FUNCTION_GREATER, type_make(TYPE_BOOLEAN, true), args, 2);
+}
+
+START_TEST(test_residual_inner)
+{
+    Arena arena;
+    arena_init(&arena, 0);
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_INNER);
+    spec.residual = make_residual(&arena, 10);
+    open_join(&h, &spec);
+    left(&h, "+I 1,a");
+    right(&h, "+I 1,5");
+    EXPECT(&h, "");
+    right(&h, "+I 1,20");
+    EXPECT(&h, "+I(1,a,1,20)");
+    right(&h, "+I 1,NULL"); /* NULL > 10 is unknown: no match */
+    EXPECT(&h, "");
+    left(&h, "-D 1,a");
+    EXPECT(&h, "-D(1,a,1,20)");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
+START_TEST(test_residual_outer)
+{
+    Arena arena;
+    arena_init(&arena, 0);
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_FULL);
+    spec.residual = make_residual(&arena, 10);
+    open_join(&h, &spec);
+    left(&h, "+I 1,a");
+    EXPECT(&h, "+I(1,a,NULL,NULL)");
+    /* same key, residual fails: both sides stay padded */
+    right(&h, "+I 1,5");
+    EXPECT(&h, "+I(NULL,NULL,1,5)");
+    right(&h, "+I 1,20");
+    EXPECT(&h, "-D(1,a,NULL,NULL) +I(1,a,1,20)");
+    left(&h, "+I 1,b");
+    EXPECT(&h, "+I(1,b,1,20)");
+    right(&h, "-D 1,20");
+    EXPECT(&h, "-D(1,a,1,20) +I(1,a,NULL,NULL) -D(1,b,1,20) +I(1,b,NULL,NULL)");
+    right(&h, "-D 1,5");
+    EXPECT(&h, "-D(NULL,NULL,1,5)");
+    left(&h, "-D 1,a");
+    EXPECT(&h, "-D(1,a,NULL,NULL)");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
 /* ---- randomized check against a nested-loop join ---- */
 
 typedef struct TextBag {
@@ -622,21 +683,27 @@ static void join_text(char *out, size_t size, const RandomRow *l, const RandomRo
     snprintf(out, size, "(%s,%s,%s,%s)", lk, lv, rk, rv);
 }
 
-static bool random_keys_match(RandomRow a, RandomRow b, bool null_safe)
+static bool random_keys_match(RandomRow a, RandomRow b, bool null_safe, bool residual)
 {
+    if (residual && !(b.value > 0))
+        return false;
     if (a.key < 0 || b.key < 0)
         return null_safe && a.key < 0 && b.key < 0;
     return a.key == b.key;
 }
 
-static void run_random_join(JoinType type, bool null_safe, unsigned seed)
+static void run_random_join(JoinType type, bool null_safe, bool residual, unsigned seed)
 {
+    Arena arena;
+    arena_init(&arena, 0);
     static const bool null_safe_true[1] = {true};
     srand(seed);
     Harness h;
     JoinOperatorSpec spec = make_spec(type);
     if (null_safe)
         spec.null_safe_keys = null_safe_true;
+    if (residual)
+        spec.residual = make_residual(&arena, 0);
     open_join(&h, &spec);
     enum { MAX_ROWS = 200 };
     RandomRow rows[2][MAX_ROWS];
@@ -692,7 +759,7 @@ static void run_random_join(JoinType type, bool null_safe, unsigned seed)
     for (int i = 0; i < counts[0]; i++) {
         bool matched = false;
         for (int j = 0; j < counts[1]; j++) {
-            if (random_keys_match(rows[0][i], rows[1][j], null_safe)) {
+            if (random_keys_match(rows[0][i], rows[1][j], null_safe, residual)) {
                 join_text(text, sizeof text, &rows[0][i], &rows[1][j]);
                 bag_add(&expected, text);
                 matched = true;
@@ -706,7 +773,7 @@ static void run_random_join(JoinType type, bool null_safe, unsigned seed)
     for (int j = 0; j < counts[1] && right_outer; j++) {
         bool matched = false;
         for (int i = 0; i < counts[0]; i++)
-            matched = matched || random_keys_match(rows[0][i], rows[1][j], null_safe);
+            matched = matched || random_keys_match(rows[0][i], rows[1][j], null_safe, residual);
         if (!matched) {
             join_text(text, sizeof text, NULL, &rows[1][j]);
             bag_add(&expected, text);
@@ -720,6 +787,7 @@ static void run_random_join(JoinType type, bool null_safe, unsigned seed)
     bag_free(&result);
     bag_free(&expected);
     harness_close(&h);
+    arena_destroy(&arena);
 }
 
 START_TEST(test_random_against_nested_loop)
@@ -728,7 +796,7 @@ START_TEST(test_random_against_nested_loop)
                                      JOIN_TYPE_FULL};
     for (unsigned seed = 1; seed <= 12; seed++)
         for (int t = 0; t < 4; t++)
-            run_random_join(types[t], seed % 3 == 0, seed * 7919u + (unsigned)t);
+            run_random_join(types[t], seed % 3 == 0, seed % 2 == 0, seed * 7919u + (unsigned)t);
 }
 END_TEST
 
@@ -748,6 +816,8 @@ static Suite *join_suite(void)
     tcase_add_test(core, test_ttl_expiry);
     tcase_add_test(core, test_outer_ttl_no_spurious_padding);
     tcase_add_test(core, test_state_bytes_after_deletes);
+    tcase_add_test(core, test_residual_inner);
+    tcase_add_test(core, test_residual_outer);
     tcase_add_test(core, test_random_against_nested_loop);
     tcase_set_timeout(core, 60);
     suite_add_tcase(suite, core);

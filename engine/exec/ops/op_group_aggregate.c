@@ -35,7 +35,7 @@ enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
 
 typedef struct AggregateSlot {
     AggregateCall call;
-    DataType value_type;  /* type of the accumulator's value field */
+    DataType value_type; /* type of the accumulator's value field */
     bool keeps_value_counts;
 } AggregateSlot;
 
@@ -171,7 +171,8 @@ static Value aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call
         Value candidate = value_from_row(found->entries[i].row, 0, slot->call.argument_type);
         if (candidate.is_null)
             continue;
-        if (best.is_null || value_compare(slot->call.argument_type, candidate, best) * direction > 0)
+        if (best.is_null ||
+            value_compare(slot->call.argument_type, candidate, best) * direction > 0)
             best = candidate;
     }
     return best;
@@ -198,8 +199,8 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 
     int64_t remaining = 0;
     if (slot->keeps_value_counts) {
-        int status = aggregate_count_value(agg, i, group_key, value, accumulate ? 1 : -1, now,
-                                           &remaining);
+        int status =
+            aggregate_count_value(agg, i, group_key, value, accumulate ? 1 : -1, now, &remaining);
         if (status != JOINERY_OK)
             return status;
         if (remaining < 0)
@@ -387,8 +388,8 @@ static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *
     }
     /* AVG */
     if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
-        double sum = sum_is_double ? value.d
-                                   : (double)value.i / (double)decimal_power_of_ten(from_scale);
+        double sum =
+            sum_is_double ? value.d : (double)value.i / (double)decimal_power_of_ten(from_scale);
         *result = value_double(sum / (double)count);
     } else if (out.id == TYPE_DECIMAL) {
         int64_t average;
@@ -453,8 +454,8 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
         if (agg->has_value_counts)
             aggregate_drop_value_counts(agg, group_key, now); /* left over after a TTL expiry */
     } else {
-        status = aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value,
-                                        &previous);
+        status =
+            aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value, &previous);
         if (status != JOINERY_OK)
             return status;
         aggregate_decode(agg, entry->value);

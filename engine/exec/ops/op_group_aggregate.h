@@ -38,7 +38,8 @@ typedef struct GroupAggregateSpec {
     uint32_t group_key_count; /* 0 = global aggregate */
     const AggregateCall *calls;
     uint32_t call_count;
-    bool input_is_update; /* input may carry -U/-D: MIN/MAX keep a value multiset so retraction works */
+    bool input_is_update; /* input may carry -U/-D: MIN/MAX keep a value multiset so retraction
+                             works */
     int64_t ttl_millis;   /* 0 = keep forever */
 } GroupAggregateSpec;
 

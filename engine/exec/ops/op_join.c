@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/exec/expr_eval.h"
 #include "engine/state/state.h"
 
 enum { JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
@@ -57,6 +58,8 @@ typedef struct JoinOperator {
     bool ttl_enabled;
     RowBuilder key_builder;
     RowBuilder output_builder;
+    Arena eval_arena; /* strings made by the residual; reset per batch */
+    ExprEvalContext eval_context;
     char name[64];
 } JoinOperator;
 
@@ -64,15 +67,13 @@ typedef struct JoinOperator {
 
 /*
  * True when the pair (left, right) satisfies the residual condition. A NULL
- * or FALSE result is no match. Written behind one function so the
- * expression evaluator can be swapped in as it evolves.
+ * or FALSE result is no match; a runtime error sets eval_context.failed
+ * (the diag holds it).
  */
-static bool join_residual_accepts(JoinOperator *join, const Row *left, const Row *right)
+static inline bool join_residual_accepts(JoinOperator *join, const Row *left, const Row *right)
 {
-    (void)join;
-    (void)left;
-    (void)right;
-    return true;
+    return expr_eval_predicate(join->spec.residual, left, join->spec.left_field_count, right,
+                               &join->eval_context);
 }
 
 /* ---- output ---- */
@@ -132,8 +133,7 @@ static inline int join_emit_pair(JoinOperator *join, uint32_t input, const Row *
 }
 
 /* Emits a row of side `side` padded with NULLs for the other side. */
-static inline int join_emit_padded(JoinOperator *join, uint32_t side, const Row *row,
-                                   RowKind kind)
+static inline int join_emit_padded(JoinOperator *join, uint32_t side, const Row *row, RowKind kind)
 {
     return side == 0 ? join_emit(join, row, NULL, kind) : join_emit(join, NULL, row, kind);
 }
@@ -214,8 +214,9 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, 
                 const Row *left = input == 0 ? row : entry->row;
                 const Row *right = input == 0 ? entry->row : row;
                 if (!join_residual_accepts(join, left, right)) {
-                    if (diag_failed(join->base.context->diag))
-                        return join->base.context->diag->status;
+                    if (join->eval_context.failed)
+                        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                             "join condition failed to evaluate");
                     continue;
                 }
             }
@@ -285,11 +286,24 @@ static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
     if (input > 1)
         return operator_fail(self, JOINERY_ERROR, "join has no input %u", input);
     int64_t now = join->ttl_enabled ? operator_now_millis(self) : 0;
+    if (join->spec.residual) {
+        arena_reset(&join->eval_arena);
+        join->eval_context.now_millis = join->ttl_enabled ? now : operator_now_millis(self);
+    }
     for (uint32_t i = 0; i < batch->count; i++) {
         int status = join_process_row(join, input, batch->rows[i], now);
         if (status != JOINERY_OK)
             return status;
     }
+    return JOINERY_OK;
+}
+
+static int join_open(Operator *self, ExecContext *context)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    join->eval_context.arena = &join->eval_arena;
+    join->eval_context.diag = context->diag;
+    join->eval_context.failed = false;
     return JOINERY_OK;
 }
 
@@ -330,10 +344,11 @@ static void join_close(Operator *self)
     join->key_null_safe = NULL;
     row_builder_free(&join->key_builder);
     row_builder_free(&join->output_builder);
+    arena_destroy(&join->eval_arena);
 }
 
 static const OperatorVtable JOIN_VTABLE = {
-    .open = NULL,
+    .open = join_open,
     .process = join_process,
     .watermark = NULL,
     .timer = join_timer,
@@ -368,11 +383,6 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
         diag_error(diag, JOINERY_ERROR_VALIDATE, "join: too many fields");
         return NULL;
     }
-    if (spec->residual) {
-        diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                   "join: non-equi conditions need the expression evaluator");
-        return NULL;
-    }
     JoinOperator *join = calloc(1, sizeof *join);
     if (!join) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -381,12 +391,10 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     join->spec = *spec;
     bool left_outer = spec->join_type == JOIN_TYPE_LEFT || spec->join_type == JOIN_TYPE_FULL;
     bool right_outer = spec->join_type == JOIN_TYPE_RIGHT || spec->join_type == JOIN_TYPE_FULL;
-    join->sides[0] = (JoinSide){.keys = spec->left_keys,
-                                .field_count = spec->left_field_count,
-                                .outer = left_outer};
-    join->sides[1] = (JoinSide){.keys = spec->right_keys,
-                                .field_count = spec->right_field_count,
-                                .outer = right_outer};
+    join->sides[0] = (JoinSide){
+        .keys = spec->left_keys, .field_count = spec->left_field_count, .outer = left_outer};
+    join->sides[1] = (JoinSide){
+        .keys = spec->right_keys, .field_count = spec->right_field_count, .outer = right_outer};
     join->sides[0].state = multiset_state_create(spec->left_ttl_millis);
     join->sides[1].state = multiset_state_create(spec->right_ttl_millis);
     join->sides[0].variable_length = join_variable_flags(spec->left_types, spec->left_field_count);
@@ -397,6 +405,7 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     join->ttl_enabled = spec->left_ttl_millis > 0 || spec->right_ttl_millis > 0;
     row_builder_init(&join->key_builder);
     row_builder_init(&join->output_builder);
+    arena_init(&join->eval_arena, 4096);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
     operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
     if (!join->sides[0].state || !join->sides[1].state || !join->sides[0].variable_length ||
@@ -408,7 +417,8 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     }
     for (uint32_t k = 0; k < spec->key_count; k++) {
         join->key_null_safe[k] = spec->null_safe_keys ? spec->null_safe_keys[k] : false;
-        join->key_variable_length[k] = type_is_variable_length(spec->left_types[spec->left_keys[k]].id);
+        join->key_variable_length[k] =
+            type_is_variable_length(spec->left_types[spec->left_keys[k]].id);
     }
     return &join->base;
 }

@@ -39,10 +39,11 @@ typedef struct JoinOperatorSpec {
     const DataType *left_types, *right_types;
     /* equi-join key field indexes; same count; key types are already equal (the planner casts) */
     const uint32_t *left_keys, *right_keys;
-    uint32_t key_count;         /* 0 = cross join: everything matches (one global key) */
+    uint32_t key_count; /* 0 = cross join: everything matches (one global key) */
     /* per key: true for IS NOT DISTINCT FROM (NULL = NULL matches); NULL array = all false */
     const bool *null_safe_keys;
-    const Expr *residual;       /* non-equi part of ON over left fields then right fields; NULL when none */
+    const Expr
+        *residual; /* non-equi part of ON over left fields then right fields; NULL when none */
     JoinInputSpec left_input_spec, right_input_spec;
     int64_t left_ttl_millis, right_ttl_millis; /* 0 = keep forever */
 } JoinOperatorSpec;

@@ -1,0 +1,274 @@
+/*
+ * check_state.c - Check suite for the keyed state (engine/state/state.h,
+ * state_memory.c): multiset keys and entries (small vectors and the per-key
+ * index), removal with backward shift under many keys, value state reuse,
+ * TTL (lazy on find, incremental cleanup), counters returning to their
+ * empty figures, and the state configuration check.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/state/state.h"
+
+/* A one-BIGINT-field row (key or entry) in a caller-owned builder. */
+static const Row *int_row(RowBuilder *builder, int64_t value)
+{
+    row_builder_begin(builder, 1, ROW_KIND_INSERT);
+    row_builder_set_int64(builder, 0, value);
+    return row_builder_finish(builder);
+}
+
+/* A (BIGINT, STRING) row. */
+static const Row *pair_row(RowBuilder *builder, int64_t value, const char *text)
+{
+    row_builder_begin(builder, 2, ROW_KIND_UPDATE_AFTER);
+    row_builder_set_int64(builder, 0, value);
+    row_builder_set_string(builder, 1, text, (uint32_t)strlen(text));
+    return row_builder_finish(builder);
+}
+
+START_TEST(test_config)
+{
+    Diag diag;
+    StateConfig config;
+    state_config_init(&config);
+    diag_clear(&diag);
+    ck_assert_int_eq(state_config_validate(&config, &diag), JOINERY_OK);
+    config.backend = "lmdb";
+    ck_assert_int_eq(state_config_validate(&config, &diag), JOINERY_ERROR_UNSUPPORTED);
+    diag_clear(&diag);
+    config.backend = "bogus";
+    ck_assert_int_eq(state_config_validate(&config, &diag), JOINERY_ERROR_VALIDATE);
+    diag_clear(&diag);
+    config.backend = NULL;
+    config.ttl_millis = -1;
+    ck_assert_int_eq(state_config_validate(&config, &diag), JOINERY_ERROR_VALIDATE);
+}
+END_TEST
+
+START_TEST(test_multiset_entries_and_index)
+{
+    MultisetState *state = multiset_state_create(0);
+    ck_assert_ptr_nonnull(state);
+    StateCounters empty = multiset_state_counters(state);
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    const Row *key = int_row(&key_builder, 42);
+    uint64_t key_hash = row_content_hash(key);
+    ck_assert_ptr_null(multiset_state_find(state, key, key_hash, 0));
+    MultisetKey *found = multiset_state_insert_key(state, key, key_hash, 0);
+    ck_assert_ptr_nonnull(found);
+    enum { ROWS = 300 };
+    char text[32];
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(text, sizeof text, "row-%d", i);
+        const Row *row = pair_row(&row_builder, i, text);
+        uint64_t hash = row_content_hash(row);
+        ck_assert_ptr_null(multiset_key_find_row(found, row, hash));
+        MultisetEntry *entry = multiset_key_add_row(state, found, row, hash, 0);
+        ck_assert_ptr_nonnull(entry);
+        entry->count = i + 1;
+        ck_assert_int_eq(row_kind(entry->row), ROW_KIND_INSERT); /* stored kind-less */
+    }
+    ck_assert_uint_eq(found->entry_count, ROWS);
+    ck_assert_ptr_nonnull(found->index);
+    /* every row is found with its count; remove the even ones */
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(text, sizeof text, "row-%d", i);
+        const Row *row = pair_row(&row_builder, i, text);
+        MultisetEntry *entry = multiset_key_find_row(found, row, row_content_hash(row));
+        ck_assert_ptr_nonnull(entry);
+        ck_assert_int_eq(entry->count, i + 1);
+        if (i % 2 == 0)
+            multiset_key_remove_entry(state, found, entry);
+    }
+    ck_assert_uint_eq(found->entry_count, ROWS / 2);
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(text, sizeof text, "row-%d", i);
+        const Row *row = pair_row(&row_builder, i, text);
+        MultisetEntry *entry = multiset_key_find_row(found, row, row_content_hash(row));
+        if (i % 2 == 0) {
+            ck_assert_ptr_null(entry);
+        } else {
+            ck_assert_ptr_nonnull(entry);
+            ck_assert_int_eq(entry->count, i + 1);
+        }
+    }
+    /* remove the rest one by one down to the small (unindexed) vector */
+    while (found->entry_count > 0)
+        multiset_key_remove_entry(state, found, &found->entries[found->entry_count / 2]);
+    ck_assert_ptr_null(found->index);
+    multiset_state_remove_key(state, found);
+    StateCounters after = multiset_state_counters(state);
+    ck_assert_uint_eq(after.keys, 0);
+    ck_assert_uint_eq(after.entries, 0);
+    ck_assert_uint_eq(after.bytes, empty.bytes);
+    multiset_state_destroy(state);
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+}
+END_TEST
+
+START_TEST(test_multiset_many_keys)
+{
+    MultisetState *state = multiset_state_create(0);
+    StateCounters empty = multiset_state_counters(state);
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    enum { KEYS = 5000 };
+    for (int i = 0; i < KEYS; i++) {
+        const Row *key = int_row(&key_builder, i * 7);
+        MultisetKey *found = multiset_state_insert_key(state, key, row_content_hash(key), 0);
+        ck_assert_ptr_nonnull(found);
+        const Row *row = int_row(&row_builder, i);
+        MultisetEntry *entry = multiset_key_add_row(state, found, row, row_content_hash(row), 0);
+        entry->count = 1;
+    }
+    StateCounters full = multiset_state_counters(state);
+    ck_assert_uint_eq(full.keys, KEYS);
+    ck_assert_uint_eq(full.entries, KEYS);
+    /* remove every third key; the others stay findable (backward shift) */
+    for (int i = 0; i < KEYS; i += 3) {
+        const Row *key = int_row(&key_builder, i * 7);
+        MultisetKey *found = multiset_state_find(state, key, row_content_hash(key), 0);
+        ck_assert_ptr_nonnull(found);
+        multiset_state_remove_key(state, found);
+    }
+    for (int i = 0; i < KEYS; i++) {
+        const Row *key = int_row(&key_builder, i * 7);
+        MultisetKey *found = multiset_state_find(state, key, row_content_hash(key), 0);
+        if (i % 3 == 0) {
+            ck_assert_ptr_null(found);
+        } else {
+            ck_assert_ptr_nonnull(found);
+            ck_assert_uint_eq(found->entry_count, 1);
+            ck_assert_int_eq(row_get_int64(found->entries[0].row, 0), i);
+        }
+    }
+    for (int i = 0; i < KEYS; i++) {
+        const Row *key = int_row(&key_builder, i * 7);
+        MultisetKey *found = multiset_state_find(state, key, row_content_hash(key), 0);
+        if (found)
+            multiset_state_remove_key(state, found);
+    }
+    StateCounters after = multiset_state_counters(state);
+    ck_assert_uint_eq(after.keys, 0);
+    ck_assert_uint_eq(after.bytes, empty.bytes); /* the table shrank back */
+    multiset_state_destroy(state);
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+}
+END_TEST
+
+START_TEST(test_multiset_ttl)
+{
+    MultisetState *state = multiset_state_create(100);
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    const Row *key = int_row(&key_builder, 1);
+    uint64_t key_hash = row_content_hash(key);
+    MultisetKey *found = multiset_state_insert_key(state, key, key_hash, 1000);
+    const Row *row = int_row(&row_builder, 10);
+    multiset_key_add_row(state, found, row, row_content_hash(row), 1000)->count = 1;
+    row = int_row(&row_builder, 11);
+    multiset_key_add_row(state, found, row, row_content_hash(row), 1050)->count = 1;
+    /* a write refreshes the entry */
+    found = multiset_state_find(state, key, key_hash, 1099);
+    ck_assert_uint_eq(found->entry_count, 2);
+    found = multiset_state_find(state, key, key_hash, 1100); /* the first expired */
+    ck_assert_uint_eq(found->entry_count, 1);
+    multiset_entry_touch(&found->entries[0], 1100);
+    found = multiset_state_find(state, key, key_hash, 1199);
+    ck_assert_ptr_nonnull(found);
+    ck_assert_ptr_null(multiset_state_find(state, key, key_hash, 1200));
+    StateCounters counters = multiset_state_counters(state);
+    ck_assert_uint_eq(counters.keys, 0);
+    ck_assert_uint_eq(counters.expired, 2);
+
+    /* cleanup reaches keys that are never looked up again */
+    for (int i = 0; i < 1000; i++) {
+        key = int_row(&key_builder, i);
+        found = multiset_state_insert_key(state, key, row_content_hash(key), 2000 + i % 2);
+        row = int_row(&row_builder, i);
+        multiset_key_add_row(state, found, row, row_content_hash(row), 2000 + i % 2)->count = 1;
+    }
+    ck_assert_uint_eq(multiset_state_cleanup(state, 2100, 1u << 20), 500);
+    ck_assert_uint_eq(multiset_state_counters(state).keys, 500);
+    uint64_t dropped = 0;
+    for (int tick = 0; tick < 100; tick++)
+        dropped += multiset_state_cleanup(state, 2101, 64); /* small steps */
+    ck_assert_uint_eq(dropped, 500);
+    ck_assert_uint_eq(multiset_state_counters(state).keys, 0);
+    multiset_state_destroy(state);
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+}
+END_TEST
+
+START_TEST(test_value_state)
+{
+    ValueState *state = value_state_create(1000);
+    StateCounters empty = value_state_counters(state);
+    RowBuilder key_builder, value_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&value_builder);
+    const Row *key = int_row(&key_builder, 5);
+    uint64_t hash = row_content_hash(key);
+    ck_assert_ptr_null(value_state_find(state, key, hash, 0));
+    ValueEntry *entry = value_state_insert(state, key, hash, 0);
+    ck_assert_ptr_nonnull(entry);
+    ck_assert_ptr_null(entry->value);
+    ck_assert_int_eq(value_state_set(state, entry, pair_row(&value_builder, 1, "abc"), 0),
+                     JOINERY_OK);
+    Row *memory = entry->value;
+    ck_assert_int_eq(value_state_set(state, entry, pair_row(&value_builder, 2, "xyz"), 500),
+                     JOINERY_OK);
+    ck_assert_ptr_eq(entry->value, memory); /* same size: reused */
+    entry = value_state_find(state, key, hash, 1499);
+    ck_assert_ptr_nonnull(entry);
+    ck_assert_int_eq(row_get_int64(entry->value, 0), 2);
+    ck_assert_int_eq(row_kind(entry->value), ROW_KIND_INSERT);
+    ck_assert_ptr_null(value_state_find(state, key, hash, 1500));
+    ck_assert_uint_eq(value_state_counters(state).expired, 1);
+    for (int i = 0; i < 300; i++) {
+        key = int_row(&key_builder, i);
+        entry = value_state_insert(state, key, row_content_hash(key), 0);
+        value_state_set(state, entry, pair_row(&value_builder, i, "value"), 0);
+    }
+    ck_assert_uint_eq(value_state_counters(state).keys, 300);
+    ck_assert_uint_eq(value_state_cleanup(state, 5000, 1u << 20), 300);
+    StateCounters after = value_state_counters(state);
+    ck_assert_uint_eq(after.keys, 0);
+    ck_assert_uint_eq(after.bytes, empty.bytes);
+    value_state_destroy(state);
+    row_builder_free(&key_builder);
+    row_builder_free(&value_builder);
+}
+END_TEST
+
+static Suite *state_suite(void)
+{
+    Suite *suite = suite_create("state");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_config);
+    tcase_add_test(core, test_multiset_entries_and_index);
+    tcase_add_test(core, test_multiset_many_keys);
+    tcase_add_test(core, test_multiset_ttl);
+    tcase_add_test(core, test_value_state);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(state_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
