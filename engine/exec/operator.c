@@ -18,6 +18,7 @@ void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
     op->vtable = vtable;
     op->name = name;
     op->input_count = input_count;
+    op->channel_count = input_count;
     op->impl = impl;
     op->current_watermark = INT64_MIN;
     for (uint32_t i = 0; i < OPERATOR_MAX_INPUTS; i++)
@@ -91,12 +92,12 @@ int operator_emit(Operator *op, const Row *row, RowKind kind)
 
 int operator_emit_watermark(Operator *op, int64_t watermark)
 {
-    if (!op->target.op)
-        return JOINERY_OK;
     int status = operator_flush(op);
-    if (status != JOINERY_OK)
-        return status;
-    return operator_push_watermark(op->target.op, op->target.input, watermark);
+    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
+        status = operator_push_watermark(op->broadcast[i].op, op->broadcast[i].input, watermark);
+    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
+        status = operator_push_watermark(op->target.op, op->target.input, watermark);
+    return status;
 }
 
 int operator_push_watermark(Operator *op, uint32_t input, int64_t watermark)
@@ -120,7 +121,7 @@ int operator_end_input(Operator *op, uint32_t input)
 {
     (void)input;
     op->inputs_ended++;
-    if (op->inputs_ended < op->input_count)
+    if (op->inputs_ended < op->channel_count)
         return JOINERY_OK;
     int status = JOINERY_OK;
     if (op->vtable->finish) {
@@ -130,7 +131,9 @@ int operator_end_input(Operator *op, uint32_t input)
     }
     if (status == JOINERY_OK)
         status = operator_flush(op);
-    if (status == JOINERY_OK && op->target.op)
+    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
+        status = operator_end_input(op->broadcast[i].op, op->broadcast[i].input);
+    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
         status = operator_end_input(op->target.op, op->target.input);
     return status;
 }
@@ -149,13 +152,14 @@ int operator_timer(Operator *op, int64_t now_millis)
 
 void operator_close(Operator *op)
 {
-    if (op->vtable && op->vtable->close)
-        op->vtable->close(op);
     if (op->output.capacity)
         free(op->output.rows);
     op->output.rows = NULL;
     op->output.capacity = 0;
     arena_destroy(&op->output_arena);
+    /* last: the operator's close frees the operator itself */
+    if (op->vtable && op->vtable->close)
+        op->vtable->close(op);
 }
 
 int64_t operator_now_millis(const Operator *op)

@@ -66,7 +66,7 @@ typedef struct OperatorVtable {
     int (*finish)(Operator *self);
     /* Refreshes metrics.state_* (stateful operators). May be NULL. */
     void (*report_state)(Operator *self);
-    /* Frees everything the operator owns. May be NULL. */
+    /* Frees everything the operator owns, the operator itself included. */
     void (*close)(Operator *self);
 } OperatorVtable;
 
@@ -82,11 +82,16 @@ struct Operator {
     const char *name;    /* e.g. "Join(joinType=[LeftOuterJoin])" short form for metrics */
     int plan_node_id;    /* id of the physical plan node it runs */
     int subtask_index;   /* 0..parallelism-1 */
-    uint32_t input_count;
-    uint32_t inputs_ended;
+    uint32_t input_count;  /* logical inputs (0 = left, 1 = right, ...) */
+    uint32_t channel_count; /* upstream channels feeding it (subtasks x inputs); the
+                               operator's input ends when all of them have ended */
+    uint32_t inputs_ended;  /* channels that have ended */
     int64_t input_watermarks[OPERATOR_MAX_INPUTS];
     int64_t current_watermark;
     OperatorTarget target; /* single downstream (unused by exchanges) */
+    OperatorTarget *broadcast;  /* exchanges: every downstream subtask; end of input and
+                                   watermarks go to all of them */
+    uint32_t broadcast_count;
     RowBatch output;       /* pending output rows */
     Arena output_arena;    /* memory of the pending output rows */
     OperatorMetrics metrics;
@@ -126,7 +131,7 @@ int operator_emit_watermark(Operator *op, int64_t watermark);
 int operator_end_input(Operator *op, uint32_t input);
 /* Processing-time tick. */
 int operator_timer(Operator *op, int64_t now_millis);
-/* Closes the operator and frees the common part. */
+/* Frees the common part, then calls vtable->close, which frees the operator. */
 void operator_close(Operator *op);
 
 /* Current processing time of the job, in ms since the epoch. */

@@ -97,7 +97,6 @@ static void harness_open(Harness *h, Operator *op, const DataType *out_types, ui
 static void harness_close(Harness *h)
 {
     operator_close(h->op);
-    free(h->op);
     operator_close(&h->collector.base);
     strbuf_free(&h->collector.log);
 }

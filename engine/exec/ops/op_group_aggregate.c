@@ -560,6 +560,7 @@ static void aggregate_close(Operator *self)
     row_builder_free(&agg->accumulator_builder);
     row_builder_free(&agg->previous_builder);
     row_builder_free(&agg->result_builder);
+    free(agg);
 }
 
 static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
@@ -670,6 +671,5 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
 
 failed:
     operator_close(&agg->base);
-    free(agg);
     return NULL;
 }

@@ -345,6 +345,7 @@ static void join_close(Operator *self)
     row_builder_free(&join->key_builder);
     row_builder_free(&join->output_builder);
     arena_destroy(&join->eval_arena);
+    free(join);
 }
 
 static const OperatorVtable JOIN_VTABLE = {
@@ -411,7 +412,6 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     if (!join->sides[0].state || !join->sides[1].state || !join->sides[0].variable_length ||
         !join->sides[1].variable_length || !join->key_null_safe || !join->key_variable_length) {
         operator_close(&join->base);
-        free(join);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }

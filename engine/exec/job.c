@@ -1,0 +1,681 @@
+/*
+ * job.c - builds the operators of a physical plan and drives them.
+ *
+ * Build: every plan node becomes one operator per subtask. Keyed nodes
+ * (under a hash Exchange) and scans get `parallelism` subtasks; Values,
+ * sinks and nodes under a single Exchange get one. An Exchange node becomes
+ * one exchange operator per upstream subtask, each routing to every
+ * downstream subtask. Other nodes forward subtask i to subtask i (or merge
+ * into a single downstream subtask).
+ *
+ * Run: one loop polls every source subtask in turn; each poll pushes a
+ * batch through the operator graph synchronously. Idle (rate-limited)
+ * sources make the loop sleep until the next one is due, in short slices so
+ * that Ctrl-C is noticed at once. A processing-time tick every 100 ms runs
+ * TTL cleanup; a status line is offered every 250 ms.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/exec/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/base/value.h"
+#include "engine/connector/connector.h"
+#include "engine/exec/ops/op_calc.h"
+#include "engine/exec/ops/op_exchange.h"
+#include "engine/exec/ops/op_group_aggregate.h"
+#include "engine/exec/ops/op_join.h"
+#include "engine/exec/ops/op_sink.h"
+#include "engine/exec/ops/op_source.h"
+#include "engine/exec/ops/op_union.h"
+#include "engine/exec/ops/op_watermark_assigner.h"
+
+enum { JOB_TIMER_INTERVAL_MILLIS = 100, JOB_STATUS_INTERVAL_MILLIS = 250 };
+
+typedef struct JobOperator {
+    Operator *op;
+    const PlanNode *node;
+} JobOperator;
+
+struct Job {
+    Arena arena; /* specs and arrays that live as long as the job */
+    JobOperator *operators;
+    uint32_t operator_count;
+    uint32_t operator_capacity;
+    Operator **sources;
+    uint32_t source_count;
+    Operator *sink;
+    ExecContext context;
+    Diag *diag;
+    JobOutput output;
+    int parallelism;
+    uint64_t datagen_seed;
+    const PlanNode *root;
+};
+
+/* The subtasks that feed the next operator, with the node they run. */
+typedef struct Ports {
+    Operator **ops;
+    uint32_t count;
+    bool exchange; /* the ports are exchanges: they route to every downstream subtask */
+} Ports;
+
+static int job_no_memory(Job *job)
+{
+    return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}
+
+static int job_add(Job *job, Operator *op, const PlanNode *node)
+{
+    if (!op)
+        return job->diag->status ? job->diag->status : job_no_memory(job);
+    if (job->operator_count == job->operator_capacity) {
+        uint32_t capacity = job->operator_capacity ? job->operator_capacity * 2 : 32;
+        JobOperator *operators = realloc(job->operators, capacity * sizeof *operators);
+        if (!operators) {
+            operator_close(op);
+            return job_no_memory(job);
+        }
+        job->operators = operators;
+        job->operator_capacity = capacity;
+    }
+    op->plan_node_id = node ? node->id : 0;
+    job->operators[job->operator_count].op = op;
+    job->operators[job->operator_count].node = node;
+    job->operator_count++;
+    return JOINERY_OK;
+}
+
+static DataType *job_field_types(Job *job, const PlanNode *node)
+{
+    DataType *types = arena_calloc(&job->arena, node->field_count + 1, sizeof(DataType));
+    for (uint32_t i = 0; types && i < node->field_count; i++)
+        types[i] = node->fields[i].type;
+    return types;
+}
+
+/* Connects ports to `count` consumer subtasks on `input`. */
+static int job_connect(Job *job, const Ports *ports, Operator **consumers, uint32_t count,
+                       uint32_t input)
+{
+    for (uint32_t p = 0; p < ports->count; p++) {
+        Operator *port = ports->ops[p];
+        if (ports->exchange) {
+            port->broadcast = arena_calloc(&job->arena, count, sizeof(OperatorTarget));
+            if (!port->broadcast)
+                return job_no_memory(job);
+            port->broadcast_count = count;
+            for (uint32_t c = 0; c < count; c++) {
+                port->broadcast[c].op = consumers[c];
+                port->broadcast[c].input = input;
+                consumers[c]->inputs_ended = 0;
+            }
+        } else {
+            operator_connect(port, consumers[count == ports->count ? p : 0], input);
+        }
+    }
+    return JOINERY_OK;
+}
+
+/* Channels each consumer subtask receives on one input, added to its channel_count. */
+static void job_count_channels(const Ports *ports, Operator **consumers, uint32_t count)
+{
+    for (uint32_t c = 0; c < count; c++) {
+        uint32_t channels;
+        if (ports->exchange)
+            channels = ports->count;
+        else if (count == ports->count)
+            channels = 1;
+        else
+            channels = c == 0 ? ports->count : 0;
+        consumers[c]->channel_count += channels;
+    }
+}
+
+static int job_build(Job *job, const PlanNode *node, Ports *result);
+
+static int job_build_inputs(Job *job, const PlanNode *node, Ports *inputs)
+{
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        int status = job_build(job, node->inputs[i], &inputs[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* Creates `count` subtasks of a node with the given factory result per subtask. */
+static Ports job_ports(Job *job, uint32_t count)
+{
+    Ports ports = {arena_calloc(&job->arena, count + 1, sizeof(Operator *)), count, false};
+    return ports;
+}
+
+static int job_finish_consumers(Job *job, const PlanNode *node, Ports *inputs, Ports *ports)
+{
+    for (uint32_t i = 0; i < ports->count; i++)
+        ports->ops[i]->channel_count = 0;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        job_count_channels(&inputs[i], ports->ops, ports->count);
+        int status = job_connect(job, &inputs[i], ports->ops, ports->count, i);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
+{
+    const CatalogTable *table = node->scan.table;
+    const Connector *connector = connector_find(catalog_table_option(table, "connector"));
+    if (!connector || !connector->create_source)
+        return diag_error(job->diag, JOINERY_ERROR_VALIDATE,
+                          "Table `%s` cannot be read: connector '%s' is not a source",
+                          table->name, catalog_table_option(table, "connector"));
+    uint32_t read = node->scan.read_count ? node->scan.read_count : node->scan.column_count;
+    DataType *types = arena_calloc(&job->arena, read + 1, sizeof(DataType));
+    if (!types)
+        return job_no_memory(job);
+    for (uint32_t i = 0; i < read; i++) {
+        types[i] = table->columns[node->scan.columns[i]].type;
+        types[i].time_attribute = TIME_ATTRIBUTE_NONE;
+    }
+    uint32_t count = (uint32_t)job->parallelism;
+    *result = job_ports(job, count);
+    if (!result->ops)
+        return job_no_memory(job);
+    for (uint32_t i = 0; i < count; i++) {
+        ScanSpec *spec = arena_calloc(&job->arena, 1, sizeof *spec);
+        if (!spec)
+            return job_no_memory(job);
+        spec->source.table = table;
+        spec->source.field_count = read;
+        spec->source.columns = node->scan.columns;
+        spec->source.types = types;
+        spec->source.subtask_index = (int)i;
+        spec->source.parallelism = (int)count;
+        spec->source.seed = job->datagen_seed;
+        spec->output_count = node->scan.column_count;
+        spec->filter = node->scan.filter;
+        SourceReader *reader = NULL;
+        int status = connector->create_source(&spec->source, &reader, job->diag);
+        if (status != JOINERY_OK)
+            return status;
+        Operator *op = scan_operator_create(spec, reader, job->diag);
+        if (!op) {
+            reader->vtable->close(reader);
+            return job_no_memory(job);
+        }
+        status = job_add(job, op, node);
+        if (status != JOINERY_OK)
+            return status;
+        result->ops[i] = op;
+        Operator **sources = realloc(job->sources, (job->source_count + 1) * sizeof(Operator *));
+        if (!sources)
+            return job_no_memory(job);
+        job->sources = sources;
+        job->sources[job->source_count++] = op;
+    }
+    return JOINERY_OK;
+}
+
+static int job_build_values(Job *job, const PlanNode *node, Ports *result)
+{
+    *result = job_ports(job, 1);
+    if (!result->ops)
+        return job_no_memory(job);
+    Operator *op = values_operator_create(node->values.rows, node->values.row_count,
+                                          job_field_types(job, node), node->field_count,
+                                          job->diag);
+    int status = job_add(job, op, node);
+    if (status != JOINERY_OK)
+        return status;
+    result->ops[0] = op;
+    Operator **sources = realloc(job->sources, (job->source_count + 1) * sizeof(Operator *));
+    if (!sources)
+        return job_no_memory(job);
+    job->sources = sources;
+    job->sources[job->source_count++] = op;
+    return JOINERY_OK;
+}
+
+static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
+{
+    Ports input;
+    int status = job_build(job, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    ExchangeSpec *spec = arena_calloc(&job->arena, 1, sizeof *spec);
+    if (!spec)
+        return job_no_memory(job);
+    spec->keys = node->exchange.keys;
+    spec->key_count = node->exchange.key_count;
+    spec->types = job_field_types(job, node);
+    /* one exchange per upstream subtask (or one merging everything) */
+    uint32_t count = input.exchange ? 1 : input.count;
+    *result = job_ports(job, count);
+    if (!result->ops)
+        return job_no_memory(job);
+    result->exchange = true;
+    for (uint32_t i = 0; i < count; i++) {
+        Operator *op = exchange_operator_create(spec, job->diag);
+        status = job_add(job, op, node);
+        if (status != JOINERY_OK)
+            return status;
+        result->ops[i] = op;
+    }
+    Ports consumers = *result;
+    consumers.exchange = false;
+    (void)consumers;
+    status = job_finish_consumers(job, node, &input, result);
+    return status;
+}
+
+/* How many subtasks a node downstream of these input ports runs with. */
+static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs)
+{
+    if (node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE) {
+        const PlanNode *exchange = node->inputs[0];
+        if (exchange->kind == PLAN_EXCHANGE &&
+            exchange->exchange.distribution == PLAN_DISTRIBUTION_SINGLE)
+            return 1;
+        return (uint32_t)job->parallelism;
+    }
+    uint32_t count = 1;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        if (!inputs[i].exchange && inputs[i].count > count)
+            count = inputs[i].count;
+    return count;
+}
+
+static JoinType job_join_type(PlanJoinType type)
+{
+    switch (type) {
+    case PLAN_JOIN_LEFT:
+        return JOIN_TYPE_LEFT;
+    case PLAN_JOIN_RIGHT:
+        return JOIN_TYPE_RIGHT;
+    case PLAN_JOIN_FULL:
+        return JOIN_TYPE_FULL;
+    default:
+        return JOIN_TYPE_INNER;
+    }
+}
+
+static JoinInputSpec job_input_spec(PlanInputSpec spec)
+{
+    switch (spec) {
+    case PLAN_INPUT_HAS_UNIQUE_KEY:
+        return JOIN_INPUT_HAS_UNIQUE_KEY;
+    case PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY:
+        return JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
+    default:
+        return JOIN_INPUT_NO_UNIQUE_KEY;
+    }
+}
+
+static AggregateKind job_aggregate_kind(PlanAggregateKind kind)
+{
+    switch (kind) {
+    case PLAN_AGGREGATE_COUNT_STAR:
+        return AGGREGATE_COUNT_STAR;
+    case PLAN_AGGREGATE_COUNT:
+        return AGGREGATE_COUNT;
+    case PLAN_AGGREGATE_SUM:
+        return AGGREGATE_SUM;
+    case PLAN_AGGREGATE_MIN:
+        return AGGREGATE_MIN;
+    case PLAN_AGGREGATE_MAX:
+        return AGGREGATE_MAX;
+    default:
+        return AGGREGATE_AVG;
+    }
+}
+
+static Operator *job_create_operator(Job *job, const PlanNode *node)
+{
+    Arena *arena = &job->arena;
+    switch (node->kind) {
+    case PLAN_CALC: {
+        CalcSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+        if (!spec)
+            return NULL;
+        spec->input_field_count = node->inputs[0]->field_count;
+        spec->projects = node->calc.projects;
+        spec->project_count = node->calc.project_count;
+        spec->output_types = job_field_types(job, node);
+        spec->condition = node->calc.condition;
+        return calc_operator_create(spec, job->diag);
+    }
+    case PLAN_WATERMARK_ASSIGNER:
+        return watermark_assigner_operator_create(node->watermark.watermark, node->field_count,
+                                                  job->diag);
+    case PLAN_UNION:
+        return union_operator_create(node->input_count, job->diag);
+    case PLAN_JOIN: {
+        JoinOperatorSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+        if (!spec)
+            return NULL;
+        spec->join_type = job_join_type(node->join.join_type);
+        spec->left_field_count = node->inputs[0]->field_count;
+        spec->right_field_count = node->inputs[1]->field_count;
+        spec->left_types = job_field_types(job, node->inputs[0]);
+        spec->right_types = job_field_types(job, node->inputs[1]);
+        spec->left_keys = node->join.left_keys;
+        spec->right_keys = node->join.right_keys;
+        spec->key_count = node->join.key_count;
+        spec->null_safe_keys = node->join.null_safe;
+        spec->residual = node->join.residual;
+        spec->left_input_spec = job_input_spec(node->join.left_spec);
+        spec->right_input_spec = job_input_spec(node->join.right_spec);
+        spec->left_ttl_millis = node->state_ttl_millis;
+        spec->right_ttl_millis = node->state_ttl_right_millis;
+        return join_operator_create(spec, job->diag);
+    }
+    case PLAN_GROUP_AGGREGATE: {
+        GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+        AggregateCall *calls =
+            arena_calloc(arena, node->aggregate.call_count + 1, sizeof(AggregateCall));
+        if (!spec || !calls)
+            return NULL;
+        const PlanNode *input = node->inputs[0];
+        for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
+            const PlanAggregateCall *call = &node->aggregate.calls[i];
+            calls[i].kind = job_aggregate_kind(call->kind);
+            calls[i].argument = call->argument;
+            calls[i].distinct = call->distinct;
+            calls[i].argument_type = call->kind == PLAN_AGGREGATE_COUNT_STAR
+                                         ? type_make(TYPE_BIGINT, false)
+                                         : input->fields[call->argument].type;
+            calls[i].result_type = call->result_type;
+        }
+        spec->input_field_count = input->field_count;
+        spec->input_types = job_field_types(job, input);
+        spec->group_keys = node->aggregate.group_keys;
+        spec->group_key_count = node->aggregate.group_key_count;
+        spec->calls = calls;
+        spec->call_count = node->aggregate.call_count;
+        spec->input_is_update = input->changelog_mode != CHANGELOG_INSERT;
+        spec->ttl_millis = node->state_ttl_millis;
+        return group_aggregate_operator_create(spec, job->diag);
+    }
+    default:
+        diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "%s cannot run yet",
+                   plan_kind_name(node->kind));
+        return NULL;
+    }
+}
+
+static int job_line_to_output(void *context, const char *line)
+{
+    const Job *job = context;
+    if (job->output.write_line)
+        return job->output.write_line(job->output.context, line);
+    return 0;
+}
+
+static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
+{
+    Ports input;
+    int status = job_build(job, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    const CatalogTable *table = node->sink.table;
+    const Connector *connector = connector_find(catalog_table_option(table, "connector"));
+    if (!connector || !connector->create_sink)
+        return diag_error(job->diag, JOINERY_ERROR_VALIDATE,
+                          "Table `%s` cannot be written: connector '%s' is not a sink",
+                          table->name, catalog_table_option(table, "connector"));
+    SinkSpec *spec = arena_calloc(&job->arena, 1, sizeof *spec);
+    const char **names = arena_calloc(&job->arena, node->field_count + 1, sizeof(char *));
+    if (!spec || !names)
+        return job_no_memory(job);
+    for (uint32_t i = 0; i < node->field_count; i++)
+        names[i] = node->fields[i].name;
+    spec->table = table;
+    spec->field_count = node->field_count;
+    spec->types = job_field_types(job, node);
+    spec->names = names;
+    spec->write_line = job_line_to_output;
+    spec->line_context = job;
+    SinkWriter *writer = NULL;
+    status = connector->create_sink(spec, &writer, job->diag);
+    if (status != JOINERY_OK)
+        return status;
+    Operator *op = sink_operator_create_writer(writer, job->diag);
+    if (!op) {
+        writer->vtable->close(writer);
+        return job_no_memory(job);
+    }
+    status = job_add(job, op, node);
+    if (status != JOINERY_OK)
+        return status;
+    *result = job_ports(job, 1);
+    if (!result->ops)
+        return job_no_memory(job);
+    result->ops[0] = op;
+    job->sink = op;
+    return job_finish_consumers(job, node, &input, result);
+}
+
+static int job_build(Job *job, const PlanNode *node, Ports *result)
+{
+    switch (node->kind) {
+    case PLAN_TABLE_SOURCE_SCAN:
+        return job_build_scan(job, node, result);
+    case PLAN_VALUES:
+        return job_build_values(job, node, result);
+    case PLAN_EXCHANGE:
+        return job_build_exchange(job, node, result);
+    case PLAN_SINK:
+        return job_build_sink(job, node, result);
+    default:
+        break;
+    }
+    Ports inputs[OPERATOR_MAX_INPUTS];
+    if (node->input_count > OPERATOR_MAX_INPUTS)
+        return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "too many inputs");
+    int status = job_build_inputs(job, node, inputs);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t count = job_subtasks(job, node, inputs);
+    *result = job_ports(job, count);
+    if (!result->ops)
+        return job_no_memory(job);
+    for (uint32_t i = 0; i < count; i++) {
+        Operator *op = job_create_operator(job, node);
+        status = job_add(job, op, node);
+        if (status != JOINERY_OK)
+            return status;
+        op->subtask_index = (int)i;
+        result->ops[i] = op;
+    }
+    return job_finish_consumers(job, node, inputs, result);
+}
+
+static int job_collect(void *context, const Row *row)
+{
+    Job *job = context;
+    return job->output.row ? job->output.row(job->output.context, row) : 0;
+}
+
+static int64_t job_clock(void *context)
+{
+    (void)context;
+    return datetime_now_millis();
+}
+
+int job_create(const PlanNode *physical, const SessionOptions *options, const JobOutput *output,
+               Job **result, Diag *diag)
+{
+    Job *job = calloc(1, sizeof *job);
+    if (!job)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    arena_init(&job->arena, 16 * 1024);
+    job->diag = diag;
+    job->output = *output;
+    job->root = physical;
+    job->parallelism = (int)options_get_integer(options, "parallelism.default");
+    if (job->parallelism < 1)
+        job->parallelism = 1;
+    job->datagen_seed = (uint64_t)options_get_integer(options, "table.exec.datagen.seed");
+    job->context.diag = diag;
+    job->context.now_millis = job_clock;
+    job->context.parallelism = job->parallelism;
+    *result = job;
+    Ports ports;
+    int status = job_build(job, physical, &ports);
+    if (status == JOINERY_OK && physical->kind != PLAN_SINK) {
+        Operator *collector = sink_operator_create_collector(job_collect, job, diag);
+        status = job_add(job, collector, NULL);
+        if (status == JOINERY_OK) {
+            Ports sink_ports = {&collector, 1, false};
+            collector->channel_count = 0;
+            job_count_channels(&ports, sink_ports.ops, 1);
+            status = job_connect(job, &ports, sink_ports.ops, 1, 0);
+            job->sink = collector;
+        }
+    }
+    for (uint32_t i = 0; i < job->operator_count && status == JOINERY_OK; i++)
+        status = operator_open(job->operators[i].op, &job->context);
+    return status;
+}
+
+uint64_t job_rows_written(const Job *job)
+{
+    return job->sink ? sink_operator_rows(job->sink) : 0;
+}
+
+static void job_sleep_millis(int64_t millis)
+{
+    if (millis <= 0)
+        return;
+    struct timespec pause = {millis / 1000, (long)(millis % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
+}
+
+static void job_status_line(Job *job)
+{
+    if (!job->output.status)
+        return;
+    uint64_t source_rows = 0, state_bytes = 0;
+    for (uint32_t i = 0; i < job->source_count; i++)
+        source_rows += job->sources[i]->metrics.rows_out;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        if (op->vtable->report_state)
+            op->vtable->report_state(op);
+        state_bytes += op->metrics.state_bytes;
+    }
+    char line[256];
+    snprintf(line, sizeof line, "running: %llu rows read, %llu rows out, state %.1f MiB",
+             (unsigned long long)source_rows, (unsigned long long)job_rows_written(job),
+             (double)state_bytes / (1024.0 * 1024.0));
+    job->output.status(job->output.context, line);
+}
+
+int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
+{
+    job->context.cancel_requested = cancel_requested;
+    int64_t next_timer = datetime_now_millis() + JOB_TIMER_INTERVAL_MILLIS;
+    int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
+    for (;;) {
+        if (cancel_requested && *cancel_requested)
+            return JOINERY_CANCELLED;
+        bool any_active = false, any_open = false;
+        int64_t now = datetime_now_millis();
+        int64_t earliest = INT64_MAX;
+        for (uint32_t i = 0; i < job->source_count; i++) {
+            SourceState state;
+            int64_t next_poll = now + 10;
+            int status = source_operator_poll(job->sources[i], now, &state, &next_poll);
+            if (status != JOINERY_OK) {
+                if (job->sink && sink_operator_stopped(job->sink))
+                    return JOINERY_CANCELLED;
+                return diag->status != JOINERY_OK ? diag->status : status;
+            }
+            if (state == SOURCE_STATE_ACTIVE)
+                any_active = true;
+            if (state != SOURCE_STATE_ENDED)
+                any_open = true;
+            if (state == SOURCE_STATE_IDLE && next_poll < earliest)
+                earliest = next_poll;
+        }
+        if (!any_open)
+            break;
+        now = datetime_now_millis();
+        if (now >= next_timer) {
+            for (uint32_t i = 0; i < job->operator_count; i++) {
+                int status = operator_timer(job->operators[i].op, now);
+                if (status != JOINERY_OK)
+                    return status;
+            }
+            next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
+        }
+        if (now >= next_status) {
+            job_status_line(job);
+            next_status = now + JOB_STATUS_INTERVAL_MILLIS;
+        }
+        if (!any_active && earliest != INT64_MAX) {
+            int64_t wait = earliest - now;
+            if (wait > 50)
+                wait = 50; /* stay responsive to Ctrl-C */
+            job_sleep_millis(wait);
+        }
+    }
+    return JOINERY_OK;
+}
+
+void job_format_metrics(Job *job, StrBuf *out)
+{
+    strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s\n", "id", "operator",
+                  "subtasks", "rows in", "rows out", "state rows", "state keys", "state bytes",
+                  "busy ms");
+    /* one line per plan node, summed over its subtasks, in build order */
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        bool first = true;
+        for (uint32_t j = 0; j < i; j++)
+            if (job->operators[j].node == node && node)
+                first = false;
+        if (!first)
+            continue;
+        OperatorMetrics total = {0};
+        uint32_t subtasks = 0;
+        for (uint32_t j = i; j < job->operator_count; j++) {
+            if (job->operators[j].node != node || (!node && j != i))
+                continue;
+            Operator *op = job->operators[j].op;
+            if (op->vtable->report_state)
+                op->vtable->report_state(op);
+            total.rows_in += op->metrics.rows_in;
+            total.rows_out += op->metrics.rows_out;
+            total.state_rows += op->metrics.state_rows;
+            total.state_keys += op->metrics.state_keys;
+            total.state_bytes += op->metrics.state_bytes;
+            total.busy_nanos += op->metrics.busy_nanos;
+            subtasks++;
+        }
+        const char *name = node ? plan_kind_name(node->kind) : "Collect";
+        strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f\n",
+                      node ? node->id : 0, name, subtasks, (unsigned long long)total.rows_in,
+                      (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
+                      (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
+                      (double)total.busy_nanos / 1e6);
+    }
+}
+
+void job_destroy(Job *job)
+{
+    if (!job)
+        return;
+    for (uint32_t i = 0; i < job->operator_count; i++)
+        operator_close(job->operators[i].op);
+    free(job->operators);
+    free(job->sources);
+    arena_destroy(&job->arena);
+    free(job);
+}

@@ -1,0 +1,23 @@
+/*
+ * op_sink.h - the end of a job's data flow: a connector's SinkWriter
+ * (INSERT INTO) or a collector that hands every row to the client (SELECT).
+ */
+#ifndef JOINERY_EXEC_OP_SINK_H
+#define JOINERY_EXEC_OP_SINK_H
+
+#include "engine/connector/connector.h"
+#include "engine/exec/operator.h"
+
+/* Receives result rows of a SELECT; non-zero stops the job. */
+typedef int (*SinkCollectFunction)(void *context, const Row *row);
+
+/* Creates a sink that owns `writer`. NULL on no memory. */
+Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag);
+/* Creates a collector. NULL on no memory. */
+Operator *sink_operator_create_collector(SinkCollectFunction collect, void *context, Diag *diag);
+/* Rows the sink has taken. */
+uint64_t sink_operator_rows(const Operator *op);
+/* True when the collector's client asked to stop. */
+bool sink_operator_stopped(const Operator *op);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * op_source.c - scan and values operators (see op_source.h). A scan applies
+ * its pushed-down filter right after decoding and drops the columns only
+ * the filter needed, so downstream operators see just the projected fields.
+ */
+#include "engine/exec/ops/op_source.h"
+
+#include <stdlib.h>
+
+#include "engine/exec/expr_eval.h"
+
+typedef struct SourceOperator {
+    Operator base;
+    bool is_values;
+    ScanSpec spec;
+    SourceReader *reader;
+    RowBatch batch;
+    Arena batch_arena;
+    Arena scratch;
+    RowBuilder builder;
+    bool ended;
+    /* values */
+    Expr ***rows;
+    uint32_t row_count;
+    const DataType *types;
+    uint32_t field_count;
+} SourceOperator;
+
+static int source_open(Operator *self, ExecContext *context)
+{
+    (void)context;
+    SourceOperator *source = self->impl;
+    source->batch.rows = malloc(sizeof(Row *) * ROW_BATCH_CAPACITY);
+    if (!source->batch.rows)
+        return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    source->batch.capacity = ROW_BATCH_CAPACITY;
+    return JOINERY_OK;
+}
+
+static int source_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    (void)batch;
+    return operator_fail(self, JOINERY_ERROR, "a source has no input");
+}
+
+static void source_close(Operator *self)
+{
+    SourceOperator *source = self->impl;
+    if (source->reader)
+        source->reader->vtable->close(source->reader);
+    free(source->batch.rows);
+    arena_destroy(&source->batch_arena);
+    arena_destroy(&source->scratch);
+    row_builder_free(&source->builder);
+    free(source);
+}
+
+static const OperatorVtable SOURCE_VTABLE = {
+    .open = source_open,
+    .process = source_process,
+    .close = source_close,
+};
+
+static SourceOperator *source_new(Diag *diag, const char *name)
+{
+    SourceOperator *source = calloc(1, sizeof *source);
+    if (!source) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    arena_init(&source->batch_arena, 256 * 1024);
+    arena_init(&source->scratch, 16 * 1024);
+    row_builder_init(&source->builder);
+    operator_init(&source->base, &SOURCE_VTABLE, name, 0, source);
+    return source;
+}
+
+Operator *scan_operator_create(const ScanSpec *spec, SourceReader *reader, Diag *diag)
+{
+    SourceOperator *source = source_new(diag, "TableSourceScan");
+    if (!source)
+        return NULL;
+    source->spec = *spec;
+    source->reader = reader;
+    return &source->base;
+}
+
+Operator *values_operator_create(Expr ***rows, uint32_t row_count, const DataType *types,
+                                 uint32_t field_count, Diag *diag)
+{
+    SourceOperator *source = source_new(diag, "Values");
+    if (!source)
+        return NULL;
+    source->is_values = true;
+    source->rows = rows;
+    source->row_count = row_count;
+    source->types = types;
+    source->field_count = field_count;
+    return &source->base;
+}
+
+uint64_t source_operator_skipped_rows(const Operator *op)
+{
+    const SourceOperator *source = op->impl;
+    return source->reader ? source->reader->skipped_rows : 0;
+}
+
+static int source_end(SourceOperator *source, SourceState *state)
+{
+    source->ended = true;
+    *state = SOURCE_STATE_ENDED;
+    /* a source has no input channel: end of input starts here */
+    source->base.channel_count = 1;
+    return operator_end_input(&source->base, 0);
+}
+
+static int values_poll(SourceOperator *source, int64_t now_millis, SourceState *state)
+{
+    Operator *self = &source->base;
+    ExprEvalContext eval = {&source->scratch, self->context->diag, now_millis, false};
+    int status = JOINERY_OK;
+    for (uint32_t r = 0; r < source->row_count && status == JOINERY_OK; r++) {
+        row_builder_begin(&source->builder, source->field_count, ROW_KIND_INSERT);
+        for (uint32_t c = 0; c < source->field_count; c++) {
+            Value value = expr_eval(source->rows[r][c], NULL, 0, NULL, &eval);
+            if (eval.failed)
+                return self->context->diag->status;
+            value_to_builder(&source->builder, c, source->types[c], value);
+        }
+        Row *row = row_builder_finish(&source->builder);
+        if (!row)
+            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        status = operator_emit(self, row, ROW_KIND_INSERT);
+    }
+    arena_reset(&source->scratch);
+    if (status == JOINERY_OK)
+        status = operator_flush(self);
+    if (status == JOINERY_OK)
+        status = source_end(source, state);
+    return status;
+}
+
+/* Filters and narrows a polled batch in place. */
+static int scan_refine(SourceOperator *source, int64_t now_millis)
+{
+    Operator *self = &source->base;
+    const ScanSpec *spec = &source->spec;
+    uint32_t read_count = spec->source.field_count;
+    bool narrow = spec->output_count < read_count;
+    if (!spec->filter && !narrow)
+        return JOINERY_OK;
+    ExprEvalContext eval = {&source->scratch, self->context->diag, now_millis, false};
+    uint32_t kept = 0;
+    for (uint32_t r = 0; r < source->batch.count; r++) {
+        Row *row = source->batch.rows[r];
+        if (spec->filter && !expr_eval_predicate(spec->filter, row, read_count, NULL, &eval)) {
+            if (eval.failed)
+                return self->context->diag->status;
+            continue;
+        }
+        if (narrow) {
+            row_builder_begin(&source->builder, spec->output_count, row_kind(row));
+            for (uint32_t c = 0; c < spec->output_count; c++)
+                row_builder_copy_field(&source->builder, c, row, c,
+                                       type_is_variable_length(spec->source.types[c].id));
+            Row *narrowed = row_builder_finish(&source->builder);
+            if (!narrowed || !(row = row_copy(&source->batch_arena, narrowed)))
+                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        }
+        source->batch.rows[kept++] = row;
+    }
+    source->batch.count = kept;
+    arena_reset(&source->scratch);
+    return JOINERY_OK;
+}
+
+int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
+                         int64_t *next_poll_millis)
+{
+    SourceOperator *source = op->impl;
+    *state = SOURCE_STATE_ACTIVE;
+    if (source->ended) {
+        *state = SOURCE_STATE_ENDED;
+        return JOINERY_OK;
+    }
+    if (source->is_values)
+        return values_poll(source, now_millis, state);
+    source->batch.count = 0;
+    arena_reset(&source->batch_arena);
+    int result = source->reader->vtable->poll(source->reader, &source->batch, &source->batch_arena,
+                                              ROW_BATCH_CAPACITY, now_millis, next_poll_millis,
+                                              op->context->diag);
+    if (result < 0) {
+        if (op->context->diag->status == JOINERY_OK)
+            diag_error(op->context->diag, (JoineryStatus)result, "source failed");
+        return result;
+    }
+    if (result == SOURCE_POLL_END)
+        return source_end(source, state);
+    if (result == SOURCE_POLL_IDLE) {
+        *state = SOURCE_STATE_IDLE;
+        return JOINERY_OK;
+    }
+    op->metrics.rows_in += source->batch.count;
+    int64_t start = datetime_monotonic_nanos();
+    int status = scan_refine(source, now_millis);
+    op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (status != JOINERY_OK || source->batch.count == 0)
+        return status;
+    op->metrics.rows_out += source->batch.count;
+    if (!op->target.op)
+        return JOINERY_OK;
+    return operator_push(op->target.op, op->target.input, &source->batch);
+}

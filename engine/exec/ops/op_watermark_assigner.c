@@ -1,0 +1,81 @@
+/*
+ * op_watermark_assigner.c - see op_watermark_assigner.h. Rows pass through
+ * unchanged; a row whose watermark expression is NULL does not move the
+ * watermark. At end of input the watermark jumps to +infinity (as Flink's
+ * bounded sources do), releasing any event-time state downstream.
+ */
+#include "engine/exec/ops/op_watermark_assigner.h"
+
+#include <stdlib.h>
+
+#include "engine/exec/expr_eval.h"
+
+typedef struct WatermarkAssigner {
+    Operator base;
+    const Expr *watermark;
+    uint32_t field_count;
+    int64_t max_watermark;
+    int64_t emitted;
+    Arena scratch;
+} WatermarkAssigner;
+
+static int watermark_assigner_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    WatermarkAssigner *assigner = self->impl;
+    ExprEvalContext eval = {&assigner->scratch, self->context->diag, operator_now_millis(self),
+                            false};
+    for (uint32_t r = 0; r < batch->count; r++) {
+        Value value = expr_eval(assigner->watermark, batch->rows[r], assigner->field_count, NULL,
+                                &eval);
+        if (eval.failed)
+            return self->context->diag->status;
+        if (!value.is_null && value.i > assigner->max_watermark)
+            assigner->max_watermark = value.i;
+    }
+    arena_reset(&assigner->scratch);
+    self->metrics.rows_out += batch->count;
+    int status = JOINERY_OK;
+    if (self->target.op)
+        status = operator_push(self->target.op, self->target.input, batch);
+    if (status == JOINERY_OK && assigner->max_watermark > assigner->emitted) {
+        assigner->emitted = assigner->max_watermark;
+        status = operator_emit_watermark(self, assigner->emitted);
+    }
+    return status;
+}
+
+static int watermark_assigner_finish(Operator *self)
+{
+    return operator_emit_watermark(self, INT64_MAX);
+}
+
+static void watermark_assigner_close(Operator *self)
+{
+    WatermarkAssigner *assigner = self->impl;
+    arena_destroy(&assigner->scratch);
+    free(assigner);
+}
+
+static const OperatorVtable WATERMARK_ASSIGNER_VTABLE = {
+    .process = watermark_assigner_process,
+    .finish = watermark_assigner_finish,
+    .close = watermark_assigner_close,
+};
+
+Operator *watermark_assigner_operator_create(const Expr *watermark, uint32_t field_count,
+                                             Diag *diag)
+{
+    WatermarkAssigner *assigner = calloc(1, sizeof *assigner);
+    if (!assigner) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    assigner->watermark = watermark;
+    assigner->field_count = field_count;
+    assigner->max_watermark = INT64_MIN;
+    assigner->emitted = INT64_MIN;
+    arena_init(&assigner->scratch, 4096);
+    operator_init(&assigner->base, &WATERMARK_ASSIGNER_VTABLE, "WatermarkAssigner", 1, assigner);
+    return &assigner->base;
+}

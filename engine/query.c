@@ -1,0 +1,206 @@
+/*
+ * query.c - SELECT, INSERT INTO and EXPLAIN: bind, optimize, and either
+ * print the plan or build and run the job, streaming result rows to the
+ * client as text.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/base/value.h"
+#include "engine/exec/job.h"
+#include "engine/plan/planner.h"
+#include "engine/session.h"
+
+typedef struct ResultWriter {
+    StatementContext *context;
+    const PlanNode *root;
+    StrBuf *cells;    /* one buffer per column */
+    const char **values;
+    uint64_t rows;
+} ResultWriter;
+
+static JoineryValueClass query_value_class(DataType type)
+{
+    if (type_is_numeric(type.id))
+        return JOINERY_VALUE_NUMBER;
+    if (type.id == TYPE_BOOLEAN)
+        return JOINERY_VALUE_BOOLEAN;
+    if (type_is_temporal(type.id))
+        return JOINERY_VALUE_TEMPORAL;
+    return JOINERY_VALUE_STRING;
+}
+
+static int query_write_row(void *context, const Row *row)
+{
+    ResultWriter *writer = context;
+    const JoineryResultHandler *handler = writer->context->handler;
+    const PlanNode *root = writer->root;
+    for (uint32_t i = 0; i < root->field_count; i++) {
+        Value value = value_from_row(row, i, root->fields[i].type);
+        strbuf_clear(&writer->cells[i]);
+        if (value.is_null) {
+            writer->values[i] = NULL;
+            continue;
+        }
+        if (value_format_text(root->fields[i].type, value, &writer->cells[i]) != 0)
+            return -1;
+        writer->values[i] = strbuf_cstr(&writer->cells[i]);
+    }
+    writer->rows++;
+    if (handler && handler->row)
+        return handler->row(handler->context, (JoineryRowKind)row_kind(row), writer->values,
+                            root->field_count);
+    return 0;
+}
+
+static int query_write_line(void *context, const char *line)
+{
+    ResultWriter *writer = context;
+    const JoineryResultHandler *handler = writer->context->handler;
+    if (handler && handler->text)
+        return handler->text(handler->context, line);
+    return 0;
+}
+
+static int query_write_status(void *context, const char *line)
+{
+    ResultWriter *writer = context;
+    const JoineryResultHandler *handler = writer->context->handler;
+    if (handler && handler->status)
+        return handler->status(handler->context, line);
+    return 0;
+}
+
+/* Binds and optimizes; *logical may be NULL when the caller does not need it. */
+static int query_plan(StatementContext *context, const AstStatement *statement,
+                      PlanNode **logical, PlanNode **physical)
+{
+    PlannerContext planner = {context->arena, context->session->catalog,
+                              &context->session->options, context->diag, 0};
+    PlanNode *bound = NULL;
+    int status = statement->kind == AST_STMT_INSERT
+                     ? plan_bind_insert(&planner, &statement->insert, &bound)
+                     : plan_bind_query(&planner, statement->query, &bound);
+    if (status != JOINERY_OK)
+        return status;
+    if (logical)
+        *logical = bound;
+    return plan_optimize(&planner, bound, physical);
+}
+
+static void query_remember_metrics(StatementContext *context, Job *job, const char *name)
+{
+    JoinerySession *session = context->session;
+    strbuf_clear(&session->last_job_metrics);
+    job_format_metrics(job, &session->last_job_metrics);
+    free(session->last_job_name);
+    session->last_job_name = strdup(name);
+}
+
+/* Runs a planned job; results go to the handler. */
+static int query_run(StatementContext *context, const PlanNode *physical, bool is_insert,
+                     const char *job_name)
+{
+    const JoineryResultHandler *handler = context->handler;
+    ResultWriter writer = {context, physical, NULL, NULL, 0};
+    uint32_t columns = physical->field_count;
+    writer.cells = calloc(columns + 1, sizeof(StrBuf));
+    writer.values = calloc(columns + 1, sizeof(char *));
+    JoineryColumn *header = calloc(columns + 1, sizeof(JoineryColumn));
+    char (*type_names)[96] = calloc(columns + 1, sizeof *type_names);
+    if (!writer.cells || !writer.values || !header || !type_names) {
+        free(writer.cells);
+        free(writer.values);
+        free(header);
+        free(type_names);
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    JobOutput output = {&writer, query_write_row, query_write_line, query_write_status};
+    Job *job = NULL;
+    int status = job_create(physical, &context->session->options, &output, &job, context->diag);
+    bool began = false;
+    if (status == JOINERY_OK && !is_insert) {
+        for (uint32_t i = 0; i < columns; i++) {
+            header[i].name = physical->fields[i].name;
+            header[i].type_name = type_format(physical->fields[i].type, type_names[i], 96);
+            header[i].value_class = query_value_class(physical->fields[i].type);
+        }
+        if (handler && handler->begin)
+            handler->begin(handler->context, JOINERY_RESULT_CHANGELOG, header, columns);
+        began = true;
+    }
+    if (status == JOINERY_OK)
+        status = job_run(job, &context->session->cancel_requested, context->diag);
+    bool cancelled = status == JOINERY_CANCELLED;
+    if (cancelled) {
+        status = JOINERY_OK;
+        diag_clear(context->diag);
+    }
+    if (job)
+        query_remember_metrics(context, job, job_name);
+    if (began && handler && handler->end)
+        handler->end(handler->context, writer.rows, cancelled);
+    if (status == JOINERY_OK && is_insert && handler && handler->info) {
+        char message[256];
+        snprintf(message, sizeof message, "%s: %llu rows written to %s.", 
+                 cancelled ? "Job cancelled" : "Job finished",
+                 (unsigned long long)job_rows_written(job), job_name);
+        handler->info(handler->context, message);
+    }
+    job_destroy(job);
+    for (uint32_t i = 0; i < columns; i++)
+        strbuf_free(&writer.cells[i]);
+    free(writer.cells);
+    free(writer.values);
+    free(header);
+    free(type_names);
+    return status;
+}
+
+int query_execute_select(StatementContext *context, const AstQuery *query)
+{
+    AstStatement statement = {0};
+    statement.kind = AST_STMT_QUERY;
+    statement.query = (AstQuery *)query;
+    PlanNode *physical = NULL;
+    int status = query_plan(context, &statement, NULL, &physical);
+    if (status != JOINERY_OK)
+        return status;
+    return query_run(context, physical, false, "SELECT");
+}
+
+int query_execute_insert(StatementContext *context, const AstInsert *insert)
+{
+    AstStatement statement = {0};
+    statement.kind = AST_STMT_INSERT;
+    statement.insert = *insert;
+    PlanNode *physical = NULL;
+    int status = query_plan(context, &statement, NULL, &physical);
+    if (status != JOINERY_OK)
+        return status;
+    const char *name = physical->sink.table->name;
+    return query_run(context, physical, true, name);
+}
+
+int query_execute_explain(StatementContext *context, const AstStatement *statement)
+{
+    const AstStatement *inner = statement->explain.statement;
+    if (inner->kind != AST_STMT_QUERY && inner->kind != AST_STMT_INSERT)
+        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, inner->position.line,
+                             inner->position.column,
+                             "EXPLAIN supports queries and INSERT statements");
+    PlanNode *logical = NULL, *physical = NULL;
+    int status = query_plan(context, inner, &logical, &physical);
+    if (status != JOINERY_OK)
+        return status;
+    PlannerContext planner = {context->arena, context->session->catalog,
+                              &context->session->options, context->diag, 0};
+    StrBuf out = STRBUF_INIT;
+    status = plan_explain(&planner, logical, physical, statement->explain.details, &out);
+    if (status == JOINERY_OK && context->handler && context->handler->text)
+        context->handler->text(context->handler->context, strbuf_cstr(&out));
+    strbuf_free(&out);
+    return status;
+}
