@@ -1575,13 +1575,26 @@ static AstTableRef *parser_parse_table_primary(Parser *parser)
     ref->position = token_position(first);
     if (first->kind == TOKEN_LEFT_PAREN) {
         if (parser_query_follows(parser, 1)) {
+            /* "((SELECT ...) AS a JOIN b ON ...)" also starts like a subquery: try the
+               subquery first and, if it does not parse, read a parenthesised join */
+            Parser saved = *parser;
+            Diag saved_diag = *parser->diag;
             ref->kind = AST_TABLE_SUBQUERY;
             parser_advance(parser);
             ref->subquery.query = parser_parse_query(parser);
-            if (!ref->subquery.query || !parser_expect(parser, TOKEN_RIGHT_PAREN) ||
-                !parser_parse_table_alias(parser, ref))
+            if (ref->subquery.query && parser_expect(parser, TOKEN_RIGHT_PAREN) &&
+                parser_parse_table_alias(parser, ref)) {
+                result = ref;
                 goto done;
-            result = ref;
+            }
+            if (parser_peek(&saved, 1)->kind != TOKEN_LEFT_PAREN)
+                goto done;
+            *parser = saved;
+            *parser->diag = saved_diag;
+            parser_advance(parser);
+            AstTableRef *inner = parser_parse_from(parser);
+            if (inner && parser_expect(parser, TOKEN_RIGHT_PAREN))
+                result = inner;
         } else {
             parser_advance(parser);
             AstTableRef *inner = parser_parse_from(parser);
