@@ -421,8 +421,22 @@ static int format_double(double value, StrBuf *out)
             strcat(mantissa, "0");
         return strbuf_printf(out, "%sE%d", mantissa, power);
     }
-    if (!strchr(text, '.') && !strchr(text, 'e'))
-        return strbuf_printf(out, "%s.0", text);
+    /* plain notation: as many decimals as the shortest round-trip form needs, at least one */
+    int significant = 1;
+    for (; significant <= 17; significant++) {
+        snprintf(text, sizeof text, "%.*e", significant - 1, value);
+        if (strtod(text, NULL) == value)
+            break;
+    }
+    snprintf(text, sizeof text, "%.*e", significant - 1, value);
+    int exponent = atoi(strchr(text, 'e') + 1);
+    int decimals = significant - 1 - exponent;
+    if (decimals < 1)
+        decimals = 1;
+    snprintf(text, sizeof text, "%.*f", decimals, value);
+    size_t length = strlen(text);
+    while (length > 2 && text[length - 1] == '0' && text[length - 2] != '.')
+        text[--length] = '\0';
     return strbuf_append_cstr(out, text);
 }
 
