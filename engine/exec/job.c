@@ -8,15 +8,25 @@
  * downstream subtask. Other nodes forward subtask i to subtask i (or merge
  * into a single downstream subtask).
  *
- * Run: one loop polls every source subtask in turn; each poll pushes a
- * batch through the operator graph synchronously. Idle (rate-limited)
- * sources make the loop sleep until the next one is due, in short slices so
- * that Ctrl-C is noticed at once. A processing-time tick every 100 ms runs
- * TTL cleanup; a status line is offered every 250 ms.
+ * Tasks: with parallelism 1 everything runs on the caller's thread. With
+ * parallelism p > 1 the graph is cut into tasks, each on its own thread: a
+ * chain of operators connected one-to-one stays in one task; an operator
+ * fed by an exchange, by several inputs or by a merge of subtasks starts a
+ * task, and its inputs arrive through channels (op_channel.h) into the
+ * task's mailbox. The task holding the sink runs on the caller's thread, so
+ * result callbacks reach the client there.
+ *
+ * Run: each task's loop polls its sources (each poll pushes one batch
+ * through the operators synchronously) and drains its mailbox. Idle
+ * (rate-limited) sources make the loop wait until the next one is due, in
+ * short slices so that Ctrl-C is noticed at once. A processing-time tick
+ * every 100 ms runs TTL cleanup; the caller's task offers a status line
+ * every 250 ms (single-threaded jobs only: counters are not shared).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/exec/job.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +35,7 @@
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
 #include "engine/exec/ops/op_calc.h"
+#include "engine/exec/ops/op_channel.h"
 #include "engine/exec/ops/op_exchange.h"
 #include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/exec/ops/op_join.h"
@@ -33,7 +44,29 @@
 #include "engine/exec/ops/op_union.h"
 #include "engine/exec/ops/op_watermark_assigner.h"
 
-enum { JOB_TIMER_INTERVAL_MILLIS = 100, JOB_STATUS_INTERVAL_MILLIS = 250 };
+enum {
+    JOB_TIMER_INTERVAL_MILLIS = 100,
+    JOB_STATUS_INTERVAL_MILLIS = 250,
+    JOB_MAILBOX_CAPACITY = 64,
+    JOB_MAX_TASKS = 1024,
+};
+
+/* One thread's share of the job. */
+typedef struct JobTask {
+    struct Job *job;
+    int index;
+    Mailbox mailbox;
+    bool mailbox_ready;
+    Operator **sources; /* polled by this task */
+    uint32_t source_count;
+    uint32_t ends_expected; /* channels into this task */
+    uint32_t ends_received;
+    ExecContext context;
+    Diag diag;
+    int status;
+    pthread_t thread;
+    bool started;
+} JobTask;
 
 typedef struct JobOperator {
     Operator *op;
@@ -47,6 +80,13 @@ struct Job {
     uint32_t operator_capacity;
     Operator **sources;
     uint32_t source_count;
+    Operator **channels; /* hand-overs between tasks; closed with the job */
+    uint32_t channel_count;
+    JobTask **tasks; /* each allocated alone: channels keep pointers to mailboxes */
+    uint32_t task_count;
+    bool threaded;
+    volatile int stop; /* a task failed or the job was cancelled */
+    volatile int *cancel_requested;
     Operator *sink;
     ExecContext context;
     Diag *diag;
@@ -97,24 +137,87 @@ static DataType *job_field_types(Job *job, const PlanNode *node)
     return types;
 }
 
+/* A new task (thread) in a threaded job; task 0 for every operator otherwise. */
+static int job_new_task(Job *job, int *task)
+{
+    if (!job->threaded && job->task_count > 0) {
+        *task = 0;
+        return JOINERY_OK;
+    }
+    if (job->task_count >= JOB_MAX_TASKS)
+        return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "the job would need more than %d threads; lower parallelism.default",
+                          JOB_MAX_TASKS);
+    JobTask **tasks = realloc(job->tasks, (job->task_count + 1) * sizeof *tasks);
+    if (!tasks)
+        return job_no_memory(job);
+    job->tasks = tasks;
+    JobTask *fresh = calloc(1, sizeof *fresh);
+    if (!fresh)
+        return job_no_memory(job);
+    fresh->job = job;
+    fresh->index = (int)job->task_count;
+    diag_clear(&fresh->diag);
+    if (job->threaded) {
+        if (mailbox_init(&fresh->mailbox, JOB_MAILBOX_CAPACITY, &job->stop) != JOINERY_OK) {
+            free(fresh);
+            return job_no_memory(job);
+        }
+        fresh->mailbox_ready = true;
+    }
+    job->tasks[job->task_count++] = fresh;
+    *task = fresh->index;
+    return JOINERY_OK;
+}
+
+/* Hands rows from `port` to input `input` of `consumer`: directly in one task, else a channel. */
+static int job_link(Job *job, Operator *port, Operator *consumer, uint32_t input,
+                    OperatorTarget *target)
+{
+    target->op = consumer;
+    target->input = input;
+    if (port->task == consumer->task)
+        return JOINERY_OK;
+    JobTask *task = job->tasks[consumer->task];
+    Operator *channel = channel_operator_create(&task->mailbox, consumer, input, job->diag);
+    if (!channel)
+        return job_no_memory(job);
+    Operator **channels = realloc(job->channels, (job->channel_count + 1) * sizeof *channels);
+    if (!channels) {
+        operator_close(channel);
+        return job_no_memory(job);
+    }
+    job->channels = channels;
+    job->channels[job->channel_count++] = channel;
+    channel->task = port->task;
+    task->ends_expected++;
+    target->op = channel;
+    target->input = 0;
+    return JOINERY_OK;
+}
+
 /* Connects ports to `count` consumer subtasks on `input`. */
 static int job_connect(Job *job, const Ports *ports, Operator **consumers, uint32_t count,
                        uint32_t input)
 {
     for (uint32_t p = 0; p < ports->count; p++) {
         Operator *port = ports->ops[p];
+        int status;
         if (ports->exchange) {
             port->broadcast = arena_calloc(&job->arena, count, sizeof(OperatorTarget));
             if (!port->broadcast)
                 return job_no_memory(job);
             port->broadcast_count = count;
             for (uint32_t c = 0; c < count; c++) {
-                port->broadcast[c].op = consumers[c];
-                port->broadcast[c].input = input;
-                consumers[c]->inputs_ended = 0;
+                status = job_link(job, port, consumers[c], input, &port->broadcast[c]);
+                if (status != JOINERY_OK)
+                    return status;
             }
         } else {
-            operator_connect(port, consumers[count == ports->count ? p : 0], input);
+            status = job_link(job, port, consumers[count == ports->count ? p : 0], input,
+                              &port->target);
+            if (status != JOINERY_OK)
+                return status;
         }
     }
     return JOINERY_OK;
@@ -133,6 +236,20 @@ static void job_count_channels(const Ports *ports, Operator **consumers, uint32_
             channels = c == 0 ? ports->count : 0;
         consumers[c]->channel_count += channels;
     }
+}
+
+/*
+ * Places consumer subtask i in a task: the task of its one-to-one upstream
+ * when it has exactly that single input, else a task of its own.
+ */
+static int job_place(Job *job, Operator *op, uint32_t index, const Ports *inputs,
+                     uint32_t input_count, uint32_t count)
+{
+    if (input_count == 1 && !inputs[0].exchange && inputs[0].count == count) {
+        op->task = inputs[0].ops[index]->task;
+        return JOINERY_OK;
+    }
+    return job_new_task(job, &op->task);
 }
 
 static int job_build(Job *job, const PlanNode *node, Ports *result);
@@ -210,8 +327,11 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
             return job_no_memory(job);
         }
         status = job_add(job, op, node);
+        if (status == JOINERY_OK)
+            status = job_new_task(job, &op->task);
         if (status != JOINERY_OK)
             return status;
+        op->subtask_index = (int)i;
         result->ops[i] = op;
         Operator **sources = realloc(job->sources, (job->source_count + 1) * sizeof(Operator *));
         if (!sources)
@@ -231,6 +351,8 @@ static int job_build_values(Job *job, const PlanNode *node, Ports *result)
                                           job_field_types(job, node), node->field_count,
                                           job->diag);
     int status = job_add(job, op, node);
+    if (status == JOINERY_OK)
+        status = job_new_task(job, &op->task);
     if (status != JOINERY_OK)
         return status;
     result->ops[0] = op;
@@ -263,15 +385,14 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
     for (uint32_t i = 0; i < count; i++) {
         Operator *op = exchange_operator_create(spec, job->diag);
         status = job_add(job, op, node);
+        if (status == JOINERY_OK)
+            status = job_place(job, op, i, &input, 1, count);
         if (status != JOINERY_OK)
             return status;
+        op->subtask_index = (int)i;
         result->ops[i] = op;
     }
-    Ports consumers = *result;
-    consumers.exchange = false;
-    (void)consumers;
-    status = job_finish_consumers(job, node, &input, result);
-    return status;
+    return job_finish_consumers(job, node, &input, result);
 }
 
 /* How many subtasks a node downstream of these input ports runs with. */
@@ -451,6 +572,8 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
         return job_no_memory(job);
     }
     status = job_add(job, op, node);
+    if (status == JOINERY_OK)
+        status = job_place(job, op, 0, &input, 1, 1);
     if (status != JOINERY_OK)
         return status;
     *result = job_ports(job, 1);
@@ -488,6 +611,8 @@ static int job_build(Job *job, const PlanNode *node, Ports *result)
     for (uint32_t i = 0; i < count; i++) {
         Operator *op = job_create_operator(job, node);
         status = job_add(job, op, node);
+        if (status == JOINERY_OK)
+            status = job_place(job, op, i, inputs, node->input_count, count);
         if (status != JOINERY_OK)
             return status;
         op->subtask_index = (int)i;
@@ -522,6 +647,7 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
     if (job->parallelism < 1)
         job->parallelism = 1;
     job->datagen_seed = (uint64_t)options_get_integer(options, "table.exec.datagen.seed");
+    job->threaded = job->parallelism > 1;
     job->context.diag = diag;
     job->context.now_millis = job_clock;
     job->context.parallelism = job->parallelism;
@@ -531,6 +657,8 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
     if (status == JOINERY_OK && physical->kind != PLAN_SINK) {
         Operator *collector = sink_operator_create_collector(job_collect, job, diag);
         status = job_add(job, collector, NULL);
+        if (status == JOINERY_OK)
+            status = job_place(job, collector, 0, &ports, 1, 1);
         if (status == JOINERY_OK) {
             Ports sink_ports = {&collector, 1, false};
             collector->channel_count = 0;
@@ -539,8 +667,31 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
             job->sink = collector;
         }
     }
-    for (uint32_t i = 0; i < job->operator_count && status == JOINERY_OK; i++)
-        status = operator_open(job->operators[i].op, &job->context);
+    if (status != JOINERY_OK)
+        return status;
+    /* every task has its own context (diagnostic) in a threaded job */
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        task->context = job->context;
+        task->context.diag = job->threaded ? &task->diag : diag;
+        task->context.cancel_requested = &job->stop;
+    }
+    for (uint32_t i = 0; i < job->source_count; i++) {
+        JobTask *task = job->tasks[job->sources[i]->task];
+        Operator **sources = realloc(task->sources, (task->source_count + 1) * sizeof *sources);
+        if (!sources)
+            return job_no_memory(job);
+        task->sources = sources;
+        task->sources[task->source_count++] = job->sources[i];
+    }
+    for (uint32_t i = 0; i < job->operator_count && status == JOINERY_OK; i++) {
+        Operator *op = job->operators[i].op;
+        status = operator_open(op, &job->tasks[op->task]->context);
+    }
+    for (uint32_t i = 0; i < job->channel_count && status == JOINERY_OK; i++) {
+        Operator *channel = job->channels[i];
+        status = operator_open(channel, &job->tasks[channel->task]->context);
+    }
     return status;
 }
 
@@ -577,26 +728,71 @@ static void job_status_line(Job *job)
     job->output.status(job->output.context, line);
 }
 
-int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
+static bool job_stopping(const Job *job)
 {
-    job->context.cancel_requested = cancel_requested;
+    return job->stop || (job->cancel_requested && *job->cancel_requested);
+}
+
+static int job_task_fail(JobTask *task, int status)
+{
+    task->status = status;
+    task->job->stop = 1;
+    return status;
+}
+
+/* Delivers one mailbox message to its operator. */
+static int job_task_deliver(JobTask *task, MailboxMessage *message)
+{
+    int status = JOINERY_OK;
+    switch (message->kind) {
+    case MAILBOX_BATCH:
+        status = operator_push(message->target, message->input, &message->batch);
+        break;
+    case MAILBOX_WATERMARK:
+        status = operator_push_watermark(message->target, message->input, message->watermark);
+        break;
+    case MAILBOX_END_OF_INPUT:
+        task->ends_received++;
+        status = operator_end_input(message->target, message->input);
+        break;
+    }
+    free(message);
+    return status;
+}
+
+static int job_task_timers(JobTask *task, int64_t now)
+{
+    Job *job = task->job;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        if (op->task != task->index)
+            continue;
+        int status = operator_timer(op, now);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* One task's loop: poll sources, drain the mailbox, tick timers, until its inputs end. */
+static int job_task_run(JobTask *task)
+{
+    Job *job = task->job;
     int64_t next_timer = datetime_now_millis() + JOB_TIMER_INTERVAL_MILLIS;
     int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
+    bool report_status = !job->threaded;
     for (;;) {
-        if (cancel_requested && *cancel_requested)
+        if (job_stopping(job))
             return JOINERY_CANCELLED;
         bool any_active = false, any_open = false;
         int64_t now = datetime_now_millis();
         int64_t earliest = INT64_MAX;
-        for (uint32_t i = 0; i < job->source_count; i++) {
+        for (uint32_t i = 0; i < task->source_count; i++) {
             SourceState state;
             int64_t next_poll = now + 10;
-            int status = source_operator_poll(job->sources[i], now, &state, &next_poll);
-            if (status != JOINERY_OK) {
-                if (job->sink && sink_operator_stopped(job->sink))
-                    return JOINERY_CANCELLED;
-                return diag->status != JOINERY_OK ? diag->status : status;
-            }
+            int status = source_operator_poll(task->sources[i], now, &state, &next_poll);
+            if (status != JOINERY_OK)
+                return job_task_fail(task, status);
             if (state == SOURCE_STATE_ACTIVE)
                 any_active = true;
             if (state != SOURCE_STATE_ENDED)
@@ -604,28 +800,97 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
             if (state == SOURCE_STATE_IDLE && next_poll < earliest)
                 earliest = next_poll;
         }
-        if (!any_open)
-            break;
+        now = datetime_now_millis();
+        int64_t wait = 0;
+        if (!any_active) {
+            wait = earliest == INT64_MAX ? 50 : earliest - now;
+            if (wait > 50)
+                wait = 50; /* stay responsive to Ctrl-C */
+        }
+        if (task->mailbox_ready) {
+            /* a bounded number of messages per round keeps sources polled too */
+            for (int taken = 0; taken < 16; taken++) {
+                MailboxMessage *message = mailbox_take(&task->mailbox, taken ? 0 : wait);
+                if (!message)
+                    break;
+                int status = job_task_deliver(task, message);
+                if (status != JOINERY_OK)
+                    return job_task_fail(task, status);
+            }
+        } else if (!any_active && any_open && wait > 0) {
+            job_sleep_millis(wait);
+        }
+        if (!any_open && task->ends_received == task->ends_expected)
+            return JOINERY_OK;
         now = datetime_now_millis();
         if (now >= next_timer) {
-            for (uint32_t i = 0; i < job->operator_count; i++) {
-                int status = operator_timer(job->operators[i].op, now);
-                if (status != JOINERY_OK)
-                    return status;
-            }
+            int status = job_task_timers(task, now);
+            if (status != JOINERY_OK)
+                return job_task_fail(task, status);
             next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
         }
-        if (now >= next_status) {
+        if (report_status && now >= next_status) {
             job_status_line(job);
             next_status = now + JOB_STATUS_INTERVAL_MILLIS;
         }
-        if (!any_active && earliest != INT64_MAX) {
-            int64_t wait = earliest - now;
-            if (wait > 50)
-                wait = 50; /* stay responsive to Ctrl-C */
-            job_sleep_millis(wait);
-        }
     }
+}
+
+static void *job_task_thread(void *argument)
+{
+    JobTask *task = argument;
+    int status = job_task_run(task);
+    if (status != JOINERY_OK && task->status == JOINERY_OK)
+        task->status = status;
+    if (status != JOINERY_OK)
+        task->job->stop = 1;
+    return NULL;
+}
+
+int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
+{
+    job->cancel_requested = cancel_requested;
+    /* the task with the sink runs here, so result callbacks stay on the caller's thread */
+    int main_task = job->sink ? job->sink->task : 0;
+    int status = JOINERY_OK;
+    for (uint32_t t = 0; t < job->task_count && status == JOINERY_OK; t++) {
+        JobTask *task = job->tasks[t];
+        if ((int)t == main_task)
+            continue;
+        if (pthread_create(&task->thread, NULL, job_task_thread, task) != 0) {
+            job->stop = 1;
+            status = diag_error(diag, JOINERY_ERROR, "could not start a thread for the job");
+            break;
+        }
+        task->started = true;
+    }
+    if (status == JOINERY_OK) {
+        JobTask *task = job->tasks[main_task];
+        int main_status = job_task_run(task);
+        if (main_status != JOINERY_OK && task->status == JOINERY_OK)
+            task->status = main_status;
+        if (main_status != JOINERY_OK)
+            job->stop = 1;
+    }
+    for (uint32_t t = 0; t < job->task_count; t++)
+        if (job->tasks[t]->started) {
+            pthread_join(job->tasks[t]->thread, NULL);
+            job->tasks[t]->started = false;
+        }
+    if (status != JOINERY_OK)
+        return status;
+    /* the first real failure wins over the cancellations it caused */
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        if (task->status == JOINERY_OK || task->status == JOINERY_CANCELLED)
+            continue;
+        if (job->threaded && diag->status == JOINERY_OK && task->diag.status != JOINERY_OK)
+            *diag = task->diag;
+        return diag->status != JOINERY_OK ? diag->status : task->status;
+    }
+    for (uint32_t t = 0; t < job->task_count; t++)
+        if (job->tasks[t]->status == JOINERY_CANCELLED)
+            return JOINERY_CANCELLED;
     return JOINERY_OK;
 }
 
@@ -674,6 +939,17 @@ void job_destroy(Job *job)
         return;
     for (uint32_t i = 0; i < job->operator_count; i++)
         operator_close(job->operators[i].op);
+    for (uint32_t i = 0; i < job->channel_count; i++)
+        operator_close(job->channels[i]);
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        if (task->mailbox_ready)
+            mailbox_destroy(&task->mailbox);
+        free(task->sources);
+        free(task);
+    }
+    free(job->tasks);
+    free(job->channels);
     free(job->operators);
     free(job->sources);
     arena_destroy(&job->arena);

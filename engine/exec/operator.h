@@ -82,6 +82,7 @@ struct Operator {
     const char *name;    /* e.g. "Join(joinType=[LeftOuterJoin])" short form for metrics */
     int plan_node_id;    /* id of the physical plan node it runs */
     int subtask_index;   /* 0..parallelism-1 */
+    int task;            /* the job task (thread) that runs it; 0 when single-threaded */
     uint32_t input_count;  /* logical inputs (0 = left, 1 = right, ...) */
     uint32_t channel_count; /* upstream channels feeding it (subtasks x inputs); the
                                operator's input ends when all of them have ended */
