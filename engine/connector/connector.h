@@ -102,6 +102,21 @@ struct SinkWriter {
     void *impl;
 };
 
+/* The kinds of rows a source produces (its changelog mode). */
+typedef enum SourceChangelog {
+    SOURCE_CHANGELOG_INSERT_ONLY = 0, /* +I only (files, datagen, plain kafka) */
+    SOURCE_CHANGELOG_ALL,             /* +I -U +U -D (debezium-json, canal-json) */
+    SOURCE_CHANGELOG_UPSERT,          /* +U and -D by primary key, no -U (upsert-kafka):
+                                         the planner adds ChangelogNormalize */
+} SourceChangelog;
+
+/* What a sink accepts. */
+typedef enum SinkChangelog {
+    SINK_CHANGELOG_ALL = 0,     /* every row kind (print, blackhole) */
+    SINK_CHANGELOG_INSERT_ONLY, /* +I only (filesystem, kafka): updating results are rejected */
+    SINK_CHANGELOG_UPSERT,      /* keyed by the primary key (upsert-kafka) */
+} SinkChangelog;
+
 typedef struct Connector {
     const char *name;
     const ConnectorOption *options;
@@ -116,6 +131,14 @@ typedef struct Connector {
     int (*create_source)(const SourceSpec *spec, SourceReader **reader, Diag *diag);
     /* NULL when the connector cannot be a sink. */
     int (*create_sink)(const SinkSpec *spec, SinkWriter **writer, Diag *diag);
+    /* Row kinds the table produces as a source (depends on its format). May be NULL:
+       insert-only. */
+    SourceChangelog (*source_changelog)(const CatalogTable *table);
+    /* Row kinds the table accepts as a sink. */
+    SinkChangelog sink_changelog;
+    /* Suggestion shown when an updating result is written to an insert-only sink
+       (e.g. "use the 'upsert-kafka' connector"). May be NULL. */
+    const char *sink_update_hint;
 } Connector;
 
 /* The connector registered under `name` (case-sensitive, as Flink), or NULL. */

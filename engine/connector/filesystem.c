@@ -736,4 +736,5 @@ const Connector connector_filesystem = {
     .estimate_rows = filesystem_estimate_rows,
     .create_source = filesystem_create_source,
     .create_sink = filesystem_create_sink,
+    .sink_changelog = SINK_CHANGELOG_INSERT_ONLY,
 };

@@ -55,6 +55,16 @@ static PlanInputSpec input_spec(const PlanNode *input, const uint32_t *keys, uin
     return PLAN_INPUT_HAS_UNIQUE_KEY;
 }
 
+/* The node below `node` (through Calc and Exchange) that produces its updates. */
+static const PlanNode *derive_change_producer(const PlanNode *node)
+{
+    while ((node->kind == PLAN_CALC || node->kind == PLAN_EXCHANGE ||
+            node->kind == PLAN_WATERMARK_ASSIGNER) &&
+           node->input_count == 1)
+        node = node->inputs[0];
+    return node;
+}
+
 static double calc_selectivity(const Expr *condition)
 {
     if (!condition)
@@ -100,8 +110,16 @@ static int derive(PlannerContext *context, PlanNode *node)
     switch (node->kind) {
     case PLAN_TABLE_SOURCE_SCAN: {
         const CatalogTable *table = node->scan.table;
-        node->changelog_mode = CHANGELOG_INSERT;
         const Connector *connector = connector_find(catalog_table_option(table, "connector"));
+        SourceChangelog produced = connector && connector->source_changelog
+                                       ? connector->source_changelog(table)
+                                       : SOURCE_CHANGELOG_INSERT_ONLY;
+        node->changelog_mode = produced == SOURCE_CHANGELOG_INSERT_ONLY
+                                   ? CHANGELOG_INSERT
+                               : produced == SOURCE_CHANGELOG_UPSERT
+                                   ? CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE
+                                   : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
+                                         CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->bounded = connector && connector->is_bounded && connector->is_bounded(table);
         double rows = table->statistics.row_count;
         if (rows < 0 && connector && connector->estimate_rows)
@@ -221,15 +239,25 @@ static int derive(PlannerContext *context, PlanNode *node)
         node->changelog_mode = input->changelog_mode;
         node->row_count = input->row_count;
         const CatalogTable *table = node->sink.table;
-        const char *connector = table ? catalog_table_option(table, "connector") : NULL;
-        if (connector && strcmp(connector, "filesystem") == 0 &&
+        const Connector *connector =
+            table ? connector_find(catalog_table_option(table, "connector")) : NULL;
+        if (connector && connector->sink_changelog == SINK_CHANGELOG_INSERT_ONLY &&
             input->changelog_mode != CHANGELOG_INSERT)
             return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                               "Table sink 'default_catalog.default_database.%s' doesn't support "
                               "consuming update and delete changes which is produced by node "
-                              "%s(...); write it to a print or blackhole table, or make the "
-                              "query append-only",
-                              table->name, plan_kind_name(input->kind));
+                              "%s; %s",
+                              table->name, plan_kind_name(derive_change_producer(input)->kind),
+                              connector->sink_update_hint
+                                  ? connector->sink_update_hint
+                                  : "write it to a print or blackhole table, or make the query "
+                                    "append-only");
+        if (connector && connector->sink_changelog == SINK_CHANGELOG_UPSERT &&
+            table->primary_key_count == 0)
+            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                              "Table sink 'default_catalog.default_database.%s' is an upsert sink "
+                              "and needs a PRIMARY KEY ... NOT ENFORCED",
+                              table->name);
         break;
     }
     default:
