@@ -58,10 +58,11 @@ static int ddl_copy_columns(StatementContext *context, const AstCreateTable *cre
             column->expression = ddl_expression_text(table, definition->expr);
             break;
         case AST_COLUMN_METADATA:
-            return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, definition->position.line,
-                                 definition->position.column,
-                                 "METADATA columns are not supported yet (column '%s')",
-                                 definition->name);
+            /* the connector checks the key when the table's options are validated */
+            column->kind = CATALOG_COLUMN_METADATA;
+            column->metadata_key = arena_strdup(&table->arena, definition->metadata_key);
+            column->is_virtual = definition->is_virtual;
+            break;
         }
     }
     return JOINERY_OK;

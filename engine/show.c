@@ -98,6 +98,15 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
         const CatalogColumn *column = &table->columns[i];
         if (column->kind == CATALOG_COLUMN_COMPUTED) {
             strbuf_printf(out, "  `%s` AS %s", column->name, column->expression);
+        } else if (column->kind == CATALOG_COLUMN_METADATA) {
+            show_type(column->type, type, sizeof type);
+            strbuf_printf(out, "  `%s` %s METADATA", column->name, type);
+            if (column->metadata_key) {
+                strbuf_append_cstr(out, " FROM ");
+                show_quote_string(out, column->metadata_key);
+            }
+            if (column->is_virtual)
+                strbuf_append_cstr(out, " VIRTUAL");
         } else {
             show_type(column->type, type, sizeof type);
             strbuf_printf(out, "  `%s` %s", column->name, type);
@@ -196,6 +205,12 @@ int show_describe(StatementContext *context, const AstStatement *statement)
         row[3] = key ? arena_printf(context->arena, "PRI(%s)", column->name) : NULL;
         row[4] = column->kind == CATALOG_COLUMN_COMPUTED
                      ? arena_printf(context->arena, "AS %s", column->expression)
+                 : column->kind == CATALOG_COLUMN_METADATA
+                     ? arena_printf(context->arena, "METADATA%s%s%s%s",
+                                    column->metadata_key ? " FROM '" : "",
+                                    column->metadata_key ? column->metadata_key : "",
+                                    column->metadata_key ? "'" : "",
+                                    column->is_virtual ? " VIRTUAL" : "")
                      : NULL;
         row[5] = table->watermark_column && strcmp(table->watermark_column, column->name) == 0
                      ? table->watermark_expression
