@@ -165,6 +165,28 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
     int status = options_check_value(spec, value, diag);
     if (status != JOINERY_OK)
         return status;
+    /* Flink features joinery knows but does not run yet: enabling one is an error */
+    static const struct {
+        const char *key;
+        const char *feature;
+    } not_yet[] = {
+        {"table.optimizer.multi-join.enabled", "MultiJoin"},
+        {"table.optimizer.join-reorder-enabled", "join reordering"},
+        {"table.exec.mini-batch.enabled", "mini-batch"},
+    };
+    for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
+        if (strcmp(key, not_yet[i].key) == 0 && strcasecmp(value, "true") == 0)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "%s is not supported yet: '%s' can only be 'false'",
+                              not_yet[i].feature, key);
+    if (strcmp(key, "table.exec.source.idle-timeout") == 0) {
+        int64_t millis = 0;
+        duration_parse_millis(value, &millis);
+        if (millis != 0)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "Source idle timeouts are not supported yet: "
+                              "'table.exec.source.idle-timeout' can only be '0 ms'");
+    }
     if (strcmp(key, "parallelism.default") == 0) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)

@@ -114,6 +114,47 @@ static PlanNode *make_exchange(PlannerContext *context, PlanNode *input, const u
 
 static int convert(PlannerContext *context, PlanNode *node, PlanNode **result);
 
+/* Sets *rowtime / *proctime when `expr` reads a time attribute of the given side. */
+static void collect_time_attributes(const Expr *expr, uint32_t left_count, bool left,
+                                    bool *found, TimeAttribute *attribute)
+{
+    if (expr->kind == EXPR_INPUT_REF) {
+        bool is_left = expr->input_index < left_count;
+        if (is_left == left && expr->type.time_attribute != TIME_ATTRIBUTE_NONE) {
+            *found = true;
+            *attribute = expr->type.time_attribute;
+        }
+        return;
+    }
+    if (expr->kind == EXPR_CALL)
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            collect_time_attributes(expr->call.args[i], left_count, left, found, attribute);
+}
+
+/* "rowtime" or "proctime" when the conjunct compares time attributes of both sides. */
+static const char *join_interval_kind(const Expr *conjunct, uint32_t left_count)
+{
+    if (conjunct->kind != EXPR_CALL)
+        return NULL;
+    switch (conjunct->call.function) {
+    case FUNCTION_LESS:
+    case FUNCTION_LESS_EQUAL:
+    case FUNCTION_GREATER:
+    case FUNCTION_GREATER_EQUAL:
+    case FUNCTION_EQUAL:
+        break;
+    default:
+        return NULL;
+    }
+    bool left = false, right = false;
+    TimeAttribute left_attribute = TIME_ATTRIBUTE_NONE, right_attribute = TIME_ATTRIBUTE_NONE;
+    collect_time_attributes(conjunct, left_count, true, &left, &left_attribute);
+    collect_time_attributes(conjunct, left_count, false, &right, &right_attribute);
+    if (!left || !right || left_attribute != right_attribute)
+        return NULL;
+    return left_attribute == TIME_ATTRIBUTE_ROWTIME ? "rowtime" : "proctime";
+}
+
 /* Appends computed key expressions to a side as a Calc; returns the new input. */
 static PlanNode *append_keys(PlannerContext *context, PlanNode *input, Expr **keys,
                              uint32_t count)
@@ -214,6 +255,17 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
             }
         }
         residual[residual_count++] = conjunct;
+    }
+    /* a time-bounded condition between the time attributes of both sides is an interval
+       join in Flink: different semantics (append-only output, state bounded by time) */
+    for (uint32_t i = 0; i < residual_count; i++) {
+        const char *kind = join_interval_kind(residual[i], left_count);
+        if (kind)
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "Interval joins (a join condition bounding the %s attributes of "
+                              "both inputs) are not supported yet; a later release runs them as "
+                              "Flink's IntervalJoin",
+                              kind);
     }
     /* computed keys: append them to their side with a Calc */
     uint32_t *left_fields = arena_calloc(arena, key_count + 1, sizeof(uint32_t));

@@ -298,10 +298,20 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet use
                            Pruned *result)
 {
     Arena *arena = context->arena;
-    set_add(&used, node->watermark.rowtime_field);
-    set_add_expr(&used, node->watermark.watermark);
+    /* the assigner needs its rowtime and watermark fields; what only it needs is
+       projected away right above it */
+    FieldSet needed = set_new(arena, node->field_count);
+    if (!needed.words)
+        return JOINERY_ERROR_NO_MEMORY;
+    memcpy(needed.words, used.words, (node->field_count / 64 + 1) * sizeof(uint64_t));
+    set_add(&needed, node->watermark.rowtime_field);
+    set_add_expr(&needed, node->watermark.watermark);
+    bool extra = false;
+    for (uint32_t i = 0; i < node->field_count; i++)
+        if (set_has(&needed, i) && !set_has(&used, i))
+            extra = true;
     Pruned input;
-    int status = prune(context, node->inputs[0], used, &input);
+    int status = prune(context, node->inputs[0], needed, &input);
     if (status != JOINERY_OK)
         return status;
     PlanNode *assigner = plan_node_copy(context->arena, node);
@@ -320,6 +330,35 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet use
         return JOINERY_ERROR_NO_MEMORY;
     result->node = assigner;
     result->mapping = input.mapping;
+    if (!extra)
+        return JOINERY_OK;
+    /* LogicalProject keeping only the fields used above */
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < node->field_count; i++)
+        count += set_has(&used, i);
+    PlanNode *project = plan_node_new(arena, PLAN_LOGICAL_PROJECT, 1, count);
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    if (!project || !mapping)
+        return JOINERY_ERROR_NO_MEMORY;
+    project->id = ++context->next_node_id;
+    project->inputs[0] = assigner;
+    project->calc.project_count = count;
+    project->calc.projects = arena_calloc(arena, count + 1, sizeof(Expr *));
+    if (!project->calc.projects)
+        return JOINERY_ERROR_NO_MEMORY;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        mapping[i] = -1;
+        if (!set_has(&used, i))
+            continue;
+        int32_t from = input.mapping[i];
+        project->calc.projects[next] =
+            expr_make_input_ref(arena, (uint32_t)from, assigner->fields[from].type);
+        project->fields[next] = assigner->fields[from];
+        mapping[i] = (int32_t)next++;
+    }
+    result->node = project;
+    result->mapping = mapping;
     return JOINERY_OK;
 }
 
