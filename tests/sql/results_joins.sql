@@ -101,3 +101,10 @@ EXPLAIN SELECT name, hired FROM emp_t WHERE salary > 100;
 -- IS NOT DISTINCT FROM as the join key: NULL keys match each other (dave
 -- joins nokey).
 SELECT e.name, d.dept_name FROM emp AS e JOIN dept AS d ON e.dept_id IS NOT DISTINCT FROM d.dept_id;
+
+-- A BETWEEN on plain TIMESTAMP columns (no watermark on emp) is a regular
+-- join with a residual condition: pairs of a dept hired within two days before.
+SELECT a.name, b.name AS earlier
+FROM emp AS a JOIN emp AS b
+  ON a.dept_id = b.dept_id
+ AND b.hired BETWEEN a.hired - INTERVAL '2' DAY AND a.hired - INTERVAL '1' SECOND;
