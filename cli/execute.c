@@ -155,6 +155,7 @@ int cli_execute_statement(Cli *cli, const Statement *statement, const StatementB
     Renderer renderer;
     renderer_init(&renderer, execute_current_format(cli), stdout, stderr, status_mode,
                   execute_max_column_width(cli));
+    renderer.erase_interrupt_echo = cli->interactive && isatty(STDOUT_FILENO) == 1;
     JoineryResultHandler handler = renderer_handler(&renderer);
     JoineryError error;
     memset(&error, 0, sizeof error);

@@ -3,9 +3,10 @@
  * then -f/-e actions, the interactive shell (stdin is a terminal) or piped
  * stdin as a script.
  *
- * Exit codes: 0 when every statement succeeded; 1 when one failed (also with
- * --continue-on-error), a script could not be read or stdout broke; 2 for
- * bad arguments; 130 after an interrupt stopped a script.
+ * Exit codes: 0 when every statement succeeded (the interactive shell: when
+ * the user left it); 1 when one failed (also with --continue-on-error), a
+ * script could not be read or stdout broke; 2 for bad arguments; 130 after an
+ * interrupt stopped a script.
  *
  * Invariant: nothing heavy happens before the prompt: the session opens
  * empty and history and completion are set up lazily or cheaply.
@@ -191,6 +192,7 @@ int main(int argc, char **argv)
         } else if (isatty(STDIN_FILENO) == 1) {
             cli.interactive = true;
             shell_run(&cli);
+            cli.failed = false; /* errors were shown; leaving the shell is a success */
         } else {
             script_run_stream(&cli, stdin);
         }

@@ -125,6 +125,9 @@ static int renderer_on_end(void *context, uint64_t row_count, bool cancelled)
     renderer->result_cancelled = cancelled;
     int status = 0;
     if (!renderer->write_failed) {
+        if (cancelled && renderer->erase_interrupt_echo) {
+            fputc('\r', renderer->out);
+        }
         status = renderer->format->end(renderer, row_count, cancelled);
     }
     renderer->format->discard(renderer);
@@ -212,6 +215,9 @@ void renderer_finish(Renderer *renderer, bool cancelled)
     renderer_clear_status(renderer);
     if (renderer->result_open && cancelled && !renderer->write_failed) {
         renderer->result_cancelled = true;
+        if (renderer->erase_interrupt_echo) {
+            fputc('\r', renderer->out);
+        }
         renderer->format->end(renderer, renderer->rows_received, true);
     }
     renderer->format->discard(renderer);

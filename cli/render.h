@@ -53,11 +53,14 @@ struct Renderer {
     FILE *message_out; /* [INFO] messages */
     FILE *status_out;  /* status line */
     RenderStatusMode status_mode;
-    bool status_visible;     /* a live status line is on screen */
-    bool write_failed;       /* a write to out failed (e.g. EPIPE) */
-    bool result_open;        /* begin was called and end not yet */
-    bool result_cancelled;   /* end reported cancelled */
-    uint64_t rows_received;  /* rows of the open result so far */
+    bool status_visible;    /* a live status line is on screen */
+    bool write_failed;      /* a write to out failed (e.g. EPIPE) */
+    bool result_open;       /* begin was called and end not yet */
+    bool result_cancelled;  /* end reported cancelled */
+    uint64_t rows_received; /* rows of the open result so far */
+    /* out is the terminal: a cancelled result starts with \r so that its
+       footer overwrites the "^C" the terminal echoed */
+    bool erase_interrupt_echo;
     size_t max_column_width; /* tableau: sql-client.display.max-column-width */
     JoineryResultKind kind;  /* of the open result */
     size_t column_count;     /* of the open result */

@@ -16,10 +16,12 @@
  */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/line_editor.h"
@@ -30,11 +32,16 @@
 static char *shell_line;
 static bool shell_line_ready;
 
-/* readline's line handler: only hands the line over to the loop. */
+/*
+ * readline's line handler: hands the line over to the loop and removes
+ * itself, so that readline neither shows the next prompt nor keeps the
+ * terminal in raw mode while the statement runs.
+ */
 static void shell_on_line(char *line)
 {
     shell_line = line;
     shell_line_ready = true;
+    rl_callback_handler_remove();
 }
 
 typedef struct ShellEntry {
@@ -76,6 +83,21 @@ static void shell_clear_input(StatementBuffer *buffer, ShellEntry *entry)
     rl_callback_handler_install(SHELL_PROMPT, shell_on_line);
 }
 
+/* True when the unfinished input is a bare QUIT or EXIT (no ';' needed in the shell). */
+static bool shell_pending_is_quit(const StatementBuffer *buffer)
+{
+    const char *text = buffer->text + buffer->scan_offset;
+    size_t length = buffer->length - buffer->scan_offset;
+    while (length > 0 && isspace((unsigned char)*text)) {
+        text++;
+        length--;
+    }
+    while (length > 0 && isspace((unsigned char)text[length - 1])) {
+        length--;
+    }
+    return length == 4 && (strncasecmp(text, "quit", 4) == 0 || strncasecmp(text, "exit", 4) == 0);
+}
+
 /* Runs what the line completed; returns false when the shell must end. */
 static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *entry,
                                const char *line)
@@ -96,6 +118,9 @@ static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *en
     shell_entry_append(entry, "\n", 1);
     script_run_buffer(cli, buffer, false, NULL);
     fflush(stdout);
+    if (shell_pending_is_quit(buffer)) {
+        cli->quit = true;
+    }
     if (statement_buffer_pending_is_blank(buffer)) {
         history_record(entry->text, entry->length);
         entry->length = 0;
@@ -147,7 +172,6 @@ void shell_run(Cli *cli)
         shell_line_ready = false;
         char *line = shell_line;
         shell_line = NULL;
-        rl_callback_handler_remove();
         if (line == NULL) { /* Ctrl-D */
             fputc('\n', rl_outstream);
             running = false;

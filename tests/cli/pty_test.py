@@ -124,15 +124,15 @@ def test_ctrl_d_exits(term, home):
 
 def test_multi_line_continuation(term, home):
     term.expect(PROMPT)
-    term.send(b"SET 'multi.line' =\r")
+    term.send(b"SET 'parallelism.default' =\r")
     term.expect(CONTINUATION)
     start = term.mark()
-    term.send(b"  'yes';\r")
+    term.send(b"  '17';\r")
     term.expect(b"[INFO] Session property has been set.", start)
     term.expect(PROMPT, start)
     start = term.mark()
     term.send(b"SET;\r")
-    term.expect(b"multi.line", start)
+    term.expect(b"| 17 ", start)
     term.expect(PROMPT, start)
     term.send(b"EXIT;\r")
     assert term.wait_exit() == 0
@@ -140,9 +140,10 @@ def test_multi_line_continuation(term, home):
 
 def test_two_statements_on_one_line(term, home):
     term.expect(PROMPT)
-    term.send(b"SET 'one' = '1'; SET 'two' = '2';\r")
+    term.send(b"SET 'parallelism.default' = '1'; SET 'parallelism.default' = '2';\r")
     end = term.expect(b"[INFO] Session property has been set.")
-    term.expect(b"[INFO] Session property has been set.", end)
+    end = term.expect(b"[INFO] Session property has been set.", end)
+    term.expect(PROMPT, end)
     term.send(b"\x04")
     assert term.wait_exit() == 0
 
@@ -162,7 +163,7 @@ def test_ctrl_c_clears_line(term, home):
     term.send(b"\x03")
     term.expect(PROMPT, start)
     start = term.mark()
-    term.send(b"SET 'after.ctrl.c' = 'ok';\r")
+    term.send(b"SET 'parallelism.default' = '3';\r")
     term.expect(b"[INFO] Session property has been set.", start)
     term.expect(PROMPT, start)
     assert b"[ERROR]" not in term.output[start:], term.shown()
@@ -172,33 +173,33 @@ def test_ctrl_c_clears_line(term, home):
 
 def test_history_file(term, home):
     term.expect(PROMPT)
-    for line in (b" SET 'hidden.by.space' = '1';\r",
+    for line in (b" SET 'table.exec.state.ttl' = '1 h';\r",
                  b"SET 'properties.sasl.PASSWORD' = 'hunter2';\r",
-                 b"SET 'my.Token' = 'tok';\r",
-                 b"SET 'kept.key' =\r'v';\r"):
+                 b"CREATE TABLE k (x INT) WITH ('connector' = 'datagen', 'my.Token' = 'tok');\r",
+                 b"SET 'parallelism.default' =\r'4';\r"):
         start = term.mark()
         term.send(line)
-        term.expect(b"[INFO]", start)
-        term.expect(PROMPT, start)
+        term.expect(PROMPT, start + len(line))
     term.send(b"\x04")
     assert term.wait_exit() == 0
     path = os.path.join(home, ".joinery_history")
     with open(path, "rb") as f:
         history = f.read()
-    assert b"kept.key" in history, history
+    assert b"SET 'parallelism.default' =\\n'4';" in history, history
     assert b"hunter2" not in history and b"PASSWORD" not in history, history
     assert b"tok" not in history, history
-    assert b"hidden.by.space" not in history, history
+    assert b"state.ttl" not in history, history
     assert os.stat(path).st_mode & 0o077 == 0, oct(os.stat(path).st_mode)
 
 
 def test_history_recall(term, home):
     with open(os.path.join(home, ".joinery_history"), "wb") as f:
-        f.write(b"SET 'recalled.key' = 'r';\n")
+        f.write(b"SET 'parallelism.default' = '3';\n")
     term.expect(PROMPT)
     start = term.mark()
     term.send(b"\x1b[A\r")  # up arrow, enter
-    term.expect(b"[INFO] Session property has been set.", start)
+    end = term.expect(b"[INFO] Session property has been set.", start)
+    term.expect(PROMPT, end)
     term.send(b"\x04")
     assert term.wait_exit() == 0
 
@@ -216,6 +217,22 @@ def test_tab_completes_keyword(term, home):
     start = term.mark()
     term.send(b"hel\t")
     term.expect(b"help", start)
+    term.send(b"\x15")  # Ctrl-U: kill the line
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_tab_completes_table_name(term, home):
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE completable_orders (order_id BIGINT) WITH ('connector' = 'datagen');\r")
+    end = term.expect(PROMPT, start)
+    if b"[ERROR]" in term.output[start:]:
+        raise Skip("engine cannot create a datagen table")
+    term.send(b"SELECT order_i\t")
+    end = term.expect(b"order_id", end)
+    term.send(b" FROM completable_o\t")
+    term.expect(b"completable_orders", end)
     term.send(b"\x15")  # Ctrl-U: kill the line
     term.send(b"\x04")
     assert term.wait_exit() == 0
@@ -268,6 +285,7 @@ TESTS = [
     test_history_file,
     test_history_recall,
     test_tab_completes_keyword,
+    test_tab_completes_table_name,
     test_error_with_caret,
     test_ctrl_c_cancels_query,
 ]
