@@ -147,8 +147,7 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
                                 CatalogTable *table)
 {
     Diag *diag = context->diag;
-    PlannerContext planner = {context->arena, context->session->catalog,
-                              &context->session->options, diag, 0};
+    PlannerContext planner = session_planner_context(context);
     for (size_t i = 0; i < create->columns.count; i++) {
         const AstColumnDef *definition = create->columns.items[i];
         if (definition->kind != AST_COLUMN_COMPUTED)
@@ -249,8 +248,7 @@ int ddl_create_view(StatementContext *context, const AstStatement *statement)
     if (catalog_find(context->session->catalog, name) && create->if_not_exists)
         return ddl_info_succeeded(context);
     /* bind the query now: a view that cannot run is rejected at definition time */
-    PlannerContext planner = {context->arena, context->session->catalog,
-                              &context->session->options, diag, 0};
+    PlannerContext planner = session_planner_context(context);
     PlanNode *logical = NULL;
     int status = plan_bind_query(&planner, create->query, &logical);
     if (status != JOINERY_OK)

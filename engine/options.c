@@ -29,6 +29,8 @@ static const OptionSpec OPTION_SPECS[] = {
      "reorder inner joins by cost"},
     {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
      "fuse joins that share a key into one MultiJoin"},
+    {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false",
+     NULL, "MultiJoin skips inputs whose state is empty for a key"},
     {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
      "subtasks of each keyed operator"},
     {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau", "tableau|csv|json|table|changelog",
@@ -47,7 +49,6 @@ static const OptionSpec OPTION_SPECS[] = {
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
     "execution.checkpointing.interval",
-    "table.optimizer.multi-join.empty-result-pruning.enabled",
     "table.exec.async-lookup.buffer-capacity",
     "table.exec.async-lookup.timeout",
     "table.exec.async-lookup.output-mode",
@@ -170,7 +171,6 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
         const char *key;
         const char *feature;
     } not_yet[] = {
-        {"table.optimizer.multi-join.enabled", "MultiJoin"},
         {"table.optimizer.join-reorder-enabled", "join reordering"},
         {"table.exec.mini-batch.enabled", "mini-batch"},
     };

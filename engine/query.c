@@ -77,8 +77,7 @@ static int query_write_status(void *context, const char *line)
 static int query_plan(StatementContext *context, const AstStatement *statement,
                       PlanNode **logical, PlanNode **physical)
 {
-    PlannerContext planner = {context->arena, context->session->catalog,
-                              &context->session->options, context->diag, 0};
+    PlannerContext planner = session_planner_context(context);
     PlanNode *bound = NULL;
     int status = statement->kind == AST_STMT_INSERT
                      ? plan_bind_insert(&planner, &statement->insert, &bound)
@@ -195,8 +194,7 @@ int query_execute_explain(StatementContext *context, const AstStatement *stateme
     int status = query_plan(context, inner, &logical, &physical);
     if (status != JOINERY_OK)
         return status;
-    PlannerContext planner = {context->arena, context->session->catalog,
-                              &context->session->options, context->diag, 0};
+    PlannerContext planner = session_planner_context(context);
     StrBuf out = STRBUF_INIT;
     status = plan_explain(&planner, logical, physical, statement->explain.details, &out);
     if (status == JOINERY_OK && context->handler && context->handler->text)

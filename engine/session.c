@@ -85,6 +85,17 @@ const char *joinery_help_text(void)
            "Ctrl-C stops a running query; Ctrl-D leaves.\n";
 }
 
+PlannerContext session_planner_context(StatementContext *context)
+{
+    PlannerContext planner;
+    memset(&planner, 0, sizeof planner);
+    planner.arena = context->arena;
+    planner.catalog = context->session->catalog;
+    planner.options = &context->session->options;
+    planner.diag = context->diag;
+    return planner;
+}
+
 static int session_info(StatementContext *context, const char *message)
 {
     if (context->handler && context->handler->info)

@@ -11,6 +11,7 @@
 #include "engine/base/strbuf.h"
 #include "engine/engine.h"
 #include "engine/options.h"
+#include "engine/plan/planner.h"
 #include "engine/sql/ast.h"
 
 struct JoinerySession {
@@ -29,6 +30,8 @@ typedef struct StatementContext {
     const JoineryResultHandler *handler;
 } StatementContext;
 
+/* A planner context over the session's catalog and options, for this statement. */
+PlannerContext session_planner_context(StatementContext *context);
 /* DDL: CREATE TABLE / VIEW, DROP (ddl.c). */
 int ddl_create_table(StatementContext *context, const AstStatement *statement);
 int ddl_create_view(StatementContext *context, const AstStatement *statement);

@@ -376,6 +376,26 @@ static int bind_state_ttl(Binder *binder, const BoundFrom *input, int64_t *ttl, 
     return JOINERY_OK;
 }
 
+/* "[STATE_TTL options:{o=1d, u=12h}]" for every STATE_TTL hint, as Flink's AST prints them. */
+static const char *bind_state_ttl_text(Binder *binder)
+{
+    StrBuf text = STRBUF_INIT;
+    for (size_t h = 0; h < binder->state_ttl_hints->count; h++) {
+        const AstHint *hint = binder->state_ttl_hints->items[h];
+        if (strcasecmp(hint->name, "STATE_TTL") != 0)
+            continue;
+        strbuf_printf(&text, "%s[STATE_TTL options:{", text.length ? ", " : "");
+        for (size_t i = 0; i < hint->options.count; i++) {
+            const AstOption *option = hint->options.items[i];
+            strbuf_printf(&text, "%s%s=%s", i ? ", " : "", option->key, option->value);
+        }
+        strbuf_append_cstr(&text, "}]");
+    }
+    const char *result = arena_strdup(binder->arena, strbuf_cstr(&text));
+    strbuf_free(&text);
+    return result;
+}
+
 static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
 {
     if (ref->join.natural)
@@ -454,6 +474,8 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     if (status != JOINERY_OK)
         return status;
     join->ttl_from_hint = left_found || right_found;
+    if (join->ttl_from_hint)
+        join->join.state_ttl_hint = bind_state_ttl_text(binder);
     join->state_ttl_millis = left_found ? left_ttl : -1;
     join->state_ttl_right_millis = right_found ? right_ttl : -1;
     join->join.left_hint_name = left.alias;
@@ -607,6 +629,19 @@ static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
     return project;
 }
 
+/* True when projecting `exprs` over `input` would only repeat it (Calcite drops such projects). */
+static bool bind_project_is_trivial(const PlanNode *input, Expr *const *exprs,
+                                    const char *const *names, uint32_t count)
+{
+    if (count != input->field_count)
+        return false;
+    for (uint32_t i = 0; i < count; i++)
+        if (exprs[i]->kind != EXPR_INPUT_REF || exprs[i]->input_index != i ||
+            (names && strcmp(names[i], input->fields[i].name) != 0))
+            return false;
+    return true;
+}
+
 static PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition)
 {
     PlanNode *filter = bind_new_node(binder, PLAN_LOGICAL_FILTER, 1, input->field_count);
@@ -649,10 +684,14 @@ static int bind_hints(Binder *binder, const AstQuery *query)
             binder->state_ttl_hints = hints;
             continue;
         }
-        if (strcasecmp(hint->name, "MULTI_JOIN") == 0)
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
-                              "Hint MULTI_JOIN is not supported yet (MultiJoin comes with a "
-                              "later release)");
+        if (strcasecmp(hint->name, "MULTI_JOIN") == 0) {
+            if (hint->identifiers.count < 2)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
+                                  "MULTI_JOIN hint needs at least two table names, e.g. "
+                                  "MULTI_JOIN(o, u, p)");
+            binder->context->multi_join_hinted = true;
+            continue;
+        }
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
                           "Hint '%s' is not supported yet", hint->name);
     }
@@ -802,12 +841,36 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
             plan_call->kind = call->kind;
             plan_call->distinct = call->distinct;
             plan_call->result_type = call->result_type;
-            plan_call->name = arena_printf(binder->arena, "EXPR$%u", i);
+            plan_call->name = arena_printf(binder->arena, "$f%u", group_count + i);
             if (call->argument) {
+                /* reuse a grouping key or an earlier argument with the same expression */
+                uint32_t existing = argument;
+                for (uint32_t j = 0; j < argument; j++)
+                    if (expr_equals(pre_exprs[j], call->argument))
+                        existing = j;
+                if (existing < argument) {
+                    plan_call->argument = existing;
+                    continue;
+                }
                 pre_exprs[argument] = call->argument;
-                pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
+                pre_names[argument] =
+                    call->argument->kind == EXPR_INPUT_REF
+                        ? scope.columns[call->argument->input_index].name
+                        : arena_printf(binder->arena, "$f%u", argument);
                 plan_call->argument = argument++;
             }
+        }
+        pre_count = argument;
+        /* an aggregate selected as such takes the item's name (Calcite's naming) */
+        for (uint32_t i = 0; i < list.count; i++) {
+            const Expr *expr = list.exprs[i];
+            if (expr->kind != EXPR_INPUT_REF || expr->input_index < group_count)
+                continue;
+            const AstSelectItem *item = query->select.items.items[i];
+            if (item->expr->kind == AST_EXPR_FUNCTION &&
+                function_is_aggregate_name(item->expr->function.name))
+                aggregate_node->aggregate.calls[expr->input_index - group_count].name =
+                    arena_strdup(binder->arena, list.names[i]);
         }
         PlanNode *pre = bind_project(binder, node, pre_exprs, pre_names, pre_count);
         if (!pre)
@@ -833,7 +896,8 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
             if (!node)
                 return binder->diag->status;
         }
-        node = bind_project(binder, node, list.exprs, list.names, list.count);
+        if (!bind_project_is_trivial(node, list.exprs, list.names, list.count))
+            node = bind_project(binder, node, list.exprs, list.names, list.count);
     }
     if (!node)
         return binder->diag->status;
@@ -1124,7 +1188,9 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
         cast_type.nullable = field->type.nullable;
         exprs[k] = expr_make_cast(context->arena, ref, cast_type);
     }
-    PlanNode *project = bind_project(&binder, query, exprs, names, sink_count);
+    PlanNode *project = bind_project_is_trivial(query, exprs, NULL, sink_count)
+                            ? query
+                            : bind_project(&binder, query, exprs, names, sink_count);
     if (!project)
         return context->diag->status;
     PlanNode *sink = bind_new_node(&binder, PLAN_LOGICAL_SINK, 1, sink_count);

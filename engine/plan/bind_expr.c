@@ -283,7 +283,14 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
     if (__builtin_mul_overflow((int64_t)amount, factor, &value))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "Interval literal '%s' out of range", text);
-    *result = expr_make_literal(binder->arena, type_make(id, false), value_int(value));
+    DataType type = type_make(id, false);
+    static const ExprIntervalUnit units[] = {
+        [AST_INTERVAL_YEAR] = EXPR_INTERVAL_UNIT_YEAR,     [AST_INTERVAL_MONTH] = EXPR_INTERVAL_UNIT_MONTH,
+        [AST_INTERVAL_DAY] = EXPR_INTERVAL_UNIT_DAY,       [AST_INTERVAL_HOUR] = EXPR_INTERVAL_UNIT_HOUR,
+        [AST_INTERVAL_MINUTE] = EXPR_INTERVAL_UNIT_MINUTE, [AST_INTERVAL_SECOND] = EXPR_INTERVAL_UNIT_SECOND,
+    };
+    type.precision = (int32_t)units[ast->interval.unit]; /* the unit EXPLAIN prints */
+    *result = expr_make_literal(binder->arena, type, value_int(value));
     return *result ? JOINERY_OK : bind_no_memory(binder);
 }
 
@@ -571,6 +578,32 @@ static int bind_between(Binder *binder, const Scope *scope, const AstExpr *ast, 
                      result);
 }
 
+/* AND/OR with nested ANDs (ORs) flattened into one call, as Calcite prints them. */
+static int bind_flat_logic(Binder *binder, const AstExpr *ast, Expr **pair, Expr **result)
+{
+    FunctionId function = bind_binary_function(ast->binary.op);
+    uint32_t count = 0;
+    for (int side = 0; side < 2; side++) {
+        const Expr *part = pair[side];
+        bool nested = part->kind == EXPR_CALL && part->call.function == function;
+        count += nested ? part->call.arg_count : 1;
+    }
+    Expr **args = arena_calloc(binder->arena, count, sizeof(Expr *));
+    if (!args)
+        return bind_no_memory(binder);
+    uint32_t next = 0;
+    for (int side = 0; side < 2; side++) {
+        Expr *part = pair[side];
+        if (part->kind == EXPR_CALL && part->call.function == function) {
+            for (uint32_t i = 0; i < part->call.arg_count; i++)
+                args[next++] = part->call.args[i];
+        } else {
+            args[next++] = part;
+        }
+    }
+    return bind_call(binder, ast->position, NULL, function, args, count, result);
+}
+
 static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *ast,
                            Expr **result)
 {
@@ -598,6 +631,8 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         status = bind_two(binder, scope, ast->binary.left, ast->binary.right, args);
         if (status != JOINERY_OK)
             return status;
+        if (ast->binary.op == AST_OP_AND || ast->binary.op == AST_OP_OR)
+            return bind_flat_logic(binder, ast, args, result);
         return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args,
                          2, result);
     case AST_EXPR_FUNCTION:

@@ -172,12 +172,11 @@ static int derive(PlannerContext *context, PlanNode *node)
         uint32_t left_count = left->field_count;
         node->join.left_spec = input_spec(left, node->join.left_keys, node->join.key_count);
         node->join.right_spec = input_spec(right, node->join.right_keys, node->join.key_count);
-        bool append_only = left->changelog_mode == CHANGELOG_INSERT &&
-                           right->changelog_mode == CHANGELOG_INSERT;
-        node->changelog_mode = (append_only && node->join.join_type == PLAN_JOIN_INNER)
-                                   ? CHANGELOG_INSERT
-                                   : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
-                                         CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+        /* an inner join forwards its inputs' row kinds; an outer join also retracts
+           NULL-padded rows (-D) */
+        node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
+        if (node->join.join_type != PLAN_JOIN_INNER)
+            node->changelog_mode |= CHANGELOG_DELETE;
         double l = left->row_count < 0 ? 1e8 : left->row_count;
         double r = right->row_count < 0 ? 1e8 : right->row_count;
         node->row_count = node->join.key_count ? (l > r ? l : r) : l * r;
@@ -205,6 +204,25 @@ static int derive(PlannerContext *context, PlanNode *node)
             node->state_ttl_millis = default_ttl;
         if (node->state_ttl_right_millis < 0)
             node->state_ttl_right_millis = default_ttl;
+        break;
+    }
+    case PLAN_MULTI_JOIN: {
+        bool append_only = true;
+        node->row_count = 0;
+        for (uint32_t i = 0; i < node->input_count; i++) {
+            const PlanNode *in = node->inputs[i];
+            append_only = append_only && in->changelog_mode == CHANGELOG_INSERT &&
+                          (i == 0 || node->multi_join.join_types[i] == PLAN_JOIN_INNER);
+            double rows = in->row_count < 0 ? 1e8 : in->row_count;
+            if (rows > node->row_count)
+                node->row_count = rows;
+            if (node->multi_join.ttl_millis[i] < 0)
+                node->multi_join.ttl_millis[i] = default_ttl;
+        }
+        node->changelog_mode = append_only ? CHANGELOG_INSERT
+                                           : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
+                                                 CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+        node->state_ttl_millis = default_ttl;
         break;
     }
     case PLAN_GROUP_AGGREGATE: {
@@ -245,9 +263,14 @@ static int derive(PlannerContext *context, PlanNode *node)
             input->changelog_mode != CHANGELOG_INSERT)
             return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                               "Table sink 'default_catalog.default_database.%s' doesn't support "
-                              "consuming update and delete changes which is produced by node "
-                              "%s; %s",
-                              table->name, plan_kind_name(derive_change_producer(input)->kind),
+                              "consuming %s changes which is produced by node %s; %s",
+                              table->name,
+                              (input->changelog_mode & CHANGELOG_DELETE) &&
+                                      (input->changelog_mode & CHANGELOG_UPDATE_AFTER)
+                                  ? "update and delete"
+                              : input->changelog_mode & CHANGELOG_DELETE ? "delete"
+                                                                         : "update",
+                              plan_kind_name(derive_change_producer(input)->kind),
                               connector->sink_update_hint
                                   ? connector->sink_update_hint
                                   : "write it to a print or blackhole table, or make the query "

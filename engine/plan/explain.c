@@ -197,6 +197,8 @@ static void explain_logical_join(ExplainContext *context, const PlanNode *node)
     else
         strbuf_append_cstr(context->out, "true");
     strbuf_printf(context->out, "], joinType=[%s]", join_type_name(node->join.join_type, true));
+    if (node->join.state_ttl_hint)
+        strbuf_printf(context->out, ", stateTtlHints=[[%s]]", node->join.state_ttl_hint);
 }
 
 static void explain_join(ExplainContext *context, const PlanNode *node)
@@ -322,6 +324,67 @@ static void explain_sink(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(context->out, "]");
 }
 
+static const char *multi_join_type_name(PlanJoinType type)
+{
+    static const char *const names[] = {"INNER", "LEFT", "RIGHT", "FULL"};
+    return names[type];
+}
+
+static void explain_multi_join(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    const char *const *names = plan_field_names(context->arena, node);
+    strbuf_append_cstr(out, "commonJoinKey=[");
+    for (uint32_t k = 0; k < node->multi_join.common_key_count; k++)
+        strbuf_printf(out, "%s%s", k ? ", " : "", names[node->multi_join.key_fields[0][k]]);
+    strbuf_append_cstr(out, "], joinTypes=[");
+    for (uint32_t i = 1; i < node->input_count; i++)
+        strbuf_printf(out, "%s%s", i > 1 ? ", " : "",
+                      multi_join_type_name(node->multi_join.join_types[i]));
+    strbuf_append_cstr(out, "], inputUniqueKeys=[");
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        const PlanNode *input = node->inputs[i];
+        if (i)
+            strbuf_append_cstr(out, ", ");
+        if (input->unique_key_count == 0) {
+            strbuf_append_cstr(out, "noUniqueKey");
+            continue;
+        }
+        strbuf_append_char(out, '(');
+        for (uint32_t f = 0; f < input->unique_keys[0].count; f++)
+            strbuf_printf(out, "%s%s", f ? ", " : "",
+                          input->fields[input->unique_keys[0].fields[f]].name);
+        strbuf_append_char(out, ')');
+    }
+    strbuf_append_cstr(out, "], joinConditions=[");
+    for (uint32_t i = 1; i < node->input_count; i++) {
+        if (i > 1)
+            strbuf_append_cstr(out, ", ");
+        if (node->multi_join.conditions[i])
+            print_expr(context, node->multi_join.conditions[i], names);
+        else
+            strbuf_append_cstr(out, "true");
+    }
+    strbuf_append_cstr(out, "], select=[");
+    for (uint32_t f = 0; f < node->field_count; f++)
+        strbuf_printf(out, "%s%s", f ? "," : "", node->fields[f].name);
+    strbuf_append_cstr(out, "], rowType=[RecordType(");
+    for (uint32_t f = 0; f < node->field_count; f++) {
+        char type[96];
+        strbuf_printf(out, "%s%s %s", f ? ", " : "",
+                      expr_type_name(node->fields[f].type, true, type, sizeof type),
+                      node->fields[f].name);
+    }
+    strbuf_append_cstr(out, ")], stateTtl=[");
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        char ttl[32];
+        int64_t millis = node->multi_join.ttl_millis[i];
+        strbuf_printf(out, "%s%s", i ? ", " : "",
+                      millis == 0 ? "forever" : duration_format(millis, ttl, sizeof ttl));
+    }
+    strbuf_append_cstr(out, "]");
+}
+
 static void explain_attributes(ExplainContext *context, const PlanNode *node)
 {
     switch (node->kind) {
@@ -368,6 +431,10 @@ static void explain_attributes(ExplainContext *context, const PlanNode *node)
     case PLAN_LOGICAL_SINK:
     case PLAN_SINK:
         explain_sink(context, node);
+        break;
+    case PLAN_LOGICAL_MULTI_JOIN:
+    case PLAN_MULTI_JOIN:
+        explain_multi_join(context, node);
         break;
     }
 }

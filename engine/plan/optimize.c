@@ -11,6 +11,10 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
     int status = rule_push_filters(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_prune_fields(context, node, &node);
+    if (status == JOINERY_OK &&
+        (context->multi_join_hinted ||
+         options_get_boolean(context->options, "table.optimizer.multi-join.enabled")))
+        status = rule_fuse_multi_join(context, node, &node);
     if (status == JOINERY_OK)
         status = plan_to_physical(context, node, physical);
     if (status == JOINERY_OK)

@@ -430,6 +430,24 @@ static int convert(PlannerContext *context, PlanNode *node, PlanNode **result)
         return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
     case PLAN_LOGICAL_JOIN:
         return convert_join(context, node, result);
+    case PLAN_LOGICAL_MULTI_JOIN: {
+        PlanNode *fused = plan_node_copy(arena, node);
+        if (!fused)
+            return JOINERY_ERROR_NO_MEMORY;
+        fused->kind = PLAN_MULTI_JOIN;
+        fused->id = ++context->next_node_id;
+        for (uint32_t i = 0; i < node->input_count; i++) {
+            status = convert(context, node->inputs[i], &input);
+            if (status != JOINERY_OK)
+                return status;
+            fused->inputs[i] = make_exchange(context, input, node->multi_join.key_fields[i],
+                                             node->multi_join.common_key_count);
+            if (!fused->inputs[i])
+                return JOINERY_ERROR_NO_MEMORY;
+        }
+        *result = fused;
+        return JOINERY_OK;
+    }
     case PLAN_LOGICAL_AGGREGATE: {
         status = convert(context, node->inputs[0], &input);
         if (status != JOINERY_OK)

@@ -122,6 +122,8 @@ const char *plan_kind_name(PlanKind kind)
         return "LogicalValues";
     case PLAN_LOGICAL_SINK:
         return "LogicalSink";
+    case PLAN_LOGICAL_MULTI_JOIN:
+        return "LogicalMultiJoin";
     case PLAN_TABLE_SOURCE_SCAN:
         return "TableSourceScan";
     case PLAN_WATERMARK_ASSIGNER:
@@ -140,11 +142,14 @@ const char *plan_kind_name(PlanKind kind)
         return "Values";
     case PLAN_SINK:
         return "Sink";
+    case PLAN_MULTI_JOIN:
+        return "MultiJoin";
     }
     return "?";
 }
 
 bool plan_node_is_stateful(const PlanNode *node)
 {
-    return node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE;
+    return node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
+           node->kind == PLAN_MULTI_JOIN;
 }

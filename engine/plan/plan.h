@@ -35,6 +35,7 @@ typedef enum PlanKind {
     PLAN_LOGICAL_UNION,
     PLAN_LOGICAL_VALUES,
     PLAN_LOGICAL_SINK,
+    PLAN_LOGICAL_MULTI_JOIN, /* made by rules/fuse_multi_join.c, never by the binder */
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -45,6 +46,7 @@ typedef enum PlanKind {
     PLAN_UNION,
     PLAN_VALUES,
     PLAN_SINK,
+    PLAN_MULTI_JOIN,
 } PlanKind;
 
 typedef enum PlanJoinType {
@@ -158,7 +160,18 @@ struct PlanNode {
             PlanInputSpec right_spec;
             const char *left_hint_name;  /* table/alias names a STATE_TTL hint may use */
             const char *right_hint_name;
+            const char *state_ttl_hint;  /* the hint as EXPLAIN's AST shows it; NULL */
         } join;
+        struct {                      /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
+            PlanJoinType *join_types; /* [i], i >= 1: how input i joins inputs 0..i-1 */
+            Expr **conditions;        /* [i], i >= 1: the step's ON condition over the
+                                         concatenated fields of inputs 0..i; NULL = true */
+            uint32_t **key_fields;    /* [i]: input i's fields of the common key */
+            uint32_t common_key_count;
+            int64_t *ttl_millis;      /* [i]: hint value, -1 = session default
+                                         (derive.c resolves it) */
+            const char **input_names; /* [i]: table or alias name, NULL for a subplan */
+        } multi_join;
         struct {                      /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
             uint32_t *group_keys;
             uint32_t group_key_count;

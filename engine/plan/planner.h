@@ -25,6 +25,7 @@ typedef struct PlannerContext {
     const SessionOptions *options;
     Diag *diag;
     int next_node_id;
+    bool multi_join_hinted; /* a MULTI_JOIN hint asked for fusion in this statement */
 } PlannerContext;
 
 /* Binds a query; *result is a logical plan whose root yields the result rows. */

@@ -52,6 +52,49 @@ static int32_t *identity_mapping(Arena *arena, uint32_t count)
     return mapping;
 }
 
+/*
+ * Puts a LogicalProject above `node` keeping only the original fields in
+ * `used` (mapping: original field -> field of `node`). For nodes that need
+ * more fields than their parent reads (a filter's or a watermark's own).
+ */
+static int project_used(PlannerContext *context, PlanNode *node, uint32_t original_count,
+                        const FieldSet *used, const int32_t *mapping, Pruned *result)
+{
+    Arena *arena = context->arena;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < original_count; i++)
+        count += set_has(used, i);
+    if (count == node->field_count) {
+        result->node = node;
+        result->mapping = (int32_t *)mapping;
+        return JOINERY_OK;
+    }
+    PlanNode *project = plan_node_new(arena, PLAN_LOGICAL_PROJECT, 1, count);
+    int32_t *new_mapping = arena_calloc(arena, original_count + 1, sizeof(int32_t));
+    if (!project || !new_mapping)
+        return JOINERY_ERROR_NO_MEMORY;
+    project->id = ++context->next_node_id;
+    project->inputs[0] = node;
+    project->calc.project_count = count;
+    project->calc.projects = arena_calloc(arena, count + 1, sizeof(Expr *));
+    if (!project->calc.projects)
+        return JOINERY_ERROR_NO_MEMORY;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < original_count; i++) {
+        new_mapping[i] = -1;
+        if (!set_has(used, i))
+            continue;
+        int32_t from = mapping[i];
+        project->calc.projects[next] =
+            expr_make_input_ref(arena, (uint32_t)from, node->fields[from].type);
+        project->fields[next] = node->fields[from];
+        new_mapping[i] = (int32_t)next++;
+    }
+    result->node = project;
+    result->mapping = new_mapping;
+    return JOINERY_OK;
+}
+
 static int prune(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result);
 
 /* Keeps every field: prunes the inputs as each needs and remaps nothing. */
@@ -203,9 +246,8 @@ static int prune_filter(PlannerContext *context, PlanNode *node, FieldSet used, 
     filter->filter.condition = expr_remap_inputs(arena, node->filter.condition, input.mapping);
     if (!filter->filter.condition)
         return JOINERY_ERROR_NO_MEMORY;
-    result->node = filter;
-    result->mapping = input.mapping;
-    return JOINERY_OK;
+    /* fields only the condition reads are dropped right after it */
+    return project_used(context, filter, node->field_count, &used, input.mapping, result);
 }
 
 static int prune_join(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)
@@ -299,17 +341,13 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet use
 {
     Arena *arena = context->arena;
     /* the assigner needs its rowtime and watermark fields; what only it needs is
-       projected away right above it */
+       projected away right above it (project_used) */
     FieldSet needed = set_new(arena, node->field_count);
     if (!needed.words)
         return JOINERY_ERROR_NO_MEMORY;
     memcpy(needed.words, used.words, (node->field_count / 64 + 1) * sizeof(uint64_t));
     set_add(&needed, node->watermark.rowtime_field);
     set_add_expr(&needed, node->watermark.watermark);
-    bool extra = false;
-    for (uint32_t i = 0; i < node->field_count; i++)
-        if (set_has(&needed, i) && !set_has(&used, i))
-            extra = true;
     Pruned input;
     int status = prune(context, node->inputs[0], needed, &input);
     if (status != JOINERY_OK)
@@ -328,38 +366,7 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet use
         expr_remap_inputs(arena, node->watermark.watermark, input.mapping);
     if (!assigner->watermark.watermark)
         return JOINERY_ERROR_NO_MEMORY;
-    result->node = assigner;
-    result->mapping = input.mapping;
-    if (!extra)
-        return JOINERY_OK;
-    /* LogicalProject keeping only the fields used above */
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < node->field_count; i++)
-        count += set_has(&used, i);
-    PlanNode *project = plan_node_new(arena, PLAN_LOGICAL_PROJECT, 1, count);
-    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
-    if (!project || !mapping)
-        return JOINERY_ERROR_NO_MEMORY;
-    project->id = ++context->next_node_id;
-    project->inputs[0] = assigner;
-    project->calc.project_count = count;
-    project->calc.projects = arena_calloc(arena, count + 1, sizeof(Expr *));
-    if (!project->calc.projects)
-        return JOINERY_ERROR_NO_MEMORY;
-    uint32_t next = 0;
-    for (uint32_t i = 0; i < node->field_count; i++) {
-        mapping[i] = -1;
-        if (!set_has(&used, i))
-            continue;
-        int32_t from = input.mapping[i];
-        project->calc.projects[next] =
-            expr_make_input_ref(arena, (uint32_t)from, assigner->fields[from].type);
-        project->fields[next] = assigner->fields[from];
-        mapping[i] = (int32_t)next++;
-    }
-    result->node = project;
-    result->mapping = mapping;
-    return JOINERY_OK;
+    return project_used(context, assigner, node->field_count, &used, input.mapping, result);
 }
 
 static int prune(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)

@@ -6,6 +6,8 @@
  *                             simplification (LEFT -> INNER when a WHERE
  *                             rejects the NULL-padded rows)
  *   2. rule_prune_fields      projection pruning down into scans
+ *   3. rule_fuse_multi_join   MultiJoin fusion, when table.optimizer.multi-join.enabled
+ *                             or a MULTI_JOIN hint asks for it
  * then physical planning (physical.c) and property derivation (derive.c).
  * Each pass returns a new tree (shared subtrees are fine: nodes are never
  * mutated after a pass hands them on).
@@ -17,6 +19,8 @@
 
 int rule_push_filters(PlannerContext *context, PlanNode *node, PlanNode **result);
 int rule_prune_fields(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* 3. (when enabled) fuses chains of joins that share a key into LogicalMultiJoin nodes. */
+int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 
 /* Splits an AND tree into conjuncts (appends to *items, grows *capacity). */
 int rule_split_conjuncts(Arena *arena, Expr *condition, Expr ***items, uint32_t *count,
