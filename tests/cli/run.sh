@@ -135,6 +135,43 @@ if [ $rc -eq 1 ] && ! out_has "[INFO]" && err_has "[ERROR] Could not execute SQL
   pass "piped stdin stops at an error, exit 1"
 else fail "piped stdin stops at an error, exit 1"; fi
 
+# wait_for TEXT FILE: polls (bounded, about LIMIT seconds) until FILE contains TEXT
+wait_for() {
+  local tries=$((LIMIT * 20))
+  while [ $tries -gt 0 ]; do
+    grep -qF -- "$1" "$2" 2>/dev/null && return 0
+    sleep 0.05; tries=$((tries - 1))
+  done
+  return 1
+}
+
+mkfifo "$WORK/fifo"
+"$JOINERY" <"$WORK/fifo" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+exec 3>"$WORK/fifo"
+printf "SET 'parallelism.default' =\n '3';\n" >&3
+if wait_for "[INFO]" "$WORK/out"; then streamed=1; else streamed=0; fi
+printf "SET;\n" >&3
+exec 3>&-
+wait $pid; rc=$?
+if [ $streamed -eq 1 ] && [ $rc -eq 0 ] && grep -q '| 3 ' "$WORK/out"; then
+  pass "piped stdin runs each statement as soon as it is complete"
+else fail "piped stdin runs each statement as soon as it is complete"; fi
+
+printf "CREATE TABLE endless (x BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');\nSELECT * FROM endless;\nSET 'parallelism.default' = '2';\n" >"$WORK/endless.sql"
+"$JOINERY" -f "$WORK/endless.sql" >"$WORK/out" 2>"$WORK/err" </dev/null &
+pid=$!
+if wait_for "| +I |" "$WORK/out"; then
+  kill -INT $pid; wait $pid; rc=$?
+  if [ $rc -eq 130 ] && out_has "Query terminated, received a total of" \
+     && ! out_has "Session property has been set"; then
+    pass "SIGINT cancels a script's query, stops the script, exit 130"
+  else fail "SIGINT cancels a script's query, stops the script, exit 130 (rc=$rc)"; fi
+else
+  kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+  skip "SIGINT during a script query" "engine: no rows from an unbounded datagen table"
+fi
+
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"
 if [ $rc -eq 0 ] && grep -q '^parallelism\.default,9$' "$WORK/out" && ! out_has "+---" \
