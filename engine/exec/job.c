@@ -39,6 +39,7 @@
 #include "engine/exec/ops/op_exchange.h"
 #include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/exec/ops/op_join.h"
+#include "engine/exec/ops/op_multi_join.h"
 #include "engine/exec/ops/op_sink.h"
 #include "engine/exec/ops/op_source.h"
 #include "engine/exec/ops/op_union.h"
@@ -93,6 +94,7 @@ struct Job {
     JobOutput output;
     int parallelism;
     uint64_t datagen_seed;
+    bool multi_join_pruning; /* table.optimizer.multi-join.empty-result-pruning.enabled */
     const PlanNode *root;
 };
 
@@ -398,7 +400,8 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
 /* How many subtasks a node downstream of these input ports runs with. */
 static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs)
 {
-    if (node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE) {
+    if (node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
+        node->kind == PLAN_MULTI_JOIN) {
         const PlanNode *exchange = node->inputs[0];
         if (exchange->kind == PLAN_EXCHANGE &&
             exchange->exchange.distribution == PLAN_DISTRIBUTION_SINGLE)
@@ -495,6 +498,35 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
         spec->left_ttl_millis = node->state_ttl_millis;
         spec->right_ttl_millis = node->state_ttl_right_millis;
         return join_operator_create(spec, job->diag);
+    }
+    case PLAN_MULTI_JOIN: {
+        uint32_t count = node->input_count;
+        MultiJoinSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+        MultiJoinInputSpec *inputs = arena_calloc(arena, count, sizeof *inputs);
+        MultiJoinType *types = arena_calloc(arena, count, sizeof *types);
+        if (!spec || !inputs || !types)
+            return NULL;
+        for (uint32_t i = 0; i < count; i++) {
+            const PlanNode *input = node->inputs[i];
+            inputs[i].field_count = input->field_count;
+            inputs[i].types = job_field_types(job, input);
+            inputs[i].common_key_fields = node->multi_join.key_fields[i];
+            inputs[i].ttl_millis = node->multi_join.ttl_millis[i];
+            if (input->unique_key_count) {
+                inputs[i].has_unique_key = true;
+                inputs[i].unique_key_fields = input->unique_keys[0].fields;
+                inputs[i].unique_key_count = input->unique_keys[0].count;
+            }
+            types[i] = (MultiJoinType)node->multi_join.join_types[i];
+        }
+        spec->input_count = count;
+        spec->inputs = inputs;
+        spec->common_key_count = node->multi_join.common_key_count;
+        spec->join_types = types;
+        spec->conditions = (const Expr *const *)node->multi_join.conditions;
+        spec->empty_result_pruning =
+            job->multi_join_pruning;
+        return multi_join_operator_create(spec, job->diag);
     }
     case PLAN_GROUP_AGGREGATE: {
         GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
@@ -647,6 +679,8 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
     if (job->parallelism < 1)
         job->parallelism = 1;
     job->datagen_seed = (uint64_t)options_get_integer(options, "table.exec.datagen.seed");
+    job->multi_join_pruning =
+        options_get_boolean(options, "table.optimizer.multi-join.empty-result-pruning.enabled");
     job->threaded = job->parallelism > 1;
     job->context.diag = diag;
     job->context.now_millis = job_clock;
