@@ -928,6 +928,30 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
     return JOINERY_OK;
 }
 
+/* One line per MultiJoin input: its state, summed over subtasks. */
+static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf *out)
+{
+    for (uint32_t input = 0; input < node->input_count; input++) {
+        uint64_t bytes = 0, keys = 0, rows = 0;
+        for (uint32_t j = 0; j < job->operator_count; j++) {
+            if (job->operators[j].node != node)
+                continue;
+            uint64_t input_bytes, input_keys, input_rows;
+            multi_join_operator_input_state(job->operators[j].op, input, &input_bytes,
+                                            &input_keys, &input_rows);
+            bytes += input_bytes;
+            keys += input_keys;
+            rows += input_rows;
+        }
+        const char *name = node->multi_join.input_names[input];
+        char label[64];
+        snprintf(label, sizeof label, "  input %u%s%s", input, name ? " " : "", name ? name : "");
+        strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10llu %10llu %12llu %10s\n", "", label, "",
+                      "", "", (unsigned long long)rows, (unsigned long long)keys,
+                      (unsigned long long)bytes, "");
+    }
+}
+
 void job_format_metrics(Job *job, StrBuf *out)
 {
     strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s\n", "id", "operator",
@@ -964,6 +988,8 @@ void job_format_metrics(Job *job, StrBuf *out)
                       (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
                       (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
                       (double)total.busy_nanos / 1e6);
+        if (node && node->kind == PLAN_MULTI_JOIN)
+            job_format_multi_join_inputs(job, node, out);
     }
 }
 
