@@ -1,0 +1,805 @@
+/*
+ * op_multi_join.c - the MultiJoin operator (see op_multi_join.h), after
+ * Flink's StreamingMultiJoinOperator: a depth-first walk over the inputs'
+ * states, extended from INNER/LEFT to RIGHT and FULL OUTER steps.
+ *
+ * Notation: S_i is input i's state for one common-key value k; J_0 = S_0
+ * and J_i = J_(i-1) <type_i, condition_i> S_i, so J_(n-1) is the output for
+ * k. A "prefix row" of level i is a row of J_i: the fields of inputs 0..i
+ * concatenated (NULL where padded); each level has its own RowBuilder, so
+ * the prefix of level i-1 stays valid while level i builds its rows.
+ *
+ * State: one MultisetState per input, keyed by the common key row (built
+ * with the key RowBuilder from the input's common_key_fields). An entry is
+ * a distinct input row with its count (duplicates). When step i preserves
+ * the right side (RIGHT/FULL), the entries of S_i keep in
+ * association_count how many rows of J_(i-1) (with multiplicity) match
+ * them: the NULL-padded row (NULLs ++ s) is in the output exactly while
+ * that count is 0. Nothing else is stored: rows of J_i are recomputed.
+ *
+ * Partitioning: every step's condition implies equality of the common key
+ * between the new input and an earlier one, so all non-padded parts of a
+ * joined row share one non-NULL key value and the join decomposes by key.
+ * A row whose key has a NULL never matches; it can only appear as the one
+ * non-padded part of an output row, when its input is preserved to the end
+ * (input 0 or a RIGHT/FULL step, followed only by LEFT/FULL steps). Such
+ * rows are stored (so their retraction can be checked) and emitted padded
+ * without any walk; rows of other inputs with a NULL key are dropped.
+ * With IS NOT DISTINCT FROM in a condition, NULL keys are a partition like
+ * any other (allowed only where no outer step precedes it, see the header).
+ *
+ * A change (sign +1 for +I/+U, -1 for -U/-D) of row r on input m, key k:
+ *   1. Enumerate J_(m-1) for k (unchanged by the change): its rows start at
+ *      level 0 (rows of S_0) or at a right-preserving level j < m (padded
+ *      rows NULLs ++ s for entries with association_count 0) and are
+ *      extended level by level with the matching entries (or padding on a
+ *      left-preserving step without match).
+ *   2. For each such row l matching r under condition_m: l ++ r is a delta
+ *      of J_m with the change's sign. On a left-preserving step, if l had
+ *      no other match in S_m, the padded l ++ NULLs is retracted before an
+ *      insertion (or re-inserted after a retraction). The count of matching
+ *      l is r's association count.
+ *   3. On a right-preserving step, r ++ NULLs-left is inserted/retracted
+ *      when r has no association.
+ *   4. Every delta of J_(j-1) (signed, with a multiplicity) is propagated
+ *      through step j with S_j fixed: joined with each matching entry,
+ *      padded on a left-preserving step without match, and on a
+ *      right-preserving step the matching entries' association counts move
+ *      by the delta, retracting the entry's padded row on 0 -> positive and
+ *      re-inserting it on positive -> 0. Deltas of J_(n-1) are emitted.
+ *   5. The row is stored (count + 1, association count from step 2) or
+ *      removed (count - 1) from S_m.
+ * Deltas are applied one after another, each a valid change of the level it
+ * belongs to, so every emitted retraction removes a row that is in the
+ * output at that point. The walk's order is the state's entry order, which
+ * depends only on the sequence of changes: the output is deterministic.
+ *
+ * Empty-result pruning (spec.empty_result_pruning): before walking, the
+ * states for k are looked up; when J_(m-1) is provably empty (an INNER or
+ * RIGHT step whose input has nothing for k, or input 0 empty, not rescued
+ * by a preserving step), step 1 is skipped, and when a later INNER/RIGHT
+ * input has nothing for k and no association count could change on the
+ * way, the whole walk is skipped. The output is the same either way.
+ *
+ * TTL (per input, processing time, refreshed on writes and association
+ * changes): expired rows silently leave the state, as in Flink; the joined
+ * rows emitted with them are not retracted. Association counts then may be
+ * too high, so a padded row of a right-preserving input is not re-emitted
+ * when its last visible match leaves. A left-preserving step has no stored
+ * count: after its match expired, retracting the left row retracts a padded
+ * row that was never emitted (Flink does the same). Without TTL the output
+ * is exact.
+ *
+ * Per-row cost: no malloc beyond state (prefix and key builders are reused;
+ * condition strings go to an arena reset per batch).
+ */
+#include "engine/exec/ops/op_multi_join.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/exec/expr_eval.h"
+#include "engine/state/state.h"
+
+enum { MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
+
+typedef struct MultiJoinInput {
+    MultisetState *state;
+    uint32_t field_count;
+    uint32_t prefix_offset; /* output fields before this input's */
+    const Expr *condition;  /* of the step joining this input (NULL: true, and for input 0) */
+    bool preserves_left;    /* step is LEFT/FULL: rows of J_(i-1) without match are padded */
+    bool preserves_right;   /* step is RIGHT/FULL: entries keep association counts */
+    /* a row with a NULL key can appear in the output (padded): input 0 or right-preserving,
+       and every later step preserves the left side */
+    bool null_key_reaches_output;
+    RowBuilder prefix_builder; /* builds rows of J_i (level i); unused for input 0 */
+    MultisetKey *current_key;  /* during a change: this input's entries for the key, or NULL */
+} MultiJoinInput;
+
+typedef struct MultiJoinOperator {
+    Operator base; /* first: the Operator * is the MultiJoinOperator * */
+    MultiJoinSpec spec;
+    MultiJoinInput *inputs;
+    uint32_t input_count;
+    uint32_t output_field_count;
+    bool *output_variable_length; /* per output field */
+    bool *key_variable_length;    /* per common key field */
+    bool all_inner;               /* forward input kinds */
+    bool null_safe;               /* a condition uses IS NOT DISTINCT FROM */
+    bool ttl_enabled;
+    RowBuilder key_builder;
+    Arena eval_arena; /* strings made by conditions; reset per batch */
+    ExprEvalContext eval_context;
+    /* the change being processed */
+    uint32_t change_input;
+    const Row *change_row;
+    int change_sign;
+    RowKind accumulate_kind, retract_kind; /* kinds emitted for sign +1 / -1 */
+    int64_t change_matches;                /* rows of J_(m-1) matching the changed row */
+    int64_t now;
+    char name[160];
+} MultiJoinOperator;
+
+/* ---- conditions and prefix rows ---- */
+
+/*
+ * Evaluates the condition of step `level` over prefix (a row of
+ * J_(level-1), NULL = all NULL) ++ row (NULL = all NULL). Sets *match;
+ * returns JOINERY_OK or the runtime error.
+ */
+static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t level,
+                                             const Row *prefix, const Row *row, bool *match)
+{
+    const MultiJoinInput *input = &join->inputs[level];
+    if (!input->condition) {
+        *match = true;
+        return JOINERY_OK;
+    }
+    *match = expr_eval_predicate(input->condition, prefix, input->prefix_offset, row,
+                                 &join->eval_context);
+    if (join->eval_context.failed)
+        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                             "multi-join condition failed to evaluate");
+    return JOINERY_OK;
+}
+
+/*
+ * Builds the row of J_level prefix ++ row (either NULL = padded) into the
+ * level's builder. The result is valid until the level builds again. NULL
+ * when memory is exhausted (the diag is set).
+ */
+static const Row *multi_join_build_prefix(MultiJoinOperator *join, uint32_t level,
+                                          const Row *prefix, const Row *row)
+{
+    MultiJoinInput *input = &join->inputs[level];
+    RowBuilder *builder = &input->prefix_builder;
+    uint32_t offset = input->prefix_offset;
+    const bool *variable = join->output_variable_length;
+    row_builder_begin(builder, offset + input->field_count, ROW_KIND_INSERT);
+    for (uint32_t i = 0; i < offset; i++) {
+        if (prefix)
+            row_builder_copy_field(builder, i, prefix, i, variable[i]);
+        else
+            row_builder_set_null(builder, i);
+    }
+    for (uint32_t i = 0; i < input->field_count; i++) {
+        if (row)
+            row_builder_copy_field(builder, offset + i, row, i, variable[offset + i]);
+        else
+            row_builder_set_null(builder, offset + i);
+    }
+    const Row *built = row_builder_finish(builder);
+    if (!built)
+        operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    return built;
+}
+
+/* Emits `weight` copies of an output row with the kind for `sign`. */
+static int multi_join_emit(MultiJoinOperator *join, const Row *row, int sign, int64_t weight)
+{
+    RowKind kind = sign > 0 ? join->accumulate_kind : join->retract_kind;
+    for (int64_t copy = 0; copy < weight; copy++) {
+        int status = operator_emit(&join->base, row, kind);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* ---- step 4: propagating a delta of J_(level-1) through the later steps ---- */
+
+static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, const Row *delta, int sign,
+                                int64_t weight);
+
+/* Builds prefix ++ row at `level` and propagates it to the next level. */
+static int multi_join_propagate_built(MultiJoinOperator *join, uint32_t level, const Row *prefix,
+                                      const Row *row, int sign, int64_t weight)
+{
+    const Row *built = multi_join_build_prefix(join, level, prefix, row);
+    if (!built)
+        return JOINERY_ERROR_NO_MEMORY;
+    return multi_join_propagate(join, level + 1, built, sign, weight);
+}
+
+/*
+ * `delta` (weight copies) enters or leaves J_(level-1): applies it to
+ * J_level and beyond, updating association counts of right-preserving
+ * inputs, and emits the deltas of the output.
+ */
+static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, const Row *delta, int sign,
+                                int64_t weight)
+{
+    if (level == join->input_count)
+        return multi_join_emit(join, delta, sign, weight);
+    MultiJoinInput *input = &join->inputs[level];
+    MultisetKey *key = input->current_key;
+    int64_t matches = 0;
+    int status = JOINERY_OK;
+    for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
+        MultisetEntry *entry = &key->entries[e];
+        bool match;
+        status = multi_join_condition_check(join, level, delta, entry->row, &match);
+        if (status != JOINERY_OK || !match)
+            continue;
+        matches += entry->count;
+        if (input->preserves_right && sign > 0 && entry->association_count == 0)
+            status = multi_join_propagate_built(join, level, NULL, entry->row, -1, entry->count);
+        if (status == JOINERY_OK)
+            status = multi_join_propagate_built(join, level, delta, entry->row, sign,
+                                                weight * entry->count);
+        if (status != JOINERY_OK || !input->preserves_right)
+            continue;
+        if (sign > 0) {
+            entry->association_count += weight;
+        } else if (entry->association_count > 0) {
+            entry->association_count -= weight;
+            if (entry->association_count <= 0) {
+                entry->association_count = 0;
+                status = multi_join_propagate_built(join, level, NULL, entry->row, 1, entry->count);
+            }
+        }
+        if (join->ttl_enabled)
+            multiset_entry_touch(entry, join->now);
+    }
+    if (status == JOINERY_OK && input->preserves_left && matches == 0)
+        status = multi_join_propagate_built(join, level, delta, NULL, sign, weight);
+    return status;
+}
+
+/* ---- steps 1 to 3: the changed row against J_(m-1) ---- */
+
+/*
+ * True when prefix (a row of J_(m-1)) has no match in S_m other than the
+ * changed row's copy: on a retraction that copy is still stored and not
+ * counted.
+ */
+static int multi_join_has_no_other_match(MultiJoinOperator *join, const Row *prefix, bool *none)
+{
+    uint32_t level = join->change_input;
+    MultisetKey *key = join->inputs[level].current_key;
+    int64_t allowed = join->change_sign < 0 ? 1 : 0;
+    int64_t matches = 0;
+    for (uint32_t e = 0; key && e < key->entry_count && matches <= allowed; e++) {
+        bool match;
+        int status = multi_join_condition_check(join, level, prefix, key->entries[e].row, &match);
+        if (status != JOINERY_OK)
+            return status;
+        if (match)
+            matches += key->entries[e].count;
+    }
+    *none = matches <= allowed;
+    return JOINERY_OK;
+}
+
+/* `prefix` (weight copies) is a row of J_(m-1): joins it with the changed row. */
+static int multi_join_apply_change(MultiJoinOperator *join, const Row *prefix, int64_t weight)
+{
+    uint32_t level = join->change_input;
+    const Row *row = join->change_row;
+    int sign = join->change_sign;
+    bool match;
+    int status = multi_join_condition_check(join, level, prefix, row, &match);
+    if (status != JOINERY_OK || !match)
+        return status;
+    join->change_matches += weight;
+    bool padded_changes = false;
+    if (join->inputs[level].preserves_left) {
+        status = multi_join_has_no_other_match(join, prefix, &padded_changes);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    if (padded_changes && sign > 0)
+        status = multi_join_propagate_built(join, level, prefix, NULL, -1, weight);
+    if (status == JOINERY_OK)
+        status = multi_join_propagate_built(join, level, prefix, row, sign, weight);
+    if (status == JOINERY_OK && padded_changes && sign < 0)
+        status = multi_join_propagate_built(join, level, prefix, NULL, 1, weight);
+    return status;
+}
+
+/*
+ * `prefix` (weight copies) is a row of J_(level-1), level <= m: extends it
+ * through the unchanged steps up to m, then applies the change.
+ */
+static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, const Row *prefix,
+                                  int64_t weight)
+{
+    if (level == join->change_input)
+        return multi_join_apply_change(join, prefix, weight);
+    MultiJoinInput *input = &join->inputs[level];
+    MultisetKey *key = input->current_key;
+    int64_t matches = 0;
+    int status = JOINERY_OK;
+    for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
+        MultisetEntry *entry = &key->entries[e];
+        bool match;
+        status = multi_join_condition_check(join, level, prefix, entry->row, &match);
+        if (status != JOINERY_OK || !match)
+            continue;
+        matches += entry->count;
+        const Row *built = multi_join_build_prefix(join, level, prefix, entry->row);
+        status = built ? multi_join_walk_prefix(join, level + 1, built, weight * entry->count)
+                       : JOINERY_ERROR_NO_MEMORY;
+    }
+    if (status == JOINERY_OK && input->preserves_left && matches == 0) {
+        const Row *built = multi_join_build_prefix(join, level, prefix, NULL);
+        status = built ? multi_join_walk_prefix(join, level + 1, built, weight)
+                       : JOINERY_ERROR_NO_MEMORY;
+    }
+    return status;
+}
+
+/* Enumerates J_(m-1) by where its rows start (level 0, or padded at a RIGHT/FULL step). */
+static int multi_join_walk_sources(MultiJoinOperator *join)
+{
+    uint32_t change_input = join->change_input;
+    int status = JOINERY_OK;
+    for (uint32_t level = 0; level < change_input && status == JOINERY_OK; level++) {
+        MultiJoinInput *input = &join->inputs[level];
+        MultisetKey *key = input->current_key;
+        if (level > 0 && !input->preserves_right)
+            continue;
+        for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
+            MultisetEntry *entry = &key->entries[e];
+            if (level == 0) {
+                status = multi_join_walk_prefix(join, 1, entry->row, entry->count);
+            } else if (entry->association_count == 0) {
+                const Row *built = multi_join_build_prefix(join, level, NULL, entry->row);
+                status = built ? multi_join_walk_prefix(join, level + 1, built, entry->count)
+                               : JOINERY_ERROR_NO_MEMORY;
+            }
+        }
+    }
+    return status;
+}
+
+/* ---- empty-result pruning ---- */
+
+/* True when the states show that J_(m-1) has no row for the key. */
+static bool multi_join_prefix_is_empty(const MultiJoinOperator *join)
+{
+    bool empty = join->inputs[0].current_key == NULL;
+    for (uint32_t level = 1; level < join->change_input; level++) {
+        const MultiJoinInput *input = &join->inputs[level];
+        bool input_empty = input->current_key == NULL;
+        bool left_survives = !empty && (input->preserves_left || !input_empty);
+        bool right_survives = input->preserves_right && !input_empty;
+        empty = !left_survives && !right_survives;
+    }
+    return empty;
+}
+
+/*
+ * True when a change on m has no effect beyond S_m: a later INNER/RIGHT
+ * input has nothing for the key and no association count on the way (nor
+ * the changed row's own) depends on the walk.
+ */
+static bool multi_join_change_is_unobservable(const MultiJoinOperator *join)
+{
+    if (join->inputs[join->change_input].preserves_right)
+        return false;
+    for (uint32_t level = join->change_input + 1; level < join->input_count; level++) {
+        const MultiJoinInput *input = &join->inputs[level];
+        if (input->preserves_right)
+            return false;
+        if (!input->preserves_left && input->current_key == NULL)
+            return true;
+    }
+    return false;
+}
+
+/* ---- processing ---- */
+
+/* Builds the common key of `row` (input `input`); *has_null when a key field is NULL. */
+static const Row *multi_join_build_key(MultiJoinOperator *join, uint32_t input, const Row *row,
+                                       bool *has_null)
+{
+    const uint32_t *fields = join->spec.inputs[input].common_key_fields;
+    RowBuilder *builder = &join->key_builder;
+    uint32_t key_count = join->spec.common_key_count;
+    bool null_found = false;
+    row_builder_begin(builder, key_count, ROW_KIND_INSERT);
+    for (uint32_t k = 0; k < key_count; k++) {
+        if (row_is_null(row, fields[k]))
+            null_found = true;
+        row_builder_copy_field(builder, k, row, fields[k], join->key_variable_length[k]);
+    }
+    *has_null = null_found;
+    return row_builder_finish(builder);
+}
+
+/* Emits the changed row padded with NULLs on every other input (a NULL-key row). */
+static int multi_join_emit_alone(MultiJoinOperator *join)
+{
+    uint32_t level = join->change_input;
+    const Row *prefix = NULL;
+    const Row *row = join->change_row;
+    if (level == 0) {
+        prefix = row;
+        level = 1;
+        row = NULL;
+    }
+    const Row *built = multi_join_build_prefix(join, level, prefix, row);
+    if (!built)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (level = level + 1; level < join->input_count; level++) {
+        built = multi_join_build_prefix(join, level, built, NULL);
+        if (!built)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    return multi_join_emit(join, built, join->change_sign, 1);
+}
+
+/* Runs steps 1 to 4 for the change set up in join->change_*. */
+static int multi_join_walk(MultiJoinOperator *join)
+{
+    uint32_t change_input = join->change_input;
+    MultiJoinInput *input = &join->inputs[change_input];
+    int status = JOINERY_OK;
+    if (change_input == 0) {
+        join->change_matches = 0;
+        return multi_join_propagate(join, 1, join->change_row, join->change_sign, 1);
+    }
+    bool prune = join->spec.empty_result_pruning;
+    if (!(prune && multi_join_prefix_is_empty(join)))
+        status = multi_join_walk_sources(join);
+    if (status != JOINERY_OK || !input->preserves_right)
+        return status;
+    /* step 3: the padded row of the changed row, present while it has no association */
+    MultisetEntry *stored = NULL;
+    if (input->current_key)
+        stored = multiset_key_find_row(input->current_key, join->change_row,
+                                       row_content_hash(join->change_row));
+    int64_t associations = stored ? stored->association_count : join->change_matches;
+    if (associations == 0)
+        status = multi_join_propagate_built(join, change_input, NULL, join->change_row,
+                                            join->change_sign, 1);
+    return status;
+}
+
+static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input, const Row *row)
+{
+    MultiJoinInput *input = &join->inputs[change_input];
+    RowKind kind = row_kind(row);
+    bool accumulate = row_kind_is_accumulate(kind);
+    int64_t now = join->now;
+
+    bool null_key;
+    const Row *key = multi_join_build_key(join, change_input, row, &null_key);
+    if (!key)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    bool alone = null_key && !join->null_safe; /* can match nothing */
+    if (alone && !input->null_key_reaches_output)
+        return JOINERY_OK;
+    uint64_t key_hash = row_content_hash(key);
+    uint64_t row_hash = row_content_hash(row);
+
+    /* a retraction of a row not in state is skipped */
+    MultisetKey *own_key = multiset_state_find(input->state, key, key_hash, now);
+    MultisetEntry *entry = own_key ? multiset_key_find_row(own_key, row, row_hash) : NULL;
+    if (!accumulate && !entry) {
+        join->base.metrics.skipped_rows++;
+        return JOINERY_OK;
+    }
+
+    join->change_input = change_input;
+    join->change_row = row;
+    join->change_sign = accumulate ? 1 : -1;
+    join->change_matches = 0;
+    if (join->all_inner) {
+        join->accumulate_kind = kind;
+        join->retract_kind = kind;
+    }
+    int status = JOINERY_OK;
+    if (alone) {
+        status = multi_join_emit_alone(join);
+    } else {
+        /* one lookup per input; no state inserts or removes until the walk ends */
+        for (uint32_t i = 0; i < join->input_count; i++)
+            join->inputs[i].current_key =
+                i == change_input ? own_key
+                                  : multiset_state_find(join->inputs[i].state, key, key_hash, now);
+        if (!(join->spec.empty_result_pruning && multi_join_change_is_unobservable(join)))
+            status = multi_join_walk(join);
+        for (uint32_t i = 0; i < join->input_count; i++)
+            join->inputs[i].current_key = NULL;
+    }
+    if (status != JOINERY_OK)
+        return status;
+
+    /* step 5: store or remove the row (the key row is still in key_builder) */
+    if (!accumulate) {
+        if (--entry->count == 0) {
+            multiset_key_remove_entry(input->state, own_key, entry);
+            if (own_key->entry_count == 0)
+                multiset_state_remove_key(input->state, own_key);
+        } else if (join->ttl_enabled) {
+            multiset_entry_touch(entry, now);
+        }
+        return JOINERY_OK;
+    }
+    own_key = multiset_state_insert_key(input->state, key, key_hash, now);
+    if (!own_key)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
+                             "out of memory (multi-join state)");
+    entry = multiset_key_find_row(own_key, row, row_hash);
+    if (!entry) {
+        entry = multiset_key_add_row(input->state, own_key, row, row_hash, now);
+        if (!entry) {
+            if (own_key->entry_count == 0)
+                multiset_state_remove_key(input->state, own_key);
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
+                                 "out of memory (multi-join state)");
+        }
+        if (input->preserves_right)
+            entry->association_count = alone ? 0 : join->change_matches;
+    }
+    entry->count++;
+    multiset_entry_touch(entry, now);
+    return JOINERY_OK;
+}
+
+static int multi_join_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    if (input >= join->input_count)
+        return operator_fail(self, JOINERY_ERROR, "multi-join has no input %u", input);
+    join->now = join->ttl_enabled ? operator_now_millis(self) : 0;
+    arena_reset(&join->eval_arena);
+    join->eval_context.now_millis = join->ttl_enabled ? join->now : operator_now_millis(self);
+    for (uint32_t i = 0; i < batch->count; i++) {
+        int status = multi_join_process_row(join, input, batch->rows[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static int multi_join_open(Operator *self, ExecContext *context)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    join->eval_context.arena = &join->eval_arena;
+    join->eval_context.diag = context->diag;
+    join->eval_context.failed = false;
+    return JOINERY_OK;
+}
+
+static void multi_join_report_state(Operator *self)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    StateCounters total = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < join->input_count; i++) {
+        StateCounters counters = multiset_state_counters(join->inputs[i].state);
+        total.bytes += counters.bytes;
+        total.keys += counters.keys;
+        total.entries += counters.entries;
+        total.expired += counters.expired;
+    }
+    self->metrics.state_bytes = total.bytes;
+    self->metrics.state_keys = total.keys;
+    self->metrics.state_rows = total.entries;
+    self->metrics.expired_rows = total.expired;
+}
+
+static int multi_join_timer(Operator *self, int64_t now_millis)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    if (!join->ttl_enabled)
+        return JOINERY_OK;
+    for (uint32_t i = 0; i < join->input_count; i++)
+        multiset_state_cleanup(join->inputs[i].state, now_millis,
+                               MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
+    multi_join_report_state(self);
+    return JOINERY_OK;
+}
+
+static void multi_join_close(Operator *self)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
+        multiset_state_destroy(join->inputs[i].state);
+        row_builder_free(&join->inputs[i].prefix_builder);
+    }
+    free(join->inputs);
+    free(join->output_variable_length);
+    free(join->key_variable_length);
+    row_builder_free(&join->key_builder);
+    arena_destroy(&join->eval_arena);
+    free(join);
+}
+
+static const OperatorVtable MULTI_JOIN_VTABLE = {
+    .open = multi_join_open,
+    .process = multi_join_process,
+    .watermark = NULL,
+    .timer = multi_join_timer,
+    .finish = NULL,
+    .report_state = multi_join_report_state,
+    .close = multi_join_close,
+};
+
+void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_t *bytes,
+                                     uint64_t *keys, uint64_t *rows)
+{
+    const MultiJoinOperator *join = (const MultiJoinOperator *)op;
+    StateCounters counters = {0, 0, 0, 0};
+    if (op && op->vtable == &MULTI_JOIN_VTABLE && input < join->input_count)
+        counters = multiset_state_counters(join->inputs[input].state);
+    if (bytes)
+        *bytes = counters.bytes;
+    if (keys)
+        *keys = counters.keys;
+    if (rows)
+        *rows = counters.entries;
+}
+
+/* ---- construction ---- */
+
+static const char *multi_join_type_name(MultiJoinType type)
+{
+    switch (type) {
+    case MULTI_JOIN_INNER:
+        return "INNER";
+    case MULTI_JOIN_LEFT:
+        return "LEFT";
+    case MULTI_JOIN_RIGHT:
+        return "RIGHT";
+    case MULTI_JOIN_FULL:
+        return "FULL";
+    }
+    return "?";
+}
+
+static bool multi_join_expr_uses_null_safe_equality(const Expr *expr)
+{
+    if (!expr || expr->kind != EXPR_CALL)
+        return false;
+    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (multi_join_expr_uses_null_safe_equality(expr->call.args[i]))
+            return true;
+    return false;
+}
+
+/*
+ * True when equal values of the two key types have equal bytes in a row
+ * (keys are compared by their bytes): integer widths may differ, storage
+ * classes and decimal scales may not.
+ */
+static bool multi_join_key_types_compatible(DataType a, DataType b)
+{
+    if (type_is_integer(a.id) && type_is_integer(b.id))
+        return true;
+    if (type_is_variable_length(a.id) && type_is_variable_length(b.id))
+        return true;
+    return type_equals(a, b);
+}
+
+/* Checks the spec; JOINERY_OK or the status with diag set. */
+static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
+{
+    if (spec->input_count < 2 || spec->input_count > OPERATOR_MAX_INPUTS || !spec->inputs ||
+        !spec->join_types)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: needs 2 to %d inputs",
+                          OPERATOR_MAX_INPUTS);
+    uint64_t total_fields = 0;
+    bool outer_seen = false;
+    for (uint32_t i = 0; i < spec->input_count; i++) {
+        const MultiJoinInputSpec *input = &spec->inputs[i];
+        total_fields += input->field_count;
+        if (spec->common_key_count > 0 && !input->common_key_fields)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "multi-join: input %u has no common key fields", i);
+        for (uint32_t k = 0; k < spec->common_key_count; k++) {
+            uint32_t field = input->common_key_fields[k];
+            if (field >= input->field_count)
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "multi-join: key field %u of input %u out of range", field, i);
+            DataType first = spec->inputs[0].types[spec->inputs[0].common_key_fields[k]];
+            if (!multi_join_key_types_compatible(input->types[field], first))
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "multi-join: key %u of input %u has another type", k, i);
+        }
+        if (i == 0)
+            continue;
+        MultiJoinType type = spec->join_types[i];
+        if (type != MULTI_JOIN_INNER && type != MULTI_JOIN_LEFT && type != MULTI_JOIN_RIGHT &&
+            type != MULTI_JOIN_FULL)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: bad join type %d",
+                              (int)type);
+        const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
+        if (outer_seen && multi_join_expr_uses_null_safe_equality(condition))
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "multi-join: IS NOT DISTINCT FROM in the condition of step %u "
+                              "after an outer join step",
+                              i);
+        if (type != MULTI_JOIN_INNER)
+            outer_seen = true;
+    }
+    if (total_fields > UINT16_MAX)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: too many fields");
+    return JOINERY_OK;
+}
+
+Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
+{
+    if (multi_join_validate_spec(spec, diag) != JOINERY_OK)
+        return NULL;
+    MultiJoinOperator *join = calloc(1, sizeof *join);
+    if (!join) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    join->spec = *spec;
+    join->input_count = spec->input_count;
+    row_builder_init(&join->key_builder);
+    arena_init(&join->eval_arena, 4096);
+    join->accumulate_kind = ROW_KIND_INSERT;
+    join->retract_kind = ROW_KIND_DELETE;
+    join->all_inner = true;
+
+    size_t length = (size_t)snprintf(join->name, sizeof join->name, "MultiJoin(joinTypes=[");
+    for (uint32_t i = 1; i < spec->input_count && length < sizeof join->name; i++)
+        length += (size_t)snprintf(join->name + length, sizeof join->name - length, "%s%s",
+                                   i > 1 ? ", " : "", multi_join_type_name(spec->join_types[i]));
+    if (length < sizeof join->name)
+        snprintf(join->name + length, sizeof join->name - length, "])");
+    operator_init(&join->base, &MULTI_JOIN_VTABLE, join->name, spec->input_count, join);
+
+    join->inputs = calloc(spec->input_count, sizeof *join->inputs);
+    for (uint32_t i = 0; join->inputs && i < spec->input_count; i++)
+        join->output_field_count += spec->inputs[i].field_count;
+    join->output_variable_length =
+        calloc(join->output_field_count ? join->output_field_count : 1, sizeof(bool));
+    join->key_variable_length =
+        calloc(spec->common_key_count ? spec->common_key_count : 1, sizeof(bool));
+    bool ok = join->inputs && join->output_variable_length && join->key_variable_length;
+    uint32_t offset = 0;
+    for (uint32_t i = 0; ok && i < spec->input_count; i++) {
+        const MultiJoinInputSpec *input_spec = &spec->inputs[i];
+        MultiJoinInput *input = &join->inputs[i];
+        row_builder_init(&input->prefix_builder);
+        input->state = multiset_state_create(input_spec->ttl_millis);
+        ok = input->state != NULL;
+        input->field_count = input_spec->field_count;
+        input->prefix_offset = offset;
+        for (uint32_t f = 0; f < input_spec->field_count; f++)
+            join->output_variable_length[offset + f] =
+                type_is_variable_length(input_spec->types[f].id);
+        offset += input_spec->field_count;
+        if (input_spec->ttl_millis > 0)
+            join->ttl_enabled = true;
+        if (i == 0)
+            continue;
+        MultiJoinType type = spec->join_types[i];
+        input->condition = spec->conditions ? spec->conditions[i] : NULL;
+        input->preserves_left = type == MULTI_JOIN_LEFT || type == MULTI_JOIN_FULL;
+        input->preserves_right = type == MULTI_JOIN_RIGHT || type == MULTI_JOIN_FULL;
+        if (type != MULTI_JOIN_INNER)
+            join->all_inner = false;
+        if (multi_join_expr_uses_null_safe_equality(input->condition))
+            join->null_safe = true;
+    }
+    if (!ok) {
+        operator_close(&join->base);
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (uint32_t k = 0; k < spec->common_key_count; k++) {
+        const MultiJoinInputSpec *first = &spec->inputs[0];
+        join->key_variable_length[k] =
+            type_is_variable_length(first->types[first->common_key_fields[k]].id);
+    }
+    /* a NULL-key row reaches the output when every later step preserves the left side */
+    bool later_preserve_left = true;
+    for (uint32_t i = spec->input_count; i-- > 0;) {
+        MultiJoinInput *input = &join->inputs[i];
+        input->null_key_reaches_output = later_preserve_left && (i == 0 || input->preserves_right);
+        if (i > 0 && !input->preserves_left)
+            later_preserve_left = false;
+    }
+    return &join->base;
+}
