@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine/base/duration.h"
+#include "engine/plan/advice.h"
 #include "engine/plan/planner.h"
 
 typedef struct ExplainContext {
@@ -20,6 +21,8 @@ typedef struct ExplainContext {
     ExprStyle style;
     bool logical;
     unsigned details;
+    const PlanAdvice *advice; /* PLAN_ADVICE: numbered 1.. in this order */
+    uint32_t advice_count;
 } ExplainContext;
 
 /* Names used to print a node's input refs: $i for logical nodes, field names otherwise. */
@@ -514,6 +517,18 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
         strbuf_append_cstr(out, is_last ? "+- " : ":- ");
     }
     strbuf_printf(out, "%s(", plan_kind_name(node->kind));
+    if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
+        /* advice=[1, 2] first, as Flink marks the nodes advice is about */
+        bool first = true;
+        for (uint32_t i = 0; i < context->advice_count; i++) {
+            if (context->advice[i].node != node)
+                continue;
+            strbuf_printf(out, "%s%u", first ? "advice=[" : ", ", i + 1);
+            first = false;
+        }
+        if (!first)
+            strbuf_append_cstr(out, "], ");
+    }
     explain_attributes(context, node);
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
@@ -547,15 +562,33 @@ int plan_explain(PlannerContext *context, const PlanNode *logical, const PlanNod
     if (details & AST_EXPLAIN_JSON_EXECUTION_PLAN)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "EXPLAIN JSON_EXECUTION_PLAN is not supported yet");
-    if (details & AST_EXPLAIN_PLAN_ADVICE)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "EXPLAIN PLAN_ADVICE is not supported yet");
-    ExplainContext explain = {context->arena, out, EXPR_STYLE_PREFIX, true, details};
+    ExplainContext explain = {context->arena, out, EXPR_STYLE_PREFIX, true, details, NULL, 0};
     explain_section(&explain, "Abstract Syntax Tree", logical);
     strbuf_append_char(out, '\n');
     explain.logical = false;
-    explain_section(&explain, "Optimized Physical Plan", physical);
-    strbuf_append_char(out, '\n');
+    if (details & AST_EXPLAIN_PLAN_ADVICE) {
+        PlanAdvice *advice = NULL;
+        uint32_t advice_count = 0;
+        int status = plan_collect_advice(context, logical, physical, &advice, &advice_count);
+        if (status != JOINERY_OK)
+            return status;
+        explain.advice = advice;
+        explain.advice_count = advice_count;
+        explain_section(&explain, "Optimized Physical Plan With Advice", physical);
+        strbuf_append_char(out, '\n');
+        for (uint32_t i = 0; i < advice_count; i++)
+            strbuf_printf(out, "advice[%u]: [%s] %s\n", i + 1,
+                          advice[i].level == PLAN_ADVICE_WARNING ? "WARNING" : "ADVICE",
+                          advice[i].text);
+        if (advice_count == 0)
+            strbuf_append_cstr(out, "No available advice...\n");
+        strbuf_append_char(out, '\n');
+        explain.advice = NULL;
+        explain.advice_count = 0;
+    } else {
+        explain_section(&explain, "Optimized Physical Plan", physical);
+        strbuf_append_char(out, '\n');
+    }
     explain.style = EXPR_STYLE_INFIX;
     explain_section(&explain, "Optimized Execution Plan", physical);
     return JOINERY_OK;

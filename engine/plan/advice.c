@@ -1,0 +1,170 @@
+/*
+ * advice.c - EXPLAIN PLAN_ADVICE (see advice.h). Each check looks at one
+ * node kind; the texts say what happens and what to change.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/plan/advice.h"
+
+#include <string.h>
+
+typedef struct AdviceList {
+    Arena *arena;
+    PlanAdvice *items;
+    uint32_t count;
+    uint32_t capacity;
+} AdviceList;
+
+static int advice_add(AdviceList *list, const PlanNode *node, PlanAdviceLevel level,
+                      const char *text)
+{
+    if (!text)
+        return JOINERY_ERROR_NO_MEMORY;
+    if (list->count == list->capacity) {
+        uint32_t capacity = list->capacity ? list->capacity * 2 : 8;
+        PlanAdvice *items = arena_calloc(list->arena, capacity, sizeof *items);
+        if (!items)
+            return JOINERY_ERROR_NO_MEMORY;
+        if (list->count)
+            memcpy(items, list->items, list->count * sizeof *items);
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count].node = node;
+    list->items[list->count].level = level;
+    list->items[list->count].text = text;
+    list->count++;
+    return JOINERY_OK;
+}
+
+static bool node_is_stream(const PlanNode *node)
+{
+    return !node->bounded;
+}
+
+/* A join (binary or fused) of unbounded append-only inputs that keeps state forever. */
+static int check_unbounded_state(AdviceList *list, const PlanNode *node)
+{
+    bool forever = false, all_unbounded = true, append_only = true;
+    if (node->kind == PLAN_JOIN) {
+        forever = node->state_ttl_millis == 0 || node->state_ttl_right_millis == 0;
+    } else {
+        for (uint32_t i = 0; i < node->input_count; i++)
+            forever = forever || node->multi_join.ttl_millis[i] == 0;
+    }
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        all_unbounded = all_unbounded && node_is_stream(node->inputs[i]);
+        append_only = append_only && node->inputs[i]->changelog_mode == CHANGELOG_INSERT;
+    }
+    if (!forever || !all_unbounded || !append_only)
+        return JOINERY_OK;
+    return advice_add(list, node, PLAN_ADVICE_WARNING,
+                      "The join keeps every row of its unbounded append-only inputs forever, "
+                      "so its state grows without bound. Set 'table.exec.state.ttl' (or a "
+                      "STATE_TTL hint per input) to the longest delay between matching rows, "
+                      "or write an interval join (a time-bounded condition on the rowtime "
+                      "attributes) so that state is cleaned by watermarks.");
+}
+
+static int check_full_join(AdviceList *list, const PlanNode *node)
+{
+    bool full = false;
+    if (node->kind == PLAN_JOIN)
+        full = node->join.join_type == PLAN_JOIN_FULL;
+    else
+        for (uint32_t i = 1; i < node->input_count; i++)
+            full = full || node->multi_join.join_types[i] == PLAN_JOIN_FULL;
+    bool unbounded = false;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        unbounded = unbounded || node_is_stream(node->inputs[i]);
+    if (!full || !unbounded)
+        return JOINERY_OK;
+    return advice_add(list, node, PLAN_ADVICE_WARNING,
+                      "FULL OUTER JOIN over unbounded inputs keeps both sides in state and "
+                      "retracts NULL-padded rows on both sides whenever a match arrives: "
+                      "downstream operators and sinks must accept updates and deletes. Use "
+                      "LEFT or INNER joins where the business logic allows.");
+}
+
+/* Joins directly over joins that share a key, while fusion is off. */
+static int check_fusable(PlannerContext *context, AdviceList *list, const PlanNode *node)
+{
+    if (node->kind != PLAN_JOIN ||
+        options_get_boolean(context->options, "table.optimizer.multi-join.enabled"))
+        return JOINERY_OK;
+    const PlanNode *left = node->inputs[0];
+    if (left->kind == PLAN_EXCHANGE)
+        left = left->inputs[0];
+    if (left->kind != PLAN_JOIN || node->join.key_count == 0 || left->join.key_count == 0)
+        return JOINERY_OK;
+    /* the lower join's left key feeds the upper join's left key: the same key */
+    bool shared = false;
+    for (uint32_t k = 0; k < node->join.key_count; k++)
+        for (uint32_t j = 0; j < left->join.key_count; j++)
+            if (node->join.left_keys[k] == left->join.left_keys[j] ||
+                node->join.left_keys[k] ==
+                    left->inputs[0]->field_count + left->join.right_keys[j])
+                shared = true;
+    if (!shared)
+        return advice_add(list, node, PLAN_ADVICE_ADVICE,
+                          arena_printf(list->arena,
+                                       "This join and the join below it use different keys "
+                                       "(%s here): each keeps its own state and the "
+                                       "intermediate result is shuffled again. Joins that "
+                                       "share a key can be fused into one MultiJoin: order "
+                                       "the joins so that those on the same key are adjacent.",
+                                       node->fields[node->join.left_keys[0]].name));
+    return advice_add(
+        list, node, PLAN_ADVICE_ADVICE,
+        arena_printf(list->arena,
+                     "This join and the join below it share the key %s: SET "
+                     "'table.optimizer.multi-join.enabled' = 'true' (or a MULTI_JOIN hint) "
+                     "fuses them into one MultiJoin that keeps only its inputs in state, not "
+                     "the intermediate join result.",
+                     node->fields[node->join.left_keys[0]].name));
+}
+
+/* A filter left above a join: it could not go below it. */
+static int check_filter_above_join(AdviceList *list, const PlanNode *node)
+{
+    if (node->kind != PLAN_CALC || !node->calc.condition)
+        return JOINERY_OK;
+    const PlanNode *input = node->inputs[0];
+    if (input->kind != PLAN_JOIN && input->kind != PLAN_MULTI_JOIN)
+        return JOINERY_OK;
+    return advice_add(list, node, PLAN_ADVICE_ADVICE,
+                      "This filter stays above the join, so the join keeps and matches rows the "
+                      "filter drops afterwards. It reads the NULL-padded side of an outer join "
+                      "(or both sides): if NULL rows should not pass anyway, an INNER join lets "
+                      "it move below; if it tests one input only, put it in that input's "
+                      "subquery or ON clause.");
+}
+
+static int collect(PlannerContext *context, AdviceList *list, const PlanNode *node)
+{
+    int status = JOINERY_OK;
+    if (node->kind == PLAN_JOIN || node->kind == PLAN_MULTI_JOIN) {
+        status = check_unbounded_state(list, node);
+        if (status == JOINERY_OK)
+            status = check_full_join(list, node);
+        if (status == JOINERY_OK)
+            status = check_fusable(context, list, node);
+    }
+    if (status == JOINERY_OK)
+        status = check_filter_above_join(list, node);
+    for (uint32_t i = 0; i < node->input_count && status == JOINERY_OK; i++)
+        status = collect(context, list, node->inputs[i]);
+    return status;
+}
+
+int plan_collect_advice(PlannerContext *context, const PlanNode *logical,
+                        const PlanNode *physical, PlanAdvice **advice, uint32_t *count)
+{
+    (void)logical;
+    AdviceList list = {context->arena, NULL, 0, 0};
+    int status = collect(context, &list, physical);
+    if (status != JOINERY_OK)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    *advice = list.items;
+    *count = list.count;
+    return JOINERY_OK;
+}
