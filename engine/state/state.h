@@ -13,17 +13,21 @@
  *
  * In-memory backend (state_memory.c): open-addressing hash tables with
  * linear probing and backward-shift deletion (no tombstones), keyed by
- * row_content_hash and compared with memcmp. Keys and entry rows are stored
- * once, with malloc, and freed when removed, so memory really goes down.
- * A key's entries sit in a compact vector; beyond a few entries the vector
- * gets its own small hash index, so finding a row inside a key is O(1).
- * Lookups never allocate.
+ * row_content_hash and compared bytewise. A multiset key lives in one block
+ * with its key row and room for one entry (the table's slots are {hash,
+ * block} pairs); entry rows, vectors and indexes come from a per-state slab
+ * allocator with size classes and free lists, so stored rows cost no malloc
+ * and memory freed by deletes is reused (and returned once a size class
+ * empties). A key's entries sit in a compact vector; beyond a few entries
+ * the vector gets its own small hash index, so finding a row inside a key
+ * is O(1). Lookups never allocate.
  *
- * Pointer validity: a MultisetKey * or ValueEntry * points into the table
- * and stays valid until the next call that inserts or removes a key of the
- * same state (insert_key, remove_key, a find that expires a whole key,
- * cleanup). A MultisetEntry * stays valid until the next add/remove of an
- * entry of the same key. Entry rows themselves never move while stored.
+ * Pointer validity: a MultisetKey * stays valid until its key is removed
+ * (remove_key, a find that expires the whole key, cleanup); a ValueEntry *
+ * points into the table and stays valid until the next call that inserts or
+ * removes a key of the same state. A MultisetEntry * stays valid until the
+ * next add/remove of an entry of the same key. Entry rows themselves never
+ * move while stored.
  *
  * TTL (processing time, ttl_millis 0 = forever): each entry has a
  * last_access time set on write (Flink's OnCreateAndWrite update type). An
@@ -85,13 +89,13 @@ typedef struct MultisetEntry {
 } MultisetEntry;
 
 typedef struct MultisetKey {
-    Row *key;               /* owned copy; NULL marks an empty table slot */
+    Row *key;               /* owned copy (inside the key's block) */
     uint64_t hash;          /* row_content_hash(key) */
     MultisetEntry *entries; /* entry_count entries, in no particular order */
     uint32_t entry_count;
     uint32_t entry_capacity;
-    uint32_t *index;       /* hash index over entries (entry + 1; 0 empty), or NULL */
-    uint32_t index_mask;   /* index capacity - 1 */
+    uint32_t *index;       /* hash index over entries ({entry + 1, hash tag} pairs), or NULL */
+    uint32_t index_mask;   /* index slots - 1 */
     int64_t oldest_access; /* lower bound of the entries' last_access */
 } MultisetKey;
 
@@ -112,6 +116,22 @@ MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t 
 /* Like find, but inserts the key (copied, no entries) when absent; NULL on no memory. */
 MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uint64_t hash,
                                        int64_t now);
+/*
+ * Prefetch hints for a coming find/insert_key of the key with `hash`: a
+ * batch of lookups runs faster when each is announced a few rows ahead,
+ * level by level (the slot first, the key block a little later, its entries
+ * last; each level reads what the previous one brought in). `row_hash`
+ * (ENTRIES level; 0 when none) is the hash of a row about to be looked up
+ * in the key: its slot of the key's index is prefetched too. Hints never
+ * fail, allocate or change the state.
+ */
+typedef enum MultisetPrefetch {
+    MULTISET_PREFETCH_SLOT,    /* the table slot of the hash */
+    MULTISET_PREFETCH_KEY,     /* the key block the slot points to */
+    MULTISET_PREFETCH_ENTRIES, /* the key's entry vector (its end too) and first row */
+} MultisetPrefetch;
+void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t row_hash,
+                             MultisetPrefetch level);
 /* Removes the key with all its entries (frees their rows). */
 void multiset_state_remove_key(MultisetState *state, MultisetKey *key);
 

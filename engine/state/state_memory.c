@@ -1,34 +1,62 @@
 /*
  * state_memory.c - the in-memory keyed-state backend (see state.h).
  *
- * Tables: open addressing, linear probing, capacity a power of two, load at
- * most 3/4, backward-shift deletion (so no tombstones and probe chains stay
- * short after deletes); they shrink when they become 1/8 full. Slots hold
- * the key structures inline (no pointer chase on lookup); an empty slot has
- * key == NULL.
+ * Multiset tables: open addressing over 16-byte slots {hash, key block},
+ * linear probing, capacity a power of two, load at most 3/4, backward-shift
+ * deletion (no tombstones; probe chains stay short after deletes); they
+ * shrink when 1/8 full. A probe compares full 64-bit hashes in the slot
+ * array and touches a key block only on a hash match, so a lookup costs one
+ * miss on the (small) slot array and one on the key block.
+ *
+ * Key block (one allocation per key): the MultisetKey, storage for one
+ * entry (entries points there while entry_capacity is 1, so a key with one
+ * row needs no vector) and the key row's bytes. Key blocks never move while
+ * their key is stored: slots point to them.
+ *
+ * Memory: key blocks, entry rows, entry vectors and indexes come from a
+ * per-state slab (size classes every 8 bytes up to 256, every 32 up to
+ * 1024; larger blocks use malloc). Freed blocks go to their class's free
+ * list and are reused; when a class has no live block left its chunks are
+ * released, so an emptied state goes back to its initial size. Chunks grow
+ * from 4 KiB to 2 MiB per class; 2 MiB chunks (and large slot arrays) are
+ * huge-page aligned and advised (MADV_HUGEPAGE), which cuts page faults and
+ * TLB misses while state grows. Destroying a state frees chunks wholesale.
+ *
+ * Per-key index (when entry_capacity > INDEX_THRESHOLD): 2 * capacity slots
+ * of two uint32 words {position + 1, high half of the row hash}; a probe
+ * compares the tag without touching the entry vector.
  *
  * Invariants:
- * - every stored row (key, entry row, value) is a malloc'd canonical row
- *   with kind +I, owned by the state;
- * - payload_bytes is the sum of what the state allocated besides the slot
- *   array (rows, entry vectors, indexes), plus MALLOC_OVERHEAD per block;
+ * - every stored row (key, entry row, value) is a canonical row with kind
+ *   +I, owned by the state;
+ * - bytes (counters) = the state struct + slot array + slab chunks + blocks
+ *   malloc'd above the slab's largest class: exactly what the state holds,
+ *   apart from malloc's own bookkeeping;
+ * - slab class `live` counts its blocks handed out and not freed;
  * - a MultisetKey has entry_count > 0 except transiently between
  *   insert_key and the first add_row (the operator adds or removes it);
+ * - entries == the block's inline entry iff entry_capacity == 1;
  * - key->index is NULL when entry_capacity <= INDEX_THRESHOLD (or when
  *   memory for it ran out: lookups then scan); when present it holds
- *   exactly one slot per entry (value = position + 1);
+ *   exactly one slot per entry;
  * - key->oldest_access <= last_access of every entry of the key.
  */
 #include "engine/state/state.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum {
     TABLE_INITIAL_CAPACITY = 16,
-    INDEX_THRESHOLD = 8, /* entries before a key gets a hash index */
-    VECTOR_INITIAL_CAPACITY = 2,
-    MALLOC_OVERHEAD = 16, /* estimated bytes of bookkeeping per malloc block */
+    INDEX_THRESHOLD = 8,   /* entries before a key gets a hash index */
+    MALLOC_OVERHEAD = 16,  /* value state: estimated bytes of bookkeeping per malloc block */
+    SLAB_FINE_LIMIT = 256, /* size classes every 8 bytes up to here */
+    SLAB_MAX_BLOCK = 1024, /* size classes every 32 bytes up to here; larger: malloc */
+    SLAB_CLASS_COUNT = SLAB_FINE_LIMIT / 8 + (SLAB_MAX_BLOCK - SLAB_FINE_LIMIT) / 32,
+    SLAB_FIRST_CHUNK = 4096,
+    HUGE_PAGE_SIZE = 2 << 20, /* also the largest slab chunk */
 };
 
 /* ---- configuration ---------------------------------------------------- */
@@ -67,25 +95,228 @@ static Row *row_store_copy(const Row *row)
     return copy;
 }
 
+/* row_content_equals, inlined: small rows compare word by word. */
+static inline bool state_row_equals(const Row *a, const Row *b)
+{
+    if (a->header.size != b->header.size || a->header.field_count != b->header.field_count)
+        return false;
+    uint32_t words = (a->header.size - (uint32_t)sizeof(RowHeader)) / 8;
+    if (words > 8)
+        return memcmp(a->words, b->words, (size_t)words * 8) == 0;
+    for (uint32_t i = 0; i < words; i++)
+        if (a->words[i] != b->words[i])
+            return false;
+    return true;
+}
+
+/* ---- large memory: huge-page backed when big enough ------------------- */
+
+/* Allocates `size` bytes; sizes of a huge page or more are huge-page aligned and advised. */
+static void *state_large_alloc(size_t size)
+{
+    if (size < HUGE_PAGE_SIZE)
+        return malloc(size);
+    size_t rounded = (size + HUGE_PAGE_SIZE - 1) & ~(size_t)(HUGE_PAGE_SIZE - 1);
+    void *memory = aligned_alloc(HUGE_PAGE_SIZE, rounded);
+#ifdef MADV_HUGEPAGE
+    if (memory)
+        (void)madvise(memory, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+#endif
+    return memory;
+}
+
+/* Zeroed state_large_alloc. */
+static void *state_large_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    if (count * size < HUGE_PAGE_SIZE)
+        return calloc(count, size);
+    void *memory = state_large_alloc(count * size);
+    if (memory)
+        memset(memory, 0, count * size);
+    return memory;
+}
+
+/* ---- slab: size-class allocator of state blocks ----------------------- */
+
+typedef struct SlabChunk {
+    struct SlabChunk *next;
+    size_t size; /* bytes, header included */
+} SlabChunk;
+
+typedef struct SlabClass {
+    void *free_list; /* freed blocks, linked through their first word */
+    char *bump;      /* unused tail of the newest chunk */
+    char *bump_end;
+    SlabChunk *chunks;
+    uint64_t live; /* blocks handed out and not freed */
+    uint32_t next_chunk_size;
+} SlabClass;
+
+typedef struct Slab {
+    SlabClass classes[SLAB_CLASS_COUNT];
+    uint64_t chunk_bytes; /* all chunks of all classes */
+    uint64_t heap_bytes;  /* blocks above SLAB_MAX_BLOCK (malloc'd) */
+} Slab;
+
+enum { SLAB_CHUNK_HEADER = (sizeof(SlabChunk) + 15) & ~(size_t)15 };
+
+static inline uint32_t slab_class_of(uint32_t size)
+{
+    if (size <= SLAB_FINE_LIMIT)
+        return size ? (size + 7) / 8 - 1 : 0;
+    return SLAB_FINE_LIMIT / 8 + (size - SLAB_FINE_LIMIT + 31) / 32 - 1;
+}
+
+static inline uint32_t slab_class_size(uint32_t class_index)
+{
+    if (class_index < SLAB_FINE_LIMIT / 8)
+        return (class_index + 1) * 8;
+    return SLAB_FINE_LIMIT + (class_index - SLAB_FINE_LIMIT / 8 + 1) * 32;
+}
+
+static void slab_class_release(Slab *slab, SlabClass *class_)
+{
+    SlabChunk *chunk = class_->chunks;
+    while (chunk) {
+        SlabChunk *next = chunk->next;
+        slab->chunk_bytes -= chunk->size;
+        free(chunk);
+        chunk = next;
+    }
+    memset(class_, 0, sizeof *class_);
+}
+
+/* Frees every chunk (blocks above SLAB_MAX_BLOCK are the caller's to free). */
+static void slab_release_all(Slab *slab)
+{
+    for (uint32_t i = 0; i < SLAB_CLASS_COUNT; i++)
+        slab_class_release(slab, &slab->classes[i]);
+}
+
+/* `size` bytes, 8-byte aligned; NULL when memory is exhausted. */
+static void *slab_alloc(Slab *slab, uint32_t size)
+{
+    if (size > SLAB_MAX_BLOCK) {
+        void *block = state_large_alloc(size);
+        if (block)
+            slab->heap_bytes += size;
+        return block;
+    }
+    uint32_t class_index = slab_class_of(size);
+    SlabClass *class_ = &slab->classes[class_index];
+    void *block = class_->free_list;
+    if (block) {
+        memcpy(&class_->free_list, block, sizeof(void *));
+        class_->live++;
+        return block;
+    }
+    uint32_t block_size = slab_class_size(class_index);
+    if ((size_t)(class_->bump_end - class_->bump) < block_size) {
+        uint32_t chunk_size = class_->next_chunk_size ? class_->next_chunk_size : SLAB_FIRST_CHUNK;
+        SlabChunk *chunk = state_large_alloc(chunk_size);
+        if (!chunk)
+            return NULL;
+        chunk->next = class_->chunks;
+        chunk->size = chunk_size;
+        class_->chunks = chunk;
+        class_->bump = (char *)chunk + SLAB_CHUNK_HEADER;
+        class_->bump_end = (char *)chunk + chunk_size;
+        class_->next_chunk_size = chunk_size < HUGE_PAGE_SIZE ? chunk_size * 2 : chunk_size;
+        slab->chunk_bytes += chunk_size;
+    }
+    block = class_->bump;
+    class_->bump += block_size;
+    class_->live++;
+    return block;
+}
+
+/* Gives back a block of `size` bytes (the size it was allocated with). */
+static void slab_free(Slab *slab, void *block, uint32_t size)
+{
+    if (!block)
+        return;
+    if (size > SLAB_MAX_BLOCK) {
+        slab->heap_bytes -= size;
+        free(block);
+        return;
+    }
+    SlabClass *class_ = &slab->classes[slab_class_of(size)];
+    if (--class_->live == 0) {
+        slab_class_release(slab, class_);
+        return;
+    }
+    memcpy(block, &class_->free_list, sizeof(void *));
+    class_->free_list = block;
+}
+
+/* A copy of `row` with kind +I in slab memory; NULL when memory is exhausted. */
+static Row *slab_copy_row(Slab *slab, const Row *row)
+{
+    Row *copy = slab_alloc(slab, row_size(row));
+    if (copy) {
+        memcpy(copy, row, row_size(row));
+        row_set_kind(copy, ROW_KIND_INSERT);
+    }
+    return copy;
+}
+
+static inline void slab_free_row(Slab *slab, Row *row)
+{
+    slab_free(slab, row, row_size(row));
+}
+
 /* ---- multiset state --------------------------------------------------- */
 
+typedef struct KeyBlock {
+    MultisetKey key;            /* first: a MultisetKey * is its KeyBlock * */
+    MultisetEntry inline_entry; /* the entries while entry_capacity == 1 */
+    uint64_t key_row[];         /* the key row's bytes */
+} KeyBlock;
+
+typedef struct MultisetSlot {
+    uint64_t hash;   /* the key's row_content_hash */
+    KeyBlock *block; /* NULL: empty slot */
+} MultisetSlot;
+
 struct MultisetState {
-    MultisetKey *slots;
+    MultisetSlot *slots;
     uint32_t capacity; /* power of two */
     uint32_t key_count;
     uint64_t entry_count;
-    uint64_t payload_bytes;
     uint64_t expired;
     int64_t ttl_millis;
     uint32_t cleanup_cursor;
+    Slab slab;
 };
+
+static inline KeyBlock *key_block_of(MultisetKey *key)
+{
+    return (KeyBlock *)key;
+}
+
+static inline uint32_t key_block_size(const Row *key_row)
+{
+    return (uint32_t)offsetof(KeyBlock, key_row) + row_size(key_row);
+}
+
+static inline uint32_t entry_vector_size(uint32_t capacity)
+{
+    return capacity * (uint32_t)sizeof(MultisetEntry);
+}
+
+static inline uint32_t key_index_size(uint32_t slots)
+{
+    return slots * 2 * (uint32_t)sizeof(uint32_t);
+}
 
 MultisetState *multiset_state_create(int64_t ttl_millis)
 {
     MultisetState *state = calloc(1, sizeof *state);
     if (!state)
         return NULL;
-    state->slots = calloc(TABLE_INITIAL_CAPACITY, sizeof(MultisetKey));
+    state->slots = calloc(TABLE_INITIAL_CAPACITY, sizeof(MultisetSlot));
     if (!state->slots) {
         free(state);
         return NULL;
@@ -95,22 +326,45 @@ MultisetState *multiset_state_create(int64_t ttl_millis)
     return state;
 }
 
-static void multiset_key_free(MultisetKey *key)
+/* Frees the key's vector and index (not its rows or block). */
+static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
+{
+    if (key->entry_capacity > 1)
+        slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
+    if (key->index)
+        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
+}
+
+/* Frees the key with its rows, vector, index and block. */
+static void multiset_key_free(MultisetState *state, MultisetKey *key)
 {
     for (uint32_t i = 0; i < key->entry_count; i++)
-        free(key->entries[i].row);
-    free(key->entries);
-    free(key->index);
-    free(key->key);
+        slab_free_row(&state->slab, key->entries[i].row);
+    multiset_key_free_vectors(state, key);
+    slab_free(&state->slab, key, key_block_size(key->key));
 }
 
 void multiset_state_destroy(MultisetState *state)
 {
     if (!state)
         return;
-    for (uint32_t i = 0; i < state->capacity; i++)
-        if (state->slots[i].key)
-            multiset_key_free(&state->slots[i]);
+    /* slab chunks go wholesale; only blocks above the largest class are freed one by one */
+    for (uint32_t i = 0; i < state->capacity; i++) {
+        KeyBlock *block = state->slots[i].block;
+        if (!block)
+            continue;
+        MultisetKey *key = &block->key;
+        for (uint32_t e = 0; e < key->entry_count; e++)
+            if (row_size(key->entries[e].row) > SLAB_MAX_BLOCK)
+                free(key->entries[e].row);
+        if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK)
+            free(key->entries);
+        if (key->index && key_index_size(key->index_mask + 1) > SLAB_MAX_BLOCK)
+            free(key->index);
+        if (key_block_size(key->key) > SLAB_MAX_BLOCK)
+            free(block);
+    }
+    slab_release_all(&state->slab);
     free(state->slots);
     free(state);
 }
@@ -120,41 +374,67 @@ int64_t multiset_state_ttl(const MultisetState *state)
     return state->ttl_millis;
 }
 
-static uint64_t multiset_key_bytes(const MultisetKey *key)
-{
-    uint64_t bytes = row_bytes(key->key);
-    if (key->entries)
-        bytes += (uint64_t)key->entry_capacity * sizeof(MultisetEntry) + MALLOC_OVERHEAD;
-    if (key->index)
-        bytes += (uint64_t)(key->index_mask + 1) * sizeof(uint32_t) + MALLOC_OVERHEAD;
-    return bytes;
-}
-
 /* Slot of the key, or of the empty slot where it would go. */
-static uint32_t multiset_probe(const MultisetState *state, const Row *key, uint64_t hash)
+static inline uint32_t multiset_probe(const MultisetState *state, const Row *key, uint64_t hash)
 {
     uint32_t mask = state->capacity - 1;
     uint32_t i = (uint32_t)hash & mask;
     for (;;) {
-        const MultisetKey *slot = &state->slots[i];
-        if (!slot->key || (slot->hash == hash && row_content_equals(slot->key, key)))
+        const MultisetSlot *slot = &state->slots[i];
+        if (!slot->block ||
+            (slot->hash == hash && state_row_equals((const Row *)slot->block->key_row, key)))
             return i;
         i = (i + 1) & mask;
     }
 }
 
+void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t row_hash,
+                             MultisetPrefetch level)
+{
+    uint32_t mask = state->capacity - 1;
+    uint32_t i = (uint32_t)hash & mask;
+    const MultisetSlot *slot = &state->slots[i];
+    if (level == MULTISET_PREFETCH_SLOT) {
+        __builtin_prefetch(slot);
+        return;
+    }
+    /* the slot is in cache by now: find the key block by hash alone */
+    for (uint32_t step = 0; step < 4 && slot->block; step++) {
+        if (slot->hash == hash) {
+            const KeyBlock *block = slot->block;
+            if (level == MULTISET_PREFETCH_KEY) {
+                __builtin_prefetch(block);
+                __builtin_prefetch((const char *)block + 64);
+                __builtin_prefetch((const char *)block + 127);
+                return;
+            }
+            const MultisetKey *key = &block->key;
+            __builtin_prefetch(key->entries[0].row);
+            if (key->entry_capacity > 1) {
+                __builtin_prefetch(key->entries);
+                __builtin_prefetch(&key->entries[key->entry_count]);
+            }
+            if (key->index)
+                __builtin_prefetch(&key->index[2 * ((uint32_t)row_hash & key->index_mask)]);
+            return;
+        }
+        i = (i + 1) & mask;
+        slot = &state->slots[i];
+    }
+}
+
 static bool multiset_resize(MultisetState *state, uint32_t capacity)
 {
-    MultisetKey *slots = calloc(capacity, sizeof(MultisetKey));
+    MultisetSlot *slots = state_large_calloc(capacity, sizeof(MultisetSlot));
     if (!slots)
         return false;
     uint32_t mask = capacity - 1;
     for (uint32_t i = 0; i < state->capacity; i++) {
-        MultisetKey *old = &state->slots[i];
-        if (!old->key)
+        const MultisetSlot *old = &state->slots[i];
+        if (!old->block)
             continue;
         uint32_t j = (uint32_t)old->hash & mask;
-        while (slots[j].key)
+        while (slots[j].block)
             j = (j + 1) & mask;
         slots[j] = *old;
     }
@@ -168,12 +448,9 @@ static bool multiset_resize(MultisetState *state, uint32_t capacity)
 /* Removes the key in `slot` with backward-shift deletion; no shrinking. */
 static void multiset_remove_slot(MultisetState *state, uint32_t slot)
 {
-    MultisetKey *key = &state->slots[slot];
+    MultisetKey *key = &state->slots[slot].block->key;
     state->entry_count -= key->entry_count;
-    state->payload_bytes -= multiset_key_bytes(key);
-    for (uint32_t i = 0; i < key->entry_count; i++)
-        state->payload_bytes -= row_bytes(key->entries[i].row);
-    multiset_key_free(key);
+    multiset_key_free(state, key);
     state->key_count--;
 
     uint32_t mask = state->capacity - 1;
@@ -181,8 +458,8 @@ static void multiset_remove_slot(MultisetState *state, uint32_t slot)
     uint32_t next = slot;
     for (;;) {
         next = (next + 1) & mask;
-        MultisetKey *candidate = &state->slots[next];
-        if (!candidate->key)
+        MultisetSlot *candidate = &state->slots[next];
+        if (!candidate->block)
             break;
         uint32_t home = (uint32_t)candidate->hash & mask;
         /* move it into the hole unless its home lies cyclically in (hole, next] */
@@ -192,7 +469,8 @@ static void multiset_remove_slot(MultisetState *state, uint32_t slot)
             hole = next;
         }
     }
-    memset(&state->slots[hole], 0, sizeof(MultisetKey));
+    state->slots[hole].block = NULL;
+    state->slots[hole].hash = 0;
 }
 
 static void multiset_maybe_shrink(MultisetState *state)
@@ -211,17 +489,19 @@ static void multiset_maybe_shrink(MultisetState *state)
 static void key_index_insert(MultisetKey *key, uint32_t position)
 {
     uint32_t mask = key->index_mask;
-    uint32_t i = (uint32_t)key->entries[position].hash & mask;
-    while (key->index[i])
+    uint64_t hash = key->entries[position].hash;
+    uint32_t i = (uint32_t)hash & mask;
+    while (key->index[2 * i])
         i = (i + 1) & mask;
-    key->index[i] = position + 1;
+    key->index[2 * i] = position + 1;
+    key->index[2 * i + 1] = (uint32_t)(hash >> 32);
 }
 
 static uint32_t key_index_slot_of(const MultisetKey *key, uint32_t position)
 {
     uint32_t mask = key->index_mask;
     uint32_t i = (uint32_t)key->entries[position].hash & mask;
-    while (key->index[i] != position + 1)
+    while (key->index[2 * i] != position + 1)
         i = (i + 1) & mask;
     return i;
 }
@@ -233,53 +513,70 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
     uint32_t next = slot;
     for (;;) {
         next = (next + 1) & mask;
-        uint32_t value = key->index[next];
+        uint32_t value = key->index[2 * next];
         if (!value)
             break;
         uint32_t home = (uint32_t)key->entries[value - 1].hash & mask;
         bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
         if (!stays) {
-            key->index[hole] = value;
+            key->index[2 * hole] = value;
+            key->index[2 * hole + 1] = key->index[2 * next + 1];
             hole = next;
         }
     }
-    key->index[hole] = 0;
+    key->index[2 * hole] = 0;
+    key->index[2 * hole + 1] = 0;
 }
 
 /* Rebuilds (or drops) the index for the current entry_capacity. */
 static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
 {
     if (key->index) {
-        state->payload_bytes -=
-            (uint64_t)(key->index_mask + 1) * sizeof(uint32_t) + MALLOC_OVERHEAD;
-        free(key->index);
+        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
         key->index = NULL;
         key->index_mask = 0;
     }
     if (key->entry_capacity <= INDEX_THRESHOLD)
         return true;
-    uint32_t capacity = key->entry_capacity * 2; /* entry_capacity is a power of two */
-    uint32_t *index = calloc(capacity, sizeof(uint32_t));
+    uint32_t slots = key->entry_capacity * 2; /* entry_capacity is a power of two */
+    uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
     if (!index)
         return false;
+    memset(index, 0, key_index_size(slots));
     key->index = index;
-    key->index_mask = capacity - 1;
-    state->payload_bytes += (uint64_t)capacity * sizeof(uint32_t) + MALLOC_OVERHEAD;
+    key->index_mask = slots - 1;
     for (uint32_t i = 0; i < key->entry_count; i++)
         key_index_insert(key, i);
     return true;
 }
 
+/* Moves the entries into a vector of `capacity` (1: the inline entry) and rebuilds the index. */
 static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t capacity)
 {
-    MultisetEntry *entries = realloc(key->entries, (size_t)capacity * sizeof(MultisetEntry));
-    if (!entries)
-        return false;
-    if (key->entries)
-        state->payload_bytes -= (uint64_t)key->entry_capacity * sizeof(MultisetEntry);
-    else
-        state->payload_bytes += MALLOC_OVERHEAD;
-    state->payload_bytes += (uint64_t)capacity * sizeof(MultisetEntry);
+    MultisetEntry *entries;
+    if (capacity == 1) {
+        entries = &key_block_of(key)->inline_entry;
+    } else if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK &&
+               entry_vector_size(capacity) > SLAB_MAX_BLOCK) {
+        entries = realloc(key->entries, entry_vector_size(capacity));
+        if (!entries)
+            return false;
+        state->slab.heap_bytes += entry_vector_size(capacity);
+        state->slab.heap_bytes -= entry_vector_size(key->entry_capacity);
+        key->entries = entries;
+        key->entry_capacity = capacity;
+        (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
+        return true;
+    } else {
+        entries = slab_alloc(&state->slab, entry_vector_size(capacity));
+        if (!entries)
+            return false;
+    }
+    if (entries != key->entries) {
+        memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
+        if (key->entry_capacity > 1)
+            slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
+    }
     key->entries = entries;
     key->entry_capacity = capacity;
     (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
@@ -290,17 +587,20 @@ MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uin
 {
     if (key->index) {
         uint32_t mask = key->index_mask;
+        uint32_t tag = (uint32_t)(hash >> 32);
         uint32_t i = (uint32_t)hash & mask;
-        for (uint32_t value; (value = key->index[i]) != 0; i = (i + 1) & mask) {
+        for (uint32_t value; (value = key->index[2 * i]) != 0; i = (i + 1) & mask) {
+            if (key->index[2 * i + 1] != tag)
+                continue;
             MultisetEntry *entry = &key->entries[value - 1];
-            if (entry->hash == hash && row_content_equals(entry->row, row))
+            if (entry->hash == hash && state_row_equals(entry->row, row))
                 return entry;
         }
         return NULL;
     }
     for (uint32_t i = 0; i < key->entry_count; i++) {
         MultisetEntry *entry = &key->entries[i];
-        if (entry->hash == hash && row_content_equals(entry->row, row))
+        if (entry->hash == hash && state_row_equals(entry->row, row))
             return entry;
     }
     return NULL;
@@ -310,11 +610,11 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
                                     uint64_t hash, int64_t now)
 {
     if (key->entry_count == key->entry_capacity) {
-        uint32_t capacity = key->entry_capacity ? key->entry_capacity * 2 : VECTOR_INITIAL_CAPACITY;
+        uint32_t capacity = key->entry_capacity * 2;
         if (capacity <= key->entry_capacity || !key_set_capacity(state, key, capacity))
             return NULL;
     }
-    Row *copy = row_store_copy(row);
+    Row *copy = slab_copy_row(&state->slab, row);
     if (!copy)
         return NULL;
     uint32_t position = key->entry_count++;
@@ -329,7 +629,6 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
     if (now < key->oldest_access || key->entry_count == 1)
         key->oldest_access = now;
     state->entry_count++;
-    state->payload_bytes += row_bytes(copy);
     return entry;
 }
 
@@ -340,17 +639,15 @@ void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetE
     if (key->index) {
         key_index_delete_slot(key, key_index_slot_of(key, position));
         if (position != last)
-            key->index[key_index_slot_of(key, last)] = position + 1;
+            key->index[2 * key_index_slot_of(key, last)] = position + 1;
     }
-    state->payload_bytes -= row_bytes(entry->row);
-    free(entry->row);
+    slab_free_row(&state->slab, entry->row);
     if (position != last)
         key->entries[position] = key->entries[last];
     key->entry_count--;
     state->entry_count--;
     /* give memory back when the vector is mostly empty */
-    if (key->entry_capacity > VECTOR_INITIAL_CAPACITY * 2 &&
-        key->entry_count * 4 < key->entry_capacity)
+    if (key->entry_capacity > 4 && key->entry_count * 4 < key->entry_capacity)
         (void)key_set_capacity(state, key, key->entry_capacity / 2);
 }
 
@@ -377,9 +674,10 @@ static uint64_t multiset_key_expire(MultisetState *state, MultisetKey *key, int6
 MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash, int64_t now)
 {
     uint32_t slot = multiset_probe(state, key, hash);
-    MultisetKey *found = &state->slots[slot];
-    if (!found->key)
+    KeyBlock *block = state->slots[slot].block;
+    if (!block)
         return NULL;
+    MultisetKey *found = &block->key;
     if (state->ttl_millis > 0 && state_is_expired(state->ttl_millis, found->oldest_access, now)) {
         multiset_key_expire(state, found, now);
         if (found->entry_count == 0) {
@@ -401,23 +699,33 @@ MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uin
         if (state->capacity >= (1u << 31) || !multiset_resize(state, state->capacity * 2))
             return NULL;
     }
-    Row *copy = row_store_copy(key);
-    if (!copy)
+    KeyBlock *block = slab_alloc(&state->slab, key_block_size(key));
+    if (!block)
         return NULL;
-    uint32_t slot = multiset_probe(state, key, hash);
-    MultisetKey *created = &state->slots[slot];
-    memset(created, 0, sizeof *created);
-    created->key = copy;
+    memset(block, 0, offsetof(KeyBlock, key_row));
+    memcpy(block->key_row, key, row_size(key));
+    Row *key_copy = (Row *)block->key_row;
+    row_set_kind(key_copy, ROW_KIND_INSERT);
+    MultisetKey *created = &block->key;
+    created->key = key_copy;
     created->hash = hash;
+    created->entries = &block->inline_entry;
+    created->entry_capacity = 1;
     created->oldest_access = now;
+    uint32_t slot = multiset_probe(state, key, hash);
+    state->slots[slot].hash = hash;
+    state->slots[slot].block = block;
     state->key_count++;
-    state->payload_bytes += multiset_key_bytes(created);
     return created;
 }
 
 void multiset_state_remove_key(MultisetState *state, MultisetKey *key)
 {
-    multiset_remove_slot(state, (uint32_t)(key - state->slots));
+    uint32_t mask = state->capacity - 1;
+    uint32_t slot = (uint32_t)key->hash & mask;
+    while (state->slots[slot].block != key_block_of(key))
+        slot = (slot + 1) & mask;
+    multiset_remove_slot(state, slot);
     multiset_maybe_shrink(state);
 }
 
@@ -430,10 +738,10 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
     uint32_t slot = state->cleanup_cursor & (state->capacity - 1);
     while (examined < max_keys && examined < state->capacity) {
         examined++;
-        MultisetKey *key = &state->slots[slot];
-        if (key->key && state_is_expired(state->ttl_millis, key->oldest_access, now)) {
-            dropped += multiset_key_expire(state, key, now);
-            if (key->entry_count == 0) {
+        KeyBlock *block = state->slots[slot].block;
+        if (block && state_is_expired(state->ttl_millis, block->key.oldest_access, now)) {
+            dropped += multiset_key_expire(state, &block->key, now);
+            if (block->key.entry_count == 0) {
                 multiset_remove_slot(state, slot);
                 examined--; /* another key may have shifted into this slot: look again */
                 continue;
@@ -449,8 +757,8 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
 StateCounters multiset_state_counters(const MultisetState *state)
 {
     StateCounters counters;
-    counters.bytes =
-        state->payload_bytes + (uint64_t)state->capacity * sizeof(MultisetKey) + sizeof *state;
+    counters.bytes = sizeof *state + (uint64_t)state->capacity * sizeof(MultisetSlot) +
+                     state->slab.chunk_bytes + state->slab.heap_bytes;
     counters.keys = state->key_count;
     counters.entries = state->entry_count;
     counters.expired = state->expired;

@@ -29,6 +29,14 @@
  *
  * Input specs (unique keys) are accepted but every side uses the multiset
  * layout: for a well-formed changelog the output is the same.
+ *
+ * Batches run in two passes: the first builds every row's key into one
+ * buffer and hashes keys and rows; the second processes the rows in order,
+ * announcing the state lookups of the rows a few places ahead
+ * (multiset_state_prefetch: slot, then key block, then entries), so the
+ * cache misses of several rows overlap instead of following one another.
+ * Keys made only of fixed-width fields are written directly (no
+ * RowBuilder); the bytes are the same canonical key row.
  */
 #include "engine/exec/ops/op_join.h"
 
@@ -39,7 +47,18 @@
 #include "engine/exec/expr_eval.h"
 #include "engine/state/state.h"
 
-enum { JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
+enum {
+    JOIN_CLEANUP_SLOTS_PER_TIMER = 4096,
+    JOIN_PREFETCH_DISTANCE = 8, /* rows between prefetch levels (slot, key block, entries) */
+};
+
+/* What the first pass works out for one row of the batch. */
+typedef struct JoinRowPlan {
+    uint64_t key_hash;
+    uint64_t row_hash;
+    uint32_t key_offset; /* of the key row in key_rows, in words */
+    bool never_matches;  /* a non-null-safe key field is NULL */
+} JoinRowPlan;
 
 typedef struct JoinSide {
     MultisetState *state;
@@ -56,6 +75,12 @@ typedef struct JoinOperator {
     bool *key_variable_length; /* per key */
     bool *key_null_safe;       /* per key */
     bool ttl_enabled;
+    bool keys_fixed_width;    /* every key field is fixed-width: keys are written directly */
+    uint32_t fixed_key_words; /* size of such a key row, in words */
+    JoinRowPlan *plans;       /* per row of the current batch */
+    uint32_t plan_capacity;
+    uint64_t *key_rows;       /* the batch's key rows, back to back */
+    size_t key_rows_capacity; /* in words */
     RowBuilder key_builder;
     RowBuilder output_builder;
     Arena eval_arena; /* strings made by the residual; reset per batch */
@@ -140,6 +165,56 @@ static inline int join_emit_padded(JoinOperator *join, uint32_t side, const Row 
 
 /* ---- key extraction ---- */
 
+/* Makes room for `words` more words of key rows after `used`; false on no memory. */
+static bool join_reserve_key_words(JoinOperator *join, size_t used, size_t words)
+{
+    if (used + words <= join->key_rows_capacity)
+        return true;
+    size_t capacity = join->key_rows_capacity ? join->key_rows_capacity : 1024;
+    while (capacity < used + words)
+        capacity *= 2;
+    uint64_t *rows = realloc(join->key_rows, capacity * sizeof(uint64_t));
+    if (!rows)
+        return false;
+    join->key_rows = rows;
+    join->key_rows_capacity = capacity;
+    return true;
+}
+
+/*
+ * Writes the join key of `row` (side `input`) at `out`, exactly the
+ * canonical row a RowBuilder would build; every key field is fixed-width
+ * and out has fixed_key_words words. Returns whether the key never matches.
+ */
+static bool join_write_fixed_key(const JoinOperator *join, const JoinSide *side, const Row *row,
+                                 uint64_t *out)
+{
+    uint32_t key_count = join->spec.key_count;
+    uint32_t bitmap_words = row_bitmap_words(key_count);
+    RowHeader header = {.size = join->fixed_key_words * 8,
+                        .field_count = (uint16_t)key_count,
+                        .kind = ROW_KIND_INSERT,
+                        .reserved = 0};
+    memcpy(out, &header, sizeof header);
+    uint64_t *bitmap = out + 1;
+    uint64_t *slots = bitmap + bitmap_words;
+    for (uint32_t w = 0; w < bitmap_words; w++)
+        bitmap[w] = 0;
+    bool null_key = false;
+    for (uint32_t k = 0; k < key_count; k++) {
+        uint32_t field = side->keys[k];
+        if (row_is_null(row, field)) {
+            bitmap[k / 64] |= (uint64_t)1 << (k % 64);
+            slots[k] = 0;
+            if (!join->key_null_safe[k])
+                null_key = true;
+        } else {
+            slots[k] = row_get_slot(row, field);
+        }
+    }
+    return null_key;
+}
+
 /* Builds the join key of `row` (side `input`); *never_matches when a non-null-safe key is NULL. */
 static const Row *join_build_key(JoinOperator *join, uint32_t input, const Row *row,
                                  bool *never_matches)
@@ -159,9 +234,51 @@ static const Row *join_build_key(JoinOperator *join, uint32_t input, const Row *
     return row_builder_finish(builder);
 }
 
+/*
+ * First pass over a batch: every row's key (into key_rows), key hash, row
+ * hash and NULL-key flag. JOINERY_OK or JOINERY_ERROR_NO_MEMORY (reported).
+ */
+static int join_plan_batch(JoinOperator *join, uint32_t input, const RowBatch *batch)
+{
+    if (batch->count > join->plan_capacity) {
+        JoinRowPlan *plans = realloc(join->plans, batch->count * sizeof *plans);
+        if (!plans)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        join->plans = plans;
+        join->plan_capacity = batch->count;
+    }
+    const JoinSide *side = &join->sides[input];
+    size_t used = 0;
+    if (join->keys_fixed_width &&
+        !join_reserve_key_words(join, 0, (size_t)batch->count * join->fixed_key_words))
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < batch->count; i++) {
+        const Row *row = batch->rows[i];
+        JoinRowPlan *plan = &join->plans[i];
+        const Row *key;
+        if (join->keys_fixed_width) {
+            uint64_t *out = join->key_rows + used;
+            plan->never_matches = join_write_fixed_key(join, side, row, out);
+            key = (const Row *)out;
+        } else {
+            const Row *built = join_build_key(join, input, row, &plan->never_matches);
+            if (!built || !join_reserve_key_words(join, used, row_size(built) / 8))
+                return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            memcpy(join->key_rows + used, built, row_size(built));
+            key = (const Row *)(join->key_rows + used);
+        }
+        plan->key_offset = (uint32_t)used;
+        used += row_size(key) / 8;
+        plan->key_hash = row_content_hash(key);
+        plan->row_hash = plan->never_matches && !side->outer ? 0 : row_content_hash(row);
+    }
+    return JOINERY_OK;
+}
+
 /* ---- processing ---- */
 
-static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, int64_t now)
+static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
+                            const JoinRowPlan *plan, int64_t now)
 {
     JoinSide *own = &join->sides[input];
     uint32_t other_input = 1 - input;
@@ -169,14 +286,12 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, 
     RowKind kind = row_kind(row);
     bool accumulate = row_kind_is_accumulate(kind);
 
-    bool never_matches;
-    const Row *key = join_build_key(join, input, row, &never_matches);
-    if (!key)
-        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    bool never_matches = plan->never_matches;
     if (never_matches && !own->outer)
         return JOINERY_OK; /* can neither match nor be emitted padded */
-    uint64_t key_hash = row_content_hash(key);
-    uint64_t row_hash = row_content_hash(row);
+    const Row *key = (const Row *)(join->key_rows + plan->key_offset);
+    uint64_t key_hash = plan->key_hash;
+    uint64_t row_hash = plan->row_hash;
 
     int64_t stored_associations = 0;
     if (!accumulate) {
@@ -259,7 +374,7 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, 
         if (status != JOINERY_OK)
             return status;
     }
-    /* store the row; the key row is still in key_builder (emission uses output_builder) */
+    /* store the row (the key row stays in key_rows until the next batch) */
     MultisetKey *own_key = multiset_state_insert_key(own->state, key, key_hash, now);
     if (!own_key)
         return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory (join state)");
@@ -280,6 +395,17 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row, 
     return JOINERY_OK;
 }
 
+/* Announces the state lookups of row `i` at prefetch level `level`. */
+static inline void join_prefetch_row(const JoinOperator *join, uint32_t input, uint32_t i,
+                                     MultisetPrefetch level)
+{
+    const JoinRowPlan *plan = &join->plans[i];
+    if (plan->never_matches)
+        return;
+    multiset_state_prefetch(join->sides[1 - input].state, plan->key_hash, 0, level);
+    multiset_state_prefetch(join->sides[input].state, plan->key_hash, plan->row_hash, level);
+}
+
 static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     JoinOperator *join = (JoinOperator *)self;
@@ -290,8 +416,26 @@ static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
         arena_reset(&join->eval_arena);
         join->eval_context.now_millis = join->ttl_enabled ? now : operator_now_millis(self);
     }
-    for (uint32_t i = 0; i < batch->count; i++) {
-        int status = join_process_row(join, input, batch->rows[i], now);
+    int status = join_plan_batch(join, input, batch);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t count = batch->count;
+    const uint32_t distance = JOIN_PREFETCH_DISTANCE;
+    /* warm up: the first rows get their levels now */
+    for (uint32_t i = 0; i < count && i < 3 * distance; i++)
+        join_prefetch_row(join, input, i, MULTISET_PREFETCH_SLOT);
+    for (uint32_t i = 0; i < count && i < 2 * distance; i++)
+        join_prefetch_row(join, input, i, MULTISET_PREFETCH_KEY);
+    for (uint32_t i = 0; i < count && i < distance; i++)
+        join_prefetch_row(join, input, i, MULTISET_PREFETCH_ENTRIES);
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + 3 * distance < count)
+            join_prefetch_row(join, input, i + 3 * distance, MULTISET_PREFETCH_SLOT);
+        if (i + 2 * distance < count)
+            join_prefetch_row(join, input, i + 2 * distance, MULTISET_PREFETCH_KEY);
+        if (i + distance < count)
+            join_prefetch_row(join, input, i + distance, MULTISET_PREFETCH_ENTRIES);
+        status = join_process_row(join, input, batch->rows[i], &join->plans[i], now);
         if (status != JOINERY_OK)
             return status;
     }
@@ -342,6 +486,10 @@ static void join_close(Operator *self)
     join->key_variable_length = NULL;
     free(join->key_null_safe);
     join->key_null_safe = NULL;
+    free(join->plans);
+    join->plans = NULL;
+    free(join->key_rows);
+    join->key_rows = NULL;
     row_builder_free(&join->key_builder);
     row_builder_free(&join->output_builder);
     arena_destroy(&join->eval_arena);
@@ -415,10 +563,14 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
+    join->keys_fixed_width = true;
     for (uint32_t k = 0; k < spec->key_count; k++) {
         join->key_null_safe[k] = spec->null_safe_keys ? spec->null_safe_keys[k] : false;
         join->key_variable_length[k] =
             type_is_variable_length(spec->left_types[spec->left_keys[k]].id);
+        if (join->key_variable_length[k])
+            join->keys_fixed_width = false;
     }
+    join->fixed_key_words = row_fixed_size(spec->key_count) / 8;
     return &join->base;
 }
