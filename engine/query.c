@@ -139,7 +139,8 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     }
     if (job)
         query_remember_metrics(context, job, job_name);
-    if (began && handler && handler->end)
+    /* a failed job gets no footer: the client shows the rows, then the error */
+    if (began && status == JOINERY_OK && handler && handler->end)
         handler->end(handler->context, writer.rows, cancelled);
     if (status == JOINERY_OK && is_insert && handler && handler->info) {
         char message[256];
