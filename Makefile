@@ -42,7 +42,7 @@ DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 .PHONY: all deps demo test unit sqltest clitest difftest asan bench format clean tools
 
-all: $(BUILD)/joinery tools
+all: $(BUILD)/joinery tools $(BUILD)/kafka-mock
 
 tools: $(TOOL_BIN) $(UNIT_BIN)
 
@@ -75,6 +75,10 @@ $(BUILD)/tools/%: tests/diff/%.c $(BUILD)/libjoinery.a
 $(BUILD)/tools/%: bench/%.c $(BUILD)/libjoinery.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libjoinery.a -lsqlite3 $(LDLIBS)
+
+# kafka-mock: librdkafka's mock cluster for trying and testing the kafka connectors
+$(BUILD)/kafka-mock: tools/kafka_mock.c $(BUILD)/libjoinery.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

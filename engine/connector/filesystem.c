@@ -7,7 +7,10 @@
  * (in-progress and marker files), in byte order of their paths. Each file
  * is mapped (or read whole when it cannot be mapped) and split into records
  * (lines; CSV quoted fields may span lines), which the format decodes
- * straight into Values and then one row via RowBuilder. Metadata columns
+ * straight into Values and then rows via RowBuilder (one +I row per record,
+ * or the +I/-U/+U/-D rows of a debezium-json or canal-json change event:
+ * rows that do not fit the batch wait in the decoder for the next poll,
+ * hence the pending_* fields). Metadata columns
  * 'file.path', 'file.name', 'file.size', 'file.modification-time' are
  * filled from the file. A bad record fails the job with "<file>:<line>:
  * <reason>" unless the format's ignore-parse-errors option is set, in which
@@ -74,6 +77,8 @@ typedef struct FilesystemReader {
     uint64_t line; /* 1-based line of the next record */
     uint64_t record_index;
     bool ended;
+    uint32_t pending_next;  /* next decoded row of the last record still to emit */
+    uint32_t pending_count; /* rows the last record decoded into */
     FormatDecoder *decoder;
     bool ignore_parse_errors;
     uint32_t field_count;
@@ -117,7 +122,8 @@ static int filesystem_format(const CatalogTable *table, FormatKind *kind, Diag *
     if (!format_kind_from_name(format, kind))
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Could not find any format factory for identifier '%s'. Supported "
-                          "formats of connector 'filesystem': json, csv",
+                          "formats of connector 'filesystem': json, csv, raw, debezium-json, "
+                          "canal-json",
                           format);
     return JOINERY_OK;
 }
@@ -156,6 +162,15 @@ static int filesystem_validate(const CatalogTable *table, Diag *diag)
                               key, column->name, table->name);
     }
     return JOINERY_OK;
+}
+
+static SourceChangelog filesystem_source_changelog(const CatalogTable *table)
+{
+    FormatKind kind;
+    if (format_kind_from_name(catalog_table_option(table, "format"), &kind) &&
+        format_kind_is_changelog(kind))
+        return SOURCE_CHANGELOG_ALL;
+    return SOURCE_CHANGELOG_INSERT_ONLY;
 }
 
 static bool filesystem_is_bounded(const CatalogTable *table)
@@ -381,6 +396,30 @@ static void set_metadata(FilesystemReader *reader, uint32_t field, const FileEnt
     }
 }
 
+/* Builds decoded row `index` of the last record (with metadata) into the batch. */
+static int emit_decoded_row(FilesystemReader *reader, RowBatch *out, Arena *arena, uint32_t index,
+                            Diag *diag)
+{
+    const FileEntry *file = &reader->files.entries[reader->file_index];
+    RowKind kind;
+    const Value *values = format_decoded_row(reader->decoder, index, &kind);
+    RowBuilder *builder = &reader->builder;
+    row_builder_begin(builder, reader->field_count, kind);
+    for (uint32_t field = 0; field < reader->field_count; field++) {
+        int32_t source = reader->decoder_field[field];
+        if (source >= 0)
+            value_to_builder(builder, field, reader->base.spec->types[field], values[source]);
+        else
+            set_metadata(reader, field, file);
+    }
+    Row *row = row_builder_finish(builder);
+    Row *copy = row ? row_copy(arena, row) : NULL;
+    if (!copy)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory reading '%s'", file->path);
+    out->rows[out->count++] = copy;
+    return JOINERY_OK;
+}
+
 static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t max_rows,
                            int64_t now_millis, int64_t *next_poll_millis, Diag *diag)
 {
@@ -395,6 +434,15 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
     uint32_t produced = 0;
     char error[512];
     while (produced < limit) {
+        if (reader->pending_next < reader->pending_count) {
+            /* rows of the last record (a change event) that did not fit the previous batch */
+            int status = emit_decoded_row(reader, out, arena, reader->pending_next, diag);
+            if (status != JOINERY_OK)
+                return status;
+            reader->pending_next++;
+            produced++;
+            continue;
+        }
         if (!reader->file_open) {
             if (reader->file_index >= reader->files.count) {
                 reader->ended = true;
@@ -419,8 +467,9 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
         reader->line += (uint64_t)embedded_newlines + 1;
         if (reader->record_index++ % (uint64_t)reader->parallelism != (uint64_t)reader->subtask)
             continue;
-        int status = format_decode(reader->decoder, record, record_length, reader->values, error,
-                                   sizeof error);
+        uint32_t row_count = 0;
+        int status = format_decode_changelog(reader->decoder, record, record_length, &row_count,
+                                             error, sizeof error);
         if (status == FORMAT_RECORD_EMPTY)
             continue;
         const FileEntry *file = &reader->files.entries[reader->file_index];
@@ -432,22 +481,8 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
             return diag_error(diag,
                               status == JOINERY_ERROR_NO_MEMORY ? status : JOINERY_ERROR_RUNTIME,
                               "%s:%llu: %s", file->path, (unsigned long long)line, error);
-        RowBuilder *builder = &reader->builder;
-        row_builder_begin(builder, reader->field_count, ROW_KIND_INSERT);
-        for (uint32_t field = 0; field < reader->field_count; field++) {
-            int32_t source = reader->decoder_field[field];
-            if (source >= 0)
-                value_to_builder(builder, field, base->spec->types[field], reader->values[source]);
-            else
-                set_metadata(reader, field, file);
-        }
-        Row *row = row_builder_finish(builder);
-        Row *copy = row ? row_copy(arena, row) : NULL;
-        if (!copy)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory reading '%s'",
-                              file->path);
-        out->rows[out->count++] = copy;
-        produced++;
+        reader->pending_next = 0;
+        reader->pending_count = row_count;
     }
     if (produced == 0 && reader->ended)
         return SOURCE_POLL_END;
@@ -520,10 +555,16 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
             types[physical] = spec->types[i];
             physical++;
         }
-        reader->decoder = format_decoder_create(&options, physical, names, types);
+        status = format_check_fields(kind, physical, types, table->name, diag);
+        if (status == JOINERY_OK)
+            reader->decoder = format_decoder_create(&options, physical, names, types);
     }
     free(names);
     free(types);
+    if (status != JOINERY_OK) {
+        filesystem_close_reader(&reader->base);
+        return status;
+    }
     if (!reader->decoder) {
         filesystem_close_reader(&reader->base);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a source");
@@ -703,7 +744,10 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
 
 static const ConnectorOption FILESYSTEM_OPTIONS[] = {
     {"path", true, "file or directory to read or write"},
-    {"format", true, "json or csv"},
+    {"format", true, "json, csv, raw, debezium-json or canal-json"},
+    {"raw.*", false, "raw format options (charset, endianness)"},
+    {"debezium-json.*", false, "debezium-json format options"},
+    {"canal-json.*", false, "canal-json format options"},
     {"source.monitor-interval", false, "not supported yet"},
     {"source.path.regex-pattern", false, "accepted, not applied"},
     {"json.ignore-parse-errors", false, "skip bad records instead of failing"},
@@ -736,5 +780,6 @@ const Connector connector_filesystem = {
     .estimate_rows = filesystem_estimate_rows,
     .create_source = filesystem_create_source,
     .create_sink = filesystem_create_sink,
+    .source_changelog = filesystem_source_changelog,
     .sink_changelog = SINK_CHANGELOG_INSERT_ONLY,
 };

@@ -13,17 +13,17 @@
 #include <string.h>
 
 #include "engine/base/strbuf.h"
+#include "engine/connector/kafka_internal.h"
 
 static const Connector *const CONNECTORS[] = {
-    &connector_blackhole,
-    &connector_datagen,
-    &connector_filesystem,
-    &connector_print,
+    &connector_blackhole, &connector_datagen, &connector_filesystem,
+    &connector_kafka,     &connector_print,   &connector_upsert_kafka,
 };
 
 enum { CONNECTOR_COUNT = sizeof CONNECTORS / sizeof CONNECTORS[0] };
 
-static const char *const CONNECTOR_NAMES[] = {"blackhole", "datagen", "filesystem", "print", NULL};
+static const char *const CONNECTOR_NAMES[] = {"blackhole", "datagen",      "filesystem", "kafka",
+                                              "print",     "upsert-kafka", NULL};
 
 _Static_assert(sizeof CONNECTOR_NAMES / sizeof CONNECTOR_NAMES[0] == CONNECTOR_COUNT + 1,
                "CONNECTOR_NAMES must list every connector");

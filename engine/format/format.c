@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const FORMAT_NAMES[] = {"json", "csv", NULL};
+static const char *const FORMAT_NAMES[] = {"json",          "csv",        "raw",
+                                           "debezium-json", "canal-json", NULL};
 
 const char *const *format_names(void)
 {
@@ -32,12 +33,60 @@ bool format_kind_from_name(const char *name, FormatKind *kind)
         *kind = FORMAT_KIND_CSV;
         return true;
     }
+    if (strcmp(name, "raw") == 0) {
+        *kind = FORMAT_KIND_RAW;
+        return true;
+    }
+    if (strcmp(name, "debezium-json") == 0) {
+        *kind = FORMAT_KIND_DEBEZIUM_JSON;
+        return true;
+    }
+    if (strcmp(name, "canal-json") == 0) {
+        *kind = FORMAT_KIND_CANAL_JSON;
+        return true;
+    }
     return false;
+}
+
+bool format_kind_is_changelog(FormatKind kind)
+{
+    return kind == FORMAT_KIND_DEBEZIUM_JSON || kind == FORMAT_KIND_CANAL_JSON;
+}
+
+int format_check_fields(FormatKind kind, uint32_t field_count, const DataType *types,
+                        const char *table_name, Diag *diag)
+{
+    if (kind != FORMAT_KIND_RAW)
+        return JOINERY_OK;
+    if (field_count != 1)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "The 'raw' format supports only one physical column, but table '%s' "
+                          "has %u.",
+                          table_name ? table_name : "?", field_count);
+    if (!type_is_string(types[0].id)) {
+        char name[64];
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "The 'raw' format of table '%s' supports a STRING column here, not %s "
+                          "(binary numbers and BYTES are not supported yet).",
+                          table_name ? table_name : "?", type_format(types[0], name, sizeof name));
+    }
+    return JOINERY_OK;
 }
 
 const char *format_kind_name(FormatKind kind)
 {
-    return kind == FORMAT_KIND_CSV ? "csv" : "json";
+    switch (kind) {
+    case FORMAT_KIND_CSV:
+        return "csv";
+    case FORMAT_KIND_RAW:
+        return "raw";
+    case FORMAT_KIND_DEBEZIUM_JSON:
+        return "debezium-json";
+    case FORMAT_KIND_CANAL_JSON:
+        return "canal-json";
+    default:
+        return "json";
+    }
 }
 
 void format_options_init(FormatOptions *options, FormatKind kind)
@@ -101,10 +150,80 @@ static int read_character_option(const CatalogTable *table, const char *prefix, 
                       key, value);
 }
 
+/* Options of the formats added after json and csv: raw, debezium-json, canal-json. */
+static int changelog_options_from_table(const CatalogTable *table, const char *prefix,
+                                        FormatKind kind, FormatOptions *options, Diag *diag)
+{
+    static const char *const FAMILIES[] = {"json.", "csv.", "raw.", "debezium-json.",
+                                           "canal-json."};
+    char own[32];
+    snprintf(own, sizeof own, "%s.", format_kind_name(kind));
+    size_t prefix_length = strlen(prefix);
+    for (size_t i = 0; i < table->option_count; i++) {
+        const char *key = table->options[i].key;
+        if (strncmp(key, prefix, prefix_length) != 0)
+            continue;
+        for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
+            if (strcmp(FAMILIES[f], own) != 0 &&
+                strncmp(key + prefix_length, FAMILIES[f], strlen(FAMILIES[f])) == 0)
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "Option '%s' does not apply to format '%s'", key,
+                                  format_kind_name(kind));
+    }
+    char key[64];
+    int status;
+    if (kind == FORMAT_KIND_RAW) {
+        const char *charset = option_with_prefix(table, prefix, "raw.charset");
+        if (charset && strcasecmp(charset, "UTF-8") != 0 && strcasecmp(charset, "UTF8") != 0)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "Unsupported value '%s' for '%sraw.charset': only UTF-8 is "
+                              "supported.",
+                              charset, prefix);
+        const char *endianness = option_with_prefix(table, prefix, "raw.endianness");
+        if (endianness && strcmp(endianness, "big-endian") != 0 &&
+            strcmp(endianness, "little-endian") != 0)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Unsupported endianness '%s' for '%sraw.endianness'. Supported "
+                              "values are [big-endian, little-endian].",
+                              endianness, prefix);
+        return JOINERY_OK;
+    }
+    snprintf(key, sizeof key, "%signore-parse-errors", own);
+    if ((status = read_boolean_option(table, prefix, key, &options->ignore_parse_errors, diag)) !=
+        0)
+        return status;
+    if (kind == FORMAT_KIND_DEBEZIUM_JSON &&
+        (status = read_boolean_option(table, prefix, "debezium-json.schema-include",
+                                      &options->schema_include, diag)) != 0)
+        return status;
+    snprintf(key, sizeof key, "%stimestamp-format.standard", own);
+    const char *standard = option_with_prefix(table, prefix, key);
+    if (standard) {
+        if (strcmp(standard, "SQL") == 0)
+            options->timestamp_iso_8601 = false;
+        else if (strcmp(standard, "ISO-8601") == 0)
+            options->timestamp_iso_8601 = true;
+        else
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Unsupported value '%s' for '%s%s'. Supported values are [SQL, "
+                              "ISO-8601].",
+                              standard, prefix, key);
+    }
+    if (kind == FORMAT_KIND_CANAL_JSON &&
+        (option_with_prefix(table, prefix, "canal-json.database.include") ||
+         option_with_prefix(table, prefix, "canal-json.table.include")))
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Options 'canal-json.database.include' and 'canal-json.table.include' "
+                          "are not supported yet: filter on a metadata-free topic per table");
+    return JOINERY_OK;
+}
+
 int format_options_from_table(const CatalogTable *table, const char *prefix, FormatKind kind,
                               FormatOptions *options, Diag *diag)
 {
     format_options_init(options, kind);
+    if (kind == FORMAT_KIND_RAW || format_kind_is_changelog(kind))
+        return changelog_options_from_table(table, prefix, kind, options, diag);
     const char *other = kind == FORMAT_KIND_JSON ? "csv." : "json.";
     size_t prefix_length = strlen(prefix);
     for (size_t i = 0; i < table->option_count; i++) {
@@ -216,7 +335,65 @@ FormatDecoder *format_decoder_create(const FormatOptions *options, uint32_t fiel
     }
     if (field_count)
         memcpy(decoder->types, types, field_count * sizeof *types);
+    bool envelope_ready = true;
+    if (options->kind == FORMAT_KIND_DEBEZIUM_JSON)
+        envelope_ready = format_debezium_init(decoder);
+    else if (options->kind == FORMAT_KIND_CANAL_JSON)
+        envelope_ready = format_canal_init(decoder);
+    if (!envelope_ready || !format_reserve_decoded(decoder, 1)) {
+        format_decoder_free(decoder);
+        return NULL;
+    }
     return decoder;
+}
+
+bool format_reserve_decoded(FormatDecoder *decoder, uint32_t count)
+{
+    if (count <= decoder->decoded_capacity)
+        return true;
+    uint32_t capacity = decoder->decoded_capacity ? decoder->decoded_capacity : 2;
+    while (capacity < count)
+        capacity *= 2;
+    size_t width = decoder->field_count ? decoder->field_count : 1;
+    Value *values = realloc(decoder->decoded_values, capacity * width * sizeof *values);
+    if (!values)
+        return false;
+    decoder->decoded_values = values;
+    RowKind *kinds = realloc(decoder->decoded_kinds, capacity * sizeof *kinds);
+    if (!kinds)
+        return false;
+    decoder->decoded_kinds = kinds;
+    decoder->decoded_capacity = capacity;
+    return true;
+}
+
+int format_decode_changelog(FormatDecoder *decoder, const char *data, size_t length,
+                            uint32_t *row_count, char *error, size_t error_size)
+{
+    *row_count = 0;
+    if (decoder->options.kind == FORMAT_KIND_DEBEZIUM_JSON ||
+        decoder->options.kind == FORMAT_KIND_CANAL_JSON) {
+        decoder->scratch_used = 0;
+        if (!format_reserve_scratch(decoder, length)) {
+            snprintf(error, error_size, "out of memory");
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+        if (decoder->options.kind == FORMAT_KIND_DEBEZIUM_JSON)
+            return format_debezium_decode(decoder, data, length, row_count, error, error_size);
+        return format_canal_decode(decoder, data, length, row_count, error, error_size);
+    }
+    int status = format_decode(decoder, data, length, decoder->decoded_values, error, error_size);
+    if (status == FORMAT_RECORD_ROW) {
+        decoder->decoded_kinds[0] = ROW_KIND_INSERT;
+        *row_count = 1;
+    }
+    return status;
+}
+
+const Value *format_decoded_row(const FormatDecoder *decoder, uint32_t index, RowKind *kind)
+{
+    *kind = decoder->decoded_kinds[index];
+    return decoder->decoded_values + (size_t)index * decoder->field_count;
 }
 
 void format_decoder_free(FormatDecoder *decoder)
@@ -229,6 +406,9 @@ void format_decoder_free(FormatDecoder *decoder)
     free(decoder->types);
     free(decoder->json_field_tokens);
     free(decoder->scratch);
+    free(decoder->decoded_values);
+    free(decoder->decoded_kinds);
+    format_decoder_free(decoder->envelope);
     free(decoder);
 }
 
@@ -261,6 +441,13 @@ size_t format_record_length(const FormatDecoder *decoder, const char *data, size
 int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
                   char *error, size_t error_size)
 {
+    if (decoder->options.kind == FORMAT_KIND_RAW)
+        return format_raw_decode(decoder, data, length, values, error, error_size);
+    if (format_kind_is_changelog(decoder->options.kind)) {
+        snprintf(error, error_size, "format '%s' produces changelog rows (format_decode_changelog)",
+                 format_kind_name(decoder->options.kind));
+        return JOINERY_ERROR_RUNTIME;
+    }
     if (length && data[length - 1] == '\r')
         length--;
     decoder->scratch_used = 0;
@@ -467,7 +654,23 @@ void format_encoder_free(FormatEncoder *encoder)
 
 int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out)
 {
-    int status = encoder->options.kind == FORMAT_KIND_CSV ? format_csv_encode(encoder, row, out)
-                                                          : format_json_encode(encoder, row, out);
+    int status;
+    switch (encoder->options.kind) {
+    case FORMAT_KIND_CSV:
+        status = format_csv_encode(encoder, row, out);
+        break;
+    case FORMAT_KIND_RAW:
+        status = format_raw_encode(encoder, row, out);
+        break;
+    case FORMAT_KIND_DEBEZIUM_JSON:
+        status = format_debezium_encode(encoder, row, out);
+        break;
+    case FORMAT_KIND_CANAL_JSON:
+        status = format_canal_encode(encoder, row, out);
+        break;
+    default:
+        status = format_json_encode(encoder, row, out);
+        break;
+    }
     return status == 0 ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }

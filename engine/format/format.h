@@ -37,6 +37,9 @@
 typedef enum FormatKind {
     FORMAT_KIND_JSON = 1,
     FORMAT_KIND_CSV = 2,
+    FORMAT_KIND_RAW = 3,           /* the whole record is the one STRING column (raw.c) */
+    FORMAT_KIND_DEBEZIUM_JSON = 4, /* Debezium change events: before/after/op (debezium_json.c) */
+    FORMAT_KIND_CANAL_JSON = 5,    /* Canal change events: data/old/type (canal_json.c) */
 } FormatKind;
 
 /* Options of both formats; each format reads its own. */
@@ -50,6 +53,7 @@ typedef struct FormatOptions {
     char escape_character;      /* csv.escape-character, '\0' = none (default) */
     bool allow_comments;        /* csv.allow-comments: skip lines starting with '#' */
     const char *null_literal;   /* csv.null-literal, NULL = none; borrowed */
+    bool schema_include;        /* debezium-json.schema-include: events wrapped in "payload" */
 } FormatOptions;
 
 /* Outcome of decoding one record (negative values are JoineryStatus errors). */
@@ -112,6 +116,32 @@ int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value
 int format_decode_row(FormatDecoder *decoder, const char *data, size_t length, RowBuilder *builder,
                       Row **row, char *error, size_t error_size);
 
+/*
+ * Changelog decoding, for every format: json, csv and raw give one +I row
+ * per record (none for a blank line); debezium-json gives +I (op c or r),
+ * -U and +U (op u) or -D (op d); canal-json gives one row per element of
+ * its "data" array (+I, -D) or two (-U with the "old" values, +U) for
+ * UPDATE, and none for DDL events. Empty records (Kafka tombstones) give
+ * no row. Returns FORMAT_RECORD_ROW with *row_count rows (maybe 0),
+ * FORMAT_RECORD_EMPTY, JOINERY_ERROR_RUNTIME with the reason in error, or
+ * JOINERY_ERROR_NO_MEMORY. The rows' values are read with
+ * format_decoded_row and stay valid until the next decode on the decoder
+ * (and as long as the record bytes do).
+ */
+int format_decode_changelog(FormatDecoder *decoder, const char *data, size_t length,
+                            uint32_t *row_count, char *error, size_t error_size);
+/* Values (field_count of them) and kind of decoded row `index` (< *row_count). */
+const Value *format_decoded_row(const FormatDecoder *decoder, uint32_t index, RowKind *kind);
+/* True for the formats whose records carry row kinds (debezium-json, canal-json). */
+bool format_kind_is_changelog(FormatKind kind);
+/*
+ * Checks that a format can carry the given physical fields (raw: exactly
+ * one CHAR/VARCHAR/STRING field). Returns JOINERY_OK or
+ * JOINERY_ERROR_VALIDATE with a message naming `table_name`.
+ */
+int format_check_fields(FormatKind kind, uint32_t field_count, const DataType *types,
+                        const char *table_name, Diag *diag);
+
 typedef struct FormatEncoder FormatEncoder;
 
 /* Creates an encoder (names and types copied). NULL when memory is exhausted. */
@@ -121,7 +151,11 @@ FormatEncoder *format_encoder_create(const FormatOptions *options, uint32_t fiel
 void format_encoder_free(FormatEncoder *encoder);
 /*
  * Appends the record for fields 0..field_count-1 of `row` to out, without a
- * line terminator. Returns JOINERY_OK or JOINERY_ERROR_NO_MEMORY.
+ * line terminator. Returns JOINERY_OK or JOINERY_ERROR_NO_MEMORY. The
+ * changelog formats write the row's kind: debezium-json {"before":null,
+ * "after":{...},"op":"c"} for +I/+U and {"before":{...},"after":null,
+ * "op":"d"} for -U/-D; canal-json {"data":[{...}],"type":"INSERT"} or
+ * "DELETE". raw writes the string itself (nothing for NULL).
  */
 int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out);
 

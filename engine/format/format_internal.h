@@ -24,6 +24,12 @@ struct FormatDecoder {
     void *json_tokens; /* jsmntok_t array (json.c) */
     uint32_t json_token_capacity;
     int32_t *json_field_tokens; /* token of each field's value, -1 when absent */
+    /* format_decode_changelog's rows: decoded_capacity rows of field_count values */
+    Value *decoded_values;
+    RowKind *decoded_kinds;
+    uint32_t decoded_capacity;
+    /* debezium-json, canal-json: decoder of the envelope's fields, as raw JSON text */
+    struct FormatDecoder *envelope;
 };
 
 struct FormatEncoder {
@@ -61,6 +67,21 @@ size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, 
                                 uint32_t *embedded_newlines);
 int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
 int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
+/* Makes room for `count` decoded rows; false on no memory. */
+bool format_reserve_decoded(FormatDecoder *decoder, uint32_t count);
+/* raw.c: the record is the one string field (never fails for a string field). */
+int format_raw_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
+                      char *error, size_t error_size);
+int format_raw_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
+/* debezium_json.c / canal_json.c: envelope decoders, changelog decoding, encoding. */
+bool format_debezium_init(FormatDecoder *decoder);
+int format_debezium_decode(FormatDecoder *decoder, const char *data, size_t length,
+                           uint32_t *row_count, char *error, size_t error_size);
+int format_debezium_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
+bool format_canal_init(FormatDecoder *decoder);
+int format_canal_decode(FormatDecoder *decoder, const char *data, size_t length,
+                        uint32_t *row_count, char *error, size_t error_size);
+int format_canal_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
 /* Frees json.c's per-decoder memory. */
 void format_json_decoder_release(FormatDecoder *decoder);
 
