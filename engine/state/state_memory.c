@@ -13,14 +13,17 @@
  * row needs no vector) and the key row's bytes. Key blocks never move while
  * their key is stored: slots point to them.
  *
- * Memory: key blocks, entry rows, entry vectors and indexes come from a
- * per-state slab (size classes every 8 bytes up to 256, every 32 up to
- * 1024; larger blocks use malloc). Freed blocks go to their class's free
- * list and are reused; when a class has no live block left its chunks are
- * released, so an emptied state goes back to its initial size. Chunks grow
- * from 4 KiB to 2 MiB per class; 2 MiB chunks (and large slot arrays) are
- * huge-page aligned and advised (MADV_HUGEPAGE), which cuts page faults and
- * TLB misses while state grows. Destroying a state frees chunks wholesale.
+ * Memory: key blocks and entry rows come from a per-state slab (size
+ * classes every 8 bytes up to 256, every 32 up to 1024; larger blocks use
+ * malloc): no malloc per stored row, and consecutive inserts sit together.
+ * Freed blocks go to their class's free list and are reused; when a class
+ * has no live block left its chunks are released, so an emptied state goes
+ * back to its initial size. Chunks grow from 4 KiB to 2 MiB per class; 2 MiB
+ * chunks (and large slot arrays) are huge-page aligned and advised
+ * (MADV_HUGEPAGE), which cuts page faults and TLB misses while state grows.
+ * Entry vectors (which grow and shrink) and indexes use malloc/realloc, so
+ * outgrown vectors are not stranded in a size class. Destroying a state
+ * frees the slab chunks wholesale.
  *
  * Per-key index (when entry_capacity > INDEX_THRESHOLD): 2 * capacity slots
  * of two uint32 words {position + 1, high half of the row hash}; a probe
@@ -29,9 +32,10 @@
  * Invariants:
  * - every stored row (key, entry row, value) is a canonical row with kind
  *   +I, owned by the state;
- * - bytes (counters) = the state struct + slot array + slab chunks + blocks
- *   malloc'd above the slab's largest class: exactly what the state holds,
- *   apart from malloc's own bookkeeping;
+ * - bytes (counters) = the state struct + slot array + slab chunks + the
+ *   malloc'd blocks (rows above the slab's largest class at their size;
+ *   vectors and indexes at malloc_usable_size + one size word): what the
+ *   state holds;
  * - slab class `live` counts its blocks handed out and not freed;
  * - a MultisetKey has entry_count > 0 except transiently between
  *   insert_key and the first add_row (the operator adds or removes it);
@@ -46,6 +50,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <sys/mman.h>
 
 enum {
@@ -288,7 +293,8 @@ struct MultisetState {
     uint64_t expired;
     int64_t ttl_millis;
     uint32_t cleanup_cursor;
-    Slab slab;
+    Slab slab;           /* key blocks and entry rows */
+    uint64_t heap_bytes; /* entry vectors and indexes (malloc'd) */
 };
 
 static inline KeyBlock *key_block_of(MultisetKey *key)
@@ -326,13 +332,23 @@ MultisetState *multiset_state_create(int64_t ttl_millis)
     return state;
 }
 
+/* Bytes a malloc'd block really takes: its usable size and glibc's size word. */
+static inline uint64_t heap_block_bytes(void *block)
+{
+    return (uint64_t)malloc_usable_size(block) + sizeof(size_t);
+}
+
 /* Frees the key's vector and index (not its rows or block). */
 static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
 {
-    if (key->entry_capacity > 1)
-        slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
-    if (key->index)
-        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
+    if (key->entry_capacity > 1) {
+        state->heap_bytes -= heap_block_bytes(key->entries);
+        free(key->entries);
+    }
+    if (key->index) {
+        state->heap_bytes -= heap_block_bytes(key->index);
+        free(key->index);
+    }
 }
 
 /* Frees the key with its rows, vector, index and block. */
@@ -357,10 +373,9 @@ void multiset_state_destroy(MultisetState *state)
         for (uint32_t e = 0; e < key->entry_count; e++)
             if (row_size(key->entries[e].row) > SLAB_MAX_BLOCK)
                 free(key->entries[e].row);
-        if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK)
+        if (key->entry_capacity > 1)
             free(key->entries);
-        if (key->index && key_index_size(key->index_mask + 1) > SLAB_MAX_BLOCK)
-            free(key->index);
+        free(key->index);
         if (key_block_size(key->key) > SLAB_MAX_BLOCK)
             free(block);
     }
@@ -409,8 +424,9 @@ void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t
                 return;
             }
             const MultisetKey *key = &block->key;
-            __builtin_prefetch(key->entries[0].row);
-            if (key->entry_capacity > 1) {
+            if (key->entry_capacity == 1) {
+                __builtin_prefetch(key->entries[0].row); /* the entry is in the block */
+            } else {
                 __builtin_prefetch(key->entries);
                 __builtin_prefetch(&key->entries[key->entry_count]);
             }
@@ -532,17 +548,18 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
 static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
 {
     if (key->index) {
-        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
+        state->heap_bytes -= heap_block_bytes(key->index);
+        free(key->index);
         key->index = NULL;
         key->index_mask = 0;
     }
     if (key->entry_capacity <= INDEX_THRESHOLD)
         return true;
     uint32_t slots = key->entry_capacity * 2; /* entry_capacity is a power of two */
-    uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
+    uint32_t *index = calloc(1, key_index_size(slots));
     if (!index)
         return false;
-    memset(index, 0, key_index_size(slots));
+    state->heap_bytes += heap_block_bytes(index);
     key->index = index;
     key->index_mask = slots - 1;
     for (uint32_t i = 0; i < key->entry_count; i++)
@@ -556,26 +573,24 @@ static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t ca
     MultisetEntry *entries;
     if (capacity == 1) {
         entries = &key_block_of(key)->inline_entry;
-    } else if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK &&
-               entry_vector_size(capacity) > SLAB_MAX_BLOCK) {
+        if (entries == key->entries)
+            return true;
+        memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
+        multiset_key_free_vectors(state, key);
+        key->index = NULL;
+        key->index_mask = 0;
+    } else if (key->entry_capacity > 1) {
+        uint64_t old_bytes = heap_block_bytes(key->entries);
         entries = realloc(key->entries, entry_vector_size(capacity));
         if (!entries)
             return false;
-        state->slab.heap_bytes += entry_vector_size(capacity);
-        state->slab.heap_bytes -= entry_vector_size(key->entry_capacity);
-        key->entries = entries;
-        key->entry_capacity = capacity;
-        (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
-        return true;
+        state->heap_bytes += heap_block_bytes(entries) - old_bytes;
     } else {
-        entries = slab_alloc(&state->slab, entry_vector_size(capacity));
+        entries = malloc(entry_vector_size(capacity));
         if (!entries)
             return false;
-    }
-    if (entries != key->entries) {
+        state->heap_bytes += heap_block_bytes(entries);
         memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
-        if (key->entry_capacity > 1)
-            slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
     }
     key->entries = entries;
     key->entry_capacity = capacity;
@@ -758,7 +773,7 @@ StateCounters multiset_state_counters(const MultisetState *state)
 {
     StateCounters counters;
     counters.bytes = sizeof *state + (uint64_t)state->capacity * sizeof(MultisetSlot) +
-                     state->slab.chunk_bytes + state->slab.heap_bytes;
+                     state->slab.chunk_bytes + state->slab.heap_bytes + state->heap_bytes;
     counters.keys = state->key_count;
     counters.entries = state->entry_count;
     counters.expired = state->expired;
