@@ -1633,6 +1633,12 @@ int kafka_create_source(const SourceSpec *spec, bool upsert, SourceReader **resu
     row_builder_init(&reader->builder);
     rd_kafka_conf_t *conf = NULL;
     status = kafka_make_conf(table, true, &conf, diag);
+    if (status == JOINERY_OK && !reader->has_group) {
+        /* librdkafka's consumer needs a group even for assign(); nothing is committed to it */
+        char group[300];
+        snprintf(group, sizeof group, "joinery-%s", table->name);
+        status = conf_set(conf, "group.id", group, "properties.group.id", diag);
+    }
     if (status == JOINERY_OK && !catalog_table_option(table, "properties.auto.offset.reset")) {
         /* group-offsets without a committed offset fails, as Flink's default ('none') */
         status = conf_set(conf, "auto.offset.reset",
@@ -1863,11 +1869,29 @@ static const SinkWriterVtable KAFKA_WRITER = {
     .close = kafka_close_writer,
 };
 
+/*
+ * Name of sink field `field`: the table's physical column (the names a
+ * query gives its results, such as EXPR$1, are not the record's field
+ * names), else the spec's.
+ */
+static const char *sink_field_name(const SinkSpec *spec, uint32_t field)
+{
+    const CatalogTable *table = spec->table;
+    uint32_t physical = 0;
+    for (size_t i = 0; table && i < table->column_count; i++) {
+        if (table->columns[i].kind != CATALOG_COLUMN_PHYSICAL)
+            continue;
+        if (physical++ == field)
+            return table->columns[i].name;
+    }
+    return spec->names && spec->names[field] ? spec->names[field] : "";
+}
+
 /* Index of the sink field named `name`, or -1. */
 static int sink_field_index(const SinkSpec *spec, const char *name)
 {
     for (uint32_t i = 0; i < spec->field_count; i++)
-        if (spec->names[i] && strcasecmp(spec->names[i], name) == 0)
+        if (strcasecmp(sink_field_name(spec, i), name) == 0)
             return (int)i;
     return -1;
 }
@@ -1893,7 +1917,7 @@ static int writer_setup_encoding(KafkaWriter *writer, const SinkSpec *spec,
                                 table->name);
         else {
             writer->key_fields[i] = (uint32_t)field;
-            names[i] = spec->names[field] + prefix_length;
+            names[i] = sink_field_name(spec, (uint32_t)field) + prefix_length;
             types[i] = spec->types[field];
         }
     }
@@ -1913,7 +1937,7 @@ static int writer_setup_encoding(KafkaWriter *writer, const SinkSpec *spec,
             writer->value_is_identity = false;
             continue;
         }
-        names[writer->value_count] = spec->names[i];
+        names[writer->value_count] = sink_field_name(spec, i);
         types[writer->value_count] = spec->types[i];
         writer->value_fields[writer->value_count++] = i;
     }

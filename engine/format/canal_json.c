@@ -36,6 +36,14 @@ bool format_canal_init(FormatDecoder *decoder)
     return decoder->envelope != NULL && format_reserve_decoded(decoder, 2);
 }
 
+/* NULL parts get a defined empty text (value_null leaves it unset). */
+static void envelope_clear_nulls(Value *parts, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (parts[i].is_null)
+            parts[i] = value_string(NULL, 0), parts[i].is_null = true;
+}
+
 static bool is_json_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -153,6 +161,7 @@ int format_canal_decode(FormatDecoder *decoder, const char *data, size_t length,
     int status = format_json_decode(envelope, data, length, parts, error, error_size);
     if (status != FORMAT_RECORD_ROW)
         return status;
+    envelope_clear_nulls(parts, CANAL_FIELDS);
     Value type = parts[CANAL_TYPE];
     if (type.is_null) {
         snprintf(error, error_size, "field 'type' is missing");
