@@ -171,7 +171,6 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
         const char *key;
         const char *feature;
     } not_yet[] = {
-        {"table.optimizer.join-reorder-enabled", "join reordering"},
         {"table.exec.mini-batch.enabled", "mini-batch"},
     };
     for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)

@@ -210,9 +210,10 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
         return JOINERY_OK;
     case AST_STMT_QUIT:
         return session_info(context, "Exiting joinery.");
+    case AST_STMT_ANALYZE:
+        return analyze_table(context, statement);
     case AST_STMT_SHOW_FUNCTIONS:
     case AST_STMT_SHOW_JOBS:
-    case AST_STMT_ANALYZE:
         break;
     }
     return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,

@@ -49,6 +49,8 @@ int show_emit_table(StatementContext *context, const char *const *column_names,
 int query_execute_select(StatementContext *context, const AstQuery *query);
 int query_execute_insert(StatementContext *context, const AstInsert *insert);
 int query_execute_explain(StatementContext *context, const AstStatement *statement);
+/* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] (analyze.c). */
+int analyze_table(StatementContext *context, const AstStatement *statement);
 /* Joins name parts into "a.b.c" and resolves default catalog/database prefixes. */
 const char *session_object_name(StatementContext *context, const AstList *parts,
                                 SourcePosition position);

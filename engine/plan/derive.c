@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/connector/connector.h"
+#include "engine/plan/cost.h"
 #include "engine/plan/physical.h"
 
 static bool key_contains(const PlanKey *outer, const uint32_t *fields, uint32_t count)
@@ -65,34 +66,6 @@ static const PlanNode *derive_change_producer(const PlanNode *node)
     return node;
 }
 
-static double calc_selectivity(const Expr *condition)
-{
-    if (!condition)
-        return 1.0;
-    if (condition->kind == EXPR_CALL) {
-        switch (condition->call.function) {
-        case FUNCTION_AND: {
-            double product = 1.0;
-            for (uint32_t i = 0; i < condition->call.arg_count; i++)
-                product *= calc_selectivity(condition->call.args[i]);
-            return product;
-        }
-        case FUNCTION_EQUAL:
-            return 0.15;
-        case FUNCTION_LESS:
-        case FUNCTION_LESS_EQUAL:
-        case FUNCTION_GREATER:
-        case FUNCTION_GREATER_EQUAL:
-            return 0.5;
-        case FUNCTION_IS_NOT_NULL:
-            return 0.9;
-        default:
-            break;
-        }
-    }
-    return 0.25;
-}
-
 static int derive(PlannerContext *context, PlanNode *node)
 {
     Arena *arena = context->arena;
@@ -121,11 +94,8 @@ static int derive(PlannerContext *context, PlanNode *node)
                                    : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
                                          CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->bounded = connector && connector->is_bounded && connector->is_bounded(table);
-        double rows = table->statistics.row_count;
-        if (rows < 0 && connector && connector->estimate_rows)
-            rows = connector->estimate_rows(table);
-        node->row_count = rows < 0 ? 1e8 : rows;
-        node->row_count *= calc_selectivity(node->scan.filter);
+        node->row_count = cost_table_rows(table) *
+                           cost_predicate_selectivity(node->scan.filter, node);
         if (table->primary_key_count) {
             uint32_t fields[64];
             uint32_t found = 0;
@@ -142,7 +112,8 @@ static int derive(PlannerContext *context, PlanNode *node)
     }
     case PLAN_CALC: {
         node->changelog_mode = input->changelog_mode;
-        node->row_count = input->row_count * calc_selectivity(node->calc.condition);
+        node->row_count =
+            input->row_count * cost_predicate_selectivity(node->calc.condition, input);
         for (uint32_t k = 0; k < input->unique_key_count; k++) {
             const PlanKey *key = &input->unique_keys[k];
             uint32_t fields[64];
@@ -177,11 +148,7 @@ static int derive(PlannerContext *context, PlanNode *node)
         node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
         if (node->join.join_type != PLAN_JOIN_INNER)
             node->changelog_mode |= CHANGELOG_DELETE;
-        double l = left->row_count < 0 ? 1e8 : left->row_count;
-        double r = right->row_count < 0 ? 1e8 : right->row_count;
-        node->row_count = node->join.key_count ? (l > r ? l : r) : l * r;
-        if (node->join.join_type == PLAN_JOIN_FULL)
-            node->row_count = l + r;
+        node->row_count = cost_node_estimate(node);
         /* unique keys: each side's key survives when the other side's join key is unique */
         bool right_unique_on_key = node->join.right_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
         bool left_unique_on_key = node->join.left_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
@@ -208,17 +175,14 @@ static int derive(PlannerContext *context, PlanNode *node)
     }
     case PLAN_MULTI_JOIN: {
         bool append_only = true;
-        node->row_count = 0;
         for (uint32_t i = 0; i < node->input_count; i++) {
             const PlanNode *in = node->inputs[i];
             append_only = append_only && in->changelog_mode == CHANGELOG_INSERT &&
                           (i == 0 || node->multi_join.join_types[i] == PLAN_JOIN_INNER);
-            double rows = in->row_count < 0 ? 1e8 : in->row_count;
-            if (rows > node->row_count)
-                node->row_count = rows;
             if (node->multi_join.ttl_millis[i] < 0)
                 node->multi_join.ttl_millis[i] = default_ttl;
         }
+        node->row_count = cost_node_estimate(node);
         node->changelog_mode = append_only ? CHANGELOG_INSERT
                                            : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
                                                  CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;

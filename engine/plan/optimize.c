@@ -9,6 +9,9 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
 {
     PlanNode *node = logical;
     int status = rule_push_filters(context, node, &node);
+    if (status == JOINERY_OK &&
+        options_get_boolean(context->options, "table.optimizer.join-reorder-enabled"))
+        status = rule_reorder_joins(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_prune_fields(context, node, &node);
     if (status == JOINERY_OK &&
