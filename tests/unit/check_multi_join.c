@@ -620,6 +620,11 @@ START_TEST(test_invalid_spec)
     diag_clear(&diag);
     ck_assert_ptr_null(multi_join_operator_create(&f.spec, &diag));
     ck_assert_int_eq(diag.status, JOINERY_ERROR_VALIDATE);
+    f.types[2] = f.types[0];
+    f.conditions[1] = f.conditions[2]; /* reads input 2 at step 1 */
+    diag_clear(&diag);
+    ck_assert_ptr_null(multi_join_operator_create(&f.spec, &diag));
+    ck_assert_int_eq(diag.status, JOINERY_ERROR_VALIDATE);
     fixture_free(&f);
 }
 END_TEST

@@ -5,9 +5,14 @@
  *
  * Notation: S_i is input i's state for one common-key value k; J_0 = S_0
  * and J_i = J_(i-1) <type_i, condition_i> S_i, so J_(n-1) is the output for
- * k. A "prefix row" of level i is a row of J_i: the fields of inputs 0..i
- * concatenated (NULL where padded); each level has its own RowBuilder, so
- * the prefix of level i-1 stays valid while level i builds its rows.
+ * k. The walk's current path is components[0..i]: one row of each input
+ * (NULL where padded) standing for one row of J_i; rows of J_i are never
+ * materialized except the output rows (built once each, O(fields)). A
+ * step's condition that reads this input and one earlier input is
+ * remapped at creation to (that input ++ this input) and evaluated on the
+ * two component rows; a condition reading several earlier inputs gets the
+ * path concatenated into the level's RowBuilder once per path, not per
+ * candidate.
  *
  * State: one MultisetState per input, keyed by the common key row (built
  * with the key RowBuilder from the input's common_key_fields). An entry is
@@ -70,8 +75,8 @@
  * row that was never emitted (Flink does the same). Without TTL the output
  * is exact.
  *
- * Per-row cost: no malloc beyond state (prefix and key builders are reused;
- * condition strings go to an arena reset per batch).
+ * Per-row cost: no malloc beyond state (the path, prefix, key and output
+ * builders are reused; condition strings go to an arena reset per batch).
  */
 #include "engine/exec/ops/op_multi_join.h"
 
@@ -84,18 +89,29 @@
 
 enum { MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
 
+/* How a step's condition is evaluated. */
+typedef enum MultiJoinConditionMode {
+    MULTI_JOIN_CONDITION_NONE, /* no condition: true */
+    MULTI_JOIN_CONDITION_PAIR, /* reads one earlier input and this one: remapped, no prefix row */
+    MULTI_JOIN_CONDITION_GENERAL, /* reads several earlier inputs: over a built prefix row */
+} MultiJoinConditionMode;
+
 typedef struct MultiJoinInput {
     MultisetState *state;
     uint32_t field_count;
     uint32_t prefix_offset; /* output fields before this input's */
-    const Expr *condition;  /* of the step joining this input (NULL: true, and for input 0) */
-    bool preserves_left;    /* step is LEFT/FULL: rows of J_(i-1) without match are padded */
-    bool preserves_right;   /* step is RIGHT/FULL: entries keep association counts */
+    MultiJoinConditionMode condition_mode;
+    const Expr *condition; /* GENERAL: the spec's; PAIR: remapped to partner ++ this input */
+    uint32_t partner;      /* PAIR: the one earlier input the condition reads */
+    bool preserves_left;   /* step is LEFT/FULL: rows of J_(i-1) without match are padded */
+    bool preserves_right;  /* step is RIGHT/FULL: entries keep association counts */
     /* a row with a NULL key can appear in the output (padded): input 0 or right-preserving,
        and every later step preserves the left side */
     bool null_key_reaches_output;
-    RowBuilder prefix_builder; /* builds rows of J_i (level i); unused for input 0 */
-    MultisetKey *current_key;  /* during a change: this input's entries for the key, or NULL */
+    RowBuilder prefix_builder; /* GENERAL: the current row of J_(i-1), built once per prefix */
+    const Row *prefix_row;
+    const Row **saved_components; /* i slots: the path saved while a padded row is walked */
+    MultisetKey *current_key;     /* during a change: this input's entries for the key, or NULL */
 } MultiJoinInput;
 
 typedef struct MultiJoinOperator {
@@ -109,7 +125,11 @@ typedef struct MultiJoinOperator {
     bool all_inner;               /* forward input kinds */
     bool null_safe;               /* a condition uses IS NOT DISTINCT FROM */
     bool ttl_enabled;
+    /* the current path of the walk: components[i] is input i's row (NULL = padded) */
+    const Row **components;
     RowBuilder key_builder;
+    RowBuilder output_builder;
+    Arena expr_arena; /* remapped conditions */
     Arena eval_arena; /* strings made by conditions; reset per batch */
     ExprEvalContext eval_context;
     /* the change being processed */
@@ -122,53 +142,29 @@ typedef struct MultiJoinOperator {
     char name[160];
 } MultiJoinOperator;
 
-/* ---- conditions and prefix rows ---- */
+/* ---- conditions, the current path, output ---- */
 
 /*
- * Evaluates the condition of step `level` over prefix (a row of
- * J_(level-1), NULL = all NULL) ++ row (NULL = all NULL). Sets *match;
- * returns JOINERY_OK or the runtime error.
+ * Builds components[0..count-1] concatenated (NULLs where padded) into
+ * `builder`. NULL when memory is exhausted (the diag is set).
  */
-static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t level,
-                                             const Row *prefix, const Row *row, bool *match)
+static const Row *multi_join_build_components(MultiJoinOperator *join, RowBuilder *builder,
+                                              uint32_t count)
 {
-    const MultiJoinInput *input = &join->inputs[level];
-    if (!input->condition) {
-        *match = true;
-        return JOINERY_OK;
-    }
-    *match = expr_eval_predicate(input->condition, prefix, input->prefix_offset, row,
-                                 &join->eval_context);
-    if (join->eval_context.failed)
-        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
-                             "multi-join condition failed to evaluate");
-    return JOINERY_OK;
-}
-
-/*
- * Builds the row of J_level prefix ++ row (either NULL = padded) into the
- * level's builder. The result is valid until the level builds again. NULL
- * when memory is exhausted (the diag is set).
- */
-static const Row *multi_join_build_prefix(MultiJoinOperator *join, uint32_t level,
-                                          const Row *prefix, const Row *row)
-{
-    MultiJoinInput *input = &join->inputs[level];
-    RowBuilder *builder = &input->prefix_builder;
-    uint32_t offset = input->prefix_offset;
+    uint32_t field_total =
+        count < join->input_count ? join->inputs[count].prefix_offset : join->output_field_count;
     const bool *variable = join->output_variable_length;
-    row_builder_begin(builder, offset + input->field_count, ROW_KIND_INSERT);
-    for (uint32_t i = 0; i < offset; i++) {
-        if (prefix)
-            row_builder_copy_field(builder, i, prefix, i, variable[i]);
-        else
-            row_builder_set_null(builder, i);
-    }
-    for (uint32_t i = 0; i < input->field_count; i++) {
-        if (row)
-            row_builder_copy_field(builder, offset + i, row, i, variable[offset + i]);
-        else
-            row_builder_set_null(builder, offset + i);
+    row_builder_begin(builder, field_total, ROW_KIND_INSERT);
+    for (uint32_t i = 0; i < count; i++) {
+        const MultiJoinInput *input = &join->inputs[i];
+        const Row *row = join->components[i];
+        uint32_t offset = input->prefix_offset;
+        for (uint32_t f = 0; f < input->field_count; f++) {
+            if (row)
+                row_builder_copy_field(builder, offset + f, row, f, variable[offset + f]);
+            else
+                row_builder_set_null(builder, offset + f);
+        }
     }
     const Row *built = row_builder_finish(builder);
     if (!built)
@@ -176,9 +172,55 @@ static const Row *multi_join_build_prefix(MultiJoinOperator *join, uint32_t leve
     return built;
 }
 
-/* Emits `weight` copies of an output row with the kind for `sign`. */
-static int multi_join_emit(MultiJoinOperator *join, const Row *row, int sign, int64_t weight)
+/*
+ * Prepares evaluating step `level`'s condition for the current path
+ * components[0..level-1]: a GENERAL condition needs the path as one row.
+ * Call again whenever the path below `level` changes.
+ */
+static int multi_join_prepare_level(MultiJoinOperator *join, uint32_t level)
 {
+    MultiJoinInput *input = &join->inputs[level];
+    if (input->condition_mode != MULTI_JOIN_CONDITION_GENERAL)
+        return JOINERY_OK;
+    input->prefix_row = multi_join_build_components(join, &input->prefix_builder, level);
+    return input->prefix_row ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+/*
+ * Evaluates the condition of step `level` over the current path ++ row.
+ * Sets *match; returns JOINERY_OK or the runtime error.
+ */
+static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t level,
+                                             const Row *row, bool *match)
+{
+    const MultiJoinInput *input = &join->inputs[level];
+    *match = false;
+    switch (input->condition_mode) {
+    case MULTI_JOIN_CONDITION_NONE:
+        *match = true;
+        return JOINERY_OK;
+    case MULTI_JOIN_CONDITION_PAIR:
+        *match =
+            expr_eval_predicate(input->condition, join->components[input->partner],
+                                join->inputs[input->partner].field_count, row, &join->eval_context);
+        break;
+    case MULTI_JOIN_CONDITION_GENERAL:
+        *match = expr_eval_predicate(input->condition, input->prefix_row, input->prefix_offset, row,
+                                     &join->eval_context);
+        break;
+    }
+    if (join->eval_context.failed)
+        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                             "multi-join condition failed to evaluate");
+    return JOINERY_OK;
+}
+
+/* Emits `weight` copies of the current (complete) path with the kind for `sign`. */
+static int multi_join_emit(MultiJoinOperator *join, int sign, int64_t weight)
+{
+    const Row *row = multi_join_build_components(join, &join->output_builder, join->input_count);
+    if (!row)
+        return JOINERY_ERROR_NO_MEMORY;
     RowKind kind = sign > 0 ? join->accumulate_kind : join->retract_kind;
     for (int64_t copy = 0; copy < weight; copy++) {
         int status = operator_emit(&join->base, row, kind);
@@ -190,45 +232,53 @@ static int multi_join_emit(MultiJoinOperator *join, const Row *row, int sign, in
 
 /* ---- step 4: propagating a delta of J_(level-1) through the later steps ---- */
 
-static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, const Row *delta, int sign,
-                                int64_t weight);
+static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sign, int64_t weight);
 
-/* Builds prefix ++ row at `level` and propagates it to the next level. */
-static int multi_join_propagate_built(MultiJoinOperator *join, uint32_t level, const Row *prefix,
-                                      const Row *row, int sign, int64_t weight)
+/*
+ * Propagates the row NULLs ++ `row` of J_level (a right-preserved row with
+ * no match) to the next level, keeping the current path intact.
+ */
+static int multi_join_propagate_right_padded(MultiJoinOperator *join, uint32_t level,
+                                             const Row *row, int sign, int64_t weight)
 {
-    const Row *built = multi_join_build_prefix(join, level, prefix, row);
-    if (!built)
-        return JOINERY_ERROR_NO_MEMORY;
-    return multi_join_propagate(join, level + 1, built, sign, weight);
+    MultiJoinInput *input = &join->inputs[level];
+    size_t path_bytes = level * sizeof(const Row *);
+    memcpy(input->saved_components, join->components, path_bytes);
+    memset(join->components, 0, path_bytes);
+    const Row *own = join->components[level];
+    join->components[level] = row;
+    int status = multi_join_propagate(join, level + 1, sign, weight);
+    memcpy(join->components, input->saved_components, path_bytes);
+    join->components[level] = own;
+    return status;
 }
 
 /*
- * `delta` (weight copies) enters or leaves J_(level-1): applies it to
- * J_level and beyond, updating association counts of right-preserving
- * inputs, and emits the deltas of the output.
+ * The current path components[0..level-1] (weight copies) enters or leaves
+ * J_(level-1): applies it to J_level and beyond, updating association
+ * counts of right-preserving inputs, and emits the deltas of the output.
  */
-static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, const Row *delta, int sign,
-                                int64_t weight)
+static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sign, int64_t weight)
 {
     if (level == join->input_count)
-        return multi_join_emit(join, delta, sign, weight);
+        return multi_join_emit(join, sign, weight);
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    int status = JOINERY_OK;
+    int status = key ? multi_join_prepare_level(join, level) : JOINERY_OK;
     for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
         MultisetEntry *entry = &key->entries[e];
         bool match;
-        status = multi_join_condition_check(join, level, delta, entry->row, &match);
+        status = multi_join_condition_check(join, level, entry->row, &match);
         if (status != JOINERY_OK || !match)
             continue;
         matches += entry->count;
         if (input->preserves_right && sign > 0 && entry->association_count == 0)
-            status = multi_join_propagate_built(join, level, NULL, entry->row, -1, entry->count);
-        if (status == JOINERY_OK)
-            status = multi_join_propagate_built(join, level, delta, entry->row, sign,
-                                                weight * entry->count);
+            status = multi_join_propagate_right_padded(join, level, entry->row, -1, entry->count);
+        if (status == JOINERY_OK) {
+            join->components[level] = entry->row;
+            status = multi_join_propagate(join, level + 1, sign, weight * entry->count);
+        }
         if (status != JOINERY_OK || !input->preserves_right)
             continue;
         if (sign > 0) {
@@ -237,25 +287,28 @@ static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, const R
             entry->association_count -= weight;
             if (entry->association_count <= 0) {
                 entry->association_count = 0;
-                status = multi_join_propagate_built(join, level, NULL, entry->row, 1, entry->count);
+                status =
+                    multi_join_propagate_right_padded(join, level, entry->row, 1, entry->count);
             }
         }
         if (join->ttl_enabled)
             multiset_entry_touch(entry, join->now);
     }
-    if (status == JOINERY_OK && input->preserves_left && matches == 0)
-        status = multi_join_propagate_built(join, level, delta, NULL, sign, weight);
+    if (status == JOINERY_OK && input->preserves_left && matches == 0) {
+        join->components[level] = NULL;
+        status = multi_join_propagate(join, level + 1, sign, weight);
+    }
     return status;
 }
 
 /* ---- steps 1 to 3: the changed row against J_(m-1) ---- */
 
 /*
- * True when prefix (a row of J_(m-1)) has no match in S_m other than the
- * changed row's copy: on a retraction that copy is still stored and not
- * counted.
+ * True when the current path (a row of J_(m-1)) has no match in S_m other
+ * than the changed row's copy: on a retraction that copy is still stored
+ * and not counted. multi_join_prepare_level(m) has run.
  */
-static int multi_join_has_no_other_match(MultiJoinOperator *join, const Row *prefix, bool *none)
+static int multi_join_has_no_other_match(MultiJoinOperator *join, bool *none)
 {
     uint32_t level = join->change_input;
     MultisetKey *key = join->inputs[level].current_key;
@@ -263,7 +316,7 @@ static int multi_join_has_no_other_match(MultiJoinOperator *join, const Row *pre
     int64_t matches = 0;
     for (uint32_t e = 0; key && e < key->entry_count && matches <= allowed; e++) {
         bool match;
-        int status = multi_join_condition_check(join, level, prefix, key->entries[e].row, &match);
+        int status = multi_join_condition_check(join, level, key->entries[e].row, &match);
         if (status != JOINERY_OK)
             return status;
         if (match)
@@ -273,60 +326,64 @@ static int multi_join_has_no_other_match(MultiJoinOperator *join, const Row *pre
     return JOINERY_OK;
 }
 
-/* `prefix` (weight copies) is a row of J_(m-1): joins it with the changed row. */
-static int multi_join_apply_change(MultiJoinOperator *join, const Row *prefix, int64_t weight)
+/* The current path (weight copies) is a row of J_(m-1): joins it with the changed row. */
+static int multi_join_apply_change(MultiJoinOperator *join, int64_t weight)
 {
     uint32_t level = join->change_input;
-    const Row *row = join->change_row;
     int sign = join->change_sign;
     bool match;
-    int status = multi_join_condition_check(join, level, prefix, row, &match);
+    int status = multi_join_prepare_level(join, level);
+    if (status == JOINERY_OK)
+        status = multi_join_condition_check(join, level, join->change_row, &match);
     if (status != JOINERY_OK || !match)
         return status;
     join->change_matches += weight;
     bool padded_changes = false;
     if (join->inputs[level].preserves_left) {
-        status = multi_join_has_no_other_match(join, prefix, &padded_changes);
+        status = multi_join_has_no_other_match(join, &padded_changes);
         if (status != JOINERY_OK)
             return status;
     }
-    if (padded_changes && sign > 0)
-        status = multi_join_propagate_built(join, level, prefix, NULL, -1, weight);
-    if (status == JOINERY_OK)
-        status = multi_join_propagate_built(join, level, prefix, row, sign, weight);
-    if (status == JOINERY_OK && padded_changes && sign < 0)
-        status = multi_join_propagate_built(join, level, prefix, NULL, 1, weight);
+    if (padded_changes && sign > 0) {
+        join->components[level] = NULL;
+        status = multi_join_propagate(join, level + 1, -1, weight);
+    }
+    if (status == JOINERY_OK) {
+        join->components[level] = join->change_row;
+        status = multi_join_propagate(join, level + 1, sign, weight);
+    }
+    if (status == JOINERY_OK && padded_changes && sign < 0) {
+        join->components[level] = NULL;
+        status = multi_join_propagate(join, level + 1, 1, weight);
+    }
     return status;
 }
 
 /*
- * `prefix` (weight copies) is a row of J_(level-1), level <= m: extends it
- * through the unchanged steps up to m, then applies the change.
+ * The current path (weight copies) is a row of J_(level-1), level <= m:
+ * extends it through the unchanged steps up to m, then applies the change.
  */
-static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, const Row *prefix,
-                                  int64_t weight)
+static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, int64_t weight)
 {
     if (level == join->change_input)
-        return multi_join_apply_change(join, prefix, weight);
+        return multi_join_apply_change(join, weight);
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    int status = JOINERY_OK;
+    int status = key ? multi_join_prepare_level(join, level) : JOINERY_OK;
     for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
         MultisetEntry *entry = &key->entries[e];
         bool match;
-        status = multi_join_condition_check(join, level, prefix, entry->row, &match);
+        status = multi_join_condition_check(join, level, entry->row, &match);
         if (status != JOINERY_OK || !match)
             continue;
         matches += entry->count;
-        const Row *built = multi_join_build_prefix(join, level, prefix, entry->row);
-        status = built ? multi_join_walk_prefix(join, level + 1, built, weight * entry->count)
-                       : JOINERY_ERROR_NO_MEMORY;
+        join->components[level] = entry->row;
+        status = multi_join_walk_prefix(join, level + 1, weight * entry->count);
     }
     if (status == JOINERY_OK && input->preserves_left && matches == 0) {
-        const Row *built = multi_join_build_prefix(join, level, prefix, NULL);
-        status = built ? multi_join_walk_prefix(join, level + 1, built, weight)
-                       : JOINERY_ERROR_NO_MEMORY;
+        join->components[level] = NULL;
+        status = multi_join_walk_prefix(join, level + 1, weight);
     }
     return status;
 }
@@ -341,15 +398,13 @@ static int multi_join_walk_sources(MultiJoinOperator *join)
         MultisetKey *key = input->current_key;
         if (level > 0 && !input->preserves_right)
             continue;
+        memset(join->components, 0, level * sizeof(const Row *));
         for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
             MultisetEntry *entry = &key->entries[e];
-            if (level == 0) {
-                status = multi_join_walk_prefix(join, 1, entry->row, entry->count);
-            } else if (entry->association_count == 0) {
-                const Row *built = multi_join_build_prefix(join, level, NULL, entry->row);
-                status = built ? multi_join_walk_prefix(join, level + 1, built, entry->count)
-                               : JOINERY_ERROR_NO_MEMORY;
-            }
+            if (level > 0 && entry->association_count != 0)
+                continue;
+            join->components[level] = entry->row;
+            status = multi_join_walk_prefix(join, level + 1, entry->count);
         }
     }
     return status;
@@ -410,28 +465,6 @@ static const Row *multi_join_build_key(MultiJoinOperator *join, uint32_t input, 
     return row_builder_finish(builder);
 }
 
-/* Emits the changed row padded with NULLs on every other input (a NULL-key row). */
-static int multi_join_emit_alone(MultiJoinOperator *join)
-{
-    uint32_t level = join->change_input;
-    const Row *prefix = NULL;
-    const Row *row = join->change_row;
-    if (level == 0) {
-        prefix = row;
-        level = 1;
-        row = NULL;
-    }
-    const Row *built = multi_join_build_prefix(join, level, prefix, row);
-    if (!built)
-        return JOINERY_ERROR_NO_MEMORY;
-    for (level = level + 1; level < join->input_count; level++) {
-        built = multi_join_build_prefix(join, level, built, NULL);
-        if (!built)
-            return JOINERY_ERROR_NO_MEMORY;
-    }
-    return multi_join_emit(join, built, join->change_sign, 1);
-}
-
 /* Runs steps 1 to 4 for the change set up in join->change_*. */
 static int multi_join_walk(MultiJoinOperator *join)
 {
@@ -439,8 +472,8 @@ static int multi_join_walk(MultiJoinOperator *join)
     MultiJoinInput *input = &join->inputs[change_input];
     int status = JOINERY_OK;
     if (change_input == 0) {
-        join->change_matches = 0;
-        return multi_join_propagate(join, 1, join->change_row, join->change_sign, 1);
+        join->components[0] = join->change_row;
+        return multi_join_propagate(join, 1, join->change_sign, 1);
     }
     bool prune = join->spec.empty_result_pruning;
     if (!(prune && multi_join_prefix_is_empty(join)))
@@ -453,9 +486,11 @@ static int multi_join_walk(MultiJoinOperator *join)
         stored = multiset_key_find_row(input->current_key, join->change_row,
                                        row_content_hash(join->change_row));
     int64_t associations = stored ? stored->association_count : join->change_matches;
-    if (associations == 0)
-        status = multi_join_propagate_built(join, change_input, NULL, join->change_row,
-                                            join->change_sign, 1);
+    if (associations == 0) {
+        memset(join->components, 0, change_input * sizeof(const Row *));
+        join->components[change_input] = join->change_row;
+        status = multi_join_propagate(join, change_input + 1, join->change_sign, 1);
+    }
     return status;
 }
 
@@ -494,7 +529,10 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     }
     int status = JOINERY_OK;
     if (alone) {
-        status = multi_join_emit_alone(join);
+        /* the row padded with NULLs on every other input */
+        memset(join->components, 0, join->input_count * sizeof(const Row *));
+        join->components[change_input] = row;
+        status = multi_join_emit(join, join->change_sign, 1);
     } else {
         /* one lookup per input; no state inserts or removes until the walk ends */
         for (uint32_t i = 0; i < join->input_count; i++)
@@ -601,11 +639,15 @@ static void multi_join_close(Operator *self)
     for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
         multiset_state_destroy(join->inputs[i].state);
         row_builder_free(&join->inputs[i].prefix_builder);
+        free(join->inputs[i].saved_components);
     }
     free(join->inputs);
+    free(join->components);
     free(join->output_variable_length);
     free(join->key_variable_length);
     row_builder_free(&join->key_builder);
+    row_builder_free(&join->output_builder);
+    arena_destroy(&join->expr_arena);
     arena_destroy(&join->eval_arena);
     free(join);
 }
@@ -678,6 +720,21 @@ static bool multi_join_key_types_compatible(DataType a, DataType b)
     return type_equals(a, b);
 }
 
+/* True when every input reference of expr is below field_count. */
+static bool multi_join_expr_refs_below(const Expr *expr, uint32_t field_count)
+{
+    if (!expr)
+        return true;
+    if (expr->kind == EXPR_INPUT_REF)
+        return expr->input_index < field_count;
+    if (expr->kind != EXPR_CALL)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (!multi_join_expr_refs_below(expr->call.args[i], field_count))
+            return false;
+    return true;
+}
+
 /* Checks the spec; JOINERY_OK or the status with diag set. */
 static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
 {
@@ -711,6 +768,11 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
             return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: bad join type %d",
                               (int)type);
         const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
+        if (!multi_join_expr_refs_below(condition, (uint32_t)total_fields))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "multi-join: the condition of step %u reads a field of a later "
+                              "input",
+                              i);
         if (outer_seen && multi_join_expr_uses_null_safe_equality(condition))
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "multi-join: IS NOT DISTINCT FROM in the condition of step %u "
@@ -722,6 +784,69 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
     if (total_fields > UINT16_MAX)
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: too many fields");
     return JOINERY_OK;
+}
+
+/*
+ * Chooses how step `level`'s condition is evaluated: a condition reading
+ * this input and at most one earlier input is remapped to partner ++ this
+ * input (no prefix row is built per path); others read the built prefix.
+ * Needs the inputs' offsets up to `level`. False when memory is exhausted.
+ */
+static bool multi_join_plan_condition(MultiJoinOperator *join, uint32_t level,
+                                      const Expr *condition)
+{
+    MultiJoinInput *input = &join->inputs[level];
+    if (!condition) {
+        input->condition_mode = MULTI_JOIN_CONDITION_NONE;
+        return true;
+    }
+    input->condition_mode = MULTI_JOIN_CONDITION_GENERAL;
+    input->condition = condition;
+    uint32_t field_total = input->prefix_offset + input->field_count;
+    uint32_t words = (field_total + 63) / 64;
+    uint64_t *used = calloc(words ? words : 1, sizeof(uint64_t));
+    int32_t *mapping = calloc(field_total ? field_total : 1, sizeof(int32_t));
+    if (!used || !mapping) {
+        free(used);
+        free(mapping);
+        return false;
+    }
+    expr_collect_inputs(condition, used);
+    uint32_t partner = 0;
+    uint32_t partners_seen = 0;
+    for (uint32_t i = 0; i < level; i++) {
+        const MultiJoinInput *earlier = &join->inputs[i];
+        bool reads = false;
+        for (uint32_t f = 0; f < earlier->field_count && !reads; f++) {
+            uint32_t field = earlier->prefix_offset + f;
+            reads = (used[field / 64] >> (field % 64)) & 1u;
+        }
+        if (reads) {
+            partner = i;
+            partners_seen++;
+        }
+    }
+    bool ok = true;
+    uint32_t partner_fields = join->inputs[partner].field_count;
+    if (partners_seen <= 1 && partner_fields > 0) {
+        for (uint32_t f = 0; f < field_total; f++)
+            mapping[f] = -1;
+        uint32_t partner_offset = join->inputs[partner].prefix_offset;
+        for (uint32_t f = 0; f < partner_fields; f++)
+            mapping[partner_offset + f] = (int32_t)f;
+        for (uint32_t f = 0; f < input->field_count; f++)
+            mapping[input->prefix_offset + f] = (int32_t)(partner_fields + f);
+        Expr *remapped = expr_remap_inputs(&join->expr_arena, condition, mapping);
+        ok = remapped != NULL;
+        if (ok) {
+            input->condition_mode = MULTI_JOIN_CONDITION_PAIR;
+            input->condition = remapped;
+            input->partner = partner;
+        }
+    }
+    free(used);
+    free(mapping);
+    return ok;
 }
 
 Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
@@ -736,6 +861,8 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     join->spec = *spec;
     join->input_count = spec->input_count;
     row_builder_init(&join->key_builder);
+    row_builder_init(&join->output_builder);
+    arena_init(&join->expr_arena, 4096);
     arena_init(&join->eval_arena, 4096);
     join->accumulate_kind = ROW_KIND_INSERT;
     join->retract_kind = ROW_KIND_DELETE;
@@ -750,20 +877,23 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     operator_init(&join->base, &MULTI_JOIN_VTABLE, join->name, spec->input_count, join);
 
     join->inputs = calloc(spec->input_count, sizeof *join->inputs);
+    join->components = calloc(spec->input_count, sizeof *join->components);
     for (uint32_t i = 0; join->inputs && i < spec->input_count; i++)
         join->output_field_count += spec->inputs[i].field_count;
     join->output_variable_length =
         calloc(join->output_field_count ? join->output_field_count : 1, sizeof(bool));
     join->key_variable_length =
         calloc(spec->common_key_count ? spec->common_key_count : 1, sizeof(bool));
-    bool ok = join->inputs && join->output_variable_length && join->key_variable_length;
+    bool ok = join->inputs && join->components && join->output_variable_length &&
+              join->key_variable_length;
     uint32_t offset = 0;
     for (uint32_t i = 0; ok && i < spec->input_count; i++) {
         const MultiJoinInputSpec *input_spec = &spec->inputs[i];
         MultiJoinInput *input = &join->inputs[i];
         row_builder_init(&input->prefix_builder);
         input->state = multiset_state_create(input_spec->ttl_millis);
-        ok = input->state != NULL;
+        input->saved_components = calloc(i ? i : 1, sizeof(const Row *));
+        ok = input->state != NULL && input->saved_components != NULL;
         input->field_count = input_spec->field_count;
         input->prefix_offset = offset;
         for (uint32_t f = 0; f < input_spec->field_count; f++)
@@ -775,13 +905,14 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         if (i == 0)
             continue;
         MultiJoinType type = spec->join_types[i];
-        input->condition = spec->conditions ? spec->conditions[i] : NULL;
+        const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
+        if (multi_join_expr_uses_null_safe_equality(condition))
+            join->null_safe = true;
+        ok = multi_join_plan_condition(join, i, condition);
         input->preserves_left = type == MULTI_JOIN_LEFT || type == MULTI_JOIN_FULL;
         input->preserves_right = type == MULTI_JOIN_RIGHT || type == MULTI_JOIN_FULL;
         if (type != MULTI_JOIN_INNER)
             join->all_inner = false;
-        if (multi_join_expr_uses_null_safe_equality(input->condition))
-            join->null_safe = true;
     }
     if (!ok) {
         operator_close(&join->base);

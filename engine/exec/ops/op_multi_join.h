@@ -68,7 +68,8 @@ typedef struct MultiJoinSpec {
  * (NULL-padded where an outer step had no match). Returns NULL with diag
  * set on failure: JOINERY_ERROR_NO_MEMORY; JOINERY_ERROR_VALIDATE for an
  * inconsistent spec (input count outside 2..64, key field out of range,
- * key types differing between inputs, more than 65535 output fields);
+ * key types stored differently between inputs, a condition reading a field
+ * of a later input, more than 65535 output fields);
  * JOINERY_ERROR_UNSUPPORTED when the condition of a step uses
  * IS NOT DISTINCT FROM after an outer step (a NULL-padded key could then
  * match across common-key partitions: plan binary joins instead). The
