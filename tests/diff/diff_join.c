@@ -208,6 +208,7 @@ typedef enum Feature {
     FEATURE_COMMA = 1 << 26,         /* FROM a, b, c WHERE (inner joins written as commas) */
     FEATURE_COMMON_KEY = 1 << 27,    /* every join on the first column: MultiJoin can fuse */
     FEATURE_BIG_TABLES = 1 << 28,    /* some tables of 60..200 rows with wider key domains */
+    FEATURE_TTL = 1 << 29,           /* STATE_TTL hints, and table.exec.state.ttl in some rounds */
 } Feature;
 
 static const struct {
@@ -243,6 +244,7 @@ static const struct {
     {"comma", FEATURE_COMMA},
     {"common-key", FEATURE_COMMON_KEY},
     {"big-tables", FEATURE_BIG_TABLES},
+    {"ttl", FEATURE_TTL},
 };
 
 /* ---------------------------------------------------------------- tables */
@@ -1151,6 +1153,18 @@ static void query_generate(Query *query, Random *random, unsigned features, cons
     }
 
     sql_printf(&query->sql, "SELECT ");
+    if ((features & FEATURE_TTL) && random_percent(random, 10)) {
+        /* a hint is a comment to SQLite; to joinery it sets per-input state TTLs */
+        sql_printf(&query->sql, "/*+ STATE_TTL(");
+        int written = 0;
+        for (int i = 0; i < scope.source_count; i++) {
+            if (!random_percent(random, 60) && !(i == scope.source_count - 1 && !written))
+                continue;
+            sql_printf(&query->sql, "%s'%s' = '%s'", written++ ? ", " : "", scope.sources[i].alias,
+                       random_percent(random, 50) ? "1d" : "2 h");
+        }
+        sql_printf(&query->sql, ") */ ");
+    }
     sql_append_sql(&query->sql, &select);
     sql_printf(&query->sql, " FROM ");
     sql_append_sql(&query->sql, &from);
@@ -1632,7 +1646,7 @@ typedef struct Round {
     char directory[512];
     Table tables[MAX_TABLES];
     int table_count;
-    Text setup; /* the statements that declare the round's tables, for repro files */
+    Text setup;      /* the statements that declare the round's tables, for repro files */
     bool multi_join; /* the round runs with table.optimizer.multi-join.enabled */
     JoinerySession *session;
     sqlite3 *database;
@@ -1686,6 +1700,9 @@ static int round_open(Round *round, int index, const char *base_directory, const
     bool multi_join = options->multi_join == MULTI_JOIN_ON ||
                       (options->multi_join == MULTI_JOIN_MIXED && index % 2 == 1);
     round->multi_join = multi_join;
+    /* a TTL far longer than the run must not change any result */
+    if ((options->features & FEATURE_TTL) && index % 3 == 2)
+        text_printf(&round->setup, "SET 'table.exec.state.ttl' = '1 h';\n");
     if (multi_join)
         text_printf(&round->setup, "SET 'table.optimizer.multi-join.enabled' = 'true';\n");
     for (int t = 0; t < round->table_count; t++) {
