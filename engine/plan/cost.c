@@ -75,7 +75,13 @@ static const Expr *cost_plain_ref(const Expr *expr)
 static const PlanNode *cost_trace_field(const PlanNode *node, uint32_t *field)
 {
     for (;;) {
-        if (*field >= node->field_count)
+        bool is_scan =
+            node->kind == PLAN_LOGICAL_TABLE_SCAN || node->kind == PLAN_TABLE_SOURCE_SCAN;
+        /* a scan's filter also reads the columns only it needs (read_count) */
+        uint32_t readable = is_scan && node->scan.read_count > node->field_count
+                                ? node->scan.read_count
+                                : node->field_count;
+        if (*field >= readable)
             return NULL;
         switch (node->kind) {
         case PLAN_LOGICAL_TABLE_SCAN:
