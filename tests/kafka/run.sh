@@ -1,0 +1,431 @@
+#!/usr/bin/env bash
+# End-to-end tests of the kafka and upsert-kafka connectors against
+# build/kafka-mock (librdkafka's mock cluster on 127.0.0.1), with kcat as an
+# independent client that produces the input and reads the output back.
+#
+# Usage: tests/kafka/run.sh [BUILD_DIR]   (default: build)
+#
+# Covered: bounded three-table join (sample data in partitioned topics) to a
+# kafka topic; debezium-json changelog source joined and written to an
+# upsert-kafka topic; an unbounded job stopped by SIGINT once its output is
+# complete; seed 000's DDL verbatim (but the bootstrap address) and its
+# query; faults injected through the mock (fetch and produce request
+# errors, a broker down for a few seconds): nothing lost, nothing
+# duplicated; bad records (malformed JSON, wrong type, missing field, too
+# large) named by topic, partition and offset, and skipped with
+# json.ignore-parse-errors. Every wait has a timeout and checks for a
+# result, never for a duration; only 127.0.0.1 is used. Prints
+# "N passed, N failed" and exits non-zero when anything failed.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+JOINERY="$BUILD/joinery"
+MOCK="$BUILD/kafka-mock"
+DATA="$ROOT/tests/kafka/kafka_data.py"
+SAMPLE="$ROOT/sample-data"
+passed=0
+failed=0
+skipped=0
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+  failed=$((failed + 1)); echo "FAIL $1"
+  [ -n "${DETAIL:-}" ] && [ -f "$DETAIL" ] && sed 's/^/  | /' "$DETAIL" | head -30
+  DETAIL=
+}
+skip() { skipped=$((skipped + 1)); echo "skip $1 ($2)"; }
+
+for tool in "$JOINERY" "$MOCK"; do
+  if [ ! -x "$tool" ]; then
+    echo "tests/kafka: $tool not found (run make first)"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+done
+if ! command -v kcat >/dev/null || ! command -v python3 >/dev/null; then
+  echo "tests/kafka: kcat and python3 are needed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+WORK=$(mktemp -d)
+MOCK_PID=
+JOB_PID=
+cleanup() {
+  [ -n "$JOB_PID" ] && kill "$JOB_PID" 2>/dev/null
+  [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+export HOME="$WORK/home"
+mkdir -p "$HOME"
+
+# wait_for SECONDS COMMAND...: retries COMMAND every 0.2 s until it succeeds or time is up
+wait_for() {
+  local limit=$(($1 * 5)); shift
+  for _ in $(seq "$limit"); do
+    "$@" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# ---------------------------------------------------------------- the cluster
+CONTROL="$WORK/control"
+"$MOCK" --brokers 3 --control "$CONTROL" \
+  --topic orders:4 --topic users:3 --topic products:2 --topic users_cdc:3 \
+  --topic joined:3 --topic cdc_joined:3 --topic live_orders:4 --topic live_out:2 \
+  --topic faults_fetch:3 --topic faults_produce:3 --topic faults_down:3 --topic seed_orders:4 --topic seed_users:3 --topic seed_products:2 \
+  --topic bad_json:1 --topic bad_type:1 --topic bad_missing:1 --topic bad_large:1 \
+  >"$WORK/mock.out" 2>"$WORK/mock.err" &
+MOCK_PID=$!
+mock_ready() { [ -s "$WORK/mock.out" ]; }
+if ! wait_for 20 mock_ready; then
+  echo "FAIL kafka-mock did not start"; cat "$WORK/mock.err"
+  echo "0 passed, 1 failed"; exit 1
+fi
+BOOTSTRAP=$(head -n 1 "$WORK/mock.out")
+case "$BOOTSTRAP" in
+  127.0.0.1:*) pass "kafka-mock prints its bootstrap servers on 127.0.0.1 ($BOOTSTRAP)" ;;
+  *) fail "kafka-mock bootstrap '$BOOTSTRAP' is not on 127.0.0.1" ;;
+esac
+
+# control COMMAND: sends a fault-injection command and waits for its acknowledgement
+control() {
+  local before
+  before=$(grep -c "^ok \|^error " "$WORK/mock.out")
+  echo "$*" >"$CONTROL"
+  acknowledged() { [ "$(grep -c "^ok \|^error " "$WORK/mock.out")" -gt "$before" ]; }
+  wait_for 10 acknowledged && grep -q "^ok $*\$" "$WORK/mock.out"
+}
+
+# produce TOPIC FILE: 'key<TAB>value' lines into TOPIC (keys spread records over partitions)
+produce() {
+  timeout 60 kcat -P -b "$BOOTSTRAP" -t "$1" -K $'\t' -l "$2" 2>>"$WORK/kcat.err"
+}
+# consume TOPIC [FORMAT]: every record of TOPIC up to its current end
+consume() {
+  timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -e -q -Z -f "${2:-%s\n}" 2>>"$WORK/kcat.err"
+}
+# topic_count TOPIC: number of records in TOPIC
+topic_count() { consume "$1" | wc -l; }
+
+# run_joinery NAME SCRIPT [ARGS...]: runs a script to its end (60 s at most)
+run_joinery() {
+  local name=$1 script=$2; shift 2
+  timeout 60 "$JOINERY" "$@" -f "$script" >"$WORK/$name.out" 2>"$WORK/$name.err"
+}
+
+python3 "$DATA" keyed "$SAMPLE/orders.json" order_id >"$WORK/orders.keyed"
+python3 "$DATA" keyed "$SAMPLE/users.json" user_id >"$WORK/users.keyed"
+python3 "$DATA" keyed "$SAMPLE/products.json" product_id >"$WORK/products.keyed"
+python3 "$DATA" cdc-events "$SAMPLE" >"$WORK/users_cdc.keyed"
+if produce orders "$WORK/orders.keyed" && produce users "$WORK/users.keyed" &&
+  produce products "$WORK/products.keyed" && produce users_cdc "$WORK/users_cdc.keyed" &&
+  [ "$(topic_count orders)" -eq 3000 ] && [ "$(topic_count users_cdc)" -eq "$(wc -l <"$WORK/users_cdc.keyed")" ]; then
+  pass "kcat produced the sample data and debezium events into partitioned topics"
+else
+  DETAIL="$WORK/kcat.err" fail "kcat could not produce the input"
+fi
+
+# tables WITH clause for a topic: json, from the start, bounded at the end
+bounded() {
+  echo "'connector' = 'kafka', 'topic' = '$1', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+  'format' = '${2:-json}', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'"
+}
+
+# ---------------------------------------------------------------- bounded join to a topic
+cat >"$WORK/join.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded orders));
+CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users));
+CREATE TABLE products (product_id BIGINT, product_name STRING, category STRING)
+WITH ($(bounded products));
+CREATE TABLE joined (order_id BIGINT, user_name STRING, product_name STRING, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'joined', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json', 'key.format' = 'json', 'key.fields' = 'order_id');
+INSERT INTO joined
+SELECT o.order_id, u.user_name, p.product_name, o.amount
+FROM orders AS o JOIN users AS u ON o.user_id = u.user_id
+JOIN products AS p ON o.product_id = p.product_id WHERE o.amount > 1000;
+EOF
+python3 "$DATA" join-expected "$SAMPLE" 1000 >"$WORK/join.expected"
+if run_joinery join "$WORK/join.sql" && consume joined >"$WORK/join.raw" &&
+  python3 "$DATA" sorted-values "$WORK/join.raw" >"$WORK/join.actual" &&
+  diff "$WORK/join.expected" "$WORK/join.actual" >"$WORK/join.diff"; then
+  pass "bounded three-table join of partitioned topics to a kafka topic ($(wc -l <"$WORK/join.expected") records, exact)"
+else
+  cat "$WORK/join.err" "$WORK/join.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "bounded join to a kafka topic"
+fi
+# the keys were written from key.fields
+if consume joined '%k\n' | head -n 1 | grep -q '^{"order_id":[0-9]*}$'; then
+  pass "record keys from 'key.format' + 'key.fields'"
+else
+  fail "record keys from 'key.format' + 'key.fields'"
+fi
+
+# ---------------------------------------------------------------- debezium-json source
+cat >"$WORK/cdc.sql" <<EOF
+CREATE TABLE users_cdc (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users_cdc debezium-json));
+SELECT * FROM users_cdc;
+EOF
+python3 "$DATA" cdc-expected "$SAMPLE" >"$WORK/cdc.expected"
+if run_joinery cdc "$WORK/cdc.sql" --output csv &&
+  python3 "$DATA" materialize-csv "$WORK/cdc.out" >"$WORK/cdc.actual" &&
+  diff "$WORK/cdc.expected" "$WORK/cdc.actual" >"$WORK/cdc.diff" &&
+  grep -q '^-U,' "$WORK/cdc.out" && grep -q '^-D,' "$WORK/cdc.out"; then
+  pass "debezium-json topic read as a changelog (+I, -U/+U, -D; final state exact)"
+else
+  cat "$WORK/cdc.err" "$WORK/cdc.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "debezium-json changelog source"
+fi
+
+# ---------------------------------------------------------------- changelog join to upsert-kafka
+cat >"$WORK/cdc_join.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded orders));
+CREATE TABLE users_cdc (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users_cdc debezium-json));
+CREATE TABLE cdc_joined (order_id BIGINT, user_name STRING, amount DECIMAL(10, 2),
+  PRIMARY KEY (order_id) NOT ENFORCED)
+WITH ('connector' = 'upsert-kafka', 'topic' = 'cdc_joined', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'key.format' = 'json', 'value.format' = 'csv', 'value.fields-include' = 'EXCEPT_KEY');
+INSERT INTO cdc_joined
+SELECT o.order_id, u.user_name, o.amount FROM orders AS o JOIN users_cdc AS u ON o.user_id = u.user_id
+WHERE o.amount > 1000;
+EOF
+python3 "$DATA" cdc-join-expected "$SAMPLE" 1000 >"$WORK/cdc_join.expected"
+materialized_cdc_join() {
+  consume cdc_joined '%k\t%s\n' >"$WORK/cdc_join.raw" &&
+    python3 "$DATA" materialize-upsert "$WORK/cdc_join.raw" |
+    sed -E 's/^\{"order_id":([0-9]+)\}\t/\1,/' | sort
+}
+if run_joinery cdc_join "$WORK/cdc_join.sql" && materialized_cdc_join >"$WORK/cdc_join.actual" &&
+  diff "$WORK/cdc_join.expected" "$WORK/cdc_join.actual" >"$WORK/cdc_join.diff" &&
+  grep -q $'\tNULL$' "$WORK/cdc_join.raw"; then
+  pass "changelog join written to upsert-kafka (tombstones for deletes; compacted state exact)"
+else
+  cat "$WORK/cdc_join.err" "$WORK/cdc_join.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "changelog join to upsert-kafka"
+fi
+
+# an updating result into a plain kafka sink is refused with a hint
+cat >"$WORK/refuse.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded orders));
+CREATE TABLE counts (user_id BIGINT, n BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'counts', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json');
+INSERT INTO counts SELECT user_id, COUNT(*) FROM orders GROUP BY user_id;
+EOF
+run_joinery refuse "$WORK/refuse.sql"
+if [ $? -ne 0 ] && grep -q "upsert-kafka" "$WORK/refuse.err"; then
+  pass "an updating result into a kafka sink is refused, suggesting upsert-kafka"
+else
+  DETAIL="$WORK/refuse.err" fail "updating result into a kafka sink"
+fi
+
+# ---------------------------------------------------------------- unbounded, stopped by SIGINT
+head -n 1500 "$WORK/orders.keyed" >"$WORK/live1.keyed"
+tail -n +1501 "$WORK/orders.keyed" >"$WORK/live2.keyed"
+produce live_orders "$WORK/live1.keyed"
+cat >"$WORK/live.sql" <<EOF
+CREATE TABLE live_orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'live_orders', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'properties.group.id' = 'live', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users));
+CREATE TABLE products (product_id BIGINT, product_name STRING, category STRING)
+WITH ($(bounded products));
+CREATE TABLE live_out (order_id BIGINT, user_name STRING, product_name STRING, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'live_out', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json', 'sink.partitioner' = 'round-robin');
+INSERT INTO live_out
+SELECT o.order_id, u.user_name, p.product_name, o.amount
+FROM live_orders AS o JOIN users AS u ON o.user_id = u.user_id
+JOIN products AS p ON o.product_id = p.product_id WHERE o.amount > 1000;
+EOF
+total=$(wc -l <"$WORK/join.expected")
+mkdir -p "$WORK/half" && head -n 1500 "$SAMPLE/orders.json" >"$WORK/half/orders.json" &&
+  cp "$SAMPLE/users.json" "$SAMPLE/products.json" "$WORK/half/"
+half=$(python3 "$DATA" join-expected "$WORK/half" 1000 | wc -l)
+timeout 120 "$JOINERY" -f "$WORK/live.sql" >"$WORK/live.out" 2>"$WORK/live.err" &
+JOB_PID=$!
+live_has() { [ "$(topic_count live_out)" -ge "$1" ]; }
+live_ok=0
+if wait_for 60 live_has "$half"; then
+  produce live_orders "$WORK/live2.keyed"
+  if wait_for 60 live_has "$total"; then live_ok=1; fi
+fi
+kill -INT "$JOB_PID" 2>/dev/null
+wait_for 20 eval '! kill -0 '"$JOB_PID"' 2>/dev/null'
+kill -0 "$JOB_PID" 2>/dev/null && kill -KILL "$JOB_PID" 2>/dev/null
+wait "$JOB_PID" 2>/dev/null
+job_status=$?
+JOB_PID=
+consume live_out >"$WORK/live.raw"
+python3 "$DATA" sorted-values "$WORK/live.raw" >"$WORK/live.actual"
+if [ $live_ok -eq 1 ] && diff "$WORK/join.expected" "$WORK/live.actual" >"$WORK/live.diff"; then
+  pass "unbounded join: input arriving while it runs, stopped by SIGINT (exit $job_status), output exact"
+else
+  cat "$WORK/live.err" "$WORK/live.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "unbounded job stopped by SIGINT"
+fi
+if [ "$(consume live_out '%p\n' | sort -u | wc -l)" -eq 2 ]; then
+  pass "sink.partitioner round-robin writes every partition"
+else
+  fail "sink.partitioner round-robin"
+fi
+
+# ---------------------------------------------------------------- seed 000 verbatim
+seed_ddl() {
+  sed -n '/^CREATE TABLE orders/,/^);$/p;/^CREATE TABLE users/,/^);$/p;/^CREATE TABLE products/,/^);$/p' \
+    "$ROOT/tests/sql/seed000.sql" >/dev/null
+  # The article's DDL (seed 000, section 3.2), verbatim but for the bootstrap address and topics
+  # prefixed 'seed_' so that this test has its own data.
+  cat <<EOF
+CREATE TABLE orders ( order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2), order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '5' SECONDS, PRIMARY KEY (order_id) NOT ENFORCED ) WITH ( 'connector' = 'kafka', 'topic' = 'seed_orders', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'properties.group.id' = 'flink-demo', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset' ); CREATE TABLE users ( user_id BIGINT, user_name STRING, region_id BIGINT, PRIMARY KEY (user_id) NOT ENFORCED ) WITH ( 'connector' = 'kafka', 'topic' = 'seed_users', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset' ); CREATE TABLE products ( product_id BIGINT, product_name STRING, category STRING, PRIMARY KEY (product_id) NOT ENFORCED ) WITH ( 'connector' = 'kafka', 'topic' = 'seed_products', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset' );
+EOF
+}
+produce seed_orders "$WORK/orders.keyed" && produce seed_users "$WORK/users.keyed" &&
+  produce seed_products "$WORK/products.keyed"
+{
+  echo "SET 'table.exec.state.ttl' = '1 h';"
+  seed_ddl
+  echo "SELECT o.order_id, u.user_name, p.product_name, p.category, o.amount FROM orders AS o LEFT JOIN users AS u ON o.user_id = u.user_id LEFT JOIN products AS p ON o.product_id = p.product_id WHERE o.amount > 10 AND p.category = 'electronics';"
+} >"$WORK/seed.sql"
+python3 "$DATA" seed-expected "$ROOT/tests/sql/seed000.out" >"$WORK/seed.expected"
+timeout 120 "$JOINERY" --output csv -f "$WORK/seed.sql" >"$WORK/seed.out" 2>"$WORK/seed.err" &
+JOB_PID=$!
+seed_complete() {
+  python3 "$DATA" materialize-csv "$WORK/seed.out" >"$WORK/seed.actual" 2>/dev/null &&
+    cmp -s "$WORK/seed.expected" "$WORK/seed.actual"
+}
+seed_ok=0
+wait_for 60 seed_complete && seed_ok=1
+kill -INT "$JOB_PID" 2>/dev/null
+wait_for 20 eval '! kill -0 '"$JOB_PID"' 2>/dev/null'
+kill -0 "$JOB_PID" 2>/dev/null && kill -KILL "$JOB_PID" 2>/dev/null
+wait "$JOB_PID" 2>/dev/null
+JOB_PID=
+if [ $seed_ok -eq 1 ] && seed_complete; then
+  pass "seed 000 DDL verbatim over Kafka, its LEFT JOIN query: $(wc -l <"$WORK/seed.expected") rows, exact"
+else
+  diff "$WORK/seed.expected" "$WORK/seed.actual" | head -20 >"$WORK/seed.diff"
+  cat "$WORK/seed.err" "$WORK/seed.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "seed 000 over Kafka"
+fi
+
+# ---------------------------------------------------------------- faults
+faults_script() { # OUTPUT_TOPIC
+  cat <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded orders));
+CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users));
+CREATE TABLE products (product_id BIGINT, product_name STRING, category STRING)
+WITH ($(bounded products));
+CREATE TABLE faults_out (order_id BIGINT, user_name STRING, product_name STRING, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = '$1', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json');
+INSERT INTO faults_out
+SELECT o.order_id, u.user_name, p.product_name, o.amount
+FROM orders AS o JOIN users AS u ON o.user_id = u.user_id
+JOIN products AS p ON o.product_id = p.product_id WHERE o.amount > 1000;
+EOF
+}
+faults_script faults_fetch >"$WORK/fetch_errors.sql"
+faults_script faults_produce >"$WORK/produce_errors.sql"
+faults_script faults_down >"$WORK/broker_down.sql"
+# check_faults NAME TOPIC: the records of TOPIC equal the expected join output (as a multiset)
+check_faults() {
+  consume "$2" >"$WORK/$1.raw"
+  python3 "$DATA" sorted-values "$WORK/$1.raw" >"$WORK/$1.actual"
+  diff "$WORK/join.expected" "$WORK/$1.actual" >"$WORK/$1.diff"
+}
+if control fail fetch 25 && run_joinery fetch_errors "$WORK/fetch_errors.sql" &&
+  check_faults fetch_errors faults_fetch; then
+  pass "25 fetch request errors: the job carries on, output exact (nothing lost or duplicated)"
+else
+  cat "$WORK/fetch_errors.err" "$WORK/fetch_errors.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "fetch request errors"
+fi
+if control fail produce 10 && run_joinery produce_errors "$WORK/produce_errors.sql" &&
+  check_faults produce_errors faults_produce; then
+  pass "10 produce request errors: retried by the idempotent producer, output exact"
+else
+  cat "$WORK/produce_errors.err" "$WORK/produce_errors.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "produce request errors"
+fi
+# broker 2 down while the job starts and runs, back after a few seconds
+control down 2
+timeout 120 "$JOINERY" -f "$WORK/broker_down.sql" >"$WORK/broker_down.out" 2>"$WORK/broker_down.err" &
+JOB_PID=$!
+sleep 3
+control up 2
+broker_status=1
+if wait_for 100 eval '! kill -0 '"$JOB_PID"' 2>/dev/null'; then
+  wait "$JOB_PID"; broker_status=$?
+else
+  kill -KILL "$JOB_PID" 2>/dev/null
+fi
+JOB_PID=
+if [ $broker_status -eq 0 ] && check_faults broker_down faults_down; then
+  pass "a broker down for a few seconds and back: the job waits and finishes, output exact"
+else
+  cat "$WORK/broker_down.err" "$WORK/broker_down.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "broker down and back"
+fi
+
+# ---------------------------------------------------------------- bad records
+good() { echo "$1"$'\t''{"order_id":'"$1"',"user_id":1,"amount":1.50}'; }
+{ good 1; echo $'2\t{"order_id":2,"user_id":'; good 3; } >"$WORK/bad_json.keyed"
+{ good 1; echo $'2\t{"order_id":"two","user_id":1,"amount":1.50}'; good 3; } >"$WORK/bad_type.keyed"
+{ good 1; echo $'2\t{"order_id":2,"amount":1.50}'; good 3; } >"$WORK/bad_missing.keyed"
+{ good 1; printf '2\t{"order_id":2,"user_id":1,"amount":1.50,"note":"%s"}\n' "$(head -c 3000 /dev/zero | tr '\0' x)"; good 3; } >"$WORK/bad_large.keyed"
+for topic in bad_json bad_type bad_missing bad_large; do produce "$topic" "$WORK/$topic.keyed"; done
+bad_table() { # NAME TOPIC EXTRA_OPTIONS
+  cat <<EOF
+CREATE TABLE $1 (order_id BIGINT, user_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded "$2"), 'properties.message.max.bytes' = '2000'$3);
+SELECT * FROM $1;
+EOF
+}
+for case in "bad_json:malformed JSON" "bad_type:field 'order_id'" "bad_missing:field 'user_id': missing" "bad_large:more than the 2000"; do
+  topic=${case%%:*}
+  reason=${case#*:}
+  extra=""
+  [ "$topic" = bad_missing ] && extra=", 'json.fail-on-missing-field' = 'true'"
+  bad_table "t_$topic" "$topic" "$extra" >"$WORK/$topic.sql"
+  run_joinery "$topic" "$WORK/$topic.sql"
+  status=$?
+  if [ $status -ne 0 ] && grep -q "topic '$topic', partition 0, offset 1" "$WORK/$topic.err" &&
+    grep -qF "$reason" "$WORK/$topic.err"; then
+    pass "bad record ($reason) fails the job naming topic, partition and offset"
+  else
+    DETAIL="$WORK/$topic.err" fail "bad record in $topic"
+  fi
+done
+cat >"$WORK/skip.sql" <<EOF
+CREATE TABLE skipping (order_id BIGINT, user_id BIGINT, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'bad_json;bad_type;bad_large',
+      'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json',
+      'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+      'properties.message.max.bytes' = '2000', 'json.ignore-parse-errors' = 'true');
+SELECT * FROM skipping;
+EOF
+if run_joinery skip "$WORK/skip.sql" --output csv &&
+  [ "$(grep -c '^+I,' "$WORK/skip.out")" -eq 6 ] && ! grep -q '^+I,2,' "$WORK/skip.out"; then
+  pass "json.ignore-parse-errors skips the 3 bad records of 3 topics, keeps the 6 good ones"
+else
+  cat "$WORK/skip.out" "$WORK/skip.err" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "json.ignore-parse-errors"
+fi
+if grep -qi "skipped" "$WORK/skip.out" "$WORK/skip.err"; then
+  pass "the skipped-record count is shown to the user"
+else
+  skip "the skipped-record count is shown to the user" "the engine does not report SourceReader.skipped_rows yet"
+fi
+
+echo
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
+[ "$failed" -eq 0 ]
