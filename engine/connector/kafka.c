@@ -870,7 +870,6 @@ typedef struct KafkaReader {
     size_t message_count;
     size_t message_next;
     rd_kafka_message_t *current;
-    KafkaPartitionState *current_state;
     uint32_t pending_next;
     uint32_t pending_count;
     bool current_tombstone;
