@@ -6,7 +6,9 @@
  * is cut into groups whose inputs share a common join key: the common key
  * is the set of equivalence classes, built by union-find over the equi
  * conditions `a = b` of the group's steps (plain references of one type),
- * that have a field in every input of the group. Groups are formed
+ * that have a field in every input of the group and that every step joins
+ * its new input on (so rows matched at any step agree on the key, and
+ * partitioning all inputs by it is exact). Groups are formed
  * greedily from the bottom; a group closes when the next input shares no
  * class with it, and its result becomes the first input of the next group,
  * as Flink does. A step that cannot pair with anything stays a binary join.
@@ -54,6 +56,30 @@ static void unite_equalities(uint32_t *parent, const Expr *condition)
         parent[root_a] = root_b;
 }
 
+/* True when `condition` has a conjunct a = b joining input g's key field members[g] to the
+   key field of an earlier group input. */
+static bool step_joins_on_key(const Expr *condition, const uint32_t *members, uint32_t g)
+{
+    if (!condition || condition->kind != EXPR_CALL)
+        return false;
+    if (condition->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < condition->call.arg_count; i++)
+            if (step_joins_on_key(condition->call.args[i], members, g))
+                return true;
+        return false;
+    }
+    if (condition->call.function != FUNCTION_EQUAL || condition->call.arg_count != 2)
+        return false;
+    const Expr *a = condition->call.args[0], *b = condition->call.args[1];
+    if (a->kind != EXPR_INPUT_REF || b->kind != EXPR_INPUT_REF)
+        return false;
+    for (uint32_t earlier = 0; earlier < g; earlier++)
+        if ((a->input_index == members[g] && b->input_index == members[earlier]) ||
+            (b->input_index == members[g] && a->input_index == members[earlier]))
+            return true;
+    return false;
+}
+
 /*
  * Common key of the group whose first input is fields [0, offsets[start+1])
  * and whose other inputs are chain inputs start+1..end. Fills key_fields[g]
@@ -82,20 +108,29 @@ static uint32_t common_key(Arena *arena, const Chain *chain, uint32_t start, uin
                 seen = true;
         if (seen)
             continue;
+        /* exactly one field of the class in every input: a composite input holding two
+           of them (t0.k and t1.k after an outer join) may hold two different values */
         uint32_t members[64];
         bool everywhere = group_inputs <= 64;
         for (uint32_t g = 0; g < group_inputs && everywhere; g++) {
             uint32_t from = g == 0 ? 0 : chain->offsets[start + g];
             uint32_t to = g == 0 ? chain->offsets[start + 1] : chain->offsets[start + g + 1];
-            bool found = false;
-            for (uint32_t field = from; field < to && !found; field++)
+            uint32_t found = 0;
+            for (uint32_t field = from; field < to; field++)
                 if (find_root(parent, field) == root) {
                     members[g] = field;
-                    found = true;
+                    found++;
                 }
-            everywhere = found;
+            everywhere = found == 1;
         }
         if (!everywhere || classes >= 16)
+            continue;
+        /* and every step must join its new input's key field to an earlier input's key
+           field: rows matched at a step on another column could carry other key values */
+        bool every_step = true;
+        for (uint32_t g = 1; g < group_inputs && every_step; g++)
+            every_step = step_joins_on_key(chain->joins[start + g]->join.condition, members, g);
+        if (!every_step)
             continue;
         for (uint32_t g = 0; g < group_inputs; g++)
             key_fields[g][classes] = members[g];
