@@ -142,6 +142,15 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     /* a failed job gets no footer: the client shows the rows, then the error */
     if (began && status == JOINERY_OK && handler && handler->end)
         handler->end(handler->context, writer.rows, cancelled);
+    uint64_t skipped = job ? job_skipped_rows(job) : 0;
+    if (skipped && handler && handler->info) {
+        char message[160];
+        snprintf(message, sizeof message,
+                 "%llu bad record%s skipped (the table ignores parse errors); SHOW JOB METRICS "
+                 "says where.",
+                 (unsigned long long)skipped, skipped == 1 ? " was" : "s were");
+        handler->info(handler->context, message);
+    }
     if (status == JOINERY_OK && is_insert && handler && handler->info) {
         char message[256];
         snprintf(message, sizeof message, "%s: %llu rows written to %s.", 

@@ -734,6 +734,14 @@ uint64_t job_rows_written(const Job *job)
     return job->sink ? sink_operator_rows(job->sink) : 0;
 }
 
+uint64_t job_skipped_rows(const Job *job)
+{
+    uint64_t skipped = 0;
+    for (uint32_t i = 0; i < job->source_count; i++)
+        skipped += source_operator_skipped_rows(job->sources[i]);
+    return skipped;
+}
+
 static void job_sleep_millis(int64_t millis)
 {
     if (millis <= 0)
@@ -990,6 +998,15 @@ void job_format_metrics(Job *job, StrBuf *out)
                       (double)total.busy_nanos / 1e6);
         if (node && node->kind == PLAN_MULTI_JOIN)
             job_format_multi_join_inputs(job, node, out);
+        if (node && node->kind == PLAN_TABLE_SOURCE_SCAN) {
+            uint64_t skipped = 0;
+            for (uint32_t j = i; j < job->operator_count; j++)
+                if (job->operators[j].node == node)
+                    skipped += source_operator_skipped_rows(job->operators[j].op);
+            if (skipped)
+                strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
+                              (unsigned long long)skipped, node->scan.table->name);
+        }
     }
 }
 

@@ -45,6 +45,8 @@ int job_create(const PlanNode *physical, const SessionOptions *options,
 int job_run(Job *job, volatile int *cancel_requested, Diag *diag);
 /* Rows written by the job's sink (INSERT INTO), or result rows (SELECT). */
 uint64_t job_rows_written(const Job *job);
+/* Bad records the job's sources skipped (json.ignore-parse-errors and the like). */
+uint64_t job_skipped_rows(const Job *job);
 /* Appends a per-operator metrics table (rows in/out, state, busy) to out. */
 void job_format_metrics(Job *job, StrBuf *out);
 /* Frees the job and its operators. NULL is a no-op. */

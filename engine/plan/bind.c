@@ -1086,6 +1086,9 @@ static bool bind_sink_assignable(DataType from, DataType to)
 {
     if (type_equals(from, to) || from.id == TYPE_NULL)
         return true;
+    /* as Flink, exact numerics go into any DECIMAL column (values that do not fit fail) */
+    if (to.id == TYPE_DECIMAL && (from.id == TYPE_DECIMAL || type_is_integer(from.id)))
+        return true;
     DataType common;
     if (!type_common(from, to, &common))
         return false;
@@ -1197,7 +1200,10 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
     if (!sink)
         return context->diag->status;
     sink->inputs[0] = project;
-    memcpy(sink->fields, project->fields, sink_count * sizeof(PlanField));
+    for (uint32_t k = 0; k < sink_count; k++) {
+        sink->fields[k].name = table->columns[sink_columns[k]].name;
+        sink->fields[k].type = project->fields[k].type;
+    }
     sink->sink.table = table;
     sink->sink.target_columns = sink_columns;
     *result = sink;
