@@ -35,6 +35,7 @@
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
 #include "engine/exec/ops/op_calc.h"
+#include "engine/exec/ops/op_changelog_normalize.h"
 #include "engine/exec/ops/op_channel.h"
 #include "engine/exec/ops/op_exchange.h"
 #include "engine/exec/ops/op_group_aggregate.h"
@@ -401,7 +402,7 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
 static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs)
 {
     if (node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
-        node->kind == PLAN_MULTI_JOIN) {
+        node->kind == PLAN_MULTI_JOIN || node->kind == PLAN_CHANGELOG_NORMALIZE) {
         const PlanNode *exchange = node->inputs[0];
         if (exchange->kind == PLAN_EXCHANGE &&
             exchange->exchange.distribution == PLAN_DISTRIBUTION_SINGLE)
@@ -498,6 +499,17 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
         spec->left_ttl_millis = node->state_ttl_millis;
         spec->right_ttl_millis = node->state_ttl_right_millis;
         return join_operator_create(spec, job->diag);
+    }
+    case PLAN_CHANGELOG_NORMALIZE: {
+        ChangelogNormalizeSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+        if (!spec)
+            return NULL;
+        spec->field_count = node->field_count;
+        spec->types = job_field_types(job, node);
+        spec->key_fields = node->exchange.keys;
+        spec->key_count = node->exchange.key_count;
+        spec->ttl_millis = node->state_ttl_millis;
+        return changelog_normalize_operator_create(spec, job->diag);
     }
     case PLAN_MULTI_JOIN: {
         uint32_t count = node->input_count;

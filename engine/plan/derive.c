@@ -131,6 +131,13 @@ static int derive(PlannerContext *context, PlanNode *node)
         }
         break;
     }
+    case PLAN_CHANGELOG_NORMALIZE:
+        node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
+                               CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+        node->row_count = input->row_count;
+        add_key(arena, node, node->exchange.keys, node->exchange.key_count);
+        node->state_ttl_millis = default_ttl;
+        break;
     case PLAN_EXCHANGE:
     case PLAN_WATERMARK_ASSIGNER:
         node->changelog_mode = input->changelog_mode;
@@ -143,11 +150,12 @@ static int derive(PlannerContext *context, PlanNode *node)
         uint32_t left_count = left->field_count;
         node->join.left_spec = input_spec(left, node->join.left_keys, node->join.key_count);
         node->join.right_spec = input_spec(right, node->join.right_keys, node->join.key_count);
-        /* an inner join forwards its inputs' row kinds; an outer join also retracts
-           NULL-padded rows (-D) */
+        /* an inner join forwards its inputs' row kinds; an outer join updates its
+           NULL-padded rows, which Flink declares as [I,UB,UA,D] */
         node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
         if (node->join.join_type != PLAN_JOIN_INNER)
-            node->changelog_mode |= CHANGELOG_DELETE;
+            node->changelog_mode |= CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER |
+                                    CHANGELOG_DELETE;
         node->row_count = cost_node_estimate(node);
         /* unique keys: each side's key survives when the other side's join key is unique */
         bool right_unique_on_key = node->join.right_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;

@@ -439,6 +439,14 @@ static void explain_attributes(ExplainContext *context, const PlanNode *node)
     case PLAN_MULTI_JOIN:
         explain_multi_join(context, node);
         break;
+    case PLAN_CHANGELOG_NORMALIZE:
+        strbuf_append_cstr(context->out, "key=[");
+        for (uint32_t k = 0; k < node->exchange.key_count; k++)
+            strbuf_printf(context->out, "%s%s", k ? ", " : "",
+                          node->fields[node->exchange.keys[k]].name);
+        strbuf_append_cstr(context->out, "]");
+        print_ttl(context, node);
+        break;
     }
 }
 

@@ -404,8 +404,36 @@ static int convert(PlannerContext *context, PlanNode *node, PlanNode **result)
     PlanNode *input = NULL;
     int status;
     switch (node->kind) {
-    case PLAN_LOGICAL_TABLE_SCAN:
-        return convert_simple(context, node, PLAN_TABLE_SOURCE_SCAN, result);
+    case PLAN_LOGICAL_TABLE_SCAN: {
+        status = convert_simple(context, node, PLAN_TABLE_SOURCE_SCAN, result);
+        if (status != JOINERY_OK || !plan_table_is_upsert_source(node->scan.table))
+            return status;
+        /* an upsert source: Exchange(hash[pk]) -> ChangelogNormalize(key=[pk]) */
+        const CatalogTable *table = node->scan.table;
+        uint32_t *keys = arena_calloc(arena, table->primary_key_count + 1, sizeof(uint32_t));
+        if (!keys)
+            return JOINERY_ERROR_NO_MEMORY;
+        for (size_t k = 0; k < table->primary_key_count; k++) {
+            int field = plan_scan_field_of_column(
+                *result, catalog_table_column_index(table, table->primary_key[k]));
+            if (field < 0)
+                return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                                  "The primary key of upsert table `%s` is not read", table->name);
+            keys[k] = (uint32_t)field;
+        }
+        PlanNode *exchange =
+            make_exchange(context, *result, keys, (uint32_t)table->primary_key_count);
+        PlanNode *normalize =
+            exchange ? new_node(context, PLAN_CHANGELOG_NORMALIZE, 1, exchange->field_count) : NULL;
+        if (!normalize)
+            return JOINERY_ERROR_NO_MEMORY;
+        normalize->inputs[0] = exchange;
+        memcpy(normalize->fields, exchange->fields, exchange->field_count * sizeof(PlanField));
+        normalize->exchange.keys = keys;
+        normalize->exchange.key_count = (uint32_t)table->primary_key_count;
+        *result = normalize;
+        return JOINERY_OK;
+    }
     case PLAN_LOGICAL_WATERMARK_ASSIGNER:
         return convert_simple(context, node, PLAN_WATERMARK_ASSIGNER, result);
     case PLAN_LOGICAL_UNION:

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine/plan/plan.h"
 
+#include "engine/connector/connector.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -144,6 +146,8 @@ const char *plan_kind_name(PlanKind kind)
         return "Sink";
     case PLAN_MULTI_JOIN:
         return "MultiJoin";
+    case PLAN_CHANGELOG_NORMALIZE:
+        return "ChangelogNormalize";
     }
     return "?";
 }
@@ -151,5 +155,20 @@ const char *plan_kind_name(PlanKind kind)
 bool plan_node_is_stateful(const PlanNode *node)
 {
     return node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
-           node->kind == PLAN_MULTI_JOIN;
+           node->kind == PLAN_MULTI_JOIN || node->kind == PLAN_CHANGELOG_NORMALIZE;
+}
+
+bool plan_table_is_upsert_source(const CatalogTable *table)
+{
+    const Connector *connector = connector_find(catalog_table_option(table, "connector"));
+    return connector && connector->source_changelog && table->primary_key_count > 0 &&
+           connector->source_changelog(table) == SOURCE_CHANGELOG_UPSERT;
+}
+
+int plan_scan_field_of_column(const PlanNode *node, int column)
+{
+    for (uint32_t f = 0; f < node->scan.column_count; f++)
+        if ((int)node->scan.columns[f] == column)
+            return (int)f;
+    return -1;
 }

@@ -47,6 +47,7 @@ typedef enum PlanKind {
     PLAN_VALUES,
     PLAN_SINK,
     PLAN_MULTI_JOIN,
+    PLAN_CHANGELOG_NORMALIZE, /* upsert source -> full changelog, keyed by exchange.keys */
 } PlanKind;
 
 typedef enum PlanJoinType {
@@ -178,7 +179,7 @@ struct PlanNode {
             PlanAggregateCall *calls;
             uint32_t call_count;
         } aggregate;
-        struct {                      /* EXCHANGE */
+        struct {                      /* EXCHANGE; CHANGELOG_NORMALIZE uses keys */
             PlanDistribution distribution;
             uint32_t *keys;
             uint32_t key_count;
@@ -200,6 +201,10 @@ struct PlanNode {
 /* Allocates a node with `input_count` inputs and `field_count` fields. */
 PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count,
                         uint32_t field_count);
+/* True when scans of the table produce an upsert stream (ChangelogNormalize needed). */
+bool plan_table_is_upsert_source(const CatalogTable *table);
+/* Index in `node` (a scan) of the table's primary key column `key`, or -1. */
+int plan_scan_field_of_column(const PlanNode *node, int column);
 /* Shallow copy with its own inputs array (attributes shared); NULL on no memory. */
 PlanNode *plan_node_copy(Arena *arena, const PlanNode *node);
 /* Field names of a node as a char* array (for expr_print). */

@@ -127,7 +127,34 @@ static void compact_fields(const PlanField *from, uint32_t count, const int32_t 
             to[mapping[i]] = from[i];
 }
 
+static int prune_scan_fields(PlannerContext *context, PlanNode *node, FieldSet used,
+                             Pruned *result);
+
+/* An upsert scan keeps its primary key (ChangelogNormalize needs it) and drops it above. */
 static int prune_scan(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)
+{
+    if (!plan_table_is_upsert_source(node->scan.table))
+        return prune_scan_fields(context, node, used, result);
+    const CatalogTable *table = node->scan.table;
+    FieldSet needed = set_new(context->arena, node->field_count);
+    if (!needed.words)
+        return JOINERY_ERROR_NO_MEMORY;
+    memcpy(needed.words, used.words, (node->field_count / 64 + 1) * sizeof(uint64_t));
+    for (size_t k = 0; k < table->primary_key_count; k++) {
+        int field = plan_scan_field_of_column(
+            node, catalog_table_column_index(table, table->primary_key[k]));
+        if (field >= 0)
+            set_add(&needed, (uint32_t)field);
+    }
+    Pruned scan;
+    int status = prune_scan_fields(context, node, needed, &scan);
+    if (status != JOINERY_OK)
+        return status;
+    return project_used(context, scan.node, node->field_count, &used, scan.mapping, result);
+}
+
+static int prune_scan_fields(PlannerContext *context, PlanNode *node, FieldSet used,
+                             Pruned *result)
 {
     Arena *arena = context->arena;
     /* the filter is applied inside the scan: its columns are read, not output */

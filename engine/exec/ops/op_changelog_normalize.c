@@ -1,0 +1,120 @@
+/*
+ * op_changelog_normalize.c - keeps the last row per key (ValueState) and
+ * emits the retractions an upsert stream leaves out (see the header).
+ */
+#include "engine/exec/ops/op_changelog_normalize.h"
+
+#include <stdlib.h>
+
+#include "engine/state/state.h"
+
+enum { NORMALIZE_CLEANUP_KEYS = 1024 };
+
+typedef struct NormalizeOperator {
+    Operator base;
+    ChangelogNormalizeSpec spec;
+    ValueState *state;
+    RowBuilder key_builder;
+} NormalizeOperator;
+
+static Row *normalize_key(NormalizeOperator *normalize, const Row *row)
+{
+    const ChangelogNormalizeSpec *spec = &normalize->spec;
+    row_builder_begin(&normalize->key_builder, spec->key_count, ROW_KIND_INSERT);
+    for (uint32_t k = 0; k < spec->key_count; k++) {
+        uint32_t field = spec->key_fields[k];
+        row_builder_copy_field(&normalize->key_builder, k, row, field,
+                               type_is_variable_length(spec->types[field].id));
+    }
+    return row_builder_finish(&normalize->key_builder);
+}
+
+static int normalize_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    NormalizeOperator *normalize = self->impl;
+    int64_t now = operator_now_millis(self);
+    for (uint32_t r = 0; r < batch->count; r++) {
+        const Row *row = batch->rows[r];
+        Row *key = normalize_key(normalize, row);
+        if (!key)
+            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        uint64_t hash = row_content_hash(key);
+        ValueEntry *entry = value_state_find(normalize->state, key, hash, now);
+        int status = JOINERY_OK;
+        if (row_kind(row) == ROW_KIND_DELETE || row_kind(row) == ROW_KIND_UPDATE_BEFORE) {
+            if (!entry || !entry->value) {
+                self->metrics.skipped_rows++;
+                continue;
+            }
+            status = operator_emit(self, entry->value, ROW_KIND_DELETE);
+            value_state_remove(normalize->state, entry);
+        } else if (!entry || !entry->value) {
+            if (!entry)
+                entry = value_state_insert(normalize->state, key, hash, now);
+            if (!entry || value_state_set(normalize->state, entry, row, now) != JOINERY_OK)
+                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            status = operator_emit(self, row, ROW_KIND_INSERT);
+        } else if (row_content_equals(entry->value, row)) {
+            value_state_set(normalize->state, entry, row, now); /* refresh the TTL */
+        } else {
+            status = operator_emit(self, entry->value, ROW_KIND_UPDATE_BEFORE);
+            if (status == JOINERY_OK &&
+                value_state_set(normalize->state, entry, row, now) != JOINERY_OK)
+                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            if (status == JOINERY_OK)
+                status = operator_emit(self, row, ROW_KIND_UPDATE_AFTER);
+        }
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static int normalize_timer(Operator *self, int64_t now_millis)
+{
+    NormalizeOperator *normalize = self->impl;
+    self->metrics.expired_rows +=
+        value_state_cleanup(normalize->state, now_millis, NORMALIZE_CLEANUP_KEYS);
+    return JOINERY_OK;
+}
+
+static void normalize_report_state(Operator *self)
+{
+    NormalizeOperator *normalize = self->impl;
+    StateCounters counters = value_state_counters(normalize->state);
+    self->metrics.state_bytes = counters.bytes;
+    self->metrics.state_keys = counters.keys;
+    self->metrics.state_rows = counters.entries;
+}
+
+static void normalize_close(Operator *self)
+{
+    NormalizeOperator *normalize = self->impl;
+    value_state_destroy(normalize->state);
+    row_builder_free(&normalize->key_builder);
+    free(normalize);
+}
+
+static const OperatorVtable NORMALIZE_VTABLE = {
+    .process = normalize_process,
+    .timer = normalize_timer,
+    .report_state = normalize_report_state,
+    .close = normalize_close,
+};
+
+Operator *changelog_normalize_operator_create(const ChangelogNormalizeSpec *spec, Diag *diag)
+{
+    NormalizeOperator *normalize = calloc(1, sizeof *normalize);
+    if (normalize)
+        normalize->state = value_state_create(spec->ttl_millis);
+    if (!normalize || !normalize->state) {
+        free(normalize);
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    normalize->spec = *spec;
+    row_builder_init(&normalize->key_builder);
+    operator_init(&normalize->base, &NORMALIZE_VTABLE, "ChangelogNormalize", 1, normalize);
+    return &normalize->base;
+}
