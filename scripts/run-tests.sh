@@ -53,6 +53,10 @@ echo "== shell end to end (tests/cli)"
 timeout 300 tests/cli/run.sh "$build"
 record "tests/cli" $?
 
+echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
+timeout 600 tests/kafka/run.sh "$build"
+record "tests/kafka" $?
+
 echo "== differential test against SQLite (tests/diff)"
 for parallelism in 1 2; do
   timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" 2>&1 | tail -n 25

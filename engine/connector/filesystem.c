@@ -538,9 +538,24 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
     reader->decoder_field = calloc(slots, sizeof *reader->decoder_field);
     reader->metadata = calloc(slots, sizeof *reader->metadata);
     reader->values = calloc(slots, sizeof *reader->values);
-    const char **names = calloc(slots, sizeof *names);
-    DataType *types = calloc(slots, sizeof *types);
+    /* CSV fields are positional: its decoder sees every physical column of the table, and
+       the reader picks the ones it was asked for. JSON fields are found by name, so its
+       decoder sees only the columns read. */
+    bool positional = kind == FORMAT_KIND_CSV;
+    size_t decoder_slots = positional ? table->column_count + 1 : slots;
+    const char **names = calloc(decoder_slots, sizeof *names);
+    DataType *types = calloc(decoder_slots, sizeof *types);
     uint32_t physical = 0;
+    if (positional && names && types) {
+        for (size_t c = 0; c < table->column_count; c++) {
+            if (table->columns[c].kind != CATALOG_COLUMN_PHYSICAL)
+                continue;
+            names[physical] = table->columns[c].name;
+            types[physical] = table->columns[c].type;
+            types[physical].time_attribute = TIME_ATTRIBUTE_NONE;
+            physical++;
+        }
+    }
     if (reader->decoder_field && reader->metadata && reader->values && names && types) {
         for (uint32_t i = 0; i < count; i++) {
             const CatalogColumn *column = &table->columns[spec->columns[i]];
@@ -548,6 +563,13 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
                 reader->decoder_field[i] = -1;
                 reader->metadata[i] =
                     metadata_from_key(column->metadata_key ? column->metadata_key : column->name);
+                continue;
+            }
+            if (positional) {
+                int32_t position = 0;
+                for (uint32_t c = 0; c < spec->columns[i]; c++)
+                    position += table->columns[c].kind == CATALOG_COLUMN_PHYSICAL;
+                reader->decoder_field[i] = position;
                 continue;
             }
             reader->decoder_field[i] = (int32_t)physical;
