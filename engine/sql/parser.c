@@ -401,7 +401,8 @@ static char *parser_join_names(Parser *parser, const AstList *parts, size_t coun
 static bool parser_query_follows(const Parser *parser, size_t ahead)
 {
     const Token *token = parser_peek(parser, ahead);
-    while (token->kind == TOKEN_LEFT_PAREN)
+    /* more parentheses than the depth limit fail anyway: stop looking (keeps this linear) */
+    for (int opened = 0; token->kind == TOKEN_LEFT_PAREN && opened < PARSER_MAX_DEPTH; opened++)
         token = parser_peek(parser, ++ahead);
     return token_is_keyword(token, KEYWORD_SELECT) || token_is_keyword(token, KEYWORD_WITH) ||
            token_is_keyword(token, KEYWORD_VALUES);
