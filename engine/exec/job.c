@@ -193,6 +193,7 @@ static int job_link(Job *job, Operator *port, Operator *consumer, uint32_t input
     job->channels = channels;
     job->channels[job->channel_count++] = channel;
     channel->task = port->task;
+    channel->plan_node_id = port->plan_node_id; /* its waits are the producer's backpressure */
     task->ends_expected++;
     target->op = channel;
     target->input = 0;
@@ -974,9 +975,9 @@ static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf 
 
 void job_format_metrics(Job *job, StrBuf *out)
 {
-    strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s\n", "id", "operator",
+    strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s %12s\n", "id", "operator",
                   "subtasks", "rows in", "rows out", "state rows", "state keys", "state bytes",
-                  "busy ms");
+                  "busy ms", "backpressure");
     /* one line per plan node, summed over its subtasks, in build order */
     for (uint32_t i = 0; i < job->operator_count; i++) {
         const PlanNode *node = job->operators[i].node;
@@ -1003,11 +1004,18 @@ void job_format_metrics(Job *job, StrBuf *out)
             subtasks++;
         }
         const char *name = node ? plan_kind_name(node->kind) : "Collect";
-        strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f\n",
+        /* backpressure: time its subtasks waited for room downstream (threaded jobs) */
+        uint64_t blocked = 0;
+        for (uint32_t c = 0; node && c < job->channel_count; c++)
+            if (job->channels[c]->plan_node_id == node->id)
+                blocked += job->channels[c]->metrics.blocked_nanos;
+        char backpressure[32];
+        snprintf(backpressure, sizeof backpressure, "%.1f ms", (double)blocked / 1e6);
+        strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f %12s\n",
                       node ? node->id : 0, name, subtasks, (unsigned long long)total.rows_in,
                       (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
                       (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
-                      (double)total.busy_nanos / 1e6);
+                      (double)total.busy_nanos / 1e6, job->threaded ? backpressure : "-");
         if (node && node->kind == PLAN_MULTI_JOIN)
             job_format_multi_join_inputs(job, node, out);
         if (node && node->kind == PLAN_TABLE_SOURCE_SCAN) {

@@ -51,6 +51,8 @@ typedef struct OperatorMetrics {
     uint64_t state_rows;    /* rows (records) in state */
     uint64_t expired_rows;  /* rows dropped by state TTL */
     uint64_t skipped_rows;  /* bad records skipped (sources) */
+    uint64_t blocked_nanos; /* channels: time waiting for room in a full downstream
+                               mailbox (backpressure on the producing operator) */
 } OperatorMetrics;
 
 typedef struct OperatorVtable {

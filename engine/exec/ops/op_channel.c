@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine/exec/ops/op_channel.h"
 
+#include "engine/base/value.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +60,21 @@ static void deadline_after(struct timespec *deadline, int64_t millis)
     }
 }
 
-/* Appends a message, waiting while the mailbox is full; false when the job stopped. */
-static bool mailbox_put(Mailbox *mailbox, MailboxMessage *message)
+/*
+ * Appends a message, waiting while the mailbox is full (the wait is added to
+ * *blocked_nanos); false when the job stopped.
+ */
+static bool mailbox_put(Mailbox *mailbox, MailboxMessage *message, uint64_t *blocked_nanos)
 {
     pthread_mutex_lock(&mailbox->lock);
-    while (mailbox->depth >= mailbox->capacity && !*mailbox->stop) {
-        struct timespec deadline;
-        deadline_after(&deadline, 50);
-        pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline);
+    if (mailbox->depth >= mailbox->capacity) {
+        int64_t start = datetime_monotonic_nanos();
+        while (mailbox->depth >= mailbox->capacity && !*mailbox->stop) {
+            struct timespec deadline;
+            deadline_after(&deadline, 50);
+            pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline);
+        }
+        *blocked_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
     }
     if (*mailbox->stop) {
         pthread_mutex_unlock(&mailbox->lock);
@@ -126,7 +135,7 @@ static int channel_send(Operator *self, MailboxMessage *message)
     ChannelOperator *channel = self->impl;
     if (!message)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    if (!mailbox_put(channel->mailbox, message))
+    if (!mailbox_put(channel->mailbox, message, &self->metrics.blocked_nanos))
         return JOINERY_CANCELLED;
     return JOINERY_OK;
 }

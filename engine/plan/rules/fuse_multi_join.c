@@ -86,9 +86,39 @@ static bool step_joins_on_key(const Expr *condition, const uint32_t *members, ui
  * (global field indexes) for every group input g and returns the number of
  * common classes (0: none).
  */
+static bool condition_has_null_safe_equality(const Expr *expr)
+{
+    if (!expr || expr->kind != EXPR_CALL)
+        return false;
+    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (condition_has_null_safe_equality(expr->call.args[i]))
+            return true;
+    return false;
+}
+
+/*
+ * The MultiJoin operator cannot split a NULL-padded key by the common key when a later
+ * step compares with IS NOT DISTINCT FROM: such a group stays binary.
+ */
+static bool group_is_runnable(const Chain *chain, uint32_t start, uint32_t end)
+{
+    bool outer_before = false;
+    for (uint32_t step = start + 1; step <= end; step++) {
+        const PlanNode *join = chain->joins[step];
+        if (outer_before && condition_has_null_safe_equality(join->join.condition))
+            return false;
+        outer_before = outer_before || join->join.join_type != PLAN_JOIN_INNER;
+    }
+    return true;
+}
+
 static uint32_t common_key(Arena *arena, const Chain *chain, uint32_t start, uint32_t end,
                            uint32_t **key_fields)
 {
+    if (!group_is_runnable(chain, start, end))
+        return 0;
     uint32_t total = chain->offsets[end + 1];
     uint32_t *parent = arena_calloc(arena, total + 1, sizeof(uint32_t));
     if (!parent)
