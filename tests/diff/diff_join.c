@@ -297,7 +297,7 @@ typedef struct Cell {
 } Cell;
 
 typedef struct Table {
-    char name[8];
+    char name[16];
     int row_count;
     Cell (*rows)[TABLE_COLUMNS];
 } Table;
