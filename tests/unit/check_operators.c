@@ -1,0 +1,959 @@
+/*
+ * check_operators.c - Check suite for the stateless and small operators of
+ * engine/exec/ops/: Calc, Exchange, Union, WatermarkAssigner, the Values and
+ * scan sources (a filesystem SourceReader over a temporary file), the sink
+ * collector, ChangelogNormalize (with TTL on a fake clock) and the channel
+ * and mailbox between two threads.
+ *
+ * Operators are driven as check_join.c does: a collecting operator
+ * downstream records "+I(1,a) -U(2,NULL)" for rows, "W(5)" for watermarks
+ * and "END" when its input ends. No assertion depends on wall-clock time.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/base/strbuf.h"
+#include "engine/exec/ops/op_calc.h"
+#include "engine/exec/ops/op_changelog_normalize.h"
+#include "engine/exec/ops/op_channel.h"
+#include "engine/exec/ops/op_exchange.h"
+#include "engine/exec/ops/op_sink.h"
+#include "engine/exec/ops/op_source.h"
+#include "engine/exec/ops/op_union.h"
+#include "engine/exec/ops/op_watermark_assigner.h"
+
+/* ---- harness: fake clock, collecting operator, row helpers ---- */
+
+static int64_t fake_now;
+
+static int64_t fake_clock(void *context)
+{
+    (void)context;
+    return fake_now;
+}
+
+typedef struct Collector {
+    Operator base;
+    const DataType *types;
+    uint32_t field_count;
+    StrBuf log;
+    uint32_t rows;
+    uint32_t ended; /* times finish ran */
+} Collector;
+
+static void format_row(StrBuf *out, const Row *row, const DataType *types, uint32_t count)
+{
+    strbuf_printf(out, "%s(", row_kind_name(row_kind(row)));
+    for (uint32_t i = 0; i < count; i++) {
+        if (i)
+            strbuf_append_char(out, ',');
+        if (row_is_null(row, i)) {
+            strbuf_append_cstr(out, "NULL");
+        } else if (type_is_variable_length(types[i].id)) {
+            uint32_t length;
+            const char *text = row_get_string(row, i, &length);
+            strbuf_append(out, text, length);
+        } else if (types[i].id == TYPE_DOUBLE) {
+            strbuf_printf(out, "%g", row_get_double(row, i));
+        } else {
+            strbuf_printf(out, "%lld", (long long)row_get_int64(row, i));
+        }
+    }
+    strbuf_append_char(out, ')');
+}
+
+static void collector_log(Collector *collector, const char *text)
+{
+    if (collector->log.length)
+        strbuf_append_char(&collector->log, ' ');
+    strbuf_append_cstr(&collector->log, text);
+}
+
+static int collector_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    Collector *collector = (Collector *)self;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        if (collector->log.length)
+            strbuf_append_char(&collector->log, ' ');
+        format_row(&collector->log, batch->rows[i], collector->types, collector->field_count);
+        collector->rows++;
+    }
+    return JOINERY_OK;
+}
+
+static int collector_watermark(Operator *self, uint32_t input, int64_t watermark)
+{
+    (void)input;
+    Collector *collector = (Collector *)self;
+    char text[48];
+    if (watermark == INT64_MAX)
+        snprintf(text, sizeof text, "W(MAX)");
+    else
+        snprintf(text, sizeof text, "W(%lld)", (long long)watermark);
+    collector_log(collector, text);
+    self->current_watermark = watermark;
+    return JOINERY_OK;
+}
+
+static int collector_finish(Operator *self)
+{
+    Collector *collector = (Collector *)self;
+    collector->ended++;
+    collector_log(collector, "END");
+    return JOINERY_OK;
+}
+
+static const OperatorVtable COLLECTOR_VTABLE = {
+    .process = collector_process,
+    .watermark = collector_watermark,
+    .finish = collector_finish,
+};
+
+typedef struct Harness {
+    Diag diag;
+    ExecContext context;
+    Arena arena; /* expressions */
+    Collector collector;
+    Operator *op;
+    char taken[16384];
+} Harness;
+
+static void harness_init(Harness *h, const DataType *out_types, uint32_t out_count)
+{
+    memset(h, 0, sizeof *h);
+    diag_clear(&h->diag);
+    h->context.diag = &h->diag;
+    h->context.now_millis = fake_clock;
+    h->context.parallelism = 1;
+    fake_now = 0;
+    arena_init(&h->arena, 0);
+    operator_init(&h->collector.base, &COLLECTOR_VTABLE, "Collector", 1, &h->collector);
+    h->collector.types = out_types;
+    h->collector.field_count = out_count;
+    ck_assert_int_eq(operator_open(&h->collector.base, &h->context), JOINERY_OK);
+}
+
+/* Connects `op` to the collector and opens it. */
+static void harness_open(Harness *h, Operator *op)
+{
+    ck_assert_ptr_nonnull(op);
+    h->op = op;
+    operator_connect(op, &h->collector.base, 0);
+    ck_assert_int_eq(operator_open(op, &h->context), JOINERY_OK);
+}
+
+static void harness_close(Harness *h)
+{
+    if (h->op)
+        operator_close(h->op);
+    operator_close(&h->collector.base);
+    strbuf_free(&h->collector.log);
+    arena_destroy(&h->arena);
+}
+
+/* Returns what the collector logged since the last call, and forgets it. */
+static const char *take_log(Collector *collector, char *buffer, size_t size)
+{
+    snprintf(buffer, size, "%s", strbuf_cstr(&collector->log));
+    strbuf_clear(&collector->log);
+    return buffer;
+}
+
+static const char *harness_take(Harness *h)
+{
+    return take_log(&h->collector, h->taken, sizeof h->taken);
+}
+
+/* Builds a row from "kind values" text, e.g. "+I 1,a,NULL". */
+static Row *build_row(RowBuilder *builder, const DataType *types, uint32_t count, const char *text)
+{
+    static const char *const kinds[] = {"+I", "-U", "+U", "-D"};
+    RowKind kind = ROW_KIND_INSERT;
+    for (int k = 0; k < 4; k++)
+        if (strncmp(text, kinds[k], 2) == 0)
+            kind = (RowKind)k;
+    const char *cursor = text + 3;
+    row_builder_begin(builder, count, kind);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *end = strchr(cursor, ',');
+        size_t length = end ? (size_t)(end - cursor) : strlen(cursor);
+        if (length == 4 && strncmp(cursor, "NULL", 4) == 0)
+            row_builder_set_null(builder, i);
+        else if (type_is_variable_length(types[i].id))
+            row_builder_set_string(builder, i, cursor, (uint32_t)length);
+        else
+            row_builder_set_int64(builder, i, strtoll(cursor, NULL, 10));
+        cursor = end ? end + 1 : cursor + length;
+    }
+    return row_builder_finish(builder);
+}
+
+/* Pushes one batch of rows written "+I 1,a;-D 2,b" into input `input` of `op`. */
+static int push_rows(Operator *op, uint32_t input, const DataType *types, uint32_t count,
+                     const char *text)
+{
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *rows[64];
+    uint32_t n = 0;
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *part = strtok(copy, ";"); part && n < 64; part = strtok(NULL, ";")) {
+        while (*part == ' ')
+            part++;
+        rows[n] = row_copy_heap(build_row(&builder, types, count, part));
+        ck_assert_ptr_nonnull(rows[n]);
+        n++;
+    }
+    RowBatch batch = {.rows = rows, .count = n, .capacity = n};
+    int status = operator_push(op, input, &batch);
+    for (uint32_t i = 0; i < n; i++)
+        free(rows[i]);
+    row_builder_free(&builder);
+    return status;
+}
+
+#define PUSH(h, types, count, text)                                                                \
+    ck_assert_int_eq(push_rows((h)->op, 0, types, count, text), JOINERY_OK)
+#define EXPECT(h, text) ck_assert_str_eq(harness_take(h), text)
+
+static DataType t_bigint(void)
+{
+    return type_make(TYPE_BIGINT, true);
+}
+
+static DataType t_string(void)
+{
+    return type_make(TYPE_VARCHAR, true);
+}
+
+/* A typed call through the function catalogue (as the binder builds them). */
+static Expr *call(Arena *arena, const char *name, FunctionId function, Expr *a, Expr *b)
+{
+    Expr *args[2] = {a, b};
+    Diag diag;
+    diag_clear(&diag);
+    Expr *expr = function_resolve(arena, name, function, args, b ? 2 : 1, &diag);
+    ck_assert_msg(expr != NULL, "%s", diag.message);
+    return expr;
+}
+
+static Expr *literal(Arena *arena, int64_t value)
+{
+    return expr_make_literal(arena, type_make(TYPE_BIGINT, false), value_int(value));
+}
+
+/* ---- Calc ---- */
+
+/* input (id BIGINT, name STRING, score BIGINT) */
+static DataType calc_in[3];
+static DataType calc_out[3];
+
+START_TEST(test_calc_project_and_filter)
+{
+    calc_in[0] = t_bigint();
+    calc_in[1] = t_string();
+    calc_in[2] = t_bigint();
+    Harness h;
+    harness_init(&h, calc_out, 3);
+    Arena *arena = &h.arena;
+    /* SELECT name, id * 10, UPPER(name) WHERE score > 5 */
+    Expr *projects[3] = {
+        expr_make_input_ref(arena, 1, calc_in[1]),
+        call(arena, NULL, FUNCTION_MULTIPLY, expr_make_input_ref(arena, 0, calc_in[0]),
+             literal(arena, 10)),
+        call(arena, "UPPER", FUNCTION_UPPER, expr_make_input_ref(arena, 1, calc_in[1]), NULL),
+    };
+    for (int i = 0; i < 3; i++)
+        calc_out[i] = projects[i]->type;
+    Expr *condition = call(arena, NULL, FUNCTION_GREATER, expr_make_input_ref(arena, 2, calc_in[2]),
+                           literal(arena, 5));
+    CalcSpec spec = {3, projects, calc_out, 3, condition};
+    harness_open(&h, calc_operator_create(&spec, &h.diag));
+    /* kinds pass through; a NULL condition drops the row like FALSE */
+    PUSH(&h, calc_in, 3, "+I 1,abc,10;-U 2,b,3;+U 3,NULL,7;-D NULL,c,NULL;-D 4,dd,6");
+    EXPECT(&h, "+I(abc,10,ABC) +U(NULL,30,NULL) -D(dd,40,DD)");
+    ck_assert_uint_eq(h.op->metrics.rows_in, 5);
+    ck_assert_uint_eq(h.op->metrics.rows_out, 3);
+    /* a batch where nothing passes emits nothing */
+    PUSH(&h, calc_in, 3, "+I 5,x,1");
+    EXPECT(&h, "");
+    /* long strings survive the copy into the output batch */
+    char text[600];
+    memset(text, 'q', sizeof text);
+    memcpy(text, "+I 9,", 5);
+    snprintf(text + 505, sizeof text - 505, ",99");
+    PUSH(&h, calc_in, 3, text);
+    ck_assert_uint_eq(strlen(harness_take(&h)), strlen("+I(,90,)") + 2 * 500);
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "END");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_calc_without_condition_and_many_rows)
+{
+    calc_in[0] = t_bigint();
+    calc_in[1] = t_string();
+    calc_in[2] = t_bigint();
+    Harness h;
+    harness_init(&h, calc_out, 1);
+    Expr *projects[1] = {expr_make_input_ref(&h.arena, 2, calc_in[2])};
+    calc_out[0] = calc_in[2];
+    CalcSpec spec = {3, projects, calc_out, 1, NULL};
+    harness_open(&h, calc_operator_create(&spec, &h.diag));
+    /* more rows than one output batch: all arrive, in order */
+    RowBuilder builder;
+    row_builder_init(&builder);
+    uint32_t total = ROW_BATCH_CAPACITY + 10;
+    Row **rows = calloc(total, sizeof(Row *));
+    for (uint32_t i = 0; i < total; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "+I %u,x,%u", i, i);
+        rows[i] = row_copy_heap(build_row(&builder, calc_in, 3, line));
+    }
+    RowBatch batch = {rows, total, total};
+    ck_assert_int_eq(operator_push(h.op, 0, &batch), JOINERY_OK);
+    ck_assert_uint_eq(h.collector.rows, total);
+    const char *log = harness_take(&h);
+    ck_assert(strncmp(log, "+I(0) +I(1) +I(2)", 17) == 0);
+    char last[32];
+    snprintf(last, sizeof last, "+I(%u)", total - 1);
+    ck_assert_str_eq(log + strlen(log) - strlen(last), last);
+    for (uint32_t i = 0; i < total; i++)
+        free(rows[i]);
+    free(rows);
+    row_builder_free(&builder);
+    harness_close(&h);
+}
+END_TEST
+
+/* ---- Exchange ---- */
+
+static DataType pair_types[2];
+
+static void init_pair_types(void)
+{
+    pair_types[0] = t_bigint();
+    pair_types[1] = t_string();
+}
+
+/* An exchange over `count` collectors (subtasks), keyed by `keys`. */
+typedef struct Fanout {
+    Diag diag;
+    ExecContext context;
+    Collector collectors[4];
+    OperatorTarget targets[4];
+    uint32_t count;
+    Operator *exchange;
+} Fanout;
+
+static void fanout_open(Fanout *fanout, uint32_t count, const uint32_t *keys, uint32_t key_count)
+{
+    memset(fanout, 0, sizeof *fanout);
+    init_pair_types();
+    diag_clear(&fanout->diag);
+    fanout->context.diag = &fanout->diag;
+    fanout->context.now_millis = fake_clock;
+    fanout->context.parallelism = (int)count;
+    fanout->count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        Collector *collector = &fanout->collectors[i];
+        operator_init(&collector->base, &COLLECTOR_VTABLE, "Collector", 1, collector);
+        collector->types = pair_types;
+        collector->field_count = 2;
+        ck_assert_int_eq(operator_open(&collector->base, &fanout->context), JOINERY_OK);
+        fanout->targets[i].op = &collector->base;
+        fanout->targets[i].input = 0;
+    }
+    ExchangeSpec spec = {keys, key_count, pair_types};
+    fanout->exchange = exchange_operator_create(&spec, &fanout->diag);
+    ck_assert_ptr_nonnull(fanout->exchange);
+    fanout->exchange->broadcast = fanout->targets;
+    fanout->exchange->broadcast_count = count;
+    ck_assert_int_eq(operator_open(fanout->exchange, &fanout->context), JOINERY_OK);
+}
+
+static void fanout_close(Fanout *fanout)
+{
+    operator_close(fanout->exchange);
+    for (uint32_t i = 0; i < fanout->count; i++) {
+        operator_close(&fanout->collectors[i].base);
+        strbuf_free(&fanout->collectors[i].log);
+    }
+}
+
+/* The subtask a row with this (id, name) key goes to, computed independently. */
+static uint32_t expected_subtask(const char *id, const char *name, uint32_t key_count,
+                                 uint32_t parallelism)
+{
+    RowBuilder builder;
+    row_builder_init(&builder);
+    row_builder_begin(&builder, key_count, ROW_KIND_INSERT);
+    if (strcmp(id, "NULL") == 0)
+        row_builder_set_null(&builder, 0);
+    else
+        row_builder_set_int64(&builder, 0, strtoll(id, NULL, 10));
+    if (key_count == 2)
+        row_builder_set_string(&builder, 1, name, (uint32_t)strlen(name));
+    uint32_t subtask = exchange_route(row_builder_finish(&builder), parallelism);
+    row_builder_free(&builder);
+    return subtask;
+}
+
+START_TEST(test_exchange_routes_by_key_hash)
+{
+    static const uint32_t keys[1] = {0};
+    Fanout fanout;
+    fanout_open(&fanout, 3, keys, 1);
+    /* many keys, each twice with different payloads and kinds */
+    StrBuf expected[3] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
+    StrBuf batch = STRBUF_INIT;
+    for (int round = 0; round < 2; round++) {
+        strbuf_clear(&batch);
+        for (int id = 0; id < 60; id++) {
+            const char *kind = round ? "-D" : "+I";
+            strbuf_printf(&batch, "%s%s %d,p%d", batch.length ? ";" : "", kind, id, round);
+            char number[16];
+            snprintf(number, sizeof number, "%d", id);
+            uint32_t subtask = expected_subtask(number, "", 1, 3);
+            strbuf_printf(&expected[subtask], "%s%s(%d,p%d)", expected[subtask].length ? " " : "",
+                          kind, id, round);
+        }
+        ck_assert_int_eq(push_rows(fanout.exchange, 0, pair_types, 2, strbuf_cstr(&batch)),
+                         JOINERY_OK);
+    }
+    /* NULL keys are routed too, always to the same subtask */
+    ck_assert_int_eq(push_rows(fanout.exchange, 0, pair_types, 2, "+I NULL,a;+I NULL,b"),
+                     JOINERY_OK);
+    uint32_t null_subtask = expected_subtask("NULL", "", 1, 3);
+    strbuf_printf(&expected[null_subtask], " +I(NULL,a) +I(NULL,b)");
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        char buffer[8192];
+        ck_assert_str_eq(take_log(&fanout.collectors[i], buffer, sizeof buffer),
+                         strbuf_cstr(&expected[i]));
+        used += fanout.collectors[i].rows > 0;
+    }
+    ck_assert_uint_eq(used, 3); /* 60 keys spread over every subtask */
+    ck_assert_uint_eq(fanout.exchange->metrics.rows_out, 122);
+    /* watermarks and end of input go to every subtask */
+    ck_assert_int_eq(operator_push_watermark(fanout.exchange, 0, 42), JOINERY_OK);
+    ck_assert_int_eq(operator_end_input(fanout.exchange, 0), JOINERY_OK);
+    for (uint32_t i = 0; i < 3; i++) {
+        char buffer[64];
+        ck_assert_str_eq(take_log(&fanout.collectors[i], buffer, sizeof buffer), "W(42) END");
+        strbuf_free(&expected[i]);
+    }
+    strbuf_free(&batch);
+    fanout_close(&fanout);
+}
+END_TEST
+
+START_TEST(test_exchange_composite_keys_and_determinism)
+{
+    static const uint32_t keys[2] = {0, 1};
+    Fanout first, second;
+    fanout_open(&first, 4, keys, 2);
+    fanout_open(&second, 4, keys, 2);
+    const char *rows = "+I 1,a;+I 1,b;+I 2,a;+I 1,a;+U 7,zz;+I 7,zz;-D 2,a";
+    ck_assert_int_eq(push_rows(first.exchange, 0, pair_types, 2, rows), JOINERY_OK);
+    ck_assert_int_eq(push_rows(second.exchange, 0, pair_types, 2, rows), JOINERY_OK);
+    for (uint32_t i = 0; i < 4; i++) {
+        char a[1024], b[1024];
+        /* two exchanges route identically; equal keys land on the same subtask */
+        ck_assert_str_eq(take_log(&first.collectors[i], a, sizeof a),
+                         take_log(&second.collectors[i], b, sizeof b));
+        if (strstr(a, "(1,a)")) {
+            ck_assert_uint_eq(i, expected_subtask("1", "a", 2, 4));
+            ck_assert_ptr_nonnull(strstr(strstr(a, "(1,a)") + 1, "(1,a)"));
+        }
+        if (strstr(a, "(2,a)"))
+            ck_assert_ptr_nonnull(strstr(a, "+I(2,a)") && strstr(a, "-D(2,a)") ? a : NULL);
+        if (strstr(a, "7,zz"))
+            ck_assert_ptr_nonnull(strstr(a, "+U(7,zz) +I(7,zz)"));
+    }
+    fanout_close(&first);
+    fanout_close(&second);
+    /* routing is a pure function of the key bytes */
+    ck_assert_uint_eq(expected_subtask("12345", "x", 2, 8), expected_subtask("12345", "x", 2, 8));
+    ck_assert_uint_lt(expected_subtask("12345", "x", 2, 8), 8);
+    ck_assert_uint_eq(expected_subtask("12345", "x", 2, 1), 0);
+}
+END_TEST
+
+START_TEST(test_exchange_single_distribution)
+{
+    Fanout fanout;
+    fanout_open(&fanout, 3, NULL, 0);
+    ck_assert_int_eq(push_rows(fanout.exchange, 0, pair_types, 2, "+I 1,a;+I 2,b;-D 3,c"),
+                     JOINERY_OK);
+    char buffer[256];
+    ck_assert_str_eq(take_log(&fanout.collectors[0], buffer, sizeof buffer),
+                     "+I(1,a) +I(2,b) -D(3,c)");
+    ck_assert_str_eq(take_log(&fanout.collectors[1], buffer, sizeof buffer), "");
+    ck_assert_str_eq(take_log(&fanout.collectors[2], buffer, sizeof buffer), "");
+    fanout_close(&fanout);
+}
+END_TEST
+
+/* ---- Union ---- */
+
+START_TEST(test_union_forwards_and_merges)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, union_operator_create(2, &h.diag));
+    ck_assert_int_eq(push_rows(h.op, 0, pair_types, 2, "+I 1,a;-U 1,a"), JOINERY_OK);
+    ck_assert_int_eq(push_rows(h.op, 1, pair_types, 2, "+U 2,NULL"), JOINERY_OK);
+    EXPECT(&h, "+I(1,a) -U(1,a) +U(2,NULL)");
+    /* the watermark is the minimum over the inputs */
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 10), JOINERY_OK);
+    EXPECT(&h, "");
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 5), JOINERY_OK);
+    EXPECT(&h, "W(5)");
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 20), JOINERY_OK);
+    EXPECT(&h, "W(10)");
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 15), JOINERY_OK); /* never backwards */
+    EXPECT(&h, "");
+    /* the end arrives only when both inputs ended */
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "");
+    ck_assert_int_eq(push_rows(h.op, 1, pair_types, 2, "+I 3,c"), JOINERY_OK);
+    ck_assert_int_eq(operator_end_input(h.op, 1), JOINERY_OK);
+    EXPECT(&h, "+I(3,c) END");
+    ck_assert_uint_eq(h.collector.ended, 1);
+    harness_close(&h);
+}
+END_TEST
+
+/* ---- WatermarkAssigner ---- */
+
+START_TEST(test_watermark_assigner)
+{
+    /* (id BIGINT, ts TIMESTAMP(3)), watermark ts - INTERVAL '5' SECOND */
+    DataType types[2] = {t_bigint(), type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    Harness h;
+    harness_init(&h, types, 2);
+    DataType interval = type_make(TYPE_INTERVAL_DAY_TIME, false);
+    Expr *watermark =
+        call(&h.arena, NULL, FUNCTION_MINUS, expr_make_input_ref(&h.arena, 1, types[1]),
+             expr_make_literal(&h.arena, interval, value_int(5000)));
+    harness_open(&h, watermark_assigner_operator_create(watermark, 2, &h.diag));
+    /* rows pass unchanged; the watermark follows the maximum, after the batch */
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 1,10000;+I 2,12000;-D 3,11000"), JOINERY_OK);
+    EXPECT(&h, "+I(1,10000) +I(2,12000) -D(3,11000) W(7000)");
+    /* late rows and NULL timestamps do not move it */
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 4,9000;+I 5,NULL"), JOINERY_OK);
+    EXPECT(&h, "+I(4,9000) +I(5,NULL)");
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 6,20000"), JOINERY_OK);
+    EXPECT(&h, "+I(6,20000) W(15000)");
+    ck_assert_int_eq(h.collector.base.current_watermark, 15000);
+    /* end of input: +infinity, then the end */
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "W(MAX) END");
+    harness_close(&h);
+}
+END_TEST
+
+/* ---- sources ---- */
+
+START_TEST(test_values_source)
+{
+    DataType types[2] = {type_make(TYPE_INT, false), type_make_varchar(3, false)};
+    Harness h;
+    harness_init(&h, types, 2);
+    Expr **rows[2];
+    for (int r = 0; r < 2; r++) {
+        rows[r] = arena_calloc(&h.arena, 2, sizeof(Expr *));
+        rows[r][0] = expr_make_literal(&h.arena, types[0], value_int(r + 1));
+        rows[r][1] =
+            expr_make_literal(&h.arena, types[1], value_string(r ? "yes" : "no", r ? 3 : 2));
+    }
+    harness_open(&h, values_operator_create(rows, 2, types, 2, &h.diag));
+    SourceState state = SOURCE_STATE_ACTIVE;
+    int64_t next = 0;
+    for (int polls = 0; polls < 10 && state != SOURCE_STATE_ENDED; polls++)
+        ck_assert_int_eq(source_operator_poll(h.op, 0, &state, &next), JOINERY_OK);
+    ck_assert_int_eq(state, SOURCE_STATE_ENDED);
+    EXPECT(&h, "+I(1,no) +I(2,yes) END");
+    ck_assert_uint_eq(source_operator_skipped_rows(h.op), 0);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_scan_source_over_a_file)
+{
+    char directory[] = "/tmp/check_operators_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(directory));
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.json", directory);
+    FILE *file = fopen(path, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs("{\"id\":1,\"name\":\"a\",\"score\":10}\n"
+          "{\"id\":2,\"name\":\"b\",\"score\":1}\n"
+          "not json\n"
+          "{\"id\":3,\"name\":null,\"score\":7}\n",
+          file);
+    fclose(file);
+    CatalogTable *table = catalog_table_new("t", false);
+    DataType column_types[3] = {t_bigint(), t_string(), t_bigint()};
+    const char *names[3] = {"id", "name", "score"};
+    table->column_count = 3;
+    table->columns = arena_calloc(&table->arena, 3, sizeof(CatalogColumn));
+    for (int i = 0; i < 3; i++) {
+        table->columns[i].name = arena_strdup(&table->arena, names[i]);
+        table->columns[i].type = column_types[i];
+    }
+    const char *options[] = {
+        "connector", "filesystem", "path", path, "format", "json", "json.ignore-parse-errors",
+        "true"};
+    table->option_count = 4;
+    table->options = arena_calloc(&table->arena, 4, sizeof(CatalogOption));
+    for (int i = 0; i < 4; i++) {
+        table->options[i].key = arena_strdup(&table->arena, options[2 * i]);
+        table->options[i].value = arena_strdup(&table->arena, options[2 * i + 1]);
+    }
+    /* read (name, id, score); emit (name, id); filter score > 5 */
+    static const uint32_t columns[3] = {1, 0, 2};
+    DataType read_types[3] = {t_string(), t_bigint(), t_bigint()};
+    Harness h;
+    harness_init(&h, read_types, 2);
+    ScanSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.source.table = table;
+    spec.source.field_count = 3;
+    spec.source.columns = columns;
+    spec.source.types = read_types;
+    spec.source.subtask_index = 0;
+    spec.source.parallelism = 1;
+    spec.output_count = 2;
+    spec.filter = call(&h.arena, NULL, FUNCTION_GREATER,
+                       expr_make_input_ref(&h.arena, 2, read_types[2]), literal(&h.arena, 5));
+    SourceReader *reader = NULL;
+    ck_assert_int_eq(connector_find("filesystem")->create_source(&spec.source, &reader, &h.diag),
+                     JOINERY_OK);
+    harness_open(&h, scan_operator_create(&spec, reader, &h.diag));
+    SourceState state = SOURCE_STATE_ACTIVE;
+    int64_t next = 0;
+    for (int polls = 0; polls < 100 && state != SOURCE_STATE_ENDED; polls++)
+        ck_assert_msg(source_operator_poll(h.op, 0, &state, &next) == JOINERY_OK, "%s",
+                      h.diag.message);
+    ck_assert_int_eq(state, SOURCE_STATE_ENDED);
+    EXPECT(&h, "+I(a,1) +I(NULL,3) END");
+    ck_assert_uint_eq(source_operator_skipped_rows(h.op), 1);
+    harness_close(&h);
+    catalog_table_free(table);
+    unlink(path);
+    rmdir(directory);
+}
+END_TEST
+
+/* ---- sink collector ---- */
+
+typedef struct Collected {
+    StrBuf text;
+    int stop_after; /* stop the job after this many rows; 0: never */
+    int seen;
+} Collected;
+
+static int collect(void *context, const Row *row)
+{
+    Collected *collected = context;
+    DataType types[2] = {t_bigint(), t_string()};
+    if (collected->text.length)
+        strbuf_append_char(&collected->text, ' ');
+    format_row(&collected->text, row, types, 2);
+    collected->seen++;
+    return collected->stop_after && collected->seen >= collected->stop_after ? 1 : 0;
+}
+
+START_TEST(test_sink_collector)
+{
+    init_pair_types();
+    Diag diag;
+    diag_clear(&diag);
+    ExecContext context = {&diag, NULL, fake_clock, NULL, 1};
+    Collected collected = {STRBUF_INIT, 0, 0};
+    Operator *sink = sink_operator_create_collector(collect, &collected, &diag);
+    ck_assert_ptr_nonnull(sink);
+    ck_assert_int_eq(operator_open(sink, &context), JOINERY_OK);
+    ck_assert_int_eq(push_rows(sink, 0, pair_types, 2, "+I 1,a;-U 1,a;+U 1,b;-D 2,NULL"),
+                     JOINERY_OK);
+    ck_assert_str_eq(strbuf_cstr(&collected.text), "+I(1,a) -U(1,a) +U(1,b) -D(2,NULL)");
+    ck_assert_uint_eq(sink_operator_rows(sink), 4);
+    ck_assert(!sink_operator_stopped(sink));
+    ck_assert_int_eq(operator_end_input(sink, 0), JOINERY_OK);
+    operator_close(sink);
+    /* the client asks to stop: the push reports it and no later row is handed over */
+    strbuf_clear(&collected.text);
+    collected.stop_after = 2;
+    collected.seen = 0;
+    sink = sink_operator_create_collector(collect, &collected, &diag);
+    ck_assert_int_eq(operator_open(sink, &context), JOINERY_OK);
+    ck_assert_int_eq(push_rows(sink, 0, pair_types, 2, "+I 1,a;+I 2,b;+I 3,c"), JOINERY_CANCELLED);
+    ck_assert(sink_operator_stopped(sink));
+    ck_assert_str_eq(strbuf_cstr(&collected.text), "+I(1,a) +I(2,b)");
+    operator_close(sink);
+    strbuf_free(&collected.text);
+}
+END_TEST
+
+/* ---- ChangelogNormalize ---- */
+
+static Operator *normalize_create(Harness *h, int64_t ttl)
+{
+    static const uint32_t key[1] = {0};
+    ChangelogNormalizeSpec spec = {2, pair_types, key, 1, ttl};
+    return changelog_normalize_operator_create(&spec, &h->diag);
+}
+
+START_TEST(test_changelog_normalize)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, normalize_create(&h, 0));
+    PUSH(&h, pair_types, 2, "+I 1,a");
+    EXPECT(&h, "+I(1,a)");
+    /* upserts: a change becomes -U/+U, an unchanged row nothing */
+    PUSH(&h, pair_types, 2, "+U 1,b");
+    EXPECT(&h, "-U(1,a) +U(1,b)");
+    PUSH(&h, pair_types, 2, "+U 1,b");
+    EXPECT(&h, "");
+    PUSH(&h, pair_types, 2, "+I 1,b");
+    EXPECT(&h, "");
+    /* NULL fields are content too */
+    PUSH(&h, pair_types, 2, "+U 1,NULL");
+    EXPECT(&h, "-U(1,b) +U(1,NULL)");
+    /* a new key is an insert even when written +U */
+    PUSH(&h, pair_types, 2, "+U 2,x");
+    EXPECT(&h, "+I(2,x)");
+    PUSH(&h, pair_types, 2, "+U 1,c");
+    EXPECT(&h, "-U(1,NULL) +U(1,c)");
+    /* -D carries only the key: the stored row is retracted */
+    PUSH(&h, pair_types, 2, "-D 1,whatever");
+    EXPECT(&h, "-D(1,c)");
+    /* -D of an unknown (or already deleted) key is dropped and counted */
+    PUSH(&h, pair_types, 2, "-D 1,NULL;-D 3,c");
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 2);
+    /* after a delete the key starts over with +I */
+    PUSH(&h, pair_types, 2, "+U 1,again");
+    EXPECT(&h, "+I(1,again)");
+    /* several rows of one key in one batch */
+    PUSH(&h, pair_types, 2, "+U 5,p;+U 5,q;-D 5,q;+U 5,r");
+    EXPECT(&h, "+I(5,p) -U(5,p) +U(5,q) -D(5,q) +I(5,r)");
+    /* a NULL key is a key like any other */
+    PUSH(&h, pair_types, 2, "+I NULL,n;+U NULL,m");
+    EXPECT(&h, "+I(NULL,n) -U(NULL,n) +U(NULL,m)");
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_keys, 4); /* 1, 2, 5, NULL */
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "END");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_changelog_normalize_ttl)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, normalize_create(&h, 1000));
+    fake_now = 10000;
+    PUSH(&h, pair_types, 2, "+I 1,a;+I 2,b");
+    EXPECT(&h, "+I(1,a) +I(2,b)");
+    /* an unchanged upsert refreshes the key's TTL */
+    fake_now = 10800;
+    PUSH(&h, pair_types, 2, "+U 1,a");
+    EXPECT(&h, "");
+    /* key 2 expired (written at 10000), key 1 did not (touched at 10800) */
+    fake_now = 11500;
+    PUSH(&h, pair_types, 2, "+U 2,c;+U 1,z");
+    EXPECT(&h, "+I(2,c) -U(1,a) +U(1,z)");
+    /* an expired key's delete is unknown */
+    fake_now = 20000;
+    PUSH(&h, pair_types, 2, "-D 1,z");
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
+    /* the timer drops expired keys from state */
+    ck_assert_int_eq(operator_timer(h.op, 20000), JOINERY_OK);
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_keys, 0);
+    ck_assert_uint_ge(h.op->metrics.expired_rows, 1);
+    EXPECT(&h, "");
+    harness_close(&h);
+}
+END_TEST
+
+/* ---- Channel and Mailbox ---- */
+
+typedef struct Consumer {
+    Mailbox *mailbox;
+    uint32_t max_depth; /* the deepest the mailbox was seen */
+    uint32_t messages;
+    int status;
+} Consumer;
+
+/* Drains the mailbox into the messages' targets until END_OF_INPUT. */
+static void *consume(void *argument)
+{
+    Consumer *consumer = argument;
+    for (;;) {
+        pthread_mutex_lock(&consumer->mailbox->lock);
+        if (consumer->mailbox->depth > consumer->max_depth)
+            consumer->max_depth = consumer->mailbox->depth;
+        pthread_mutex_unlock(&consumer->mailbox->lock);
+        MailboxMessage *message = mailbox_take(consumer->mailbox, 50);
+        if (!message)
+            continue;
+        consumer->messages++;
+        MailboxMessageKind kind = message->kind;
+        int status = JOINERY_OK;
+        if (kind == MAILBOX_BATCH)
+            status = operator_push(message->target, message->input, &message->batch);
+        else if (kind == MAILBOX_WATERMARK)
+            status = operator_push_watermark(message->target, message->input, message->watermark);
+        else
+            status = operator_end_input(message->target, message->input);
+        free(message);
+        if (status != JOINERY_OK)
+            consumer->status = status;
+        if (kind == MAILBOX_END_OF_INPUT)
+            return NULL;
+    }
+}
+
+START_TEST(test_channel_to_another_thread)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    volatile int stop = 0;
+    Mailbox mailbox;
+    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop), JOINERY_OK);
+    ck_assert_ptr_null(mailbox_take(&mailbox, 0)); /* empty: no wait */
+    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 0, &h.diag);
+    ck_assert_ptr_nonnull(channel);
+    ck_assert_int_eq(operator_open(channel, &h.context), JOINERY_OK);
+    Consumer consumer = {&mailbox, 0, 0, JOINERY_OK};
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, consume, &consumer), 0);
+    /* 40 batches into a mailbox of 2: the producer waits for the consumer */
+    StrBuf expected = STRBUF_INIT;
+    for (int i = 0; i < 40; i++) {
+        char rows[128];
+        snprintf(rows, sizeof rows, "+I %d,r%d;-D %d,s%d", i, i, i, i);
+        ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, rows), JOINERY_OK);
+        strbuf_printf(&expected, "%s+I(%d,r%d) -D(%d,s%d)", i ? " " : "", i, i, i, i);
+        if (i == 20) {
+            ck_assert_int_eq(operator_push_watermark(channel, 0, 77), JOINERY_OK);
+            strbuf_append_cstr(&expected, " W(77)");
+        }
+    }
+    ck_assert_int_eq(operator_end_input(channel, 0), JOINERY_OK);
+    strbuf_append_cstr(&expected, " END");
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_int_eq(consumer.status, JOINERY_OK);
+    ck_assert_uint_eq(consumer.messages, 42);
+    ck_assert_uint_le(consumer.max_depth, 2);
+    /* order preserved, rows intact, the end delivered once */
+    ck_assert_str_eq(harness_take(&h), strbuf_cstr(&expected));
+    ck_assert_uint_eq(h.collector.ended, 1);
+    ck_assert_uint_eq(channel->metrics.rows_out, 80);
+    ck_assert_uint_eq(mailbox.depth, 0);
+    strbuf_free(&expected);
+    operator_close(channel);
+    mailbox_destroy(&mailbox);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_mailbox_bounded_and_stop)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    volatile int stop = 0;
+    Mailbox mailbox;
+    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop), JOINERY_OK);
+    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 3, &h.diag);
+    ck_assert_int_eq(operator_open(channel, &h.context), JOINERY_OK);
+    ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 1,a"), JOINERY_OK);
+    ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 2,b;+I 3,c"), JOINERY_OK);
+    ck_assert_uint_eq(mailbox.depth, 2);
+    /* the rows were copied: the message outlives the producer's batch */
+    MailboxMessage *message = mailbox_take(&mailbox, 0);
+    ck_assert_ptr_nonnull(message);
+    ck_assert_int_eq(message->kind, MAILBOX_BATCH);
+    ck_assert_ptr_eq(message->target, &h.collector.base);
+    ck_assert_uint_eq(message->input, 3);
+    ck_assert_uint_eq(message->batch.count, 1);
+    ck_assert_int_eq(row_get_int64(message->batch.rows[0], 0), 1);
+    ck_assert_uint_eq((uintptr_t)message->batch.rows[0] % 8, 0);
+    free(message);
+    ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 4,d"), JOINERY_OK);
+    ck_assert_uint_eq(mailbox.depth, 2);
+    /* full and the job stopping: the producer gives up instead of waiting */
+    stop = 1;
+    ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 5,e"), JOINERY_CANCELLED);
+    ck_assert_uint_eq(mailbox.depth, 2);
+    message = mailbox_take(&mailbox, 0);
+    ck_assert_uint_eq(message->batch.count, 2);
+    ck_assert_int_eq(row_get_int64(message->batch.rows[1], 0), 3);
+    uint32_t length;
+    const char *text = row_get_string(message->batch.rows[1], 1, &length);
+    ck_assert(length == 1 && text[0] == 'c');
+    free(message);
+    /* the queued message is freed by destroy */
+    operator_close(channel);
+    mailbox_destroy(&mailbox);
+    harness_close(&h);
+}
+END_TEST
+
+static Suite *operators_suite(void)
+{
+    Suite *suite = suite_create("operators");
+    TCase *stateless = tcase_create("stateless");
+    tcase_add_test(stateless, test_calc_project_and_filter);
+    tcase_add_test(stateless, test_calc_without_condition_and_many_rows);
+    tcase_add_test(stateless, test_exchange_routes_by_key_hash);
+    tcase_add_test(stateless, test_exchange_composite_keys_and_determinism);
+    tcase_add_test(stateless, test_exchange_single_distribution);
+    tcase_add_test(stateless, test_union_forwards_and_merges);
+    tcase_add_test(stateless, test_watermark_assigner);
+    suite_add_tcase(suite, stateless);
+    TCase *ends = tcase_create("sources and sinks");
+    tcase_add_test(ends, test_values_source);
+    tcase_add_test(ends, test_scan_source_over_a_file);
+    tcase_add_test(ends, test_sink_collector);
+    suite_add_tcase(suite, ends);
+    TCase *normalize = tcase_create("changelog normalize");
+    tcase_add_test(normalize, test_changelog_normalize);
+    tcase_add_test(normalize, test_changelog_normalize_ttl);
+    suite_add_tcase(suite, normalize);
+    TCase *channels = tcase_create("channels");
+    tcase_set_timeout(channels, 30);
+    tcase_add_test(channels, test_channel_to_another_thread);
+    tcase_add_test(channels, test_mailbox_bounded_and_stop);
+    suite_add_tcase(suite, channels);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(operators_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? 0 : 1;
+}
