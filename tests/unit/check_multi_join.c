@@ -776,8 +776,10 @@ static void bag_apply_changelog(TextBag *bag, const char *log, const char *what)
 
 static void bag_assert_equal(TextBag *actual, TextBag *expected, const char *what, unsigned seed)
 {
-    qsort(actual->items, actual->count, sizeof(char *), compare_text);
-    qsort(expected->items, expected->count, sizeof(char *), compare_text);
+    if (actual->count) /* qsort must not see a NULL array, even empty */
+        qsort(actual->items, actual->count, sizeof(char *), compare_text);
+    if (expected->count)
+        qsort(expected->items, expected->count, sizeof(char *), compare_text);
     size_t i = 0;
     while (i < actual->count && i < expected->count &&
            strcmp(actual->items[i], expected->items[i]) == 0)
