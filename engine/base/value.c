@@ -256,6 +256,9 @@ static bool parse_decimal_text(const char *text, uint32_t length, int scale, int
         value++;
     if (integer_digits > precision - scale)
         return false;
+    /* rounding up may carry into one more digit: 999.995 -> 1000.00 does not fit (5, 2) */
+    if (precision < 19 && value >= decimal_power_of_ten(precision))
+        return false;
     *result = negative ? -value : value;
     return true;
 }
@@ -383,7 +386,14 @@ int value_parse_text(DataType type, const char *text, uint32_t length, Arena *ar
     return parse_error(error, error_size, "cannot parse text as", type);
 }
 
-static int format_double(double value, StrBuf *out)
+/* Shortest text that reads back as `value` (as a float when single). */
+static bool round_trips(const char *text, double value, bool single)
+{
+    double parsed = strtod(text, NULL);
+    return single ? (float)parsed == (float)value : parsed == value;
+}
+
+static int format_double(double value, bool single, StrBuf *out)
 {
     if (isnan(value))
         return strbuf_append_cstr(out, "NaN");
@@ -393,7 +403,7 @@ static int format_double(double value, StrBuf *out)
     /* shortest representation that round-trips */
     for (int digits = 1; digits <= 17; digits++) {
         snprintf(text, sizeof text, "%.*g", digits, value);
-        if (strtod(text, NULL) == value)
+        if (round_trips(text, value, single))
             break;
     }
     /* Java style: 1.0E10 for exponents, always a fraction digit */
@@ -425,7 +435,7 @@ static int format_double(double value, StrBuf *out)
     int significant = 1;
     for (; significant <= 17; significant++) {
         snprintf(text, sizeof text, "%.*e", significant - 1, value);
-        if (strtod(text, NULL) == value)
+        if (round_trips(text, value, single))
             break;
     }
     snprintf(text, sizeof text, "%.*e", significant - 1, value);
@@ -479,7 +489,8 @@ int value_format_text(DataType type, Value value, StrBuf *out)
         return strbuf_printf(out, "%lld", (long long)value.i);
     case TYPE_FLOAT:
     case TYPE_DOUBLE:
-        return format_double(type.id == TYPE_FLOAT ? (double)(float)value.d : value.d, out);
+        return format_double(type.id == TYPE_FLOAT ? (double)(float)value.d : value.d,
+                             type.id == TYPE_FLOAT, out);
     case TYPE_DECIMAL: {
         int64_t scaled = value.i;
         int64_t factor = decimal_power_of_ten(type.scale);

@@ -448,6 +448,9 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     memcpy(scope.columns, left.scope.columns, left.scope.count * sizeof(ScopeColumn));
     memcpy(scope.columns + left.scope.count, right.scope.columns,
            right.scope.count * sizeof(ScopeColumn));
+    /* the NULL-padded side's columns are nullable above the join */
+    for (uint32_t i = 0; i < count; i++)
+        scope.columns[i].type.nullable = join->fields[i].type.nullable;
     if (ref->join.condition) {
         if (bind_contains_aggregate(ref->join.condition))
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,

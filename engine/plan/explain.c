@@ -55,12 +55,17 @@ static void print_field_list(ExplainContext *context, const PlanNode *node)
         strbuf_printf(context->out, "%s%s", i ? ", " : "", node->fields[i].name);
 }
 
+static const char *ttl_text(int64_t millis, char *buffer, size_t size)
+{
+    return millis == 0 ? "forever" : duration_format(millis, buffer, size);
+}
+
 static void print_ttl(ExplainContext *context, const PlanNode *node)
 {
     char left[32], right[32];
-    duration_format(node->state_ttl_millis, left, sizeof left);
+    ttl_text(node->state_ttl_millis, left, sizeof left);
     if (node->kind == PLAN_JOIN && node->state_ttl_right_millis != node->state_ttl_millis) {
-        duration_format(node->state_ttl_right_millis, right, sizeof right);
+        ttl_text(node->state_ttl_right_millis, right, sizeof right);
         strbuf_printf(context->out, ", stateTtl=[left=%s, right=%s]", left, right);
     } else if (node->state_ttl_millis == 0) {
         strbuf_append_cstr(context->out, ", stateTtl=[forever]");
@@ -381,9 +386,8 @@ static void explain_multi_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, ")], stateTtl=[");
     for (uint32_t i = 0; i < node->input_count; i++) {
         char ttl[32];
-        int64_t millis = node->multi_join.ttl_millis[i];
         strbuf_printf(out, "%s%s", i ? ", " : "",
-                      millis == 0 ? "forever" : duration_format(millis, ttl, sizeof ttl));
+                      ttl_text(node->multi_join.ttl_millis[i], ttl, sizeof ttl));
     }
     strbuf_append_cstr(out, "]");
 }

@@ -292,6 +292,34 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, ConjunctList 
     return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
+/*
+ * An upsert source is normalized (ChangelogNormalize) above its scan: only conditions on
+ * the primary key may filter before that, or an update that leaves the filter's range
+ * would never retract the row it replaces.
+ */
+static bool scan_may_filter(const PlanNode *scan, const Expr *conjunct)
+{
+    const CatalogTable *table = scan->scan.table;
+    if (!plan_table_is_upsert_source(table))
+        return true;
+    uint64_t used[16] = {0};
+    if (scan->field_count > 64 * 16)
+        return false;
+    expr_collect_inputs(conjunct, used);
+    for (uint32_t f = 0; f < scan->field_count; f++) {
+        if (!((used[f / 64] >> (f % 64)) & 1))
+            continue;
+        bool key = false;
+        for (size_t k = 0; k < table->primary_key_count; k++)
+            if ((int)scan->scan.columns[f] ==
+                catalog_table_column_index(table, table->primary_key[k]))
+                key = true;
+        if (!key)
+            return false;
+    }
+    return true;
+}
+
 static int push(PlannerContext *context, PlanNode *node, ConjunctList *conjuncts,
                 PlanNode **result)
 {
@@ -343,10 +371,12 @@ static int push(PlannerContext *context, PlanNode *node, ConjunctList *conjuncts
     }
     case PLAN_LOGICAL_TABLE_SCAN: {
         ConjunctList into = {0}, above = {0};
-        for (uint32_t i = 0; i < conjuncts->count; i++)
-            if (list_add(arena, expr_is_deterministic(conjuncts->items[i]) ? &into : &above,
-                         conjuncts->items[i]) != JOINERY_OK)
+        for (uint32_t i = 0; i < conjuncts->count; i++) {
+            Expr *conjunct = conjuncts->items[i];
+            bool push = expr_is_deterministic(conjunct) && scan_may_filter(node, conjunct);
+            if (list_add(arena, push ? &into : &above, conjunct) != JOINERY_OK)
                 return JOINERY_ERROR_NO_MEMORY;
+        }
         PlanNode *scan = node;
         if (into.count) {
             scan = plan_node_copy(context->arena, node);
