@@ -6,10 +6,12 @@
  * in every column) as JSON-lines files into a fresh directory, declares them
  * in a new joinery session with the filesystem connector and loads the same
  * rows into an in-memory SQLite database. It then generates random queries:
- * chains of INNER / LEFT / RIGHT / FULL OUTER joins (sometimes parenthesized)
- * over base tables, filtered subqueries and GROUP BY subqueries (updating
- * inputs), with equi-join keys plus residual ON conditions, WHERE filters,
- * projections with expressions, DISTINCT and aggregates over the join.
+ * chains of INNER / LEFT / RIGHT / FULL OUTER joins (sometimes parenthesized
+ * or written with commas) over base tables, filtered, UNION ALL and GROUP BY
+ * subqueries (updating inputs), with equi-join keys (plain, mixed INT/BIGINT,
+ * null-safe, computed, or none) plus residual ON conditions, WHERE filters,
+ * projections with expressions, DISTINCT, aggregates and HAVING over the
+ * join, STATE_TTL hints; odd rounds enable MultiJoin fusion.
  *
  * Every query runs through joinery_session_execute. The changelog is applied
  * to a multiset (+I/+U add a row, -U/-D remove one; removing a row that is
