@@ -64,7 +64,7 @@ $(BUILD)/libjoinery.a: $(LIB_OBJ)
 $(BUILD)/joinery: $(CLI_OBJ) $(BUILD)/libjoinery.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libjoinery.a $(CLI_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libjoinery.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libjoinery.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libjoinery.a $(CHECK_LIBS) $(LDLIBS)
 

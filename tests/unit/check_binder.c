@@ -21,6 +21,7 @@
 #include "engine/base/strbuf.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/parser.h"
+#include "tests/unit/planner_fixture.h"
 
 #define FS " WITH ('connector' = 'filesystem', 'path' = '/nonexistent/t.json', 'format' = 'json')"
 
@@ -38,187 +39,6 @@ static const char *const TABLES[] = {
 };
 
 /* ---- harness: a catalog filled from DDL text, and the planner over it ---- */
-
-typedef struct Fixture {
-    Catalog *catalog;
-    SessionOptions options;
-    Arena arena;
-    Diag diag;
-    PlannerContext context;
-    PlanNode *logical;
-    PlanNode *physical;
-    StrBuf text;
-} Fixture;
-
-static void fixture_reset_context(Fixture *f)
-{
-    memset(&f->context, 0, sizeof f->context);
-    f->context.arena = &f->arena;
-    f->context.catalog = f->catalog;
-    f->context.options = &f->options;
-    f->context.diag = &f->diag;
-    diag_clear(&f->diag);
-    f->logical = f->physical = NULL;
-    strbuf_clear(&f->text);
-}
-
-static AstStatement *parse(Fixture *f, const char *sql)
-{
-    AstStatement *statement = NULL;
-    diag_clear(&f->diag);
-    int status = sql_parse_statement(sql, strlen(sql), 1, 1, &f->arena, &statement, &f->diag);
-    ck_assert_msg(status == JOINERY_OK, "parse of '%s' failed: %s", sql, f->diag.message);
-    return statement;
-}
-
-/* Adds a table (CREATE TABLE) or view (CREATE VIEW) the way DDL stores it. */
-static void define(Fixture *f, const char *ddl)
-{
-    fixture_reset_context(f);
-    AstStatement *statement = parse(f, ddl);
-    if (statement->kind == AST_STMT_CREATE_VIEW) {
-        const AstCreateView *create = &statement->create_view;
-        PlanNode *logical = NULL;
-        int status = plan_bind_query(&f->context, create->query, &logical);
-        ck_assert_msg(status == JOINERY_OK, "view: %s", f->diag.message);
-        const char *name = create->name_parts.items[create->name_parts.count - 1];
-        CatalogTable *view = catalog_table_new(name, true);
-        view->view_query = arena_strndup(&view->arena, create->query_text, create->query_length);
-        view->column_count = logical->field_count;
-        view->columns = arena_calloc(&view->arena, logical->field_count + 1, sizeof(CatalogColumn));
-        for (uint32_t i = 0; i < logical->field_count; i++) {
-            view->columns[i].name = arena_strdup(&view->arena, logical->fields[i].name);
-            view->columns[i].type = logical->fields[i].type;
-        }
-        ck_assert_int_eq(catalog_add(f->catalog, view, false, &f->diag), JOINERY_OK);
-        return;
-    }
-    ck_assert_int_eq(statement->kind, AST_STMT_CREATE_TABLE);
-    const AstCreateTable *create = &statement->create_table;
-    const char *name = create->name_parts.items[create->name_parts.count - 1];
-    CatalogTable *table = catalog_table_new(name, false);
-    ck_assert_ptr_nonnull(table);
-    table->column_count = create->columns.count;
-    table->columns = arena_calloc(&table->arena, create->columns.count + 1, sizeof(CatalogColumn));
-    for (size_t i = 0; i < create->columns.count; i++) {
-        const AstColumnDef *definition = create->columns.items[i];
-        CatalogColumn *column = &table->columns[i];
-        column->name = arena_strdup(&table->arena, definition->name);
-        column->type = definition->type;
-        column->kind = definition->kind == AST_COLUMN_COMPUTED   ? CATALOG_COLUMN_COMPUTED
-                       : definition->kind == AST_COLUMN_METADATA ? CATALOG_COLUMN_METADATA
-                                                                 : CATALOG_COLUMN_PHYSICAL;
-        if (definition->kind == AST_COLUMN_COMPUTED)
-            column->expression = arena_strndup(&table->arena, definition->expr->source_text,
-                                               definition->expr->source_length);
-        if (definition->primary_key) {
-            table->primary_key = arena_calloc(&table->arena, 1, sizeof(char *));
-            table->primary_key[0] = column->name;
-            table->primary_key_count = 1;
-            column->type.nullable = false;
-        }
-    }
-    if (create->primary_key.count) {
-        table->primary_key_count = create->primary_key.count;
-        table->primary_key = arena_calloc(&table->arena, create->primary_key.count, sizeof(char *));
-        for (size_t k = 0; k < create->primary_key.count; k++) {
-            int index = catalog_table_column_index(table, create->primary_key.items[k]);
-            ck_assert_int_ge(index, 0);
-            table->primary_key[k] = table->columns[index].name;
-            table->columns[index].type.nullable = false;
-        }
-    }
-    /* computed columns get the type the binder infers */
-    for (size_t i = 0; i < table->column_count; i++) {
-        if (table->columns[i].kind != CATALOG_COLUMN_COMPUTED)
-            continue;
-        Expr *expr = NULL;
-        int status = plan_bind_table_expression_text(&f->context, table,
-                                                     table->columns[i].expression, false, &expr);
-        ck_assert_msg(status == JOINERY_OK, "computed column: %s", f->diag.message);
-        table->columns[i].type = expr->type;
-    }
-    if (create->watermark_column) {
-        table->watermark_column = arena_strdup(&table->arena, create->watermark_column);
-        table->watermark_expression =
-            arena_strndup(&table->arena, create->watermark_expr->source_text,
-                          create->watermark_expr->source_length);
-    }
-    table->option_count = create->options.count;
-    table->options = arena_calloc(&table->arena, create->options.count + 1, sizeof(CatalogOption));
-    for (size_t i = 0; i < create->options.count; i++) {
-        const AstOption *option = create->options.items[i];
-        table->options[i].key = arena_strdup(&table->arena, option->key);
-        table->options[i].value = arena_strdup(&table->arena, option->value);
-    }
-    ck_assert_int_eq(catalog_add(f->catalog, table, false, &f->diag), JOINERY_OK);
-}
-
-static void fixture_open(Fixture *f)
-{
-    memset(f, 0, sizeof *f);
-    f->catalog = catalog_create();
-    ck_assert_ptr_nonnull(f->catalog);
-    options_init(&f->options);
-    arena_init(&f->arena, 0);
-    for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
-        define(f, TABLES[i]);
-    fixture_reset_context(f);
-}
-
-static void fixture_close(Fixture *f)
-{
-    catalog_destroy(f->catalog);
-    options_free(&f->options);
-    arena_destroy(&f->arena);
-    strbuf_free(&f->text);
-}
-
-static void set_option(Fixture *f, const char *key, const char *value)
-{
-    ck_assert_msg(options_set(&f->options, key, value, &f->diag) == JOINERY_OK, "%s",
-                  f->diag.message);
-}
-
-/* Binds a query or INSERT; returns the status (the error is in f->diag). */
-static int bind(Fixture *f, const char *sql)
-{
-    fixture_reset_context(f);
-    AstStatement *statement = parse(f, sql);
-    if (statement->kind == AST_STMT_INSERT)
-        return plan_bind_insert(&f->context, &statement->insert, &f->logical);
-    ck_assert_int_eq(statement->kind, AST_STMT_QUERY);
-    return plan_bind_query(&f->context, statement->query, &f->logical);
-}
-
-/* Binds, optimizes and explains (details: AST_EXPLAIN_* bits); asserts success. */
-static const char *explain(Fixture *f, const char *sql, unsigned details)
-{
-    int status = bind(f, sql);
-    ck_assert_msg(status == JOINERY_OK, "bind of '%s' failed: %s", sql, f->diag.message);
-    status = plan_optimize(&f->context, f->logical, &f->physical);
-    ck_assert_msg(status == JOINERY_OK, "optimize of '%s' failed: %s", sql, f->diag.message);
-    status = plan_explain(&f->context, f->logical, f->physical, details, &f->text);
-    ck_assert_msg(status == JOINERY_OK, "explain failed: %s", f->diag.message);
-    return strbuf_cstr(&f->text);
-}
-
-/* One section of the last explain ("Abstract Syntax Tree", "Optimized Physical Plan"). */
-static const char *section(Fixture *f, const char *title)
-{
-    static char buffer[16384];
-    char header[96];
-    snprintf(header, sizeof header, "== %s ==\n", title);
-    const char *start = strstr(strbuf_cstr(&f->text), header);
-    ck_assert_msg(start != NULL, "no section %s in\n%s", title, strbuf_cstr(&f->text));
-    start += strlen(header);
-    const char *end = strstr(start, "\n\n");
-    size_t length = end ? (size_t)(end - start) + 1 : strlen(start);
-    ck_assert_uint_lt(length, sizeof buffer);
-    memcpy(buffer, start, length);
-    buffer[length] = '\0';
-    return buffer;
-}
 
 /* The Abstract Syntax Tree section of a query that must bind and plan. */
 static const char *ast_of(Fixture *f, const char *sql)
@@ -262,7 +82,7 @@ static const char *root_name(Fixture *f, uint32_t i)
 START_TEST(test_resolve_qualified_and_unqualified)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(ast_of(&f, "SELECT o.order_id, name, u.city FROM orders o JOIN users u "
                                 "ON o.user_id = u.user_id"),
                      "LogicalProject(order_id=[$0], name=[$6], city=[$7])\n"
@@ -284,7 +104,7 @@ END_TEST
 START_TEST(test_resolve_errors)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     expect_error(&f, "SELECT user_id FROM orders, users", JOINERY_ERROR_VALIDATE, 1, 8,
                  "Column 'user_id' is ambiguous");
     expect_error(&f, "SELECT user_id FROM orders o JOIN users u ON o.user_id = u.user_id",
@@ -324,7 +144,7 @@ END_TEST
 START_TEST(test_types_and_outer_join_nullability)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* the join's fields (the projection above reads them through the scope; see the report:
        the scope keeps the NOT NULL of the other side's columns) */
     const char *sql = "SELECT * FROM orders o %s JOIN users u ON o.user_id = u.user_id";
@@ -367,7 +187,7 @@ END_TEST
 START_TEST(test_star_expansion_and_duplicate_names)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(
         ast_of(&f, "SELECT * FROM orders o LEFT JOIN users u ON o.user_id = u.user_id"),
         "LogicalProject(order_id=[$0], user_id=[$1], product_id=[$2], amount=[$3], ts=[$4], "
@@ -408,7 +228,7 @@ END_TEST
 START_TEST(test_aggregates)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(ast_of(&f, "SELECT user_id, SUM(amount) AS s, COUNT(*) FROM orders GROUP BY "
                                 "user_id HAVING SUM(amount) > 10"),
                      "LogicalFilter(condition=[>($1, 10)])\n"
@@ -462,7 +282,7 @@ END_TEST
 START_TEST(test_distinct_and_union)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(ast_of(&f, "SELECT DISTINCT user_id, city FROM users"),
                      "LogicalAggregate(group=[{0, 1}])\n"
                      "+- LogicalProject(user_id=[$0], city=[$2])\n"
@@ -504,7 +324,7 @@ END_TEST
 START_TEST(test_values)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_int_eq(bind(&f, "VALUES (1, 'a'), (2.5, 'bcd')"), JOINERY_OK);
     ck_assert_str_eq(root_type(&f, 0), "DECIMAL(11, 1) NOT NULL");
     ck_assert_str_eq(root_type(&f, 1), "VARCHAR(3) NOT NULL");
@@ -526,7 +346,7 @@ END_TEST
 START_TEST(test_views_and_with)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     define(&f, "CREATE VIEW big_orders AS SELECT order_id, user_id AS uid, amount FROM orders "
                "WHERE amount > 100");
     ck_assert_str_eq(ast_of(&f, "SELECT uid, amount FROM big_orders"),
@@ -569,7 +389,7 @@ END_TEST
 START_TEST(test_computed_columns_and_watermarks)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(ast_of(&f, "SELECT * FROM events"),
                      "LogicalProject(id=[$0], ts=[$1], doubled=[$2])\n"
                      "+- LogicalWatermarkAssigner(rowtime=[ts], watermark=[-($1, 5000:INTERVAL "
@@ -587,7 +407,7 @@ END_TEST
 START_TEST(test_state_ttl_hints)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     explain(&f,
             "SELECT /*+ STATE_TTL('o' = '1d', 'users' = '12h') */ o.order_id FROM orders o "
             "JOIN users ON o.user_id = users.user_id",
@@ -639,7 +459,7 @@ END_TEST
 START_TEST(test_rejected_features)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     expect_error(&f, "SELECT * FROM orders ORDER BY amount", JOINERY_ERROR_UNSUPPORTED, 1, 1,
                  "ORDER BY is not supported yet");
     expect_error(&f, "SELECT * FROM orders LIMIT 5", JOINERY_ERROR_UNSUPPORTED, 1, 28,
@@ -669,7 +489,7 @@ END_TEST
 START_TEST(test_insert_columns)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     ck_assert_str_eq(
         ast_of(&f, "INSERT INTO sink_t SELECT user_id, amount, 'x' FROM orders"),
         "LogicalSink(table=[default_catalog.default_database.sink_t], fields=[user_id, total, "

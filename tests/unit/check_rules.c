@@ -25,6 +25,7 @@
 #include "engine/base/strbuf.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/parser.h"
+#include "tests/unit/planner_fixture.h"
 
 #define FS " WITH ('connector' = 'filesystem', 'path' = '/nonexistent/t.json', 'format' = 'json')"
 
@@ -43,187 +44,6 @@ static const char *const TABLES[] = {
 };
 
 /* ---- harness: a catalog filled from DDL text, and the planner over it ---- */
-
-typedef struct Fixture {
-    Catalog *catalog;
-    SessionOptions options;
-    Arena arena;
-    Diag diag;
-    PlannerContext context;
-    PlanNode *logical;
-    PlanNode *physical;
-    StrBuf text;
-} Fixture;
-
-static void fixture_reset_context(Fixture *f)
-{
-    memset(&f->context, 0, sizeof f->context);
-    f->context.arena = &f->arena;
-    f->context.catalog = f->catalog;
-    f->context.options = &f->options;
-    f->context.diag = &f->diag;
-    diag_clear(&f->diag);
-    f->logical = f->physical = NULL;
-    strbuf_clear(&f->text);
-}
-
-static AstStatement *parse(Fixture *f, const char *sql)
-{
-    AstStatement *statement = NULL;
-    diag_clear(&f->diag);
-    int status = sql_parse_statement(sql, strlen(sql), 1, 1, &f->arena, &statement, &f->diag);
-    ck_assert_msg(status == JOINERY_OK, "parse of '%s' failed: %s", sql, f->diag.message);
-    return statement;
-}
-
-/* Adds a table (CREATE TABLE) or view (CREATE VIEW) the way DDL stores it. */
-static void define(Fixture *f, const char *ddl)
-{
-    fixture_reset_context(f);
-    AstStatement *statement = parse(f, ddl);
-    if (statement->kind == AST_STMT_CREATE_VIEW) {
-        const AstCreateView *create = &statement->create_view;
-        PlanNode *logical = NULL;
-        int status = plan_bind_query(&f->context, create->query, &logical);
-        ck_assert_msg(status == JOINERY_OK, "view: %s", f->diag.message);
-        const char *name = create->name_parts.items[create->name_parts.count - 1];
-        CatalogTable *view = catalog_table_new(name, true);
-        view->view_query = arena_strndup(&view->arena, create->query_text, create->query_length);
-        view->column_count = logical->field_count;
-        view->columns = arena_calloc(&view->arena, logical->field_count + 1, sizeof(CatalogColumn));
-        for (uint32_t i = 0; i < logical->field_count; i++) {
-            view->columns[i].name = arena_strdup(&view->arena, logical->fields[i].name);
-            view->columns[i].type = logical->fields[i].type;
-        }
-        ck_assert_int_eq(catalog_add(f->catalog, view, false, &f->diag), JOINERY_OK);
-        return;
-    }
-    ck_assert_int_eq(statement->kind, AST_STMT_CREATE_TABLE);
-    const AstCreateTable *create = &statement->create_table;
-    const char *name = create->name_parts.items[create->name_parts.count - 1];
-    CatalogTable *table = catalog_table_new(name, false);
-    ck_assert_ptr_nonnull(table);
-    table->column_count = create->columns.count;
-    table->columns = arena_calloc(&table->arena, create->columns.count + 1, sizeof(CatalogColumn));
-    for (size_t i = 0; i < create->columns.count; i++) {
-        const AstColumnDef *definition = create->columns.items[i];
-        CatalogColumn *column = &table->columns[i];
-        column->name = arena_strdup(&table->arena, definition->name);
-        column->type = definition->type;
-        column->kind = definition->kind == AST_COLUMN_COMPUTED   ? CATALOG_COLUMN_COMPUTED
-                       : definition->kind == AST_COLUMN_METADATA ? CATALOG_COLUMN_METADATA
-                                                                 : CATALOG_COLUMN_PHYSICAL;
-        if (definition->kind == AST_COLUMN_COMPUTED)
-            column->expression = arena_strndup(&table->arena, definition->expr->source_text,
-                                               definition->expr->source_length);
-        if (definition->primary_key) {
-            table->primary_key = arena_calloc(&table->arena, 1, sizeof(char *));
-            table->primary_key[0] = column->name;
-            table->primary_key_count = 1;
-            column->type.nullable = false;
-        }
-    }
-    if (create->primary_key.count) {
-        table->primary_key_count = create->primary_key.count;
-        table->primary_key = arena_calloc(&table->arena, create->primary_key.count, sizeof(char *));
-        for (size_t k = 0; k < create->primary_key.count; k++) {
-            int index = catalog_table_column_index(table, create->primary_key.items[k]);
-            ck_assert_int_ge(index, 0);
-            table->primary_key[k] = table->columns[index].name;
-            table->columns[index].type.nullable = false;
-        }
-    }
-    /* computed columns get the type the binder infers */
-    for (size_t i = 0; i < table->column_count; i++) {
-        if (table->columns[i].kind != CATALOG_COLUMN_COMPUTED)
-            continue;
-        Expr *expr = NULL;
-        int status = plan_bind_table_expression_text(&f->context, table,
-                                                     table->columns[i].expression, false, &expr);
-        ck_assert_msg(status == JOINERY_OK, "computed column: %s", f->diag.message);
-        table->columns[i].type = expr->type;
-    }
-    if (create->watermark_column) {
-        table->watermark_column = arena_strdup(&table->arena, create->watermark_column);
-        table->watermark_expression =
-            arena_strndup(&table->arena, create->watermark_expr->source_text,
-                          create->watermark_expr->source_length);
-    }
-    table->option_count = create->options.count;
-    table->options = arena_calloc(&table->arena, create->options.count + 1, sizeof(CatalogOption));
-    for (size_t i = 0; i < create->options.count; i++) {
-        const AstOption *option = create->options.items[i];
-        table->options[i].key = arena_strdup(&table->arena, option->key);
-        table->options[i].value = arena_strdup(&table->arena, option->value);
-    }
-    ck_assert_int_eq(catalog_add(f->catalog, table, false, &f->diag), JOINERY_OK);
-}
-
-static void fixture_open(Fixture *f)
-{
-    memset(f, 0, sizeof *f);
-    f->catalog = catalog_create();
-    ck_assert_ptr_nonnull(f->catalog);
-    options_init(&f->options);
-    arena_init(&f->arena, 0);
-    for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++)
-        define(f, TABLES[i]);
-    fixture_reset_context(f);
-}
-
-static void fixture_close(Fixture *f)
-{
-    catalog_destroy(f->catalog);
-    options_free(&f->options);
-    arena_destroy(&f->arena);
-    strbuf_free(&f->text);
-}
-
-static void set_option(Fixture *f, const char *key, const char *value)
-{
-    ck_assert_msg(options_set(&f->options, key, value, &f->diag) == JOINERY_OK, "%s",
-                  f->diag.message);
-}
-
-/* Binds a query or INSERT; returns the status (the error is in f->diag). */
-static int bind(Fixture *f, const char *sql)
-{
-    fixture_reset_context(f);
-    AstStatement *statement = parse(f, sql);
-    if (statement->kind == AST_STMT_INSERT)
-        return plan_bind_insert(&f->context, &statement->insert, &f->logical);
-    ck_assert_int_eq(statement->kind, AST_STMT_QUERY);
-    return plan_bind_query(&f->context, statement->query, &f->logical);
-}
-
-/* Binds, optimizes and explains (details: AST_EXPLAIN_* bits); asserts success. */
-static const char *explain(Fixture *f, const char *sql, unsigned details)
-{
-    int status = bind(f, sql);
-    ck_assert_msg(status == JOINERY_OK, "bind of '%s' failed: %s", sql, f->diag.message);
-    status = plan_optimize(&f->context, f->logical, &f->physical);
-    ck_assert_msg(status == JOINERY_OK, "optimize of '%s' failed: %s", sql, f->diag.message);
-    status = plan_explain(&f->context, f->logical, f->physical, details, &f->text);
-    ck_assert_msg(status == JOINERY_OK, "explain failed: %s", f->diag.message);
-    return strbuf_cstr(&f->text);
-}
-
-/* One section of the last explain ("Abstract Syntax Tree", "Optimized Physical Plan"). */
-static const char *section(Fixture *f, const char *title)
-{
-    static char buffer[16384];
-    char header[96];
-    snprintf(header, sizeof header, "== %s ==\n", title);
-    const char *start = strstr(strbuf_cstr(&f->text), header);
-    ck_assert_msg(start != NULL, "no section %s in\n%s", title, strbuf_cstr(&f->text));
-    start += strlen(header);
-    const char *end = strstr(start, "\n\n");
-    size_t length = end ? (size_t)(end - start) + 1 : strlen(start);
-    ck_assert_uint_lt(length, sizeof buffer);
-    memcpy(buffer, start, length);
-    buffer[length] = '\0';
-    return buffer;
-}
 
 /* The optimized physical plan of a query. */
 static const char *physical(Fixture *f, const char *sql)
@@ -258,7 +78,7 @@ static size_t count_of(const char *text, const char *needle)
 START_TEST(test_push_into_scans_and_through_projections)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* the filter's column is read but not emitted */
     ck_assert_str_eq(physical(&f, "SELECT order_id FROM orders WHERE amount > 5"),
                      TABLE("orders") ", filter=[>(amount, 5)], project=[order_id]]], "
@@ -290,7 +110,7 @@ END_TEST
 START_TEST(test_push_into_joins)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* WHERE on both sides of an inner join: each to its scan, the cross-side one to ON */
     const char *plan = physical(&f, "SELECT o.order_id FROM orders o JOIN users u ON o.user_id = "
                                     "u.user_id WHERE o.amount > 5 AND u.city = 'x' AND "
@@ -344,7 +164,7 @@ END_TEST
 START_TEST(test_outer_join_simplification)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     static const struct {
         const char *join;
         const char *where;
@@ -386,7 +206,7 @@ END_TEST
 START_TEST(test_push_through_aggregates_unions_watermarks)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* a filter on the grouping key goes below; one on the aggregate stays above */
     ck_assert_str_eq(physical(&f, "SELECT * FROM (SELECT user_id, COUNT(*) AS c FROM orders "
                                   "GROUP BY user_id) WHERE user_id > 3 AND c > 1"),
@@ -430,7 +250,7 @@ END_TEST
 START_TEST(test_physical_exchanges_and_keys)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* a computed key gets a Calc below its Exchange; the rest is residual */
     ck_assert_str_eq(
         physical(&f, "SELECT o.order_id, p.title FROM orders o JOIN products p ON "
@@ -483,7 +303,7 @@ END_TEST
 START_TEST(test_calc_merging)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     /* projections and filters over projections become one Calc */
     ck_assert_str_eq(physical(&f, "SELECT y + 1 AS z FROM (SELECT x * 2 AS y FROM (SELECT "
                                   "n + 1 AS x, url FROM clicks WHERE url <> 'a') WHERE x > 0) "
@@ -512,7 +332,7 @@ END_TEST
 START_TEST(test_multi_join_fusion)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     const char *chain = "SELECT o.order_id FROM orders o JOIN users u ON o.user_id = u.user_id "
                         "JOIN orders o2 ON u.user_id = o2.user_id";
     /* off by default */
@@ -575,7 +395,7 @@ END_TEST
 START_TEST(test_multi_join_hint)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     CONTAINS(physical(&f, "SELECT /*+ MULTI_JOIN(o, u, o2) */ o.order_id FROM orders o JOIN "
                           "users u ON o.user_id = u.user_id JOIN orders o2 ON u.user_id = "
                           "o2.user_id"),
@@ -593,7 +413,7 @@ END_TEST
 START_TEST(test_changelog_modes_and_specs)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     const char *plan = physical_changelog(
         &f, "SELECT o.order_id, u.name FROM orders o LEFT JOIN users u ON o.user_id = u.user_id");
     CONTAINS(plan, "Calc(select=[order_id, name], changelogMode=[I,UB,UA,D])");
@@ -638,7 +458,7 @@ END_TEST
 START_TEST(test_state_ttl)
 {
     Fixture f;
-    fixture_open(&f);
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
     const char *join = "SELECT o.order_id FROM orders o JOIN users u ON o.user_id = u.user_id";
     CONTAINS(physical(&f, join), "stateTtl=[forever]");
     ck_assert_int_eq(f.physical->inputs[0]->state_ttl_millis, 0);
