@@ -13,17 +13,18 @@
  * row needs no vector) and the key row's bytes. Key blocks never move while
  * their key is stored: slots point to them.
  *
- * Memory: key blocks and entry rows come from a per-state slab (size
- * classes every 8 bytes up to 256, every 32 up to 1024; larger blocks use
- * malloc): no malloc per stored row, and consecutive inserts sit together.
- * Freed blocks go to their class's free list and are reused; when a class
- * has no live block left its chunks are released, so an emptied state goes
- * back to its initial size. Chunks grow from 4 KiB to 2 MiB per class; 2 MiB
- * chunks (and large slot arrays) are huge-page aligned and advised
- * (MADV_HUGEPAGE), which cuts page faults and TLB misses while state grows.
- * Entry vectors (which grow and shrink) and indexes use malloc/realloc, so
- * outgrown vectors are not stranded in a size class. Destroying a state
- * frees the slab chunks wholesale.
+ * Memory: key blocks, entry rows, entry vectors and indexes come from a
+ * per-state slab (size classes every 8 bytes up to 256, every 32 up to
+ * 1024; larger blocks use malloc/realloc): no malloc per stored row or
+ * small vector, no malloc bookkeeping to chase (glibc's free-chunk
+ * consolidation cost ~20% with vectors on malloc at 1M keys). Freed blocks
+ * go to their class's free list and are reused by the next block of the
+ * class (outgrown vectors wait for other keys' vectors to grow into them);
+ * when a class has no live block left its chunks are released, so an
+ * emptied state goes back to its initial size. Chunks grow from 4 KiB to
+ * 2 MiB per class; 2 MiB chunks (and large slot arrays) are huge-page
+ * aligned and advised (MADV_HUGEPAGE), which cuts page faults and TLB
+ * misses while state grows. Destroying a state frees chunks wholesale.
  *
  * Per-key index (when entry_capacity > INDEX_THRESHOLD): 2 * capacity slots
  * of two uint32 words {position + 1, high half of the row hash}; a probe
@@ -32,10 +33,9 @@
  * Invariants:
  * - every stored row (key, entry row, value) is a canonical row with kind
  *   +I, owned by the state;
- * - bytes (counters) = the state struct + slot array + slab chunks + the
- *   malloc'd blocks (rows above the slab's largest class at their size;
- *   vectors and indexes at malloc_usable_size + one size word): what the
- *   state holds;
+ * - bytes (counters) = the state struct + slot array + slab chunks + blocks
+ *   malloc'd above the slab's largest class: exactly what the state holds,
+ *   apart from malloc's own bookkeeping;
  * - slab class `live` counts its blocks handed out and not freed;
  * - a MultisetKey has entry_count > 0 except transiently between
  *   insert_key and the first add_row (the operator adds or removes it);
@@ -50,7 +50,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <malloc.h>
 #include <sys/mman.h>
 
 enum {
@@ -293,8 +292,7 @@ struct MultisetState {
     uint64_t expired;
     int64_t ttl_millis;
     uint32_t cleanup_cursor;
-    Slab slab;           /* key blocks and entry rows */
-    uint64_t heap_bytes; /* entry vectors and indexes (malloc'd) */
+    Slab slab;
 };
 
 static inline KeyBlock *key_block_of(MultisetKey *key)
@@ -332,23 +330,13 @@ MultisetState *multiset_state_create(int64_t ttl_millis)
     return state;
 }
 
-/* Bytes a malloc'd block really takes: its usable size and glibc's size word. */
-static inline uint64_t heap_block_bytes(void *block)
-{
-    return (uint64_t)malloc_usable_size(block) + sizeof(size_t);
-}
-
 /* Frees the key's vector and index (not its rows or block). */
 static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
 {
-    if (key->entry_capacity > 1) {
-        state->heap_bytes -= heap_block_bytes(key->entries);
-        free(key->entries);
-    }
-    if (key->index) {
-        state->heap_bytes -= heap_block_bytes(key->index);
-        free(key->index);
-    }
+    if (key->entry_capacity > 1)
+        slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
+    if (key->index)
+        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
 }
 
 /* Frees the key with its rows, vector, index and block. */
@@ -373,9 +361,10 @@ void multiset_state_destroy(MultisetState *state)
         for (uint32_t e = 0; e < key->entry_count; e++)
             if (row_size(key->entries[e].row) > SLAB_MAX_BLOCK)
                 free(key->entries[e].row);
-        if (key->entry_capacity > 1)
+        if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK)
             free(key->entries);
-        free(key->index);
+        if (key->index && key_index_size(key->index_mask + 1) > SLAB_MAX_BLOCK)
+            free(key->index);
         if (key_block_size(key->key) > SLAB_MAX_BLOCK)
             free(block);
     }
@@ -427,8 +416,15 @@ void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t
             if (key->entry_capacity == 1) {
                 __builtin_prefetch(key->entries[0].row); /* the entry is in the block */
             } else {
-                __builtin_prefetch(key->entries);
-                __builtin_prefetch(&key->entries[key->entry_count]);
+                /* a small vector is scanned whole; a large one is reached through its index */
+                const char *start = (const char *)key->entries;
+                const char *end = (const char *)&key->entries[key->entry_count];
+                if (!key->index)
+                    for (const char *line = start; line < end; line += 64)
+                        __builtin_prefetch(line);
+                else
+                    __builtin_prefetch(start);
+                __builtin_prefetch(end); /* where add_row appends */
             }
             if (key->index)
                 __builtin_prefetch(&key->index[2 * ((uint32_t)row_hash & key->index_mask)]);
@@ -548,18 +544,17 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
 static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
 {
     if (key->index) {
-        state->heap_bytes -= heap_block_bytes(key->index);
-        free(key->index);
+        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
         key->index = NULL;
         key->index_mask = 0;
     }
     if (key->entry_capacity <= INDEX_THRESHOLD)
         return true;
     uint32_t slots = key->entry_capacity * 2; /* entry_capacity is a power of two */
-    uint32_t *index = calloc(1, key_index_size(slots));
+    uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
     if (!index)
         return false;
-    state->heap_bytes += heap_block_bytes(index);
+    memset(index, 0, key_index_size(slots));
     key->index = index;
     key->index_mask = slots - 1;
     for (uint32_t i = 0; i < key->entry_count; i++)
@@ -573,24 +568,26 @@ static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t ca
     MultisetEntry *entries;
     if (capacity == 1) {
         entries = &key_block_of(key)->inline_entry;
-        if (entries == key->entries)
-            return true;
-        memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
-        multiset_key_free_vectors(state, key);
-        key->index = NULL;
-        key->index_mask = 0;
-    } else if (key->entry_capacity > 1) {
-        uint64_t old_bytes = heap_block_bytes(key->entries);
+    } else if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK &&
+               entry_vector_size(capacity) > SLAB_MAX_BLOCK) {
         entries = realloc(key->entries, entry_vector_size(capacity));
         if (!entries)
             return false;
-        state->heap_bytes += heap_block_bytes(entries) - old_bytes;
+        state->slab.heap_bytes += entry_vector_size(capacity);
+        state->slab.heap_bytes -= entry_vector_size(key->entry_capacity);
+        key->entries = entries;
+        key->entry_capacity = capacity;
+        (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
+        return true;
     } else {
-        entries = malloc(entry_vector_size(capacity));
+        entries = slab_alloc(&state->slab, entry_vector_size(capacity));
         if (!entries)
             return false;
-        state->heap_bytes += heap_block_bytes(entries);
+    }
+    if (entries != key->entries) {
         memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
+        if (key->entry_capacity > 1)
+            slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
     }
     key->entries = entries;
     key->entry_capacity = capacity;
@@ -773,7 +770,7 @@ StateCounters multiset_state_counters(const MultisetState *state)
 {
     StateCounters counters;
     counters.bytes = sizeof *state + (uint64_t)state->capacity * sizeof(MultisetSlot) +
-                     state->slab.chunk_bytes + state->slab.heap_bytes + state->heap_bytes;
+                     state->slab.chunk_bytes + state->slab.heap_bytes;
     counters.keys = state->key_count;
     counters.entries = state->entry_count;
     counters.expired = state->expired;
