@@ -1766,10 +1766,6 @@ static void round_run_query(Round *round, int number, const Options *options, To
 {
     Random random = {seed_mix(options->seed, (uint64_t)round->index + 1, (uint64_t)number + 1)};
     unsigned features = options->features;
-    /* joinery's MultiJoin rejects IS NOT DISTINCT FROM after an outer step
-       ("not supported yet"), so fused rounds do not generate it */
-    if (round->multi_join)
-        features &= ~FEATURE_NULL_SAFE;
     Query query = {0};
     RowList expected = {0};
     RowList actual = {0};
