@@ -211,6 +211,9 @@ typedef enum Feature {
     FEATURE_COMMON_KEY = 1 << 27,    /* every join on the first column: MultiJoin can fuse */
     FEATURE_BIG_TABLES = 1 << 28,    /* some tables of 60..200 rows with wider key domains */
     FEATURE_TTL = 1 << 29,           /* STATE_TTL hints, and table.exec.state.ttl in some rounds */
+    FEATURE_JOIN_INPUTS = 1 << 30,   /* join inputs that are joins, aggregated joins, DISTINCT
+                                        and two-level aggregates (retracting inputs) */
+    /* (C11 enumerators must fit an int: 31 features at most) */
 } Feature;
 
 static const struct {
@@ -247,6 +250,7 @@ static const struct {
     {"common-key", FEATURE_COMMON_KEY},
     {"big-tables", FEATURE_BIG_TABLES},
     {"ttl", FEATURE_TTL},
+    {"join-inputs", FEATURE_JOIN_INPUTS},
 };
 
 /* ---------------------------------------------------------------- tables */
@@ -888,6 +892,62 @@ static void source_generate_filtered(Source *source, Sql *sql, Random *random, u
     sql_printf(sql, ") AS %s", source->alias);
 }
 
+static const char *join_keyword_pick(Random *random, unsigned features);
+
+/*
+ * Appends a join input that itself retracts rows: a join of two tables (an
+ * outer join emits and retracts padded rows), a GROUP BY over such a join,
+ * a SELECT DISTINCT, or an aggregate over an aggregate. Columns: k first.
+ */
+static void source_generate_nested(Source *source, Sql *sql, Random *random, unsigned features,
+                                   const char *table_name, const char *other_name)
+{
+    int shape = random_below(random, 4);
+    const char *keyword = join_keyword_pick(random, features);
+    switch (shape) {
+    case 0: /* a join: k from the left, v and s from the right */
+        sql_printf(sql, "(SELECT x.k AS k, y.v AS v, y.s AS s FROM %s AS x %s %s AS y ON x.k = y.k",
+                   table_name, keyword, other_name);
+        if (random_percent(random, 40))
+            sql_printf(sql, " AND x.v %s y.v", comparison_pick(random));
+        sql_printf(sql, ")");
+        source_add_column(source, "k", COLUMN_INT, true);
+        source_add_column(source, "v", COLUMN_INT, false);
+        source_add_column(source, "s", COLUMN_STRING, true);
+        break;
+    case 1: /* an aggregate over a join */
+        sql_printf(sql,
+                   "(SELECT x.k AS k, COUNT(*) AS c, SUM(y.v) AS sv, MAX(y.s) AS xs "
+                   "FROM %s AS x %s %s AS y ON x.j = y.j GROUP BY x.k)",
+                   table_name, keyword, other_name);
+        source_add_column(source, "k", COLUMN_INT, true);
+        source_add_column(source, "c", COLUMN_BIGINT, false);
+        source_add_column(source, "sv", COLUMN_INT, false);
+        source_add_column(source, "xs", COLUMN_STRING, true);
+        break;
+    case 2: /* DISTINCT */
+        sql_printf(sql, "(SELECT DISTINCT k, s FROM %s", table_name);
+        if (random_percent(random, 40))
+            sql_printf(sql, " WHERE v %s %d", comparison_pick(random), random_range(random, 0, 8));
+        sql_printf(sql, ")");
+        source_add_column(source, "k", COLUMN_INT, true);
+        source_add_column(source, "s", COLUMN_STRING, true);
+        break;
+    default: /* an aggregate over an aggregate */
+        sql_printf(sql,
+                   "(SELECT k, SUM(c) AS c, MAX(xv) AS xv, COUNT(*) AS n FROM "
+                   "(SELECT k, s, COUNT(*) AS c, MAX(v) AS xv FROM %s GROUP BY k, s) AS g "
+                   "GROUP BY k)",
+                   table_name);
+        source_add_column(source, "k", COLUMN_INT, true);
+        source_add_column(source, "c", COLUMN_BIGINT, false);
+        source_add_column(source, "xv", COLUMN_INT, false);
+        source_add_column(source, "n", COLUMN_BIGINT, false);
+        break;
+    }
+    sql_printf(sql, " AS %s", source->alias);
+}
+
 /*
  * Adds a FROM item to the scope, appending its SQL, and returns its index.
  * used_tables marks tables already in the query (for FEATURE_SELF_JOIN off).
@@ -912,6 +972,9 @@ static int scope_add_source(Scope *scope, Sql *sql, Random *random, unsigned fea
         source_generate_grouped(source, sql, random, features, table_name);
     } else if ((features & FEATURE_SUBQUERY) && kind < 42) {
         source_generate_filtered(source, sql, random, features, table_name);
+    } else if ((features & FEATURE_JOIN_INPUTS) && kind >= 48 && kind < 60) {
+        source_generate_nested(source, sql, random, features, table_name,
+                               tables[random_below(random, table_count)].name);
     } else if ((features & FEATURE_UNION) && kind < 48) {
         /* UNION ALL of two tables (maybe the same one), one branch maybe filtered */
         const char *other = tables[random_below(random, table_count)].name;
@@ -1120,18 +1183,18 @@ static void query_generate(Query *query, Random *random, unsigned features, cons
         query->outputs[query->output_count++] = CLASS_INTEGER;
         int aggregate_count = random_range(random, 0, 2);
         for (int a = 0; a < aggregate_count; a++) {
-            static const char *const functions[] = {"SUM", "MIN", "MAX", "COUNT"};
+            static const char *const functions[] = {"SUM", "MIN", "MAX", "COUNT", "COUNT(DISTINCT"};
             ColumnRef column = column_pick(random, &scope, in_scope, in_scope_count);
             ValueClass value_class = scope_column_class(&scope, column);
-            int function = random_below(random, 4);
+            int function = random_below(random, 5);
             if (function == 0 &&
                 (value_class == CLASS_STRING ||
                  (value_class == CLASS_DECIMAL && !(features & FEATURE_DECIMAL_SUM))))
                 function = 1;
-            sql_printf(&select, ", %s(", functions[function]);
+            sql_printf(&select, function == 4 ? ", %s " : ", %s(", functions[function]);
             sql_append_column(&select, &scope, column);
             sql_printf(&select, ")");
-            query->outputs[query->output_count++] = function == 3 ? CLASS_INTEGER : value_class;
+            query->outputs[query->output_count++] = function >= 3 ? CLASS_INTEGER : value_class;
         }
         if ((features & FEATURE_HAVING) && random_percent(random, 30))
             sql_printf(&group, " HAVING COUNT(*) %s %d",
@@ -1508,8 +1571,8 @@ typedef struct Options {
     int queries;
     uint64_t seed;
     int parallelism;
-    int only; /* -1: all */
-    unsigned features;
+    int only;          /* -1: all */
+    unsigned features; /* Feature bits */
     int timeout_seconds;
     int multi_join; /* MULTI_JOIN_OFF, _ON or _MIXED (odd rounds on) */
     bool keep;
