@@ -2,8 +2,9 @@
  * diff_join.c - differential test of joinery's joins against SQLite.
  *
  * Each round writes 2 to 5 random tables t0..t4 (columns k INT, j BIGINT,
- * v INT, d DECIMAL(10, 2), s STRING; tiny key domains so keys repeat; NULLs
- * in every column) as JSON-lines files into a fresh directory, declares them
+ * v INT, d DECIMAL(10, 2), s STRING, t TIMESTAMP(3); tiny key domains so
+ * keys repeat; NULLs in every column) as JSON-lines files into a fresh
+ * directory, declares them
  * in a new joinery session with the filesystem connector and loads the same
  * rows into an in-memory SQLite database. It then generates random queries:
  * chains of INNER / LEFT / RIGHT / FULL OUTER joins (sometimes parenthesized
@@ -57,9 +58,9 @@
 
 enum {
     MAX_TABLES = 5,
-    TABLE_COLUMNS = 5,
+    TABLE_COLUMNS = 6,
     MAX_SOURCES = 5,
-    MAX_SOURCE_COLUMNS = 12, /* 2 group keys + 7 aggregates fit */
+    MAX_SOURCE_COLUMNS = 12, /* 2 group keys + 8 aggregates fit */
     MAX_OUTPUT_COLUMNS = 12,
     QUERIES_PER_ROUND = 25,
     MAX_EXPECTED_ROWS = 3000, /* regenerate queries whose answer is larger */
@@ -260,6 +261,7 @@ typedef enum ColumnType {
     COLUMN_BIGINT,
     COLUMN_DECIMAL, /* DECIMAL with scale 2; SQLite holds cents */
     COLUMN_STRING,
+    COLUMN_TIMESTAMP, /* TIMESTAMP(3); SQLite holds the text, which sorts by time */
 } ColumnType;
 
 /* Values of the same class can be compared and joined. */
@@ -267,6 +269,7 @@ typedef enum ValueClass {
     CLASS_INTEGER,
     CLASS_DECIMAL,
     CLASS_STRING,
+    CLASS_TIMESTAMP,
 } ValueClass;
 
 static ValueClass column_type_class(ColumnType type)
@@ -279,6 +282,8 @@ static ValueClass column_type_class(ColumnType type)
         return CLASS_DECIMAL;
     case COLUMN_STRING:
         break;
+    case COLUMN_TIMESTAMP:
+        return CLASS_TIMESTAMP;
     }
     return CLASS_STRING;
 }
@@ -290,8 +295,15 @@ static const struct {
 } table_columns[TABLE_COLUMNS] = {
     {"k", COLUMN_INT, "INT"},       {"j", COLUMN_BIGINT, "BIGINT"},
     {"v", COLUMN_INT, "INT"},       {"d", COLUMN_DECIMAL, "DECIMAL(10, 2)"},
-    {"s", COLUMN_STRING, "STRING"},
+    {"s", COLUMN_STRING, "STRING"}, {"t", COLUMN_TIMESTAMP, "TIMESTAMP(3)"},
 };
+
+/* The TIMESTAMP(3) values: few, so that they repeat; some a millisecond apart. */
+static const char *const timestamp_domain[] = {
+    "2024-06-01 00:00:00.000", "2024-06-01 00:00:00.001", "2024-06-01 12:30:15.250",
+    "2024-06-02 00:00:00.000", "1999-12-31 23:59:59.999",
+};
+enum { TIMESTAMP_DOMAIN_SIZE = sizeof timestamp_domain / sizeof timestamp_domain[0] };
 
 static const char *const string_domain[] = {"a", "b", "c", "ab", "", "it's", "\xe4\xb8\xad"};
 enum { STRING_DOMAIN_SIZE = sizeof string_domain / sizeof string_domain[0] };
@@ -299,7 +311,7 @@ enum { STRING_DOMAIN_SIZE = sizeof string_domain / sizeof string_domain[0] };
 typedef struct Cell {
     bool is_null;
     int64_t integer;    /* INT, BIGINT, DECIMAL in cents */
-    const char *string; /* STRING: points into string_domain */
+    const char *string; /* STRING, TIMESTAMP: points into string_domain, timestamp_domain */
 } Cell;
 
 typedef struct Table {
@@ -330,8 +342,11 @@ static Cell cell_generate(Random *random, int column, int key_domain)
         if (random_percent(random, 40))
             cell.integer -= cell.integer % 100;
         break;
-    default: /* s STRING */
+    case 4: /* s STRING */
         cell.string = string_domain[random_below(random, STRING_DOMAIN_SIZE)];
+        break;
+    default: /* t TIMESTAMP(3) */
+        cell.string = timestamp_domain[random_below(random, TIMESTAMP_DOMAIN_SIZE)];
         break;
     }
     return cell;
@@ -399,7 +414,8 @@ static int table_write_json(const Table *table, const char *directory)
                 text_append(&line, "null", 4);
             else if (table_columns[column].type == COLUMN_DECIMAL)
                 text_append_decimal(&line, cell->integer);
-            else if (table_columns[column].type == COLUMN_STRING)
+            else if (table_columns[column].type == COLUMN_STRING ||
+                     table_columns[column].type == COLUMN_TIMESTAMP)
                 text_append_json_string(&line, cell->string);
             else
                 text_printf(&line, "%lld", (long long)cell->integer);
@@ -429,10 +445,11 @@ static int table_load_sqlite(const Table *table, sqlite3 *database)
 {
     char sql[256];
     snprintf(sql, sizeof sql,
-             "CREATE TABLE %s (k INTEGER, j INTEGER, v INTEGER, d INTEGER, s TEXT)", table->name);
+             "CREATE TABLE %s (k INTEGER, j INTEGER, v INTEGER, d INTEGER, s TEXT, t TEXT)",
+             table->name);
     if (sqlite3_exec(database, sql, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
-    snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?, ?, ?, ?, ?)", table->name);
+    snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?, ?, ?, ?, ?, ?)", table->name);
     sqlite3_stmt *statement = NULL;
     if (sqlite3_prepare_v2(database, sql, -1, &statement, NULL) != SQLITE_OK)
         goto fail;
@@ -441,7 +458,8 @@ static int table_load_sqlite(const Table *table, sqlite3 *database)
             const Cell *cell = &table->rows[row][column];
             if (cell->is_null)
                 sqlite3_bind_null(statement, column + 1);
-            else if (table_columns[column].type == COLUMN_STRING)
+            else if (table_columns[column].type == COLUMN_STRING ||
+                     table_columns[column].type == COLUMN_TIMESTAMP)
                 sqlite3_bind_text(statement, column + 1, cell->string, -1, SQLITE_STATIC);
             else
                 sqlite3_bind_int64(statement, column + 1, cell->integer);
@@ -604,6 +622,12 @@ static void sql_append_literal(Sql *sql, Random *random, ValueClass value_class)
     case CLASS_STRING:
         sql_append_string_literal(sql, string_domain[random_below(random, STRING_DOMAIN_SIZE)]);
         break;
+    case CLASS_TIMESTAMP: {
+        const char *value = timestamp_domain[random_below(random, TIMESTAMP_DOMAIN_SIZE)];
+        text_printf(&sql->flink, "TIMESTAMP '%s'", value);
+        text_printf(&sql->sqlite, "'%s'", value);
+        break;
+    }
     }
 }
 
@@ -775,7 +799,7 @@ static void sql_append_join_condition(Sql *sql, const Scope *scope, Random *rand
             sql_printf(sql, " AND ");
         ValueClass value_class = scope_column_class(scope, left);
         if ((features & FEATURE_COMPUTED_KEYS) && random_percent(random, 8) &&
-            value_class != CLASS_DECIMAL) {
+            (value_class == CLASS_INTEGER || value_class == CLASS_STRING)) {
             /* a key computed from a column: the planner must project it first */
             if (value_class == CLASS_INTEGER) {
                 sql_append_column(sql, scope, left);
@@ -840,6 +864,7 @@ static void source_generate_grouped(Source *source, Sql *sql, Random *random, un
         {"COUNT(v)", "cv", COLUMN_BIGINT, false, 0},
         {"SUM(d)", "sd", COLUMN_DECIMAL, false, FEATURE_DECIMAL_SUM},
         {"MAX(v)", "xv", COLUMN_INT, false, 0},
+        {"MAX(t)", "xt", COLUMN_TIMESTAMP, false, 0},
     };
     const int aggregate_count = (int)(sizeof aggregates / sizeof aggregates[0]);
     Sql group_by = {0};
@@ -878,7 +903,7 @@ static void source_generate_filtered(Source *source, Sql *sql, Random *random, u
             continue;
         sql_printf(sql, ", %s", table_columns[column].name);
         source_add_column(source, table_columns[column].name, table_columns[column].type,
-                          column == 1 || column == 4);
+                          column == 1 || column >= 4);
     }
     /* the filter sees the table's own columns, qualified by the table name */
     Scope inner = {.source_count = 1};
@@ -990,7 +1015,7 @@ static int scope_add_source(Scope *scope, Sql *sql, Random *random, unsigned fea
         sql_printf(sql, "%s AS %s", table_name, source->alias);
         for (int column = 0; column < TABLE_COLUMNS; column++)
             source_add_column(source, table_columns[column].name, table_columns[column].type,
-                              column == 0 || column == 1 || column == 4);
+                              column != 2 && column != 3);
     }
     return index;
 }
@@ -1036,7 +1061,7 @@ static void sql_append_select_item(Sql *sql, Query *query, const Scope *scope, R
             ColumnRef other = column_pick(random, scope, sources, source_count);
             if (scope_column_class(scope, other) != value_class)
                 continue;
-            if (choice < 18 && value_class != CLASS_STRING) {
+            if (choice < 18 && (value_class == CLASS_INTEGER || value_class == CLASS_DECIMAL)) {
                 sql_append_column(sql, scope, column);
                 sql_printf(sql, random_percent(random, 50) ? " + " : " - ");
                 sql_append_column(sql, scope, other);
@@ -1188,7 +1213,7 @@ static void query_generate(Query *query, Random *random, unsigned features, cons
             ValueClass value_class = scope_column_class(&scope, column);
             int function = random_below(random, 5);
             if (function == 0 &&
-                (value_class == CLASS_STRING ||
+                (value_class == CLASS_STRING || value_class == CLASS_TIMESTAMP ||
                  (value_class == CLASS_DECIMAL && !(features & FEATURE_DECIMAL_SUM))))
                 function = 1;
             sql_printf(&select, function == 4 ? ", %s " : ", %s(", functions[function]);
