@@ -4,9 +4,9 @@
  * Each round writes 2 to 5 random tables t0..t4 (columns k INT, j BIGINT,
  * v INT, d DECIMAL(10, 2), s STRING, t TIMESTAMP(3); tiny key domains so
  * keys repeat; NULLs in every column) as JSON-lines files into a fresh
- * directory, declares them
- * in a new joinery session with the filesystem connector and loads the same
- * rows into an in-memory SQLite database. It then generates random queries:
+ * directory, declares them in a new joinery session with the filesystem
+ * connector and loads the same rows into an in-memory SQLite database. It
+ * then generates random queries:
  * chains of INNER / LEFT / RIGHT / FULL OUTER joins (sometimes parenthesized
  * or written with commas) over base tables, filtered, UNION ALL and GROUP BY
  * subqueries (updating inputs), with equi-join keys (plain, mixed INT/BIGINT,
