@@ -34,3 +34,15 @@ else
   end=$(date +%s%N)
   echo "mean over $runs runs: $(( (end - start) / runs / 1000 )) us"
 fi
+
+echo
+echo "== keyed state and join operator alone (bench_state: M input rows/s, bytes per stored row) =="
+"$build/tools/bench_state" --case all --rows "${BENCH_STATE_ROWS:-5000000}" --keys 100000
+
+echo
+echo "== MultiJoin vs binary join chain on one changelog (bench_multi_join: 4-way and 10-way LEFT chains) =="
+"$build/tools/bench_multi_join" --inputs 4,10
+
+echo
+echo "== Kafka: kafka -> two-table join -> kafka on kafka-mock, next to kcat's consume rate =="
+scripts/bench-kafka.sh "$build" "${BENCH_KAFKA_ORDERS:-200000}"
