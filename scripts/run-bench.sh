@@ -41,7 +41,11 @@ echo "== keyed state and join operator alone (bench_state: M input rows/s, bytes
 
 echo
 echo "== MultiJoin vs binary join chain on one changelog (bench_multi_join: 4-way and 10-way LEFT chains) =="
-"$build/tools/bench_multi_join" --inputs 4,10
+# one row per key and input (the shape of Flink's tuning-guide chain) ...
+"$build/tools/bench_multi_join" --inputs 4,10 --rows 100000 --keys 100000
+# ... and two rows per key, where the binary chain's intermediate results multiply
+# (10 inputs with fan-out would need tens of GiB for the binary chain: not run)
+"$build/tools/bench_multi_join" --inputs 4,6 --rows 20000 --keys 10000
 
 echo
 echo "== Kafka: kafka -> two-table join -> kafka on kafka-mock, next to kcat's consume rate =="
