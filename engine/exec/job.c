@@ -268,7 +268,7 @@ static int job_build_inputs(Job *job, const PlanNode *node, Ports *inputs)
     return JOINERY_OK;
 }
 
-/* Creates `count` subtasks of a node with the given factory result per subtask. */
+/* An empty list of `count` ports (the caller fills in the subtasks' operators). */
 static Ports job_ports(Job *job, uint32_t count)
 {
     Ports ports = {arena_calloc(&job->arena, count + 1, sizeof(Operator *)), count, false};
@@ -855,6 +855,9 @@ static int job_task_run(JobTask *task)
             if (state == SOURCE_STATE_IDLE && next_poll < earliest)
                 earliest = next_poll;
         }
+        bool inputs_open = task->ends_received < task->ends_expected;
+        if (!any_open && !inputs_open)
+            return JOINERY_OK;
         now = datetime_now_millis();
         int64_t wait = 0;
         if (!any_active) {
@@ -862,7 +865,7 @@ static int job_task_run(JobTask *task)
             if (wait > 50)
                 wait = 50; /* stay responsive to Ctrl-C */
         }
-        if (task->mailbox_ready) {
+        if (task->mailbox_ready && inputs_open) {
             /* a bounded number of messages per round keeps sources polled too */
             for (int taken = 0; taken < 16; taken++) {
                 MailboxMessage *message = mailbox_take(&task->mailbox, taken ? 0 : wait);
