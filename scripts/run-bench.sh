@@ -50,3 +50,7 @@ echo "== MultiJoin vs binary join chain on one changelog (bench_multi_join: 4-wa
 echo
 echo "== Kafka: kafka -> two-table join -> kafka on kafka-mock, next to kcat's consume rate =="
 scripts/bench-kafka.sh "$build" "${BENCH_KAFKA_ORDERS:-200000}"
+
+echo
+echo "== star join, binary vs MultiJoin (keys differ) =="
+scripts/bench-star.sh "$build" "${BENCH_STAR_ORDERS:-1000000}"
