@@ -77,6 +77,10 @@ typedef struct FilesystemReader {
     uint64_t line; /* 1-based line of the next record */
     uint64_t record_index;
     bool ended;
+    /* a bad record met after good rows of the same poll: reported on the next poll, so the
+       good rows reach the client first (as Flink shows them before failing) */
+    int pending_status;
+    char pending_error[DIAG_MESSAGE_MAX];
     uint32_t pending_next;  /* next decoded row of the last record still to emit */
     uint32_t pending_count; /* rows the last record decoded into */
     FormatDecoder *decoder;
@@ -427,6 +431,9 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
     (void)now_millis;
     (void)next_poll_millis;
     uint32_t limit = max_rows;
+    if (reader->pending_status != JOINERY_OK)
+        return diag_error(diag, (JoineryStatus)reader->pending_status, "%s",
+                          reader->pending_error);
     if (out->count >= out->capacity)
         return SOURCE_POLL_ROWS;
     if (limit > out->capacity - out->count)
@@ -477,16 +484,43 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
             base->skipped_rows++;
             continue;
         }
-        if (status != FORMAT_RECORD_ROW)
-            return diag_error(diag,
-                              status == JOINERY_ERROR_NO_MEMORY ? status : JOINERY_ERROR_RUNTIME,
-                              "%s:%llu: %s", file->path, (unsigned long long)line, error);
+        if (status != FORMAT_RECORD_ROW) {
+            JoineryStatus failure =
+                status == JOINERY_ERROR_NO_MEMORY ? JOINERY_ERROR_NO_MEMORY : JOINERY_ERROR_RUNTIME;
+            if (produced == 0)
+                return diag_error(diag, failure, "%s:%llu: %s", file->path,
+                                  (unsigned long long)line, error);
+            reader->pending_status = failure;
+            snprintf(reader->pending_error, sizeof reader->pending_error, "%s:%llu: %s",
+                     file->path, (unsigned long long)line, error);
+            break;
+        }
         reader->pending_next = 0;
         reader->pending_count = row_count;
     }
     if (produced == 0 && reader->ended)
         return SOURCE_POLL_END;
     return SOURCE_POLL_ROWS;
+}
+
+/* mkdir -p of every directory above the last '/' of `path`; 0 or -1 with errno set. */
+static int make_parent_directories(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    for (char *slash = strchr(copy + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            int saved = errno;
+            free(copy);
+            errno = saved;
+            return -1;
+        }
+        *slash = '/';
+    }
+    free(copy);
+    return 0;
 }
 
 static void filesystem_close_reader(SourceReader *base)
@@ -723,6 +757,11 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     writer->fd = -1;
     writer->encoder = format_encoder_create(&options, spec->field_count,
                                             (const char *const *)spec->names, spec->types);
+    if (make_parent_directories(path) != 0) {
+        filesystem_close_writer(&writer->base);
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create the directories of '%s': %s",
+                          path, strerror(errno));
+    }
     struct stat info;
     size_t length = strlen(path);
     bool directory =
