@@ -131,13 +131,14 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
             strbuf_printf(out, "%s`%s`", i ? ", " : "", table->primary_key[i]);
         strbuf_append_cstr(out, ") NOT ENFORCED\n");
     }
+    /* as Flink's SHOW CREATE TABLE: ")", then COMMENT and WITH on lines of their own */
     strbuf_append_cstr(out, ")");
     if (table->comment) {
         strbuf_append_cstr(out, "\nCOMMENT ");
         show_quote_string(out, table->comment);
     }
     if (table->option_count) {
-        strbuf_append_cstr(out, " WITH (\n");
+        strbuf_append_cstr(out, "\nWITH (\n");
         for (size_t i = 0; i < table->option_count; i++) {
             strbuf_append_cstr(out, "  ");
             show_quote_string(out, table->options[i].key);
