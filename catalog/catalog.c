@@ -120,9 +120,9 @@ int catalog_drop(Catalog *catalog, const char *name, bool is_view, bool if_exist
     size_t position = catalog_position(catalog, name, &found);
     if (!found || catalog->tables[position]->is_view != is_view) {
         if (found)
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "%s `%s` is a %s; use DROP %s", is_view ? "View" : "Table",
-                              name, is_view ? "table" : "view", is_view ? "TABLE" : "VIEW");
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "%s `%s` is a %s; use DROP %s",
+                              is_view ? "View" : "Table", name, is_view ? "table" : "view",
+                              is_view ? "TABLE" : "VIEW");
         if (if_exists)
             return JOINERY_OK;
         const char *suggestion = catalog_suggest_table(catalog, name);
@@ -179,7 +179,8 @@ static size_t edit_distance(const char *a, const char *b)
     for (size_t i = 1; i <= n; i++) {
         current[0] = i;
         for (size_t j = 1; j <= m; j++) {
-            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+            size_t cost =
+                tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
             size_t best = previous[j - 1] + cost;
             if (previous[j] + 1 < best)
                 best = previous[j] + 1;

@@ -30,12 +30,12 @@ typedef enum CatalogColumnKind {
 
 typedef struct CatalogColumn {
     char *name;
-    DataType type;            /* computed columns: the type the binder inferred */
+    DataType type; /* computed columns: the type the binder inferred */
     CatalogColumnKind kind;
-    char *expression;         /* computed: SQL text of the expression */
-    char *metadata_key;       /* metadata: key, NULL = the column name */
-    bool is_virtual;          /* metadata: VIRTUAL */
-    char *comment;            /* NULL when none */
+    char *expression;   /* computed: SQL text of the expression */
+    char *metadata_key; /* metadata: key, NULL = the column name */
+    bool is_virtual;    /* metadata: VIRTUAL */
+    char *comment;      /* NULL when none */
 } CatalogColumn;
 
 typedef struct CatalogOption {
@@ -51,20 +51,20 @@ typedef struct CatalogStatistics {
 } CatalogStatistics;
 
 typedef struct CatalogTable {
-    Arena arena;              /* owns everything below */
+    Arena arena; /* owns everything below */
     char *name;
     bool is_view;
     bool temporary;
     char *comment;
     CatalogColumn *columns;
     size_t column_count;
-    char *watermark_column;   /* NULL when no watermark */
+    char *watermark_column;     /* NULL when no watermark */
     char *watermark_expression; /* SQL text */
-    char **primary_key;       /* column names */
+    char **primary_key;         /* column names */
     size_t primary_key_count;
     CatalogOption *options;
     size_t option_count;
-    char *view_query;         /* views: SQL text of the query */
+    char *view_query; /* views: SQL text of the query */
     CatalogStatistics statistics;
 } CatalogTable;
 
@@ -92,8 +92,7 @@ CatalogTable *catalog_find(Catalog *catalog, const char *name);
  * error with a "did you mean" suggestion. Dropping a view with DROP TABLE
  * (or the reverse) is an error, as in Flink.
  */
-int catalog_drop(Catalog *catalog, const char *name, bool is_view, bool if_exists,
-                 Diag *diag);
+int catalog_drop(Catalog *catalog, const char *name, bool is_view, bool if_exists, Diag *diag);
 /* Number of entries and the entry at index i (sorted by name). */
 size_t catalog_count(const Catalog *catalog);
 CatalogTable *catalog_at(const Catalog *catalog, size_t index);
@@ -107,8 +106,7 @@ int catalog_table_column_index(const CatalogTable *table, const char *name);
  * The closest of `candidates` to `name` by edit distance (case-insensitive),
  * if close enough to be a plausible misspelling; else NULL.
  */
-const char *catalog_suggest_name(const char *name, const char *const *candidates,
-                                 size_t count);
+const char *catalog_suggest_name(const char *name, const char *const *candidates, size_t count);
 /* Suggestion among the catalog's table and view names. */
 const char *catalog_suggest_table(const Catalog *catalog, const char *name);
 

@@ -42,8 +42,8 @@ static int ddl_copy_columns(StatementContext *context, const AstCreateTable *cre
             const AstColumnDef *other = create->columns.items[j];
             if (strcasecmp(other->name, definition->name) == 0)
                 return diag_error_at(diag, JOINERY_ERROR_VALIDATE, definition->position.line,
-                                     definition->position.column,
-                                     "Column '%s' is defined twice", definition->name);
+                                     definition->position.column, "Column '%s' is defined twice",
+                                     definition->name);
         }
         CatalogColumn *column = &table->columns[i];
         column->name = arena_strdup(&table->arena, definition->name);
@@ -101,13 +101,11 @@ static int ddl_copy_primary_key(StatementContext *context, const AstCreateTable 
         const char *name = inline_count ? inline_name : create->primary_key.items[i];
         int index = catalog_table_column_index(table, name);
         if (index < 0)
-            return diag_error_at(diag, JOINERY_ERROR_VALIDATE,
-                                 create->primary_key_position.line,
+            return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->primary_key_position.line,
                                  create->primary_key_position.column,
                                  "Primary key column '%s' is not defined in the table", name);
         if (table->columns[index].kind == CATALOG_COLUMN_COMPUTED)
-            return diag_error_at(diag, JOINERY_ERROR_VALIDATE,
-                                 create->primary_key_position.line,
+            return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->primary_key_position.line,
                                  create->primary_key_position.column,
                                  "Could not create a PRIMARY KEY with column '%s': it is a "
                                  "computed column",
@@ -132,9 +130,9 @@ static int ddl_copy_options(StatementContext *context, const AstCreateTable *cre
         for (size_t j = 0; j < i; j++) {
             const AstOption *other = create->options.items[j];
             if (strcmp(other->key, option->key) == 0)
-                return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE,
-                                     option->position.line, option->position.column,
-                                     "Option '%s' is given twice", option->key);
+                return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, option->position.line,
+                                     option->position.column, "Option '%s' is given twice",
+                                     option->key);
         }
         table->options[i].key = arena_strdup(&table->arena, option->key);
         table->options[i].value = arena_strdup(&table->arena, option->value);
@@ -175,7 +173,8 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
                              "field '%s' must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p)",
                              column->name);
     Expr *watermark = NULL;
-    int status = plan_bind_table_expression(&planner, table, create->watermark_expr, true, &watermark);
+    int status =
+        plan_bind_table_expression(&planner, table, create->watermark_expr, true, &watermark);
     if (status != JOINERY_OK)
         return status;
     if (watermark->type.id != TYPE_TIMESTAMP && watermark->type.id != TYPE_TIMESTAMP_LTZ)
@@ -201,8 +200,7 @@ int ddl_create_table(StatementContext *context, const AstStatement *statement)
                              "CREATE TABLE ... LIKE is not supported yet");
     if (create->partition_by.count)
         return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                             statement->position.column,
-                             "PARTITIONED BY is not supported yet");
+                             statement->position.column, "PARTITIONED BY is not supported yet");
     CatalogTable *existing = catalog_find(context->session->catalog, name);
     if (existing && create->if_not_exists)
         return ddl_info_succeeded(context);

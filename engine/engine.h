@@ -57,8 +57,7 @@ typedef struct JoineryResultHandler {
     int (*begin)(void *context, JoineryResultKind kind, const JoineryColumn *columns,
                  size_t column_count);
     /* One row. values[i] is NULL for SQL NULL, else the text form. */
-    int (*row)(void *context, JoineryRowKind kind, const char *const *values,
-               size_t column_count);
+    int (*row)(void *context, JoineryRowKind kind, const char *const *values, size_t column_count);
     /* The result set ends; cancelled is true after joinery_session_cancel. */
     int (*end)(void *context, uint64_t row_count, bool cancelled);
     /* Plain text output (EXPLAIN plans, HELP, SHOW CREATE TABLE). */
@@ -70,9 +69,9 @@ typedef struct JoineryResultHandler {
 } JoineryResultHandler;
 
 typedef struct JoineryError {
-    int status;      /* 0 when no error */
-    int line;        /* 1-based line in the caller's script; 0 when unknown */
-    int column;      /* 1-based column; 0 when unknown */
+    int status; /* 0 when no error */
+    int line;   /* 1-based line in the caller's script; 0 when unknown */
+    int column; /* 1-based column; 0 when unknown */
     char message[2048];
 } JoineryError;
 
@@ -88,8 +87,8 @@ void joinery_session_close(JoinerySession *session);
  * Returns 0, or non-zero with *error filled (status, position, message).
  */
 int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
-                            int first_line, int first_column,
-                            const JoineryResultHandler *handler, JoineryError *error);
+                            int first_line, int first_column, const JoineryResultHandler *handler,
+                            JoineryError *error);
 
 /* Asks the running statement to stop soon. Async-signal-safe. */
 void joinery_session_cancel(JoinerySession *session);
@@ -102,8 +101,7 @@ const char *joinery_session_get_option(JoinerySession *session, const char *key)
  * view name, and for every column name of every table and view.
  */
 void joinery_session_list_names(JoinerySession *session,
-                                void (*emit)(void *context, const char *name),
-                                void *context);
+                                void (*emit)(void *context, const char *name), void *context);
 
 /* NULL-terminated list of SQL keywords (for completion and highlighting). */
 const char *const *joinery_keywords(void);

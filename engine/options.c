@@ -21,20 +21,18 @@ static const OptionSpec OPTION_SPECS[] = {
      "buffer input rows and process them in batches"},
     {"table.exec.mini-batch.allow-latency", OPTION_KIND_DURATION, "0 ms", NULL,
      "longest time a mini-batch waits"},
-    {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL,
-     "most rows in a mini-batch"},
+    {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL, "most rows in a mini-batch"},
     {"table.exec.source.idle-timeout", OPTION_KIND_DURATION, "0 ms", NULL,
      "a source idle this long no longer holds back watermarks"},
     {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN, "false", NULL,
      "reorder inner joins by cost"},
     {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
      "fuse joins that share a key into one MultiJoin"},
-    {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false",
-     NULL, "MultiJoin skips inputs whose state is empty for a key"},
-    {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
-     "subtasks of each keyed operator"},
-    {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau", "tableau|csv|json|table|changelog",
-     "how results are printed"},
+    {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
+     "MultiJoin skips inputs whose state is empty for a key"},
+    {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL, "subtasks of each keyed operator"},
+    {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
+     "tableau|csv|json|table|changelog", "how results are printed"},
     {"table.dml-sync", OPTION_KIND_BOOLEAN, "true", NULL,
      "INSERT INTO waits for the job to finish (joinery always does)"},
     {"pipeline.name", OPTION_KIND_STRING, NULL, NULL, "job name"},
@@ -104,8 +102,8 @@ static int options_unknown_key(const char *key, Diag *diag)
         names[i] = OPTION_SPECS[i].key;
     const char *suggestion = catalog_suggest_name(key, names, count);
     if (suggestion)
-        return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                          "Unknown option '%s'; did you mean '%s'?", key, suggestion);
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "Unknown option '%s'; did you mean '%s'?",
+                          key, suggestion);
     return diag_error(diag, JOINERY_ERROR_VALIDATE,
                       "Unknown option '%s'. Run SET; to list the options joinery knows", key);
 }

@@ -16,7 +16,7 @@
 typedef struct ResultWriter {
     StatementContext *context;
     const PlanNode *root;
-    StrBuf *cells;    /* one buffer per column */
+    StrBuf *cells; /* one buffer per column */
     const char **values;
     uint64_t rows;
 } ResultWriter;
@@ -74,8 +74,8 @@ static int query_write_status(void *context, const char *line)
 }
 
 /* Binds and optimizes; *logical may be NULL when the caller does not need it. */
-static int query_plan(StatementContext *context, const AstStatement *statement,
-                      PlanNode **logical, PlanNode **physical)
+static int query_plan(StatementContext *context, const AstStatement *statement, PlanNode **logical,
+                      PlanNode **physical)
 {
     PlannerContext planner = session_planner_context(context);
     PlanNode *bound = NULL;
@@ -108,7 +108,7 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     writer.cells = calloc(columns + 1, sizeof(StrBuf));
     writer.values = calloc(columns + 1, sizeof(char *));
     JoineryColumn *header = calloc(columns + 1, sizeof(JoineryColumn));
-    char (*type_names)[96] = calloc(columns + 1, sizeof *type_names);
+    char(*type_names)[96] = calloc(columns + 1, sizeof *type_names);
     if (!writer.cells || !writer.values || !header || !type_names) {
         free(writer.cells);
         free(writer.values);
@@ -153,7 +153,7 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     }
     if (status == JOINERY_OK && is_insert && handler && handler->info) {
         char message[256];
-        snprintf(message, sizeof message, "%s: %llu rows written to %s.", 
+        snprintf(message, sizeof message, "%s: %llu rows written to %s.",
                  cancelled ? "Job cancelled" : "Job finished",
                  (unsigned long long)job_rows_written(job), job_name);
         handler->info(handler->context, message);

@@ -113,8 +113,8 @@ const char *session_object_name(StatementContext *context, const AstList *parts,
     if (strcmp(catalog_name, "default_catalog") != 0 ||
         strcmp(database_name, "default_database") != 0) {
         diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, position.line, position.column,
-                      "Only default_catalog.default_database is supported; got %s.%s",
-                      catalog_name, database_name);
+                      "Only default_catalog.default_database is supported; got %s.%s", catalog_name,
+                      database_name);
         return NULL;
     }
     return parts->items[parts->count - 1];
@@ -142,7 +142,8 @@ static int session_reset(StatementContext *context, const AstStatement *statemen
     JoinerySession *session = context->session;
     if (!statement->reset.key) {
         options_reset_all(&session->options);
-        return session_info(context, "All session properties have been set to their default values.");
+        return session_info(context,
+                            "All session properties have been set to their default values.");
     }
     int status = options_reset(&session->options, statement->reset.key, context->diag);
     if (status != JOINERY_OK)
@@ -221,8 +222,8 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
 }
 
 int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
-                            int first_line, int first_column,
-                            const JoineryResultHandler *handler, JoineryError *error)
+                            int first_line, int first_column, const JoineryResultHandler *handler,
+                            JoineryError *error)
 {
     Diag diag;
     diag_clear(&diag);
@@ -230,8 +231,8 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     arena_init(&arena, 64 * 1024);
     session->cancel_requested = 0;
     AstStatement *statement = NULL;
-    int status = sql_parse_statement(text, length, first_line, first_column, &arena, &statement,
-                                     &diag);
+    int status =
+        sql_parse_statement(text, length, first_line, first_column, &arena, &statement, &diag);
     if (status == JOINERY_OK) {
         StatementContext context = {session, &arena, &diag, handler};
         status = session_dispatch(&context, statement);

@@ -43,8 +43,8 @@ int show_describe(StatementContext *context, const AstStatement *statement);
 int show_options(StatementContext *context);
 int show_job_metrics(StatementContext *context);
 /* Reports a table-style result (no op column) through the handler. */
-int show_emit_table(StatementContext *context, const char *const *column_names,
-                    size_t column_count, const char *const *cells, size_t row_count);
+int show_emit_table(StatementContext *context, const char *const *column_names, size_t column_count,
+                    const char *const *cells, size_t row_count);
 /* Queries, INSERT and EXPLAIN (query.c). */
 int query_execute_select(StatementContext *context, const AstQuery *query);
 int query_execute_insert(StatementContext *context, const AstInsert *insert);

@@ -10,8 +10,8 @@
 #include "engine/base/strbuf.h"
 #include "engine/session.h"
 
-int show_emit_table(StatementContext *context, const char *const *column_names,
-                    size_t column_count, const char *const *cells, size_t row_count)
+int show_emit_table(StatementContext *context, const char *const *column_names, size_t column_count,
+                    const char *const *cells, size_t row_count)
 {
     const JoineryResultHandler *handler = context->handler;
     if (!handler)
@@ -24,8 +24,8 @@ int show_emit_table(StatementContext *context, const char *const *column_names,
         columns[i].type_name = "STRING";
         columns[i].value_class = JOINERY_VALUE_STRING;
     }
-    if (handler->begin && handler->begin(handler->context, JOINERY_RESULT_TABLE, columns,
-                                         column_count) != 0)
+    if (handler->begin &&
+        handler->begin(handler->context, JOINERY_RESULT_TABLE, columns, column_count) != 0)
         return JOINERY_OK;
     for (size_t r = 0; r < row_count; r++)
         if (handler->row && handler->row(handler->context, JOINERY_ROW_INSERT,
@@ -115,8 +115,8 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
             strbuf_append_cstr(out, " COMMENT ");
             show_quote_string(out, column->comment);
         }
-        bool more = i + 1 < table->column_count || table->watermark_column ||
-                    table->primary_key_count;
+        bool more =
+            i + 1 < table->column_count || table->watermark_column || table->primary_key_count;
         strbuf_append_cstr(out, more ? ",\n" : "\n");
     }
     if (table->watermark_column)
@@ -163,9 +163,8 @@ int show_create(StatementContext *context, const AstStatement *statement)
         return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,
                              statement->position.column,
                              "SHOW CREATE %s is only supported for %s; `%s` is a %s",
-                             table->is_view ? "TABLE" : "VIEW",
-                             table->is_view ? "tables" : "views", table->name,
-                             table->is_view ? "view" : "table");
+                             table->is_view ? "TABLE" : "VIEW", table->is_view ? "tables" : "views",
+                             table->name, table->is_view ? "view" : "table");
     StrBuf out = STRBUF_INIT;
     if (table->is_view)
         strbuf_printf(&out, "CREATE %sVIEW `default_catalog`.`default_database`.`%s` AS\n%s\n",

@@ -32,8 +32,7 @@ char *arena_strdup(Arena *arena, const char *text);
 /* Copies length bytes and adds a NUL terminator. */
 char *arena_strndup(Arena *arena, const char *text, size_t length);
 /* printf into arena memory. */
-char *arena_printf(Arena *arena, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+char *arena_printf(Arena *arena, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* Frees everything but the first chunk, which is kept for reuse. */
 void arena_reset(Arena *arena);
 /* Frees all memory; the arena may be initialised again. */

@@ -14,13 +14,13 @@
 
 typedef enum JoineryStatus {
     JOINERY_OK = 0,
-    JOINERY_ERROR = -1,         /* generic failure, see the message */
-    JOINERY_ERROR_PARSE = -2,   /* statement text does not parse */
-    JOINERY_ERROR_VALIDATE = -3,/* names, types, options */
+    JOINERY_ERROR = -1,             /* generic failure, see the message */
+    JOINERY_ERROR_PARSE = -2,       /* statement text does not parse */
+    JOINERY_ERROR_VALIDATE = -3,    /* names, types, options */
     JOINERY_ERROR_UNSUPPORTED = -4, /* recognised but not supported yet */
-    JOINERY_ERROR_RUNTIME = -5, /* a running job failed (bad record, I/O) */
+    JOINERY_ERROR_RUNTIME = -5,     /* a running job failed (bad record, I/O) */
     JOINERY_ERROR_NO_MEMORY = -6,
-    JOINERY_CANCELLED = -7,     /* the user cancelled (Ctrl-C) */
+    JOINERY_CANCELLED = -7, /* the user cancelled (Ctrl-C) */
 } JoineryStatus;
 
 enum { DIAG_MESSAGE_MAX = 2048 };

@@ -38,12 +38,28 @@ int duration_parse_millis(const char *text, int64_t *millis)
         const char *name;
         int64_t factor;
     } units[] = {
-        {"", 1},           {"ms", 1},       {"milli", 1},       {"millis", 1},
-        {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000},   {"sec", 1000},
-        {"secs", 1000},    {"second", 1000}, {"seconds", 1000}, {"min", 60000},
-        {"mins", 60000},   {"minute", 60000}, {"minutes", 60000}, {"m", 60000},
-        {"h", 3600000},    {"hour", 3600000}, {"hours", 3600000}, {"d", 86400000},
-        {"day", 86400000}, {"days", 86400000},
+        {"", 1},
+        {"ms", 1},
+        {"milli", 1},
+        {"millis", 1},
+        {"millisecond", 1},
+        {"milliseconds", 1},
+        {"s", 1000},
+        {"sec", 1000},
+        {"secs", 1000},
+        {"second", 1000},
+        {"seconds", 1000},
+        {"min", 60000},
+        {"mins", 60000},
+        {"minute", 60000},
+        {"minutes", 60000},
+        {"m", 60000},
+        {"h", 3600000},
+        {"hour", 3600000},
+        {"hours", 3600000},
+        {"d", 86400000},
+        {"day", 86400000},
+        {"days", 86400000},
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(unit, units[i].name) == 0) {
@@ -63,8 +79,7 @@ const char *duration_format(int64_t millis, char *buffer, size_t size)
     } units[] = {{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (millis != 0 && millis % units[i].factor == 0) {
-            snprintf(buffer, size, "%lld %s", (long long)(millis / units[i].factor),
-                     units[i].name);
+            snprintf(buffer, size, "%lld %s", (long long)(millis / units[i].factor), units[i].name);
             return buffer;
         }
     }

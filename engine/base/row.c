@@ -130,8 +130,7 @@ void row_builder_set_double(RowBuilder *builder, uint32_t field, double value)
     row_builder_slots(builder)[field] = bits;
 }
 
-void row_builder_set_string(RowBuilder *builder, uint32_t field, const char *text,
-                            uint32_t length)
+void row_builder_set_string(RowBuilder *builder, uint32_t field, const char *text, uint32_t length)
 {
     if (builder->failed)
         return;

@@ -145,9 +145,9 @@ uint64_t row_content_hash(const Row *row);
 typedef struct RowBuilder {
     uint8_t *buffer;
     uint32_t capacity;
-    uint32_t used;        /* bytes written so far (fixed part + tail) */
+    uint32_t used; /* bytes written so far (fixed part + tail) */
     uint32_t field_count;
-    bool failed;          /* memory exhausted during this row */
+    bool failed; /* memory exhausted during this row */
 } RowBuilder;
 
 void row_builder_init(RowBuilder *builder);
@@ -156,8 +156,7 @@ void row_builder_begin(RowBuilder *builder, uint32_t field_count, RowKind kind);
 void row_builder_set_null(RowBuilder *builder, uint32_t field);
 void row_builder_set_int64(RowBuilder *builder, uint32_t field, int64_t value);
 void row_builder_set_double(RowBuilder *builder, uint32_t field, double value);
-void row_builder_set_string(RowBuilder *builder, uint32_t field, const char *text,
-                            uint32_t length);
+void row_builder_set_string(RowBuilder *builder, uint32_t field, const char *text, uint32_t length);
 /* Copies field source_field of source (any type, NULL included) into field. */
 void row_builder_copy_field(RowBuilder *builder, uint32_t field, const Row *source,
                             uint32_t source_field, bool variable_length);

@@ -16,7 +16,10 @@ typedef struct StrBuf {
     size_t capacity;
 } StrBuf;
 
-#define STRBUF_INIT {NULL, 0, 0}
+#define STRBUF_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 int strbuf_reserve(StrBuf *buffer, size_t extra);
 int strbuf_append(StrBuf *buffer, const char *text, size_t length);

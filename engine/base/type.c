@@ -64,8 +64,7 @@ bool type_is_string(TypeId id)
 
 bool type_is_temporal(TypeId id)
 {
-    return id == TYPE_DATE || id == TYPE_TIME || id == TYPE_TIMESTAMP ||
-           id == TYPE_TIMESTAMP_LTZ;
+    return id == TYPE_DATE || id == TYPE_TIME || id == TYPE_TIMESTAMP || id == TYPE_TIMESTAMP_LTZ;
 }
 
 bool type_is_interval(TypeId id)
@@ -139,7 +138,8 @@ bool type_common(DataType a, DataType b, DataType *result)
         return true;
     }
     if (type_is_numeric(a.id) && type_is_numeric(b.id)) {
-        if (a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE || a.id == TYPE_FLOAT || b.id == TYPE_FLOAT) {
+        if (a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE || a.id == TYPE_FLOAT ||
+            b.id == TYPE_FLOAT) {
             TypeId id = (a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE) ? TYPE_DOUBLE
                         : (a.id == TYPE_FLOAT && b.id == TYPE_FLOAT) ? TYPE_FLOAT
                                                                      : TYPE_DOUBLE;
@@ -172,16 +172,14 @@ bool type_common(DataType a, DataType b, DataType *result)
     }
     if ((a.id == TYPE_TIMESTAMP && b.id == TYPE_TIMESTAMP_LTZ) ||
         (a.id == TYPE_TIMESTAMP_LTZ && b.id == TYPE_TIMESTAMP)) {
-        *result = type_make_timestamp(TYPE_TIMESTAMP_LTZ,
-                                      a.precision > b.precision ? a.precision : b.precision,
-                                      nullable);
+        *result = type_make_timestamp(
+            TYPE_TIMESTAMP_LTZ, a.precision > b.precision ? a.precision : b.precision, nullable);
         return true;
     }
     if ((a.id == TYPE_DATE && b.id == TYPE_TIMESTAMP) ||
         (a.id == TYPE_TIMESTAMP && b.id == TYPE_DATE)) {
-        *result = type_make_timestamp(TYPE_TIMESTAMP, a.id == TYPE_TIMESTAMP ? a.precision
-                                                                             : b.precision,
-                                      nullable);
+        *result = type_make_timestamp(TYPE_TIMESTAMP,
+                                      a.id == TYPE_TIMESTAMP ? a.precision : b.precision, nullable);
         return true;
     }
     return false;

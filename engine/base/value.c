@@ -263,8 +263,8 @@ static bool parse_decimal_text(const char *text, uint32_t length, int scale, int
     return true;
 }
 
-int value_parse_text(DataType type, const char *text, uint32_t length, Arena *arena,
-                     Value *result, char *error, size_t error_size)
+int value_parse_text(DataType type, const char *text, uint32_t length, Arena *arena, Value *result,
+                     char *error, size_t error_size)
 {
     /* trim surrounding blanks for everything but strings */
     if (!type_is_string(type.id)) {

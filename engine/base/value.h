@@ -78,8 +78,8 @@ void value_to_builder(RowBuilder *builder, uint32_t field, DataType type, Value 
  * DOUBLE; booleans true/false (any case); DATE "YYYY-MM-DD"; TIME
  * "HH:MM:SS[.fff]"; TIMESTAMP "YYYY-MM-DD[ T]HH:MM[:SS[.fff...]][Z]".
  */
-int value_parse_text(DataType type, const char *text, uint32_t length, Arena *arena,
-                     Value *result, char *error, size_t error_size);
+int value_parse_text(DataType type, const char *text, uint32_t length, Arena *arena, Value *result,
+                     char *error, size_t error_size);
 
 /*
  * Appends the SQL text form of the value as Flink's SQL client prints it:

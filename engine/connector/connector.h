@@ -27,21 +27,21 @@
 
 /* One option a connector accepts. */
 typedef struct ConnectorOption {
-    const char *key;        /* exact key, or a pattern: '#' matches one name segment
-                               ("fields.#.kind"), a trailing '*' matches any suffix
-                               ("properties.*") */
+    const char *key; /* exact key, or a pattern: '#' matches one name segment
+                        ("fields.#.kind"), a trailing '*' matches any suffix
+                        ("properties.*") */
     bool required;
     const char *description; /* one line, shown when listing valid options */
 } ConnectorOption;
 
 typedef struct SourceSpec {
     const CatalogTable *table;
-    uint32_t field_count;        /* produced fields */
-    const uint32_t *columns;     /* index into table->columns of each produced field */
-    const DataType *types;       /* type of each produced field */
-    int subtask_index;           /* which split of the source this reader reads */
-    int parallelism;             /* how many readers read the source */
-    uint64_t seed;               /* for random data: runs repeat */
+    uint32_t field_count;    /* produced fields */
+    const uint32_t *columns; /* index into table->columns of each produced field */
+    const DataType *types;   /* type of each produced field */
+    int subtask_index;       /* which split of the source this reader reads */
+    int parallelism;         /* how many readers read the source */
+    uint64_t seed;           /* for random data: runs repeat */
 } SourceSpec;
 
 typedef enum SourcePollStatus {

@@ -432,8 +432,7 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
     (void)next_poll_millis;
     uint32_t limit = max_rows;
     if (reader->pending_status != JOINERY_OK)
-        return diag_error(diag, (JoineryStatus)reader->pending_status, "%s",
-                          reader->pending_error);
+        return diag_error(diag, (JoineryStatus)reader->pending_status, "%s", reader->pending_error);
     if (out->count >= out->capacity)
         return SOURCE_POLL_ROWS;
     if (limit > out->capacity - out->count)
@@ -491,8 +490,8 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
                 return diag_error(diag, failure, "%s:%llu: %s", file->path,
                                   (unsigned long long)line, error);
             reader->pending_status = failure;
-            snprintf(reader->pending_error, sizeof reader->pending_error, "%s:%llu: %s",
-                     file->path, (unsigned long long)line, error);
+            snprintf(reader->pending_error, sizeof reader->pending_error, "%s:%llu: %s", file->path,
+                     (unsigned long long)line, error);
             break;
         }
         reader->pending_next = 0;

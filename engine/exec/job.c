@@ -218,8 +218,8 @@ static int job_connect(Job *job, const Ports *ports, Operator **consumers, uint3
                     return status;
             }
         } else {
-            status = job_link(job, port, consumers[count == ports->count ? p : 0], input,
-                              &port->target);
+            status =
+                job_link(job, port, consumers[count == ports->count ? p : 0], input, &port->target);
             if (status != JOINERY_OK)
                 return status;
         }
@@ -294,8 +294,8 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
     const Connector *connector = connector_find(catalog_table_option(table, "connector"));
     if (!connector || !connector->create_source)
         return diag_error(job->diag, JOINERY_ERROR_VALIDATE,
-                          "Table `%s` cannot be read: connector '%s' is not a source",
-                          table->name, catalog_table_option(table, "connector"));
+                          "Table `%s` cannot be read: connector '%s' is not a source", table->name,
+                          catalog_table_option(table, "connector"));
     uint32_t read = node->scan.read_count ? node->scan.read_count : node->scan.column_count;
     DataType *types = arena_calloc(&job->arena, read + 1, sizeof(DataType));
     if (!types)
@@ -352,8 +352,7 @@ static int job_build_values(Job *job, const PlanNode *node, Ports *result)
     if (!result->ops)
         return job_no_memory(job);
     Operator *op = values_operator_create(node->values.rows, node->values.row_count,
-                                          job_field_types(job, node), node->field_count,
-                                          job->diag);
+                                          job_field_types(job, node), node->field_count, job->diag);
     int status = job_add(job, op, node);
     if (status == JOINERY_OK)
         status = job_new_task(job, &op->task);
@@ -537,8 +536,7 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
         spec->common_key_count = node->multi_join.common_key_count;
         spec->join_types = types;
         spec->conditions = (const Expr *const *)node->multi_join.conditions;
-        spec->empty_result_pruning =
-            job->multi_join_pruning;
+        spec->empty_result_pruning = job->multi_join_pruning;
         return multi_join_operator_create(spec, job->diag);
     }
     case PLAN_GROUP_AGGREGATE: {
@@ -593,8 +591,8 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     const Connector *connector = connector_find(catalog_table_option(table, "connector"));
     if (!connector || !connector->create_sink)
         return diag_error(job->diag, JOINERY_ERROR_VALIDATE,
-                          "Table `%s` cannot be written: connector '%s' is not a sink",
-                          table->name, catalog_table_option(table, "connector"));
+                          "Table `%s` cannot be written: connector '%s' is not a sink", table->name,
+                          catalog_table_option(table, "connector"));
     SinkSpec *spec = arena_calloc(&job->arena, 1, sizeof *spec);
     const char **names = arena_calloc(&job->arena, node->field_count + 1, sizeof(char *));
     if (!spec || !names)
@@ -961,8 +959,8 @@ static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf 
             if (job->operators[j].node != node)
                 continue;
             uint64_t input_bytes, input_keys, input_rows;
-            multi_join_operator_input_state(job->operators[j].op, input, &input_bytes,
-                                            &input_keys, &input_rows);
+            multi_join_operator_input_state(job->operators[j].op, input, &input_bytes, &input_keys,
+                                            &input_rows);
             bytes += input_bytes;
             keys += input_keys;
             rows += input_rows;

@@ -36,8 +36,8 @@ typedef struct JobOutput {
  * Builds the operators for `physical`. The plan must outlive the job.
  * Returns JOINERY_OK or an error (e.g. a source that cannot open its file).
  */
-int job_create(const PlanNode *physical, const SessionOptions *options,
-               const JobOutput *output, Job **job, Diag *diag);
+int job_create(const PlanNode *physical, const SessionOptions *options, const JobOutput *output,
+               Job **job, Diag *diag);
 /*
  * Runs until every source has ended (bounded) or *cancel_requested becomes
  * non-zero (returns JOINERY_CANCELLED) or an operator fails.

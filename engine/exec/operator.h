@@ -81,30 +81,30 @@ typedef struct OperatorTarget {
 struct Operator {
     const OperatorVtable *vtable;
     ExecContext *context;
-    const char *name;    /* e.g. "Join(joinType=[LeftOuterJoin])" short form for metrics */
-    int plan_node_id;    /* id of the physical plan node it runs */
-    int subtask_index;   /* 0..parallelism-1 */
-    int task;            /* the job task (thread) that runs it; 0 when single-threaded */
-    uint32_t input_count;  /* logical inputs (0 = left, 1 = right, ...) */
+    const char *name;       /* e.g. "Join(joinType=[LeftOuterJoin])" short form for metrics */
+    int plan_node_id;       /* id of the physical plan node it runs */
+    int subtask_index;      /* 0..parallelism-1 */
+    int task;               /* the job task (thread) that runs it; 0 when single-threaded */
+    uint32_t input_count;   /* logical inputs (0 = left, 1 = right, ...) */
     uint32_t channel_count; /* upstream channels feeding it (subtasks x inputs); the
                                operator's input ends when all of them have ended */
     uint32_t inputs_ended;  /* channels that have ended */
     int64_t input_watermarks[OPERATOR_MAX_INPUTS];
     int64_t current_watermark;
-    OperatorTarget target; /* single downstream (unused by exchanges) */
-    OperatorTarget *broadcast;  /* exchanges: every downstream subtask; end of input and
-                                   watermarks go to all of them */
+    OperatorTarget target;     /* single downstream (unused by exchanges) */
+    OperatorTarget *broadcast; /* exchanges: every downstream subtask; end of input and
+                                  watermarks go to all of them */
     uint32_t broadcast_count;
-    RowBatch output;       /* pending output rows */
-    Arena output_arena;    /* memory of the pending output rows */
+    RowBatch output;    /* pending output rows */
+    Arena output_arena; /* memory of the pending output rows */
     OperatorMetrics metrics;
-    void *impl;            /* operator-specific state */
+    void *impl; /* operator-specific state */
 };
 
 /* Shared by all operators of one job. */
 struct ExecContext {
-    Diag *diag;                       /* the job's diagnostic */
-    volatile int *cancel_requested;   /* set asynchronously on Ctrl-C */
+    Diag *diag;                                 /* the job's diagnostic */
+    volatile int *cancel_requested;             /* set asynchronously on Ctrl-C */
     int64_t (*now_millis)(void *clock_context); /* processing time */
     void *clock_context;
     int parallelism;

@@ -101,8 +101,7 @@ static int check_fusable(PlannerContext *context, AdviceList *list, const PlanNo
     for (uint32_t k = 0; k < node->join.key_count; k++)
         for (uint32_t j = 0; j < left->join.key_count; j++)
             if (node->join.left_keys[k] == left->join.left_keys[j] ||
-                node->join.left_keys[k] ==
-                    left->inputs[0]->field_count + left->join.right_keys[j])
+                node->join.left_keys[k] == left->inputs[0]->field_count + left->join.right_keys[j])
                 shared = true;
     if (!shared)
         return advice_add(list, node, PLAN_ADVICE_ADVICE,
@@ -156,8 +155,8 @@ static int collect(PlannerContext *context, AdviceList *list, const PlanNode *no
     return status;
 }
 
-int plan_collect_advice(PlannerContext *context, const PlanNode *logical,
-                        const PlanNode *physical, PlanAdvice **advice, uint32_t *count)
+int plan_collect_advice(PlannerContext *context, const PlanNode *logical, const PlanNode *physical,
+                        PlanAdvice **advice, uint32_t *count)
 {
     (void)logical;
     AdviceList list = {context->arena, NULL, 0, 0};

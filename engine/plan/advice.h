@@ -22,7 +22,7 @@ typedef struct PlanAdvice {
  * Collects the advice for `physical` (logical is the bound plan, to see the
  * joins as written) into *advice (arena array), in plan order.
  */
-int plan_collect_advice(PlannerContext *context, const PlanNode *logical,
-                        const PlanNode *physical, PlanAdvice **advice, uint32_t *count);
+int plan_collect_advice(PlannerContext *context, const PlanNode *logical, const PlanNode *physical,
+                        PlanAdvice **advice, uint32_t *count);
 
 #endif

@@ -27,8 +27,7 @@
 
 enum { BIND_MAX_VIEW_DEPTH = 16 };
 
-PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count,
-                        uint32_t field_count)
+PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count)
 {
     PlanNode *node = plan_node_new(binder->arena, kind, input_count, field_count);
     if (node)
@@ -44,8 +43,7 @@ static int bind_no_memory(Binder *binder)
 }
 
 /* A scope listing a node's fields under one qualifier. */
-static int bind_scope_of(Binder *binder, const PlanNode *node, const char *qualifier,
-                         Scope *scope)
+static int bind_scope_of(Binder *binder, const PlanNode *node, const char *qualifier, Scope *scope)
 {
     scope->count = node->field_count;
     scope->columns = arena_calloc(binder->arena, node->field_count + 1, sizeof(ScopeColumn));
@@ -99,8 +97,8 @@ static int bind_parse_expression_text(PlannerContext *context, const char *text,
     if (!statement_text)
         return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     AstStatement *statement = NULL;
-    int status = sql_parse_statement(statement_text, strlen(statement_text), 1, 1,
-                                     context->arena, &statement, context->diag);
+    int status = sql_parse_statement(statement_text, strlen(statement_text), 1, 1, context->arena,
+                                     &statement, context->diag);
     if (status != JOINERY_OK)
         return status;
     const AstSelectItem *item = statement->query->select.items.items[0];
@@ -153,8 +151,7 @@ static int bind_table(Binder *binder, const CatalogTable *table, PlanNode **resu
             return binder->diag->status;
         project->inputs[0] = scan;
         project->calc.project_count = (uint32_t)table->column_count;
-        project->calc.projects =
-            arena_calloc(binder->arena, table->column_count, sizeof(Expr *));
+        project->calc.projects = arena_calloc(binder->arena, table->column_count, sizeof(Expr *));
         field = 0;
         for (size_t i = 0; i < table->column_count; i++) {
             const CatalogColumn *column = &table->columns[i];
@@ -178,8 +175,7 @@ static int bind_table(Binder *binder, const CatalogTable *table, PlanNode **resu
         int rowtime = catalog_table_column_index(table, table->watermark_column);
         Expr *watermark;
         int status = plan_bind_table_expression_text(binder->context, table,
-                                                     table->watermark_expression, true,
-                                                     &watermark);
+                                                     table->watermark_expression, true, &watermark);
         if (status != JOINERY_OK)
             return status;
         PlanNode *assigner =
@@ -198,8 +194,8 @@ static int bind_table(Binder *binder, const CatalogTable *table, PlanNode **resu
 }
 
 /* Renames a node's fields by wrapping it in a projection when names differ. */
-static int bind_rename(Binder *binder, PlanNode *node, const char *const *names,
-                       uint32_t count, PlanNode **result)
+static int bind_rename(Binder *binder, PlanNode *node, const char *const *names, uint32_t count,
+                       PlanNode **result)
 {
     bool same = true;
     for (uint32_t i = 0; i < count; i++)
@@ -290,8 +286,7 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
         if (strcmp(database, "default_database") != 0 ||
             strcmp(catalog_name, "default_catalog") != 0)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
-                              "Object '%s' not found within '%s.%s'", name, catalog_name,
-                              database);
+                              "Object '%s' not found within '%s.%s'", name, catalog_name, database);
     }
     if (ref->table.system_time)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
@@ -315,8 +310,8 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
         if (status == JOINERY_OK && cte->item->column_names.count) {
             if (cte->item->column_names.count != node->field_count)
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, cte->item->position,
-                                  "WITH item '%s' lists %zu columns but its query has %u",
-                                  name, cte->item->column_names.count, node->field_count);
+                                  "WITH item '%s' lists %zu columns but its query has %u", name,
+                                  cte->item->column_names.count, node->field_count);
             status = bind_rename(binder, node, (const char *const *)cte->item->column_names.items,
                                  node->field_count, &node);
         }
@@ -659,8 +654,7 @@ static PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition)
 /* DISTINCT over all fields: an aggregate grouping by every field. */
 static PlanNode *bind_distinct(Binder *binder, PlanNode *input)
 {
-    PlanNode *aggregate =
-        bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1, input->field_count);
+    PlanNode *aggregate = bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1, input->field_count);
     if (!aggregate)
         return NULL;
     aggregate->inputs[0] = input;
@@ -702,8 +696,8 @@ static int bind_hints(Binder *binder, const AstQuery *query)
 }
 
 /* Every STATE_TTL key must name an input of some join of this SELECT. */
-static int bind_check_state_ttl_keys(Binder *binder, const PlanNode *node,
-                                     const AstOption *option, bool *found)
+static int bind_check_state_ttl_keys(Binder *binder, const PlanNode *node, const AstOption *option,
+                                     bool *found)
 {
     if (node->kind == PLAN_LOGICAL_JOIN) {
         const char *names[2] = {node->join.left_hint_name, node->join.right_hint_name};
@@ -796,8 +790,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
                  strcasecmp(group_ast->function.name, "HOP") == 0 ||
                  strcasecmp(group_ast->function.name, "SESSION") == 0))
                 return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, group_ast->position,
-                                  "Group window %s is not supported yet",
-                                  group_ast->function.name);
+                                  "Group window %s is not supported yet", group_ast->function.name);
             status = bind_expr(binder, &scope, group_ast, &aggregate.group_exprs[i]);
             if (status != JOINERY_OK)
                 return status;
@@ -809,8 +802,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         if (status == JOINERY_OK && query->select.having) {
             status = bind_expr(binder, &scope, query->select.having, &having);
             if (status == JOINERY_OK && having->type.id != TYPE_BOOLEAN)
-                status = bind_error(binder, JOINERY_ERROR_VALIDATE,
-                                    query->select.having->position,
+                status = bind_error(binder, JOINERY_ERROR_VALIDATE, query->select.having->position,
                                     "HAVING clause must be a condition");
         }
         binder->aggregate = NULL;
@@ -831,8 +823,8 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
                                : arena_printf(binder->arena, "$f%u", i);
         }
         uint32_t argument = group_count;
-        PlanNode *aggregate_node = bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1,
-                                                 group_count + aggregate.call_count);
+        PlanNode *aggregate_node =
+            bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1, group_count + aggregate.call_count);
         if (!aggregate_node)
             return binder->diag->status;
         aggregate_node->aggregate.calls =
@@ -856,10 +848,9 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
                     continue;
                 }
                 pre_exprs[argument] = call->argument;
-                pre_names[argument] =
-                    call->argument->kind == EXPR_INPUT_REF
-                        ? scope.columns[call->argument->input_index].name
-                        : arena_printf(binder->arena, "$f%u", argument);
+                pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
+                                          ? scope.columns[call->argument->input_index].name
+                                          : arena_printf(binder->arena, "$f%u", argument);
                 plan_call->argument = argument++;
             }
         }
@@ -887,8 +878,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
             aggregate_node->fields[i] = pre->fields[i];
         }
         for (uint32_t i = 0; i < aggregate.call_count; i++) {
-            aggregate_node->fields[group_count + i].name =
-                aggregate_node->aggregate.calls[i].name;
+            aggregate_node->fields[group_count + i].name = aggregate_node->aggregate.calls[i].name;
             aggregate_node->fields[group_count + i].type =
                 aggregate_node->aggregate.calls[i].result_type;
         }
@@ -915,8 +905,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
 
 /* ------------------------------------------------------------ set operations, VALUES */
 
-static int bind_cast_to(Binder *binder, PlanNode *input, const PlanField *types,
-                        PlanNode **result)
+static int bind_cast_to(Binder *binder, PlanNode *input, const PlanField *types, PlanNode **result)
 {
     bool same = true;
     for (uint32_t i = 0; i < input->field_count; i++)
@@ -1096,8 +1085,8 @@ static bool bind_sink_assignable(DataType from, DataType to)
     if (!type_common(from, to, &common))
         return false;
     /* implicit widening only: the common type must be the sink's */
-    return common.id == to.id &&
-           (to.id != TYPE_DECIMAL || (common.precision == to.precision && common.scale == to.scale));
+    return common.id == to.id && (to.id != TYPE_DECIMAL ||
+                                  (common.precision == to.precision && common.scale == to.scale));
 }
 
 int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode **result)
@@ -1115,11 +1104,9 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
         return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                           "%s `default_catalog`.`default_database`.`%s` %s%s%s%s",
                           table ? "View" : "Table", name,
-                          table ? "cannot be written to; INSERT needs a table"
-                                : "does not exist",
+                          table ? "cannot be written to; INSERT needs a table" : "does not exist",
                           suggestion && !table ? "; did you mean '" : "",
-                          suggestion && !table ? suggestion : "",
-                          suggestion && !table ? "'?" : "");
+                          suggestion && !table ? suggestion : "", suggestion && !table ? "'?" : "");
     }
     PlanNode *query = NULL;
     int status = bind_query(&binder, insert->query, &query);
@@ -1185,9 +1172,8 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
                               "Column types of query result and sink for "
                               "'default_catalog.default_database.%s' do not match: "
                               "column '%s' is %s, the sink column '%s' is %s",
-                              table->name, field->name,
-                              type_format(field->type, from, sizeof from), column->name,
-                              type_format(target, to, sizeof to));
+                              table->name, field->name, type_format(field->type, from, sizeof from),
+                              column->name, type_format(target, to, sizeof to));
         }
         Expr *ref = expr_make_input_ref(context->arena, (uint32_t)source_of[k], field->type);
         DataType cast_type = target;

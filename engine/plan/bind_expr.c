@@ -13,8 +13,8 @@
 
 #include "engine/plan/bind_internal.h"
 
-int bind_error(Binder *binder, JoineryStatus status, SourcePosition position,
-               const char *format, ...)
+int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, const char *format,
+               ...)
 {
     char message[DIAG_MESSAGE_MAX];
     va_list args;
@@ -124,8 +124,8 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
         if (suggestion)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                               "Table '%s' not found; did you mean '%s'?", qualifier, suggestion);
-        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
-                          "Table '%s' not found", qualifier);
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position, "Table '%s' not found",
+                          qualifier);
     }
     const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
     uint32_t count = 0;
@@ -134,17 +134,16 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
                            strcasecmp(scope->columns[i].qualifier, qualifier) == 0))
             names[count++] = scope->columns[i].name;
     const char *suggestion = catalog_suggest_name(name, names, count);
-    SourcePosition position = ast->column.name_position.line ? ast->column.name_position
-                                                             : ast->position;
+    SourcePosition position =
+        ast->column.name_position.line ? ast->column.name_position : ast->position;
     if (qualifier)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
                           "Column '%s' not found in table '%s'%s%s%s", name, qualifier,
                           suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
                           suggestion ? "'?" : "");
-    return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
-                      "Column '%s' not found in any table%s%s%s", name,
-                      suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
-                      suggestion ? "'?" : "");
+    return bind_error(
+        binder, JOINERY_ERROR_VALIDATE, position, "Column '%s' not found in any table%s%s%s", name,
+        suggestion ? "; did you mean '" : "", suggestion ? suggestion : "", suggestion ? "'?" : "");
 }
 
 /* ------------------------------------------------------------ literals */
@@ -285,9 +284,12 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
                           "Interval literal '%s' out of range", text);
     DataType type = type_make(id, false);
     static const ExprIntervalUnit units[] = {
-        [AST_INTERVAL_YEAR] = EXPR_INTERVAL_UNIT_YEAR,     [AST_INTERVAL_MONTH] = EXPR_INTERVAL_UNIT_MONTH,
-        [AST_INTERVAL_DAY] = EXPR_INTERVAL_UNIT_DAY,       [AST_INTERVAL_HOUR] = EXPR_INTERVAL_UNIT_HOUR,
-        [AST_INTERVAL_MINUTE] = EXPR_INTERVAL_UNIT_MINUTE, [AST_INTERVAL_SECOND] = EXPR_INTERVAL_UNIT_SECOND,
+        [AST_INTERVAL_YEAR] = EXPR_INTERVAL_UNIT_YEAR,
+        [AST_INTERVAL_MONTH] = EXPR_INTERVAL_UNIT_MONTH,
+        [AST_INTERVAL_DAY] = EXPR_INTERVAL_UNIT_DAY,
+        [AST_INTERVAL_HOUR] = EXPR_INTERVAL_UNIT_HOUR,
+        [AST_INTERVAL_MINUTE] = EXPR_INTERVAL_UNIT_MINUTE,
+        [AST_INTERVAL_SECOND] = EXPR_INTERVAL_UNIT_SECOND,
     };
     type.precision = (int32_t)units[ast->interval.unit]; /* the unit EXPLAIN prints */
     *result = expr_make_literal(binder->arena, type, value_int(value));
@@ -296,8 +298,8 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
 
 /* ------------------------------------------------------------ calls */
 
-static int bind_call(Binder *binder, SourcePosition position, const char *name,
-                     FunctionId function, Expr **args, uint32_t count, Expr **result)
+static int bind_call(Binder *binder, SourcePosition position, const char *name, FunctionId function,
+                     Expr **args, uint32_t count, Expr **result)
 {
     Diag local;
     diag_clear(&local);
@@ -493,8 +495,8 @@ static FunctionId bind_binary_function(AstOperator op)
     return FUNCTION_COUNT_;
 }
 
-static int bind_two(Binder *binder, const Scope *scope, const AstExpr *left,
-                    const AstExpr *right, Expr **args)
+static int bind_two(Binder *binder, const Scope *scope, const AstExpr *left, const AstExpr *right,
+                    Expr **args)
 {
     int status = bind_expr(binder, scope, left, &args[0]);
     if (status == JOINERY_OK)
@@ -566,12 +568,11 @@ static int bind_between(Binder *binder, const Scope *scope, const AstExpr *ast, 
     Expr *parts[2];
     bool negated = ast->between.negated;
     status = bind_call(binder, ast->position, NULL,
-                       negated ? FUNCTION_LESS : FUNCTION_GREATER_EQUAL, lower_args, 2,
-                       &parts[0]);
+                       negated ? FUNCTION_LESS : FUNCTION_GREATER_EQUAL, lower_args, 2, &parts[0]);
     if (status == JOINERY_OK)
-        status = bind_call(binder, ast->position, NULL,
-                           negated ? FUNCTION_GREATER : FUNCTION_LESS_EQUAL, upper_args, 2,
-                           &parts[1]);
+        status =
+            bind_call(binder, ast->position, NULL, negated ? FUNCTION_GREATER : FUNCTION_LESS_EQUAL,
+                      upper_args, 2, &parts[1]);
     if (status != JOINERY_OK)
         return status;
     return bind_call(binder, ast->position, NULL, negated ? FUNCTION_OR : FUNCTION_AND, parts, 2,
@@ -604,8 +605,7 @@ static int bind_flat_logic(Binder *binder, const AstExpr *ast, Expr **pair, Expr
     return bind_call(binder, ast->position, NULL, function, args, count, result);
 }
 
-static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *ast,
-                           Expr **result)
+static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
     Expr *args[3];
     int status;
@@ -615,8 +615,7 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
     case AST_EXPR_COLUMN:
         return bind_column(binder, scope, ast, result);
     case AST_EXPR_STAR:
-        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
-                          "'*' is not allowed here");
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position, "'*' is not allowed here");
     case AST_EXPR_UNARY:
         status = bind_expr(binder, scope, ast->unary.operand, &args[0]);
         if (status != JOINERY_OK)
@@ -625,16 +624,16 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
             *result = args[0];
             return JOINERY_OK;
         }
-        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->unary.op), args,
-                         1, result);
+        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->unary.op), args, 1,
+                         result);
     case AST_EXPR_BINARY:
         status = bind_two(binder, scope, ast->binary.left, ast->binary.right, args);
         if (status != JOINERY_OK)
             return status;
         if (ast->binary.op == AST_OP_AND || ast->binary.op == AST_OP_OR)
             return bind_flat_logic(binder, ast, args, result);
-        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args,
-                         2, result);
+        return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args, 2,
+                         result);
     case AST_EXPR_FUNCTION:
         return bind_function(binder, scope, ast, result);
     case AST_EXPR_CAST:

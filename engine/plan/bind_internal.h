@@ -50,11 +50,11 @@ typedef struct Binder {
     PlannerContext *context;
     Arena *arena;
     Diag *diag;
-    AggregateBinding *aggregate;     /* non-NULL: select/having of a grouped query */
-    const AstList *state_ttl_hints;  /* AstHint* of the current SELECT */
+    AggregateBinding *aggregate;    /* non-NULL: select/having of a grouped query */
+    const AstList *state_ttl_hints; /* AstHint* of the current SELECT */
     CommonTableExpression *ctes;
     uint32_t cte_count;
-    int view_depth;                  /* guards against recursive views */
+    int view_depth; /* guards against recursive views */
 } Binder;
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
@@ -62,12 +62,11 @@ int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **res
 /* True when the AST expression contains an aggregate call (not nested in a subquery). */
 bool bind_contains_aggregate(const AstExpr *ast);
 /* Error at an AST position. */
-int bind_error(Binder *binder, JoineryStatus status, SourcePosition position,
-               const char *format, ...) __attribute__((format(printf, 4, 5)));
+int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, const char *format,
+               ...) __attribute__((format(printf, 4, 5)));
 /* Binds a query (used for subqueries, views, CTEs). */
 int bind_query(Binder *binder, const AstQuery *query, PlanNode **result);
 /* Allocates a fresh node with an id. */
-PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count,
-                        uint32_t field_count);
+PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count);
 
 #endif

@@ -87,15 +87,14 @@ static int derive(PlannerContext *context, PlanNode *node)
         SourceChangelog produced = connector && connector->source_changelog
                                        ? connector->source_changelog(table)
                                        : SOURCE_CHANGELOG_INSERT_ONLY;
-        node->changelog_mode = produced == SOURCE_CHANGELOG_INSERT_ONLY
-                                   ? CHANGELOG_INSERT
+        node->changelog_mode = produced == SOURCE_CHANGELOG_INSERT_ONLY ? CHANGELOG_INSERT
                                : produced == SOURCE_CHANGELOG_UPSERT
                                    ? CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE
                                    : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
                                          CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->bounded = connector && connector->is_bounded && connector->is_bounded(table);
-        node->row_count = cost_table_rows(table) *
-                           cost_predicate_selectivity(node->scan.filter, node);
+        node->row_count =
+            cost_table_rows(table) * cost_predicate_selectivity(node->scan.filter, node);
         if (table->primary_key_count) {
             uint32_t fields[64];
             uint32_t found = 0;
@@ -132,8 +131,8 @@ static int derive(PlannerContext *context, PlanNode *node)
         break;
     }
     case PLAN_CHANGELOG_NORMALIZE:
-        node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
-                               CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+        node->changelog_mode =
+            CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->row_count = input->row_count;
         add_key(arena, node, node->exchange.keys, node->exchange.key_count);
         node->state_ttl_millis = default_ttl;
@@ -154,8 +153,8 @@ static int derive(PlannerContext *context, PlanNode *node)
            NULL-padded rows, which Flink declares as [I,UB,UA,D] */
         node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
         if (node->join.join_type != PLAN_JOIN_INNER)
-            node->changelog_mode |= CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER |
-                                    CHANGELOG_DELETE;
+            node->changelog_mode |=
+                CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->row_count = cost_node_estimate(node);
         /* unique keys: each side's key survives when the other side's join key is unique */
         bool right_unique_on_key = node->join.right_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
@@ -168,7 +167,8 @@ static int derive(PlannerContext *context, PlanNode *node)
             node->join.join_type != PLAN_JOIN_FULL)
             for (uint32_t k = 0; k < right->unique_key_count; k++) {
                 uint32_t fields[64];
-                uint32_t count = right->unique_keys[k].count < 64 ? right->unique_keys[k].count : 64;
+                uint32_t count =
+                    right->unique_keys[k].count < 64 ? right->unique_keys[k].count : 64;
                 for (uint32_t f = 0; f < count; f++)
                     fields[f] = left_count + right->unique_keys[k].fields[f];
                 add_key(arena, node, fields, count);
@@ -204,7 +204,8 @@ static int derive(PlannerContext *context, PlanNode *node)
         node->row_count = node->aggregate.group_key_count ? input->row_count * 0.1 : 1;
         if (node->aggregate.group_key_count) {
             uint32_t fields[64];
-            uint32_t count = node->aggregate.group_key_count < 64 ? node->aggregate.group_key_count : 64;
+            uint32_t count =
+                node->aggregate.group_key_count < 64 ? node->aggregate.group_key_count : 64;
             for (uint32_t f = 0; f < count; f++)
                 fields[f] = f;
             add_key(arena, node, fields, count);

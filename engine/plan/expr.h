@@ -64,7 +64,7 @@ typedef enum FunctionId {
     FUNCTION_MOD,
     FUNCTION_NEGATE,
     /* conditional */
-    FUNCTION_CASE,     /* args: cond1, result1, cond2, result2, ..., else (always present) */
+    FUNCTION_CASE, /* args: cond1, result1, cond2, result2, ..., else (always present) */
     FUNCTION_COALESCE,
     FUNCTION_NULLIF,
     FUNCTION_IF,       /* IF(cond, a, b) */
@@ -86,8 +86,8 @@ typedef enum FunctionId {
     FUNCTION_TO_TIMESTAMP,      /* string[, format] */
     FUNCTION_CURRENT_TIMESTAMP, /* TIMESTAMP_LTZ(3), evaluated per record */
     FUNCTION_CURRENT_DATE,
-    FUNCTION_PROCTIME,          /* TIMESTAMP_LTZ(3) *PROCTIME* */
-    FUNCTION_EXTRACT,           /* unit literal, temporal */
+    FUNCTION_PROCTIME, /* TIMESTAMP_LTZ(3) *PROCTIME* */
+    FUNCTION_EXTRACT,  /* unit literal, temporal */
     /* numeric */
     FUNCTION_ABS,
     FUNCTION_FLOOR,

@@ -14,8 +14,7 @@
 #include "engine/plan/physical.h"
 #include "engine/plan/rules/rules.h"
 
-static PlanNode *new_node(PlannerContext *context, PlanKind kind, uint32_t inputs,
-                          uint32_t fields)
+static PlanNode *new_node(PlannerContext *context, PlanKind kind, uint32_t inputs, uint32_t fields)
 {
     PlanNode *node = plan_node_new(context->arena, kind, inputs, fields);
     if (node)
@@ -115,8 +114,8 @@ static PlanNode *make_exchange(PlannerContext *context, PlanNode *input, const u
 static int convert(PlannerContext *context, PlanNode *node, PlanNode **result);
 
 /* Sets *rowtime / *proctime when `expr` reads a time attribute of the given side. */
-static void collect_time_attributes(const Expr *expr, uint32_t left_count, bool left,
-                                    bool *found, TimeAttribute *attribute)
+static void collect_time_attributes(const Expr *expr, uint32_t left_count, bool left, bool *found,
+                                    TimeAttribute *attribute)
 {
     if (expr->kind == EXPR_INPUT_REF) {
         bool is_left = expr->input_index < left_count;
@@ -156,8 +155,7 @@ static const char *join_interval_kind(const Expr *conjunct, uint32_t left_count)
 }
 
 /* Appends computed key expressions to a side as a Calc; returns the new input. */
-static PlanNode *append_keys(PlannerContext *context, PlanNode *input, Expr **keys,
-                             uint32_t count)
+static PlanNode *append_keys(PlannerContext *context, PlanNode *input, Expr **keys, uint32_t count)
 {
     Arena *arena = context->arena;
     uint32_t total = input->field_count + count;
@@ -192,8 +190,8 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     uint32_t total = left_count + right_count;
     Expr **conjuncts = NULL;
     uint32_t conjunct_count = 0, capacity = 0;
-    if (rule_split_conjuncts(arena, node->join.condition, &conjuncts, &conjunct_count,
-                             &capacity) != JOINERY_OK)
+    if (rule_split_conjuncts(arena, node->join.condition, &conjuncts, &conjunct_count, &capacity) !=
+        JOINERY_OK)
         return JOINERY_ERROR_NO_MEMORY;
     /* key expressions per side (over that side's fields), and the residual */
     Expr **left_keys = arena_calloc(arena, conjunct_count + 1, sizeof(Expr *));
@@ -332,19 +330,18 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
             expr_make_input_ref(arena, left_fields[k], left->fields[left_fields[k]].type),
             expr_make_input_ref(arena, new_left + right_fields[k],
                                 right->fields[right_fields[k]].type)};
-        all[k] = expr_make_call(arena,
-                                null_safe[k] ? FUNCTION_IS_NOT_DISTINCT_FROM : FUNCTION_EQUAL,
-                                type_make(TYPE_BOOLEAN, false), pair, 2);
+        all[k] =
+            expr_make_call(arena, null_safe[k] ? FUNCTION_IS_NOT_DISTINCT_FROM : FUNCTION_EQUAL,
+                           type_make(TYPE_BOOLEAN, false), pair, 2);
     }
     for (uint32_t i = 0; i < residual_count; i++)
         all[key_count + i] = residual[i];
-    join->join.condition = key_count + residual_count
-                               ? expr_make_and(arena, all, key_count + residual_count)
-                               : NULL;
-    bool left_nullable = node->join.join_type == PLAN_JOIN_RIGHT ||
-                         node->join.join_type == PLAN_JOIN_FULL;
-    bool right_nullable = node->join.join_type == PLAN_JOIN_LEFT ||
-                          node->join.join_type == PLAN_JOIN_FULL;
+    join->join.condition =
+        key_count + residual_count ? expr_make_and(arena, all, key_count + residual_count) : NULL;
+    bool left_nullable =
+        node->join.join_type == PLAN_JOIN_RIGHT || node->join.join_type == PLAN_JOIN_FULL;
+    bool right_nullable =
+        node->join.join_type == PLAN_JOIN_LEFT || node->join.join_type == PLAN_JOIN_FULL;
     for (uint32_t i = 0; i < new_total; i++) {
         join->fields[i] = i < new_left ? left->fields[i] : right->fields[i - new_left];
         bool nullable = i < new_left ? left_nullable : right_nullable;
@@ -381,8 +378,7 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
-static int convert_simple(PlannerContext *context, PlanNode *node, PlanKind kind,
-                          PlanNode **result)
+static int convert_simple(PlannerContext *context, PlanNode *node, PlanKind kind, PlanNode **result)
 {
     PlanNode *copy = plan_node_copy(context->arena, node);
     if (!copy)

@@ -32,8 +32,8 @@ PlanNode *plan_node_copy(Arena *arena, const PlanNode *node)
     if (!copy)
         return NULL;
     *copy = *node;
-    copy->inputs = arena_calloc(arena, node->input_count ? node->input_count : 1,
-                                sizeof(PlanNode *));
+    copy->inputs =
+        arena_calloc(arena, node->input_count ? node->input_count : 1, sizeof(PlanNode *));
     if (!copy->inputs)
         return NULL;
     memcpy(copy->inputs, node->inputs, node->input_count * sizeof(PlanNode *));

@@ -82,7 +82,7 @@ typedef struct PlanAggregateCall {
     uint32_t argument; /* input field; unused for COUNT(*) */
     bool distinct;
     DataType result_type;
-    char *name;        /* output field name */
+    char *name; /* output field name */
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */
@@ -110,58 +110,58 @@ typedef struct PlanNode PlanNode;
 
 struct PlanNode {
     PlanKind kind;
-    int id;                 /* unique in the plan, for metrics */
+    int id; /* unique in the plan, for metrics */
     PlanNode **inputs;
     uint32_t input_count;
     PlanField *fields;
     uint32_t field_count;
 
     /* derived properties */
-    unsigned changelog_mode;          /* CHANGELOG_* bits */
+    unsigned changelog_mode; /* CHANGELOG_* bits */
     PlanKey unique_keys[PLAN_MAX_UNIQUE_KEYS];
     uint32_t unique_key_count;
-    double row_count;                 /* estimate; < 0 unknown */
-    bool bounded;                     /* input ends by itself */
-    int64_t state_ttl_millis;         /* effective TTL of stateful nodes (0 = forever) */
-    int64_t state_ttl_right_millis;   /* joins: right side TTL */
-    bool ttl_from_hint;               /* true when a STATE_TTL hint set it */
+    double row_count;               /* estimate; < 0 unknown */
+    bool bounded;                   /* input ends by itself */
+    int64_t state_ttl_millis;       /* effective TTL of stateful nodes (0 = forever) */
+    int64_t state_ttl_right_millis; /* joins: right side TTL */
+    bool ttl_from_hint;             /* true when a STATE_TTL hint set it */
 
     union {
-        struct {                      /* LOGICAL_TABLE_SCAN and TABLE_SOURCE_SCAN */
+        struct { /* LOGICAL_TABLE_SCAN and TABLE_SOURCE_SCAN */
             const CatalogTable *table;
-            uint32_t *columns;        /* table columns read: the column_count output
-                                         columns first, then read_count - column_count
-                                         columns only the filter reads */
+            uint32_t *columns; /* table columns read: the column_count output
+                                  columns first, then read_count - column_count
+                                  columns only the filter reads */
             uint32_t column_count;
-            uint32_t read_count;      /* >= column_count; 0 means column_count */
-            Expr *filter;             /* pushed-down filter over the read columns; NULL */
-            bool projected;           /* projection pushed (print project=[...]) */
+            uint32_t read_count; /* >= column_count; 0 means column_count */
+            Expr *filter;        /* pushed-down filter over the read columns; NULL */
+            bool projected;      /* projection pushed (print project=[...]) */
         } scan;
-        struct {                      /* WATERMARK_ASSIGNER (both) */
+        struct { /* WATERMARK_ASSIGNER (both) */
             uint32_t rowtime_field;
-            Expr *watermark;          /* over the input fields */
+            Expr *watermark; /* over the input fields */
         } watermark;
-        struct {                      /* LOGICAL_PROJECT, CALC (projects) */
+        struct { /* LOGICAL_PROJECT, CALC (projects) */
             Expr **projects;
             uint32_t project_count;
-            Expr *condition;          /* CALC only; NULL when none */
+            Expr *condition; /* CALC only; NULL when none */
         } calc;
-        struct {                      /* LOGICAL_FILTER */
+        struct { /* LOGICAL_FILTER */
             Expr *condition;
         } filter;
-        struct {                      /* LOGICAL_JOIN, JOIN */
+        struct { /* LOGICAL_JOIN, JOIN */
             PlanJoinType join_type;
-            Expr *condition;          /* full ON condition (logical; printing) */
-            uint32_t *left_keys;      /* equi keys (physical) */
+            Expr *condition;     /* full ON condition (logical; printing) */
+            uint32_t *left_keys; /* equi keys (physical) */
             uint32_t *right_keys;
             bool *null_safe;
             uint32_t key_count;
-            Expr *residual;           /* non-equi part; NULL when none */
+            Expr *residual; /* non-equi part; NULL when none */
             PlanInputSpec left_spec;
             PlanInputSpec right_spec;
-            const char *left_hint_name;  /* table/alias names a STATE_TTL hint may use */
+            const char *left_hint_name; /* table/alias names a STATE_TTL hint may use */
             const char *right_hint_name;
-            const char *state_ttl_hint;  /* the hint as EXPLAIN's AST shows it; NULL */
+            const char *state_ttl_hint; /* the hint as EXPLAIN's AST shows it; NULL */
         } join;
         struct {                      /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
             PlanJoinType *join_types; /* [i], i >= 1: how input i joins inputs 0..i-1 */
@@ -173,25 +173,25 @@ struct PlanNode {
                                          (derive.c resolves it) */
             const char **input_names; /* [i]: table or alias name, NULL for a subplan */
         } multi_join;
-        struct {                      /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
+        struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
             uint32_t *group_keys;
             uint32_t group_key_count;
             PlanAggregateCall *calls;
             uint32_t call_count;
         } aggregate;
-        struct {                      /* EXCHANGE; CHANGELOG_NORMALIZE uses keys */
+        struct { /* EXCHANGE; CHANGELOG_NORMALIZE uses keys */
             PlanDistribution distribution;
             uint32_t *keys;
             uint32_t key_count;
         } exchange;
-        struct {                      /* LOGICAL_UNION, UNION */
+        struct { /* LOGICAL_UNION, UNION */
             bool all;
         } set;
-        struct {                      /* LOGICAL_VALUES, VALUES */
-            Expr ***rows;             /* rows[r][c]: constant expressions */
+        struct {          /* LOGICAL_VALUES, VALUES */
+            Expr ***rows; /* rows[r][c]: constant expressions */
             uint32_t row_count;
         } values;
-        struct {                      /* LOGICAL_SINK, SINK */
+        struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */
             uint32_t *target_columns;  /* sink column per input field */
         } sink;
@@ -199,8 +199,7 @@ struct PlanNode {
 };
 
 /* Allocates a node with `input_count` inputs and `field_count` fields. */
-PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count,
-                        uint32_t field_count);
+PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count, uint32_t field_count);
 /* True when scans of the table produce an upsert stream (ChangelogNormalize needed). */
 bool plan_table_is_upsert_source(const CatalogTable *table);
 /* Index in `node` (a scan) of the table's primary key column `key`, or -1. */

@@ -48,22 +48,22 @@ typedef struct AstOption {
 /* ---------------------------------------------------------------- exprs */
 
 typedef enum AstExprKind {
-    AST_EXPR_LITERAL,      /* literal: see AstLiteralKind */
-    AST_EXPR_COLUMN,       /* [qualifier.]name */
-    AST_EXPR_STAR,         /* * or qualifier.* (only in select lists and COUNT(*)) */
-    AST_EXPR_UNARY,        /* operator applied to operand (NOT, -, +) */
-    AST_EXPR_BINARY,       /* left operator right */
-    AST_EXPR_FUNCTION,     /* name(args) incl. aggregates; distinct flag */
-    AST_EXPR_CAST,         /* CAST(operand AS cast_type) / TRY_CAST */
-    AST_EXPR_CASE,         /* CASE [operand] WHEN .. THEN .. [ELSE ..] END */
-    AST_EXPR_IS_NULL,      /* operand IS [NOT] NULL (negated) */
-    AST_EXPR_IS_DISTINCT,  /* left IS [NOT] DISTINCT FROM right (negated) */
-    AST_EXPR_IS_BOOLEAN,   /* operand IS [NOT] TRUE/FALSE/UNKNOWN */
-    AST_EXPR_BETWEEN,      /* operand [NOT] BETWEEN low AND high (negated) */
-    AST_EXPR_IN_LIST,      /* operand [NOT] IN (list) (negated) */
-    AST_EXPR_LIKE,         /* operand [NOT] LIKE pattern [ESCAPE escape] (negated) */
-    AST_EXPR_INTERVAL,     /* INTERVAL 'text' unit [TO unit] */
-    AST_EXPR_SUBQUERY,     /* ( query ) used as an expression: rejected by the binder */
+    AST_EXPR_LITERAL,        /* literal: see AstLiteralKind */
+    AST_EXPR_COLUMN,         /* [qualifier.]name */
+    AST_EXPR_STAR,           /* * or qualifier.* (only in select lists and COUNT(*)) */
+    AST_EXPR_UNARY,          /* operator applied to operand (NOT, -, +) */
+    AST_EXPR_BINARY,         /* left operator right */
+    AST_EXPR_FUNCTION,       /* name(args) incl. aggregates; distinct flag */
+    AST_EXPR_CAST,           /* CAST(operand AS cast_type) / TRY_CAST */
+    AST_EXPR_CASE,           /* CASE [operand] WHEN .. THEN .. [ELSE ..] END */
+    AST_EXPR_IS_NULL,        /* operand IS [NOT] NULL (negated) */
+    AST_EXPR_IS_DISTINCT,    /* left IS [NOT] DISTINCT FROM right (negated) */
+    AST_EXPR_IS_BOOLEAN,     /* operand IS [NOT] TRUE/FALSE/UNKNOWN */
+    AST_EXPR_BETWEEN,        /* operand [NOT] BETWEEN low AND high (negated) */
+    AST_EXPR_IN_LIST,        /* operand [NOT] IN (list) (negated) */
+    AST_EXPR_LIKE,           /* operand [NOT] LIKE pattern [ESCAPE escape] (negated) */
+    AST_EXPR_INTERVAL,       /* INTERVAL 'text' unit [TO unit] */
+    AST_EXPR_SUBQUERY,       /* ( query ) used as an expression: rejected by the binder */
     AST_EXPR_TABLE_ARGUMENT, /* TABLE name as a function argument: TUMBLE(TABLE t, ...) */
 } AstExprKind;
 
@@ -212,15 +212,15 @@ struct AstExpr {
 /* One hint: NAME(args) inside a hint comment; args are either options ('k'='v') or names. */
 typedef struct AstHint {
     SourcePosition position;
-    char *name;         /* e.g. "STATE_TTL", upper-cased */
-    AstList options;    /* AstOption* for key-value hints */
-    AstList identifiers;/* char* for list hints like MULTI_JOIN(t1, t2) */
+    char *name;          /* e.g. "STATE_TTL", upper-cased */
+    AstList options;     /* AstOption* for key-value hints */
+    AstList identifiers; /* char* for list hints like MULTI_JOIN(t1, t2) */
 } AstHint;
 
 typedef struct AstSelectItem {
     SourcePosition position;
-    AstExpr *expr;    /* may be AST_EXPR_STAR */
-    char *alias;      /* NULL when none */
+    AstExpr *expr; /* may be AST_EXPR_STAR */
+    char *alias;   /* NULL when none */
 } AstSelectItem;
 
 typedef enum AstJoinKind {
@@ -241,9 +241,9 @@ typedef enum AstTableRefKind {
 struct AstTableRef {
     AstTableRefKind kind;
     SourcePosition position;
-    char *alias;             /* NULL when none */
-    AstList column_aliases;  /* char*: t AS x (a, b); usually empty */
-    AstList hints;           /* AstHint* written right after the table name */
+    char *alias;            /* NULL when none */
+    AstList column_aliases; /* char*: t AS x (a, b); usually empty */
+    AstList hints;          /* AstHint* written right after the table name */
     union {
         struct {
             AstList parts;        /* char*: 1 to 3 name parts */
@@ -254,12 +254,12 @@ struct AstTableRef {
         } subquery;
         struct {
             AstJoinKind kind;
-            bool comma;           /* written as FROM a, b */
-            bool natural;         /* NATURAL JOIN: rejected by the binder */
+            bool comma;   /* written as FROM a, b */
+            bool natural; /* NATURAL JOIN: rejected by the binder */
             AstTableRef *left;
             AstTableRef *right;
-            AstExpr *condition;   /* ON condition; NULL for CROSS/comma/USING */
-            AstList using_columns;/* char*: USING (a, b) */
+            AstExpr *condition;              /* ON condition; NULL for CROSS/comma/USING */
+            AstList using_columns;           /* char*: USING (a, b) */
             SourcePosition keyword_position; /* of the JOIN keyword, for errors */
         } join;
         struct {
@@ -289,18 +289,18 @@ typedef enum AstSetOperator {
 struct AstQuery {
     AstQueryKind kind;
     SourcePosition position;
-    AstList with_items;  /* AstWithItem*: WITH name AS (query), ... on the outermost query */
-    AstList order_by;    /* AstOrderItem*: ORDER BY (rejected for streams by the binder) */
-    AstExpr *limit;      /* LIMIT n, NULL when absent */
+    AstList with_items; /* AstWithItem*: WITH name AS (query), ... on the outermost query */
+    AstList order_by;   /* AstOrderItem*: ORDER BY (rejected for streams by the binder) */
+    AstExpr *limit;     /* LIMIT n, NULL when absent */
     union {
         struct {
-            AstList hints;      /* AstHint*: hints after SELECT */
+            AstList hints; /* AstHint*: hints after SELECT */
             bool distinct;
-            AstList items;      /* AstSelectItem* */
-            AstTableRef *from;  /* NULL for SELECT without FROM */
-            AstExpr *where;     /* NULL when absent */
-            AstList group_by;   /* AstExpr* */
-            AstExpr *having;    /* NULL when absent */
+            AstList items;     /* AstSelectItem* */
+            AstTableRef *from; /* NULL for SELECT without FROM */
+            AstExpr *where;    /* NULL when absent */
+            AstList group_by;  /* AstExpr* */
+            AstExpr *having;   /* NULL when absent */
         } select;
         struct {
             AstSetOperator op;
@@ -333,29 +333,29 @@ typedef struct AstColumnDef {
     SourcePosition position;
     char *name;
     AstColumnKind kind;
-    DataType type;        /* physical and metadata columns */
-    AstExpr *expr;        /* computed columns */
-    char *metadata_key;   /* METADATA FROM 'key'; NULL means the column name */
+    DataType type;      /* physical and metadata columns */
+    AstExpr *expr;      /* computed columns */
+    char *metadata_key; /* METADATA FROM 'key'; NULL means the column name */
     bool is_virtual;
-    char *comment;        /* COMMENT '...', NULL when none */
-    bool primary_key;     /* inline PRIMARY KEY NOT ENFORCED */
+    char *comment;    /* COMMENT '...', NULL when none */
+    bool primary_key; /* inline PRIMARY KEY NOT ENFORCED */
 } AstColumnDef;
 
 typedef struct AstCreateTable {
-    AstList name_parts;   /* char* */
+    AstList name_parts; /* char* */
     bool if_not_exists;
     bool temporary;
-    AstList columns;      /* AstColumnDef* */
-    char *watermark_column;            /* NULL when no WATERMARK */
+    AstList columns;        /* AstColumnDef* */
+    char *watermark_column; /* NULL when no WATERMARK */
     SourcePosition watermark_position;
     AstExpr *watermark_expr;
-    AstList primary_key;  /* char*: PRIMARY KEY (a, b) NOT ENFORCED */
+    AstList primary_key; /* char*: PRIMARY KEY (a, b) NOT ENFORCED */
     SourcePosition primary_key_position;
     bool primary_key_enforced; /* written without NOT ENFORCED: an error in Flink */
-    AstList partition_by; /* char*: PARTITIONED BY (...) */
+    AstList partition_by;      /* char*: PARTITIONED BY (...) */
     char *comment;
-    AstList options;      /* AstOption* */
-    char *like_table;     /* CREATE TABLE t (...) LIKE other: rejected later */
+    AstList options;  /* AstOption* */
+    char *like_table; /* CREATE TABLE t (...) LIKE other: rejected later */
 } AstCreateTable;
 
 typedef struct AstCreateView {
@@ -376,9 +376,9 @@ typedef struct AstDrop {
 } AstDrop;
 
 typedef struct AstInsert {
-    AstList table_parts;  /* char* */
-    AstList columns;      /* char*: INSERT INTO t (a, b); empty when absent */
-    bool overwrite;       /* INSERT OVERWRITE: rejected later */
+    AstList table_parts; /* char* */
+    AstList columns;     /* char*: INSERT INTO t (a, b); empty when absent */
+    bool overwrite;      /* INSERT OVERWRITE: rejected later */
     AstQuery *query;
 } AstInsert;
 
@@ -395,23 +395,23 @@ typedef enum AstStatementKind {
     AST_STMT_INSERT,
     AST_STMT_CREATE_TABLE,
     AST_STMT_CREATE_VIEW,
-    AST_STMT_DROP,           /* DROP TABLE / DROP VIEW */
-    AST_STMT_SET,            /* SET; or SET 'k' = 'v' (key NULL for the listing) */
-    AST_STMT_RESET,          /* RESET; or RESET 'k' (key NULL for all) */
+    AST_STMT_DROP,  /* DROP TABLE / DROP VIEW */
+    AST_STMT_SET,   /* SET; or SET 'k' = 'v' (key NULL for the listing) */
+    AST_STMT_RESET, /* RESET; or RESET 'k' (key NULL for all) */
     AST_STMT_SHOW_TABLES,
     AST_STMT_SHOW_VIEWS,
-    AST_STMT_SHOW_CREATE,    /* SHOW CREATE TABLE|VIEW name (is_view) */
+    AST_STMT_SHOW_CREATE, /* SHOW CREATE TABLE|VIEW name (is_view) */
     AST_STMT_SHOW_FUNCTIONS,
     AST_STMT_SHOW_CATALOGS,
     AST_STMT_SHOW_DATABASES,
     AST_STMT_SHOW_JOBS,
     AST_STMT_SHOW_JOB_METRICS,
-    AST_STMT_DESCRIBE,       /* DESCRIBE / DESC name */
-    AST_STMT_EXPLAIN,        /* explain.statement: a QUERY or INSERT */
+    AST_STMT_DESCRIBE, /* DESCRIBE / DESC name */
+    AST_STMT_EXPLAIN,  /* explain.statement: a QUERY or INSERT */
     AST_STMT_HELP,
-    AST_STMT_QUIT,           /* QUIT / EXIT (handled by the CLI, parsed for completeness) */
-    AST_STMT_ANALYZE,        /* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] */
-    AST_STMT_USE,            /* USE [CATALOG] name: only the default names are accepted */
+    AST_STMT_QUIT,    /* QUIT / EXIT (handled by the CLI, parsed for completeness) */
+    AST_STMT_ANALYZE, /* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] */
+    AST_STMT_USE,     /* USE [CATALOG] name: only the default names are accepted */
 } AstStatementKind;
 
 typedef struct AstStatement {
@@ -424,7 +424,7 @@ typedef struct AstStatement {
         AstCreateView create_view;
         AstDrop drop;
         struct {
-            char *key;   /* NULL: list all */
+            char *key; /* NULL: list all */
             char *value;
             SourcePosition key_position;
         } set;

@@ -426,7 +426,7 @@ END_TEST
 /* Dumps the type of "CREATE TABLE t (c <type>)". */
 #define assert_type(type_text, expected)                                                           \
     assert_parses_as("CREATE TABLE t (c " type_text ")", "(create-table t (column c " expected ")" \
-                                                                                               ")")
+                                                         ")")
 
 START_TEST(test_types)
 {

@@ -100,8 +100,7 @@ MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis)
         struct timespec deadline;
         deadline_after(&deadline, timeout_millis);
         while (!mailbox->head && !*mailbox->stop) {
-            if (pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline) ==
-                ETIMEDOUT)
+            if (pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline) == ETIMEDOUT)
                 break;
         }
     }
@@ -117,8 +116,7 @@ MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis)
     return message;
 }
 
-static MailboxMessage *message_new(ChannelOperator *channel, MailboxMessageKind kind,
-                                   size_t extra)
+static MailboxMessage *message_new(ChannelOperator *channel, MailboxMessageKind kind, size_t extra)
 {
     MailboxMessage *message = malloc(sizeof *message + extra);
     if (!message)

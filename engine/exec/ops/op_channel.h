@@ -53,7 +53,6 @@ void mailbox_destroy(Mailbox *mailbox);
 MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis);
 
 /* A channel into `mailbox` for input `input` of `target`. NULL on no memory. */
-Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input,
-                                  Diag *diag);
+Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input, Diag *diag);
 
 #endif

@@ -11,9 +11,9 @@
 #include "engine/plan/expr.h"
 
 typedef struct ScanSpec {
-    SourceSpec source;      /* what the reader reads (read columns) */
-    uint32_t output_count;  /* the first output_count read columns are emitted */
-    const Expr *filter;     /* over the read columns; NULL: none */
+    SourceSpec source;     /* what the reader reads (read columns) */
+    uint32_t output_count; /* the first output_count read columns are emitted */
+    const Expr *filter;    /* over the read columns; NULL: none */
 } ScanSpec;
 
 /*

@@ -26,8 +26,8 @@ static int watermark_assigner_process(Operator *self, uint32_t input, const RowB
     ExprEvalContext eval = {&assigner->scratch, self->context->diag, operator_now_millis(self),
                             false};
     for (uint32_t r = 0; r < batch->count; r++) {
-        Value value = expr_eval(assigner->watermark, batch->rows[r], assigner->field_count, NULL,
-                                &eval);
+        Value value =
+            expr_eval(assigner->watermark, batch->rows[r], assigner->field_count, NULL, &eval);
         if (eval.failed)
             return self->context->diag->status;
         if (!value.is_null && value.i > assigner->max_watermark)

@@ -170,14 +170,12 @@ static uint32_t common_key(Arena *arena, const Chain *chain, uint32_t start, uin
 }
 
 static PlanNode *make_group(PlannerContext *context, const Chain *chain, PlanNode *first,
-                            uint32_t start, uint32_t end, uint32_t **key_fields,
-                            uint32_t key_count)
+                            uint32_t start, uint32_t end, uint32_t **key_fields, uint32_t key_count)
 {
     Arena *arena = context->arena;
     uint32_t group_inputs = end - start + 1;
     const PlanNode *last = chain->joins[end];
-    PlanNode *node = plan_node_new(arena, PLAN_LOGICAL_MULTI_JOIN, group_inputs,
-                                   last->field_count);
+    PlanNode *node = plan_node_new(arena, PLAN_LOGICAL_MULTI_JOIN, group_inputs, last->field_count);
     if (!node)
         return NULL;
     node->id = ++context->next_node_id;

@@ -43,7 +43,6 @@ typedef struct Pruned {
     int32_t *mapping; /* old field -> new field, or -1 */
 } Pruned;
 
-
 static int32_t *identity_mapping(Arena *arena, uint32_t count)
 {
     int32_t *mapping = arena_calloc(arena, count + 1, sizeof(int32_t));
@@ -153,8 +152,7 @@ static int prune_scan(PlannerContext *context, PlanNode *node, FieldSet used, Pr
     return project_used(context, scan.node, node->field_count, &used, scan.mapping, result);
 }
 
-static int prune_scan_fields(PlannerContext *context, PlanNode *node, FieldSet used,
-                             Pruned *result)
+static int prune_scan_fields(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)
 {
     Arena *arena = context->arena;
     /* the filter is applied inside the scan: its columns are read, not output */
@@ -208,8 +206,7 @@ static int prune_scan_fields(PlannerContext *context, PlanNode *node, FieldSet u
     return JOINERY_OK;
 }
 
-static int prune_project(PlannerContext *context, PlanNode *node, FieldSet used,
-                         Pruned *result)
+static int prune_project(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)
 {
     Arena *arena = context->arena;
     PlanNode *input_node = node->inputs[0];
@@ -306,8 +303,7 @@ static int prune_join(PlannerContext *context, PlanNode *node, FieldSet used, Pr
     for (uint32_t i = 0; i < left_count; i++)
         mapping[i] = left.mapping[i];
     for (uint32_t i = 0; i < right_count; i++)
-        mapping[left_count + i] =
-            right.mapping[i] < 0 ? -1 : (int32_t)new_left + right.mapping[i];
+        mapping[left_count + i] = right.mapping[i] < 0 ? -1 : (int32_t)new_left + right.mapping[i];
     join->inputs[0] = left.node;
     join->inputs[1] = right.node;
     join->fields = arena_calloc(arena, new_count + 1, sizeof(PlanField));
@@ -350,8 +346,7 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, Pruned *resu
     if (!aggregate->aggregate.group_keys || !aggregate->aggregate.calls)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
-        aggregate->aggregate.group_keys[i] =
-            (uint32_t)input.mapping[node->aggregate.group_keys[i]];
+        aggregate->aggregate.group_keys[i] = (uint32_t)input.mapping[node->aggregate.group_keys[i]];
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         aggregate->aggregate.calls[i] = node->aggregate.calls[i];
         if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR)
@@ -363,8 +358,7 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, Pruned *resu
     return result->mapping ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
-static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet used,
-                           Pruned *result)
+static int prune_watermark(PlannerContext *context, PlanNode *node, FieldSet used, Pruned *result)
 {
     Arena *arena = context->arena;
     /* the assigner needs its rowtime and watermark fields; what only it needs is

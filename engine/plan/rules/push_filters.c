@@ -48,8 +48,8 @@ int rule_split_conjuncts(Arena *arena, Expr *condition, Expr ***items, uint32_t 
         return JOINERY_OK;
     if (condition->kind == EXPR_CALL && condition->call.function == FUNCTION_AND) {
         for (uint32_t i = 0; i < condition->call.arg_count; i++) {
-            int status = rule_split_conjuncts(arena, condition->call.args[i], items, count,
-                                              capacity);
+            int status =
+                rule_split_conjuncts(arena, condition->call.args[i], items, count, capacity);
             if (status != JOINERY_OK)
                 return status;
         }
@@ -155,10 +155,10 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
         if (!join->fields)
             return JOINERY_ERROR_NO_MEMORY;
         memcpy(join->fields, node->fields, total * sizeof(PlanField));
-        bool left_nullable = join->join.join_type == PLAN_JOIN_RIGHT ||
-                             join->join.join_type == PLAN_JOIN_FULL;
-        bool right_nullable = join->join.join_type == PLAN_JOIN_LEFT ||
-                              join->join.join_type == PLAN_JOIN_FULL;
+        bool left_nullable =
+            join->join.join_type == PLAN_JOIN_RIGHT || join->join.join_type == PLAN_JOIN_FULL;
+        bool right_nullable =
+            join->join.join_type == PLAN_JOIN_LEFT || join->join.join_type == PLAN_JOIN_FULL;
         for (uint32_t i = 0; i < total; i++) {
             const PlanNode *input = i < left_count ? node->inputs[0] : node->inputs[1];
             uint32_t index = i < left_count ? i : i - left_count;
@@ -320,8 +320,7 @@ static bool scan_may_filter(const PlanNode *scan, const Expr *conjunct)
     return true;
 }
 
-static int push(PlannerContext *context, PlanNode *node, ConjunctList *conjuncts,
-                PlanNode **result)
+static int push(PlannerContext *context, PlanNode *node, ConjunctList *conjuncts, PlanNode **result)
 {
     Arena *arena = context->arena;
     switch (node->kind) {
