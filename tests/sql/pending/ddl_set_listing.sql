@@ -1,8 +1,7 @@
 -- pending/ddl_set_listing.sql - not yet golden:
 -- 1. SET; truncates keys to 30 characters ('table.optimizer.multi-join....'),
 --    so the listed keys cannot be read or copied; Flink prints them whole.
--- 2. SHOW CREATE TABLE with a COMMENT prints "COMMENT 'shop events' WITH (" on
---    one line; Flink prints COMMENT '...' and WITH ( on separate lines.
+-- 2. (fixed: COMMENT and WITH are on lines of their own now)
 --    Computed columns and watermarks are printed as written (price * qty,
 --    ts - INTERVAL '5' SECOND); Flink prints them serialized with quoted
 --    identifiers (`price` * `qty`, `ts` - INTERVAL '5' SECOND), also in

@@ -1,8 +1,6 @@
--- pending/seed000_explain.sql - the EXPLAINs of seed article 000, not yet
--- golden: joinery keeps amount (used only by the filter) in the Calc above
--- the WatermarkAssigner and carries it through both joins; Flink prunes it:
---   Calc(select=[order_id, user_id, product_id], where=[>(amount, 10)])
--- Move into seed000.sql once fixed.
+-- seed000_explain.sql - the EXPLAINs of seed article 000 (orders, users,
+-- products): amount, read only by the filter, is pruned right after it, and the
+-- filter on products goes into its scan.
 SET 'table.exec.state.ttl' = '1 h';
 
 CREATE TABLE orders (

@@ -1,5 +1,7 @@
--- pending/explain_plans.sql - EXPLAIN cases not yet golden because the plan
--- differs from Flink's. Run: build/joinery --continue-on-error -f tests/sql/pending/explain_plans.sql
+-- explain_plans.sql - EXPLAIN details checked against Flink's spellings:
+-- STATE_TTL hints on the LogicalJoin of the AST, flattened AND conditions,
+-- Calcite's aggregate naming (no Calc above GroupAggregate), an inner join over
+-- an updating input forwarding [I,UB,UA], and interval units (INTERVAL HOUR).
 CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount DECIMAL(10, 2), order_time TIMESTAMP(3))
   WITH ('connector' = 'filesystem', 'path' = 'sample-data/orders.json', 'format' = 'json');
 CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT, level INT)

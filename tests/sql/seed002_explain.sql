@@ -1,9 +1,6 @@
--- pending/seed002_explain.sql - the EXPLAIN of seed article 002, not yet
--- golden: the AST prints nested AND(AND(=($0, $8), >($8, 6)), >($0, 1))
--- where Calcite/Flink flatten to AND(=($0, $8), >($8, 6), >($0, 1)); and
--- EXPLAIN INSERT shows a redundant identity LogicalProject under LogicalSink.
--- (The seed's SET 'table.optimizer.multi-join.enabled' = 'true' is rejected
--- as not supported yet, so it is left out here.)
+-- seed002_explain.sql - the EXPLAIN of seed article 002 (datagen1..6 with
+-- LEFT, INNER, RIGHT and FULL OUTER joins): flattened AND conditions, no
+-- identity LogicalProject under LogicalSink.
 CREATE TABLE datagen1 (id int, f1 int, PRIMARY KEY (id) NOT ENFORCED)
 WITH
   (
