@@ -21,6 +21,7 @@
  */
 #include "engine/sql/parser.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -989,6 +990,55 @@ static AstExpr *parser_parse_case(Parser *parser)
 }
 
 /* name ( [DISTINCT|ALL] [* | expr {, expr}] ); the current token is the name. */
+/*
+ * The SQL-standard argument forms of EXTRACT(unit FROM x) and POSITION(a IN b),
+ * read as EXTRACT('UNIT', x) and POSITION(a, b) (the '(' is consumed). Returns
+ * false when the call has the ordinary form (nothing consumed); true when it
+ * read a special form (or failed in it: parser->failed).
+ */
+static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
+{
+    const char *name = call->function.name;
+    if (strcasecmp(name, "EXTRACT") == 0 && parser_peek(parser, 1)->kind == TOKEN_KEYWORD &&
+        parser_peek(parser, 1)->keyword == KEYWORD_FROM) {
+        const Token *unit = parser_current(parser);
+        AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
+        if (!literal)
+            return true;
+        literal->literal.kind = AST_LITERAL_STRING;
+        literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
+        if (!literal->literal.text)
+            return true;
+        for (char *c = literal->literal.text; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        parser_advance(parser); /* unit */
+        parser_advance(parser); /* FROM */
+        AstExpr *operand = parser_parse_expression(parser);
+        if (!operand || !ast_list_push(parser, &call->function.args,
+                                       parser_finish_expr(parser, literal)) ||
+            !ast_list_push(parser, &call->function.args, operand))
+            return true;
+        parser_expect(parser, TOKEN_RIGHT_PAREN);
+        return true;
+    }
+    if (strcasecmp(name, "POSITION") == 0) {
+        /* POSITION(a IN b): a is read above IN's precedence; POSITION(a, b) is ordinary */
+        Parser saved = *parser;
+        Diag saved_diag = *parser->diag;
+        AstExpr *needle = parser_parse_additive(parser);
+        if (needle && parser_accept_keyword(parser, KEYWORD_IN)) {
+            AstExpr *haystack = parser_parse_expression(parser);
+            if (haystack && ast_list_push(parser, &call->function.args, needle) &&
+                ast_list_push(parser, &call->function.args, haystack))
+                parser_expect(parser, TOKEN_RIGHT_PAREN);
+            return true;
+        }
+        *parser = saved;
+        *parser->diag = saved_diag;
+    }
+    return false;
+}
+
 static AstExpr *parser_parse_function(Parser *parser, char *name)
 {
     AstExpr *expr = parser_new_expr(parser, AST_EXPR_FUNCTION, parser_current(parser));
@@ -997,7 +1047,10 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
     expr->function.name = name;
     parser_advance(parser); /* name */
     parser_advance(parser); /* ( */
-    if (!parser_accept(parser, TOKEN_RIGHT_PAREN)) {
+    if (parser_parse_special_arguments(parser, expr)) {
+        if (parser->failed)
+            return NULL;
+    } else if (!parser_accept(parser, TOKEN_RIGHT_PAREN)) {
         if (parser_accept_keyword(parser, KEYWORD_DISTINCT))
             expr->function.distinct = true;
         else
@@ -1540,6 +1593,14 @@ static AstTableRef *parser_parse_from(Parser *parser);
 /* [AS] alias [(columns)] */
 static bool parser_parse_table_alias(Parser *parser, AstTableRef *ref)
 {
+    const Token *first = parser_current(parser);
+    if (first->kind == TOKEN_IDENTIFIER && !first->quoted && first->length == 15 &&
+        strncasecmp(first->text, "MATCH_RECOGNIZE", 15) == 0 &&
+        parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN) {
+        parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_UNSUPPORTED,
+                       "MATCH_RECOGNIZE is not supported yet");
+        return false;
+    }
     bool has_as = parser_accept_keyword(parser, KEYWORD_AS);
     if (!has_as && !token_is_identifier(parser_current(parser))) {
         parser_note(parser, "alias");
