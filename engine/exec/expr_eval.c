@@ -1783,11 +1783,19 @@ Value expr_eval(const Expr *expr, const Row *left, uint32_t left_field_count, co
     return context->failed ? value_null() : result;
 }
 
-/* Integer widening casts change nothing in storage: look through them. */
+/* Rank of an integer type by width (TINYINT < SMALLINT < INT < BIGINT). */
+static int integer_width_rank(TypeId id)
+{
+    return id == TYPE_TINYINT ? 1 : id == TYPE_SMALLINT ? 2 : id == TYPE_INT ? 3 : 4;
+}
+
+/* Integer widening casts change nothing in storage: look through them (not through
+   narrowing ones, which wrap the value). */
 static const Expr *strip_free_cast(const Expr *expr)
 {
     while (expr->kind == EXPR_CALL && expr->call.function == FUNCTION_CAST &&
-           type_is_integer(expr->type.id) && type_is_integer(expr->call.args[0]->type.id))
+           type_is_integer(expr->type.id) && type_is_integer(expr->call.args[0]->type.id) &&
+           integer_width_rank(expr->call.args[0]->type.id) <= integer_width_rank(expr->type.id))
         expr = expr->call.args[0];
     return expr;
 }

@@ -70,7 +70,8 @@ int operator_push(Operator *op, uint32_t input, const RowBatch *batch)
     op->metrics.busy_nanos += (uint64_t)elapsed;
     if (status != JOINERY_OK)
         return status;
-    /* the downstream's own time is counted there, not here */
+    /* flushing the last output batch happens outside the timed call; batches flushed
+       while process runs (a full output batch) count in this operator's time too */
     return operator_flush(op);
 }
 

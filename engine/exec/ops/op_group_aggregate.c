@@ -451,8 +451,9 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
             return JOINERY_OK;
         }
         aggregate_reset(agg);
-        if (agg->has_value_counts)
-            aggregate_drop_value_counts(agg, group_key, now); /* left over after a TTL expiry */
+        /* value counts can only be left over when the group's accumulator expired */
+        if (agg->has_value_counts && agg->spec.ttl_millis > 0)
+            aggregate_drop_value_counts(agg, group_key, now);
     } else {
         status =
             aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value, &previous);
