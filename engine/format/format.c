@@ -13,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const FORMAT_NAMES[] = {"json",          "csv",        "raw",
-                                           "debezium-json", "canal-json", NULL};
-
-const char *const *format_names(void)
-{
-    return FORMAT_NAMES;
-}
-
 bool format_kind_from_name(const char *name, FormatKind *kind)
 {
     if (!name)

@@ -62,8 +62,6 @@ typedef enum FormatRecordStatus {
     FORMAT_RECORD_EMPTY = 2, /* blank line or comment: no row, not an error */
 } FormatRecordStatus;
 
-/* Names of the supported formats, NULL-terminated ("json", "csv"). */
-const char *const *format_names(void);
 /* Maps a format name ('format' option value, case-sensitive) to its kind; false when unknown. */
 bool format_kind_from_name(const char *name, FormatKind *kind);
 /* Name of a kind ("json", "csv"). */

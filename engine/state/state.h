@@ -105,7 +105,6 @@ typedef struct MultisetState MultisetState;
 MultisetState *multiset_state_create(int64_t ttl_millis);
 /* Frees the state and every key and row in it. NULL is allowed. */
 void multiset_state_destroy(MultisetState *state);
-int64_t multiset_state_ttl(const MultisetState *state);
 
 /*
  * The key equal to `key` (hash = row_content_hash(key)), or NULL. With a
@@ -177,7 +176,6 @@ typedef struct ValueState ValueState;
 ValueState *value_state_create(int64_t ttl_millis);
 /* Frees the state and every key and value. NULL is allowed. */
 void value_state_destroy(ValueState *state);
-int64_t value_state_ttl(const ValueState *state);
 
 /* The entry of `key`, or NULL (an expired entry is dropped and NULL returned). */
 ValueEntry *value_state_find(ValueState *state, const Row *key, uint64_t hash, int64_t now);

@@ -373,11 +373,6 @@ void multiset_state_destroy(MultisetState *state)
     free(state);
 }
 
-int64_t multiset_state_ttl(const MultisetState *state)
-{
-    return state->ttl_millis;
-}
-
 /* Slot of the key, or of the empty slot where it would go. */
 static inline uint32_t multiset_probe(const MultisetState *state, const Row *key, uint64_t hash)
 {
@@ -814,11 +809,6 @@ void value_state_destroy(ValueState *state)
     }
     free(state->slots);
     free(state);
-}
-
-int64_t value_state_ttl(const ValueState *state)
-{
-    return state->ttl_millis;
 }
 
 static uint64_t value_entry_bytes(const ValueEntry *entry)
