@@ -36,14 +36,6 @@ bool format_canal_init(FormatDecoder *decoder)
     return decoder->envelope != NULL && format_reserve_decoded(decoder, 2);
 }
 
-/* NULL parts get a defined empty text (value_null leaves it unset). */
-static void envelope_clear_nulls(Value *parts, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (parts[i].is_null)
-            parts[i] = value_string(NULL, 0), parts[i].is_null = true;
-}
-
 static bool is_json_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -127,24 +119,10 @@ static int canal_decode_element(FormatDecoder *decoder, const char *part, uint32
                                 const char *element, size_t element_length, uint32_t index,
                                 RowKind kind, char *error, size_t error_size)
 {
-    if (!format_reserve_decoded(decoder, index + 1)) {
-        snprintf(error, error_size, "out of memory");
-        return JOINERY_ERROR_NO_MEMORY;
-    }
-    Value *values = decoder->decoded_values + (size_t)index * decoder->field_count;
-    char reason[400];
-    int status =
-        format_json_decode(decoder, element, element_length, values, reason, sizeof reason);
-    if (status == FORMAT_RECORD_EMPTY) {
-        snprintf(error, error_size, "\"%s\"[%u] is empty", part, position);
-        return JOINERY_ERROR_RUNTIME;
-    }
-    if (status < 0) {
-        snprintf(error, error_size, "in \"%s\"[%u]: %s", part, position, reason);
-        return status;
-    }
-    decoder->decoded_kinds[index] = kind;
-    return FORMAT_RECORD_ROW;
+    char label[64];
+    snprintf(label, sizeof label, "\"%s\"[%u]", part, position);
+    return format_decode_event_row(decoder, label, element, element_length, index, kind, error,
+                                   error_size);
 }
 
 int format_canal_decode(FormatDecoder *decoder, const char *data, size_t length,
@@ -161,7 +139,7 @@ int format_canal_decode(FormatDecoder *decoder, const char *data, size_t length,
     int status = format_json_decode(envelope, data, length, parts, error, error_size);
     if (status != FORMAT_RECORD_ROW)
         return status;
-    envelope_clear_nulls(parts, CANAL_FIELDS);
+    format_envelope_clear_nulls(parts, CANAL_FIELDS);
     Value type = parts[CANAL_TYPE];
     if (type.is_null) {
         snprintf(error, error_size, "field 'type' is missing");

@@ -37,31 +37,14 @@ bool format_debezium_init(FormatDecoder *decoder)
     return decoder->envelope != NULL && format_reserve_decoded(decoder, 2);
 }
 
-/* NULL parts get a defined empty text (value_null leaves it unset). */
-static void envelope_clear_nulls(Value *parts, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (parts[i].is_null)
-            parts[i] = value_string(NULL, 0), parts[i].is_null = true;
-}
-
 /* Decodes one nested row (JSON object text) into decoded row `index` with `kind`. */
 static int debezium_decode_part(FormatDecoder *decoder, const char *part, Value text,
                                 uint32_t index, RowKind kind, char *error, size_t error_size)
 {
-    Value *values = decoder->decoded_values + (size_t)index * decoder->field_count;
-    char reason[400];
-    int status = format_json_decode(decoder, text.s.ptr, text.s.len, values, reason, sizeof reason);
-    if (status == FORMAT_RECORD_EMPTY) {
-        snprintf(error, error_size, "\"%s\" is empty", part);
-        return JOINERY_ERROR_RUNTIME;
-    }
-    if (status < 0) {
-        snprintf(error, error_size, "in \"%s\": %s", part, reason);
-        return status;
-    }
-    decoder->decoded_kinds[index] = kind;
-    return FORMAT_RECORD_ROW;
+    char label[64];
+    snprintf(label, sizeof label, "\"%s\"", part);
+    return format_decode_event_row(decoder, label, text.s.ptr, text.s.len, index, kind, error,
+                                   error_size);
 }
 
 int format_debezium_decode(FormatDecoder *decoder, const char *data, size_t length,
@@ -78,7 +61,7 @@ int format_debezium_decode(FormatDecoder *decoder, const char *data, size_t leng
     int status = format_json_decode(envelope, data, length, parts, error, error_size);
     if (status != FORMAT_RECORD_ROW)
         return status;
-    envelope_clear_nulls(parts, ENVELOPE_FIELDS);
+    format_envelope_clear_nulls(parts, ENVELOPE_FIELDS);
     if (decoder->options.schema_include) {
         if (parts[ENVELOPE_PAYLOAD].is_null) {
             snprintf(error, error_size,

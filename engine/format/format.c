@@ -666,3 +666,35 @@ int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out)
     }
     return status == 0 ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
+
+int format_decode_event_row(FormatDecoder *decoder, const char *label, const char *text,
+                            size_t length, uint32_t index, RowKind kind, char *error,
+                            size_t error_size)
+{
+    if (!format_reserve_decoded(decoder, index + 1)) {
+        snprintf(error, error_size, "out of memory");
+        return JOINERY_ERROR_NO_MEMORY;
+    }
+    Value *values = decoder->decoded_values + (size_t)index * decoder->field_count;
+    char reason[400];
+    int status = format_json_decode(decoder, text, length, values, reason, sizeof reason);
+    if (status == FORMAT_RECORD_EMPTY) {
+        snprintf(error, error_size, "%s is empty", label);
+        return JOINERY_ERROR_RUNTIME;
+    }
+    if (status < 0) {
+        snprintf(error, error_size, "in %s: %s", label, reason);
+        return status;
+    }
+    decoder->decoded_kinds[index] = kind;
+    return FORMAT_RECORD_ROW;
+}
+
+void format_envelope_clear_nulls(Value *parts, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (parts[i].is_null) {
+            parts[i] = value_string(NULL, 0);
+            parts[i].is_null = true;
+        }
+}

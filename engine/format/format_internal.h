@@ -69,6 +69,17 @@ int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
 int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);
 /* Makes room for `count` decoded rows; false on no memory. */
 bool format_reserve_decoded(FormatDecoder *decoder, uint32_t count);
+/*
+ * Decodes one row of a change event (the JSON object text of "after",
+ * "before" or a "data" element) into decoded row `index` with `kind`,
+ * reserving room for it. `label` names the part in errors (e.g. "\"after\"").
+ * Returns FORMAT_RECORD_ROW or a negative JoineryStatus with `error` filled.
+ */
+int format_decode_event_row(FormatDecoder *decoder, const char *label, const char *text,
+                            size_t length, uint32_t index, RowKind kind, char *error,
+                            size_t error_size);
+/* Gives NULL envelope parts a defined empty text (value_null leaves it unset). */
+void format_envelope_clear_nulls(Value *parts, int count);
 /* raw.c: the record is the one string field (never fails for a string field). */
 int format_raw_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
                       char *error, size_t error_size);
