@@ -81,6 +81,20 @@ int64_t datetime_monotonic_nanos(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
+int64_t value_wrap_integer(TypeId id, uint64_t bits)
+{
+    switch (id) {
+    case TYPE_TINYINT:
+        return (int8_t)(uint8_t)bits;
+    case TYPE_SMALLINT:
+        return (int16_t)(uint16_t)bits;
+    case TYPE_INT:
+        return (int32_t)(uint32_t)bits;
+    default:
+        return (int64_t)bits;
+    }
+}
+
 int64_t decimal_power_of_ten(int n)
 {
     static const int64_t powers[19] = {1LL,

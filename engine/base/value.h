@@ -102,6 +102,9 @@ int64_t datetime_now_millis(void);
 /* Monotonic clock in nanoseconds (for metrics and processing time). */
 int64_t datetime_monotonic_nanos(void);
 
+/* Narrows a two's complement 64-bit pattern to an integer type's width, as Java's casts
+   and arithmetic do (BIGINT is returned unchanged). */
+int64_t value_wrap_integer(TypeId id, uint64_t bits);
 /* 10^n for 0 <= n <= 18. */
 int64_t decimal_power_of_ten(int n);
 /* Rescales a DECIMAL value from scale `from` to scale `to` (rounding half up). */

@@ -88,21 +88,6 @@ static inline Value value_bool(bool b)
     return value_int(b ? 1 : 0);
 }
 
-/* Narrows a two's complement 64-bit pattern to the integer type's width, as Java's casts do. */
-static int64_t wrap_to_width(uint64_t bits, TypeId id)
-{
-    switch (id) {
-    case TYPE_TINYINT:
-        return (int8_t)(uint8_t)bits;
-    case TYPE_SMALLINT:
-        return (int16_t)(uint16_t)bits;
-    case TYPE_INT:
-        return (int32_t)(uint32_t)bits;
-    default:
-        return (int64_t)bits;
-    }
-}
-
 /* Java's (long) d: truncation toward zero, NaN -> 0, saturation. */
 static int64_t java_double_to_long(double d)
 {
@@ -129,7 +114,7 @@ static int64_t java_double_to_integer(double d, TypeId id)
         value = -2147483647 - 1;
     else
         value = (int64_t)d;
-    return wrap_to_width((uint64_t)value, id);
+    return value_wrap_integer(id, (uint64_t)value);
 }
 
 static double numeric_to_double(DataType type, Value value)
@@ -392,16 +377,16 @@ static Value cast_value(const EvalInput *input, DataType from, DataType to, Valu
         case TYPE_DECIMAL:
             /* BigDecimal.longValue(): truncation toward zero */
             return value_int(
-                wrap_to_width((uint64_t)(value.i / decimal_power_of_ten(from.scale)), to.id));
+                value_wrap_integer(to.id, (uint64_t)(value.i / decimal_power_of_ten(from.scale))));
         case TYPE_TIMESTAMP:
         case TYPE_TIMESTAMP_LTZ: {
             int64_t seconds = value.i / 1000;
             if (value.i % 1000 < 0)
                 seconds--;
-            return value_int(wrap_to_width((uint64_t)seconds, to.id));
+            return value_int(value_wrap_integer(to.id, (uint64_t)seconds));
         }
         default:
-            return value_int(wrap_to_width((uint64_t)value.i, to.id));
+            return value_int(value_wrap_integer(to.id, (uint64_t)value.i));
         }
     case TYPE_FLOAT:
     case TYPE_DOUBLE: {
@@ -645,17 +630,17 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
     uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
     switch (function) {
     case FUNCTION_PLUS:
-        return value_int(wrap_to_width(x + y, type.id));
+        return value_int(value_wrap_integer(type.id, x + y));
     case FUNCTION_MINUS:
-        return value_int(wrap_to_width(x - y, type.id));
+        return value_int(value_wrap_integer(type.id, x - y));
     case FUNCTION_MULTIPLY:
-        return value_int(wrap_to_width(x * y, type.id));
+        return value_int(value_wrap_integer(type.id, x * y));
     case FUNCTION_DIVIDE:
         if (b.i == 0)
             return runtime_error(input, "Division by zero");
         if (b.i == -1)
-            return value_int(wrap_to_width(0 - x, type.id));
-        return value_int(wrap_to_width((uint64_t)(a.i / b.i), type.id));
+            return value_int(value_wrap_integer(type.id, 0 - x));
+        return value_int(value_wrap_integer(type.id, (uint64_t)(a.i / b.i)));
     default:
         if (b.i == 0)
             return runtime_error(input, "Division by zero");
@@ -675,7 +660,7 @@ static Value eval_negate(const Expr *expr, const EvalInput *input)
     case TYPE_DOUBLE:
         return value_double(-a.d);
     default:
-        return value_int(wrap_to_width(0 - (uint64_t)a.i, expr->type.id));
+        return value_int(value_wrap_integer(expr->type.id, 0 - (uint64_t)a.i));
     }
 }
 
@@ -733,7 +718,7 @@ static Value eval_numeric_function(const Expr *expr, const EvalInput *input)
         if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
             return value_double(fabs(a.d));
         if (a.i < 0)
-            return value_int(wrap_to_width(0 - (uint64_t)a.i, from.id));
+            return value_int(value_wrap_integer(from.id, 0 - (uint64_t)a.i));
         return a;
     case FUNCTION_FLOOR:
     case FUNCTION_CEIL: {
@@ -775,8 +760,8 @@ static Value eval_numeric_function(const Expr *expr, const EvalInput *input)
         if (from.id != TYPE_DECIMAL) {
             if (rounded > INT64_MAX || rounded < INT64_MIN)
                 return value_int(
-                    wrap_to_width((uint64_t)(int64_t)(rounded % ((Int128)1 << 64)), from.id));
-            return value_int(wrap_to_width((uint64_t)(int64_t)rounded, from.id));
+                    value_wrap_integer(from.id, (uint64_t)(int64_t)(rounded % ((Int128)1 << 64))));
+            return value_int(value_wrap_integer(from.id, (uint64_t)(int64_t)rounded));
         }
         bool overflow = false;
         return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);

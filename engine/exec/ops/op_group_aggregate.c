@@ -300,20 +300,6 @@ static const Row *aggregate_encode(GroupAggregateOperator *agg)
     return row_builder_finish(builder);
 }
 
-static int64_t wrap_integer(TypeId id, int64_t value)
-{
-    switch (id) {
-    case TYPE_TINYINT:
-        return (int8_t)(uint8_t)value;
-    case TYPE_SMALLINT:
-        return (int16_t)(uint16_t)value;
-    case TYPE_INT:
-        return (int32_t)(uint32_t)value;
-    default:
-        return value;
-    }
-}
-
 static bool decimal_fits(int64_t value, int32_t precision)
 {
     if (precision >= 19 || precision <= 0)
@@ -382,7 +368,7 @@ static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *
                 return aggregate_overflow(agg);
             *result = value_int(scaled);
         } else {
-            *result = value_int(wrap_integer(out.id, value.i));
+            *result = value_int(value_wrap_integer(out.id, (uint64_t)value.i));
         }
         return JOINERY_OK;
     }
@@ -401,7 +387,7 @@ static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *
         int64_t integral = value.i;
         for (int s = 0; s < from_scale; s++)
             integral /= 10;
-        *result = value_int(wrap_integer(out.id, integral / count));
+        *result = value_int(value_wrap_integer(out.id, (uint64_t)(integral / count)));
     }
     return JOINERY_OK;
 }
