@@ -71,6 +71,9 @@ struct SourceReader {
     const SourceReaderVtable *vtable;
     const SourceSpec *spec;
     uint64_t skipped_rows; /* bad records skipped (json.ignore-parse-errors etc.) */
+    bool stopped_cleanly;  /* set by the job before close: every row read was fully
+                              processed (end of input, or a user cancel with no rows in
+                              flight), so positions read may be committed */
     void *impl;
 };
 

@@ -24,7 +24,7 @@
  * straight into rows in the caller's arena; a message whose change event
  * gives more rows than the batch holds keeps the rest pending for the next
  * poll. The reader keeps each partition's position (next offset) and
- * commits them to 'properties.group.id' on close once it has ended cleanly.
+ * commits them to 'properties.group.id' on close once the job stopped cleanly.
  * A bad record (undecodable, or larger than 'properties.message.max.bytes')
  * fails the job naming topic, partition and offset, or is skipped and
  * counted in skipped_rows with the format's ignore-parse-errors.
@@ -1190,10 +1190,10 @@ static int kafka_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t 
     return SOURCE_POLL_IDLE;
 }
 
-/* Commits the positions read to the group (after a clean end only). */
+/* Commits the positions read to the group (after a clean stop only: see SourceReader). */
 static void reader_commit_positions(KafkaReader *reader)
 {
-    if (!reader->has_group || !reader->ended || !reader->consumer)
+    if (!reader->has_group || !(reader->ended || reader->base.stopped_cleanly) || !reader->consumer)
         return;
     rd_kafka_topic_partition_list_t *list =
         rd_kafka_topic_partition_list_new((int)reader->partition_count + 1);

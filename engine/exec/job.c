@@ -944,10 +944,17 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
             *diag = task->diag;
         return diag->status != JOINERY_OK ? diag->status : task->status;
     }
+    bool cancelled = false;
     for (uint32_t t = 0; t < job->task_count; t++)
         if (job->tasks[t]->status == JOINERY_CANCELLED)
-            return JOINERY_CANCELLED;
-    return JOINERY_OK;
+            cancelled = true;
+    /* a clean stop lets sources commit what they read: at the end of input, or on a
+       cancel when no rows can be in flight (single-threaded jobs push each batch through
+       before the next poll) */
+    if (!cancelled || !job->threaded)
+        for (uint32_t i = 0; i < job->source_count; i++)
+            source_operator_mark_stopped_cleanly(job->sources[i]);
+    return cancelled ? JOINERY_CANCELLED : JOINERY_OK;
 }
 
 /* One line per MultiJoin input: its state, summed over subtasks. */

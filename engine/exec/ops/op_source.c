@@ -100,6 +100,13 @@ Operator *values_operator_create(Expr ***rows, uint32_t row_count, const DataTyp
     return &source->base;
 }
 
+void source_operator_mark_stopped_cleanly(Operator *op)
+{
+    SourceOperator *source = op->impl;
+    if (source->reader)
+        source->reader->stopped_cleanly = true;
+}
+
 uint64_t source_operator_skipped_rows(const Operator *op)
 {
     const SourceOperator *source = op->impl;

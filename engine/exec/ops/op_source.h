@@ -37,6 +37,8 @@ typedef enum SourceState {
  */
 int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
                          int64_t *next_poll_millis);
+/* Tells the source's reader that the job stopped cleanly (see SourceReader). */
+void source_operator_mark_stopped_cleanly(Operator *op);
 /* Rows skipped as bad records by the reader (json.ignore-parse-errors). */
 uint64_t source_operator_skipped_rows(const Operator *op);
 
