@@ -27,6 +27,7 @@
 #include "engine/exec/job.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,10 @@ typedef struct JobTask {
     int status;
     pthread_t thread;
     bool started;
+    /* figures the task publishes for the status line (written by its own thread only;
+       read by the caller's thread) */
+    _Atomic uint64_t published_rows_read;
+    _Atomic uint64_t published_state_bytes;
 } JobTask;
 
 typedef struct JobOperator {
@@ -761,18 +766,37 @@ static void job_sleep_millis(int64_t millis)
     nanosleep(&pause, NULL);
 }
 
+/* Publishes this task's rows read and state bytes (only its own thread touches its
+   operators' counters, so this is the one place they cross threads). */
+static void job_task_publish(JobTask *task)
+{
+    Job *job = task->job;
+    uint64_t rows_read = 0, state_bytes = 0;
+    for (uint32_t i = 0; i < task->source_count; i++)
+        rows_read += task->sources[i]->metrics.rows_out;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        if (op->task != task->index)
+            continue;
+        if (op->vtable->report_state)
+            op->vtable->report_state(op);
+        state_bytes += op->metrics.state_bytes;
+    }
+    atomic_store_explicit(&task->published_rows_read, rows_read, memory_order_relaxed);
+    atomic_store_explicit(&task->published_state_bytes, state_bytes, memory_order_relaxed);
+}
+
+/* The progress line, from what every task published (called on the sink's task). */
 static void job_status_line(Job *job)
 {
     if (!job->output.status)
         return;
     uint64_t source_rows = 0, state_bytes = 0;
-    for (uint32_t i = 0; i < job->source_count; i++)
-        source_rows += job->sources[i]->metrics.rows_out;
-    for (uint32_t i = 0; i < job->operator_count; i++) {
-        Operator *op = job->operators[i].op;
-        if (op->vtable->report_state)
-            op->vtable->report_state(op);
-        state_bytes += op->metrics.state_bytes;
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        source_rows +=
+            atomic_load_explicit(&job->tasks[t]->published_rows_read, memory_order_relaxed);
+        state_bytes +=
+            atomic_load_explicit(&job->tasks[t]->published_state_bytes, memory_order_relaxed);
     }
     char line[256];
     snprintf(line, sizeof line, "running: %llu rows read, %llu rows out, state %.1f MiB",
@@ -833,7 +857,8 @@ static int job_task_run(JobTask *task)
     Job *job = task->job;
     int64_t next_timer = datetime_now_millis() + JOB_TIMER_INTERVAL_MILLIS;
     int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
-    bool report_status = !job->threaded;
+    /* the task holding the sink reports progress; every task publishes its figures */
+    bool report_status = job->sink && job->sink->task == task->index;
     for (;;) {
         if (job_stopping(job))
             return JOINERY_CANCELLED;
@@ -885,8 +910,10 @@ static int job_task_run(JobTask *task)
                 return job_task_fail(task, status);
             next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
         }
-        if (report_status && now >= next_status) {
-            job_status_line(job);
+        if (now >= next_status) {
+            job_task_publish(task);
+            if (report_status)
+                job_status_line(job);
             next_status = now + JOB_STATUS_INTERVAL_MILLIS;
         }
     }
