@@ -24,7 +24,13 @@
  * status: 0, or 1 when the outputs differ or an operator failed, 2 on bad
  * usage.
  *
- * Usage: bench_multi_join [--inputs N[,N...]] [--rows R] [--keys K] [--updates U] [--seed S]
+ * With --fanout F the driving input 0 has F rows per key (keys x F rows)
+ * and the other inputs --rows rows each: one user with many events joined
+ * to per-user dimension tables, the case where a binary chain repeats each
+ * dimension row in every intermediate result.
+ *
+ * Usage: bench_multi_join [--inputs N[,N...]] [--rows R] [--keys K] [--updates U]
+ *                         [--fanout F] [--seed S]
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,8 +50,15 @@ typedef struct BenchOptions {
     uint32_t rows;
     uint32_t keys;
     uint32_t updates;
+    uint32_t fanout; /* rows per key of input 0 (the driving input); 0: --rows like the others */
     unsigned seed;
 } BenchOptions;
+
+/* Rows of input `input`: the driving input 0 has `fanout` rows per key when set. */
+static uint32_t bench_input_rows(const BenchOptions *options, uint32_t input)
+{
+    return input == 0 && options->fanout ? options->keys * options->fanout : options->rows;
+}
 
 /* ---- a sink that summarizes the materialized output ---- */
 
@@ -158,18 +171,22 @@ static bool changelog_generate(Changelog *log, uint32_t inputs, const BenchOptio
     RowBuilder builder;
     row_builder_init(&builder);
     bool ok = true;
-    uint32_t rows = options->rows;
+    uint32_t rows =
+        bench_input_rows(options, 0) > options->rows ? bench_input_rows(options, 0) : options->rows;
     int64_t *values = calloc((size_t)inputs * rows, sizeof(int64_t));
     uint32_t *inserted = calloc(inputs, sizeof(uint32_t));
     ok = values && inserted;
-    uint64_t remaining = (uint64_t)inputs * rows;
+    uint64_t remaining = 0;
+    for (uint32_t i = 0; i < inputs; i++)
+        remaining += bench_input_rows(options, i);
     while (ok && remaining > 0) {
         uint32_t input = (uint32_t)(bench_random() % inputs);
-        if (inserted[input] == rows)
+        uint32_t input_rows = bench_input_rows(options, input);
+        if (inserted[input] == input_rows)
             continue;
         uint32_t run = 1 + (uint32_t)(bench_random() % BENCH_RUN_MAX);
         uint32_t first = log->row_count;
-        for (uint32_t r = 0; ok && r < run && inserted[input] < rows; r++) {
+        for (uint32_t r = 0; ok && r < run && inserted[input] < input_rows; r++) {
             uint32_t id = inserted[input]++;
             int64_t value = (int64_t)(bench_random() % 1000);
             values[(size_t)input * rows + id] = value;
@@ -184,7 +201,7 @@ static bool changelog_generate(Changelog *log, uint32_t inputs, const BenchOptio
         uint32_t run = 1 + (uint32_t)(bench_random() % (BENCH_RUN_MAX / 2));
         uint32_t first = log->row_count;
         for (uint32_t r = 0; ok && r < run && updates < options->updates; r++, updates++) {
-            uint32_t id = (uint32_t)(bench_random() % rows);
+            uint32_t id = (uint32_t)(bench_random() % bench_input_rows(options, input));
             int64_t *value = &values[(size_t)input * rows + id];
             int64_t next = (int64_t)(bench_random() % 1000);
             ok = changelog_add_row(log, &builder, ROW_KIND_UPDATE_BEFORE, id, id % options->keys,
@@ -399,9 +416,15 @@ static int bench_chain(uint32_t inputs, const BenchOptions *options)
     }
     if (status == 0) {
         const char *names[2] = {"binary chain", "MultiJoin"};
-        printf("%u-way LEFT chain on one key: %u input rows (%u rows x %u inputs, %u keys, %u "
-               "updates)\n",
-               inputs, log.row_count, options->rows, inputs, options->keys, options->updates);
+        if (options->fanout)
+            printf("%u-way LEFT chain on one key: %u input rows (input 0: %u rows per key, "
+                   "inputs 1-%u: %u rows; %u keys, %u updates)\n",
+                   inputs, log.row_count, options->fanout, inputs - 1, options->rows, options->keys,
+                   options->updates);
+        else
+            printf("%u-way LEFT chain on one key: %u input rows (%u rows x %u inputs, %u keys, "
+                   "%u updates)\n",
+                   inputs, log.row_count, options->rows, inputs, options->keys, options->updates);
         for (int side = 0; side < 2; side++) {
             const RunResult *r = &results[side];
             printf("  %-12s  %8.3f s cpu (%.3f s wall)  %11.0f rows/s  state %10.1f MiB (%llu "
@@ -462,6 +485,8 @@ int main(int argc, char **argv)
         } else if (ok && strcmp(argv[i], "--updates") == 0) {
             ok = strcmp(value, "0") == 0 ? (options.updates = 0, true)
                                          : parse_count(value, &options.updates);
+        } else if (ok && strcmp(argv[i], "--fanout") == 0) {
+            ok = parse_count(value, &options.fanout);
         } else if (ok && strcmp(argv[i], "--seed") == 0) {
             options.seed = (unsigned)strtoul(value, NULL, 10);
         } else {
@@ -469,10 +494,14 @@ int main(int argc, char **argv)
         }
         if (!ok) {
             fprintf(stderr, "usage: bench_multi_join [--inputs N[,N...]] [--rows R] [--keys K] "
-                            "[--updates U] [--seed S]\n");
+                            "[--updates U] [--fanout F] [--seed S]\n");
             return 2;
         }
         i++;
+    }
+    if ((uint64_t)options.fanout * options.keys > 100000000ull) {
+        fprintf(stderr, "bench_multi_join: --fanout x --keys is limited to 100000000 rows\n");
+        return 2;
     }
     int status = 0;
     for (uint32_t i = 0; i < options.input_count_count && status == 0; i++)

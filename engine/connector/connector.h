@@ -137,8 +137,9 @@ typedef struct Connector {
     /* Row kinds the table produces as a source (depends on its format). May be NULL:
        insert-only. */
     SourceChangelog (*source_changelog)(const CatalogTable *table);
-    /* Row kinds the table accepts as a sink. */
-    SinkChangelog sink_changelog;
+    /* Row kinds the table accepts as a sink (depends on its format: a changelog
+       format such as debezium-json takes every kind). NULL: every kind. */
+    SinkChangelog (*sink_changelog)(const CatalogTable *table);
     /* Suggestion shown when an updating result is written to an insert-only sink
        (e.g. "use the 'upsert-kafka' connector"). May be NULL. */
     const char *sink_update_hint;
@@ -146,6 +147,8 @@ typedef struct Connector {
 
 /* The connector registered under `name` (case-sensitive, as Flink), or NULL. */
 const Connector *connector_find(const char *name);
+/* Row kinds `table` of `connector` accepts as a sink. */
+SinkChangelog connector_sink_changelog(const Connector *connector, const CatalogTable *table);
 /* NULL-terminated list of all connector names. */
 const char *const *connector_names(void);
 /*

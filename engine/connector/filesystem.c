@@ -177,6 +177,13 @@ static SourceChangelog filesystem_source_changelog(const CatalogTable *table)
     return SOURCE_CHANGELOG_INSERT_ONLY;
 }
 
+/* A changelog format (debezium-json, canal-json) carries every row kind. */
+static SinkChangelog filesystem_sink_changelog(const CatalogTable *table)
+{
+    return filesystem_source_changelog(table) == SOURCE_CHANGELOG_ALL ? SINK_CHANGELOG_ALL
+                                                                      : SINK_CHANGELOG_INSERT_ONLY;
+}
+
 static bool filesystem_is_bounded(const CatalogTable *table)
 {
     (void)table;
@@ -638,6 +645,7 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
 typedef struct FilesystemWriter {
     SinkWriter base;
     FormatEncoder *encoder;
+    bool changelog; /* the format carries row kinds (debezium-json, canal-json) */
     int fd;
     char *path;       /* file being written */
     char *final_path; /* rename target on finish (directory mode), else NULL */
@@ -667,7 +675,7 @@ static int filesystem_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
     FilesystemWriter *writer = (FilesystemWriter *)base;
     for (uint32_t i = 0; i < batch->count; i++) {
         const Row *row = batch->rows[i];
-        if (row_kind(row) != ROW_KIND_INSERT)
+        if (row_kind(row) != ROW_KIND_INSERT && !writer->changelog)
             return diag_error(diag, JOINERY_ERROR_RUNTIME,
                               "filesystem sink only accepts insert-only rows, but table '%s' "
                               "received a %s row",
@@ -754,6 +762,7 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     writer->base.spec = spec;
     writer->base.impl = writer;
     writer->fd = -1;
+    writer->changelog = filesystem_source_changelog(table) == SOURCE_CHANGELOG_ALL;
     writer->encoder = format_encoder_create(&options, spec->field_count,
                                             (const char *const *)spec->names, spec->types);
     if (make_parent_directories(path) != 0) {
@@ -841,5 +850,7 @@ const Connector connector_filesystem = {
     .create_source = filesystem_create_source,
     .create_sink = filesystem_create_sink,
     .source_changelog = filesystem_source_changelog,
-    .sink_changelog = SINK_CHANGELOG_INSERT_ONLY,
+    .sink_changelog = filesystem_sink_changelog,
+    .sink_update_hint = "write it in a changelog format ('format' = 'debezium-json' or "
+                        "'canal-json'), or make the query append-only",
 };

@@ -1681,6 +1681,7 @@ typedef struct KafkaWriter {
     const char *topic_name;
     const char *table_name;
     bool upsert;
+    bool changelog; /* the value format carries row kinds (debezium-json, canal-json) */
     KafkaPartitioner partitioner;
     int32_t partition_count;
     int32_t next_partition;
@@ -1782,7 +1783,7 @@ static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
             if (kind == ROW_KIND_UPDATE_BEFORE)
                 continue; /* the +U that follows overwrites the key */
             tombstone = kind == ROW_KIND_DELETE;
-        } else if (kind != ROW_KIND_INSERT) {
+        } else if (kind != ROW_KIND_INSERT && !writer->changelog) {
             return diag_error(diag, JOINERY_ERROR_RUNTIME,
                               "Table sink '%s' doesn't support consuming update and delete changes "
                               "(received a %s row): use the 'upsert-kafka' connector with a "
@@ -2003,6 +2004,8 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     writer->base.spec = spec;
     writer->base.impl = writer;
     writer->upsert = upsert;
+    writer->changelog =
+        !upsert && kafka_table_source_changelog(spec->table, false) == SOURCE_CHANGELOG_ALL;
     writer->table_name = table->name;
     row_builder_init(&writer->builder);
     Arena scratch;
@@ -2113,6 +2116,14 @@ static const ConnectorOption KAFKA_OPTIONS[] = {
     {"value.canal-json.*", false, "value canal-json format options"},
 };
 
+/* A changelog value format (debezium-json, canal-json) carries every row kind. */
+static SinkChangelog kafka_sink_changelog(const CatalogTable *table)
+{
+    return kafka_table_source_changelog(table, false) == SOURCE_CHANGELOG_ALL
+               ? SINK_CHANGELOG_ALL
+               : SINK_CHANGELOG_INSERT_ONLY;
+}
+
 const Connector connector_kafka = {
     .name = "kafka",
     .options = KAFKA_OPTIONS,
@@ -2123,6 +2134,7 @@ const Connector connector_kafka = {
     .create_source = kafka_source,
     .create_sink = kafka_sink,
     .source_changelog = kafka_source_changelog,
-    .sink_changelog = SINK_CHANGELOG_INSERT_ONLY,
-    .sink_update_hint = "use the 'upsert-kafka' connector with a PRIMARY KEY",
+    .sink_changelog = kafka_sink_changelog,
+    .sink_update_hint = "use the 'upsert-kafka' connector with a PRIMARY KEY, or a changelog "
+                        "format ('debezium-json' or 'canal-json')",
 };

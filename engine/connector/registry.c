@@ -38,6 +38,11 @@ const Connector *connector_find(const char *name)
     return NULL;
 }
 
+SinkChangelog connector_sink_changelog(const Connector *connector, const CatalogTable *table)
+{
+    return connector->sink_changelog ? connector->sink_changelog(table) : SINK_CHANGELOG_ALL;
+}
+
 const char *const *connector_names(void)
 {
     return CONNECTOR_NAMES;

@@ -64,6 +64,12 @@ static const ConnectorOption UPSERT_KAFKA_OPTIONS[] = {
     {"value.raw.*", false, "value raw format options"},
 };
 
+static SinkChangelog upsert_kafka_sink_changelog(const CatalogTable *table)
+{
+    (void)table;
+    return SINK_CHANGELOG_UPSERT;
+}
+
 const Connector connector_upsert_kafka = {
     .name = "upsert-kafka",
     .options = UPSERT_KAFKA_OPTIONS,
@@ -74,6 +80,6 @@ const Connector connector_upsert_kafka = {
     .create_source = upsert_kafka_source,
     .create_sink = upsert_kafka_sink,
     .source_changelog = upsert_kafka_source_changelog,
-    .sink_changelog = SINK_CHANGELOG_UPSERT,
+    .sink_changelog = upsert_kafka_sink_changelog,
     .sink_update_hint = NULL,
 };

@@ -232,7 +232,7 @@ static int derive(PlannerContext *context, PlanNode *node)
         const CatalogTable *table = node->sink.table;
         const Connector *connector =
             table ? connector_find(catalog_table_option(table, "connector")) : NULL;
-        if (connector && connector->sink_changelog == SINK_CHANGELOG_INSERT_ONLY &&
+        if (connector && connector_sink_changelog(connector, table) == SINK_CHANGELOG_INSERT_ONLY &&
             input->changelog_mode != CHANGELOG_INSERT)
             return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                               "Table sink 'default_catalog.default_database.%s' doesn't support "
@@ -248,7 +248,7 @@ static int derive(PlannerContext *context, PlanNode *node)
                                   ? connector->sink_update_hint
                                   : "write it to a print or blackhole table, or make the query "
                                     "append-only");
-        if (connector && connector->sink_changelog == SINK_CHANGELOG_UPSERT &&
+        if (connector && connector_sink_changelog(connector, table) == SINK_CHANGELOG_UPSERT &&
             table->primary_key_count == 0)
             return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                               "Table sink 'default_catalog.default_database.%s' is an upsert sink "

@@ -1014,8 +1014,8 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
         parser_advance(parser); /* unit */
         parser_advance(parser); /* FROM */
         AstExpr *operand = parser_parse_expression(parser);
-        if (!operand || !ast_list_push(parser, &call->function.args,
-                                       parser_finish_expr(parser, literal)) ||
+        if (!operand ||
+            !ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)) ||
             !ast_list_push(parser, &call->function.args, operand))
             return true;
         parser_expect(parser, TOKEN_RIGHT_PAREN);

@@ -11,6 +11,9 @@ Subcommands (all output sorted, one record a line, so results compare with diff)
   cdc-join-expected DIR MIN   final state of orders JOIN users_cdc WHERE amount > MIN as CSV
   materialize-csv FILE        final state of a joinery --output csv changelog (op column first)
   materialize-upsert FILE     final value per key of kcat '%k<TAB>%s' lines (NULL = tombstone)
+  materialize-debezium FILE   final rows (CSV) of debezium-json events, one a line ("c"/"r"/"u" add
+                              "after", "u"/"d" remove "before")
+  user-counts-expected DIR    CSV user_id,count of orders per user
   seed-expected FILE          the rows of a tableau golden output (tests/sql/seed000.out) as CSV
   sorted-values FILE          the non-empty lines of FILE, sorted
 """
@@ -132,6 +135,26 @@ def main():
                 else:
                     state[key] = value
         emit(f"{k}\t{v}" for k, v in state.items())
+    elif command == "materialize-debezium":
+        rows = {}
+        for event in load(args[0]):
+            if event["op"] in ("u", "d"):
+                key = csv_line(event["before"].values())
+                rows[key] = rows.get(key, 0) - 1
+            if event["op"] in ("c", "r", "u"):
+                key = csv_line(event["after"].values())
+                rows[key] = rows.get(key, 0) + 1
+        lines = []
+        for key, count in rows.items():
+            if count < 0:
+                lines.append("NEGATIVE " + key)
+            lines.extend([key] * max(count, 0))
+        emit(lines)
+    elif command == "user-counts-expected":
+        counts = {}
+        for order in load(f"{args[0]}/orders.json"):
+            counts[order["user_id"]] = counts.get(order["user_id"], 0) + 1
+        emit(csv_line([user, count]) for user, count in counts.items())
     elif command == "seed-expected":
         lines = []
         with open(args[0]) as handle:

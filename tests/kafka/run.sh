@@ -226,6 +226,27 @@ else
   DETAIL="$WORK/refuse.err" fail "updating result into a kafka sink"
 fi
 
+# an updating result into a kafka sink with a changelog value format: one
+# debezium-json event per change; kcat reads them back and they are replayed
+cat >"$WORK/cdc_sink.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ($(bounded orders));
+CREATE TABLE counts (user_id BIGINT, n BIGINT)
+WITH ('connector' = 'kafka', 'topic' = 'counts_cdc', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'debezium-json');
+INSERT INTO counts SELECT user_id, COUNT(*) FROM orders GROUP BY user_id;
+EOF
+python3 "$DATA" user-counts-expected "$SAMPLE" >"$WORK/cdc_sink.expected"
+if run_joinery cdc_sink "$WORK/cdc_sink.sql" && consume counts_cdc >"$WORK/cdc_sink.raw" &&
+  python3 "$DATA" materialize-debezium "$WORK/cdc_sink.raw" >"$WORK/cdc_sink.actual" &&
+  diff "$WORK/cdc_sink.expected" "$WORK/cdc_sink.actual" >"$WORK/cdc_sink.diff" &&
+  grep -q '"op":"d"' "$WORK/cdc_sink.raw"; then
+  pass "an updating result into a kafka sink with 'debezium-json' (replayed events equal the counts)"
+else
+  cat "$WORK/cdc_sink.err" "$WORK/cdc_sink.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "updating result into a debezium-json kafka sink"
+fi
+
 # ---------------------------------------------------------------- unbounded, stopped by SIGINT
 head -n 1500 "$WORK/orders.keyed" >"$WORK/live1.keyed"
 tail -n +1501 "$WORK/orders.keyed" >"$WORK/live2.keyed"

@@ -388,9 +388,7 @@ START_TEST(test_validation)
     const Connector *upsert_kafka = connector_find("upsert-kafka");
     ck_assert_ptr_nonnull(kafka);
     ck_assert_ptr_nonnull(upsert_kafka);
-    ck_assert_int_eq(kafka->sink_changelog, SINK_CHANGELOG_INSERT_ONLY);
     ck_assert_ptr_nonnull(strstr(kafka->sink_update_hint, "upsert-kafka"));
-    ck_assert_int_eq(upsert_kafka->sink_changelog, SINK_CHANGELOG_UPSERT);
     const char *cdc[] = {"connector",
                          "kafka",
                          "topic",
@@ -403,11 +401,14 @@ START_TEST(test_validation)
                          "latest-offset"};
     table = make_table("t", TWO_COLUMNS, 2, cdc, OPTION_COUNT(cdc), NULL);
     ck_assert_int_eq(kafka->source_changelog(table), SOURCE_CHANGELOG_ALL);
+    ck_assert_int_eq(connector_sink_changelog(kafka, table), SINK_CHANGELOG_ALL);
     ck_assert(kafka->is_bounded(table));
     ck_assert_int_eq(upsert_kafka->source_changelog(table), SOURCE_CHANGELOG_UPSERT);
+    ck_assert_int_eq(connector_sink_changelog(upsert_kafka, table), SINK_CHANGELOG_UPSERT);
     catalog_table_free(table);
     table = make_table("t", TWO_COLUMNS, 2, ok, OPTION_COUNT(ok), NULL);
     ck_assert_int_eq(kafka->source_changelog(table), SOURCE_CHANGELOG_INSERT_ONLY);
+    ck_assert_int_eq(connector_sink_changelog(kafka, table), SINK_CHANGELOG_INSERT_ONLY);
     ck_assert(!kafka->is_bounded(table));
     catalog_table_free(table);
 }
