@@ -23,7 +23,10 @@ static const OptionSpec OPTION_SPECS[] = {
      "longest time a mini-batch waits"},
     {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL, "most rows in a mini-batch"},
     {"table.exec.source.idle-timeout", OPTION_KIND_DURATION, "0 ms", NULL,
-     "a source idle this long no longer holds back watermarks"},
+     "a source partition without records this long no longer holds back the watermark "
+     "(0 = never idle)"},
+    {"pipeline.auto-watermark-interval", OPTION_KIND_DURATION, "200 ms", NULL,
+     "how often sources emit their watermark"},
     {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN, "false", NULL,
      "reorder inner joins by cost"},
     {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
@@ -176,14 +179,6 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "%s is not supported yet: '%s' can only be 'false'",
                               not_yet[i].feature, key);
-    if (strcmp(key, "table.exec.source.idle-timeout") == 0) {
-        int64_t millis = 0;
-        duration_parse_millis(value, &millis);
-        if (millis != 0)
-            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                              "Source idle timeouts are not supported yet: "
-                              "'table.exec.source.idle-timeout' can only be '0 ms'");
-    }
     if (strcmp(key, "parallelism.default") == 0) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)

@@ -80,24 +80,46 @@ static inline bool state_is_expired(int64_t ttl_millis, int64_t last_access, int
 
 /* ---- multiset state --------------------------------------------------- */
 
+/*
+ * One stored row of a key: 32 bytes. Counts are 32-bit as in Flink's join
+ * state; the operator raises them with multiset_entry_add_count, which
+ * refuses to pass MULTISET_COUNT_MAX.
+ */
 typedef struct MultisetEntry {
     Row *row;                  /* owned copy, kind +I */
-    uint64_t hash;             /* row_content_hash(row) */
-    int64_t count;             /* how many times the row is present (> 0) */
     int64_t association_count; /* free for the operator (join: matches on the other side) */
     int64_t last_access;       /* processing time of the last write */
+    uint32_t hash;             /* low half of row_content_hash(row) */
+    int32_t count;             /* how many times the row is present (> 0) */
 } MultisetEntry;
 
+enum { MULTISET_COUNT_MAX = 2147483647 };
+
+/*
+ * A key of a multiset state: 32 bytes, followed in the same block by room
+ * for one entry and the key row (which the state keeps; callers never need
+ * it: they hold the key row they looked up with).
+ */
 typedef struct MultisetKey {
-    Row *key;               /* owned copy (inside the key's block) */
-    uint64_t hash;          /* row_content_hash(key) */
     MultisetEntry *entries; /* entry_count entries, in no particular order */
     uint32_t entry_count;
     uint32_t entry_capacity;
-    uint32_t *index;       /* hash index over entries ({entry + 1, hash tag} pairs), or NULL */
-    uint32_t index_mask;   /* index slots - 1 */
+    uint32_t *index;       /* hash index over entries ({entry + 1, hash} pairs, 2 * entry_capacity
+                              of them), or NULL */
     int64_t oldest_access; /* lower bound of the entries' last_access */
 } MultisetKey;
+
+/*
+ * Adds `delta` (> 0) to the entry's count. False, with the count unchanged,
+ * when it would pass MULTISET_COUNT_MAX (the operator reports an error).
+ */
+static inline bool multiset_entry_add_count(MultisetEntry *entry, int64_t delta)
+{
+    if (delta > (int64_t)MULTISET_COUNT_MAX - entry->count)
+        return false;
+    entry->count += (int32_t)delta;
+    return true;
+}
 
 typedef struct MultisetState MultisetState;
 

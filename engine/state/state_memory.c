@@ -27,7 +27,7 @@
  * misses while state grows. Destroying a state frees chunks wholesale.
  *
  * Per-key index (when entry_capacity > INDEX_THRESHOLD): 2 * capacity slots
- * of two uint32 words {position + 1, high half of the row hash}; a probe
+ * of two uint32 words {position + 1, the entry's 32-bit hash}; a probe
  * compares the tag without touching the entry vector.
  *
  * Invariants:
@@ -300,6 +300,18 @@ static inline KeyBlock *key_block_of(MultisetKey *key)
     return (KeyBlock *)key;
 }
 
+/* The key row stored in the key's block. */
+static inline const Row *key_block_row(MultisetKey *key)
+{
+    return (const Row *)key_block_of(key)->key_row;
+}
+
+/* Slots of the key's index (a power of two; valid while key->index is set). */
+static inline uint32_t key_index_slots(const MultisetKey *key)
+{
+    return key->entry_capacity * 2;
+}
+
 static inline uint32_t key_block_size(const Row *key_row)
 {
     return (uint32_t)offsetof(KeyBlock, key_row) + row_size(key_row);
@@ -336,7 +348,7 @@ static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
     if (key->entry_capacity > 1)
         slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
     if (key->index)
-        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
+        slab_free(&state->slab, key->index, key_index_size(key_index_slots(key)));
 }
 
 /* Frees the key with its rows, vector, index and block. */
@@ -345,7 +357,7 @@ static void multiset_key_free(MultisetState *state, MultisetKey *key)
     for (uint32_t i = 0; i < key->entry_count; i++)
         slab_free_row(&state->slab, key->entries[i].row);
     multiset_key_free_vectors(state, key);
-    slab_free(&state->slab, key, key_block_size(key->key));
+    slab_free(&state->slab, key, key_block_size(key_block_row(key)));
 }
 
 void multiset_state_destroy(MultisetState *state)
@@ -363,9 +375,9 @@ void multiset_state_destroy(MultisetState *state)
                 free(key->entries[e].row);
         if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK)
             free(key->entries);
-        if (key->index && key_index_size(key->index_mask + 1) > SLAB_MAX_BLOCK)
+        if (key->index && key_index_size(key_index_slots(key)) > SLAB_MAX_BLOCK)
             free(key->index);
-        if (key_block_size(key->key) > SLAB_MAX_BLOCK)
+        if (key_block_size(key_block_row(key)) > SLAB_MAX_BLOCK)
             free(block);
     }
     slab_release_all(&state->slab);
@@ -422,7 +434,8 @@ void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t
                 __builtin_prefetch(end); /* where add_row appends */
             }
             if (key->index)
-                __builtin_prefetch(&key->index[2 * ((uint32_t)row_hash & key->index_mask)]);
+                __builtin_prefetch(
+                    &key->index[2 * ((uint32_t)row_hash & (key_index_slots(key) - 1))]);
             return;
         }
         i = (i + 1) & mask;
@@ -495,19 +508,19 @@ static void multiset_maybe_shrink(MultisetState *state)
 
 static void key_index_insert(MultisetKey *key, uint32_t position)
 {
-    uint32_t mask = key->index_mask;
-    uint64_t hash = key->entries[position].hash;
-    uint32_t i = (uint32_t)hash & mask;
+    uint32_t mask = key_index_slots(key) - 1;
+    uint32_t hash = key->entries[position].hash;
+    uint32_t i = hash & mask;
     while (key->index[2 * i])
         i = (i + 1) & mask;
     key->index[2 * i] = position + 1;
-    key->index[2 * i + 1] = (uint32_t)(hash >> 32);
+    key->index[2 * i + 1] = hash;
 }
 
 static uint32_t key_index_slot_of(const MultisetKey *key, uint32_t position)
 {
-    uint32_t mask = key->index_mask;
-    uint32_t i = (uint32_t)key->entries[position].hash & mask;
+    uint32_t mask = key_index_slots(key) - 1;
+    uint32_t i = key->entries[position].hash & mask;
     while (key->index[2 * i] != position + 1)
         i = (i + 1) & mask;
     return i;
@@ -515,7 +528,7 @@ static uint32_t key_index_slot_of(const MultisetKey *key, uint32_t position)
 
 static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
 {
-    uint32_t mask = key->index_mask;
+    uint32_t mask = key_index_slots(key) - 1;
     uint32_t hole = slot;
     uint32_t next = slot;
     for (;;) {
@@ -523,7 +536,7 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
         uint32_t value = key->index[2 * next];
         if (!value)
             break;
-        uint32_t home = (uint32_t)key->entries[value - 1].hash & mask;
+        uint32_t home = key->entries[value - 1].hash & mask;
         bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
         if (!stays) {
             key->index[2 * hole] = value;
@@ -535,23 +548,24 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
     key->index[2 * hole + 1] = 0;
 }
 
-/* Rebuilds (or drops) the index for the current entry_capacity. */
-static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
+/*
+ * Rebuilds (or drops) the index for the current entry_capacity; the old
+ * index, if any, had `old_slots` slots.
+ */
+static bool key_index_rebuild(MultisetState *state, MultisetKey *key, uint32_t old_slots)
 {
     if (key->index) {
-        slab_free(&state->slab, key->index, key_index_size(key->index_mask + 1));
+        slab_free(&state->slab, key->index, key_index_size(old_slots));
         key->index = NULL;
-        key->index_mask = 0;
     }
     if (key->entry_capacity <= INDEX_THRESHOLD)
         return true;
-    uint32_t slots = key->entry_capacity * 2; /* entry_capacity is a power of two */
+    uint32_t slots = key_index_slots(key); /* entry_capacity is a power of two */
     uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
     if (!index)
         return false;
     memset(index, 0, key_index_size(slots));
     key->index = index;
-    key->index_mask = slots - 1;
     for (uint32_t i = 0; i < key->entry_count; i++)
         key_index_insert(key, i);
     return true;
@@ -560,6 +574,7 @@ static bool key_index_rebuild(MultisetState *state, MultisetKey *key)
 /* Moves the entries into a vector of `capacity` (1: the inline entry) and rebuilds the index. */
 static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t capacity)
 {
+    uint32_t old_index_slots = key_index_slots(key);
     MultisetEntry *entries;
     if (capacity == 1) {
         entries = &key_block_of(key)->inline_entry;
@@ -572,7 +587,8 @@ static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t ca
         state->slab.heap_bytes -= entry_vector_size(key->entry_capacity);
         key->entries = entries;
         key->entry_capacity = capacity;
-        (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
+        (void)key_index_rebuild(state, key,
+                                old_index_slots); /* no memory for an index: linear search */
         return true;
     } else {
         entries = slab_alloc(&state->slab, entry_vector_size(capacity));
@@ -586,28 +602,29 @@ static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t ca
     }
     key->entries = entries;
     key->entry_capacity = capacity;
-    (void)key_index_rebuild(state, key); /* without memory for an index: linear search */
+    (void)key_index_rebuild(state, key,
+                            old_index_slots); /* no memory for an index: linear search */
     return true;
 }
 
 MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uint64_t hash)
 {
+    uint32_t tag = (uint32_t)hash; /* what entries keep of the hash */
     if (key->index) {
-        uint32_t mask = key->index_mask;
-        uint32_t tag = (uint32_t)(hash >> 32);
-        uint32_t i = (uint32_t)hash & mask;
+        uint32_t mask = key_index_slots(key) - 1;
+        uint32_t i = tag & mask;
         for (uint32_t value; (value = key->index[2 * i]) != 0; i = (i + 1) & mask) {
             if (key->index[2 * i + 1] != tag)
                 continue;
             MultisetEntry *entry = &key->entries[value - 1];
-            if (entry->hash == hash && state_row_equals(entry->row, row))
+            if (state_row_equals(entry->row, row))
                 return entry;
         }
         return NULL;
     }
     for (uint32_t i = 0; i < key->entry_count; i++) {
         MultisetEntry *entry = &key->entries[i];
-        if (entry->hash == hash && state_row_equals(entry->row, row))
+        if (entry->hash == tag && state_row_equals(entry->row, row))
             return entry;
     }
     return NULL;
@@ -627,7 +644,7 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
     uint32_t position = key->entry_count++;
     MultisetEntry *entry = &key->entries[position];
     entry->row = copy;
-    entry->hash = hash;
+    entry->hash = (uint32_t)hash;
     entry->count = 0;
     entry->association_count = 0;
     entry->last_access = now;
@@ -714,8 +731,6 @@ MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uin
     Row *key_copy = (Row *)block->key_row;
     row_set_kind(key_copy, ROW_KIND_INSERT);
     MultisetKey *created = &block->key;
-    created->key = key_copy;
-    created->hash = hash;
     created->entries = &block->inline_entry;
     created->entry_capacity = 1;
     created->oldest_access = now;
@@ -729,7 +744,7 @@ MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uin
 void multiset_state_remove_key(MultisetState *state, MultisetKey *key)
 {
     uint32_t mask = state->capacity - 1;
-    uint32_t slot = (uint32_t)key->hash & mask;
+    uint32_t slot = (uint32_t)row_content_hash(key_block_row(key)) & mask;
     while (state->slots[slot].block != key_block_of(key))
         slot = (slot + 1) & mask;
     multiset_remove_slot(state, slot);

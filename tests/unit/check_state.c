@@ -112,6 +112,21 @@ START_TEST(test_multiset_entries_and_index)
 }
 END_TEST
 
+START_TEST(test_multiset_entry_count_limit)
+{
+    MultisetEntry entry = {.count = 1};
+    ck_assert(multiset_entry_add_count(&entry, 5));
+    ck_assert_int_eq(entry.count, 6);
+    entry.count = MULTISET_COUNT_MAX - 1;
+    ck_assert(multiset_entry_add_count(&entry, 1));
+    ck_assert_int_eq(entry.count, MULTISET_COUNT_MAX);
+    ck_assert(!multiset_entry_add_count(&entry, 1)); /* refused, unchanged */
+    ck_assert_int_eq(entry.count, MULTISET_COUNT_MAX);
+    ck_assert_uint_eq(sizeof(MultisetEntry), 32);
+    ck_assert_uint_eq(sizeof(MultisetKey), 32);
+}
+END_TEST
+
 START_TEST(test_multiset_many_keys)
 {
     MultisetState *state = multiset_state_create(0);
@@ -257,6 +272,7 @@ static Suite *state_suite(void)
     TCase *core = tcase_create("core");
     tcase_add_test(core, test_config);
     tcase_add_test(core, test_multiset_entries_and_index);
+    tcase_add_test(core, test_multiset_entry_count_limit);
     tcase_add_test(core, test_multiset_many_keys);
     tcase_add_test(core, test_multiset_ttl);
     tcase_add_test(core, test_value_state);

@@ -132,7 +132,9 @@ static int aggregate_count_value(GroupAggregateOperator *agg, uint32_t call, con
                 multiset_state_remove_key(agg->value_counts, found);
             return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
         }
-        entry->count++;
+        if (!multiset_entry_add_count(entry, 1))
+            return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME,
+                                 "more than %d copies of one value in a group", MULTISET_COUNT_MAX);
         multiset_entry_touch(entry, now);
         *remaining = entry->count;
         return JOINERY_OK;

@@ -388,7 +388,10 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
                                  "out of memory (join state)");
         }
     }
-    entry->count++;
+    if (!multiset_entry_add_count(entry, 1))
+        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                             "more than %d copies of one row in the join state",
+                             MULTISET_COUNT_MAX);
     if (own->outer)
         entry->association_count = matches;
     multiset_entry_touch(entry, now);

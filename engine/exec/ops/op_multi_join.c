@@ -574,7 +574,10 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
         if (input->preserves_right)
             entry->association_count = alone ? 0 : join->change_matches;
     }
-    entry->count++;
+    if (!multiset_entry_add_count(entry, 1))
+        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                             "more than %d copies of one row in the multi-join state",
+                             MULTISET_COUNT_MAX);
     multiset_entry_touch(entry, now);
     return JOINERY_OK;
 }
