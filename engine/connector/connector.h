@@ -143,6 +143,10 @@ typedef struct Connector {
     /* Suggestion shown when an updating result is written to an insert-only sink
        (e.g. "use the 'upsert-kafka' connector"). May be NULL. */
     const char *sink_update_hint;
+    /* True when the source generates the table's watermark itself, one per split
+       (Flink's SupportsWatermarkPushDown): the planner then folds the
+       WatermarkAssigner into the scan (rules/push_watermark.c). */
+    bool supports_watermark_push_down;
 } Connector;
 
 /* The connector registered under `name` (case-sensitive, as Flink), or NULL. */

@@ -2137,4 +2137,5 @@ const Connector connector_kafka = {
     .sink_changelog = kafka_sink_changelog,
     .sink_update_hint = "use the 'upsert-kafka' connector with a PRIMARY KEY, or a changelog "
                         "format ('debezium-json' or 'canal-json')",
+    .supports_watermark_push_down = true,
 };

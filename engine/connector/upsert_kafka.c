@@ -82,4 +82,5 @@ const Connector connector_upsert_kafka = {
     .source_changelog = upsert_kafka_source_changelog,
     .sink_changelog = upsert_kafka_sink_changelog,
     .sink_update_hint = NULL,
+    .supports_watermark_push_down = true,
 };

@@ -140,6 +140,16 @@ static void explain_scan(ExplainContext *context, const PlanNode *node)
             print_field_list(context, node);
             strbuf_append_cstr(out, "]");
         }
+        if (node->scan.watermark) {
+            /* Flink's WatermarkPushDownSpec digest */
+            strbuf_append_cstr(out, ", watermark=[");
+            print_expr(context, node->scan.watermark, input_names(context, node));
+            strbuf_append_cstr(out, "]");
+            if (node->scan.idle_timeout_millis > 0)
+                strbuf_printf(out, ", idletimeout=[%lld]",
+                              (long long)node->scan.idle_timeout_millis);
+            strbuf_append_cstr(out, ", watermarkEmitStrategy=[on-periodic]");
+        }
     }
     strbuf_append_cstr(out, "]]");
     if (!context->logical) {

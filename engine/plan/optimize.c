@@ -14,6 +14,8 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
         status = rule_reorder_joins(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_prune_fields(context, node, &node);
+    if (status == JOINERY_OK)
+        status = rule_push_watermark(context, node, &node);
     if (status == JOINERY_OK &&
         (context->multi_join_hinted ||
          options_get_boolean(context->options, "table.optimizer.multi-join.enabled")))

@@ -136,6 +136,12 @@ struct PlanNode {
             uint32_t read_count; /* >= column_count; 0 means column_count */
             Expr *filter;        /* pushed-down filter over the read columns; NULL */
             bool projected;      /* projection pushed (print project=[...]) */
+            /* watermark pushed into the source (rules/push_watermark.c): generated per
+               split by the reader's scan; NULL when the table has none or a
+               WatermarkAssigner generates it */
+            Expr *watermark;                   /* over the output fields */
+            int64_t idle_timeout_millis;       /* table.exec.source.idle-timeout; 0 = off */
+            int64_t watermark_interval_millis; /* pipeline.auto-watermark-interval */
         } scan;
         struct { /* WATERMARK_ASSIGNER (both) */
             uint32_t rowtime_field;
