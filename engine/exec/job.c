@@ -49,6 +49,7 @@
 
 enum {
     JOB_TIMER_INTERVAL_MILLIS = 100,
+    JOB_DRAIN_LIMIT_MILLIS = 10000, /* a cancelled job drains this long at most */
     JOB_STATUS_INTERVAL_MILLIS = 250,
     JOB_MAILBOX_CAPACITY = 64,
     JOB_MAX_TASKS = 1024,
@@ -92,8 +93,16 @@ struct Job {
     JobTask **tasks; /* each allocated alone: channels keep pointers to mailboxes */
     uint32_t task_count;
     bool threaded;
-    volatile int stop; /* a task failed or the job was cancelled */
+    volatile int stop; /* a task failed, or a cancel could not drain: stop at once */
     volatile int *cancel_requested;
+    /* Cancel (Ctrl-C) drains: every task stops polling its sources (it is then
+       "quiet", as is a task that finished) and keeps delivering its mailbox until no
+       message is queued or being delivered; then `drained` is set and every task
+       returns JOINERY_CANCELLED. Every row read has then gone through the whole
+       pipeline, so sources may commit what they read. */
+    _Atomic int64_t in_flight;
+    _Atomic uint32_t tasks_quiet;
+    volatile int drained;
     Operator *sink;
     ExecContext context;
     Diag *diag;
@@ -167,7 +176,8 @@ static int job_new_task(Job *job, int *task)
     fresh->index = (int)job->task_count;
     diag_clear(&fresh->diag);
     if (job->threaded) {
-        if (mailbox_init(&fresh->mailbox, JOB_MAILBOX_CAPACITY, &job->stop) != JOINERY_OK) {
+        if (mailbox_init(&fresh->mailbox, JOB_MAILBOX_CAPACITY, &job->stop, &job->in_flight) !=
+            JOINERY_OK) {
             free(fresh);
             return job_no_memory(job);
         }
@@ -805,9 +815,18 @@ static void job_status_line(Job *job)
     job->output.status(job->output.context, line);
 }
 
-static bool job_stopping(const Job *job)
+static bool job_cancel_requested(const Job *job)
 {
-    return job->stop || (job->cancel_requested && *job->cancel_requested);
+    return job->cancel_requested && *job->cancel_requested;
+}
+
+/* True once a draining job has nothing left in flight (see Job.drained). */
+static bool job_drain_done(Job *job)
+{
+    if (!job->drained && atomic_load(&job->tasks_quiet) == job->task_count &&
+        atomic_load(&job->in_flight) == 0)
+        job->drained = 1;
+    return job->drained;
 }
 
 static int job_task_fail(JobTask *task, int status)
@@ -834,6 +853,7 @@ static int job_task_deliver(JobTask *task, MailboxMessage *message)
         break;
     }
     free(message);
+    atomic_fetch_sub(&task->job->in_flight, 1); /* after what the delivery sent was counted */
     return status;
 }
 
@@ -851,6 +871,13 @@ static int job_task_timers(JobTask *task, int64_t now)
     return JOINERY_OK;
 }
 
+/* A task whose sources and inputs ended: it counts as quiet for a drain. */
+static int job_task_finished(JobTask *task)
+{
+    atomic_fetch_add(&task->job->tasks_quiet, 1);
+    return JOINERY_OK;
+}
+
 /* One task's loop: poll sources, drain the mailbox, tick timers, until its inputs end. */
 static int job_task_run(JobTask *task)
 {
@@ -859,13 +886,26 @@ static int job_task_run(JobTask *task)
     int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
     /* the task holding the sink reports progress; every task publishes its figures */
     bool report_status = job->sink && job->sink->task == task->index;
+    bool draining = false;
+    int64_t drain_deadline = 0;
     for (;;) {
-        if (job_stopping(job))
+        if (job->stop)
             return JOINERY_CANCELLED;
+        if (!draining && job_cancel_requested(job)) {
+            draining = true; /* no more polls: what was read drains through */
+            drain_deadline = datetime_now_millis() + JOB_DRAIN_LIMIT_MILLIS;
+            atomic_fetch_add(&job->tasks_quiet, 1);
+        }
+        if (draining && job_drain_done(job))
+            return JOINERY_CANCELLED;
+        if (draining && datetime_now_millis() > drain_deadline) {
+            job->stop = 1; /* a blocked pipeline: stop without the clean mark */
+            return JOINERY_CANCELLED;
+        }
         bool any_active = false, any_open = false;
         int64_t now = datetime_now_millis();
         int64_t earliest = INT64_MAX;
-        for (uint32_t i = 0; i < task->source_count; i++) {
+        for (uint32_t i = 0; i < task->source_count && !draining; i++) {
             SourceState state;
             int64_t next_poll = now + 10;
             int status = source_operator_poll(task->sources[i], now, &state, &next_poll);
@@ -879,8 +919,10 @@ static int job_task_run(JobTask *task)
                 earliest = next_poll;
         }
         bool inputs_open = task->ends_received < task->ends_expected;
-        if (!any_open && !inputs_open)
-            return JOINERY_OK;
+        if (!any_open && !inputs_open && !draining)
+            return job_task_finished(task);
+        if (draining)
+            any_open = true; /* stay until the drain is done */
         now = datetime_now_millis();
         int64_t wait = 0;
         if (!any_active) {
@@ -902,9 +944,9 @@ static int job_task_run(JobTask *task)
             job_sleep_millis(wait);
         }
         if (!any_open && task->ends_received == task->ends_expected)
-            return JOINERY_OK;
+            return job_task_finished(task);
         now = datetime_now_millis();
-        if (now >= next_timer) {
+        if (!draining && now >= next_timer) { /* timers could emit: not while draining */
             int status = job_task_timers(task, now);
             if (status != JOINERY_OK)
                 return job_task_fail(task, status);
@@ -976,9 +1018,8 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
         if (job->tasks[t]->status == JOINERY_CANCELLED)
             cancelled = true;
     /* a clean stop lets sources commit what they read: at the end of input, or on a
-       cancel when no rows can be in flight (single-threaded jobs push each batch through
-       before the next poll) */
-    if (!cancelled || !job->threaded)
+       cancel once everything read has drained through the pipeline */
+    if (!cancelled || job->drained)
         for (uint32_t i = 0; i < job->source_count; i++)
             source_operator_mark_stopped_cleanly(job->sources[i]);
     return cancelled ? JOINERY_CANCELLED : JOINERY_OK;

@@ -14,6 +14,8 @@ Subcommands (all output sorted, one record a line, so results compare with diff)
   materialize-debezium FILE   final rows (CSV) of debezium-json events, one a line ("c"/"r"/"u" add
                               "after", "u"/"d" remove "before")
   user-counts-expected DIR    CSV user_id,count of orders per user
+  join-count DIR KEYED        rows of orders JOIN users over DIR's orders plus the orders of the
+                              kcat KEYED file (key<TAB>json lines)
   seed-expected FILE          the rows of a tableau golden output (tests/sql/seed000.out) as CSV
   sorted-values FILE          the non-empty lines of FILE, sorted
 """
@@ -155,6 +157,12 @@ def main():
         for order in load(f"{args[0]}/orders.json"):
             counts[order["user_id"]] = counts.get(order["user_id"], 0) + 1
         emit(csv_line([user, count]) for user, count in counts.items())
+    elif command == "join-count":
+        users = {u["user_id"] for u in load(f"{args[0]}/users.json")}
+        orders = load(f"{args[0]}/orders.json")
+        with open(args[1]) as handle:
+            orders += [json.loads(line.split("\t", 1)[1]) for line in handle if line.strip()]
+        print(sum(1 for order in orders if order["user_id"] in users))
     elif command == "seed-expected":
         lines = []
         with open(args[0]) as handle:

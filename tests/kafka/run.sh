@@ -76,7 +76,7 @@ wait_for() {
 CONTROL="$WORK/control"
 "$MOCK" --brokers 3 --control "$CONTROL" \
   --topic orders:4 --topic users:3 --topic products:2 --topic users_cdc:3 \
-  --topic joined:3 --topic cdc_joined:3 --topic live_orders:4 --topic live_out:2 \
+  --topic joined:3 --topic cdc_joined:3 --topic live_orders:4 --topic live_out:2 --topic live_out_p2:2 \
   --topic faults_fetch:3 --topic faults_produce:3 --topic faults_down:3 --topic seed_orders:4 --topic seed_users:3 --topic seed_products:2 \
   --topic bad_json:1 --topic bad_type:1 --topic bad_missing:1 --topic bad_large:1 \
   >"$WORK/mock.out" 2>"$WORK/mock.err" &
@@ -317,6 +317,43 @@ if run_joinery resume "$WORK/resume.sql" --output csv &&
 else
   cat "$WORK/resume.out" "$WORK/resume.err" >"$WORK/detail" 2>/dev/null
   DETAIL="$WORK/detail" fail "offsets committed on Ctrl-C"
+fi
+
+# the same at parallelism 2: on Ctrl-C the sources stop reading, what they read drains
+# through the threads' mailboxes to the sink, and only then are the positions committed
+cat >"$WORK/live_p2.sql" <<EOF
+SET 'parallelism.default' = '2';
+CREATE TABLE live_orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'live_orders', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'properties.group.id' = 'live_p2', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT) WITH ($(bounded users));
+CREATE TABLE live_out_p2 (order_id BIGINT, user_name STRING, amount DECIMAL(10, 2))
+WITH ('connector' = 'kafka', 'topic' = 'live_out_p2', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json');
+INSERT INTO live_out_p2
+SELECT o.order_id, u.user_name, o.amount FROM live_orders AS o JOIN users AS u ON o.user_id = u.user_id;
+EOF
+live_total=$(topic_count live_orders)
+timeout 120 "$JOINERY" -f "$WORK/live_p2.sql" >"$WORK/live_p2.out" 2>"$WORK/live_p2.err" &
+JOB_PID=$!
+p2_has() { [ "$(topic_count live_out_p2)" -ge "$1" ]; }
+p2_expected=$(python3 "$DATA" join-count "$SAMPLE" "$WORK/resume.keyed")
+wait_for 60 p2_has "$p2_expected"
+kill -INT "$JOB_PID" 2>/dev/null
+wait_for 20 eval '! kill -0 '"$JOB_PID"' 2>/dev/null'
+kill -0 "$JOB_PID" 2>/dev/null && kill -KILL "$JOB_PID" 2>/dev/null
+wait "$JOB_PID" 2>/dev/null
+JOB_PID=
+printf '9003\t{"order_id":9003,"user_id":2,"product_id":1,"amount":3.00}\n' >"$WORK/resume_p2.keyed"
+produce live_orders "$WORK/resume_p2.keyed"
+sed -e "s/'live'/'live_p2'/" "$WORK/resume.sql" >"$WORK/resume_p2.sql"
+if [ "$(topic_count live_out_p2)" -eq "$p2_expected" ] &&
+  run_joinery resume_p2 "$WORK/resume_p2.sql" --output csv &&
+  [ "$(grep -c '^+I,' "$WORK/resume_p2.out")" -eq 1 ] && grep -q '^+I,9003$' "$WORK/resume_p2.out"; then
+  pass "parallelism 2: Ctrl-C drains the pipeline, then commits: group-offsets resumes after the $live_total records read"
+else
+  cat "$WORK/live_p2.err" "$WORK/resume_p2.out" "$WORK/resume_p2.err" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "offsets committed on Ctrl-C at parallelism 2"
 fi
 
 # ---------------------------------------------------------------- seed 000 verbatim

@@ -839,7 +839,7 @@ START_TEST(test_channel_to_another_thread)
     harness_init(&h, pair_types, 2);
     volatile int stop = 0;
     Mailbox mailbox;
-    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop), JOINERY_OK);
+    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop, NULL), JOINERY_OK);
     ck_assert_ptr_null(mailbox_take(&mailbox, 0)); /* empty: no wait */
     Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 0, &h.diag);
     ck_assert_ptr_nonnull(channel);
@@ -884,7 +884,7 @@ START_TEST(test_mailbox_bounded_and_stop)
     harness_init(&h, pair_types, 2);
     volatile int stop = 0;
     Mailbox mailbox;
-    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop), JOINERY_OK);
+    ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop, NULL), JOINERY_OK);
     Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 3, &h.diag);
     ck_assert_int_eq(operator_open(channel, &h.context), JOINERY_OK);
     ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 1,a"), JOINERY_OK);

@@ -7,6 +7,7 @@
 #include "engine/base/value.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,11 +19,13 @@ typedef struct ChannelOperator {
     uint32_t input;
 } ChannelOperator;
 
-int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop)
+int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
+                 _Atomic int64_t *in_flight)
 {
     memset(mailbox, 0, sizeof *mailbox);
     mailbox->capacity = capacity;
     mailbox->stop = stop;
+    mailbox->in_flight = in_flight;
     if (pthread_mutex_init(&mailbox->lock, NULL) != 0)
         return JOINERY_ERROR;
     pthread_condattr_t attributes;
@@ -82,6 +85,8 @@ static bool mailbox_put(Mailbox *mailbox, MailboxMessage *message, uint64_t *blo
         return false;
     }
     message->next = NULL;
+    if (mailbox->in_flight)
+        atomic_fetch_add(mailbox->in_flight, 1);
     if (mailbox->tail)
         mailbox->tail->next = message;
     else

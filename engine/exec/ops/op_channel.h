@@ -40,10 +40,18 @@ typedef struct Mailbox {
     uint32_t depth;
     uint32_t capacity;
     volatile int *stop; /* set when the job stops: waiting producers give up */
+    /* messages of the job queued or being delivered: raised by every put, before the
+       message is visible; the consumer lowers it once the message is fully delivered
+       (after anything its delivery sent was counted). NULL: not counted. */
+    _Atomic int64_t *in_flight;
 } Mailbox;
 
-/* Initialises an empty mailbox holding at most `capacity` messages. */
-int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop);
+/*
+ * Initialises an empty mailbox holding at most `capacity` messages; puts
+ * raise *in_flight (may be NULL).
+ */
+int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
+                 _Atomic int64_t *in_flight);
 /* Frees queued messages and the synchronisation objects. */
 void mailbox_destroy(Mailbox *mailbox);
 /*
