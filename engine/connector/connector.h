@@ -74,6 +74,12 @@ struct SourceReader {
     bool stopped_cleanly;  /* set by the job before close: every row read was fully
                               processed (end of input, or a user cancel with no rows in
                               flight), so positions read may be committed */
+    /* Split-aware readers (kafka: one split per assigned partition), for one watermark
+       per split; left 0 / NULL by readers of one stream. Set at creation: */
+    uint32_t split_count;       /* splits assigned to this reader */
+    const uint32_t *row_splits; /* after a poll that added rows: row_splits[i] is the
+                                   split (< split_count) of out->rows[i] */
+    const bool *split_finished; /* [split]: bounded read reached its end */
     void *impl;
 };
 

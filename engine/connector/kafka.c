@@ -885,6 +885,11 @@ typedef struct KafkaReader {
     RowBuilder builder;
     bool ignore_parse_errors;
     int64_t max_record_bytes;
+    /* splits for per-partition watermarks (SourceReader.row_splits, split_finished):
+       split i is partitions[i] */
+    uint32_t *row_splits; /* ROW_BATCH_CAPACITY entries */
+    bool *split_finished; /* partition_count entries */
+    uint32_t current_split;
     /* last message's topic handle -> its partitions' states (a cache for the lookup) */
     const rd_kafka_topic_t *last_topic;
     size_t last_topic_first; /* index of the first state of that topic */
@@ -923,6 +928,8 @@ static void reader_finish_partition(KafkaReader *reader, KafkaPartitionState *st
         return;
     state->finished = true;
     reader->finished_count++;
+    if (reader->split_finished)
+        reader->split_finished[state - reader->partitions] = true;
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(1);
     if (list) {
         rd_kafka_topic_partition_list_add(list, state->topic, state->partition);
@@ -1009,6 +1016,8 @@ static int reader_emit_row(KafkaReader *reader, RowBatch *out, Arena *arena, uin
     Row *copy = row ? row_copy(arena, row) : NULL;
     if (!copy)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory reading Kafka");
+    if (out->count < ROW_BATCH_CAPACITY)
+        reader->row_splits[out->count] = reader->current_split;
     out->rows[out->count++] = copy;
     return JOINERY_OK;
 }
@@ -1176,6 +1185,7 @@ static int kafka_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t 
             continue;
         }
         state->position = message->offset + 1;
+        reader->current_split = (uint32_t)(state - reader->partitions);
         int status = reader_decode_message(reader, message, diag);
         if (status != JOINERY_OK)
             return status;
@@ -1229,6 +1239,8 @@ static void kafka_close_reader(SourceReader *base)
     format_decoder_free(reader->key_decoder);
     free(reader->key_values);
     free(reader->fields);
+    free(reader->row_splits);
+    free(reader->split_finished);
     row_builder_free(&reader->builder);
     arena_destroy(&reader->arena);
     free(reader);
@@ -1432,6 +1444,19 @@ static int64_t specific_offset(const KafkaPartitionOffset *offsets, size_t count
         if (offsets[i].partition == partition)
             return offsets[i].offset;
     return fallback;
+}
+
+/* One split per assigned partition, for the scan's per-partition watermarks. */
+static int reader_setup_splits(KafkaReader *reader, Diag *diag)
+{
+    reader->row_splits = calloc(ROW_BATCH_CAPACITY, sizeof *reader->row_splits);
+    reader->split_finished = calloc(reader->partition_count + 1, sizeof *reader->split_finished);
+    if (!reader->row_splits || !reader->split_finished)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a source");
+    reader->base.split_count = (uint32_t)reader->partition_count;
+    reader->base.row_splits = reader->row_splits;
+    reader->base.split_finished = reader->split_finished;
+    return JOINERY_OK;
 }
 
 /* Start offsets (and, bounded, end offsets) of every assigned partition. */
@@ -1659,6 +1684,8 @@ int kafka_create_source(const SourceSpec *spec, bool upsert, SourceReader **resu
         status = reader_setup_decoding(reader, spec, &layout, diag);
     if (status == JOINERY_OK)
         status = reader_discover_partitions(reader, table, spec, diag);
+    if (status == JOINERY_OK)
+        status = reader_setup_splits(reader, diag);
     if (status == JOINERY_OK)
         status = reader_resolve_offsets(reader, scan, diag);
     if (status == JOINERY_OK)

@@ -1721,6 +1721,8 @@ static Value eval_call(const Expr *expr, const EvalInput *input)
     case FUNCTION_CURRENT_TIMESTAMP:
     case FUNCTION_PROCTIME:
         return value_int(input->context->now_millis);
+    case FUNCTION_CURRENT_WATERMARK:
+        return input->context->has_watermark ? value_int(input->context->watermark) : value_null();
     case FUNCTION_CURRENT_DATE: {
         int64_t days, millis_of_day;
         split_timestamp(input->context->now_millis, &days, &millis_of_day);

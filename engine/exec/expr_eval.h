@@ -26,6 +26,10 @@ typedef struct ExprEvalContext {
     Diag *diag;         /* runtime errors (division by zero, overflow, bad cast) */
     int64_t now_millis; /* CURRENT_TIMESTAMP / PROCTIME value for this batch */
     bool failed;        /* set when an error was recorded; the result is then NULL */
+    /* CURRENT_WATERMARK: the evaluating operator's input watermark (Calc sets it);
+       without one (the zeroed default) CURRENT_WATERMARK is NULL */
+    bool has_watermark;
+    int64_t watermark;
 } ExprEvalContext;
 
 /*

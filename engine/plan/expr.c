@@ -282,6 +282,7 @@ bool expr_is_deterministic(const Expr *expr)
     case FUNCTION_CURRENT_TIMESTAMP:
     case FUNCTION_CURRENT_DATE:
     case FUNCTION_PROCTIME:
+    case FUNCTION_CURRENT_WATERMARK: /* depends on where it runs: never moved */
         return false;
     default:
         break;
@@ -342,6 +343,7 @@ static bool is_null_when_fields_null(const Expr *expr, const uint64_t *fields)
     case FUNCTION_IF:
     case FUNCTION_TO_TIMESTAMP:
     case FUNCTION_DATE_FORMAT:
+    case FUNCTION_CURRENT_WATERMARK: /* NULL from the watermark, not from its argument */
         /* conservative: CASE/IF branches could be non-NULL literals */
         return false;
     /* NULL only when every argument is */

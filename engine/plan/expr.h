@@ -86,8 +86,11 @@ typedef enum FunctionId {
     FUNCTION_TO_TIMESTAMP,      /* string[, format] */
     FUNCTION_CURRENT_TIMESTAMP, /* TIMESTAMP_LTZ(3), evaluated per record */
     FUNCTION_CURRENT_DATE,
-    FUNCTION_PROCTIME, /* TIMESTAMP_LTZ(3) *PROCTIME* */
-    FUNCTION_EXTRACT,  /* unit literal, temporal */
+    FUNCTION_PROCTIME,          /* TIMESTAMP_LTZ(3) *PROCTIME* */
+    FUNCTION_CURRENT_WATERMARK, /* (rowtime): the evaluating operator's input watermark as
+                                   the rowtime's type, NULL before the first; the argument
+                                   is only typed, never evaluated */
+    FUNCTION_EXTRACT,           /* unit literal, temporal */
     /* numeric */
     FUNCTION_ABS,
     FUNCTION_FLOOR,

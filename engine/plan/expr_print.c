@@ -355,6 +355,8 @@ static const char *function_spelling(const Expr *expr)
         return "CURRENT_DATE";
     case FUNCTION_PROCTIME:
         return "PROCTIME";
+    case FUNCTION_CURRENT_WATERMARK:
+        return "CURRENT_WATERMARK";
     case FUNCTION_EXTRACT:
         return "EXTRACT";
     case FUNCTION_ABS:

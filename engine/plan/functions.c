@@ -76,6 +76,7 @@ static const FunctionEntry FUNCTION_TABLE[] = {
     {"LOCALTIMESTAMP", FUNCTION_CURRENT_TIMESTAMP, 0, 0, FLAVOR_LOCALTIMESTAMP},
     {"CURRENT_DATE", FUNCTION_CURRENT_DATE, 0, 0, FLAVOR_PLAIN},
     {"PROCTIME", FUNCTION_PROCTIME, 0, 0, FLAVOR_PLAIN},
+    {"CURRENT_WATERMARK", FUNCTION_CURRENT_WATERMARK, 1, 1, FLAVOR_PLAIN},
     {"ABS", FUNCTION_ABS, 1, 1, FLAVOR_PLAIN},
     {"FLOOR", FUNCTION_FLOOR, 1, 1, FLAVOR_PLAIN},
     {"CEIL", FUNCTION_CEIL, 1, 1, FLAVOR_PLAIN},
@@ -142,7 +143,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "CURRENT_TIME",
     "LOCALTIME",
     "CURRENT_ROW_TIMESTAMP",
-    "CURRENT_WATERMARK",
     "SOURCE_WATERMARK",
     "PROCTIME_MATERIALIZE",
     "LISTAGG",
@@ -431,6 +431,9 @@ static OperatorInfo operator_info(FunctionId function)
         return (OperatorInfo){"CURRENT_DATE", SYNTAX_FUNCTION, "'CURRENT_DATE'"};
     case FUNCTION_PROCTIME:
         return (OperatorInfo){"PROCTIME", SYNTAX_FUNCTION, "'PROCTIME()'"};
+    case FUNCTION_CURRENT_WATERMARK:
+        return (OperatorInfo){"CURRENT_WATERMARK", SYNTAX_FUNCTION,
+                              "'CURRENT_WATERMARK(<TIMESTAMP> *ROWTIME*)'"};
     case FUNCTION_EXTRACT:
         return (OperatorInfo){"EXTRACT", SYNTAX_FUNCTION,
                               "'EXTRACT(<INTERVAL SYMBOL> FROM <DATETIME>)'"};
@@ -1080,6 +1083,19 @@ static Expr *resolve_string_or_time(Arena *arena, FunctionId function, const cha
         result = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
         result.time_attribute = TIME_ATTRIBUTE_PROCTIME;
         break;
+    case FUNCTION_CURRENT_WATERMARK:
+        /* Flink: the argument must be a rowtime attribute; the result has its type, at
+           precision 3, nullable */
+        if (args[0]->type.time_attribute != TIME_ATTRIBUTE_ROWTIME) {
+            diag_error(diag, JOINERY_ERROR_VALIDATE,
+                       "The argument of CURRENT_WATERMARK must be a rowtime attribute (a "
+                       "column with a WATERMARK), got %s",
+                       args[0]->kind == EXPR_INPUT_REF ? "a column without a watermark"
+                                                       : "an expression");
+            return NULL;
+        }
+        result = type_make_timestamp(args[0]->type.id, 3, true);
+        break;
     default: /* EXTRACT */
         if (!extract_unit_valid(args[0])) {
             diag_error(diag, JOINERY_ERROR_VALIDATE,
@@ -1317,6 +1333,7 @@ static Expr *resolve_function(Arena *arena, FunctionId function, const char *nam
     case FUNCTION_CURRENT_TIMESTAMP:
     case FUNCTION_CURRENT_DATE:
     case FUNCTION_PROCTIME:
+    case FUNCTION_CURRENT_WATERMARK:
     case FUNCTION_EXTRACT:
         return resolve_string_or_time(arena, function, name, flavor, args, count, diag);
     case FUNCTION_ABS:

@@ -494,10 +494,62 @@ static int convert(PlannerContext *context, PlanNode *node, PlanNode **result)
     }
 }
 
+static bool expr_calls_current_watermark(const Expr *expr)
+{
+    if (!expr || expr->kind != EXPR_CALL)
+        return false;
+    if (expr->call.function == FUNCTION_CURRENT_WATERMARK)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (expr_calls_current_watermark(expr->call.args[i]))
+            return true;
+    return false;
+}
+
+/*
+ * CURRENT_WATERMARK runs in Calc only (a projection or a filter), where the
+ * operator's input watermark is known; anywhere else it is rejected.
+ */
+static int check_current_watermark(PlannerContext *context, const PlanNode *node)
+{
+    bool found = false;
+    switch (node->kind) {
+    case PLAN_JOIN:
+        found = expr_calls_current_watermark(node->join.condition) ||
+                expr_calls_current_watermark(node->join.residual);
+        break;
+    case PLAN_MULTI_JOIN:
+        for (uint32_t i = 1; i < node->input_count; i++)
+            found = found || expr_calls_current_watermark(node->multi_join.conditions[i]);
+        break;
+    case PLAN_TABLE_SOURCE_SCAN:
+        found = expr_calls_current_watermark(node->scan.filter) ||
+                expr_calls_current_watermark(node->scan.watermark);
+        break;
+    case PLAN_WATERMARK_ASSIGNER:
+        found = expr_calls_current_watermark(node->watermark.watermark);
+        break;
+    default:
+        break;
+    }
+    if (found)
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "CURRENT_WATERMARK is supported in SELECT and WHERE only, not in %s",
+                          plan_kind_name(node->kind));
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        int status = check_current_watermark(context, node->inputs[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
 int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **physical)
 {
     int status = convert(context, logical, physical);
     if (status == JOINERY_ERROR_NO_MEMORY)
         return diag_error(context->diag, status, "out of memory");
+    if (status == JOINERY_OK)
+        status = check_current_watermark(context, *physical);
     return status;
 }

@@ -63,3 +63,14 @@ CREATE TABLE file_orders (
 ) WITH ('connector' = 'filesystem', 'path' = 'sample-data/orders.json', 'format' = 'json');
 SET 'table.exec.source.idle-timeout' = '1 min';
 EXPLAIN SELECT order_id FROM file_orders;
+
+-- CURRENT_WATERMARK(rowtime): the watermark the Calc has received, NULL before
+-- the first; the argument must be a rowtime attribute; it stays where it is
+-- written (never pushed into a scan or a join). A file is read in one batch
+-- here, so every row sees NULL (the watermark follows the batch).
+EXPLAIN SELECT order_id, CURRENT_WATERMARK(order_time) AS wm FROM orders
+WHERE order_time > CURRENT_WATERMARK(order_time) OR CURRENT_WATERMARK(order_time) IS NULL;
+SELECT order_id, CURRENT_WATERMARK(order_time) AS wm FROM file_orders WHERE order_id <= 3;
+SELECT CURRENT_WATERMARK(order_id) FROM file_orders;
+SELECT o.order_id FROM orders AS o JOIN users AS u
+  ON o.user_id = u.user_id AND CURRENT_WATERMARK(o.order_time) IS NOT NULL;

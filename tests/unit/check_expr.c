@@ -233,7 +233,7 @@ static Row *make_row(int64_t amount, const char *name, int64_t price_cents, cons
 
 static ExprEvalContext make_context(void)
 {
-    ExprEvalContext context = {&scratch, &diag, 1700000000123LL, false};
+    ExprEvalContext context = {.arena = &scratch, .diag = &diag, .now_millis = 1700000000123LL};
     diag_clear(&diag);
     return context;
 }

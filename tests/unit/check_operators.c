@@ -26,6 +26,7 @@
 #include "engine/exec/ops/op_source.h"
 #include "engine/exec/ops/op_union.h"
 #include "engine/exec/ops/op_watermark_assigner.h"
+#include "engine/exec/split_watermarks.h"
 
 /* ---- harness: fake clock, collecting operator, row helpers ---- */
 
@@ -920,6 +921,211 @@ START_TEST(test_mailbox_bounded_and_stop)
 }
 END_TEST
 
+/* ---- per-split watermarks (Kafka partitions) ---- */
+
+START_TEST(test_split_watermarks_combination)
+{
+    SplitWatermarks w;
+    int64_t watermark = 0;
+    /* two splits, idle after 1000 ms without records; assigned at t=0 */
+    ck_assert(split_watermarks_init(&w, 2, 1000, 0));
+    /* split 1 has no record yet: it holds the watermark back */
+    split_watermarks_observe(&w, 0, 5000, 10);
+    ck_assert(!split_watermarks_update(&w, 20, &watermark));
+    ck_assert_int_eq(w.current, INT64_MIN);
+    /* the minimum over the splits */
+    split_watermarks_observe(&w, 1, 3000, 30);
+    ck_assert(split_watermarks_update(&w, 40, &watermark));
+    ck_assert_int_eq(watermark, 3000);
+    split_watermarks_observe(&w, 0, 9000, 50);
+    split_watermarks_observe(&w, 1, 4000, 60);
+    ck_assert(split_watermarks_update(&w, 70, &watermark));
+    ck_assert_int_eq(watermark, 4000);
+    /* a smaller record value (late record) does not lower its split */
+    split_watermarks_observe(&w, 1, 1000, 80);
+    ck_assert(!split_watermarks_update(&w, 90, &watermark));
+    /* split 1 silent for the timeout: idle, released; split 0 alone decides */
+    split_watermarks_observe(&w, 0, 9500, 1050);
+    ck_assert(!split_watermarks_update(&w, 1079, &watermark)); /* 999 ms: not yet */
+    ck_assert(split_watermarks_update(&w, 1080, &watermark));
+    ck_assert_int_eq(watermark, 9500);
+    ck_assert(!split_watermarks_all_idle(&w));
+    /* split 1 reactivated by a record: it holds back again, but never backwards */
+    split_watermarks_observe(&w, 1, 6000, 1100);
+    ck_assert(!split_watermarks_update(&w, 1110, &watermark));
+    ck_assert_int_eq(w.current, 9500);
+    split_watermarks_observe(&w, 1, 12000, 1200);
+    split_watermarks_observe(&w, 0, 11000, 1200);
+    ck_assert(split_watermarks_update(&w, 1210, &watermark));
+    ck_assert_int_eq(watermark, 11000);
+    /* every split idle: the source is idle and the watermark stays */
+    ck_assert(!split_watermarks_update(&w, 5000, &watermark));
+    ck_assert(split_watermarks_all_idle(&w));
+    ck_assert_int_eq(w.current, 11000);
+    /* a finished split no longer holds back */
+    split_watermarks_observe(&w, 0, 20000, 6000);
+    split_watermarks_observe(&w, 1, 15000, 6000);
+    ck_assert(split_watermarks_update(&w, 6001, &watermark));
+    ck_assert_int_eq(watermark, 15000);
+    split_watermarks_finish(&w, 1);
+    ck_assert(split_watermarks_update(&w, 6002, &watermark));
+    ck_assert_int_eq(watermark, 20000);
+    split_watermarks_free(&w);
+    /* without an idle timeout a split without records holds back forever */
+    ck_assert(split_watermarks_init(&w, 2, 0, 0));
+    split_watermarks_observe(&w, 0, 5000, 10);
+    ck_assert(!split_watermarks_update(&w, 1000000, &watermark));
+    split_watermarks_free(&w);
+}
+END_TEST
+
+/* A reader handing out scripted batches of (id, ts) rows, each with its split. */
+typedef struct ScriptReader {
+    SourceReader base;
+    const char *batches[8]; /* "split:id,ts;split:id,ts", NULL: idle poll */
+    int next;
+    int count;
+    uint32_t splits[64];
+    bool finished[2];
+} ScriptReader;
+
+static int script_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t max_rows,
+                       int64_t now_millis, int64_t *next_poll_millis, Diag *diag)
+{
+    (void)max_rows;
+    (void)diag;
+    ScriptReader *reader = (ScriptReader *)base;
+    if (reader->next >= reader->count)
+        return SOURCE_POLL_END;
+    const char *batch = reader->batches[reader->next++];
+    if (!batch) {
+        *next_poll_millis = now_millis + 10;
+        return SOURCE_POLL_IDLE;
+    }
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", batch);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    for (char *part = strtok(copy, ";"); part; part = strtok(NULL, ";")) {
+        uint32_t split = (uint32_t)strtoul(part, &part, 10);
+        long long id = strtoll(part + 1, &part, 10);
+        long long ts = strtoll(part + 1, NULL, 10);
+        row_builder_begin(&builder, 2, ROW_KIND_INSERT);
+        row_builder_set_int64(&builder, 0, id);
+        row_builder_set_int64(&builder, 1, ts);
+        reader->splits[out->count] = split;
+        out->rows[out->count++] = row_copy(arena, row_builder_finish(&builder));
+    }
+    row_builder_free(&builder);
+    return SOURCE_POLL_ROWS;
+}
+
+static void script_close(SourceReader *base)
+{
+    (void)base;
+}
+
+static const SourceReaderVtable SCRIPT_READER = {.poll = script_poll, .close = script_close};
+
+START_TEST(test_scan_watermark_per_split)
+{
+    /* (id BIGINT, ts TIMESTAMP(3)) read from two splits, WATERMARK FOR ts AS ts */
+    DataType types[2] = {t_bigint(), type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    Harness h;
+    harness_init(&h, types, 2);
+    ScriptReader reader = {0};
+    reader.base.vtable = &SCRIPT_READER;
+    reader.base.split_count = 2;
+    reader.base.row_splits = reader.splits;
+    reader.base.split_finished = reader.finished;
+    reader.batches[0] = "0:1,1000;0:2,3000"; /* split 1 silent: holds back */
+    reader.batches[1] = NULL;                /* idle poll at 500 ms: nothing yet */
+    reader.batches[2] = "1:3,2000";          /* minimum of 3000 and 2000 */
+    reader.batches[3] = "0:4,8000";          /* split 1 still at 2000 */
+    reader.batches[4] = NULL;                /* 1 s later split 1 is idle: 8000 */
+    reader.batches[5] = "1:5,6000;0:6,9000"; /* reactivated; never backwards */
+    reader.count = 6;
+    ScanSpec spec = {0};
+    spec.source.field_count = 2;
+    spec.source.types = types;
+    spec.output_count = 2;
+    spec.watermark = expr_make_input_ref(&h.arena, 1, types[1]);
+    spec.idle_timeout_millis = 1000;
+    spec.watermark_interval_millis = 200;
+    harness_open(&h, scan_operator_create(&spec, &reader.base, &h.diag));
+    SourceState state;
+    int64_t next = 0;
+    fake_now = 0;
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    EXPECT(&h, "+I(1,1000) +I(2,3000)");
+    fake_now = 500;
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    ck_assert_int_eq(state, SOURCE_STATE_IDLE);
+    EXPECT(&h, "");
+    fake_now = 600;
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    EXPECT(&h, "+I(3,2000) W(2000)");
+    fake_now = 700;
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    EXPECT(&h, "+I(4,8000)");
+    fake_now = 1600; /* split 1's last record was at 600 */
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    EXPECT(&h, "W(8000)");
+    ck_assert_int_eq(source_operator_watermark(h.op), 8000);
+    fake_now = 1700;
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    EXPECT(&h, "+I(5,6000) +I(6,9000)");
+    /* end of the bounded input: +infinity, then the end */
+    ck_assert_int_eq(source_operator_poll(h.op, fake_now, &state, &next), JOINERY_OK);
+    ck_assert_int_eq(state, SOURCE_STATE_ENDED);
+    EXPECT(&h, "W(MAX) END");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_calc_current_watermark)
+{
+    /* SELECT id, CURRENT_WATERMARK(ts) WHERE ts > CURRENT_WATERMARK(ts) OR it IS NULL */
+    DataType types[2] = {t_bigint(), type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    DataType rowtime = types[1];
+    rowtime.time_attribute = TIME_ATTRIBUTE_ROWTIME;
+    static DataType out[2];
+    Harness h;
+    harness_init(&h, out, 2);
+    Arena *arena = &h.arena;
+    Expr *watermark = call(arena, "CURRENT_WATERMARK", FUNCTION_CURRENT_WATERMARK,
+                           expr_make_input_ref(arena, 1, rowtime), NULL);
+    ck_assert_int_eq(watermark->type.id, TYPE_TIMESTAMP);
+    ck_assert(watermark->type.nullable);
+    Expr *projects[2] = {expr_make_input_ref(arena, 0, types[0]), watermark};
+    out[0] = types[0];
+    out[1] = watermark->type;
+    Expr *late =
+        call(arena, NULL, FUNCTION_GREATER, expr_make_input_ref(arena, 1, rowtime), watermark);
+    Expr *none = call(arena, NULL, FUNCTION_IS_NULL, watermark, NULL);
+    Expr *condition = call(arena, NULL, FUNCTION_OR, late, none);
+    CalcSpec spec = {2, projects, out, 2, condition};
+    harness_open(&h, calc_operator_create(&spec, &h.diag));
+    PUSH(&h, types, 2, "+I 1,5000;+I 2,1000");
+    EXPECT(&h, "+I(1,NULL) +I(2,NULL)"); /* no watermark yet: NULL */
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 4000), JOINERY_OK);
+    EXPECT(&h, "W(4000)");
+    PUSH(&h, types, 2, "+I 3,3000;+I 4,4000;+I 5,4001");
+    EXPECT(&h, "+I(5,4000)"); /* rows at or behind the watermark are dropped */
+    harness_close(&h);
+    /* CURRENT_WATERMARK needs a rowtime attribute */
+    Arena scratch;
+    arena_init(&scratch, 1024);
+    Expr *args[1] = {expr_make_input_ref(&scratch, 1, types[1])};
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_ptr_null(function_resolve(&scratch, "CURRENT_WATERMARK", FUNCTION_CURRENT_WATERMARK,
+                                        args, 1, &diag));
+    ck_assert_ptr_nonnull(strstr(diag.message, "rowtime attribute"));
+    arena_destroy(&scratch);
+}
+END_TEST
+
 static Suite *operators_suite(void)
 {
     Suite *suite = suite_create("operators");
@@ -931,6 +1137,9 @@ static Suite *operators_suite(void)
     tcase_add_test(stateless, test_exchange_single_distribution);
     tcase_add_test(stateless, test_union_forwards_and_merges);
     tcase_add_test(stateless, test_watermark_assigner);
+    tcase_add_test(stateless, test_split_watermarks_combination);
+    tcase_add_test(stateless, test_scan_watermark_per_split);
+    tcase_add_test(stateless, test_calc_current_watermark);
     suite_add_tcase(suite, stateless);
     TCase *ends = tcase_create("sources and sinks");
     tcase_add_test(ends, test_values_source);

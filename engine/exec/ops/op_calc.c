@@ -1,7 +1,8 @@
 /*
  * op_calc.c - Calc: evaluates the condition, then the projections, per row.
  * The row kind passes through unchanged. Projections that are plain input
- * references are copied slot by slot without evaluation.
+ * references are copied slot by slot without evaluation. CURRENT_WATERMARK
+ * evaluates to the watermark the Calc has received (NULL before the first).
  */
 #include "engine/exec/ops/op_calc.h"
 
@@ -21,7 +22,14 @@ static int calc_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
     CalcOperator *calc = self->impl;
-    ExprEvalContext eval = {&calc->scratch, self->context->diag, operator_now_millis(self), false};
+    ExprEvalContext eval = {.arena = &calc->scratch,
+                            .diag = self->context->diag,
+                            .now_millis = operator_now_millis(self)};
+    /* CURRENT_WATERMARK sees the watermark this Calc has received so far */
+    if (self->current_watermark != INT64_MIN) {
+        eval.has_watermark = true;
+        eval.watermark = self->current_watermark;
+    }
     const CalcSpec *spec = &calc->spec;
     int status = JOINERY_OK;
     for (uint32_t r = 0; r < batch->count && status == JOINERY_OK; r++) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "engine/exec/expr_eval.h"
+#include "engine/exec/split_watermarks.h"
 
 typedef struct SourceOperator {
     Operator base;
@@ -19,6 +20,10 @@ typedef struct SourceOperator {
     Arena scratch;
     RowBuilder builder;
     bool ended;
+    /* pushed-down watermark */
+    SplitWatermarks splits;
+    bool splits_ready;
+    int64_t next_watermark_millis; /* next periodic check */
     /* values */
     Expr ***rows;
     uint32_t row_count;
@@ -53,6 +58,7 @@ static void source_close(Operator *self)
     arena_destroy(&source->batch_arena);
     arena_destroy(&source->scratch);
     row_builder_free(&source->builder);
+    split_watermarks_free(&source->splits);
     free(source);
 }
 
@@ -113,8 +119,69 @@ uint64_t source_operator_skipped_rows(const Operator *op)
     return source->reader ? source->reader->skipped_rows : 0;
 }
 
+int64_t source_operator_watermark(const Operator *op)
+{
+    const SourceOperator *source = op->impl;
+    return source->splits_ready ? source->splits.current : INT64_MIN;
+}
+
+/* Splits of the reader: one per partition, or the whole reader as one split. */
+static int scan_prepare_watermarks(SourceOperator *source, int64_t now_millis)
+{
+    const SourceReader *reader = source->reader;
+    uint32_t count = reader->row_splits ? reader->split_count : 1;
+    if (!split_watermarks_init(&source->splits, count, source->spec.idle_timeout_millis,
+                               now_millis))
+        return operator_fail(&source->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    source->splits_ready = true;
+    source->next_watermark_millis = now_millis + source->spec.watermark_interval_millis;
+    return JOINERY_OK;
+}
+
+/* Evaluates the watermark expression on every polled row (before the filter). */
+static int scan_observe_watermarks(SourceOperator *source, int64_t now_millis)
+{
+    Operator *self = &source->base;
+    const SourceReader *reader = source->reader;
+    ExprEvalContext eval = {
+        .arena = &source->scratch, .diag = self->context->diag, .now_millis = now_millis};
+    for (uint32_t r = 0; r < source->batch.count; r++) {
+        Value value = expr_eval(source->spec.watermark, source->batch.rows[r],
+                                source->spec.source.field_count, NULL, &eval);
+        if (eval.failed)
+            return self->context->diag->status;
+        uint32_t split = reader->row_splits ? reader->row_splits[r] : 0;
+        split_watermarks_observe(&source->splits, split, value.is_null ? INT64_MIN : value.i,
+                                 now_millis);
+    }
+    arena_reset(&source->scratch);
+    return JOINERY_OK;
+}
+
+/* Sends the combined watermark downstream when it advanced. */
+static int scan_emit_watermark(SourceOperator *source, int64_t now_millis)
+{
+    const SourceReader *reader = source->reader;
+    for (uint32_t i = 0; reader->split_finished && i < source->splits.count; i++)
+        if (reader->split_finished[i])
+            split_watermarks_finish(&source->splits, i);
+    if (source->spec.watermark_interval_millis > 0 && now_millis >= source->next_watermark_millis)
+        source->next_watermark_millis = now_millis + source->spec.watermark_interval_millis;
+    int64_t watermark;
+    if (!split_watermarks_update(&source->splits, now_millis, &watermark))
+        return JOINERY_OK;
+    return operator_emit_watermark(&source->base, watermark);
+}
+
 static int source_end(SourceOperator *source, SourceState *state)
 {
+    if (source->splits_ready && source->splits.current != INT64_MAX) {
+        /* the end of a bounded input releases every event-time timer downstream */
+        source->splits.current = INT64_MAX;
+        int status = operator_emit_watermark(&source->base, INT64_MAX);
+        if (status != JOINERY_OK)
+            return status;
+    }
     source->ended = true;
     *state = SOURCE_STATE_ENDED;
     /* a source has no input channel: end of input starts here */
@@ -125,7 +192,8 @@ static int source_end(SourceOperator *source, SourceState *state)
 static int values_poll(SourceOperator *source, int64_t now_millis, SourceState *state)
 {
     Operator *self = &source->base;
-    ExprEvalContext eval = {&source->scratch, self->context->diag, now_millis, false};
+    ExprEvalContext eval = {
+        .arena = &source->scratch, .diag = self->context->diag, .now_millis = now_millis};
     int status = JOINERY_OK;
     for (uint32_t r = 0; r < source->row_count && status == JOINERY_OK; r++) {
         row_builder_begin(&source->builder, source->field_count, ROW_KIND_INSERT);
@@ -157,7 +225,8 @@ static int scan_refine(SourceOperator *source, int64_t now_millis)
     bool narrow = spec->output_count < read_count;
     if (!spec->filter && !narrow)
         return JOINERY_OK;
-    ExprEvalContext eval = {&source->scratch, self->context->diag, now_millis, false};
+    ExprEvalContext eval = {
+        .arena = &source->scratch, .diag = self->context->diag, .now_millis = now_millis};
     uint32_t kept = 0;
     for (uint32_t r = 0; r < source->batch.count; r++) {
         Row *row = source->batch.rows[r];
@@ -193,6 +262,11 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
     }
     if (source->is_values)
         return values_poll(source, now_millis, state);
+    if (source->spec.watermark && !source->splits_ready) {
+        int status = scan_prepare_watermarks(source, now_millis);
+        if (status != JOINERY_OK)
+            return status;
+    }
     source->batch.count = 0;
     arena_reset(&source->batch_arena);
     int result = source->reader->vtable->poll(source->reader, &source->batch, &source->batch_arena,
@@ -207,16 +281,33 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
         return source_end(source, state);
     if (result == SOURCE_POLL_IDLE) {
         *state = SOURCE_STATE_IDLE;
-        return JOINERY_OK;
+        if (!source->splits_ready)
+            return JOINERY_OK;
+        /* periodic emission: idle splits are released without new rows */
+        if (source->spec.watermark_interval_millis > 0 &&
+            *next_poll_millis > source->next_watermark_millis)
+            *next_poll_millis = source->next_watermark_millis;
+        if (now_millis < source->next_watermark_millis)
+            return JOINERY_OK;
+        return scan_emit_watermark(source, now_millis);
     }
     op->metrics.rows_in += source->batch.count;
     int64_t start = datetime_monotonic_nanos();
-    int status = scan_refine(source, now_millis);
+    int status = JOINERY_OK;
+    if (source->splits_ready)
+        status = scan_observe_watermarks(source, now_millis);
+    if (status == JOINERY_OK)
+        status = scan_refine(source, now_millis);
     op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
-    if (status != JOINERY_OK || source->batch.count == 0)
+    if (status != JOINERY_OK)
         return status;
-    op->metrics.rows_out += source->batch.count;
-    if (!op->target.op)
-        return JOINERY_OK;
-    return operator_push(op->target.op, op->target.input, &source->batch);
+    if (source->batch.count > 0) {
+        op->metrics.rows_out += source->batch.count;
+        if (op->target.op)
+            status = operator_push(op->target.op, op->target.input, &source->batch);
+    }
+    /* rows first, then the watermark they advanced */
+    if (status == JOINERY_OK && source->splits_ready)
+        status = scan_emit_watermark(source, now_millis);
+    return status;
 }

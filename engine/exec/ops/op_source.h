@@ -2,6 +2,14 @@
  * op_source.h - the operators that start a job's data flow: a table scan
  * over a connector's SourceReader, and Values (constant rows). The job
  * drives them with source_operator_poll instead of pushing into them.
+ *
+ * A scan with a pushed-down watermark (ScanSpec.watermark, kafka) generates
+ * it itself, one per split of its reader (split_watermarks.h): the
+ * expression is evaluated on every decoded row (before the pushed filter),
+ * the combined watermark is sent downstream after each batch that advances
+ * it and at least every watermark_interval_millis of processing time (so an
+ * idle split is released without new rows), and +infinity at the end of a
+ * bounded input.
  */
 #ifndef JOINERY_EXEC_OP_SOURCE_H
 #define JOINERY_EXEC_OP_SOURCE_H
@@ -14,6 +22,10 @@ typedef struct ScanSpec {
     SourceSpec source;     /* what the reader reads (read columns) */
     uint32_t output_count; /* the first output_count read columns are emitted */
     const Expr *filter;    /* over the read columns; NULL: none */
+    /* pushed-down watermark (plan scan.watermark): over the output columns; NULL: none */
+    const Expr *watermark;
+    int64_t idle_timeout_millis;       /* a split without records this long is idle; 0: never */
+    int64_t watermark_interval_millis; /* periodic emission; 0: only after batches */
 } ScanSpec;
 
 /*
@@ -41,5 +53,7 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
 void source_operator_mark_stopped_cleanly(Operator *op);
 /* Rows skipped as bad records by the reader (json.ignore-parse-errors). */
 uint64_t source_operator_skipped_rows(const Operator *op);
+/* The watermark a scan generated and sent so far; INT64_MIN when none (or no watermark). */
+int64_t source_operator_watermark(const Operator *op);
 
 #endif

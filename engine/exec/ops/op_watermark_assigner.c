@@ -23,8 +23,9 @@ static int watermark_assigner_process(Operator *self, uint32_t input, const RowB
 {
     (void)input;
     WatermarkAssigner *assigner = self->impl;
-    ExprEvalContext eval = {&assigner->scratch, self->context->diag, operator_now_millis(self),
-                            false};
+    ExprEvalContext eval = {.arena = &assigner->scratch,
+                            .diag = self->context->diag,
+                            .now_millis = operator_now_millis(self)};
     for (uint32_t r = 0; r < batch->count; r++) {
         Value value =
             expr_eval(assigner->watermark, batch->rows[r], assigner->field_count, NULL, &eval);
