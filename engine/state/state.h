@@ -9,6 +9,8 @@
  *       (rows with duplicates are stored once with a count; outer sides keep
  *       how many rows of the other side each record matches). Aggregates keep
  *       per-group value counts here (DISTINCT, MIN/MAX with retraction).
+ *       A key may have several parts, each such a vector: a MultiJoin keeps
+ *       every input's rows under one common key.
  *   ValueState: key row -> one value row (an aggregate's accumulators).
  *
  * In-memory backend (state_memory.c): open-addressing hash tables with
@@ -96,18 +98,29 @@ typedef struct MultisetEntry {
 enum { MULTISET_COUNT_MAX = 2147483647 };
 
 /*
- * A key of a multiset state: 32 bytes, followed in the same block by room
- * for one entry and the key row (which the state keeps; callers never need
- * it: they hold the key row they looked up with).
+ * A key of a multiset state: 32 bytes. A state may give each key several
+ * parts (multiset_state_create_parts: a MultiJoin keeps one part per input
+ * under the common key, so one lookup finds every input's rows); each part
+ * is a MultisetKey with its own entries and TTL. Functions taking a
+ * MultisetKey * work on one part; find / insert_key / remove_key /
+ * release_key take and return part 0, which stands for the whole key.
+ * Each part is followed in the key's block by room for one entry; after
+ * the parts the block holds the key row (which the state keeps; callers
+ * never need it: they hold the key row they looked up with).
  */
 typedef struct MultisetKey {
     MultisetEntry *entries; /* entry_count entries, in no particular order */
     uint32_t entry_count;
-    uint32_t entry_capacity;
-    uint32_t *index;       /* hash index over entries ({entry + 1, hash} pairs, 2 * entry_capacity
-                              of them), or NULL */
+    uint8_t capacity_log2; /* entries has room for 1 << capacity_log2 */
+    uint8_t part;          /* which part of its key this is */
+    uint16_t reserved;
+    uint32_t *index;       /* hash index over entries ({entry + 1, hash} pairs, twice the
+                              capacity of them), or NULL */
     int64_t oldest_access; /* lower bound of the entries' last_access */
 } MultisetKey;
+
+/* Bytes between consecutive parts of a key; parts per key at most. */
+enum { MULTISET_PART_BYTES = 64, MULTISET_MAX_PARTS = 64 };
 
 /*
  * Adds `delta` (> 0) to the entry's count. False, with the count unchanged,
@@ -123,15 +136,25 @@ static inline bool multiset_entry_add_count(MultisetEntry *entry, int64_t delta)
 
 typedef struct MultisetState MultisetState;
 
-/* Creates an empty state; NULL when memory is exhausted. */
+/* Creates an empty state (one part per key); NULL when memory is exhausted. */
 MultisetState *multiset_state_create(int64_t ttl_millis);
+/*
+ * Creates an empty state whose keys have `part_count` parts (1 to
+ * MULTISET_MAX_PARTS), part p with TTL ttl_millis[p] (0 = forever;
+ * ttl_millis NULL: no TTL). NULL when memory is exhausted or part_count is
+ * out of range.
+ */
+MultisetState *multiset_state_create_parts(uint32_t part_count, const int64_t *ttl_millis);
+/* Part `part` of the key `key` (part 0, as find returns it). */
+MultisetKey *multiset_key_part(MultisetKey *key, uint32_t part);
 /* Frees the state and every key and row in it. NULL is allowed. */
 void multiset_state_destroy(MultisetState *state);
 
 /*
- * The key equal to `key` (hash = row_content_hash(key)), or NULL. With a
- * TTL, expired entries of the key are dropped first (now = processing
- * time); a key left with no entries is removed and NULL returned.
+ * The key equal to `key` (hash = row_content_hash(key); part 0), or NULL.
+ * With a TTL, expired entries of the key's parts are dropped first (now =
+ * processing time); a key left with no entry in any part is removed and
+ * NULL returned. A key found may have parts without entries.
  */
 MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash, int64_t now);
 /* Like find, but inserts the key (copied, no entries) when absent; NULL on no memory. */
@@ -153,8 +176,10 @@ typedef enum MultisetPrefetch {
 } MultisetPrefetch;
 void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t row_hash,
                              MultisetPrefetch level);
-/* Removes the key with all its entries (frees their rows). */
+/* Removes the key (part 0) with all its entries (frees their rows). */
 void multiset_state_remove_key(MultisetState *state, MultisetKey *key);
+/* Removes the key (part 0) when none of its parts has an entry left. */
+void multiset_state_release_key(MultisetState *state, MultisetKey *key);
 
 /* The entry of `key` whose row equals `row` (hash = row_content_hash(row)), or NULL. */
 MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uint64_t hash);
@@ -181,6 +206,13 @@ static inline void multiset_entry_touch(MultisetEntry *entry, int64_t now)
 uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys);
 /* Current figures (O(1)). */
 StateCounters multiset_state_counters(const MultisetState *state);
+/*
+ * Figures of one part: its keys (keys where it has entries), entries and
+ * expired entries exactly; bytes are its rows, vectors and indexes plus a
+ * share of what the parts hold in common (table, key blocks) in proportion
+ * to its keys, so the parts' bytes add up to the state's. O(parts).
+ */
+StateCounters multiset_state_part_counters(const MultisetState *state, uint32_t part);
 
 /* ---- value state ------------------------------------------------------ */
 

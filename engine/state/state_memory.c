@@ -8,10 +8,12 @@
  * array and touches a key block only on a hash match, so a lookup costs one
  * miss on the (small) slot array and one on the key block.
  *
- * Key block (one allocation per key): the MultisetKey, storage for one
- * entry (entries points there while entry_capacity is 1, so a key with one
- * row needs no vector) and the key row's bytes. Key blocks never move while
- * their key is stored: slots point to them.
+ * Key block (one allocation per key): for each of the state's parts a
+ * MultisetKey and storage for one entry (entries points there while the
+ * part's capacity is 1, so a part with one row needs no vector), then the
+ * key row's bytes. Key blocks never move while their key is stored: slots
+ * point to them. Per part the state counts keys, entries, expired entries
+ * and payload bytes (rows, vectors, indexes) for per-input metrics.
  *
  * Memory: key blocks, entry rows, entry vectors and indexes come from a
  * per-state slab (size classes every 8 bytes up to 256, every 32 up to
@@ -26,7 +28,7 @@
  * aligned and advised (MADV_HUGEPAGE), which cuts page faults and TLB
  * misses while state grows. Destroying a state frees chunks wholesale.
  *
- * Per-key index (when entry_capacity > INDEX_THRESHOLD): 2 * capacity slots
+ * Per-key index (when the capacity > INDEX_THRESHOLD): 2 * capacity slots
  * of two uint32 words {position + 1, the entry's 32-bit hash}; a probe
  * compares the tag without touching the entry vector.
  *
@@ -37,10 +39,11 @@
  *   malloc'd above the slab's largest class: exactly what the state holds,
  *   apart from malloc's own bookkeeping;
  * - slab class `live` counts its blocks handed out and not freed;
- * - a MultisetKey has entry_count > 0 except transiently between
- *   insert_key and the first add_row (the operator adds or removes it);
- * - entries == the block's inline entry iff entry_capacity == 1;
- * - key->index is NULL when entry_capacity <= INDEX_THRESHOLD (or when
+ * - some part of a stored key has entries, except transiently between
+ *   insert_key and the first add_row, or after the operator emptied a part
+ *   and before it releases the key (release_key / remove_key);
+ * - a part's entries == its inline entry iff its capacity is 1;
+ * - key->index is NULL when the capacity <= INDEX_THRESHOLD (or when
  *   memory for it ran out: lookups then scan); when present it holds
  *   exactly one slot per entry;
  * - key->oldest_access <= last_access of every entry of the key.
@@ -273,10 +276,15 @@ static inline void slab_free_row(Slab *slab, Row *row)
 
 /* ---- multiset state --------------------------------------------------- */
 
+/* One part of a key: its header and room for one entry (64 bytes, MULTISET_PART_BYTES). */
+typedef struct KeyPart {
+    MultisetKey key;
+    MultisetEntry inline_entry; /* the entries while the capacity is 1 */
+} KeyPart;
+
+/* A key's block: part_count KeyParts, then the key row's bytes. */
 typedef struct KeyBlock {
-    MultisetKey key;            /* first: a MultisetKey * is its KeyBlock * */
-    MultisetEntry inline_entry; /* the entries while entry_capacity == 1 */
-    uint64_t key_row[];         /* the key row's bytes */
+    KeyPart parts[1]; /* part_count of them; a MultisetKey * of part 0 is its KeyBlock * */
 } KeyBlock;
 
 typedef struct MultisetSlot {
@@ -284,37 +292,62 @@ typedef struct MultisetSlot {
     KeyBlock *block; /* NULL: empty slot */
 } MultisetSlot;
 
+/* What the state keeps per part of its keys. */
+typedef struct PartFigures {
+    int64_t ttl_millis;
+    uint64_t keys;          /* keys with at least one entry in the part */
+    uint64_t entries;       /* entries of the part */
+    uint64_t expired;       /* entries of the part dropped by TTL */
+    uint64_t payload_bytes; /* rows, vectors and indexes of the part */
+} PartFigures;
+
 struct MultisetState {
     MultisetSlot *slots;
     uint32_t capacity; /* power of two */
     uint32_t key_count;
     uint64_t entry_count;
     uint64_t expired;
-    int64_t ttl_millis;
+    bool ttl_enabled; /* some part has a TTL */
+    uint32_t part_count;
+    uint32_t key_row_offset; /* bytes of the parts in a key block */
     uint32_t cleanup_cursor;
     Slab slab;
+    PartFigures parts[]; /* part_count */
 };
+
+_Static_assert(sizeof(KeyPart) == MULTISET_PART_BYTES, "a key part is MULTISET_PART_BYTES");
+_Static_assert(sizeof(MultisetKey) == 32 && sizeof(MultisetEntry) == 32, "compact state");
 
 static inline KeyBlock *key_block_of(MultisetKey *key)
 {
     return (KeyBlock *)key;
 }
 
-/* The key row stored in the key's block. */
-static inline const Row *key_block_row(MultisetKey *key)
+static inline const Row *block_key_row(const MultisetState *state, const KeyBlock *block)
 {
-    return (const Row *)key_block_of(key)->key_row;
+    return (const Row *)((const char *)block + state->key_row_offset);
+}
+
+static inline uint32_t key_capacity(const MultisetKey *key)
+{
+    return 1u << key->capacity_log2;
+}
+
+/* The entry room inside the key part. */
+static inline MultisetEntry *key_inline_entry(MultisetKey *key)
+{
+    return &((KeyPart *)key)->inline_entry;
 }
 
 /* Slots of the key's index (a power of two; valid while key->index is set). */
 static inline uint32_t key_index_slots(const MultisetKey *key)
 {
-    return key->entry_capacity * 2;
+    return key_capacity(key) * 2;
 }
 
-static inline uint32_t key_block_size(const Row *key_row)
+static inline uint32_t key_block_size(const MultisetState *state, const Row *key_row)
 {
-    return (uint32_t)offsetof(KeyBlock, key_row) + row_size(key_row);
+    return state->key_row_offset + row_size(key_row);
 }
 
 static inline uint32_t entry_vector_size(uint32_t capacity)
@@ -327,9 +360,16 @@ static inline uint32_t key_index_size(uint32_t slots)
     return slots * 2 * (uint32_t)sizeof(uint32_t);
 }
 
-MultisetState *multiset_state_create(int64_t ttl_millis)
+static inline uint32_t capacity_log2_of(uint32_t capacity)
 {
-    MultisetState *state = calloc(1, sizeof *state);
+    return (uint32_t)__builtin_ctz(capacity);
+}
+
+MultisetState *multiset_state_create_parts(uint32_t part_count, const int64_t *ttl_millis)
+{
+    if (part_count == 0 || part_count > MULTISET_MAX_PARTS)
+        return NULL;
+    MultisetState *state = calloc(1, sizeof *state + part_count * sizeof(PartFigures));
     if (!state)
         return NULL;
     state->slots = calloc(TABLE_INITIAL_CAPACITY, sizeof(MultisetSlot));
@@ -338,26 +378,53 @@ MultisetState *multiset_state_create(int64_t ttl_millis)
         return NULL;
     }
     state->capacity = TABLE_INITIAL_CAPACITY;
-    state->ttl_millis = ttl_millis > 0 ? ttl_millis : 0;
+    state->part_count = part_count;
+    state->key_row_offset = part_count * (uint32_t)sizeof(KeyPart);
+    for (uint32_t p = 0; p < part_count; p++) {
+        state->parts[p].ttl_millis = ttl_millis && ttl_millis[p] > 0 ? ttl_millis[p] : 0;
+        if (state->parts[p].ttl_millis > 0)
+            state->ttl_enabled = true;
+    }
     return state;
 }
 
-/* Frees the key's vector and index (not its rows or block). */
-static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
+MultisetState *multiset_state_create(int64_t ttl_millis)
 {
-    if (key->entry_capacity > 1)
-        slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
-    if (key->index)
-        slab_free(&state->slab, key->index, key_index_size(key_index_slots(key)));
+    return multiset_state_create_parts(1, &ttl_millis);
 }
 
-/* Frees the key with its rows, vector, index and block. */
-static void multiset_key_free(MultisetState *state, MultisetKey *key)
+/* Frees the part's vector and index (not its rows). */
+static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
 {
-    for (uint32_t i = 0; i < key->entry_count; i++)
-        slab_free_row(&state->slab, key->entries[i].row);
-    multiset_key_free_vectors(state, key);
-    slab_free(&state->slab, key, key_block_size(key_block_row(key)));
+    PartFigures *part = &state->parts[key->part];
+    if (key_capacity(key) > 1) {
+        slab_free(&state->slab, key->entries, entry_vector_size(key_capacity(key)));
+        part->payload_bytes -= entry_vector_size(key_capacity(key));
+    }
+    if (key->index) {
+        slab_free(&state->slab, key->index, key_index_size(key_index_slots(key)));
+        part->payload_bytes -= key_index_size(key_index_slots(key));
+    }
+}
+
+/* Frees every part's rows, vectors and indexes, and the block; updates the figures. */
+static void multiset_key_free(MultisetState *state, KeyBlock *block)
+{
+    for (uint32_t p = 0; p < state->part_count; p++) {
+        MultisetKey *key = &block->parts[p].key;
+        PartFigures *part = &state->parts[p];
+        for (uint32_t i = 0; i < key->entry_count; i++) {
+            part->payload_bytes -= row_size(key->entries[i].row);
+            slab_free_row(&state->slab, key->entries[i].row);
+        }
+        if (key->entry_count) {
+            part->keys--;
+            part->entries -= key->entry_count;
+            state->entry_count -= key->entry_count;
+        }
+        multiset_key_free_vectors(state, key);
+    }
+    slab_free(&state->slab, block, key_block_size(state, block_key_row(state, block)));
 }
 
 void multiset_state_destroy(MultisetState *state)
@@ -369,15 +436,17 @@ void multiset_state_destroy(MultisetState *state)
         KeyBlock *block = state->slots[i].block;
         if (!block)
             continue;
-        MultisetKey *key = &block->key;
-        for (uint32_t e = 0; e < key->entry_count; e++)
-            if (row_size(key->entries[e].row) > SLAB_MAX_BLOCK)
-                free(key->entries[e].row);
-        if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK)
-            free(key->entries);
-        if (key->index && key_index_size(key_index_slots(key)) > SLAB_MAX_BLOCK)
-            free(key->index);
-        if (key_block_size(key_block_row(key)) > SLAB_MAX_BLOCK)
+        for (uint32_t p = 0; p < state->part_count; p++) {
+            MultisetKey *key = &block->parts[p].key;
+            for (uint32_t e = 0; e < key->entry_count; e++)
+                if (row_size(key->entries[e].row) > SLAB_MAX_BLOCK)
+                    free(key->entries[e].row);
+            if (key_capacity(key) > 1 && entry_vector_size(key_capacity(key)) > SLAB_MAX_BLOCK)
+                free(key->entries);
+            if (key->index && key_index_size(key_index_slots(key)) > SLAB_MAX_BLOCK)
+                free(key->index);
+        }
+        if (key_block_size(state, block_key_row(state, block)) > SLAB_MAX_BLOCK)
             free(block);
     }
     slab_release_all(&state->slab);
@@ -393,7 +462,7 @@ static inline uint32_t multiset_probe(const MultisetState *state, const Row *key
     for (;;) {
         const MultisetSlot *slot = &state->slots[i];
         if (!slot->block ||
-            (slot->hash == hash && state_row_equals((const Row *)slot->block->key_row, key)))
+            (slot->hash == hash && state_row_equals(block_key_row(state, slot->block), key)))
             return i;
         i = (i + 1) & mask;
     }
@@ -416,11 +485,11 @@ void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t
             if (level == MULTISET_PREFETCH_KEY) {
                 __builtin_prefetch(block);
                 __builtin_prefetch((const char *)block + 64);
-                __builtin_prefetch((const char *)block + 127);
+                __builtin_prefetch((const char *)block_key_row(state, block));
                 return;
             }
-            const MultisetKey *key = &block->key;
-            if (key->entry_capacity == 1) {
+            const MultisetKey *key = &block->parts[0].key;
+            if (key_capacity(key) == 1) {
                 __builtin_prefetch(key->entries[0].row); /* the entry is in the block */
             } else {
                 /* a small vector is scanned whole; a large one is reached through its index */
@@ -468,9 +537,7 @@ static bool multiset_resize(MultisetState *state, uint32_t capacity)
 /* Removes the key in `slot` with backward-shift deletion; no shrinking. */
 static void multiset_remove_slot(MultisetState *state, uint32_t slot)
 {
-    MultisetKey *key = &state->slots[slot].block->key;
-    state->entry_count -= key->entry_count;
-    multiset_key_free(state, key);
+    multiset_key_free(state, state->slots[slot].block);
     state->key_count--;
 
     uint32_t mask = state->capacity - 1;
@@ -504,7 +571,7 @@ static void multiset_maybe_shrink(MultisetState *state)
     (void)multiset_resize(state, capacity); /* failure: keep the larger table */
 }
 
-/* ---- the entries of one key ---- */
+/* ---- the entries of one key part ---- */
 
 static void key_index_insert(MultisetKey *key, uint32_t position)
 {
@@ -549,22 +616,25 @@ static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
 }
 
 /*
- * Rebuilds (or drops) the index for the current entry_capacity; the old
- * index, if any, had `old_slots` slots.
+ * Rebuilds (or drops) the index for the current capacity; the old index,
+ * if any, had `old_slots` slots.
  */
 static bool key_index_rebuild(MultisetState *state, MultisetKey *key, uint32_t old_slots)
 {
+    PartFigures *part = &state->parts[key->part];
     if (key->index) {
         slab_free(&state->slab, key->index, key_index_size(old_slots));
+        part->payload_bytes -= key_index_size(old_slots);
         key->index = NULL;
     }
-    if (key->entry_capacity <= INDEX_THRESHOLD)
+    if (key_capacity(key) <= INDEX_THRESHOLD)
         return true;
-    uint32_t slots = key_index_slots(key); /* entry_capacity is a power of two */
+    uint32_t slots = key_index_slots(key);
     uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
     if (!index)
         return false;
     memset(index, 0, key_index_size(slots));
+    part->payload_bytes += key_index_size(slots);
     key->index = index;
     for (uint32_t i = 0; i < key->entry_count; i++)
         key_index_insert(key, i);
@@ -574,36 +644,41 @@ static bool key_index_rebuild(MultisetState *state, MultisetKey *key, uint32_t o
 /* Moves the entries into a vector of `capacity` (1: the inline entry) and rebuilds the index. */
 static bool key_set_capacity(MultisetState *state, MultisetKey *key, uint32_t capacity)
 {
+    PartFigures *part = &state->parts[key->part];
+    uint32_t old_capacity = key_capacity(key);
     uint32_t old_index_slots = key_index_slots(key);
     MultisetEntry *entries;
     if (capacity == 1) {
-        entries = &key_block_of(key)->inline_entry;
-    } else if (key->entry_capacity > 1 && entry_vector_size(key->entry_capacity) > SLAB_MAX_BLOCK &&
+        entries = key_inline_entry(key);
+    } else if (old_capacity > 1 && entry_vector_size(old_capacity) > SLAB_MAX_BLOCK &&
                entry_vector_size(capacity) > SLAB_MAX_BLOCK) {
         entries = realloc(key->entries, entry_vector_size(capacity));
         if (!entries)
             return false;
         state->slab.heap_bytes += entry_vector_size(capacity);
-        state->slab.heap_bytes -= entry_vector_size(key->entry_capacity);
+        state->slab.heap_bytes -= entry_vector_size(old_capacity);
+        part->payload_bytes += entry_vector_size(capacity);
+        part->payload_bytes -= entry_vector_size(old_capacity);
         key->entries = entries;
-        key->entry_capacity = capacity;
-        (void)key_index_rebuild(state, key,
-                                old_index_slots); /* no memory for an index: linear search */
+        key->capacity_log2 = (uint8_t)capacity_log2_of(capacity);
+        (void)key_index_rebuild(state, key, old_index_slots); /* no memory: linear search */
         return true;
     } else {
         entries = slab_alloc(&state->slab, entry_vector_size(capacity));
         if (!entries)
             return false;
+        part->payload_bytes += entry_vector_size(capacity);
     }
     if (entries != key->entries) {
         memcpy(entries, key->entries, (size_t)key->entry_count * sizeof(MultisetEntry));
-        if (key->entry_capacity > 1)
-            slab_free(&state->slab, key->entries, entry_vector_size(key->entry_capacity));
+        if (old_capacity > 1) {
+            slab_free(&state->slab, key->entries, entry_vector_size(old_capacity));
+            part->payload_bytes -= entry_vector_size(old_capacity);
+        }
     }
     key->entries = entries;
-    key->entry_capacity = capacity;
-    (void)key_index_rebuild(state, key,
-                            old_index_slots); /* no memory for an index: linear search */
+    key->capacity_log2 = (uint8_t)capacity_log2_of(capacity);
+    (void)key_index_rebuild(state, key, old_index_slots); /* no memory: linear search */
     return true;
 }
 
@@ -633,14 +708,15 @@ MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uin
 MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
                                     uint64_t hash, int64_t now)
 {
-    if (key->entry_count == key->entry_capacity) {
-        uint32_t capacity = key->entry_capacity * 2;
-        if (capacity <= key->entry_capacity || !key_set_capacity(state, key, capacity))
+    if (key->entry_count == key_capacity(key)) {
+        uint32_t capacity = key_capacity(key) * 2;
+        if (capacity <= key_capacity(key) || !key_set_capacity(state, key, capacity))
             return NULL;
     }
     Row *copy = slab_copy_row(&state->slab, row);
     if (!copy)
         return NULL;
+    PartFigures *part = &state->parts[key->part];
     uint32_t position = key->entry_count++;
     MultisetEntry *entry = &key->entries[position];
     entry->row = copy;
@@ -652,12 +728,17 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
         key_index_insert(key, position);
     if (now < key->oldest_access || key->entry_count == 1)
         key->oldest_access = now;
+    if (key->entry_count == 1)
+        part->keys++;
+    part->entries++;
+    part->payload_bytes += row_size(copy);
     state->entry_count++;
     return entry;
 }
 
 void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetEntry *entry)
 {
+    PartFigures *part = &state->parts[key->part];
     uint32_t position = (uint32_t)(entry - key->entries);
     uint32_t last = key->entry_count - 1;
     if (key->index) {
@@ -665,24 +746,29 @@ void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetE
         if (position != last)
             key->index[2 * key_index_slot_of(key, last)] = position + 1;
     }
+    part->payload_bytes -= row_size(entry->row);
     slab_free_row(&state->slab, entry->row);
     if (position != last)
         key->entries[position] = key->entries[last];
     key->entry_count--;
+    part->entries--;
+    if (key->entry_count == 0)
+        part->keys--;
     state->entry_count--;
     /* give memory back when the vector is mostly empty */
-    if (key->entry_capacity > 4 && key->entry_count * 4 < key->entry_capacity)
-        (void)key_set_capacity(state, key, key->entry_capacity / 2);
+    if (key_capacity(key) > 4 && key->entry_count * 4 < key_capacity(key))
+        (void)key_set_capacity(state, key, key_capacity(key) / 2);
 }
 
-/* Drops the expired entries of a key; returns how many. */
+/* Drops the expired entries of a key part; returns how many. */
 static uint64_t multiset_key_expire(MultisetState *state, MultisetKey *key, int64_t now)
 {
+    PartFigures *part = &state->parts[key->part];
     uint64_t dropped = 0;
     int64_t oldest = INT64_MAX;
     for (uint32_t i = key->entry_count; i-- > 0;) {
         MultisetEntry *entry = &key->entries[i];
-        if (state_is_expired(state->ttl_millis, entry->last_access, now)) {
+        if (state_is_expired(part->ttl_millis, entry->last_access, now)) {
             multiset_key_remove_entry(state, key, entry);
             dropped++;
         }
@@ -691,7 +777,29 @@ static uint64_t multiset_key_expire(MultisetState *state, MultisetKey *key, int6
         if (key->entries[i].last_access < oldest)
             oldest = key->entries[i].last_access;
     key->oldest_access = oldest;
+    part->expired += dropped;
     state->expired += dropped;
+    return dropped;
+}
+
+/*
+ * Expires the parts of the block whose oldest entry is due; returns the
+ * entries dropped and sets *empty when no part has an entry left.
+ */
+static uint64_t multiset_block_expire(MultisetState *state, KeyBlock *block, int64_t now,
+                                      bool *empty)
+{
+    uint64_t dropped = 0;
+    bool any = false;
+    for (uint32_t p = 0; p < state->part_count; p++) {
+        MultisetKey *key = &block->parts[p].key;
+        if (key->entry_count &&
+            state_is_expired(state->parts[p].ttl_millis, key->oldest_access, now))
+            dropped += multiset_key_expire(state, key, now);
+        if (key->entry_count)
+            any = true;
+    }
+    *empty = !any;
     return dropped;
 }
 
@@ -701,16 +809,15 @@ MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t 
     KeyBlock *block = state->slots[slot].block;
     if (!block)
         return NULL;
-    MultisetKey *found = &block->key;
-    if (state->ttl_millis > 0 && state_is_expired(state->ttl_millis, found->oldest_access, now)) {
-        multiset_key_expire(state, found, now);
-        if (found->entry_count == 0) {
+    if (state->ttl_enabled) {
+        bool empty;
+        if (multiset_block_expire(state, block, now, &empty) > 0 && empty) {
             multiset_remove_slot(state, slot);
             multiset_maybe_shrink(state);
             return NULL;
         }
     }
-    return found;
+    return &block->parts[0].key;
 }
 
 MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uint64_t hash,
@@ -723,37 +830,55 @@ MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uin
         if (state->capacity >= (1u << 31) || !multiset_resize(state, state->capacity * 2))
             return NULL;
     }
-    KeyBlock *block = slab_alloc(&state->slab, key_block_size(key));
+    KeyBlock *block = slab_alloc(&state->slab, key_block_size(state, key));
     if (!block)
         return NULL;
-    memset(block, 0, offsetof(KeyBlock, key_row));
-    memcpy(block->key_row, key, row_size(key));
-    Row *key_copy = (Row *)block->key_row;
+    memset(block, 0, state->key_row_offset);
+    Row *key_copy = (Row *)((char *)block + state->key_row_offset);
+    memcpy(key_copy, key, row_size(key));
     row_set_kind(key_copy, ROW_KIND_INSERT);
-    MultisetKey *created = &block->key;
-    created->entries = &block->inline_entry;
-    created->entry_capacity = 1;
-    created->oldest_access = now;
+    for (uint32_t p = 0; p < state->part_count; p++) {
+        MultisetKey *part = &block->parts[p].key;
+        part->entries = key_inline_entry(part);
+        part->capacity_log2 = 0;
+        part->part = (uint8_t)p;
+        part->oldest_access = now;
+    }
     uint32_t slot = multiset_probe(state, key, hash);
     state->slots[slot].hash = hash;
     state->slots[slot].block = block;
     state->key_count++;
-    return created;
+    return &block->parts[0].key;
+}
+
+MultisetKey *multiset_key_part(MultisetKey *key, uint32_t part)
+{
+    return &((KeyPart *)key)[part].key;
 }
 
 void multiset_state_remove_key(MultisetState *state, MultisetKey *key)
 {
+    KeyBlock *block = key_block_of(key);
     uint32_t mask = state->capacity - 1;
-    uint32_t slot = (uint32_t)row_content_hash(key_block_row(key)) & mask;
-    while (state->slots[slot].block != key_block_of(key))
+    uint32_t slot = (uint32_t)row_content_hash(block_key_row(state, block)) & mask;
+    while (state->slots[slot].block != block)
         slot = (slot + 1) & mask;
     multiset_remove_slot(state, slot);
     multiset_maybe_shrink(state);
 }
 
+void multiset_state_release_key(MultisetState *state, MultisetKey *key)
+{
+    KeyBlock *block = key_block_of(key);
+    for (uint32_t p = 0; p < state->part_count; p++)
+        if (block->parts[p].key.entry_count)
+            return;
+    multiset_state_remove_key(state, key);
+}
+
 uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys)
 {
-    if (state->ttl_millis <= 0)
+    if (!state->ttl_enabled)
         return 0;
     uint64_t dropped = 0;
     uint32_t examined = 0;
@@ -761,9 +886,10 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
     while (examined < max_keys && examined < state->capacity) {
         examined++;
         KeyBlock *block = state->slots[slot].block;
-        if (block && state_is_expired(state->ttl_millis, block->key.oldest_access, now)) {
-            dropped += multiset_key_expire(state, &block->key, now);
-            if (block->key.entry_count == 0) {
+        if (block) {
+            bool empty;
+            dropped += multiset_block_expire(state, block, now, &empty);
+            if (empty) {
                 multiset_remove_slot(state, slot);
                 examined--; /* another key may have shifted into this slot: look again */
                 continue;
@@ -779,11 +905,36 @@ uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_
 StateCounters multiset_state_counters(const MultisetState *state)
 {
     StateCounters counters;
-    counters.bytes = sizeof *state + (uint64_t)state->capacity * sizeof(MultisetSlot) +
-                     state->slab.chunk_bytes + state->slab.heap_bytes;
+    counters.bytes = sizeof *state + state->part_count * sizeof(PartFigures) +
+                     (uint64_t)state->capacity * sizeof(MultisetSlot) + state->slab.chunk_bytes +
+                     state->slab.heap_bytes;
     counters.keys = state->key_count;
     counters.entries = state->entry_count;
     counters.expired = state->expired;
+    return counters;
+}
+
+StateCounters multiset_state_part_counters(const MultisetState *state, uint32_t part)
+{
+    StateCounters counters = {0, 0, 0, 0};
+    if (part >= state->part_count)
+        return counters;
+    const PartFigures *figures = &state->parts[part];
+    counters.keys = figures->keys;
+    counters.entries = figures->entries;
+    counters.expired = figures->expired;
+    /* the part's own payload, plus a share of what its keys have in common (table, key
+       blocks, slab slack) in proportion to the keys it is present in */
+    StateCounters total = multiset_state_counters(state);
+    uint64_t payload = 0, keys = 0;
+    for (uint32_t p = 0; p < state->part_count; p++) {
+        payload += state->parts[p].payload_bytes;
+        keys += state->parts[p].keys;
+    }
+    uint64_t shared = total.bytes > payload ? total.bytes - payload : 0;
+    counters.bytes = figures->payload_bytes +
+                     (keys ? (uint64_t)((double)shared * (double)figures->keys / (double)keys)
+                           : (part == 0 ? shared : 0));
     return counters;
 }
 

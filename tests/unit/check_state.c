@@ -127,6 +127,93 @@ START_TEST(test_multiset_entry_count_limit)
 }
 END_TEST
 
+START_TEST(test_multiset_parts)
+{
+    /* three parts: part 1 with a 100 ms TTL, the others forever */
+    int64_t ttl[3] = {0, 100, 0};
+    MultisetState *state = multiset_state_create_parts(3, ttl);
+    ck_assert_ptr_nonnull(state);
+    ck_assert_ptr_null(multiset_state_create_parts(0, NULL));
+    ck_assert_ptr_null(multiset_state_create_parts(MULTISET_MAX_PARTS + 1, NULL));
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    const Row *key = int_row(&key_builder, 7);
+    uint64_t key_hash = row_content_hash(key);
+
+    MultisetKey *group = multiset_state_insert_key(state, key, key_hash, 1000);
+    ck_assert_ptr_nonnull(group);
+    MultisetKey *parts[3];
+    for (uint32_t p = 0; p < 3; p++) {
+        parts[p] = multiset_key_part(group, p);
+        ck_assert_uint_eq(parts[p]->part, p);
+        ck_assert_uint_eq(parts[p]->entry_count, 0);
+    }
+    ck_assert_ptr_eq(parts[0], group);
+    /* part 0: 20 rows (a vector with an index); part 1: one row; part 2: none */
+    for (int i = 0; i < 20; i++) {
+        const Row *row = pair_row(&row_builder, i, "zero");
+        MultisetEntry *entry =
+            multiset_key_add_row(state, parts[0], row, row_content_hash(row), 1000);
+        ck_assert_ptr_nonnull(entry);
+        entry->count = 1;
+    }
+    const Row *one = pair_row(&row_builder, 1, "one");
+    MultisetEntry *entry = multiset_key_add_row(state, parts[1], one, row_content_hash(one), 1000);
+    ck_assert_ptr_nonnull(entry);
+    entry->count = 1;
+    ck_assert_ptr_nonnull(multiset_key_find_row(parts[1], one, row_content_hash(one)));
+    ck_assert_ptr_null(multiset_key_find_row(parts[2], one, row_content_hash(one)));
+    ck_assert_ptr_nonnull(parts[0]->index);
+
+    StateCounters total = multiset_state_counters(state);
+    ck_assert_uint_eq(total.keys, 1);
+    ck_assert_uint_eq(total.entries, 21);
+    StateCounters figures[3];
+    uint64_t bytes = 0;
+    for (uint32_t p = 0; p < 3; p++) {
+        figures[p] = multiset_state_part_counters(state, p);
+        bytes += figures[p].bytes;
+    }
+    ck_assert_uint_eq(figures[0].entries, 20);
+    ck_assert_uint_eq(figures[1].entries, 1);
+    ck_assert_uint_eq(figures[2].entries, 0);
+    ck_assert_uint_eq(figures[0].keys, 1);
+    ck_assert_uint_eq(figures[2].keys, 0);
+    ck_assert_uint_eq(figures[2].bytes, 0);
+    ck_assert(figures[0].bytes > figures[1].bytes);
+    ck_assert(bytes <= total.bytes && bytes + 3 >= total.bytes); /* shares add up */
+
+    /* the key stays while a part has rows: release keeps it */
+    multiset_state_release_key(state, group);
+    ck_assert_ptr_nonnull(multiset_state_find(state, key, key_hash, 1050));
+
+    /* part 1 expires on its own TTL; part 0 keeps the key alive */
+    group = multiset_state_find(state, key, key_hash, 1200);
+    ck_assert_ptr_nonnull(group);
+    ck_assert_uint_eq(multiset_key_part(group, 1)->entry_count, 0);
+    ck_assert_uint_eq(multiset_key_part(group, 0)->entry_count, 20);
+    ck_assert_uint_eq(multiset_state_part_counters(state, 1).expired, 1);
+    ck_assert_uint_eq(multiset_state_part_counters(state, 1).keys, 0);
+
+    /* emptying part 0 and releasing removes the key */
+    while (group->entry_count)
+        multiset_key_remove_entry(state, group, &group->entries[group->entry_count - 1]);
+    multiset_state_release_key(state, group);
+    ck_assert_ptr_null(multiset_state_find(state, key, key_hash, 1300));
+    total = multiset_state_counters(state);
+    ck_assert_uint_eq(total.keys, 0);
+    ck_assert_uint_eq(total.entries, 0);
+    /* with no keys left, what remains (the table) is reported once, on part 0 */
+    ck_assert_uint_eq(multiset_state_part_counters(state, 1).bytes, 0);
+    ck_assert_uint_eq(multiset_state_part_counters(state, 0).bytes, total.bytes);
+
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+    multiset_state_destroy(state);
+}
+END_TEST
+
 START_TEST(test_multiset_many_keys)
 {
     MultisetState *state = multiset_state_create(0);
@@ -273,6 +360,7 @@ static Suite *state_suite(void)
     tcase_add_test(core, test_config);
     tcase_add_test(core, test_multiset_entries_and_index);
     tcase_add_test(core, test_multiset_entry_count_limit);
+    tcase_add_test(core, test_multiset_parts);
     tcase_add_test(core, test_multiset_many_keys);
     tcase_add_test(core, test_multiset_ttl);
     tcase_add_test(core, test_value_state);

@@ -14,9 +14,11 @@
  * path concatenated into the level's RowBuilder once per path, not per
  * candidate.
  *
- * State: one MultisetState per input, keyed by the common key row (built
- * with the key RowBuilder from the input's common_key_fields). An entry is
- * a distinct input row with its count (duplicates). When step i preserves
+ * State: one MultisetState keyed by the common key row (built with the key
+ * RowBuilder from the input's common_key_fields), with one part per input:
+ * part i of key k is S_i, so one lookup finds every input's rows for k and
+ * the key row, table slot and block are stored once per key, not once per
+ * input. An entry is a distinct input row with its count (duplicates). When step i preserves
  * the right side (RIGHT/FULL), the entries of S_i keep in
  * association_count how many rows of J_(i-1) (with multiplicity) match
  * them: the NULL-padded row (NULLs ++ s) is in the output exactly while
@@ -97,7 +99,6 @@ typedef enum MultiJoinConditionMode {
 } MultiJoinConditionMode;
 
 typedef struct MultiJoinInput {
-    MultisetState *state;
     uint32_t field_count;
     uint32_t prefix_offset; /* output fields before this input's */
     MultiJoinConditionMode condition_mode;
@@ -125,6 +126,7 @@ typedef struct MultiJoinOperator {
     bool all_inner;               /* forward input kinds */
     bool null_safe;               /* a condition uses IS NOT DISTINCT FROM */
     bool ttl_enabled;
+    MultisetState *state; /* every input's rows: part i of a key is input i's */
     /* the current path of the walk: components[i] is input i's row (NULL = padded) */
     const Row **components;
     RowBuilder key_builder;
@@ -512,7 +514,8 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     uint64_t row_hash = row_content_hash(row);
 
     /* a retraction of a row not in state is skipped */
-    MultisetKey *own_key = multiset_state_find(input->state, key, key_hash, now);
+    MultisetKey *group = multiset_state_find(join->state, key, key_hash, now);
+    MultisetKey *own_key = group ? multiset_key_part(group, change_input) : NULL;
     MultisetEntry *entry = own_key ? multiset_key_find_row(own_key, row, row_hash) : NULL;
     if (!accumulate && !entry) {
         join->base.metrics.skipped_rows++;
@@ -534,11 +537,11 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
         join->components[change_input] = row;
         status = multi_join_emit(join, join->change_sign, 1);
     } else {
-        /* one lookup per input; no state inserts or removes until the walk ends */
-        for (uint32_t i = 0; i < join->input_count; i++)
-            join->inputs[i].current_key =
-                i == change_input ? own_key
-                                  : multiset_state_find(join->inputs[i].state, key, key_hash, now);
+        /* one lookup for every input; no state inserts or removes until the walk ends */
+        for (uint32_t i = 0; i < join->input_count; i++) {
+            MultisetKey *part = group ? multiset_key_part(group, i) : NULL;
+            join->inputs[i].current_key = part && part->entry_count ? part : NULL;
+        }
         if (!(join->spec.empty_result_pruning && multi_join_change_is_unobservable(join)))
             status = multi_join_walk(join);
         for (uint32_t i = 0; i < join->input_count; i++)
@@ -550,24 +553,24 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     /* step 5: store or remove the row (the key row is still in key_builder) */
     if (!accumulate) {
         if (--entry->count == 0) {
-            multiset_key_remove_entry(input->state, own_key, entry);
+            multiset_key_remove_entry(join->state, own_key, entry);
             if (own_key->entry_count == 0)
-                multiset_state_remove_key(input->state, own_key);
+                multiset_state_release_key(join->state, group);
         } else if (join->ttl_enabled) {
             multiset_entry_touch(entry, now);
         }
         return JOINERY_OK;
     }
-    own_key = multiset_state_insert_key(input->state, key, key_hash, now);
-    if (!own_key)
+    group = multiset_state_insert_key(join->state, key, key_hash, now);
+    if (!group)
         return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
                              "out of memory (multi-join state)");
+    own_key = multiset_key_part(group, change_input);
     entry = multiset_key_find_row(own_key, row, row_hash);
     if (!entry) {
-        entry = multiset_key_add_row(input->state, own_key, row, row_hash, now);
+        entry = multiset_key_add_row(join->state, own_key, row, row_hash, now);
         if (!entry) {
-            if (own_key->entry_count == 0)
-                multiset_state_remove_key(input->state, own_key);
+            multiset_state_release_key(join->state, group);
             return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
                                  "out of memory (multi-join state)");
         }
@@ -610,14 +613,7 @@ static int multi_join_open(Operator *self, ExecContext *context)
 static void multi_join_report_state(Operator *self)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
-    StateCounters total = {0, 0, 0, 0};
-    for (uint32_t i = 0; i < join->input_count; i++) {
-        StateCounters counters = multiset_state_counters(join->inputs[i].state);
-        total.bytes += counters.bytes;
-        total.keys += counters.keys;
-        total.entries += counters.entries;
-        total.expired += counters.expired;
-    }
+    StateCounters total = multiset_state_counters(join->state); /* keys: common-key values */
     self->metrics.state_bytes = total.bytes;
     self->metrics.state_keys = total.keys;
     self->metrics.state_rows = total.entries;
@@ -629,9 +625,7 @@ static int multi_join_timer(Operator *self, int64_t now_millis)
     MultiJoinOperator *join = (MultiJoinOperator *)self;
     if (!join->ttl_enabled)
         return JOINERY_OK;
-    for (uint32_t i = 0; i < join->input_count; i++)
-        multiset_state_cleanup(join->inputs[i].state, now_millis,
-                               MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
+    multiset_state_cleanup(join->state, now_millis, MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
     multi_join_report_state(self);
     return JOINERY_OK;
 }
@@ -639,8 +633,8 @@ static int multi_join_timer(Operator *self, int64_t now_millis)
 static void multi_join_close(Operator *self)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
+    multiset_state_destroy(join->state);
     for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
-        multiset_state_destroy(join->inputs[i].state);
         row_builder_free(&join->inputs[i].prefix_builder);
         free(join->inputs[i].saved_components);
     }
@@ -671,7 +665,7 @@ void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_
     const MultiJoinOperator *join = (const MultiJoinOperator *)op;
     StateCounters counters = {0, 0, 0, 0};
     if (op && op->vtable == &MULTI_JOIN_VTABLE && input < join->input_count)
-        counters = multiset_state_counters(join->inputs[input].state);
+        counters = multiset_state_part_counters(join->state, input);
     if (bytes)
         *bytes = counters.bytes;
     if (keys)
@@ -894,9 +888,8 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         const MultiJoinInputSpec *input_spec = &spec->inputs[i];
         MultiJoinInput *input = &join->inputs[i];
         row_builder_init(&input->prefix_builder);
-        input->state = multiset_state_create(input_spec->ttl_millis);
         input->saved_components = calloc(i ? i : 1, sizeof(const Row *));
-        ok = input->state != NULL && input->saved_components != NULL;
+        ok = input->saved_components != NULL;
         input->field_count = input_spec->field_count;
         input->prefix_offset = offset;
         for (uint32_t f = 0; f < input_spec->field_count; f++)
@@ -917,6 +910,11 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         if (type != MULTI_JOIN_INNER)
             join->all_inner = false;
     }
+    int64_t ttl_millis[MULTISET_MAX_PARTS];
+    for (uint32_t i = 0; ok && i < spec->input_count; i++)
+        ttl_millis[i] = spec->inputs[i].ttl_millis;
+    if (ok && !(join->state = multiset_state_create_parts(spec->input_count, ttl_millis)))
+        ok = false;
     if (!ok) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
