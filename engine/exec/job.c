@@ -336,6 +336,9 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
         spec->source.seed = job->datagen_seed;
         spec->output_count = node->scan.column_count;
         spec->filter = node->scan.filter;
+        spec->watermark = node->scan.watermark;
+        spec->idle_timeout_millis = node->scan.idle_timeout_millis;
+        spec->watermark_interval_millis = node->scan.watermark_interval_millis;
         SourceReader *reader = NULL;
         int status = connector->create_source(&spec->source, &reader, job->diag);
         if (status != JOINERY_OK)

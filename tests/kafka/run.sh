@@ -79,6 +79,7 @@ CONTROL="$WORK/control"
   --topic joined:3 --topic cdc_joined:3 --topic live_orders:4 --topic live_out:2 --topic live_out_p2:2 \
   --topic faults_fetch:3 --topic faults_produce:3 --topic faults_down:3 --topic seed_orders:4 --topic seed_users:3 --topic seed_products:2 \
   --topic bad_json:1 --topic bad_type:1 --topic bad_missing:1 --topic bad_large:1 \
+  --topic wm_held:2 --topic wm_idle:2 \
   >"$WORK/mock.out" 2>"$WORK/mock.err" &
 MOCK_PID=$!
 mock_ready() { [ -s "$WORK/mock.out" ]; }
@@ -503,6 +504,80 @@ if grep -qi "skipped" "$WORK/skip.out" "$WORK/skip.err"; then
   pass "the skipped-record count is shown to the user"
 else
   skip "the skipped-record count is shown to the user" "the engine does not report SourceReader.skipped_rows yet"
+fi
+
+# ---------------------------------------------------------------- watermarks per partition
+# Two partitions, records only in partition 0 (WATERMARK FOR ts AS ts). Each
+# record is produced once the previous one is in the output, so every row sees
+# the watermark of everything before it. Without an idle timeout the silent
+# partition 1 holds the watermark back: CURRENT_WATERMARK stays NULL. With
+# table.exec.source.idle-timeout it is released: probes (ts 10 s) are sent
+# until one sees 10 s; then a row at 20 s sees exactly 10 s and a late row
+# (5 s) sees 20 s and is flagged late (on_time false).
+wm_script() { # TOPIC SETTINGS
+  cat <<EOF
+$2
+CREATE TABLE events (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'kafka', 'topic' = '$1', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+SELECT id, CURRENT_WATERMARK(ts) AS wm,
+       ts > CURRENT_WATERMARK(ts) OR CURRENT_WATERMARK(ts) IS NULL AS on_time
+FROM events;
+EOF
+}
+wm_send() { # TOPIC ID SECONDS: one record into partition 0
+  printf '{"id":%s,"ts":"2024-01-01 00:00:%02d"}\n' "$2" "$3" |
+    timeout 30 kcat -P -b "$BOOTSTRAP" -t "$1" -p 0 2>>"$WORK/kcat.err"
+}
+wm_row() { grep -q "^+I,$2," "$WORK/$1.out"; } # NAME ID: the row is in the output
+wm_stop() {
+  kill -INT "$JOB_PID" 2>/dev/null
+  wait_for 20 eval '! kill -0 '"$JOB_PID"' 2>/dev/null'
+  kill -0 "$JOB_PID" 2>/dev/null && kill -KILL "$JOB_PID" 2>/dev/null
+  wait "$JOB_PID" 2>/dev/null
+  JOB_PID=
+}
+wm_script wm_held "" >"$WORK/wm_held.sql"
+wm_send wm_held 1 10
+timeout 120 "$JOINERY" --output csv -f "$WORK/wm_held.sql" >"$WORK/wm_held.out" 2>"$WORK/wm_held.err" &
+JOB_PID=$!
+held_ok=0
+if wait_for 30 wm_row wm_held 1 && wm_send wm_held 2 20 && wait_for 30 wm_row wm_held 2 &&
+  wm_send wm_held 3 30 && wait_for 30 wm_row wm_held 3; then held_ok=1; fi
+wm_stop
+printf '+I,1,,TRUE\n+I,2,,TRUE\n+I,3,,TRUE\n' >"$WORK/wm_held.expected"
+if [ $held_ok -eq 1 ] &&
+  grep '^+I,' "$WORK/wm_held.out" | diff "$WORK/wm_held.expected" - >"$WORK/wm_held.diff"; then
+  pass "a partition without records holds the watermark back (CURRENT_WATERMARK stays NULL)"
+else
+  cat "$WORK/wm_held.out" "$WORK/wm_held.err" "$WORK/wm_held.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "watermark held back by a partition without records"
+fi
+wm_script wm_idle "SET 'table.exec.source.idle-timeout' = '100 ms';" >"$WORK/wm_idle.sql"
+wm_send wm_idle 1 10
+timeout 120 "$JOINERY" --output csv -f "$WORK/wm_idle.sql" >"$WORK/wm_idle.out" 2>"$WORK/wm_idle.err" &
+JOB_PID=$!
+probe=100
+wm_released() { # one more probe (ts 10 s); true once a probe saw the watermark at 10 s
+  probe=$((probe + 1))
+  wm_send wm_idle "$probe" 10 && wait_for 30 wm_row wm_idle "$probe" &&
+    grep -q "^+I,$probe,2024-01-01 00:00:10.000,FALSE\$" "$WORK/wm_idle.out"
+}
+idle_ok=0
+if wait_for 30 wm_row wm_idle 1 && wait_for 60 wm_released && wm_send wm_idle 2 20 &&
+  wait_for 30 wm_row wm_idle 2 && wm_send wm_idle 3 5 && wait_for 30 wm_row wm_idle 3; then
+  idle_ok=1
+fi
+wm_stop
+# probes saw either no watermark (on time) or 10 s (late: ts 10 s is not after it)
+if [ $idle_ok -eq 1 ] &&
+  grep -qx '+I,2,2024-01-01 00:00:10.000,TRUE' "$WORK/wm_idle.out" &&
+  grep -qx '+I,3,2024-01-01 00:00:20.000,FALSE' "$WORK/wm_idle.out" &&
+  ! grep '^+I,1[0-9][0-9],' "$WORK/wm_idle.out" | grep -qv ',,TRUE$\|,2024-01-01 00:00:10.000,FALSE$'; then
+  pass "table.exec.source.idle-timeout releases an idle partition: the watermark advances, late rows are flagged"
+else
+  cat "$WORK/wm_idle.out" "$WORK/wm_idle.err" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "idle partition released by table.exec.source.idle-timeout"
 fi
 
 echo
