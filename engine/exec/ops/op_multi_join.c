@@ -561,7 +561,8 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
         }
         return JOINERY_OK;
     }
-    group = multiset_state_insert_key(join->state, key, key_hash, now);
+    if (!group) /* the walk adds and removes no keys: the group found above is still valid */
+        group = multiset_state_insert_key(join->state, key, key_hash, now);
     if (!group)
         return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
                              "out of memory (multi-join state)");
