@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "engine/exec/key_extractor.h"
 #include "engine/state/state.h"
 
 enum { NORMALIZE_CLEANUP_KEYS = 1024 };
@@ -14,20 +15,8 @@ typedef struct NormalizeOperator {
     Operator base;
     ChangelogNormalizeSpec spec;
     ValueState *state;
-    RowBuilder key_builder;
+    KeyExtractor key; /* the primary key of input rows */
 } NormalizeOperator;
-
-static Row *normalize_key(NormalizeOperator *normalize, const Row *row)
-{
-    const ChangelogNormalizeSpec *spec = &normalize->spec;
-    row_builder_begin(&normalize->key_builder, spec->key_count, ROW_KIND_INSERT);
-    for (uint32_t k = 0; k < spec->key_count; k++) {
-        uint32_t field = spec->key_fields[k];
-        row_builder_copy_field(&normalize->key_builder, k, row, field,
-                               type_is_variable_length(spec->types[field].id));
-    }
-    return row_builder_finish(&normalize->key_builder);
-}
 
 static int normalize_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
@@ -36,7 +25,7 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
     int64_t now = operator_now_millis(self);
     for (uint32_t r = 0; r < batch->count; r++) {
         const Row *row = batch->rows[r];
-        Row *key = normalize_key(normalize, row);
+        const Row *key = key_extractor_build(&normalize->key, row, NULL);
         if (!key)
             return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
         uint64_t hash = row_content_hash(key);
@@ -92,7 +81,7 @@ static void normalize_close(Operator *self)
 {
     NormalizeOperator *normalize = self->impl;
     value_state_destroy(normalize->state);
-    row_builder_free(&normalize->key_builder);
+    key_extractor_free(&normalize->key);
     free(normalize);
 }
 
@@ -108,13 +97,18 @@ Operator *changelog_normalize_operator_create(const ChangelogNormalizeSpec *spec
     NormalizeOperator *normalize = calloc(1, sizeof *normalize);
     if (normalize)
         normalize->state = value_state_create(spec->ttl_millis);
+    if (normalize && normalize->state &&
+        !key_extractor_init(&normalize->key, spec->key_count, spec->key_fields, spec->types,
+                            NULL)) {
+        value_state_destroy(normalize->state);
+        normalize->state = NULL;
+    }
     if (!normalize || !normalize->state) {
         free(normalize);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     normalize->spec = *spec;
-    row_builder_init(&normalize->key_builder);
     operator_init(&normalize->base, &NORMALIZE_VTABLE, "ChangelogNormalize", 1, normalize);
     return &normalize->base;
 }

@@ -7,10 +7,12 @@
 
 #include <stdlib.h>
 
+#include "engine/exec/key_extractor.h"
+
 typedef struct ExchangeOperator {
     Operator base;
     ExchangeSpec spec;
-    RowBuilder key_builder;
+    KeyExtractor key;
     RowBatch *batches; /* one per downstream subtask */
     uint32_t batch_count;
 } ExchangeOperator;
@@ -59,13 +61,7 @@ static int exchange_process(Operator *self, uint32_t input, const RowBatch *batc
         Row *row = batch->rows[r];
         uint32_t target = 0;
         if (parallelism > 1 && exchange->spec.key_count) {
-            row_builder_begin(&exchange->key_builder, exchange->spec.key_count, ROW_KIND_INSERT);
-            for (uint32_t k = 0; k < exchange->spec.key_count; k++) {
-                uint32_t field = exchange->spec.keys[k];
-                row_builder_copy_field(&exchange->key_builder, k, row, field,
-                                       type_is_variable_length(exchange->spec.types[field].id));
-            }
-            Row *key = row_builder_finish(&exchange->key_builder);
+            const Row *key = key_extractor_build(&exchange->key, row, NULL);
             if (!key)
                 return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
             target = exchange_route(key, parallelism);
@@ -86,7 +82,7 @@ static void exchange_close(Operator *self)
     for (uint32_t i = 0; exchange->batches && i < exchange->batch_count; i++)
         free(exchange->batches[i].rows);
     free(exchange->batches);
-    row_builder_free(&exchange->key_builder);
+    key_extractor_free(&exchange->key);
     free(exchange);
 }
 
@@ -104,7 +100,11 @@ Operator *exchange_operator_create(const ExchangeSpec *spec, Diag *diag)
         return NULL;
     }
     exchange->spec = *spec;
-    row_builder_init(&exchange->key_builder);
+    if (!key_extractor_init(&exchange->key, spec->key_count, spec->keys, spec->types, NULL)) {
+        free(exchange);
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
     operator_init(&exchange->base, &EXCHANGE_VTABLE, "Exchange", 1, exchange);
     return &exchange->base;
 }

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "engine/base/value.h"
+#include "engine/exec/key_extractor.h"
 #include "engine/state/state.h"
 
 enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
@@ -52,7 +53,7 @@ typedef struct GroupAggregateOperator {
     Value *values;
     int64_t *counts;
     /* reusable builders */
-    RowBuilder key_builder;
+    KeyExtractor group_key; /* the group key of input rows */
     RowBuilder count_key_builder;
     RowBuilder value_builder;
     RowBuilder accumulator_builder;
@@ -418,13 +419,7 @@ static int aggregate_build_output(GroupAggregateOperator *agg, RowBuilder *build
 static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, int64_t now)
 {
     bool accumulate = row_kind_is_accumulate(row_kind(input));
-    RowBuilder *key_builder = &agg->key_builder;
-    uint32_t key_count = agg->spec.group_key_count;
-    row_builder_begin(key_builder, key_count, ROW_KIND_INSERT);
-    for (uint32_t k = 0; k < key_count; k++)
-        row_builder_copy_field(key_builder, k, input, agg->spec.group_keys[k],
-                               agg->key_variable_length[k]);
-    const Row *group_key = row_builder_finish(key_builder);
+    const Row *group_key = key_extractor_build(&agg->group_key, input, NULL);
     if (!group_key)
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     uint64_t key_hash = row_content_hash(group_key);
@@ -543,7 +538,7 @@ static void aggregate_close(Operator *self)
     agg->values = NULL;
     free(agg->counts);
     agg->counts = NULL;
-    row_builder_free(&agg->key_builder);
+    key_extractor_free(&agg->group_key);
     row_builder_free(&agg->count_key_builder);
     row_builder_free(&agg->value_builder);
     row_builder_free(&agg->accumulator_builder);
@@ -637,8 +632,10 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     agg->key_variable_length = calloc(keys, sizeof(bool));
     agg->accumulators = value_state_create(spec->ttl_millis);
     agg->value_counts = multiset_state_create(spec->ttl_millis);
+    bool key_ready = key_extractor_init(&agg->group_key, spec->group_key_count, spec->group_keys,
+                                        spec->input_types, NULL);
     if (!agg->slots || !agg->values || !agg->counts || !agg->key_variable_length ||
-        !agg->accumulators || !agg->value_counts) {
+        !agg->accumulators || !agg->value_counts || !key_ready) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         goto failed;
     }
@@ -650,7 +647,6 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
             goto failed;
         agg->has_value_counts = agg->has_value_counts || agg->slots[i].keeps_value_counts;
     }
-    row_builder_init(&agg->key_builder);
     row_builder_init(&agg->count_key_builder);
     row_builder_init(&agg->value_builder);
     row_builder_init(&agg->accumulator_builder);

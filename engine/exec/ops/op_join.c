@@ -40,6 +40,8 @@
  */
 #include "engine/exec/ops/op_join.h"
 
+#include "engine/exec/key_extractor.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +64,7 @@ typedef struct JoinRowPlan {
 
 typedef struct JoinSide {
     MultisetState *state;
-    const uint32_t *keys;
+    KeyExtractor key; /* the join key of the side's rows (NULL: never matches unless null-safe) */
     uint32_t field_count;
     bool outer;
     bool *variable_length; /* per field of the side's rows */
@@ -72,8 +74,6 @@ typedef struct JoinOperator {
     Operator base; /* first: the Operator * is the JoinOperator * */
     JoinOperatorSpec spec;
     JoinSide sides[2];
-    bool *key_variable_length; /* per key */
-    bool *key_null_safe;       /* per key */
     bool ttl_enabled;
     bool keys_fixed_width;    /* every key field is fixed-width: keys are written directly */
     uint32_t fixed_key_words; /* size of such a key row, in words */
@@ -81,7 +81,6 @@ typedef struct JoinOperator {
     uint32_t plan_capacity;
     uint64_t *key_rows;       /* the batch's key rows, back to back */
     size_t key_rows_capacity; /* in words */
-    RowBuilder key_builder;
     RowBuilder output_builder;
     Arena eval_arena; /* strings made by the residual; reset per batch */
     ExprEvalContext eval_context;
@@ -182,59 +181,6 @@ static bool join_reserve_key_words(JoinOperator *join, size_t used, size_t words
 }
 
 /*
- * Writes the join key of `row` (side `input`) at `out`, exactly the
- * canonical row a RowBuilder would build; every key field is fixed-width
- * and out has fixed_key_words words. Returns whether the key never matches.
- */
-static bool join_write_fixed_key(const JoinOperator *join, const JoinSide *side, const Row *row,
-                                 uint64_t *out)
-{
-    uint32_t key_count = join->spec.key_count;
-    uint32_t bitmap_words = row_bitmap_words(key_count);
-    RowHeader header = {.size = join->fixed_key_words * 8,
-                        .field_count = (uint16_t)key_count,
-                        .kind = ROW_KIND_INSERT,
-                        .reserved = 0};
-    memcpy(out, &header, sizeof header);
-    uint64_t *bitmap = out + 1;
-    uint64_t *slots = bitmap + bitmap_words;
-    for (uint32_t w = 0; w < bitmap_words; w++)
-        bitmap[w] = 0;
-    bool null_key = false;
-    for (uint32_t k = 0; k < key_count; k++) {
-        uint32_t field = side->keys[k];
-        if (row_is_null(row, field)) {
-            bitmap[k / 64] |= (uint64_t)1 << (k % 64);
-            slots[k] = 0;
-            if (!join->key_null_safe[k])
-                null_key = true;
-        } else {
-            slots[k] = row_get_slot(row, field);
-        }
-    }
-    return null_key;
-}
-
-/* Builds the join key of `row` (side `input`); *never_matches when a non-null-safe key is NULL. */
-static const Row *join_build_key(JoinOperator *join, uint32_t input, const Row *row,
-                                 bool *never_matches)
-{
-    const JoinSide *side = &join->sides[input];
-    RowBuilder *builder = &join->key_builder;
-    uint32_t key_count = join->spec.key_count;
-    bool null_key = false;
-    row_builder_begin(builder, key_count, ROW_KIND_INSERT);
-    for (uint32_t k = 0; k < key_count; k++) {
-        uint32_t field = side->keys[k];
-        if (row_is_null(row, field) && !join->key_null_safe[k])
-            null_key = true;
-        row_builder_copy_field(builder, k, row, field, join->key_variable_length[k]);
-    }
-    *never_matches = null_key;
-    return row_builder_finish(builder);
-}
-
-/*
  * First pass over a batch: every row's key (into key_rows), key hash, row
  * hash and NULL-key flag. JOINERY_OK or JOINERY_ERROR_NO_MEMORY (reported).
  */
@@ -247,7 +193,7 @@ static int join_plan_batch(JoinOperator *join, uint32_t input, const RowBatch *b
         join->plans = plans;
         join->plan_capacity = batch->count;
     }
-    const JoinSide *side = &join->sides[input];
+    JoinSide *side = &join->sides[input];
     size_t used = 0;
     if (join->keys_fixed_width &&
         !join_reserve_key_words(join, 0, (size_t)batch->count * join->fixed_key_words))
@@ -258,10 +204,10 @@ static int join_plan_batch(JoinOperator *join, uint32_t input, const RowBatch *b
         const Row *key;
         if (join->keys_fixed_width) {
             uint64_t *out = join->key_rows + used;
-            plan->never_matches = join_write_fixed_key(join, side, row, out);
+            plan->never_matches = key_extractor_write_fixed(&side->key, row, out);
             key = (const Row *)out;
         } else {
-            const Row *built = join_build_key(join, input, row, &plan->never_matches);
+            const Row *built = key_extractor_build(&side->key, row, &plan->never_matches);
             if (!built || !join_reserve_key_words(join, used, row_size(built) / 8))
                 return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
             memcpy(join->key_rows + used, built, row_size(built));
@@ -484,16 +430,12 @@ static void join_close(Operator *self)
         join->sides[side].state = NULL;
         free(join->sides[side].variable_length);
         join->sides[side].variable_length = NULL;
+        key_extractor_free(&join->sides[side].key);
     }
-    free(join->key_variable_length);
-    join->key_variable_length = NULL;
-    free(join->key_null_safe);
-    join->key_null_safe = NULL;
     free(join->plans);
     join->plans = NULL;
     free(join->key_rows);
     join->key_rows = NULL;
-    row_builder_free(&join->key_builder);
     row_builder_free(&join->output_builder);
     arena_destroy(&join->eval_arena);
     free(join);
@@ -543,37 +485,30 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     join->spec = *spec;
     bool left_outer = spec->join_type == JOIN_TYPE_LEFT || spec->join_type == JOIN_TYPE_FULL;
     bool right_outer = spec->join_type == JOIN_TYPE_RIGHT || spec->join_type == JOIN_TYPE_FULL;
-    join->sides[0] = (JoinSide){
-        .keys = spec->left_keys, .field_count = spec->left_field_count, .outer = left_outer};
-    join->sides[1] = (JoinSide){
-        .keys = spec->right_keys, .field_count = spec->right_field_count, .outer = right_outer};
+    join->sides[0] = (JoinSide){.field_count = spec->left_field_count, .outer = left_outer};
+    join->sides[1] = (JoinSide){.field_count = spec->right_field_count, .outer = right_outer};
+    bool keys_ready = key_extractor_init(&join->sides[0].key, spec->key_count, spec->left_keys,
+                                         spec->left_types, spec->null_safe_keys) &&
+                      key_extractor_init(&join->sides[1].key, spec->key_count, spec->right_keys,
+                                         spec->right_types, spec->null_safe_keys);
     join->sides[0].state = multiset_state_create(spec->left_ttl_millis);
     join->sides[1].state = multiset_state_create(spec->right_ttl_millis);
     join->sides[0].variable_length = join_variable_flags(spec->left_types, spec->left_field_count);
     join->sides[1].variable_length =
         join_variable_flags(spec->right_types, spec->right_field_count);
-    join->key_null_safe = calloc(spec->key_count ? spec->key_count : 1, sizeof(bool));
-    join->key_variable_length = calloc(spec->key_count ? spec->key_count : 1, sizeof(bool));
     join->ttl_enabled = spec->left_ttl_millis > 0 || spec->right_ttl_millis > 0;
-    row_builder_init(&join->key_builder);
     row_builder_init(&join->output_builder);
     arena_init(&join->eval_arena, 4096);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
     operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
     if (!join->sides[0].state || !join->sides[1].state || !join->sides[0].variable_length ||
-        !join->sides[1].variable_length || !join->key_null_safe || !join->key_variable_length) {
+        !join->sides[1].variable_length || !keys_ready) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
-    join->keys_fixed_width = true;
-    for (uint32_t k = 0; k < spec->key_count; k++) {
-        join->key_null_safe[k] = spec->null_safe_keys ? spec->null_safe_keys[k] : false;
-        join->key_variable_length[k] =
-            type_is_variable_length(spec->left_types[spec->left_keys[k]].id);
-        if (join->key_variable_length[k])
-            join->keys_fixed_width = false;
-    }
+    /* both sides' keys have the same types; written directly when all are fixed-width */
+    join->keys_fixed_width = join->sides[0].key.fixed_width && join->sides[1].key.fixed_width;
     join->fixed_key_words = row_fixed_size(spec->key_count) / 8;
     return &join->base;
 }

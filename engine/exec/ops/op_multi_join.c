@@ -82,6 +82,8 @@
  */
 #include "engine/exec/ops/op_multi_join.h"
 
+#include "engine/exec/key_extractor.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +101,7 @@ typedef enum MultiJoinConditionMode {
 } MultiJoinConditionMode;
 
 typedef struct MultiJoinInput {
+    KeyExtractor key; /* the common key of the input's rows */
     uint32_t field_count;
     uint32_t prefix_offset; /* output fields before this input's */
     MultiJoinConditionMode condition_mode;
@@ -122,14 +125,12 @@ typedef struct MultiJoinOperator {
     uint32_t input_count;
     uint32_t output_field_count;
     bool *output_variable_length; /* per output field */
-    bool *key_variable_length;    /* per common key field */
     bool all_inner;               /* forward input kinds */
     bool null_safe;               /* a condition uses IS NOT DISTINCT FROM */
     bool ttl_enabled;
     MultisetState *state; /* every input's rows: part i of a key is input i's */
     /* the current path of the walk: components[i] is input i's row (NULL = padded) */
     const Row **components;
-    RowBuilder key_builder;
     RowBuilder output_builder;
     Arena expr_arena; /* remapped conditions */
     Arena eval_arena; /* strings made by conditions; reset per batch */
@@ -449,24 +450,6 @@ static bool multi_join_change_is_unobservable(const MultiJoinOperator *join)
 
 /* ---- processing ---- */
 
-/* Builds the common key of `row` (input `input`); *has_null when a key field is NULL. */
-static const Row *multi_join_build_key(MultiJoinOperator *join, uint32_t input, const Row *row,
-                                       bool *has_null)
-{
-    const uint32_t *fields = join->spec.inputs[input].common_key_fields;
-    RowBuilder *builder = &join->key_builder;
-    uint32_t key_count = join->spec.common_key_count;
-    bool null_found = false;
-    row_builder_begin(builder, key_count, ROW_KIND_INSERT);
-    for (uint32_t k = 0; k < key_count; k++) {
-        if (row_is_null(row, fields[k]))
-            null_found = true;
-        row_builder_copy_field(builder, k, row, fields[k], join->key_variable_length[k]);
-    }
-    *has_null = null_found;
-    return row_builder_finish(builder);
-}
-
 /* Runs steps 1 to 4 for the change set up in join->change_*. */
 static int multi_join_walk(MultiJoinOperator *join)
 {
@@ -504,7 +487,7 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     int64_t now = join->now;
 
     bool null_key;
-    const Row *key = multi_join_build_key(join, change_input, row, &null_key);
+    const Row *key = key_extractor_build(&input->key, row, &null_key);
     if (!key)
         return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     bool alone = null_key && !join->null_safe; /* can match nothing */
@@ -550,7 +533,7 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     if (status != JOINERY_OK)
         return status;
 
-    /* step 5: store or remove the row (the key row is still in key_builder) */
+    /* step 5: store or remove the row (the key row is still in the input's extractor) */
     if (!accumulate) {
         if (--entry->count == 0) {
             multiset_key_remove_entry(join->state, own_key, entry);
@@ -637,13 +620,12 @@ static void multi_join_close(Operator *self)
     multiset_state_destroy(join->state);
     for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
         row_builder_free(&join->inputs[i].prefix_builder);
+        key_extractor_free(&join->inputs[i].key);
         free(join->inputs[i].saved_components);
     }
     free(join->inputs);
     free(join->components);
     free(join->output_variable_length);
-    free(join->key_variable_length);
-    row_builder_free(&join->key_builder);
     row_builder_free(&join->output_builder);
     arena_destroy(&join->expr_arena);
     arena_destroy(&join->eval_arena);
@@ -858,7 +840,6 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     }
     join->spec = *spec;
     join->input_count = spec->input_count;
-    row_builder_init(&join->key_builder);
     row_builder_init(&join->output_builder);
     arena_init(&join->expr_arena, 4096);
     arena_init(&join->eval_arena, 4096);
@@ -880,17 +861,16 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         join->output_field_count += spec->inputs[i].field_count;
     join->output_variable_length =
         calloc(join->output_field_count ? join->output_field_count : 1, sizeof(bool));
-    join->key_variable_length =
-        calloc(spec->common_key_count ? spec->common_key_count : 1, sizeof(bool));
-    bool ok = join->inputs && join->components && join->output_variable_length &&
-              join->key_variable_length;
+    bool ok = join->inputs && join->components && join->output_variable_length;
     uint32_t offset = 0;
     for (uint32_t i = 0; ok && i < spec->input_count; i++) {
         const MultiJoinInputSpec *input_spec = &spec->inputs[i];
         MultiJoinInput *input = &join->inputs[i];
         row_builder_init(&input->prefix_builder);
         input->saved_components = calloc(i ? i : 1, sizeof(const Row *));
-        ok = input->saved_components != NULL;
+        ok = input->saved_components != NULL &&
+             key_extractor_init(&input->key, spec->common_key_count, input_spec->common_key_fields,
+                                input_spec->types, NULL);
         input->field_count = input_spec->field_count;
         input->prefix_offset = offset;
         for (uint32_t f = 0; f < input_spec->field_count; f++)
@@ -920,11 +900,6 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
-    }
-    for (uint32_t k = 0; k < spec->common_key_count; k++) {
-        const MultiJoinInputSpec *first = &spec->inputs[0];
-        join->key_variable_length[k] =
-            type_is_variable_length(first->types[first->common_key_fields[k]].id);
     }
     /* a NULL-key row reaches the output when every later step preserves the left side */
     bool later_preserve_left = true;
