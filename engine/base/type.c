@@ -8,12 +8,14 @@
 
 DataType type_make(TypeId id, bool nullable)
 {
-    DataType type = {id, 0, 0, nullable, TIME_ATTRIBUTE_NONE};
+    DataType type = {.id = id, .nullable = nullable};
     switch (id) {
+    case TYPE_VARBINARY:
     case TYPE_VARCHAR:
         type.precision = TYPE_STRING_LENGTH;
         break;
     case TYPE_CHAR:
+    case TYPE_BINARY:
         type.precision = 1;
         break;
     case TYPE_DECIMAL:
@@ -31,20 +33,62 @@ DataType type_make(TypeId id, bool nullable)
 
 DataType type_make_decimal(int32_t precision, int32_t scale, bool nullable)
 {
-    DataType type = {TYPE_DECIMAL, precision, scale, nullable, TIME_ATTRIBUTE_NONE};
+    DataType type = {
+        .id = TYPE_DECIMAL, .precision = precision, .scale = scale, .nullable = nullable};
     return type;
 }
 
 DataType type_make_varchar(int32_t length, bool nullable)
 {
-    DataType type = {TYPE_VARCHAR, length, 0, nullable, TIME_ATTRIBUTE_NONE};
+    DataType type = {.id = TYPE_VARCHAR, .precision = length, .nullable = nullable};
     return type;
 }
 
 DataType type_make_timestamp(TypeId id, int32_t precision, bool nullable)
 {
-    DataType type = {id, precision, 0, nullable, TIME_ATTRIBUTE_NONE};
+    DataType type = {.id = id, .precision = precision, .nullable = nullable};
     return type;
+}
+
+DataType type_make_binary(TypeId id, int32_t length, bool nullable)
+{
+    DataType type = {.id = id, .precision = length, .nullable = nullable};
+    return type;
+}
+
+static ElementType element_from_type(DataType type)
+{
+    ElementType element = {
+        .id = type.id, .precision = type.precision, .scale = type.scale, .nullable = type.nullable};
+    return element;
+}
+
+static DataType type_from_element(ElementType element)
+{
+    DataType type = {.id = element.id,
+                     .precision = element.precision,
+                     .scale = element.scale,
+                     .nullable = element.nullable};
+    return type;
+}
+
+DataType type_make_map(DataType key, DataType value, bool nullable)
+{
+    DataType type = {.id = TYPE_MAP,
+                     .nullable = nullable,
+                     .map_key = element_from_type(key),
+                     .map_value = element_from_type(value)};
+    return type;
+}
+
+DataType type_map_key(DataType map)
+{
+    return type_from_element(map.map_key);
+}
+
+DataType type_map_value(DataType map)
+{
+    return type_from_element(map.map_value);
 }
 
 bool type_is_integer(TypeId id)
@@ -72,9 +116,19 @@ bool type_is_interval(TypeId id)
     return id == TYPE_INTERVAL_DAY_TIME || id == TYPE_INTERVAL_YEAR_MONTH;
 }
 
+bool type_is_binary(TypeId id)
+{
+    return id == TYPE_BINARY || id == TYPE_VARBINARY;
+}
+
 bool type_is_variable_length(TypeId id)
 {
-    return type_is_string(id);
+    return type_is_string(id) || type_is_binary(id) || id == TYPE_MAP;
+}
+
+static bool element_equals(ElementType a, ElementType b)
+{
+    return type_equals(type_from_element(a), type_from_element(b));
 }
 
 bool type_equals(DataType a, DataType b)
@@ -83,6 +137,10 @@ bool type_equals(DataType a, DataType b)
         return false;
     if (a.id == TYPE_DECIMAL)
         return a.precision == b.precision && a.scale == b.scale;
+    if (a.id == TYPE_BINARY)
+        return a.precision == b.precision; /* fixed length: padding differs */
+    if (a.id == TYPE_MAP)
+        return element_equals(a.map_key, b.map_key) && element_equals(a.map_value, b.map_value);
     return true;
 }
 
@@ -127,7 +185,14 @@ bool type_common(DataType a, DataType b, DataType *result)
         result->nullable = true;
         return true;
     }
-    if (a.id == b.id && a.id != TYPE_DECIMAL) {
+    if (a.id == TYPE_MAP || b.id == TYPE_MAP) {
+        if (!type_equals(a, b))
+            return false;
+        *result = a;
+        result->nullable = nullable;
+        return true;
+    }
+    if (a.id == b.id && a.id != TYPE_DECIMAL && a.id != TYPE_BINARY) {
         *result = a;
         if (a.precision < b.precision)
             result->precision = b.precision;
@@ -170,6 +235,16 @@ bool type_common(DataType a, DataType b, DataType *result)
         *result = type_make_varchar(length, nullable);
         return true;
     }
+    if (type_is_binary(a.id) && type_is_binary(b.id)) {
+        if (a.id == TYPE_BINARY && b.id == TYPE_BINARY && a.precision == b.precision) {
+            *result = a;
+            result->nullable = nullable;
+            return true;
+        }
+        int32_t length = a.precision > b.precision ? a.precision : b.precision;
+        *result = type_make_binary(TYPE_VARBINARY, length, nullable);
+        return true;
+    }
     if ((a.id == TYPE_TIMESTAMP && b.id == TYPE_TIMESTAMP_LTZ) ||
         (a.id == TYPE_TIMESTAMP_LTZ && b.id == TYPE_TIMESTAMP)) {
         *result = type_make_timestamp(
@@ -187,7 +262,7 @@ bool type_common(DataType a, DataType b, DataType *result)
 
 const char *type_format(DataType type, char *buffer, size_t size)
 {
-    char base[64];
+    char base[160];
     switch (type.id) {
     case TYPE_NULL:
         snprintf(base, sizeof base, "NULL");
@@ -243,6 +318,22 @@ const char *type_format(DataType type, char *buffer, size_t size)
     case TYPE_INTERVAL_YEAR_MONTH:
         snprintf(base, sizeof base, "INTERVAL MONTH");
         break;
+    case TYPE_BINARY:
+        snprintf(base, sizeof base, "BINARY(%d)", (int)type.precision);
+        break;
+    case TYPE_VARBINARY:
+        if (type.precision == TYPE_STRING_LENGTH)
+            snprintf(base, sizeof base, "BYTES");
+        else
+            snprintf(base, sizeof base, "VARBINARY(%d)", (int)type.precision);
+        break;
+    case TYPE_MAP: {
+        char key[64], value[64];
+        type_format(type_map_key(type), key, sizeof key);
+        type_format(type_map_value(type), value, sizeof value);
+        snprintf(base, sizeof base, "MAP<%s, %s>", key, value);
+        break;
+    }
     }
     const char *attribute = type.time_attribute == TIME_ATTRIBUTE_ROWTIME    ? " *ROWTIME*"
                             : type.time_attribute == TIME_ATTRIBUTE_PROCTIME ? " *PROCTIME*"

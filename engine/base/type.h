@@ -7,6 +7,9 @@
  *   FLOAT DOUBLE                 double (FLOAT is rounded to float on store)
  *   DECIMAL(p,s), p <= 18        int64 holding value * 10^s
  *   CHAR VARCHAR STRING          offset/length into the row's variable tail
+ *   BINARY VARBINARY BYTES       offset/length into the tail (raw bytes)
+ *   MAP<K, V>                    offset/length into the tail: the entries
+ *                                encoded by map.h (sorted by key, canonical)
  *   DATE                         int64 days since 1970-01-01
  *   TIME(p)                      int64 milliseconds since midnight
  *   TIMESTAMP(p), TIMESTAMP_LTZ  int64 milliseconds since the epoch (UTC)
@@ -14,6 +17,9 @@
  *   INTERVAL YEAR TO MONTH       int64 months
  * Precision above 3 for time types is accepted and printed, but values are
  * kept to the millisecond; DECIMAL precision above 18 is rejected.
+ * A MAP's key and value types are scalars (no MAP inside a MAP); they are
+ * kept inline in the DataType (map_key, map_value), so DataType stays a
+ * plain value that is copied freely.
  */
 #ifndef JOINERY_BASE_TYPE_H
 #define JOINERY_BASE_TYPE_H
@@ -40,6 +46,9 @@ typedef enum TypeId {
     TYPE_TIMESTAMP_LTZ,
     TYPE_INTERVAL_DAY_TIME,
     TYPE_INTERVAL_YEAR_MONTH,
+    TYPE_BINARY,    /* BINARY(n): exactly n bytes */
+    TYPE_VARBINARY, /* VARBINARY(n); BYTES is VARBINARY(2147483647) */
+    TYPE_MAP,       /* MAP<map_key, map_value> */
 } TypeId;
 
 /* Time attribute marker carried by a TIMESTAMP column (Flink's *ROWTIME*). */
@@ -51,24 +60,42 @@ typedef enum TimeAttribute {
 
 enum { TYPE_STRING_LENGTH = 2147483647, TYPE_DECIMAL_MAX_PRECISION = 18 };
 
+/* The key or value type of a MAP: a scalar type without time attribute. */
+typedef struct ElementType {
+    TypeId id; /* never TYPE_MAP */
+    int32_t precision;
+    int32_t scale;
+    bool nullable;
+} ElementType;
+
 typedef struct DataType {
     TypeId id;
-    int32_t precision; /* DECIMAL p, CHAR/VARCHAR length, TIME/TIMESTAMP p */
+    int32_t precision; /* DECIMAL p, CHAR/VARCHAR/BINARY/VARBINARY length, TIME/TIMESTAMP p */
     int32_t scale;     /* DECIMAL s */
     bool nullable;
     TimeAttribute time_attribute;
+    ElementType map_key;   /* MAP only, else zero */
+    ElementType map_value; /* MAP only, else zero */
 } DataType;
 
 DataType type_make(TypeId id, bool nullable);
 DataType type_make_decimal(int32_t precision, int32_t scale, bool nullable);
 DataType type_make_varchar(int32_t length, bool nullable);
 DataType type_make_timestamp(TypeId id, int32_t precision, bool nullable);
+/* BINARY(length) or VARBINARY(length) (BYTES: length TYPE_STRING_LENGTH). */
+DataType type_make_binary(TypeId id, int32_t length, bool nullable);
+/* MAP<key, value>; key and value must not be MAP (the caller checks). */
+DataType type_make_map(DataType key, DataType value, bool nullable);
+/* The key / value type of a MAP type as a DataType. */
+DataType type_map_key(DataType map);
+DataType type_map_value(DataType map);
 
 bool type_is_integer(TypeId id);  /* TINYINT..BIGINT */
 bool type_is_numeric(TypeId id);  /* integers, FLOAT, DOUBLE, DECIMAL */
 bool type_is_string(TypeId id);   /* CHAR, VARCHAR */
 bool type_is_temporal(TypeId id); /* DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ */
 bool type_is_interval(TypeId id);
+bool type_is_binary(TypeId id); /* BINARY, VARBINARY */
 /* True when values of the type live in the row's variable tail. */
 bool type_is_variable_length(TypeId id);
 /* True when two types have identical storage and meaning (ignores nullability). */
@@ -84,8 +111,8 @@ bool type_common(DataType a, DataType b, DataType *result);
 
 /*
  * Writes the Flink spelling ("BIGINT", "STRING", "DECIMAL(10, 2)",
- * "TIMESTAMP(3)", "TIMESTAMP(3) *ROWTIME*", with " NOT NULL" when not
- * nullable) into buffer; returns buffer.
+ * "TIMESTAMP(3)", "TIMESTAMP(3) *ROWTIME*", "BYTES", "MAP<STRING, BYTES>", with
+ * " NOT NULL" when not nullable) into buffer; returns buffer.
  */
 const char *type_format(DataType type, char *buffer, size_t size);
 

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/base/binary.h"
+#include "engine/base/map.h"
+
 Value value_from_row(const Row *row, uint32_t field, DataType type)
 {
     if (row_is_null(row, field))
@@ -280,8 +283,8 @@ static bool parse_decimal_text(const char *text, uint32_t length, int scale, int
 int value_parse_text(DataType type, const char *text, uint32_t length, Arena *arena, Value *result,
                      char *error, size_t error_size)
 {
-    /* trim surrounding blanks for everything but strings */
-    if (!type_is_string(type.id)) {
+    /* trim surrounding blanks for everything but strings and bytes */
+    if (!type_is_string(type.id) && !type_is_binary(type.id)) {
         while (length && isspace((unsigned char)text[0])) {
             text++;
             length--;
@@ -351,6 +354,8 @@ int value_parse_text(DataType type, const char *text, uint32_t length, Arena *ar
     }
     case TYPE_CHAR:
     case TYPE_VARCHAR:
+    case TYPE_BINARY:
+    case TYPE_VARBINARY: /* the text's bytes (UTF-8), as Flink's CAST(string AS BYTES) */
         if (arena) {
             char *copy = arena_strndup(arena, text, length);
             if (!copy) {
@@ -395,6 +400,7 @@ int value_parse_text(DataType type, const char *text, uint32_t length, Arena *ar
     }
     case TYPE_INTERVAL_DAY_TIME:
     case TYPE_INTERVAL_YEAR_MONTH:
+    case TYPE_MAP:
         return parse_error(error, error_size, "cannot parse text as", type);
     }
     return parse_error(error, error_size, "cannot parse text as", type);
@@ -487,6 +493,32 @@ static int format_date(int64_t days, StrBuf *out)
     return strbuf_printf(out, "%04lld-%02u-%02u", (long long)year, month, day);
 }
 
+/* {k1=v1, k2=v2} with keys and values printed as value_format_text does, NULL as "null". */
+static int format_map(DataType type, Value value, StrBuf *out)
+{
+    MapReader reader;
+    MapEntry entry;
+    if (strbuf_append_char(out, '{') != 0)
+        return -1;
+    bool first = true;
+    if (map_reader_init(&reader, type, value.s.ptr, value.s.len)) {
+        while (map_reader_next(&reader, &entry)) {
+            if (!first && strbuf_append_cstr(out, ", ") != 0)
+                return -1;
+            first = false;
+            int status = entry.key.is_null ? strbuf_append_cstr(out, "null")
+                                           : value_format_text(reader.key_type, entry.key, out);
+            if (status != 0 || strbuf_append_char(out, '=') != 0)
+                return -1;
+            status = entry.value.is_null ? strbuf_append_cstr(out, "null")
+                                         : value_format_text(reader.value_type, entry.value, out);
+            if (status != 0)
+                return -1;
+        }
+    }
+    return strbuf_append_char(out, '}');
+}
+
 int value_format_text(DataType type, Value value, StrBuf *out)
 {
     if (value.is_null)
@@ -519,6 +551,14 @@ int value_format_text(DataType type, Value value, StrBuf *out)
     case TYPE_CHAR:
     case TYPE_VARCHAR:
         return strbuf_append(out, value.s.ptr, value.s.len);
+    case TYPE_BINARY:
+    case TYPE_VARBINARY:
+        if (strbuf_append_cstr(out, "x'") != 0 ||
+            binary_append_hex((const uint8_t *)value.s.ptr, value.s.len, out) != 0)
+            return -1;
+        return strbuf_append_char(out, '\'');
+    case TYPE_MAP:
+        return format_map(type, value, out);
     case TYPE_DATE:
         return format_date(value.i, out);
     case TYPE_TIME:

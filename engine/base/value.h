@@ -5,8 +5,9 @@
  * produced it says how to read it (see type.h for encodings):
  *   integers, BOOLEAN, DECIMAL (scaled), DATE, TIME, TIMESTAMP*, INTERVAL -> i
  *   FLOAT, DOUBLE -> d
- *   CHAR, VARCHAR -> s (pointer + length, not NUL-terminated; the memory
- *   belongs to the row or arena it came from)
+ *   CHAR, VARCHAR, BINARY, VARBINARY, MAP -> s (pointer + length, not
+ *   NUL-terminated; the memory belongs to the row or arena it came from; a
+ *   MAP's bytes are its map.h encoding)
  */
 #ifndef JOINERY_BASE_VALUE_H
 #define JOINERY_BASE_VALUE_H
@@ -74,6 +75,7 @@ void value_to_builder(RowBuilder *builder, uint32_t field, DataType type, Value 
  * value of `type`. Strings are copied into `arena` when arena is not NULL,
  * else they point into `text`. Returns 0, or -1 with a short reason written
  * into `error` (size error_size) when the text is not a valid `type`.
+ * BINARY/VARBINARY take the text's bytes as they are; MAP is an error.
  * Accepted: integers with optional sign; decimals "12.5", "-3", "1e3" for
  * DOUBLE; booleans true/false (any case); DATE "YYYY-MM-DD"; TIME
  * "HH:MM:SS[.fff]"; TIMESTAMP "YYYY-MM-DD[ T]HH:MM[:SS[.fff...]][Z]".
@@ -86,11 +88,14 @@ int value_parse_text(DataType type, const char *text, uint32_t length, Arena *ar
  * "<NULL>" is NOT written for NULL (callers decide); DECIMAL with exactly
  * `scale` digits; DOUBLE in shortest round-trip form ("1.5", "1.0E10");
  * TIMESTAMP "YYYY-MM-DD HH:MM:SS.fff" (fraction to the type precision, at
- * most 3 digits); BOOLEAN "TRUE"/"FALSE". Returns 0 or -1 (no memory).
+ * most 3 digits); BOOLEAN "TRUE"/"FALSE"; BINARY/VARBINARY "x'0a1b'"; MAP
+ * "{k1=v1, k2=v2}" in key order (a NULL key or value as "null").
+ * Returns 0 or -1 (no memory).
  */
 int value_format_text(DataType type, Value value, StrBuf *out);
 
-/* Three-way comparison of two non-NULL values of the same type. */
+/* Three-way comparison of two non-NULL values of the same type (strings and
+   bytes: unsigned bytes, then length; a MAP's encodings compare as bytes). */
 int value_compare(DataType type, Value a, Value b);
 
 /* Days since 1970-01-01 for a proleptic Gregorian date. */

@@ -155,7 +155,8 @@ static void integer_range(DataType type, int64_t *low, int64_t *high)
 
 static bool datagen_type_supported(TypeId id)
 {
-    return id != TYPE_NULL && id != TYPE_INTERVAL_DAY_TIME && id != TYPE_INTERVAL_YEAR_MONTH;
+    return id != TYPE_NULL && id != TYPE_INTERVAL_DAY_TIME && id != TYPE_INTERVAL_YEAR_MONTH &&
+           id != TYPE_MAP;
 }
 
 /* Reads the options of one physical column. Returns JOINERY_OK or a validate error. */
@@ -266,21 +267,23 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
 
     const char *length = field_option(table, column, "length");
     field->length = DATAGEN_DEFAULT_STRING_LENGTH;
-    if (type_is_string(type.id) && type.precision > 0 && (uint32_t)type.precision < field->length)
+    bool sized = type_is_string(type.id) || type_is_binary(type.id);
+    if (sized && type.precision > 0 && (uint32_t)type.precision < field->length)
         field->length = (uint32_t)type.precision;
     if (length) {
         int64_t parsed;
         if (!parse_int64(length, &parsed) || parsed < 0 || parsed > (1 << 24))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "Invalid value for option 'fields.%s.length': '%s'", column, length);
-        if (!type_is_string(type.id))
+        if (!sized)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Option 'fields.%s.length' applies to string columns only", column);
-        if (type.id == TYPE_CHAR)
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Custom length for fixed-length type (CHAR) field '%s' is not "
-                              "supported.",
+                              "Option 'fields.%s.length' applies to string and bytes columns only",
                               column);
+        if (type.id == TYPE_CHAR || type.id == TYPE_BINARY)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Custom length for fixed-length type (%s) field '%s' is not "
+                              "supported.",
+                              type.id == TYPE_CHAR ? "CHAR" : "BINARY", column);
         field->length = (uint32_t)parsed;
         if (type.precision > 0 && field->length > (uint32_t)type.precision)
             field->length = (uint32_t)type.precision;
@@ -509,6 +512,23 @@ static bool datagen_generate_field(DatagenReader *reader, uint32_t index, uint64
             if (i % 16 == 0 && i > 0)
                 pool = splitmix64_next(state);
             reader->text[i] = HEX[(pool >> (4 * (i % 16))) & 15];
+        }
+        row_builder_set_string(builder, index, reader->text, length);
+        break;
+    }
+    case TYPE_BINARY:
+    case TYPE_VARBINARY: {
+        /* random bytes: `length` of them (BINARY(n): n), fewer with var-len */
+        uint32_t length = type.id == TYPE_BINARY ? (uint32_t)type.precision : field->length;
+        if (field->var_len && length > 0 && type.id != TYPE_BINARY)
+            length = 1 + (uint32_t)(bits % length);
+        if (!reserve_text(reader, length + 1))
+            return false;
+        uint64_t pool = 0;
+        for (uint32_t i = 0; i < length; i++) {
+            if (i % 8 == 0)
+                pool = splitmix64_next(state);
+            reader->text[i] = (char)(pool >> (8 * (i % 8)));
         }
         row_builder_set_string(builder, index, reader->text, length);
         break;

@@ -755,6 +755,9 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Missing required option 'path' for connector 'filesystem'.");
     const char *path = local_path(option);
+    if ((status = format_check_fields(kind, spec->field_count, spec->types, table->name, diag)) !=
+        JOINERY_OK)
+        return status;
     FilesystemWriter *writer = calloc(1, sizeof *writer);
     if (!writer)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");

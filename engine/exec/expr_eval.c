@@ -32,6 +32,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/base/binary.h"
+#include "engine/base/map.h"
+
 __extension__ typedef __int128 Int128;
 
 enum { MILLIS_PER_DAY = 86400000 };
@@ -311,12 +314,47 @@ static Value string_to_boolean(const char *text, uint32_t length, bool *ok)
     return value_null();
 }
 
+/* Bytes fitted to BINARY(n) (zero-padded or cut) or VARBINARY(n) (cut), as Flink casts. */
+static Value fit_binary(const EvalInput *input, DataType to, Value value)
+{
+    uint32_t length = to.precision > 0 ? (uint32_t)to.precision : 0;
+    if (value.s.len > length)
+        return value_string(value.s.ptr, length);
+    if (to.id != TYPE_BINARY || value.s.len == length)
+        return value;
+    char *padded = arena_alloc(input->context->arena, length);
+    if (!padded)
+        return out_of_memory(input);
+    memcpy(padded, value.s.ptr, value.s.len);
+    memset(padded + value.s.len, 0, length - value.s.len);
+    return value_string(padded, length);
+}
+
 static Value cast_value(const EvalInput *input, DataType from, DataType to, Value value,
                         bool try_cast)
 {
     if (value.is_null || from.id == TYPE_NULL)
         return value_null();
     char type_name[96];
+    /* bytes: from strings (their UTF-8 bytes) and other bytes */
+    if (type_is_binary(to.id) && (type_is_binary(from.id) || type_is_string(from.id)))
+        return fit_binary(input, to, value);
+    if (type_is_string(to.id) && type_is_binary(from.id)) {
+        /* Flink decodes the bytes as UTF-8, ill-formed sequences becoming U+FFFD */
+        StrBuf text = STRBUF_INIT;
+        if (binary_append_utf8((const uint8_t *)value.s.ptr, value.s.len, &text) != 0) {
+            strbuf_free(&text);
+            return out_of_memory(input);
+        }
+        char *copy = arena_copy(input, text.data, text.length);
+        uint32_t length = (uint32_t)text.length;
+        strbuf_free(&text);
+        if (!copy)
+            return out_of_memory(input);
+        return value_string(copy, length);
+    }
+    if (to.id == TYPE_MAP && type_equals(from, to))
+        return value;
     /* to string */
     if (type_is_string(to.id)) {
         if (type_is_string(from.id))
@@ -454,6 +492,9 @@ static Value cast_value(const EvalInput *input, DataType from, DataType to, Valu
         return value_null();
     case TYPE_CHAR:
     case TYPE_VARCHAR:
+    case TYPE_BINARY:
+    case TYPE_VARBINARY:
+    case TYPE_MAP:
         break;
     }
     return cast_failure(input, try_cast, "Cannot cast %s to %s",

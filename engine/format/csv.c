@@ -16,6 +16,8 @@
  */
 #include "engine/format/format_internal.h"
 
+#include "engine/base/binary.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -66,6 +68,21 @@ static int csv_convert(FormatDecoder *decoder, uint32_t field, const char *text,
     }
     if (length == 0) {
         *value = value_null();
+        return 0;
+    }
+    if (type_is_binary(type.id)) {
+        /* base64 (an empty field is NULL), as Flink's csv format (Jackson) writes byte arrays */
+        strbuf_clear(&decoder->convert);
+        int status = binary_decode_base64(text, length, &decoder->convert);
+        char *bytes =
+            status == 0 ? arena_alloc(&decoder->record_arena, decoder->convert.length + 1) : NULL;
+        if (!bytes)
+            return format_field_error(error, error_size, decoder->names[field],
+                                      status > 0 ? "not valid base64" : "out of memory", text,
+                                      length);
+        if (decoder->convert.length)
+            memcpy(bytes, decoder->convert.data, decoder->convert.length);
+        *value = value_string(bytes, (uint32_t)decoder->convert.length);
         return 0;
     }
     (void)quoted;
@@ -233,7 +250,11 @@ int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
             continue;
         }
         strbuf_clear(&encoder->scratch);
-        if (format_append_value_text(type, value, false, &encoder->scratch) != 0 ||
+        int status =
+            type_is_binary(type.id)
+                ? binary_append_base64((const uint8_t *)value.s.ptr, value.s.len, &encoder->scratch)
+                : format_append_value_text(type, value, false, &encoder->scratch);
+        if (status != 0 ||
             csv_append_field(options, encoder->scratch.data ? encoder->scratch.data : "",
                              encoder->scratch.length, out) != 0)
             return -1;

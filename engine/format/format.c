@@ -48,6 +48,18 @@ bool format_kind_is_changelog(FormatKind kind)
 int format_check_fields(FormatKind kind, uint32_t field_count, const DataType *types,
                         const char *table_name, Diag *diag)
 {
+    if (kind == FORMAT_KIND_CSV) {
+        for (uint32_t i = 0; i < field_count; i++) {
+            if (types[i].id != TYPE_MAP)
+                continue;
+            char name[160];
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "The 'csv' format of table '%s' cannot hold a column of type %s "
+                              "(as in Flink): MAP in csv is not supported",
+                              table_name ? table_name : "?",
+                              type_format(types[i], name, sizeof name));
+        }
+    }
     if (kind != FORMAT_KIND_RAW)
         return JOINERY_OK;
     if (field_count != 1)
@@ -55,11 +67,11 @@ int format_check_fields(FormatKind kind, uint32_t field_count, const DataType *t
                           "The 'raw' format supports only one physical column, but table '%s' "
                           "has %u.",
                           table_name ? table_name : "?", field_count);
-    if (!type_is_string(types[0].id)) {
-        char name[64];
+    if (!type_is_string(types[0].id) && !type_is_binary(types[0].id)) {
+        char name[160];
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                          "The 'raw' format of table '%s' supports a STRING column here, not %s "
-                          "(binary numbers and BYTES are not supported yet).",
+                          "The 'raw' format of table '%s' supports a STRING or BYTES column here, "
+                          "not %s (binary numbers are not supported yet).",
                           table_name ? table_name : "?", type_format(types[0], name, sizeof name));
     }
     return JOINERY_OK;
@@ -314,6 +326,7 @@ FormatDecoder *format_decoder_create(const FormatOptions *options, uint32_t fiel
         return NULL;
     decoder->options = *options;
     decoder->field_count = field_count;
+    arena_init(&decoder->record_arena, 4096);
     size_t slots = field_count ? field_count : 1;
     decoder->name_lengths = calloc(slots, sizeof *decoder->name_lengths);
     decoder->types = calloc(slots, sizeof *decoder->types);
@@ -365,7 +378,7 @@ int format_decode_changelog(FormatDecoder *decoder, const char *data, size_t len
     *row_count = 0;
     if (decoder->options.kind == FORMAT_KIND_DEBEZIUM_JSON ||
         decoder->options.kind == FORMAT_KIND_CANAL_JSON) {
-        decoder->scratch_used = 0;
+        format_begin_record(decoder);
         if (!format_reserve_scratch(decoder, length)) {
             snprintf(error, error_size, "out of memory");
             return JOINERY_ERROR_NO_MEMORY;
@@ -398,10 +411,18 @@ void format_decoder_free(FormatDecoder *decoder)
     free(decoder->types);
     free(decoder->json_field_tokens);
     free(decoder->scratch);
+    arena_destroy(&decoder->record_arena);
+    strbuf_free(&decoder->convert);
     free(decoder->decoded_values);
     free(decoder->decoded_kinds);
     format_decoder_free(decoder->envelope);
     free(decoder);
+}
+
+void format_begin_record(FormatDecoder *decoder)
+{
+    decoder->scratch_used = 0;
+    arena_reset(&decoder->record_arena);
 }
 
 bool format_reserve_scratch(FormatDecoder *decoder, size_t size)
@@ -442,7 +463,7 @@ int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value
     }
     if (length && data[length - 1] == '\r')
         length--;
-    decoder->scratch_used = 0;
+    format_begin_record(decoder);
     if (!format_reserve_scratch(decoder, length)) {
         snprintf(error, error_size, "out of memory");
         return JOINERY_ERROR_NO_MEMORY;

@@ -30,6 +30,10 @@ struct FormatDecoder {
     uint32_t decoded_capacity;
     /* debezium-json, canal-json: decoder of the envelope's fields, as raw JSON text */
     struct FormatDecoder *envelope;
+    /* values built while decoding (BYTES from base64, MAP encodings): reset with scratch at
+       the start of each record, so they too stay valid for the whole record */
+    Arena record_arena;
+    StrBuf convert; /* temporary text of one value being converted */
 };
 
 struct FormatEncoder {
@@ -40,6 +44,8 @@ struct FormatEncoder {
     StrBuf scratch; /* text of one value */
 };
 
+/* Starts a record: empties scratch and the record arena. */
+void format_begin_record(FormatDecoder *decoder);
 /* Makes sure scratch can take `size` more bytes from scratch_used; false on no memory. */
 bool format_reserve_scratch(FormatDecoder *decoder, size_t size);
 /*

@@ -19,6 +19,9 @@
 
 #include "engine/format/format_internal.h"
 
+#include "engine/base/binary.h"
+#include "engine/base/map.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,11 +224,139 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
     }
 }
 
+/* The text of a JSON string token, unescaped into the record arena when needed. */
+static bool json_token_text(FormatDecoder *decoder, const char *data, const jsmntok_t *token,
+                            const char **text, size_t *length)
+{
+    *text = data + token->start;
+    *length = (size_t)(token->end - token->start);
+    if (token->type == JSMN_STRING && memchr(*text, '\\', *length)) {
+        char *out = arena_alloc(&decoder->record_arena, *length + 1);
+        if (!out)
+            return false;
+        *length = json_unescape(*text, *length, out);
+        *text = out;
+    }
+    return true;
+}
+
+/*
+ * One BYTES value or MAP element from a JSON token: strings as they are,
+ * bytes from base64 (as Flink's JSON format writes them), other types parsed
+ * from the token's text. Values live in the record arena. Returns 0, or -1
+ * with a reason.
+ */
+static int json_element_value(FormatDecoder *decoder, DataType type, const char *data,
+                              const jsmntok_t *token, Value *value, char *reason,
+                              size_t reason_size)
+{
+    char type_name[64];
+    const char *text;
+    size_t length;
+    if (token->type == JSMN_PRIMITIVE && data[token->start] == 'n') {
+        *value = value_null();
+        return 0;
+    }
+    if (token->type == JSMN_OBJECT || token->type == JSMN_ARRAY) {
+        snprintf(reason, reason_size, "expected a %s but found a JSON %s",
+                 type_format(type, type_name, sizeof type_name),
+                 token->type == JSMN_OBJECT ? "object" : "array");
+        return -1;
+    }
+    if (!json_token_text(decoder, data, token, &text, &length)) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    if (type_is_binary(type.id)) {
+        strbuf_clear(&decoder->convert);
+        int status =
+            token->type == JSMN_STRING ? binary_decode_base64(text, length, &decoder->convert) : 1;
+        if (status != 0) {
+            snprintf(reason, reason_size, status < 0 ? "out of memory" : "not valid base64");
+            return -1;
+        }
+        char *bytes = arena_alloc(&decoder->record_arena, decoder->convert.length + 1);
+        if (!bytes) {
+            snprintf(reason, reason_size, "out of memory");
+            return -1;
+        }
+        if (decoder->convert.length)
+            memcpy(bytes, decoder->convert.data, decoder->convert.length);
+        *value = value_string(bytes, (uint32_t)decoder->convert.length);
+        return 0;
+    }
+    if (type_is_string(type.id)) {
+        *value = value_string(text, (uint32_t)length);
+        return 0;
+    }
+    return value_parse_text(type, text, (uint32_t)length, &decoder->record_arena, value, reason,
+                            reason_size);
+}
+
+/* A JSON object as a MAP value (keys are the member names), encoded into the record arena. */
+static int json_map_value(FormatDecoder *decoder, DataType type, const char *data,
+                          const jsmntok_t *object, Value *value, char *reason, size_t reason_size)
+{
+    char type_name[64];
+    if (object->type != JSMN_OBJECT) {
+        snprintf(reason, reason_size, "expected a %s (a JSON object)",
+                 type_format(type, type_name, sizeof type_name));
+        return -1;
+    }
+    uint32_t count = (uint32_t)object->size;
+    MapEntry *entries = arena_alloc(&decoder->record_arena, (count ? count : 1) * sizeof *entries);
+    if (!entries) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    const jsmntok_t *tokens = decoder->json_tokens;
+    int index = (int)(object - tokens) + 1;
+    DataType key_type = type_map_key(type), value_type = type_map_value(type);
+    for (uint32_t i = 0; i < count; i++) {
+        if (json_element_value(decoder, key_type, data, &tokens[index], &entries[i].key, reason,
+                               reason_size) != 0 ||
+            json_element_value(decoder, value_type, data, &tokens[index + 1], &entries[i].value,
+                               reason, reason_size) != 0)
+            return -1;
+        index = json_skip(tokens, INT32_MAX, index + 1);
+    }
+    StrBuf encoded = STRBUF_INIT;
+    if (map_encode(type, entries, count, &encoded) != 0) {
+        strbuf_free(&encoded);
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    char *bytes = arena_alloc(&decoder->record_arena, encoded.length);
+    if (bytes)
+        memcpy(bytes, encoded.data, encoded.length);
+    *value = value_string(bytes, (uint32_t)encoded.length);
+    strbuf_free(&encoded);
+    if (!bytes) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char *data,
                               bool record_has_escapes, const jsmntok_t *token, Value *value,
                               char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
+    if (type_is_binary(type.id) || type.id == TYPE_MAP) {
+        char reason[128];
+        int status = 0;
+        if (token->type == JSMN_PRIMITIVE && data[token->start] == 'n')
+            *value = value_null();
+        else if (type.id == TYPE_MAP)
+            status = json_map_value(decoder, type, data, token, value, reason, sizeof reason);
+        else
+            status = json_element_value(decoder, type, data, token, value, reason, sizeof reason);
+        if (status != 0)
+            return format_field_error(error, error_size, decoder->names[field], reason,
+                                      data + token->start, (size_t)(token->end - token->start));
+        return 0;
+    }
     const char *text = data + token->start;
     size_t length = (size_t)(token->end - token->start);
     bool is_string_type = type_is_string(type.id);
@@ -412,6 +543,82 @@ static int json_append_string(const char *text, size_t length, StrBuf *out)
     return strbuf_append_char(out, '"');
 }
 
+/* One value as JSON: numbers and booleans bare, bytes as base64, maps as objects, the rest
+   as strings of their text form. */
+static int json_append_value(FormatEncoder *encoder, DataType type, Value value, StrBuf *out)
+{
+    if (value.is_null)
+        return strbuf_append_cstr(out, "null");
+    switch (type.id) {
+    case TYPE_BOOLEAN:
+    case TYPE_TINYINT:
+    case TYPE_SMALLINT:
+    case TYPE_INT:
+    case TYPE_BIGINT:
+    case TYPE_DECIMAL:
+        return format_append_value_text(type, value, false, out);
+    case TYPE_FLOAT:
+    case TYPE_DOUBLE:
+        if (value.d != value.d || value.d - value.d != 0) { /* NaN, infinities */
+            strbuf_clear(&encoder->scratch);
+            if (format_append_value_text(type, value, false, &encoder->scratch) != 0)
+                return -1;
+            return json_append_string(encoder->scratch.data, encoder->scratch.length, out);
+        }
+        return format_append_value_text(type, value, false, out);
+    case TYPE_CHAR:
+    case TYPE_VARCHAR:
+        return json_append_string(value.s.ptr, value.s.len, out);
+    case TYPE_BINARY:
+    case TYPE_VARBINARY:
+        strbuf_clear(&encoder->scratch);
+        if (binary_append_base64((const uint8_t *)value.s.ptr, value.s.len, &encoder->scratch) != 0)
+            return -1;
+        return json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
+                                  encoder->scratch.length, out);
+    case TYPE_MAP: {
+        MapReader reader;
+        MapEntry entry;
+        bool first = true;
+        if (strbuf_append_char(out, '{') != 0)
+            return -1;
+        if (map_reader_init(&reader, type, value.s.ptr, value.s.len)) {
+            while (map_reader_next(&reader, &entry)) {
+                if (!first && strbuf_append_char(out, ',') != 0)
+                    return -1;
+                first = false;
+                /* member names are the keys' text ("null" for a NULL key) */
+                strbuf_clear(&encoder->scratch);
+                int status = 0;
+                if (entry.key.is_null)
+                    status = strbuf_append_cstr(&encoder->scratch, "null");
+                else if (type_is_binary(reader.key_type.id))
+                    status = binary_append_base64((const uint8_t *)entry.key.s.ptr, entry.key.s.len,
+                                                  &encoder->scratch);
+                else
+                    status = format_append_value_text(reader.key_type, entry.key,
+                                                      encoder->options.timestamp_iso_8601,
+                                                      &encoder->scratch);
+                if (status != 0 ||
+                    json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
+                                       encoder->scratch.length, out) != 0 ||
+                    strbuf_append_char(out, ':') != 0 ||
+                    json_append_value(encoder, reader.value_type, entry.value, out) != 0)
+                    return -1;
+            }
+        }
+        return strbuf_append_char(out, '}');
+    }
+    default:
+        strbuf_clear(&encoder->scratch);
+        if (format_append_value_text(type, value, encoder->options.timestamp_iso_8601,
+                                     &encoder->scratch) != 0)
+            return -1;
+        return json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
+                                  encoder->scratch.length, out);
+    }
+}
+
 int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
 {
     if (strbuf_append_char(out, '{') != 0)
@@ -429,41 +636,8 @@ int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
                 return -1;
             continue;
         }
-        switch (type.id) {
-        case TYPE_BOOLEAN:
-        case TYPE_TINYINT:
-        case TYPE_SMALLINT:
-        case TYPE_INT:
-        case TYPE_BIGINT:
-        case TYPE_DECIMAL:
-            if (format_append_value_text(type, value, false, out) != 0)
-                return -1;
-            break;
-        case TYPE_FLOAT:
-        case TYPE_DOUBLE:
-            if (value.d != value.d || value.d - value.d != 0) { /* NaN, infinities */
-                strbuf_clear(&encoder->scratch);
-                if (format_append_value_text(type, value, false, &encoder->scratch) != 0 ||
-                    json_append_string(encoder->scratch.data, encoder->scratch.length, out) != 0)
-                    return -1;
-            } else if (format_append_value_text(type, value, false, out) != 0) {
-                return -1;
-            }
-            break;
-        case TYPE_CHAR:
-        case TYPE_VARCHAR:
-            if (json_append_string(value.s.ptr, value.s.len, out) != 0)
-                return -1;
-            break;
-        default:
-            strbuf_clear(&encoder->scratch);
-            if (format_append_value_text(type, value, encoder->options.timestamp_iso_8601,
-                                         &encoder->scratch) != 0 ||
-                json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
-                                   encoder->scratch.length, out) != 0)
-                return -1;
-            break;
-        }
+        if (json_append_value(encoder, type, value, out) != 0)
+            return -1;
     }
     return strbuf_append_char(out, '}');
 }

@@ -1,12 +1,12 @@
 /*
  * raw.c - Flink's 'raw' format: the record's bytes are the value of the
- * table's single physical column (a STRING here; BYTES and the binary
+ * table's single physical column (a STRING or BYTES column; the binary
  * number encodings are not supported). Decoding never copies: the value
  * points into the record. An empty record is an empty string, not NULL
  * (a Kafka tombstone, a record without a value, is the connector's NULL).
  * Encoding appends the string as is; NULL appends nothing.
  *
- * Invariant: format_check_fields admitted exactly one string field; a
+ * Invariant: format_check_fields admitted exactly one string or bytes field; a
  * decoder built for anything else reports an error per record.
  */
 #include "engine/format/format_internal.h"
@@ -16,8 +16,9 @@
 int format_raw_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
                       char *error, size_t error_size)
 {
-    if (decoder->field_count != 1 || !type_is_string(decoder->types[0].id)) {
-        snprintf(error, error_size, "the 'raw' format needs exactly one STRING column");
+    if (decoder->field_count != 1 ||
+        (!type_is_string(decoder->types[0].id) && !type_is_binary(decoder->types[0].id))) {
+        snprintf(error, error_size, "the 'raw' format needs exactly one STRING or BYTES column");
         return JOINERY_ERROR_RUNTIME;
     }
     if (length > UINT32_MAX) {
@@ -33,7 +34,7 @@ int format_raw_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
     if (encoder->field_count < 1 || row_is_null(row, 0))
         return 0;
     Value value = value_from_row(row, 0, encoder->types[0]);
-    if (type_is_string(encoder->types[0].id))
+    if (type_is_string(encoder->types[0].id) || type_is_binary(encoder->types[0].id))
         return strbuf_append(out, value.s.ptr, value.s.len);
     return format_append_value_text(encoder->types[0], value, false, out);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/base/binary.h"
 #include "engine/plan/bind_internal.h"
 
 int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, const char *format,
@@ -211,6 +212,26 @@ static int bind_literal(Binder *binder, const AstExpr *ast, Expr **result)
             type = type_make_varchar(0, false);
         }
         *result = expr_make_literal(binder->arena, type, value_string(text, length));
+        break;
+    }
+    case AST_LITERAL_BINARY: {
+        /* X'0A1B' is BINARY(2) NOT NULL, as in Flink (X'' is VARBINARY(0)) */
+        StrBuf bytes = STRBUF_INIT;
+        int decoded = binary_decode_hex(text, strlen(text), &bytes);
+        if (decoded != 0) {
+            strbuf_free(&bytes);
+            if (decoded < 0)
+                return bind_no_memory(binder);
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Binary literal X'%s' must contain an even number of hexadecimal "
+                              "digits (0-9, A-F)",
+                              text);
+        }
+        uint32_t length = (uint32_t)bytes.length;
+        type = length ? type_make_binary(TYPE_BINARY, (int32_t)length, false)
+                      : type_make_binary(TYPE_VARBINARY, 0, false);
+        *result = expr_make_literal(binder->arena, type, value_string(bytes.data, length));
+        strbuf_free(&bytes);
         break;
     }
     case AST_LITERAL_DATE:

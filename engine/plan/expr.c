@@ -86,7 +86,13 @@ Expr *expr_make_implicit_cast(Arena *arena, Expr *expr, DataType type)
 bool expr_cast_is_valid(DataType from, DataType to)
 {
     TypeId f = from.id, t = to.id;
-    if (f == TYPE_NULL || f == t)
+    if (f == TYPE_NULL)
+        return true;
+    if (f == TYPE_MAP || t == TYPE_MAP) /* MAP to STRING prints it; MAP to MAP only unchanged */
+        return type_equals(from, to) || (f == TYPE_MAP && type_is_string(t));
+    if (type_is_binary(f) || type_is_binary(t)) /* bytes to and from strings and bytes */
+        return (type_is_binary(f) || type_is_string(f)) && (type_is_binary(t) || type_is_string(t));
+    if (f == t)
         return true;
     if (type_is_string(f) || type_is_string(t))
         return true;

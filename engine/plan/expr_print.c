@@ -25,6 +25,8 @@
 
 #include "engine/plan/expr.h"
 
+#include "engine/base/binary.h"
+
 static const char *interval_unit_name(DataType type)
 {
     if (type.id == TYPE_INTERVAL_YEAR_MONTH)
@@ -97,6 +99,20 @@ static const char *type_name_parts(DataType type, bool charset, bool not_null, c
     case TYPE_INTERVAL_YEAR_MONTH:
         snprintf(base, sizeof base, "%s", interval_unit_name(type));
         break;
+    case TYPE_BINARY:
+        snprintf(base, sizeof base, "BINARY(%d)", (int)type.precision);
+        break;
+    case TYPE_VARBINARY:
+        snprintf(base, sizeof base, "VARBINARY(%d)", (int)type.precision);
+        break;
+    case TYPE_MAP: {
+        /* Calcite: (K, V) MAP */
+        char key[40], value[40];
+        type_name_parts(type_map_key(type), charset, true, key, sizeof key);
+        type_name_parts(type_map_value(type), charset, true, value, sizeof value);
+        snprintf(base, sizeof base, "(%s, %s) MAP", key, value);
+        break;
+    }
     }
     const char *attribute = "";
     if (charset && type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
@@ -244,6 +260,19 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
             return strbuf_printf(out, ":%s",
                                  type_name_parts(type, true, false, type_name, sizeof type_name));
         return 0;
+    case TYPE_BINARY:
+    case TYPE_VARBINARY:
+        if (strbuf_append_cstr(out, "X'") != 0 ||
+            binary_append_hex((const uint8_t *)value.s.ptr, value.s.len, out) != 0 ||
+            strbuf_append_char(out, '\'') != 0)
+            return -1;
+        if (prefix)
+            return strbuf_printf(out, ":%s",
+                                 type_name_parts(type, false, false, type_name, sizeof type_name));
+        return 0;
+    case TYPE_MAP:
+        /* only constant-folded MAP[...] constructors reach here */
+        return value_format_text(type, value, out);
     case TYPE_DATE:
         return append_date(out, value.i);
     case TYPE_TIME:

@@ -296,6 +296,11 @@ static const char *type_family_name(DataType type)
         return "INTERVAL_DAY_TIME";
     case TYPE_INTERVAL_YEAR_MONTH:
         return "INTERVAL_YEAR_MONTH";
+    case TYPE_BINARY:
+    case TYPE_VARBINARY:
+        return "BINARY";
+    case TYPE_MAP:
+        return "MAP";
     }
     return "ANY";
 }
@@ -562,6 +567,8 @@ static bool types_comparable(DataType a, DataType b)
         return true;
     if (is_timestamp(a.id) && is_timestamp(b.id))
         return true;
+    if (type_is_binary(a.id) && type_is_binary(b.id))
+        return true;
     return a.id == b.id;
 }
 
@@ -715,6 +722,10 @@ static Expr *resolve_comparison(Arena *arena, FunctionId function, Expr **args, 
         !common_type_of(args, count, &common))
         return fail_cannot_apply(function, NULL, args, count, diag);
     bool nullable = any_nullable(args, count);
+    /* maps are equal or not (their canonical encodings), never ordered */
+    if (common.id == TYPE_MAP && function != FUNCTION_EQUAL && function != FUNCTION_NOT_EQUAL &&
+        function != FUNCTION_IS_DISTINCT_FROM && function != FUNCTION_IS_NOT_DISTINCT_FROM)
+        return fail_cannot_apply(function, NULL, args, count, diag);
     if (common.id == TYPE_NULL)
         common = type_make(TYPE_BOOLEAN, true); /* NULL = NULL */
     if (!widen_args(arena, args, 0, count, common))

@@ -74,6 +74,7 @@ typedef enum AstLiteralKind {
     AST_LITERAL_DECIMAL,   /* text like "12.50" (exact numeric) */
     AST_LITERAL_DOUBLE,    /* text like "1.5E3" (approximate) */
     AST_LITERAL_STRING,    /* text unescaped ('' -> ') */
+    AST_LITERAL_BINARY,    /* X'0A1B': text holds the hex digits as written */
     AST_LITERAL_DATE,      /* DATE '2024-01-01': text */
     AST_LITERAL_TIME,      /* TIME '10:00:00': text */
     AST_LITERAL_TIMESTAMP, /* TIMESTAMP '2024-01-01 10:00:00': text */

@@ -79,7 +79,7 @@ static void print_name_group(const char *label, const AstList *names, Printer *o
 
 static void print_type(DataType type, Printer *out)
 {
-    char buffer[96];
+    char buffer[200];
     printer_text(out, type_format(type, buffer, sizeof buffer));
 }
 
@@ -175,6 +175,11 @@ static void print_literal(const AstExpr *expr, Printer *out)
         break;
     case AST_LITERAL_TIME:
         printer_text(out, "(time ");
+        print_quoted(expr->literal.text, out);
+        printer_char(out, ')');
+        break;
+    case AST_LITERAL_BINARY:
+        printer_text(out, "(binary ");
         print_quoted(expr->literal.text, out);
         printer_char(out, ')');
         break;

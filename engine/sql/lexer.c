@@ -79,6 +79,8 @@ const char *token_kind_describe(TokenKind kind)
         return "number";
     case TOKEN_STRING:
         return "string literal";
+    case TOKEN_BINARY_STRING:
+        return "binary literal";
     case TOKEN_HINT:
         return "hint";
     case TOKEN_EQUAL:
@@ -113,6 +115,10 @@ const char *token_kind_describe(TokenKind kind)
         return "'('";
     case TOKEN_RIGHT_PAREN:
         return "')'";
+    case TOKEN_LEFT_BRACKET:
+        return "'['";
+    case TOKEN_RIGHT_BRACKET:
+        return "']'";
     case TOKEN_SEMICOLON:
         return "';'";
     case TOKEN_ERROR:
@@ -354,6 +360,13 @@ int lexer_next_token(Lexer *lexer, Token *token, Diag *diag)
     }
     char c = lexer_peek_at(lexer, 0);
     char next = lexer_peek_at(lexer, 1);
+    if ((c == 'X' || c == 'x') && next == '\'') {
+        /* X'0A1B': a binary string literal */
+        lexer_advance(lexer);
+        token->kind = TOKEN_BINARY_STRING;
+        return lexer_read_quoted(lexer, token, diag, '\'', start,
+                                 "Syntax error: unterminated binary literal");
+    }
     if (is_word_start(c)) {
         while (is_word_part(lexer_peek_at(lexer, 0)))
             lexer_advance(lexer);
@@ -443,6 +456,12 @@ int lexer_next_token(Lexer *lexer, Token *token, Diag *diag)
         return JOINERY_OK;
     case ';':
         lexer_read_operator(lexer, token, TOKEN_SEMICOLON, 1, start);
+        return JOINERY_OK;
+    case '[':
+        lexer_read_operator(lexer, token, TOKEN_LEFT_BRACKET, 1, start);
+        return JOINERY_OK;
+    case ']':
+        lexer_read_operator(lexer, token, TOKEN_RIGHT_BRACKET, 1, start);
         return JOINERY_OK;
     default:
         break;

@@ -34,6 +34,7 @@ typedef enum TokenKind {
     TOKEN_DECIMAL,       /* 1.5, .5, 1. */
     TOKEN_DOUBLE,        /* 1.5E3, 2e-1 */
     TOKEN_STRING,        /* 'text' with '' escapes; value holds the unescaped text */
+    TOKEN_BINARY_STRING, /* X'0A1B': value holds the hex digits (not checked here) */
     TOKEN_HINT,          /* a hint comment; text/length cover the content only */
     TOKEN_EQUAL,         /* = */
     TOKEN_NOT_EQUAL,     /* <> or != */
@@ -51,6 +52,8 @@ typedef enum TokenKind {
     TOKEN_COMMA,         /* , */
     TOKEN_LEFT_PAREN,    /* ( */
     TOKEN_RIGHT_PAREN,   /* ) */
+    TOKEN_LEFT_BRACKET,  /* [ */
+    TOKEN_RIGHT_BRACKET, /* ] */
     TOKEN_SEMICOLON,     /* ; */
     TOKEN_ERROR,         /* a lexical error; the diagnostic says which */
 } TokenKind;

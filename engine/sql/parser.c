@@ -660,6 +660,32 @@ static bool keyword_names_type(Keyword keyword)
     }
 }
 
+static bool parser_parse_type(Parser *parser, DataType *type);
+
+/* <K, V> after MAP; neither may be a MAP (not supported yet). */
+static bool parser_parse_map_type(Parser *parser, DataType *type)
+{
+    if (!parser_expect(parser, TOKEN_LESS))
+        return false;
+    DataType parts[2];
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && !parser_expect(parser, TOKEN_COMMA))
+            return false;
+        const Token *element = parser_current(parser);
+        if (!parser_parse_type(parser, &parts[i]))
+            return false;
+        if (parts[i].id == TYPE_MAP) {
+            parser_fail_at(parser, element->line, element->column, JOINERY_ERROR_UNSUPPORTED,
+                           "a MAP inside a MAP is not supported yet");
+            return false;
+        }
+    }
+    if (!parser_expect(parser, TOKEN_GREATER))
+        return false;
+    *type = type_make_map(parts[0], parts[1], true);
+    return true;
+}
+
 /* A Flink type with optional NOT NULL / NULL into *type. */
 static bool parser_parse_type(Parser *parser, DataType *type)
 {
@@ -789,13 +815,24 @@ static bool parser_parse_type(Parser *parser, DataType *type)
             return false;
         *type = type_make_timestamp(TYPE_TIMESTAMP_LTZ, precision, true);
         break;
-    case KEYWORD_ARRAY:
-    case KEYWORD_MAP:
-    case KEYWORD_MULTISET:
-    case KEYWORD_ROW:
     case KEYWORD_BYTES:
+        *type = type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true);
+        break;
     case KEYWORD_BINARY:
     case KEYWORD_VARBINARY:
+        precision = 1; /* Flink: BINARY and VARBINARY without a length have length 1 */
+        if (!parser_parse_length(parser, &precision))
+            return false;
+        *type = type_make_binary(keyword == KEYWORD_BINARY ? TYPE_BINARY : TYPE_VARBINARY,
+                                 precision, true);
+        break;
+    case KEYWORD_MAP:
+        if (!parser_parse_map_type(parser, type))
+            return false;
+        break;
+    case KEYWORD_ARRAY:
+    case KEYWORD_MULTISET:
+    case KEYWORD_ROW:
     case KEYWORD_RAW:
         parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_UNSUPPORTED,
                        "type %s is not supported yet", keyword_name(keyword));
@@ -1116,6 +1153,7 @@ static AstExpr *parser_parse_literal(Parser *parser, AstLiteralKind kind)
         expr->literal.boolean_value = token_is_keyword(token, KEYWORD_TRUE);
         break;
     case AST_LITERAL_STRING:
+    case AST_LITERAL_BINARY:
         expr->literal.text = token->value;
         break;
     case AST_LITERAL_DATE:
@@ -1191,7 +1229,52 @@ static AstExpr *parser_parse_name_expression(Parser *parser)
     return parser_finish_expr(parser, expr);
 }
 
+/* MAP[k1, v1, k2, v2, ...]: a call of the function MAP with the keys and values in turn. */
+static AstExpr *parser_parse_map_constructor(Parser *parser)
+{
+    const Token *token = parser_current(parser);
+    AstExpr *expr = parser_new_expr(parser, AST_EXPR_FUNCTION, token);
+    if (!expr)
+        return NULL;
+    expr->function.name = parser_strndup(parser, "MAP", 3);
+    if (!expr->function.name)
+        return NULL;
+    parser_advance(parser); /* MAP */
+    parser_advance(parser); /* [ */
+    do {
+        AstExpr *arg = parser_parse_expression(parser);
+        if (!arg || !ast_list_push(parser, &expr->function.args, arg))
+            return NULL;
+    } while (parser_accept(parser, TOKEN_COMMA));
+    if (!parser_expect(parser, TOKEN_RIGHT_BRACKET))
+        return NULL;
+    return parser_finish_expr(parser, expr);
+}
+
+static AstExpr *parser_parse_primary_base(Parser *parser);
+
+/* A primary expression followed by any number of item accesses: m['key']. */
 static AstExpr *parser_parse_primary(Parser *parser)
+{
+    AstExpr *expr = parser_parse_primary_base(parser);
+    while (expr && parser_is(parser, TOKEN_LEFT_BRACKET)) {
+        AstExpr *item = parser_new_expr_from(parser, AST_EXPR_FUNCTION, expr);
+        if (!item)
+            return NULL;
+        item->function.name = parser_strndup(parser, "ITEM", 4);
+        if (!item->function.name || !ast_list_push(parser, &item->function.args, expr))
+            return NULL;
+        parser_advance(parser); /* [ */
+        AstExpr *key = parser_parse_expression(parser);
+        if (!key || !ast_list_push(parser, &item->function.args, key) ||
+            !parser_expect(parser, TOKEN_RIGHT_BRACKET))
+            return NULL;
+        expr = parser_finish_expr(parser, item);
+    }
+    return expr;
+}
+
+static AstExpr *parser_parse_primary_base(Parser *parser)
 {
     const Token *token = parser_current(parser);
     switch (token->kind) {
@@ -1203,6 +1286,8 @@ static AstExpr *parser_parse_primary(Parser *parser)
         return parser_parse_literal(parser, AST_LITERAL_DOUBLE);
     case TOKEN_STRING:
         return parser_parse_literal(parser, AST_LITERAL_STRING);
+    case TOKEN_BINARY_STRING:
+        return parser_parse_literal(parser, AST_LITERAL_BINARY);
     case TOKEN_LEFT_PAREN: {
         if (parser_query_follows(parser, 1)) {
             AstExpr *expr = parser_new_expr(parser, AST_EXPR_SUBQUERY, token);
@@ -1250,6 +1335,10 @@ static AstExpr *parser_parse_primary(Parser *parser)
             break;
         case KEYWORD_CASE:
             return parser_parse_case(parser);
+        case KEYWORD_MAP:
+            if (parser_peek(parser, 1)->kind == TOKEN_LEFT_BRACKET)
+                return parser_parse_map_constructor(parser);
+            break;
         case KEYWORD_CURRENT_TIMESTAMP:
         case KEYWORD_CURRENT_DATE:
         case KEYWORD_CURRENT_TIME:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/map.h"
 #include "engine/base/value.h"
 #include "engine/format/format.h"
 
@@ -367,6 +368,75 @@ START_TEST(test_json_encode_round_trip)
 }
 END_TEST
 
+START_TEST(test_json_bytes_and_maps)
+{
+    /* BYTES are base64 strings, MAPs objects; decoded and encoded back exactly (map members
+       in key order, the canonical order) */
+    const char *names[] = {"b", "m"};
+    DataType types[] = {type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true),
+                        type_make_map(type_make_varchar(TYPE_STRING_LENGTH, true),
+                                      type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true),
+                                      true)};
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_JSON);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 2, names, types, NULL);
+    FormatEncoder *encoder = format_encoder_create(&options, 2, names, types);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder,
+                            "{\"b\":\"AAH/\",\"m\":{\"z\":\"eA==\",\"a\":null,\"k\\u00e9\":\"\"}}",
+                            values, error),
+                     FORMAT_RECORD_ROW);
+    ck_assert_uint_eq(values[0].s.len, 3);
+    ck_assert(memcmp(values[0].s.ptr, "\x00\x01\xff", 3) == 0);
+    ck_assert_uint_eq(map_cardinality(values[1].s.ptr, values[1].s.len), 3);
+    Value found;
+    ck_assert(map_lookup(types[1], values[1].s.ptr, values[1].s.len, value_string("z", 1), &found));
+    assert_string(found, "x");
+    ck_assert(map_lookup(types[1], values[1].s.ptr, values[1].s.len, value_string("a", 1), &found));
+    ck_assert(found.is_null);
+    ck_assert(
+        !map_lookup(types[1], values[1].s.ptr, values[1].s.len, value_string("q", 1), &found));
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = build_row(&builder, types, values, 2);
+    StrBuf out = STRBUF_INIT;
+    ck_assert_int_eq(format_encode_row(encoder, row, &out), JOINERY_OK);
+    ck_assert_str_eq(out.data,
+                     "{\"b\":\"AAH/\",\"m\":{\"a\":null,\"k\xc3\xa9\":\"\",\"z\":\"eA==\"}}");
+    /* bad input: not base64, not an object */
+    ck_assert_int_eq(decode(decoder, "{\"b\":\"A*==\"}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "not valid base64"));
+    ck_assert_int_eq(decode(decoder, "{\"m\":[1]}", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(error, "field 'm'"));
+    strbuf_free(&out);
+    row_builder_free(&builder);
+    format_encoder_free(encoder);
+    format_decoder_free(decoder);
+}
+END_TEST
+
+START_TEST(test_csv_bytes_base64_and_no_maps)
+{
+    const char *names[] = {"b"};
+    DataType types[] = {type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, 1, names, types, NULL);
+    Value values[1];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "aGk=", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[0], "hi");
+    ck_assert_int_eq(decode(decoder, "", values, error), FORMAT_RECORD_EMPTY);
+    ck_assert_int_eq(decode(decoder, "%%", values, error), JOINERY_ERROR_RUNTIME);
+    format_decoder_free(decoder);
+    Diag diag;
+    diag_clear(&diag);
+    DataType map = type_make_map(type_make(TYPE_INT, true), type_make(TYPE_INT, true), true);
+    ck_assert_int_eq(format_check_fields(FORMAT_KIND_CSV, 1, &map, "t", &diag),
+                     JOINERY_ERROR_UNSUPPORTED);
+    ck_assert_int_eq(format_check_fields(FORMAT_KIND_RAW, 1, types, "t", &diag), JOINERY_OK);
+}
+END_TEST
+
 START_TEST(test_csv_encode_round_trip)
 {
     const char *names[] = {"id", "text", "amount"};
@@ -467,6 +537,8 @@ static Suite *format_suite(void)
     tcase_add_test(csv, test_csv_all_types);
     tcase_add_test(csv, test_csv_quoting_and_options);
     tcase_add_test(csv, test_csv_encode_round_trip);
+    tcase_add_test(csv, test_csv_bytes_base64_and_no_maps);
+    tcase_add_test(csv, test_json_bytes_and_maps);
     tcase_add_test(csv, test_format_options);
     suite_add_tcase(suite, csv);
     return suite;

@@ -68,8 +68,9 @@ static CatalogTable *make_table(const char *name, const TestColumn *columns, siz
     return table;
 }
 
-static const TestColumn TWO_COLUMNS[] = {{"id", {TYPE_BIGINT, 0, 0, true, 0}, NULL},
-                                         {"name", {TYPE_VARCHAR, 2147483647, 0, true, 0}, NULL}};
+static const TestColumn TWO_COLUMNS[] = {
+    {"id", {.id = TYPE_BIGINT, .nullable = true}, NULL},
+    {"name", {.id = TYPE_VARCHAR, .precision = 2147483647, .nullable = true}, NULL}};
 
 /* Validates a two-column table (id BIGINT, name STRING) with these options. */
 static int validate(const char *const *options, size_t count, const char *primary_key, Diag *diag)

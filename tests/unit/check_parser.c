@@ -457,6 +457,14 @@ START_TEST(test_types)
     assert_type("TIMESTAMP WITH LOCAL TIME ZONE NOT NULL", "TIMESTAMP_LTZ(6) NOT NULL");
     assert_type("TIMESTAMP_LTZ", "TIMESTAMP_LTZ(6)");
     assert_type("TIMESTAMP_LTZ(0)", "TIMESTAMP_LTZ(0)");
+    assert_type("BYTES", "BYTES");
+    assert_type("BINARY", "BINARY(1)");
+    assert_type("BINARY(16) NOT NULL", "BINARY(16) NOT NULL");
+    assert_type("VARBINARY", "VARBINARY(1)");
+    assert_type("VARBINARY(100)", "VARBINARY(100)");
+    assert_type("MAP<STRING, BYTES>", "MAP<STRING, BYTES>");
+    assert_type("MAP<INT NOT NULL, DECIMAL(10, 2)> NOT NULL",
+                "MAP<INT NOT NULL, DECIMAL(10, 2)> NOT NULL");
     Diag diag;
     AstStatement *statement = parse("CREATE TABLE t (c DECIMAL(12, 3) NOT NULL)", &diag);
     AstColumnDef *column = statement->create_table.columns.items[0];
@@ -469,14 +477,17 @@ START_TEST(test_types)
     ck_assert(column->type.nullable);
     ck_assert_int_eq(column->type.precision, TYPE_STRING_LENGTH);
 
-    const char *unsupported[] = {"ARRAY", "MAP",    "MULTISET",  "ROW",
-                                 "BYTES", "BINARY", "VARBINARY", "RAW"};
+    const char *unsupported[] = {"ARRAY", "MULTISET", "ROW", "RAW"};
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
         char sql[128], message[128];
         snprintf(sql, sizeof sql, "CREATE TABLE t (\n  c %s<INT>)", unsupported[i]);
         snprintf(message, sizeof message, "type %s is not supported yet", unsupported[i]);
         assert_fails(sql, JOINERY_ERROR_UNSUPPORTED, 2, 5, message);
     }
+    assert_fails("CREATE TABLE t (c MAP<STRING, MAP<STRING, INT>>)", JOINERY_ERROR_UNSUPPORTED, 1,
+                 31, "a MAP inside a MAP is not supported yet");
+    assert_fails("CREATE TABLE t (c MAP<STRING>)", JOINERY_ERROR_PARSE, 1, 29,
+                 "Syntax error: unexpected '>'; expected NULL or ','");
     assert_fails("CREATE TABLE t (c DECIMAL(19, 2))", JOINERY_ERROR_UNSUPPORTED, 1, 27,
                  "DECIMAL precision above 18 is not supported yet");
     assert_fails("CREATE TABLE t (c DECIMAL(39))", JOINERY_ERROR_PARSE, 1, 27,

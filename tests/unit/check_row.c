@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/binary.h"
 #include "engine/base/duration.h"
+#include "engine/base/map.h"
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
 #include "engine/base/type.h"
@@ -914,6 +916,71 @@ START_TEST(test_type_format_and_classes)
 }
 END_TEST
 
+START_TEST(test_bytes_and_maps)
+{
+    StrBuf out = STRBUF_INIT;
+    /* hex, base64, UTF-8 decoding with U+FFFD for ill-formed bytes */
+    ck_assert_int_eq(binary_append_hex((const uint8_t *)"\x0a\xff", 2, &out), 0);
+    ck_assert_str_eq(strbuf_cstr(&out), "0aff");
+    strbuf_clear(&out);
+    ck_assert_int_eq(binary_decode_hex("0A1b", 4, &out), 0);
+    ck_assert_uint_eq(out.length, 2);
+    ck_assert_int_eq(binary_decode_hex("0A1", 3, &out), 1);
+    ck_assert_int_eq(binary_decode_hex("0G", 2, &out), 1);
+    strbuf_clear(&out);
+    ck_assert_int_eq(binary_append_base64((const uint8_t *)"hello", 5, &out), 0);
+    ck_assert_str_eq(strbuf_cstr(&out), "aGVsbG8=");
+    strbuf_clear(&out);
+    ck_assert_int_eq(binary_decode_base64("aGVsbG8=", 8, &out), 0);
+    ck_assert_str_eq(strbuf_cstr(&out), "hello");
+    ck_assert_int_eq(binary_decode_base64("aGVsbG8", 7, &out), 0); /* padding optional */
+    ck_assert_int_eq(binary_decode_base64("a", 1, &out), 1);
+    strbuf_clear(&out);
+    ck_assert_int_eq(binary_append_utf8((const uint8_t *)"a\xff\xc3\xa9\xe2\x82", 6, &out), 0);
+    ck_assert_str_eq(strbuf_cstr(&out), "a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd");
+    ck_assert(binary_is_utf8((const uint8_t *)"\xc3\xa9", 2));
+    ck_assert(!binary_is_utf8((const uint8_t *)"\xc0\x80", 2));
+
+    /* maps: canonical (sorted, last duplicate wins), so equal maps are equal bytes */
+    DataType map =
+        type_make_map(type_make_varchar(TYPE_STRING_LENGTH, true), type_make(TYPE_INT, true), true);
+    MapEntry first[3] = {{value_string("b", 1), value_int(2)},
+                         {value_string("a", 1), value_int(1)},
+                         {value_string("b", 1), value_int(3)}};
+    MapEntry second[2] = {{value_string("a", 1), value_int(1)},
+                          {value_string("b", 1), value_int(3)}};
+    StrBuf other = STRBUF_INIT;
+    strbuf_clear(&out);
+    ck_assert_int_eq(map_encode(map, first, 3, &out), 0);
+    ck_assert_int_eq(map_encode(map, second, 2, &other), 0);
+    ck_assert_uint_eq(out.length, other.length);
+    ck_assert(memcmp(out.data, other.data, out.length) == 0);
+    ck_assert_uint_eq(map_cardinality(out.data, (uint32_t)out.length), 2);
+    Value found;
+    ck_assert(map_lookup(map, out.data, (uint32_t)out.length, value_string("b", 1), &found));
+    ck_assert_int_eq(found.i, 3);
+    ck_assert(!map_lookup(map, out.data, (uint32_t)out.length, value_string("c", 1), &found));
+    StrBuf text = STRBUF_INIT;
+    ck_assert_int_eq(value_format_text(map, value_string(out.data, (uint32_t)out.length), &text),
+                     0);
+    ck_assert_str_eq(strbuf_cstr(&text), "{a=1, b=3}");
+    strbuf_clear(&text);
+    DataType bytes = type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true);
+    ck_assert_int_eq(value_format_text(bytes, value_string("\x01\xab", 2), &text), 0);
+    ck_assert_str_eq(strbuf_cstr(&text), "x'01ab'");
+    char name[96];
+    ck_assert_str_eq(type_format(map, name, sizeof name), "MAP<STRING, INT>");
+    ck_assert(type_is_variable_length(TYPE_MAP) && type_is_variable_length(TYPE_BINARY));
+    DataType common;
+    ck_assert(type_common(type_make_binary(TYPE_BINARY, 2, false), bytes, &common));
+    ck_assert_int_eq(common.id, TYPE_VARBINARY);
+    ck_assert(!type_common(map, bytes, &common));
+    strbuf_free(&text);
+    strbuf_free(&other);
+    strbuf_free(&out);
+}
+END_TEST
+
 static Suite *row_suite(void)
 {
     Suite *suite = suite_create("row");
@@ -938,6 +1005,7 @@ static Suite *row_suite(void)
     tcase_add_test(values, test_format_doubles_java_style);
     tcase_add_test(values, test_format_temporal);
     tcase_add_test(values, test_compare_and_arithmetic);
+    tcase_add_test(values, test_bytes_and_maps);
     suite_add_tcase(suite, values);
     TCase *durations = tcase_create("durations");
     tcase_add_test(durations, test_duration_parse);

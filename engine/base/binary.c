@@ -1,0 +1,178 @@
+/*
+ * binary.c - hex, base64 and UTF-8 helpers for byte strings (see binary.h).
+ */
+#include "engine/base/binary.h"
+
+static const char HEX_DIGITS[] = "0123456789abcdef";
+static const char BASE64_ALPHABET[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int binary_append_hex(const uint8_t *bytes, size_t length, StrBuf *out)
+{
+    if (strbuf_reserve(out, 2 * length) != 0)
+        return -1;
+    for (size_t i = 0; i < length; i++) {
+        char pair[2] = {HEX_DIGITS[bytes[i] >> 4], HEX_DIGITS[bytes[i] & 15]};
+        if (strbuf_append(out, pair, 2) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int binary_decode_hex(const char *text, size_t length, StrBuf *out)
+{
+    if (length % 2 != 0)
+        return 1;
+    if (strbuf_reserve(out, length / 2) != 0)
+        return -1;
+    for (size_t i = 0; i < length; i += 2) {
+        int high = hex_value(text[i]), low = hex_value(text[i + 1]);
+        if (high < 0 || low < 0)
+            return 1;
+        if (strbuf_append_char(out, (char)(high << 4 | low)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int binary_append_base64(const uint8_t *bytes, size_t length, StrBuf *out)
+{
+    if (strbuf_reserve(out, (length + 2) / 3 * 4) != 0)
+        return -1;
+    for (size_t i = 0; i < length; i += 3) {
+        uint32_t group = (uint32_t)bytes[i] << 16;
+        if (i + 1 < length)
+            group |= (uint32_t)bytes[i + 1] << 8;
+        if (i + 2 < length)
+            group |= bytes[i + 2];
+        char quad[4] = {BASE64_ALPHABET[group >> 18 & 63], BASE64_ALPHABET[group >> 12 & 63],
+                        i + 1 < length ? BASE64_ALPHABET[group >> 6 & 63] : '=',
+                        i + 2 < length ? BASE64_ALPHABET[group & 63] : '='};
+        if (strbuf_append(out, quad, 4) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int base64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int binary_decode_base64(const char *text, size_t length, StrBuf *out)
+{
+    size_t padding = 0;
+    while (length > 0 && text[length - 1] == '=' && padding < 2) {
+        length--;
+        padding++;
+    }
+    if (length % 4 == 1 || (padding > 0 && (length + padding) % 4 != 0))
+        return 1;
+    uint32_t group = 0;
+    int bits = 0;
+    for (size_t i = 0; i < length; i++) {
+        int value = base64_value(text[i]);
+        if (value < 0)
+            return 1;
+        group = group << 6 | (uint32_t)value;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (strbuf_append_char(out, (char)(group >> bits & 0xff)) != 0)
+                return -1;
+        }
+    }
+    /* leftover bits must be zero for a canonical encoding; Java's decoder accepts either */
+    return 0;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at bytes[0..length), or 0 when it
+ * is ill-formed; *consumed is then the maximal ill-formed subpart (>= 1).
+ */
+static size_t utf8_sequence(const uint8_t *bytes, size_t length, size_t *consumed)
+{
+    uint8_t lead = bytes[0];
+    size_t need;
+    uint8_t low = 0x80, high = 0xBF;
+    if (lead < 0x80) {
+        *consumed = 1;
+        return 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+        need = 1;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        need = 2;
+        if (lead == 0xE0)
+            low = 0xA0;
+        else if (lead == 0xED)
+            high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        need = 3;
+        if (lead == 0xF0)
+            low = 0x90;
+        else if (lead == 0xF4)
+            high = 0x8F;
+    } else {
+        *consumed = 1;
+        return 0;
+    }
+    size_t i = 1;
+    for (; i <= need; i++) {
+        if (i >= length)
+            break;
+        uint8_t c = bytes[i];
+        uint8_t lo = i == 1 ? low : 0x80, hi = i == 1 ? high : 0xBF;
+        if (c < lo || c > hi)
+            break;
+    }
+    *consumed = i;
+    return i == need + 1 ? i : 0;
+}
+
+int binary_append_utf8(const uint8_t *bytes, size_t length, StrBuf *out)
+{
+    size_t i = 0;
+    while (i < length) {
+        size_t consumed;
+        size_t good = utf8_sequence(bytes + i, length - i, &consumed);
+        int status = good ? strbuf_append(out, (const char *)bytes + i, good)
+                          : strbuf_append(out, "\xEF\xBF\xBD", 3);
+        if (status != 0)
+            return -1;
+        i += consumed;
+    }
+    return 0;
+}
+
+bool binary_is_utf8(const uint8_t *bytes, size_t length)
+{
+    size_t i = 0;
+    while (i < length) {
+        size_t consumed;
+        if (!utf8_sequence(bytes + i, length - i, &consumed))
+            return false;
+        i += consumed;
+    }
+    return true;
+}

@@ -1,0 +1,157 @@
+/*
+ * map.c - encoding, reading and look-up of MAP values (see map.h).
+ */
+#include "engine/base/map.h"
+
+#include <string.h>
+
+/* Order of keys: NULL first, then value_compare. */
+static int map_key_compare(DataType key_type, Value a, Value b)
+{
+    if (a.is_null || b.is_null)
+        return a.is_null == b.is_null ? 0 : a.is_null ? -1 : 1;
+    return value_compare(key_type, a, b);
+}
+
+static int map_append_element(DataType type, Value value, StrBuf *out)
+{
+    if (value.is_null)
+        return strbuf_append_char(out, 0);
+    if (strbuf_append_char(out, 1) != 0)
+        return -1;
+    if (type_is_variable_length(type.id)) {
+        uint32_t length = value.s.len;
+        if (strbuf_append(out, (const char *)&length, sizeof length) != 0)
+            return -1;
+        return length ? strbuf_append(out, value.s.ptr, length) : 0;
+    }
+    uint64_t bits;
+    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE) {
+        double d = type.id == TYPE_FLOAT ? (double)(float)value.d : value.d;
+        if (d == 0.0)
+            d = 0.0;
+        memcpy(&bits, &d, sizeof bits);
+    } else {
+        bits = (uint64_t)value.i;
+    }
+    return strbuf_append(out, (const char *)&bits, sizeof bits);
+}
+
+int map_encode(DataType map_type, MapEntry *entries, uint32_t count, StrBuf *out)
+{
+    DataType key_type = type_map_key(map_type);
+    DataType value_type = type_map_value(map_type);
+    /* stable insertion sort: duplicate keys keep their input order */
+    for (uint32_t i = 1; i < count; i++) {
+        MapEntry entry = entries[i];
+        uint32_t j = i;
+        while (j > 0 && map_key_compare(key_type, entries[j - 1].key, entry.key) > 0) {
+            entries[j] = entries[j - 1];
+            j--;
+        }
+        entries[j] = entry;
+    }
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (i + 1 < count && map_key_compare(key_type, entries[i].key, entries[i + 1].key) == 0)
+            continue; /* a later duplicate wins */
+        entries[unique++] = entries[i];
+    }
+    if (strbuf_append(out, (const char *)&unique, sizeof unique) != 0)
+        return -1;
+    for (uint32_t i = 0; i < unique; i++)
+        if (map_append_element(key_type, entries[i].key, out) != 0 ||
+            map_append_element(value_type, entries[i].value, out) != 0)
+            return -1;
+    return 0;
+}
+
+bool map_reader_init(MapReader *reader, DataType map_type, const char *bytes, uint32_t length)
+{
+    memset(reader, 0, sizeof *reader);
+    reader->key_type = type_map_key(map_type);
+    reader->value_type = type_map_value(map_type);
+    if (length < sizeof(uint32_t))
+        return false;
+    memcpy(&reader->remaining, bytes, sizeof reader->remaining);
+    reader->cursor = (const uint8_t *)bytes + sizeof(uint32_t);
+    reader->end = (const uint8_t *)bytes + length;
+    return true;
+}
+
+static bool map_read_element(MapReader *reader, DataType type, Value *value)
+{
+    if (reader->cursor >= reader->end)
+        return false;
+    uint8_t present = *reader->cursor++;
+    if (!present) {
+        *value = value_null();
+        return true;
+    }
+    if (type_is_variable_length(type.id)) {
+        uint32_t length;
+        if ((size_t)(reader->end - reader->cursor) < sizeof length)
+            return false;
+        memcpy(&length, reader->cursor, sizeof length);
+        reader->cursor += sizeof length;
+        if ((size_t)(reader->end - reader->cursor) < length)
+            return false;
+        *value = value_string((const char *)reader->cursor, length);
+        reader->cursor += length;
+        return true;
+    }
+    uint64_t bits;
+    if ((size_t)(reader->end - reader->cursor) < sizeof bits)
+        return false;
+    memcpy(&bits, reader->cursor, sizeof bits);
+    reader->cursor += sizeof bits;
+    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE) {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        *value = value_double(d);
+    } else {
+        *value = value_int((int64_t)bits);
+    }
+    return true;
+}
+
+bool map_reader_next(MapReader *reader, MapEntry *entry)
+{
+    if (reader->remaining == 0)
+        return false;
+    if (!map_read_element(reader, reader->key_type, &entry->key) ||
+        !map_read_element(reader, reader->value_type, &entry->value)) {
+        reader->remaining = 0;
+        return false;
+    }
+    reader->remaining--;
+    return true;
+}
+
+uint32_t map_cardinality(const char *bytes, uint32_t length)
+{
+    uint32_t count = 0;
+    if (length >= sizeof count)
+        memcpy(&count, bytes, sizeof count);
+    return count;
+}
+
+bool map_lookup(DataType map_type, const char *bytes, uint32_t length, Value key, Value *value)
+{
+    MapReader reader;
+    if (key.is_null || !map_reader_init(&reader, map_type, bytes, length))
+        return false;
+    MapEntry entry;
+    while (map_reader_next(&reader, &entry)) {
+        if (entry.key.is_null)
+            continue;
+        int c = value_compare(reader.key_type, entry.key, key);
+        if (c == 0) {
+            *value = entry.value;
+            return true;
+        }
+        if (c > 0)
+            return false; /* sorted: the key would have come already */
+    }
+    return false;
+}
