@@ -109,7 +109,8 @@ struct Job {
     JobOutput output;
     int parallelism;
     uint64_t datagen_seed;
-    bool multi_join_pruning; /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
     const PlanNode *root;
 };
 
@@ -194,10 +195,13 @@ static int job_link(Job *job, Operator *port, Operator *consumer, uint32_t input
 {
     target->op = consumer;
     target->input = input;
+    /* each upstream channel of the consumer has its own watermark and status */
+    target->channel = consumer->channels_linked++;
     if (port->task == consumer->task)
         return JOINERY_OK;
     JobTask *task = job->tasks[consumer->task];
-    Operator *channel = channel_operator_create(&task->mailbox, consumer, input, job->diag);
+    Operator *channel =
+        channel_operator_create(&task->mailbox, consumer, input, target->channel, job->diag);
     if (!channel)
         return job_no_memory(job);
     Operator **channels = realloc(job->channels, (job->channel_count + 1) * sizeof *channels);
@@ -212,6 +216,7 @@ static int job_link(Job *job, Operator *port, Operator *consumer, uint32_t input
     task->ends_expected++;
     target->op = channel;
     target->input = 0;
+    target->channel = 0;
     return JOINERY_OK;
 }
 
@@ -495,7 +500,7 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
     }
     case PLAN_WATERMARK_ASSIGNER:
         return watermark_assigner_operator_create(node->watermark.watermark, node->field_count,
-                                                  job->diag);
+                                                  job->idle_timeout_millis, job->diag);
     case PLAN_UNION:
         return union_operator_create(node->input_count, job->diag);
     case PLAN_JOIN: {
@@ -710,6 +715,8 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
     job->datagen_seed = (uint64_t)options_get_integer(options, "table.exec.datagen.seed");
     job->multi_join_pruning =
         options_get_boolean(options, "table.optimizer.multi-join.empty-result-pruning.enabled");
+    job->idle_timeout_millis =
+        options_get_duration_millis(options, "table.exec.source.idle-timeout");
     job->threaded = job->parallelism > 1;
     job->context.diag = diag;
     job->context.now_millis = job_clock;
@@ -848,7 +855,12 @@ static int job_task_deliver(JobTask *task, MailboxMessage *message)
         status = operator_push(message->target, message->input, &message->batch);
         break;
     case MAILBOX_WATERMARK:
-        status = operator_push_watermark(message->target, message->input, message->watermark);
+        status = operator_push_watermark(message->target, message->input, message->channel,
+                                         message->watermark);
+        break;
+    case MAILBOX_WATERMARK_STATUS:
+        status = operator_push_watermark_status(message->target, message->input, message->channel,
+                                                message->watermark_status);
         break;
     case MAILBOX_END_OF_INPUT:
         task->ends_received++;

@@ -1,6 +1,9 @@
 /*
  * operator.c - the framework around operator vtables: batching of output,
- * metrics, watermark and end-of-input propagation (see operator.h).
+ * metrics, watermark, watermark status and end-of-input propagation (see
+ * operator.h). The default watermark handling is a valve over the upstream
+ * channels: op->current_watermark is the last watermark sent and never
+ * decreases; an aligned channel is active and not behind it.
  */
 #include "engine/exec/operator.h"
 
@@ -21,8 +24,7 @@ void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
     op->channel_count = input_count;
     op->impl = impl;
     op->current_watermark = INT64_MIN;
-    for (uint32_t i = 0; i < OPERATOR_MAX_INPUTS; i++)
-        op->input_watermarks[i] = INT64_MIN;
+    op->watermark_status = WATERMARK_STATUS_ACTIVE;
     arena_init(&op->output_arena, 64 * 1024);
 }
 
@@ -30,6 +32,7 @@ void operator_connect(Operator *op, Operator *target, uint32_t input)
 {
     op->target.op = target;
     op->target.input = input;
+    op->target.channel = input;
 }
 
 int operator_open(Operator *op, ExecContext *context)
@@ -91,31 +94,159 @@ int operator_emit(Operator *op, const Row *row, RowKind kind)
     return JOINERY_OK;
 }
 
-int operator_emit_watermark(Operator *op, int64_t watermark)
+/* Pushes to every downstream target: the broadcast list, else the single target. */
+static int operator_send_watermark(Operator *op, int64_t watermark)
 {
-    int status = operator_flush(op);
+    int status = JOINERY_OK;
     for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
-        status = operator_push_watermark(op->broadcast[i].op, op->broadcast[i].input, watermark);
+        status = operator_push_watermark(op->broadcast[i].op, op->broadcast[i].input,
+                                         op->broadcast[i].channel, watermark);
     if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
-        status = operator_push_watermark(op->target.op, op->target.input, watermark);
+        status =
+            operator_push_watermark(op->target.op, op->target.input, op->target.channel, watermark);
     return status;
 }
 
-int operator_push_watermark(Operator *op, uint32_t input, int64_t watermark)
+int operator_emit_watermark_status(Operator *op, WatermarkStatus watermark_status)
 {
-    if (input < OPERATOR_MAX_INPUTS && watermark > op->input_watermarks[input])
-        op->input_watermarks[input] = watermark;
+    if (watermark_status == op->watermark_status)
+        return JOINERY_OK;
+    int status = operator_flush(op);
+    if (status != JOINERY_OK)
+        return status;
+    op->watermark_status = watermark_status;
+    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
+        status = operator_push_watermark_status(op->broadcast[i].op, op->broadcast[i].input,
+                                                op->broadcast[i].channel, watermark_status);
+    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
+        status = operator_push_watermark_status(op->target.op, op->target.input, op->target.channel,
+                                                watermark_status);
+    return status;
+}
+
+int operator_emit_watermark(Operator *op, int64_t watermark)
+{
+    /* a watermark means the stream is active again (Flink's WatermarkToDataOutput) */
+    int status = operator_emit_watermark_status(op, WATERMARK_STATUS_ACTIVE);
+    if (status == JOINERY_OK)
+        status = operator_flush(op);
+    if (status != JOINERY_OK)
+        return status;
+    if (watermark > op->current_watermark)
+        op->current_watermark = watermark;
+    return operator_send_watermark(op, watermark);
+}
+
+/* The default handling's record of `channel`, allocated for every channel at first use. */
+static ChannelWatermark *operator_channel_watermark(Operator *op, uint32_t channel)
+{
+    if (channel >= op->channel_watermark_count) {
+        uint32_t count = op->channel_count > channel ? op->channel_count : channel + 1;
+        ChannelWatermark *grown = realloc(op->channel_watermarks, count * sizeof *grown);
+        if (!grown)
+            return NULL;
+        for (uint32_t i = op->channel_watermark_count; i < count; i++) {
+            /* a channel that sent nothing yet holds the minimum at "no watermark" */
+            grown[i].watermark = INT64_MIN;
+            grown[i].idle = false;
+            grown[i].aligned = true;
+        }
+        op->channel_watermarks = grown;
+        op->channel_watermark_count = count;
+    }
+    return &op->channel_watermarks[channel];
+}
+
+/* Sends the minimum over the aligned channels when it is ahead of the output. */
+static int valve_advance(Operator *op)
+{
+    bool any = false;
+    int64_t minimum = INT64_MAX;
+    for (uint32_t i = 0; i < op->channel_watermark_count; i++) {
+        const ChannelWatermark *channel = &op->channel_watermarks[i];
+        if (!channel->aligned)
+            continue;
+        any = true;
+        if (channel->watermark < minimum)
+            minimum = channel->watermark;
+    }
+    if (!any || minimum <= op->current_watermark)
+        return JOINERY_OK;
+    return operator_emit_watermark(op, minimum);
+}
+
+static int valve_status(Operator *op, uint32_t channel, WatermarkStatus watermark_status)
+{
+    ChannelWatermark *state = operator_channel_watermark(op, channel);
+    if (!state)
+        return operator_fail(op, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (watermark_status == WATERMARK_STATUS_ACTIVE) {
+        if (!state->idle)
+            return JOINERY_OK;
+        state->idle = false;
+        /* a channel that comes back behind the output waits until it catches up */
+        state->aligned = state->watermark >= op->current_watermark;
+        return operator_emit_watermark_status(op, WATERMARK_STATUS_ACTIVE);
+    }
+    if (state->idle)
+        return JOINERY_OK;
+    state->idle = true;
+    state->aligned = false;
+    bool any_active = false;
+    for (uint32_t i = 0; i < op->channel_watermark_count && !any_active; i++)
+        any_active = !op->channel_watermarks[i].idle;
+    if (any_active)
+        return valve_advance(op); /* it may have held the minimum */
+    /* every channel idle: none advances any more, so when the last active one held the
+       output, the output goes to the largest channel watermark; then the operator is idle */
+    int status = JOINERY_OK;
+    if (state->watermark == op->current_watermark) {
+        int64_t maximum = INT64_MIN;
+        for (uint32_t i = 0; i < op->channel_watermark_count; i++)
+            if (op->channel_watermarks[i].watermark > maximum)
+                maximum = op->channel_watermarks[i].watermark;
+        if (maximum > op->current_watermark)
+            status = operator_emit_watermark(op, maximum);
+    }
+    if (status == JOINERY_OK)
+        status = operator_emit_watermark_status(op, WATERMARK_STATUS_IDLE);
+    return status;
+}
+
+static int valve_watermark(Operator *op, uint32_t channel, int64_t watermark)
+{
+    ChannelWatermark *state = operator_channel_watermark(op, channel);
+    if (!state)
+        return operator_fail(op, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (state->idle) {
+        /* a watermark on an idle channel makes it active again */
+        int status = valve_status(op, channel, WATERMARK_STATUS_ACTIVE);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    if (watermark <= state->watermark)
+        return JOINERY_OK; /* never backwards per channel */
+    state->watermark = watermark;
+    if (!state->aligned && watermark >= op->current_watermark)
+        state->aligned = true; /* caught up */
+    return valve_advance(op);
+}
+
+int operator_push_watermark(Operator *op, uint32_t input, uint32_t channel, int64_t watermark)
+{
     if (op->vtable->watermark)
         return op->vtable->watermark(op, input, watermark);
-    int64_t minimum = INT64_MAX;
-    for (uint32_t i = 0; i < op->input_count && i < OPERATOR_MAX_INPUTS; i++)
-        if (op->input_watermarks[i] < minimum)
-            minimum = op->input_watermarks[i];
-    if (minimum > op->current_watermark && minimum != INT64_MIN) {
-        op->current_watermark = minimum;
-        return operator_emit_watermark(op, minimum);
-    }
-    return JOINERY_OK;
+    return valve_watermark(op, channel, watermark);
+}
+
+int operator_push_watermark_status(Operator *op, uint32_t input, uint32_t channel,
+                                   WatermarkStatus watermark_status)
+{
+    if (op->vtable->watermark_status)
+        return op->vtable->watermark_status(op, input, watermark_status);
+    if (op->vtable->watermark)
+        return operator_emit_watermark_status(op, watermark_status);
+    return valve_status(op, channel, watermark_status);
 }
 
 int operator_end_input(Operator *op, uint32_t input)
@@ -158,6 +289,9 @@ void operator_close(Operator *op)
     op->output.rows = NULL;
     op->output.capacity = 0;
     arena_destroy(&op->output_arena);
+    free(op->channel_watermarks);
+    op->channel_watermarks = NULL;
+    op->channel_watermark_count = 0;
     /* last: the operator's close frees the operator itself */
     if (op->vtable && op->vtable->close)
         op->vtable->close(op);

@@ -13,11 +13,28 @@
  * downstream immediately. So an operator never holds more than one output
  * batch, and backpressure is the call stack itself.
  *
- * Lifecycle: open -> (process | watermark | timer)* -> end_input for each
- * input -> close. When every input of an operator has ended, the framework
- * flushes it, calls vtable->finish (if any) and forwards end_input to the
- * downstream. All functions return JOINERY_OK or an error status with the
- * job's Diag filled; an error stops the job.
+ * Lifecycle: open -> (process | watermark | watermark status | timer)* ->
+ * end_input for each input -> close. When every input of an operator has
+ * ended, the framework flushes it, calls vtable->finish (if any) and forwards
+ * end_input to the downstream. All functions return JOINERY_OK or an error
+ * status with the job's Diag filled; an error stops the job.
+ *
+ * Watermarks and their status (Flink's WatermarkStatus): an operator is fed
+ * by upstream channels (subtask x input; OperatorTarget.channel says which
+ * one a producer is). Each channel is ACTIVE or IDLE. Generators (a scan
+ * with a pushed watermark, the WatermarkAssigner) announce IDLE when they
+ * have had no input for table.exec.source.idle-timeout, and ACTIVE again
+ * before their next row or watermark. The default handling (vtable entries
+ * NULL, as in Flink's StatusWatermarkValve) keeps one watermark per channel:
+ *  - the output watermark is the minimum over the active channels that have
+ *    caught up with it (an idle channel holds nothing back; a channel that
+ *    comes back behind the output is left out until it catches up), so it
+ *    only moves forward;
+ *  - when every channel is idle the operator announces IDLE downstream
+ *    (after advancing to the largest channel watermark when the last active
+ *    channel was the one holding it), and ACTIVE as soon as one channel is
+ *    active again; a watermark on an idle channel makes it active first.
+ * Rows carry no status: a producer announces ACTIVE before rows.
  */
 #ifndef JOINERY_EXEC_OPERATOR_H
 #define JOINERY_EXEC_OPERATOR_H
@@ -40,6 +57,19 @@ typedef struct RowBatch {
 typedef struct Operator Operator;
 typedef struct ExecContext ExecContext;
 
+/* Whether a stream will carry rows and watermarks for now (Flink's WatermarkStatus). */
+typedef enum WatermarkStatus {
+    WATERMARK_STATUS_ACTIVE = 0,
+    WATERMARK_STATUS_IDLE = 1,
+} WatermarkStatus;
+
+/* What the default watermark handling knows about one upstream channel. */
+typedef struct ChannelWatermark {
+    int64_t watermark; /* largest received; INT64_MIN before the first */
+    bool idle;
+    bool aligned; /* counts in the minimum: active and not behind the output watermark */
+} ChannelWatermark;
+
 /* Per-operator figures shown by SHOW JOB METRICS and the status line. */
 typedef struct OperatorMetrics {
     uint64_t rows_in;
@@ -60,8 +90,12 @@ typedef struct OperatorVtable {
     int (*open)(Operator *self, ExecContext *context);
     /* Consumes one batch arriving on `input` (0 for single-input operators). */
     int (*process)(Operator *self, uint32_t input, const RowBatch *batch);
-    /* An event-time watermark arrived on `input`; NULL: forward the minimum. */
+    /* An event-time watermark arrived on `input`; NULL: the default handling (operator.h
+       top: minimum over the active channels). */
     int (*watermark)(Operator *self, uint32_t input, int64_t watermark);
+    /* A channel of `input` announced a status; NULL: the default handling. An operator
+       with its own `watermark` entry and no status entry forwards the status as is. */
+    int (*watermark_status)(Operator *self, uint32_t input, WatermarkStatus status);
     /* Processing-time tick (ms since epoch): TTL cleanup, mini-batch flush. May be NULL. */
     int (*timer)(Operator *self, int64_t now_millis);
     /* Every input has ended: emit what is pending. May be NULL. */
@@ -76,6 +110,7 @@ typedef struct OperatorVtable {
 typedef struct OperatorTarget {
     Operator *op;
     uint32_t input;
+    uint32_t channel; /* which of op's upstream channels this is (0..op->channel_count-1) */
 } OperatorTarget;
 
 struct Operator {
@@ -89,8 +124,14 @@ struct Operator {
     uint32_t channel_count; /* upstream channels feeding it (subtasks x inputs); the
                                operator's input ends when all of them have ended */
     uint32_t inputs_ended;  /* channels that have ended */
-    int64_t input_watermarks[OPERATOR_MAX_INPUTS];
+    /* the watermark this operator sent downstream (what Calc's CURRENT_WATERMARK sees);
+       INT64_MIN before the first; never decreases */
     int64_t current_watermark;
+    WatermarkStatus watermark_status;     /* last announced downstream; ACTIVE at first */
+    ChannelWatermark *channel_watermarks; /* default handling: one per upstream channel,
+                                             allocated at the first watermark or status */
+    uint32_t channel_watermark_count;
+    uint32_t channels_linked;  /* job building: channels connected so far (the next index) */
     OperatorTarget target;     /* single downstream (unused by exchanges) */
     OperatorTarget *broadcast; /* exchanges: every downstream subtask; end of input and
                                   watermarks go to all of them */
@@ -116,7 +157,7 @@ struct ExecContext {
  */
 void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
                    uint32_t input_count, void *impl);
-/* Connects op's output to input `input` of `target`. */
+/* Connects op's output to input `input` of `target`, as its channel `input`. */
 void operator_connect(Operator *op, Operator *target, uint32_t input);
 /* Opens the operator (vtable->open). */
 int operator_open(Operator *op, ExecContext *context);
@@ -126,10 +167,25 @@ int operator_push(Operator *op, uint32_t input, const RowBatch *batch);
 int operator_emit(Operator *op, const Row *row, RowKind kind);
 /* Sends op's pending output downstream now. */
 int operator_flush(Operator *op);
-/* Delivers a watermark; the default forwards the minimum over inputs. */
-int operator_push_watermark(Operator *op, uint32_t input, int64_t watermark);
-/* Forwards a watermark to op's downstream (for operators that generate them). */
+/*
+ * Delivers a watermark that arrived on upstream channel `channel` (of input
+ * `input`): vtable->watermark, or the default handling (top of this file).
+ */
+int operator_push_watermark(Operator *op, uint32_t input, uint32_t channel, int64_t watermark);
+/* Delivers a status announced by upstream channel `channel` of input `input`. */
+int operator_push_watermark_status(Operator *op, uint32_t input, uint32_t channel,
+                                   WatermarkStatus status);
+/*
+ * Sends a watermark to op's downstream (flushing pending rows first) and
+ * records it as op->current_watermark. An operator that announced IDLE
+ * announces ACTIVE first.
+ */
 int operator_emit_watermark(Operator *op, int64_t watermark);
+/*
+ * Announces `status` to op's downstream (flushing pending rows first) unless
+ * it is what op announced last; records it in op->watermark_status.
+ */
+int operator_emit_watermark_status(Operator *op, WatermarkStatus status);
 /* Marks `input` ended; after the last input: flush, finish, propagate. */
 int operator_end_input(Operator *op, uint32_t input);
 /* Processing-time tick. */

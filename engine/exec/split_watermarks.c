@@ -15,6 +15,7 @@ bool split_watermarks_init(SplitWatermarks *watermarks, uint32_t count, int64_t 
     watermarks->count = count;
     watermarks->idle_timeout_millis = idle_timeout_millis > 0 ? idle_timeout_millis : 0;
     watermarks->current = INT64_MIN;
+    watermarks->assigned_millis = now_millis;
     for (uint32_t i = 0; i < count; i++) {
         watermarks->splits[i].maximum = INT64_MIN;
         watermarks->splits[i].last_active = now_millis;
@@ -77,4 +78,12 @@ bool split_watermarks_all_idle(const SplitWatermarks *watermarks)
         if (!watermarks->splits[i].finished && !watermarks->splits[i].idle)
             return false;
     return true;
+}
+
+bool split_watermarks_source_idle(const SplitWatermarks *watermarks, int64_t now_millis)
+{
+    if (watermarks->idle_timeout_millis <= 0 || !split_watermarks_all_idle(watermarks))
+        return false;
+    return watermarks->count > 0 ||
+           now_millis - watermarks->assigned_millis >= watermarks->idle_timeout_millis;
 }

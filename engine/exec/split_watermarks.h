@@ -12,7 +12,9 @@
  * time, counted from assignment for a split that never had one) is idle and
  * holds nothing back until its next record reactivates it. A finished split
  * (bounded read at its end) never holds back again. When every split is idle
- * or finished the source is idle: the combined watermark does not move.
+ * or finished the combined watermark does not move, and with an idle
+ * timeout the source is idle (split_watermarks_source_idle): it announces
+ * WatermarkStatus IDLE downstream until a record arrives.
  *
  * Invariants: the combined watermark only moves forward; INT64_MIN means
  * "no watermark yet". Single-threaded: one per source subtask.
@@ -35,6 +37,7 @@ typedef struct SplitWatermarks {
     uint32_t count;
     int64_t idle_timeout_millis; /* 0: splits never become idle */
     int64_t current;             /* combined watermark emitted so far; INT64_MIN: none */
+    int64_t assigned_millis;     /* when the splits were assigned (init) */
 } SplitWatermarks;
 
 /*
@@ -62,5 +65,13 @@ void split_watermarks_finish(SplitWatermarks *watermarks, uint32_t split);
 bool split_watermarks_update(SplitWatermarks *watermarks, int64_t now_millis, int64_t *watermark);
 /* True when no split holds the watermark (every one idle or finished). */
 bool split_watermarks_all_idle(const SplitWatermarks *watermarks);
+/*
+ * True when the source as a whole is idle at `now_millis` (as of the last
+ * update): an idle timeout is set and every split is idle or finished; a
+ * reader without splits is idle once the timeout passed since assignment.
+ * Without an idle timeout a source is never idle (Flink: a Kafka reader
+ * with more subtasks than partitions needs the timeout).
+ */
+bool split_watermarks_source_idle(const SplitWatermarks *watermarks, int64_t now_millis);
 
 #endif

@@ -6,8 +6,9 @@
  * and mailbox between two threads.
  *
  * Operators are driven as check_join.c does: a collecting operator
- * downstream records "+I(1,a) -U(2,NULL)" for rows, "W(5)" for watermarks
- * and "END" when its input ends. No assertion depends on wall-clock time.
+ * downstream records "+I(1,a) -U(2,NULL)" for rows, "W(5)" for watermarks,
+ * "IDLE" / "ACTIVE" for watermark status changes and "END" when its input
+ * ends. No assertion depends on wall-clock time.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -102,6 +103,13 @@ static int collector_watermark(Operator *self, uint32_t input, int64_t watermark
     return JOINERY_OK;
 }
 
+static int collector_watermark_status(Operator *self, uint32_t input, WatermarkStatus status)
+{
+    (void)input;
+    collector_log((Collector *)self, status == WATERMARK_STATUS_IDLE ? "IDLE" : "ACTIVE");
+    return JOINERY_OK;
+}
+
 static int collector_finish(Operator *self)
 {
     Collector *collector = (Collector *)self;
@@ -113,6 +121,7 @@ static int collector_finish(Operator *self)
 static const OperatorVtable COLLECTOR_VTABLE = {
     .process = collector_process,
     .watermark = collector_watermark,
+    .watermark_status = collector_watermark_status,
     .finish = collector_finish,
 };
 
@@ -445,7 +454,7 @@ START_TEST(test_exchange_routes_by_key_hash)
     ck_assert_uint_eq(used, 3); /* 60 keys spread over every subtask */
     ck_assert_uint_eq(fanout.exchange->metrics.rows_out, 122);
     /* watermarks and end of input go to every subtask */
-    ck_assert_int_eq(operator_push_watermark(fanout.exchange, 0, 42), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(fanout.exchange, 0, 0, 42), JOINERY_OK);
     ck_assert_int_eq(operator_end_input(fanout.exchange, 0), JOINERY_OK);
     for (uint32_t i = 0; i < 3; i++) {
         char buffer[64];
@@ -516,13 +525,13 @@ START_TEST(test_union_forwards_and_merges)
     ck_assert_int_eq(push_rows(h.op, 1, pair_types, 2, "+U 2,NULL"), JOINERY_OK);
     EXPECT(&h, "+I(1,a) -U(1,a) +U(2,NULL)");
     /* the watermark is the minimum over the inputs */
-    ck_assert_int_eq(operator_push_watermark(h.op, 0, 10), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 10), JOINERY_OK);
     EXPECT(&h, "");
-    ck_assert_int_eq(operator_push_watermark(h.op, 1, 5), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 1, 5), JOINERY_OK);
     EXPECT(&h, "W(5)");
-    ck_assert_int_eq(operator_push_watermark(h.op, 1, 20), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 1, 20), JOINERY_OK);
     EXPECT(&h, "W(10)");
-    ck_assert_int_eq(operator_push_watermark(h.op, 1, 15), JOINERY_OK); /* never backwards */
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 1, 15), JOINERY_OK); /* never backwards */
     EXPECT(&h, "");
     /* the end arrives only when both inputs ended */
     ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
@@ -532,6 +541,151 @@ START_TEST(test_union_forwards_and_merges)
     EXPECT(&h, "+I(3,c) END");
     ck_assert_uint_eq(h.collector.ended, 1);
     harness_close(&h);
+}
+END_TEST
+
+/* ---- watermark status (idleness) in the default watermark handling ---- */
+
+/* Sends status or watermark `text` ("I", "A" or a number) on channel `channel` of h.op. */
+static int push_event(Harness *h, uint32_t channel, const char *text)
+{
+    if (strcmp(text, "I") == 0)
+        return operator_push_watermark_status(h->op, channel, channel, WATERMARK_STATUS_IDLE);
+    if (strcmp(text, "A") == 0)
+        return operator_push_watermark_status(h->op, channel, channel, WATERMARK_STATUS_ACTIVE);
+    return operator_push_watermark(h->op, channel, channel, strtoll(text, NULL, 10));
+}
+#define EVENT(h, channel, text) ck_assert_int_eq(push_event(h, channel, text), JOINERY_OK)
+
+START_TEST(test_default_watermark_skips_idle_inputs)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, union_operator_create(3, &h.diag));
+    EVENT(&h, 0, "10");
+    EVENT(&h, 1, "5");
+    EXPECT(&h, ""); /* input 2 has sent nothing: it holds the minimum back */
+    EVENT(&h, 2, "I");
+    EXPECT(&h, "W(5)"); /* idle: the minimum is over inputs 0 and 1 */
+    EVENT(&h, 1, "I");
+    EXPECT(&h, "W(10)"); /* input 1 held the minimum */
+    ck_assert_int_eq(h.op->watermark_status, WATERMARK_STATUS_ACTIVE);
+    /* a watermark on an idle input makes it active again; behind the output (10) it is
+       left out until it catches up, so the output never goes back */
+    EVENT(&h, 1, "7");
+    EXPECT(&h, "");
+    ck_assert(!h.op->channel_watermarks[1].idle);
+    EVENT(&h, 0, "20");
+    EXPECT(&h, "W(20)");
+    EVENT(&h, 1, "25"); /* caught up: counts again */
+    EXPECT(&h, "");
+    EVENT(&h, 0, "30");
+    EXPECT(&h, "W(25)");
+    EVENT(&h, 0, "28"); /* never backwards per input */
+    EXPECT(&h, "");
+    ck_assert_int_eq(h.op->current_watermark, 25);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_default_watermark_all_idle_and_back)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, union_operator_create(2, &h.diag));
+    EVENT(&h, 0, "30");
+    EVENT(&h, 1, "25");
+    EXPECT(&h, "W(25)");
+    EVENT(&h, 0, "I");
+    EXPECT(&h, "");
+    /* the last active input goes idle while holding the output: the output moves to the
+       largest input watermark, then the operator announces itself idle, once */
+    EVENT(&h, 1, "I");
+    EXPECT(&h, "W(30) IDLE");
+    ck_assert_int_eq(h.op->watermark_status, WATERMARK_STATUS_IDLE);
+    EVENT(&h, 1, "I");
+    EXPECT(&h, "");
+    /* rows while idle pass (a producer announces ACTIVE first; rows carry no status) */
+    ck_assert_int_eq(push_rows(h.op, 0, pair_types, 2, "+I 1,a"), JOINERY_OK);
+    EXPECT(&h, "+I(1,a)");
+    /* reactivation: announced at once; input 1 is behind (25 < 30), so it does not count
+       until it catches up, and the output stays at 30 */
+    EVENT(&h, 1, "A");
+    EXPECT(&h, "ACTIVE");
+    EVENT(&h, 1, "28");
+    EXPECT(&h, "");
+    EVENT(&h, 1, "35");
+    EXPECT(&h, "W(35)"); /* input 0 is still idle */
+    /* input 0 comes back with a watermark, ahead: it counts at once */
+    EVENT(&h, 0, "40");
+    EXPECT(&h, "");
+    EVENT(&h, 1, "50");
+    EXPECT(&h, "W(40)");
+    /* all idle again, the last one not holding the output: no jump, just idle */
+    EVENT(&h, 0, "I");
+    EXPECT(&h, "W(50)"); /* input 0 held it: input 1 alone decides */
+    EVENT(&h, 1, "I");
+    EXPECT(&h, "IDLE");
+    /* a watermark on an idle input: active first, then the watermark when it is ahead */
+    EVENT(&h, 0, "45");
+    EXPECT(&h, "ACTIVE");
+    EVENT(&h, 0, "60");
+    EXPECT(&h, "W(60)");
+    ck_assert_int_eq(h.op->current_watermark, 60);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_default_watermark_per_channel)
+{
+    /* two inputs from two upstream subtasks each (channels 0,1: input 0; 2,3: input 1),
+       as behind exchanges at parallelism 2: the minimum is over every channel */
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, union_operator_create(2, &h.diag));
+    h.op->channel_count = 4;
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 100), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 2, 100), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 1, 3, 100), JOINERY_OK);
+    EXPECT(&h, ""); /* channel 1 (input 0, subtask 1) has nothing yet */
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 1, 50), JOINERY_OK);
+    EXPECT(&h, "W(50)");
+    /* one subtask of input 0 idle (a reader without records): the other decides */
+    ck_assert_int_eq(operator_push_watermark_status(h.op, 0, 1, WATERMARK_STATUS_IDLE), JOINERY_OK);
+    EXPECT(&h, "W(100)");
+    /* both channels of input 1 idle: input 0 alone; the operator stays active */
+    ck_assert_int_eq(operator_push_watermark_status(h.op, 1, 2, WATERMARK_STATUS_IDLE), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(h.op, 1, 3, WATERMARK_STATUS_IDLE), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 200), JOINERY_OK);
+    EXPECT(&h, "W(200)");
+    ck_assert_int_eq(operator_push_watermark_status(h.op, 0, 0, WATERMARK_STATUS_IDLE), JOINERY_OK);
+    EXPECT(&h, "IDLE");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_status_through_calc_and_exchange)
+{
+    /* single-input operators forward the status of their input; an exchange tells every
+       downstream subtask */
+    static const uint32_t keys[1] = {0};
+    Fanout fanout;
+    fanout_open(&fanout, 2, keys, 1);
+    ck_assert_int_eq(operator_push_watermark(fanout.exchange, 0, 0, 5), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(fanout.exchange, 0, 0, WATERMARK_STATUS_IDLE),
+                     JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(fanout.exchange, 0, 0, WATERMARK_STATUS_ACTIVE),
+                     JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(fanout.exchange, 0, 0, 9), JOINERY_OK);
+    for (uint32_t i = 0; i < 2; i++) {
+        char buffer[64];
+        ck_assert_str_eq(take_log(&fanout.collectors[i], buffer, sizeof buffer),
+                         "W(5) IDLE ACTIVE W(9)");
+    }
+    fanout_close(&fanout);
 }
 END_TEST
 
@@ -547,7 +701,7 @@ START_TEST(test_watermark_assigner)
     Expr *watermark =
         call(&h.arena, NULL, FUNCTION_MINUS, expr_make_input_ref(&h.arena, 1, types[1]),
              expr_make_literal(&h.arena, interval, value_int(5000)));
-    harness_open(&h, watermark_assigner_operator_create(watermark, 2, &h.diag));
+    harness_open(&h, watermark_assigner_operator_create(watermark, 2, 0, &h.diag));
     /* rows pass unchanged; the watermark follows the maximum, after the batch */
     ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 1,10000;+I 2,12000;-D 3,11000"), JOINERY_OK);
     EXPECT(&h, "+I(1,10000) +I(2,12000) -D(3,11000) W(7000)");
@@ -560,6 +714,54 @@ START_TEST(test_watermark_assigner)
     /* end of input: +infinity, then the end */
     ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
     EXPECT(&h, "W(MAX) END");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_watermark_assigner_idle_timeout)
+{
+    /* table.exec.source.idle-timeout = 1000 ms on the fake clock */
+    DataType types[2] = {t_bigint(), type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    Harness h;
+    harness_init(&h, types, 2);
+    fake_now = 100; /* opened at 100: the first timeout counts from there */
+    harness_open(&h, watermark_assigner_operator_create(expr_make_input_ref(&h.arena, 1, types[1]),
+                                                        2, 1000, &h.diag));
+    ck_assert_int_eq(operator_timer(h.op, 1099), JOINERY_OK);
+    EXPECT(&h, "");
+    ck_assert_int_eq(operator_timer(h.op, 1100), JOINERY_OK);
+    EXPECT(&h, "IDLE"); /* no row at all for the timeout */
+    ck_assert_int_eq(operator_timer(h.op, 1200), JOINERY_OK);
+    EXPECT(&h, ""); /* announced once */
+    /* the next row: active first, then the row, then the watermark */
+    fake_now = 1500;
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 1,8000"), JOINERY_OK);
+    EXPECT(&h, "ACTIVE +I(1,8000) W(8000)");
+    ck_assert_int_eq(operator_timer(h.op, 2499), JOINERY_OK);
+    EXPECT(&h, "");
+    fake_now = 2000;
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 2,9000"), JOINERY_OK);
+    EXPECT(&h, "+I(2,9000) W(9000)");
+    ck_assert_int_eq(operator_timer(h.op, 2999), JOINERY_OK); /* counted from the last row */
+    EXPECT(&h, "");
+    ck_assert_int_eq(operator_timer(h.op, 3000), JOINERY_OK);
+    EXPECT(&h, "IDLE");
+    /* a late row after idleness: active again, the watermark does not move back */
+    fake_now = 4000;
+    ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 3,1000"), JOINERY_OK);
+    EXPECT(&h, "ACTIVE +I(3,1000)");
+    ck_assert_int_eq(operator_timer(h.op, 5000), JOINERY_OK);
+    EXPECT(&h, "IDLE");
+    /* end of input while idle: active, +infinity, end */
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "ACTIVE W(MAX) END");
+    harness_close(&h);
+    /* without a timeout it never goes idle */
+    harness_init(&h, types, 2);
+    harness_open(&h, watermark_assigner_operator_create(expr_make_input_ref(&h.arena, 1, types[1]),
+                                                        2, 0, &h.diag));
+    ck_assert_int_eq(operator_timer(h.op, 1000000), JOINERY_OK);
+    EXPECT(&h, "");
     harness_close(&h);
 }
 END_TEST
@@ -802,9 +1004,10 @@ typedef struct Consumer {
     uint32_t max_depth; /* the deepest the mailbox was seen */
     uint32_t messages;
     int status;
+    uint32_t ends_left; /* END_OF_INPUT messages before it returns; 0 counts as 1 */
 } Consumer;
 
-/* Drains the mailbox into the messages' targets until END_OF_INPUT. */
+/* Drains the mailbox into the messages' targets until the last END_OF_INPUT. */
 static void *consume(void *argument)
 {
     Consumer *consumer = argument;
@@ -822,14 +1025,20 @@ static void *consume(void *argument)
         if (kind == MAILBOX_BATCH)
             status = operator_push(message->target, message->input, &message->batch);
         else if (kind == MAILBOX_WATERMARK)
-            status = operator_push_watermark(message->target, message->input, message->watermark);
+            status = operator_push_watermark(message->target, message->input, message->channel,
+                                             message->watermark);
+        else if (kind == MAILBOX_WATERMARK_STATUS)
+            status = operator_push_watermark_status(message->target, message->input,
+                                                    message->channel, message->watermark_status);
         else
             status = operator_end_input(message->target, message->input);
         free(message);
         if (status != JOINERY_OK)
             consumer->status = status;
-        if (kind == MAILBOX_END_OF_INPUT)
+        if (kind == MAILBOX_END_OF_INPUT && consumer->ends_left <= 1)
             return NULL;
+        if (kind == MAILBOX_END_OF_INPUT)
+            consumer->ends_left--;
     }
 }
 
@@ -842,10 +1051,10 @@ START_TEST(test_channel_to_another_thread)
     Mailbox mailbox;
     ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop, NULL), JOINERY_OK);
     ck_assert_ptr_null(mailbox_take(&mailbox, 0)); /* empty: no wait */
-    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 0, &h.diag);
+    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 0, 0, &h.diag);
     ck_assert_ptr_nonnull(channel);
     ck_assert_int_eq(operator_open(channel, &h.context), JOINERY_OK);
-    Consumer consumer = {&mailbox, 0, 0, JOINERY_OK};
+    Consumer consumer = {&mailbox, 0, 0, JOINERY_OK, 1};
     pthread_t thread;
     ck_assert_int_eq(pthread_create(&thread, NULL, consume, &consumer), 0);
     /* 40 batches into a mailbox of 2: the producer waits for the consumer */
@@ -856,15 +1065,20 @@ START_TEST(test_channel_to_another_thread)
         ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, rows), JOINERY_OK);
         strbuf_printf(&expected, "%s+I(%d,r%d) -D(%d,s%d)", i ? " " : "", i, i, i, i);
         if (i == 20) {
-            ck_assert_int_eq(operator_push_watermark(channel, 0, 77), JOINERY_OK);
+            ck_assert_int_eq(operator_push_watermark(channel, 0, 0, 77), JOINERY_OK);
             strbuf_append_cstr(&expected, " W(77)");
+        }
+        if (i == 30 || i == 31) { /* the status crosses too, in order */
+            WatermarkStatus status = i == 30 ? WATERMARK_STATUS_IDLE : WATERMARK_STATUS_ACTIVE;
+            ck_assert_int_eq(operator_push_watermark_status(channel, 0, 0, status), JOINERY_OK);
+            strbuf_append_cstr(&expected, i == 30 ? " IDLE" : " ACTIVE");
         }
     }
     ck_assert_int_eq(operator_end_input(channel, 0), JOINERY_OK);
     strbuf_append_cstr(&expected, " END");
     ck_assert_int_eq(pthread_join(thread, NULL), 0);
     ck_assert_int_eq(consumer.status, JOINERY_OK);
-    ck_assert_uint_eq(consumer.messages, 42);
+    ck_assert_uint_eq(consumer.messages, 44);
     ck_assert_uint_le(consumer.max_depth, 2);
     /* order preserved, rows intact, the end delivered once */
     ck_assert_str_eq(harness_take(&h), strbuf_cstr(&expected));
@@ -878,6 +1092,50 @@ START_TEST(test_channel_to_another_thread)
 }
 END_TEST
 
+START_TEST(test_status_between_threads_into_a_union)
+{
+    /* two producer threads' channels (channel 0: input 0, channel 1: input 1) into the
+       mailbox of a Union on another thread, which combines status and watermarks */
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, union_operator_create(2, &h.diag));
+    volatile int stop = 0;
+    Mailbox mailbox;
+    ck_assert_int_eq(mailbox_init(&mailbox, 4, &stop, NULL), JOINERY_OK);
+    Operator *channels[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        channels[i] = channel_operator_create(&mailbox, h.op, i, i, &h.diag);
+        ck_assert_ptr_nonnull(channels[i]);
+        ck_assert_int_eq(operator_open(channels[i], &h.context), JOINERY_OK);
+    }
+    Consumer consumer = {&mailbox, 0, 0, JOINERY_OK, 2};
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, consume, &consumer), 0);
+    ck_assert_int_eq(operator_push_watermark(channels[0], 0, 0, 10), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(channels[1], 0, 0, 20), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(channels[0], 0, 0, WATERMARK_STATUS_IDLE),
+                     JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(channels[1], 0, 0, WATERMARK_STATUS_IDLE),
+                     JOINERY_OK);
+    ck_assert_int_eq(push_rows(channels[1], 0, pair_types, 2, "+I 1,a"), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark_status(channels[1], 0, 0, WATERMARK_STATUS_ACTIVE),
+                     JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(channels[1], 0, 0, 30), JOINERY_OK);
+    ck_assert_int_eq(operator_end_input(channels[0], 0), JOINERY_OK);
+    ck_assert_int_eq(operator_end_input(channels[1], 0), JOINERY_OK);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert_int_eq(consumer.status, JOINERY_OK);
+    ck_assert_uint_eq(consumer.messages, 9);
+    /* input 0 idle: input 1 (20) decides; both idle: idle; back: active, 30 */
+    ck_assert_str_eq(harness_take(&h), "W(10) W(20) IDLE +I(1,a) ACTIVE W(30) END");
+    for (uint32_t i = 0; i < 2; i++)
+        operator_close(channels[i]);
+    mailbox_destroy(&mailbox);
+    harness_close(&h);
+}
+END_TEST
+
 START_TEST(test_mailbox_bounded_and_stop)
 {
     init_pair_types();
@@ -886,7 +1144,7 @@ START_TEST(test_mailbox_bounded_and_stop)
     volatile int stop = 0;
     Mailbox mailbox;
     ck_assert_int_eq(mailbox_init(&mailbox, 2, &stop, NULL), JOINERY_OK);
-    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 3, &h.diag);
+    Operator *channel = channel_operator_create(&mailbox, &h.collector.base, 3, 3, &h.diag);
     ck_assert_int_eq(operator_open(channel, &h.context), JOINERY_OK);
     ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 1,a"), JOINERY_OK);
     ck_assert_int_eq(push_rows(channel, 0, pair_types, 2, "+I 2,b;+I 3,c"), JOINERY_OK);
@@ -897,6 +1155,7 @@ START_TEST(test_mailbox_bounded_and_stop)
     ck_assert_int_eq(message->kind, MAILBOX_BATCH);
     ck_assert_ptr_eq(message->target, &h.collector.base);
     ck_assert_uint_eq(message->input, 3);
+    ck_assert_uint_eq(message->channel, 3);
     ck_assert_uint_eq(message->batch.count, 1);
     ck_assert_int_eq(row_get_int64(message->batch.rows[0], 0), 1);
     ck_assert_uint_eq((uintptr_t)message->batch.rows[0] % 8, 0);
@@ -1083,6 +1342,71 @@ START_TEST(test_scan_watermark_per_split)
 }
 END_TEST
 
+/* Polls h.op at `now` and returns what reached the collector. */
+static const char *poll_at(Harness *h, int64_t now)
+{
+    SourceState state;
+    int64_t next = 0;
+    fake_now = now;
+    ck_assert_int_eq(source_operator_poll(h->op, now, &state, &next), JOINERY_OK);
+    return harness_take(h);
+}
+
+START_TEST(test_scan_announces_idle)
+{
+    DataType types[2] = {t_bigint(), type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    Harness h;
+    harness_init(&h, types, 2);
+    ScriptReader reader = {0};
+    reader.base.vtable = &SCRIPT_READER;
+    reader.base.split_count = 2;
+    reader.base.row_splits = reader.splits;
+    reader.base.split_finished = reader.finished;
+    const char *script[] = {"0:1,1000;1:2,2000", NULL, NULL, NULL, "1:3,5000", NULL};
+    for (int i = 0; i < 6; i++)
+        reader.batches[i] = script[i];
+    reader.count = 6;
+    ScanSpec spec = {0};
+    spec.source.field_count = 2;
+    spec.source.types = types;
+    spec.output_count = 2;
+    spec.watermark = expr_make_input_ref(&h.arena, 1, types[1]);
+    spec.idle_timeout_millis = 1000;
+    spec.watermark_interval_millis = 200;
+    harness_open(&h, scan_operator_create(&spec, &reader.base, &h.diag));
+    ck_assert_str_eq(poll_at(&h, 0), "+I(1,1000) +I(2,2000) W(1000)");
+    ck_assert_str_eq(poll_at(&h, 500), "");
+    /* both partitions without records for 1 s: the scan announces idle, once */
+    ck_assert_str_eq(poll_at(&h, 1000), "IDLE");
+    ck_assert_int_eq(h.op->watermark_status, WATERMARK_STATUS_IDLE);
+    ck_assert_str_eq(poll_at(&h, 1300), "");
+    /* a record: active before its row; partition 0 is still idle, so 5000 */
+    ck_assert_str_eq(poll_at(&h, 1400), "ACTIVE +I(3,5000) W(5000)");
+    ck_assert_str_eq(poll_at(&h, 2400), "IDLE");
+    ck_assert_int_eq(h.op->current_watermark, 5000);
+    ck_assert_str_eq(poll_at(&h, 2500), "ACTIVE W(MAX) END");
+    harness_close(&h);
+
+    /* a reader without partitions (more subtasks than partitions) is idle once the
+       timeout passed; without a timeout it holds the watermark back, as in Flink */
+    for (int timeout = 0; timeout <= 1000; timeout += 1000) {
+        harness_init(&h, types, 2);
+        ScriptReader empty = {0};
+        empty.base.vtable = &SCRIPT_READER;
+        empty.base.split_count = 0;
+        empty.base.row_splits = empty.splits;
+        empty.count = 4; /* idle polls */
+        spec.idle_timeout_millis = timeout;
+        harness_open(&h, scan_operator_create(&spec, &empty.base, &h.diag));
+        ck_assert_str_eq(poll_at(&h, 0), "");
+        ck_assert_str_eq(poll_at(&h, 999), "");
+        ck_assert_str_eq(poll_at(&h, 1199), timeout ? "IDLE" : ""); /* the next check */
+        ck_assert_str_eq(poll_at(&h, 5000), "");
+        harness_close(&h);
+    }
+}
+END_TEST
+
 START_TEST(test_calc_current_watermark)
 {
     /* SELECT id, CURRENT_WATERMARK(ts) WHERE ts > CURRENT_WATERMARK(ts) OR it IS NULL */
@@ -1108,7 +1432,7 @@ START_TEST(test_calc_current_watermark)
     harness_open(&h, calc_operator_create(&spec, &h.diag));
     PUSH(&h, types, 2, "+I 1,5000;+I 2,1000");
     EXPECT(&h, "+I(1,NULL) +I(2,NULL)"); /* no watermark yet: NULL */
-    ck_assert_int_eq(operator_push_watermark(h.op, 0, 4000), JOINERY_OK);
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 4000), JOINERY_OK);
     EXPECT(&h, "W(4000)");
     PUSH(&h, types, 2, "+I 3,3000;+I 4,4000;+I 5,4001");
     EXPECT(&h, "+I(5,4000)"); /* rows at or behind the watermark are dropped */
@@ -1136,9 +1460,15 @@ static Suite *operators_suite(void)
     tcase_add_test(stateless, test_exchange_composite_keys_and_determinism);
     tcase_add_test(stateless, test_exchange_single_distribution);
     tcase_add_test(stateless, test_union_forwards_and_merges);
+    tcase_add_test(stateless, test_default_watermark_skips_idle_inputs);
+    tcase_add_test(stateless, test_default_watermark_all_idle_and_back);
+    tcase_add_test(stateless, test_default_watermark_per_channel);
+    tcase_add_test(stateless, test_status_through_calc_and_exchange);
     tcase_add_test(stateless, test_watermark_assigner);
+    tcase_add_test(stateless, test_watermark_assigner_idle_timeout);
     tcase_add_test(stateless, test_split_watermarks_combination);
     tcase_add_test(stateless, test_scan_watermark_per_split);
+    tcase_add_test(stateless, test_scan_announces_idle);
     tcase_add_test(stateless, test_calc_current_watermark);
     suite_add_tcase(suite, stateless);
     TCase *ends = tcase_create("sources and sinks");
@@ -1153,6 +1483,7 @@ static Suite *operators_suite(void)
     TCase *channels = tcase_create("channels");
     tcase_set_timeout(channels, 30);
     tcase_add_test(channels, test_channel_to_another_thread);
+    tcase_add_test(channels, test_status_between_threads_into_a_union);
     tcase_add_test(channels, test_mailbox_bounded_and_stop);
     suite_add_tcase(suite, channels);
     return suite;

@@ -17,6 +17,7 @@ typedef struct ChannelOperator {
     Mailbox *mailbox;
     Operator *target;
     uint32_t input;
+    uint32_t channel;
 } ChannelOperator;
 
 int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
@@ -130,6 +131,7 @@ static MailboxMessage *message_new(ChannelOperator *channel, MailboxMessageKind 
     message->kind = kind;
     message->target = channel->target;
     message->input = channel->input;
+    message->channel = channel->channel;
     return message;
 }
 
@@ -180,6 +182,15 @@ static int channel_watermark(Operator *self, uint32_t input, int64_t watermark)
     return channel_send(self, message);
 }
 
+static int channel_watermark_status(Operator *self, uint32_t input, WatermarkStatus status)
+{
+    (void)input;
+    MailboxMessage *message = message_new(self->impl, MAILBOX_WATERMARK_STATUS, 0);
+    if (message)
+        message->watermark_status = status;
+    return channel_send(self, message);
+}
+
 static int channel_finish(Operator *self)
 {
     return channel_send(self, message_new(self->impl, MAILBOX_END_OF_INPUT, 0));
@@ -193,11 +204,13 @@ static void channel_close(Operator *self)
 static const OperatorVtable CHANNEL_VTABLE = {
     .process = channel_process,
     .watermark = channel_watermark,
+    .watermark_status = channel_watermark_status,
     .finish = channel_finish,
     .close = channel_close,
 };
 
-Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input, Diag *diag)
+Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input,
+                                  uint32_t channel_index, Diag *diag)
 {
     ChannelOperator *channel = calloc(1, sizeof *channel);
     if (!channel) {
@@ -207,6 +220,7 @@ Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t i
     channel->mailbox = mailbox;
     channel->target = target;
     channel->input = input;
+    channel->channel = channel_index;
     operator_init(&channel->base, &CHANNEL_VTABLE, "Channel", 1, channel);
     return &channel->base;
 }

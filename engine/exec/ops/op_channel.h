@@ -3,8 +3,9 @@
  *
  * A channel stands in the producer's thread where the consumer operator
  * would be: it copies each batch it receives into one heap block and puts
- * it, with watermarks and the end-of-input signal, into the consumer task's
- * mailbox. The consumer's thread takes messages out and pushes them into the
+ * it, with watermarks, watermark status changes (IDLE / ACTIVE) and the
+ * end-of-input signal, into the consumer task's mailbox, in the order they
+ * were sent. The consumer's thread takes messages out and pushes them into the
  * real operator. Mailboxes are bounded, so a fast producer waits for a slow
  * consumer (backpressure); the job graph is acyclic, so waits cannot form a
  * cycle.
@@ -20,6 +21,7 @@
 typedef enum MailboxMessageKind {
     MAILBOX_BATCH,
     MAILBOX_WATERMARK,
+    MAILBOX_WATERMARK_STATUS,
     MAILBOX_END_OF_INPUT,
 } MailboxMessageKind;
 
@@ -27,8 +29,10 @@ typedef struct MailboxMessage {
     MailboxMessageKind kind;
     Operator *target;
     uint32_t input;
-    int64_t watermark;
-    RowBatch batch; /* rows live in the same allocation as the message */
+    uint32_t channel;                 /* which of target's upstream channels sent it */
+    int64_t watermark;                /* MAILBOX_WATERMARK */
+    WatermarkStatus watermark_status; /* MAILBOX_WATERMARK_STATUS */
+    RowBatch batch;                   /* rows live in the same allocation as the message */
     struct MailboxMessage *next;
 } MailboxMessage;
 
@@ -60,7 +64,11 @@ void mailbox_destroy(Mailbox *mailbox);
  */
 MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis);
 
-/* A channel into `mailbox` for input `input` of `target`. NULL on no memory. */
-Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input, Diag *diag);
+/*
+ * A channel into `mailbox` for input `input` of `target`, where it is
+ * upstream channel `channel` (see OperatorTarget). NULL on no memory.
+ */
+Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t input,
+                                  uint32_t channel, Diag *diag);
 
 #endif

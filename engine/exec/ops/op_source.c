@@ -158,7 +158,10 @@ static int scan_observe_watermarks(SourceOperator *source, int64_t now_millis)
     return JOINERY_OK;
 }
 
-/* Sends the combined watermark downstream when it advanced. */
+/*
+ * Sends the combined watermark downstream when it advanced, then announces
+ * IDLE when every split is idle (the next row announces ACTIVE again).
+ */
 static int scan_emit_watermark(SourceOperator *source, int64_t now_millis)
 {
     const SourceReader *reader = source->reader;
@@ -168,9 +171,13 @@ static int scan_emit_watermark(SourceOperator *source, int64_t now_millis)
     if (source->spec.watermark_interval_millis > 0 && now_millis >= source->next_watermark_millis)
         source->next_watermark_millis = now_millis + source->spec.watermark_interval_millis;
     int64_t watermark;
-    if (!split_watermarks_update(&source->splits, now_millis, &watermark))
-        return JOINERY_OK;
-    return operator_emit_watermark(&source->base, watermark);
+    int status = JOINERY_OK;
+    if (split_watermarks_update(&source->splits, now_millis, &watermark))
+        status = operator_emit_watermark(&source->base, watermark);
+    if (status == JOINERY_OK && source->base.watermark_status == WATERMARK_STATUS_ACTIVE &&
+        split_watermarks_source_idle(&source->splits, now_millis))
+        status = operator_emit_watermark_status(&source->base, WATERMARK_STATUS_IDLE);
+    return status;
 }
 
 static int source_end(SourceOperator *source, SourceState *state)
@@ -301,7 +308,10 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
     op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
     if (status != JOINERY_OK)
         return status;
-    if (source->batch.count > 0) {
+    /* records: the source is active again, announced before its rows */
+    if (source->splits_ready)
+        status = operator_emit_watermark_status(op, WATERMARK_STATUS_ACTIVE);
+    if (status == JOINERY_OK && source->batch.count > 0) {
         op->metrics.rows_out += source->batch.count;
         if (op->target.op)
             status = operator_push(op->target.op, op->target.input, &source->batch);

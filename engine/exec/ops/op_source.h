@@ -9,7 +9,9 @@
  * the combined watermark is sent downstream after each batch that advances
  * it and at least every watermark_interval_millis of processing time (so an
  * idle split is released without new rows), and +infinity at the end of a
- * bounded input.
+ * bounded input. With an idle timeout, a scan whose splits are all idle
+ * announces WatermarkStatus IDLE downstream (operator.h), and ACTIVE before
+ * the rows of its next poll that returns any.
  */
 #ifndef JOINERY_EXEC_OP_SOURCE_H
 #define JOINERY_EXEC_OP_SOURCE_H

@@ -2,7 +2,9 @@
  * op_watermark_assigner.c - see op_watermark_assigner.h. Rows pass through
  * unchanged; a row whose watermark expression is NULL does not move the
  * watermark. At end of input the watermark jumps to +infinity (as Flink's
- * bounded sources do), releasing any event-time state downstream.
+ * bounded sources do), releasing any event-time state downstream. Status:
+ * ACTIVE is announced before the rows that end an idle period, IDLE by the
+ * timer; the watermark never moves backwards across either.
  */
 #include "engine/exec/ops/op_watermark_assigner.h"
 
@@ -16,16 +18,27 @@ typedef struct WatermarkAssigner {
     uint32_t field_count;
     int64_t max_watermark;
     int64_t emitted;
+    int64_t idle_timeout_millis; /* 0: never idle */
+    int64_t last_row_millis;     /* processing time of the last row (of open before one) */
     Arena scratch;
 } WatermarkAssigner;
+
+static int watermark_assigner_open(Operator *self, ExecContext *context)
+{
+    (void)context;
+    WatermarkAssigner *assigner = self->impl;
+    assigner->last_row_millis = operator_now_millis(self);
+    return JOINERY_OK;
+}
 
 static int watermark_assigner_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
     WatermarkAssigner *assigner = self->impl;
-    ExprEvalContext eval = {.arena = &assigner->scratch,
-                            .diag = self->context->diag,
-                            .now_millis = operator_now_millis(self)};
+    int64_t now = operator_now_millis(self);
+    ExprEvalContext eval = {
+        .arena = &assigner->scratch, .diag = self->context->diag, .now_millis = now};
+    assigner->last_row_millis = now;
     for (uint32_t r = 0; r < batch->count; r++) {
         Value value =
             expr_eval(assigner->watermark, batch->rows[r], assigner->field_count, NULL, &eval);
@@ -36,14 +49,24 @@ static int watermark_assigner_process(Operator *self, uint32_t input, const RowB
     }
     arena_reset(&assigner->scratch);
     self->metrics.rows_out += batch->count;
-    int status = JOINERY_OK;
-    if (self->target.op)
+    /* rows: active again, announced before them */
+    int status = operator_emit_watermark_status(self, WATERMARK_STATUS_ACTIVE);
+    if (status == JOINERY_OK && self->target.op)
         status = operator_push(self->target.op, self->target.input, batch);
     if (status == JOINERY_OK && assigner->max_watermark > assigner->emitted) {
         assigner->emitted = assigner->max_watermark;
         status = operator_emit_watermark(self, assigner->emitted);
     }
     return status;
+}
+
+static int watermark_assigner_timer(Operator *self, int64_t now_millis)
+{
+    WatermarkAssigner *assigner = self->impl;
+    if (assigner->idle_timeout_millis <= 0 || self->watermark_status == WATERMARK_STATUS_IDLE ||
+        now_millis - assigner->last_row_millis < assigner->idle_timeout_millis)
+        return JOINERY_OK;
+    return operator_emit_watermark_status(self, WATERMARK_STATUS_IDLE);
 }
 
 static int watermark_assigner_finish(Operator *self)
@@ -59,13 +82,15 @@ static void watermark_assigner_close(Operator *self)
 }
 
 static const OperatorVtable WATERMARK_ASSIGNER_VTABLE = {
+    .open = watermark_assigner_open,
     .process = watermark_assigner_process,
+    .timer = watermark_assigner_timer,
     .finish = watermark_assigner_finish,
     .close = watermark_assigner_close,
 };
 
 Operator *watermark_assigner_operator_create(const Expr *watermark, uint32_t field_count,
-                                             Diag *diag)
+                                             int64_t idle_timeout_millis, Diag *diag)
 {
     WatermarkAssigner *assigner = calloc(1, sizeof *assigner);
     if (!assigner) {
@@ -76,6 +101,7 @@ Operator *watermark_assigner_operator_create(const Expr *watermark, uint32_t fie
     assigner->field_count = field_count;
     assigner->max_watermark = INT64_MIN;
     assigner->emitted = INT64_MIN;
+    assigner->idle_timeout_millis = idle_timeout_millis > 0 ? idle_timeout_millis : 0;
     arena_init(&assigner->scratch, 4096);
     operator_init(&assigner->base, &WATERMARK_ASSIGNER_VTABLE, "WatermarkAssigner", 1, assigner);
     return &assigner->base;
