@@ -1683,6 +1683,40 @@ static Value eval_conditional(const Expr *expr, const EvalInput *input)
     }
 }
 
+/* ---- maps --------------------------------------------------------------- */
+
+static Value eval_item(const Expr *expr, const EvalInput *input)
+{
+    const Expr *map = expr->call.args[0];
+    Value m = eval(map, input);
+    Value key = eval(expr->call.args[1], input);
+    Value found;
+    if (m.is_null || key.is_null || !map_lookup(map->type, m.s.ptr, m.s.len, key, &found))
+        return value_null();
+    return found;
+}
+
+static Value eval_map_constructor(const Expr *expr, const EvalInput *input)
+{
+    uint32_t count = expr->call.arg_count / 2;
+    MapEntry *entries = arena_alloc(input->context->arena, (count ? count : 1) * sizeof *entries);
+    if (!entries)
+        return out_of_memory(input);
+    for (uint32_t i = 0; i < count; i++) {
+        entries[i].key = eval(expr->call.args[2 * i], input);
+        entries[i].value = eval(expr->call.args[2 * i + 1], input);
+    }
+    StrBuf encoded = STRBUF_INIT;
+    if (map_encode(expr->type, entries, count, &encoded) != 0) {
+        strbuf_free(&encoded);
+        return out_of_memory(input);
+    }
+    char *copy = arena_copy(input, encoded.data, encoded.length);
+    uint32_t length = (uint32_t)encoded.length;
+    strbuf_free(&encoded);
+    return copy ? value_string(copy, length) : out_of_memory(input);
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
 static Value eval_call(const Expr *expr, const EvalInput *input)
@@ -1776,6 +1810,14 @@ static Value eval_call(const Expr *expr, const EvalInput *input)
     case FUNCTION_CEIL:
     case FUNCTION_ROUND:
         return eval_numeric_function(expr, input);
+    case FUNCTION_ITEM:
+        return eval_item(expr, input);
+    case FUNCTION_CARDINALITY: {
+        Value m = eval(expr->call.args[0], input);
+        return m.is_null ? m : value_int(map_cardinality(m.s.ptr, m.s.len));
+    }
+    case FUNCTION_MAP:
+        return eval_map_constructor(expr, input);
     case FUNCTION_COUNT_:
         break;
     }

@@ -96,7 +96,10 @@ typedef enum FunctionId {
     FUNCTION_FLOOR,
     FUNCTION_CEIL,
     FUNCTION_ROUND,
-    FUNCTION_COUNT_ /* number of functions; not a function */
+    FUNCTION_ITEM,        /* map[key]: the value, NULL when the key is absent */
+    FUNCTION_CARDINALITY, /* CARDINALITY(map): number of entries, INT */
+    FUNCTION_MAP,         /* MAP[k1, v1, k2, v2, ...] */
+    FUNCTION_COUNT_       /* number of functions; not a function */
 } FunctionId;
 
 typedef enum TrimMode {

@@ -396,6 +396,12 @@ static const char *function_spelling(const Expr *expr)
         return "CEIL";
     case FUNCTION_ROUND:
         return "ROUND";
+    case FUNCTION_ITEM:
+        return "ITEM";
+    case FUNCTION_CARDINALITY:
+        return "CARDINALITY";
+    case FUNCTION_MAP:
+        return "MAP";
     case FUNCTION_COUNT_:
         break;
     }

@@ -82,6 +82,9 @@ static const FunctionEntry FUNCTION_TABLE[] = {
     {"CEIL", FUNCTION_CEIL, 1, 1, FLAVOR_PLAIN},
     {"CEILING", FUNCTION_CEIL, 1, 1, FLAVOR_PLAIN},
     {"ROUND", FUNCTION_ROUND, 1, 2, FLAVOR_PLAIN},
+    {"ITEM", FUNCTION_ITEM, 2, 2, FLAVOR_PLAIN},
+    {"CARDINALITY", FUNCTION_CARDINALITY, 1, 1, FLAVOR_PLAIN},
+    {"MAP", FUNCTION_MAP, 2, ARITY_ANY, FLAVOR_PLAIN},
     {"MOD", FUNCTION_MOD, 2, 2, FLAVOR_PLAIN},
     {"EXTRACT", FUNCTION_EXTRACT, 2, 2, FLAVOR_PLAIN},
     {"YEAR", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
@@ -451,6 +454,12 @@ static OperatorInfo operator_info(FunctionId function)
     case FUNCTION_ROUND:
         return (OperatorInfo){"ROUND", SYNTAX_FUNCTION,
                               "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'"};
+    case FUNCTION_ITEM:
+        return (OperatorInfo){"ITEM", SYNTAX_SPECIAL, "'<MAP>[<ANY>]'"};
+    case FUNCTION_CARDINALITY:
+        return (OperatorInfo){"CARDINALITY", SYNTAX_FUNCTION, "'CARDINALITY(<MAP>)'"};
+    case FUNCTION_MAP:
+        return (OperatorInfo){"MAP", SYNTAX_SPECIAL, "'MAP[<ANY>, <ANY>, ...]'"};
     case FUNCTION_COUNT_:
         break;
     }
@@ -1244,6 +1253,65 @@ static Expr *fail_arity(const FunctionEntry *entry, Diag *diag)
 }
 
 /* Dispatches a call whose FunctionId is known. */
+/* A CHAR type as VARCHAR of the same length (map keys and values hold no padding). */
+static DataType unpadded(DataType type)
+{
+    if (type.id == TYPE_CHAR)
+        type.id = TYPE_VARCHAR;
+    return type;
+}
+
+/* map[key], CARDINALITY(map), MAP[k1, v1, ...]. */
+static Expr *resolve_map_function(Arena *arena, FunctionId function, const char *name, Expr **args,
+                                  uint32_t count, Diag *diag)
+{
+    if (function == FUNCTION_CARDINALITY) {
+        if (args[0]->type.id != TYPE_MAP)
+            return fail_cannot_apply(function, name, args, count, diag);
+        return make(arena, function, type_make(TYPE_INT, args[0]->type.nullable), args, count,
+                    diag);
+    }
+    if (function == FUNCTION_ITEM) {
+        DataType map = args[0]->type;
+        if (map.id != TYPE_MAP || !types_comparable(type_map_key(map), args[1]->type))
+            return fail_cannot_apply(function, name, args, count, diag);
+        if (!widen_arg(arena, args, 1, type_map_key(map)))
+            return fail_memory(diag);
+        DataType value = type_map_value(map);
+        value.nullable = true; /* an absent key gives NULL */
+        return make(arena, function, value, args, count, diag);
+    }
+    /* MAP[k1, v1, ...]: keys widened to their common type, values to theirs */
+    if (count % 2 != 0)
+        return fail_cannot_apply(function, name, args, count, diag);
+    DataType key = type_make(TYPE_NULL, true), value = type_make(TYPE_NULL, true);
+    for (uint32_t i = 0; i < count; i++) {
+        DataType *common = i % 2 == 0 ? &key : &value;
+        DataType next;
+        if (args[i]->type.id == TYPE_MAP || !type_common(*common, args[i]->type, &next)) {
+            if (args[i]->type.id == TYPE_MAP) {
+                diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                           "a MAP inside a MAP is not supported yet");
+                return NULL;
+            }
+            return fail_cannot_apply(function, name, args, count, diag);
+        }
+        *common = next;
+    }
+    if (key.id == TYPE_NULL || value.id == TYPE_NULL) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE,
+                   "Cannot infer the key or value type of MAP[...] from NULL literals alone; "
+                   "CAST them");
+        return NULL;
+    }
+    key = unpadded(key);
+    value = unpadded(value);
+    for (uint32_t i = 0; i < count; i++)
+        if (!widen_arg(arena, args, i, i % 2 == 0 ? key : value))
+            return fail_memory(diag);
+    return make(arena, function, type_make_map(key, value, false), args, count, diag);
+}
+
 static Expr *resolve_function(Arena *arena, FunctionId function, const char *name,
                               NameFlavor flavor, Expr **args, uint32_t count, Diag *diag)
 {
@@ -1352,6 +1420,10 @@ static Expr *resolve_function(Arena *arena, FunctionId function, const char *nam
     case FUNCTION_CEIL:
     case FUNCTION_ROUND:
         return resolve_numeric(arena, function, name, args, count, diag);
+    case FUNCTION_ITEM:
+    case FUNCTION_CARDINALITY:
+    case FUNCTION_MAP:
+        return resolve_map_function(arena, function, name, args, count, diag);
     case FUNCTION_COUNT_:
         break;
     }
