@@ -93,7 +93,7 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
 {
     strbuf_printf(out, "CREATE %sTABLE `default_catalog`.`default_database`.`%s` (\n",
                   table->temporary ? "TEMPORARY " : "", table->name);
-    char type[96];
+    char type[200];
     for (size_t i = 0; i < table->column_count; i++) {
         const CatalogColumn *column = &table->columns[i];
         if (column->kind == CATALOG_COLUMN_COMPUTED) {
@@ -188,12 +188,11 @@ int show_describe(StatementContext *context, const AstStatement *statement)
     const char **cells = arena_calloc(context->arena, count * 6 + 1, sizeof(char *));
     for (size_t i = 0; i < count; i++) {
         const CatalogColumn *column = &table->columns[i];
-        char type[96];
-        type_format(column->type, type, sizeof type);
-        /* DESCRIBE shows nullability in its own column */
-        char *not_null = strstr(type, " NOT NULL");
-        if (not_null)
-            memmove(not_null, not_null + 9, strlen(not_null + 9) + 1);
+        char type[200];
+        /* DESCRIBE shows nullability in its own column (a MAP's key and value keep theirs) */
+        DataType shown = column->type;
+        shown.nullable = true;
+        type_format(shown, type, sizeof type);
         bool key = false;
         for (size_t k = 0; k < table->primary_key_count; k++)
             if (strcmp(table->primary_key[k], column->name) == 0)
