@@ -8,8 +8,9 @@
  * 'EXCEPT_KEY'. The key, when there is one ('key.format' with 'key.fields'
  * for kafka, the PRIMARY KEY for upsert-kafka), is decoded into the key
  * fields (column names without 'key.fields-prefix'). Metadata columns
- * (offset, partition, timestamp, timestamp-type, topic, leader-epoch) come
- * from the record; 'headers' needs a MAP type joinery lacks and is rejected.
+ * (offset, partition, timestamp, timestamp-type, topic, leader-epoch,
+ * headers as MAP<STRING, BYTES>) come from the record; writing headers (a
+ * non-VIRTUAL headers column) is rejected as not supported yet.
  *
  * Source: the partitions of 'topic' (a ';' list) or 'topic-pattern' are
  * found from the cluster's metadata when the reader is created and split
@@ -54,6 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/base/map.h"
 #include "engine/base/strbuf.h"
 #include "engine/base/value.h"
 #include "engine/format/format.h"
@@ -698,11 +700,19 @@ static int validate_metadata_columns(const CatalogTable *table, bool upsert, Dia
                               "timestamp-type (format metadata such as 'value.source.timestamp' "
                               "is not supported yet)",
                               key, column->name, table->name, connector_name(upsert));
-        if (kind == KAFKA_METADATA_HEADERS)
-            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                              "Metadata key 'headers' (column '%s' of table '%s') needs the type "
-                              "MAP<STRING, BYTES>, which joinery does not support yet",
-                              column->name, table->name);
+        if (kind == KAFKA_METADATA_HEADERS) {
+            /* Flink: MAP<STRING, BYTES>, read and written as the record's headers */
+            DataType type = column->type;
+            char name[160];
+            if (type.id != TYPE_MAP || !type_is_string(type.map_key.id) ||
+                type.map_value.id != TYPE_VARBINARY ||
+                type.map_value.precision != TYPE_STRING_LENGTH)
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "Invalid type for metadata column '%s' of table '%s': metadata "
+                                  "key 'headers' is MAP<STRING, BYTES>, which cannot be read as %s",
+                                  column->name, table->name, type_format(type, name, sizeof name));
+            continue;
+        }
         TypeId type = column->type.id;
         bool ok;
         switch (kind) {
@@ -883,6 +893,9 @@ typedef struct KafkaReader {
     KafkaFieldSource *fields;
     uint32_t field_count;
     RowBuilder builder;
+    StrBuf headers;           /* the 'headers' metadata of the current row, encoded (map.h) */
+    MapEntry *header_entries; /* scratch for the entries of one record's headers */
+    size_t header_capacity;
     bool ignore_parse_errors;
     int64_t max_record_bytes;
     /* splits for per-partition watermarks (SourceReader.row_splits, split_finished):
@@ -946,6 +959,46 @@ static void reader_release_current(KafkaReader *reader)
     reader->pending_next = reader->pending_count = 0;
 }
 
+/*
+ * The record's headers as MAP<STRING, BYTES> (Flink's 'headers' metadata): a
+ * header without value maps to NULL, a repeated name keeps its last value,
+ * no headers give an empty map. Returns 0 or -1 (no memory).
+ */
+static int set_headers(KafkaReader *reader, uint32_t field, const rd_kafka_message_t *message)
+{
+    rd_kafka_headers_t *headers = NULL;
+    size_t count = 0;
+    if (rd_kafka_message_headers(message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR && headers)
+        count = rd_kafka_header_cnt(headers);
+    if (count > reader->header_capacity) {
+        MapEntry *entries = realloc(reader->header_entries, count * sizeof *entries);
+        if (!entries)
+            return -1;
+        reader->header_entries = entries;
+        reader->header_capacity = count;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const char *name = NULL;
+        const void *value = NULL;
+        size_t size = 0;
+        if (rd_kafka_header_get_all(headers, i, &name, &value, &size) !=
+            RD_KAFKA_RESP_ERR_NO_ERROR) {
+            count = i;
+            break;
+        }
+        reader->header_entries[i].key = value_string(name, (uint32_t)strlen(name));
+        reader->header_entries[i].value =
+            value ? value_string((const char *)value, (uint32_t)size) : value_null();
+    }
+    strbuf_clear(&reader->headers);
+    DataType type = reader->base.spec->types[field];
+    if (map_encode(type, reader->header_entries, (uint32_t)count, &reader->headers) != 0)
+        return -1;
+    row_builder_set_string(&reader->builder, field, reader->headers.data,
+                           (uint32_t)reader->headers.length);
+    return 0;
+}
+
 static void set_metadata(KafkaReader *reader, uint32_t field, KafkaMetadata kind,
                          const rd_kafka_message_t *message)
 {
@@ -980,6 +1033,10 @@ static void set_metadata(KafkaReader *reader, uint32_t field, KafkaMetadata kind
         row_builder_set_string(builder, field, topic, (uint32_t)strlen(topic));
         break;
     }
+    case KAFKA_METADATA_HEADERS:
+        if (set_headers(reader, field, message) != 0)
+            row_builder_set_null(builder, field); /* no memory: the builder fails the row */
+        break;
     default: /* leader-epoch: not exposed by this librdkafka */
         row_builder_set_null(builder, field);
         break;
@@ -1242,6 +1299,8 @@ static void kafka_close_reader(SourceReader *base)
     free(reader->row_splits);
     free(reader->split_finished);
     row_builder_free(&reader->builder);
+    strbuf_free(&reader->headers);
+    free(reader->header_entries);
     arena_destroy(&reader->arena);
     free(reader);
 }
@@ -2014,6 +2073,18 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     int status = kafka_validate_table(table, upsert, diag);
     if (status != JOINERY_OK)
         return status;
+    for (size_t i = 0; i < table->column_count; i++) {
+        const CatalogColumn *column = &table->columns[i];
+        const char *key = column->metadata_key ? column->metadata_key : column->name;
+        /* Flink writes a persisted headers column into the records; joinery cannot yet, and
+           must not drop the column silently */
+        if (column->kind == CATALOG_COLUMN_METADATA && !column->is_virtual &&
+            metadata_from_key(key) == KAFKA_METADATA_HEADERS)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "Writing Kafka headers is not supported yet: metadata column '%s' "
+                              "of sink table '%s' must be declared VIRTUAL (read only)",
+                              column->name, table->name);
+    }
     const char *topic = catalog_table_option(table, "topic");
     if (!topic || count_topics(topic) != 1)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,

@@ -437,11 +437,26 @@ START_TEST(test_metadata_validation)
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_OK);
     catalog_table_free(table);
+    /* headers: MAP<STRING, BYTES> only */
     TestColumn headers[] = {{"id", bigint_type(), NULL}, {"h", string_type(), "headers"}};
     table = make_table("t", headers, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
-    ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(diag.message, "MAP"));
+    ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "MAP<STRING, BYTES>"));
+    catalog_table_free(table);
+    DataType bytes = type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true);
+    TestColumn map_headers[] = {{"id", bigint_type(), NULL},
+                                {"h", type_make_map(string_type(), bytes, false), "headers"}};
+    table = make_table("t", map_headers, 2, options, OPTION_COUNT(options), NULL);
+    diag_clear(&diag);
+    ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_OK);
+    catalog_table_free(table);
+    TestColumn string_headers[] = {
+        {"id", bigint_type(), NULL},
+        {"h", type_make_map(string_type(), string_type(), false), "headers"}};
+    table = make_table("t", string_headers, 2, options, OPTION_COUNT(options), NULL);
+    diag_clear(&diag);
+    ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     catalog_table_free(table);
     TestColumn wrong[] = {{"id", bigint_type(), NULL}, {"o", string_type(), "offset"}};
     table = make_table("t", wrong, 2, options, OPTION_COUNT(options), NULL);
