@@ -190,6 +190,38 @@ MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uin
  */
 MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
                                     uint64_t hash, int64_t now);
+/*
+ * Grouping a part's rows (a MultiJoin input's rows by its own join key,
+ * within the common key): `hash` maps a row of the part to its group hash
+ * (equal rows of a group must get equal hashes; `context` is passed
+ * through). Parts with more than a few rows then keep a second index by
+ * group hash, and a group scan visits only the rows whose group hash is
+ * the one asked for; on small parts it visits every row. Either way the
+ * caller still checks each row it gets (hashes collide). Set before the
+ * first key is inserted (later calls are ignored).
+ */
+typedef uint32_t (*MultisetGroupHash)(const Row *row, const void *context);
+void multiset_state_set_group_hash(MultisetState *state, uint32_t part, MultisetGroupHash hash,
+                                   const void *context);
+
+typedef struct MultisetGroupScan {
+    const MultisetKey *key;
+    const uint32_t *group; /* the part's group index, or NULL: scan every entry */
+    uint32_t tag;
+    uint32_t slots;
+    uint32_t position; /* next entry (linear) or next index slot */
+} MultisetGroupScan;
+
+/*
+ * Starts a scan of part `key`'s rows with group hash `group_hash` (a
+ * superset of them without a group index). The part must not gain or lose
+ * entries while scanned; counts may change.
+ */
+void multiset_key_group_scan_begin(const MultisetState *state, const MultisetKey *key,
+                                   uint32_t group_hash, MultisetGroupScan *scan);
+/* The next candidate entry, or NULL at the end. */
+MultisetEntry *multiset_key_group_scan_next(MultisetGroupScan *scan);
+
 /* Removes entry `entry` (a pointer into key->entries) and frees its row; moves the last entry. */
 void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetEntry *entry);
 /* Records a write of the entry at `now` (refreshes its TTL). */

@@ -295,6 +295,8 @@ typedef struct MultisetSlot {
 /* What the state keeps per part of its keys. */
 typedef struct PartFigures {
     int64_t ttl_millis;
+    MultisetGroupHash group_hash; /* NULL: the part's rows are not grouped */
+    const void *group_context;
     uint64_t keys;          /* keys with at least one entry in the part */
     uint64_t entries;       /* entries of the part */
     uint64_t expired;       /* entries of the part dropped by TTL */
@@ -355,9 +357,12 @@ static inline uint32_t entry_vector_size(uint32_t capacity)
     return capacity * (uint32_t)sizeof(MultisetEntry);
 }
 
-static inline uint32_t key_index_size(uint32_t slots)
+/* Bytes of a part's index of `slots` slots: the row index, then the group index if any. */
+static inline uint32_t key_index_size(const MultisetState *state, const MultisetKey *key,
+                                      uint32_t slots)
 {
-    return slots * 2 * (uint32_t)sizeof(uint32_t);
+    uint32_t regions = state->parts[key->part].group_hash ? 2 : 1;
+    return regions * slots * 2 * (uint32_t)sizeof(uint32_t);
 }
 
 static inline uint32_t capacity_log2_of(uint32_t capacity)
@@ -402,8 +407,8 @@ static void multiset_key_free_vectors(MultisetState *state, MultisetKey *key)
         part->payload_bytes -= entry_vector_size(key_capacity(key));
     }
     if (key->index) {
-        slab_free(&state->slab, key->index, key_index_size(key_index_slots(key)));
-        part->payload_bytes -= key_index_size(key_index_slots(key));
+        slab_free(&state->slab, key->index, key_index_size(state, key, key_index_slots(key)));
+        part->payload_bytes -= key_index_size(state, key, key_index_slots(key));
     }
 }
 
@@ -443,7 +448,7 @@ void multiset_state_destroy(MultisetState *state)
                     free(key->entries[e].row);
             if (key_capacity(key) > 1 && entry_vector_size(key_capacity(key)) > SLAB_MAX_BLOCK)
                 free(key->entries);
-            if (key->index && key_index_size(key_index_slots(key)) > SLAB_MAX_BLOCK)
+            if (key->index && key_index_size(state, key, key_index_slots(key)) > SLAB_MAX_BLOCK)
                 free(key->index);
         }
         if (key_block_size(state, block_key_row(state, block)) > SLAB_MAX_BLOCK)
@@ -573,46 +578,99 @@ static void multiset_maybe_shrink(MultisetState *state)
 
 /* ---- the entries of one key part ---- */
 
-static void key_index_insert(MultisetKey *key, uint32_t position)
+/*
+ * An index region: `slots` pairs {position + 1, tag} (0: empty) with linear
+ * probing from tag & (slots - 1) and backward-shift deletion by the stored
+ * tags. The row index's tags are the entries' hashes; the group index's
+ * (grouped parts, right after the row index) the rows' group hashes, and a
+ * tag may repeat there: a probe visits every slot up to the next empty one.
+ */
+static void index_insert(uint32_t *index, uint32_t slots, uint32_t tag, uint32_t position)
 {
-    uint32_t mask = key_index_slots(key) - 1;
-    uint32_t hash = key->entries[position].hash;
-    uint32_t i = hash & mask;
-    while (key->index[2 * i])
+    uint32_t mask = slots - 1;
+    uint32_t i = tag & mask;
+    while (index[2 * i])
         i = (i + 1) & mask;
-    key->index[2 * i] = position + 1;
-    key->index[2 * i + 1] = hash;
+    index[2 * i] = position + 1;
+    index[2 * i + 1] = tag;
 }
 
-static uint32_t key_index_slot_of(const MultisetKey *key, uint32_t position)
+static uint32_t index_slot_of(const uint32_t *index, uint32_t slots, uint32_t tag,
+                              uint32_t position)
 {
-    uint32_t mask = key_index_slots(key) - 1;
-    uint32_t i = key->entries[position].hash & mask;
-    while (key->index[2 * i] != position + 1)
+    uint32_t mask = slots - 1;
+    uint32_t i = tag & mask;
+    while (index[2 * i] != position + 1)
         i = (i + 1) & mask;
     return i;
 }
 
-static void key_index_delete_slot(MultisetKey *key, uint32_t slot)
+static void index_delete_slot(uint32_t *index, uint32_t slots, uint32_t slot)
 {
-    uint32_t mask = key_index_slots(key) - 1;
+    uint32_t mask = slots - 1;
     uint32_t hole = slot;
     uint32_t next = slot;
     for (;;) {
         next = (next + 1) & mask;
-        uint32_t value = key->index[2 * next];
+        uint32_t value = index[2 * next];
         if (!value)
             break;
-        uint32_t home = key->entries[value - 1].hash & mask;
+        uint32_t home = index[2 * next + 1] & mask;
         bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
         if (!stays) {
-            key->index[2 * hole] = value;
-            key->index[2 * hole + 1] = key->index[2 * next + 1];
+            index[2 * hole] = value;
+            index[2 * hole + 1] = index[2 * next + 1];
             hole = next;
         }
     }
-    key->index[2 * hole] = 0;
-    key->index[2 * hole + 1] = 0;
+    index[2 * hole] = 0;
+    index[2 * hole + 1] = 0;
+}
+
+/* The group index of a grouped part with an index (after the row index), else NULL. */
+static inline uint32_t *key_group_index(const MultisetState *state, const MultisetKey *key)
+{
+    if (!key->index || !state->parts[key->part].group_hash)
+        return NULL;
+    return key->index + 2 * key_index_slots(key);
+}
+
+static inline uint32_t key_group_tag(const MultisetState *state, const MultisetKey *key,
+                                     const Row *row)
+{
+    const PartFigures *part = &state->parts[key->part];
+    return part->group_hash(row, part->group_context);
+}
+
+/* Enters entry `position` into the part's indexes. */
+static void key_index_add(const MultisetState *state, MultisetKey *key, uint32_t position)
+{
+    uint32_t slots = key_index_slots(key);
+    index_insert(key->index, slots, key->entries[position].hash, position);
+    uint32_t *group = key_group_index(state, key);
+    if (group)
+        index_insert(group, slots, key_group_tag(state, key, key->entries[position].row), position);
+}
+
+/* Takes entry `position` out of the part's indexes and renumbers `last` to `position`. */
+static void key_index_remove(const MultisetState *state, MultisetKey *key, uint32_t position,
+                             uint32_t last)
+{
+    uint32_t slots = key_index_slots(key);
+    const MultisetEntry *entries = key->entries;
+    index_delete_slot(key->index, slots,
+                      index_slot_of(key->index, slots, entries[position].hash, position));
+    if (position != last)
+        key->index[2 * index_slot_of(key->index, slots, entries[last].hash, last)] = position + 1;
+    uint32_t *group = key_group_index(state, key);
+    if (!group)
+        return;
+    index_delete_slot(
+        group, slots,
+        index_slot_of(group, slots, key_group_tag(state, key, entries[position].row), position));
+    if (position != last)
+        group[2 * index_slot_of(group, slots, key_group_tag(state, key, entries[last].row), last)] =
+            position + 1;
 }
 
 /*
@@ -623,21 +681,22 @@ static bool key_index_rebuild(MultisetState *state, MultisetKey *key, uint32_t o
 {
     PartFigures *part = &state->parts[key->part];
     if (key->index) {
-        slab_free(&state->slab, key->index, key_index_size(old_slots));
-        part->payload_bytes -= key_index_size(old_slots);
+        slab_free(&state->slab, key->index, key_index_size(state, key, old_slots));
+        part->payload_bytes -= key_index_size(state, key, old_slots);
         key->index = NULL;
     }
     if (key_capacity(key) <= INDEX_THRESHOLD)
         return true;
     uint32_t slots = key_index_slots(key);
-    uint32_t *index = slab_alloc(&state->slab, key_index_size(slots));
+    uint32_t bytes = key_index_size(state, key, slots);
+    uint32_t *index = slab_alloc(&state->slab, bytes);
     if (!index)
         return false;
-    memset(index, 0, key_index_size(slots));
-    part->payload_bytes += key_index_size(slots);
+    memset(index, 0, bytes);
+    part->payload_bytes += bytes;
     key->index = index;
     for (uint32_t i = 0; i < key->entry_count; i++)
-        key_index_insert(key, i);
+        key_index_add(state, key, i);
     return true;
 }
 
@@ -705,6 +764,42 @@ MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uin
     return NULL;
 }
 
+void multiset_state_set_group_hash(MultisetState *state, uint32_t part, MultisetGroupHash hash,
+                                   const void *context)
+{
+    if (part >= state->part_count || state->key_count > 0)
+        return;
+    state->parts[part].group_hash = hash;
+    state->parts[part].group_context = context;
+}
+
+void multiset_key_group_scan_begin(const MultisetState *state, const MultisetKey *key,
+                                   uint32_t group_hash, MultisetGroupScan *scan)
+{
+    scan->key = key;
+    scan->group = key_group_index(state, key);
+    scan->tag = group_hash;
+    scan->slots = key_index_slots(key);
+    scan->position = scan->group ? group_hash & (scan->slots - 1) : 0;
+}
+
+MultisetEntry *multiset_key_group_scan_next(MultisetGroupScan *scan)
+{
+    const MultisetKey *key = scan->key;
+    if (!scan->group) /* a small part: every entry is a candidate */
+        return scan->position < key->entry_count ? &key->entries[scan->position++] : NULL;
+    uint32_t mask = scan->slots - 1;
+    for (;;) {
+        uint32_t i = scan->position;
+        uint32_t value = scan->group[2 * i];
+        if (!value)
+            return NULL;
+        scan->position = (i + 1) & mask;
+        if (scan->group[2 * i + 1] == scan->tag)
+            return &key->entries[value - 1];
+    }
+}
+
 MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
                                     uint64_t hash, int64_t now)
 {
@@ -725,7 +820,7 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
     entry->association_count = 0;
     entry->last_access = now;
     if (key->index)
-        key_index_insert(key, position);
+        key_index_add(state, key, position);
     if (now < key->oldest_access || key->entry_count == 1)
         key->oldest_access = now;
     if (key->entry_count == 1)
@@ -741,11 +836,8 @@ void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetE
     PartFigures *part = &state->parts[key->part];
     uint32_t position = (uint32_t)(entry - key->entries);
     uint32_t last = key->entry_count - 1;
-    if (key->index) {
-        key_index_delete_slot(key, key_index_slot_of(key, position));
-        if (position != last)
-            key->index[2 * key_index_slot_of(key, last)] = position + 1;
-    }
+    if (key->index)
+        key_index_remove(state, key, position, last);
     part->payload_bytes -= row_size(entry->row);
     slab_free_row(&state->slab, entry->row);
     if (position != last)

@@ -88,6 +88,8 @@ typedef enum ExtraCondition {
     EXTRA_FIRST_VALUE_DIFFER, /* in_0.v <> in_i.v */
     EXTRA_KEY_ABOVE,          /* in_i.k > param */
     EXTRA_BOTH_KEYS_ABOVE,    /* in_i.k > param AND in_0.k > 1 (seed 002's FULL step) */
+    EXTRA_VALUE_EQUAL,        /* in_partner.v = in_i.v: rows grouped by v within the key */
+    EXTRA_TAG_EQUAL,          /* in_i.tag = in_partner.tag: grouped by a string */
 } ExtraCondition;
 
 typedef struct ChainConfig {
@@ -191,6 +193,15 @@ static void fixture_init(Fixture *f, const ChainConfig *config)
             extra = fixture_call(f, FUNCTION_AND, mine, first);
             break;
         }
+        case EXTRA_VALUE_EQUAL:
+            extra =
+                fixture_call(f, FUNCTION_EQUAL, fixture_ref(f, partner, 1), fixture_ref(f, i, 1));
+            break;
+        case EXTRA_TAG_EQUAL:
+            extra = per == 3 ? fixture_call(f, FUNCTION_EQUAL, fixture_ref(f, i, 2),
+                                            fixture_ref(f, partner, 2))
+                             : NULL;
+            break;
         }
         f->conditions[i] = extra ? fixture_call(f, FUNCTION_AND, equality, extra) : equality;
         ck_assert_ptr_nonnull(f->conditions[i]);
@@ -1070,8 +1081,11 @@ static ChainConfig random_config(uint32_t input_count, int type_mode)
     for (uint32_t i = 1; i < input_count; i++) {
         config.types[i] = type_mode < 4 ? (MultiJoinType)type_mode : (MultiJoinType)(rand() % 4);
         config.partner[i] = rand() % 2 ? i - 1 : (uint32_t)rand() % i;
-        int extra = rand() % 7;
-        config.extra[i] = extra <= 3 ? (ExtraCondition)extra : EXTRA_NONE;
+        int extra = rand() % 9;
+        config.extra[i] = extra <= 3   ? (ExtraCondition)extra
+                          : extra == 4 ? EXTRA_VALUE_EQUAL
+                          : extra == 5 ? EXTRA_TAG_EQUAL
+                                       : EXTRA_NONE;
         /* null-safe keys only where no outer step precedes */
         config.null_safe[i] = !outer_seen && rand() % 4 == 0;
         if (config.types[i] != MULTI_JOIN_INNER)
@@ -1089,6 +1103,19 @@ START_TEST(test_random_chains)
     uint32_t input_count = 3 + (uint32_t)(_i / 5) % 3;
     ChainConfig config = random_config(input_count, type_mode);
     check_chain(&config, seed, input_count >= 5 ? 220 : 300, 3);
+}
+END_TEST
+
+START_TEST(test_grouped_inputs)
+{
+    /* every step equates a non-key field too: rows are grouped by it within the key
+       (tens of rows per key and input, so the state's group index is used) */
+    unsigned seed = 7000u + (unsigned)_i;
+    srand(seed);
+    ChainConfig config = random_config(3 + (uint32_t)_i % 2, 4);
+    for (uint32_t i = 1; i < config.input_count; i++)
+        config.extra[i] = i % 2 ? EXTRA_VALUE_EQUAL : EXTRA_TAG_EQUAL;
+    check_chain(&config, seed, 400, 2);
 }
 END_TEST
 
@@ -1131,6 +1158,7 @@ static Suite *multi_join_suite(void)
     TCase *random = tcase_create("random");
     tcase_add_loop_test(random, test_random_chains, 0, 90);
     tcase_add_test(random, test_seed_002_shape);
+    tcase_add_loop_test(random, test_grouped_inputs, 0, 10);
     tcase_set_timeout(random, 300);
     suite_add_tcase(suite, random);
     return suite;

@@ -214,6 +214,82 @@ START_TEST(test_multiset_parts)
 }
 END_TEST
 
+/* Group hash for the test: the BIGINT first field modulo 5. */
+static uint32_t test_group_hash(const Row *row, const void *context)
+{
+    (void)context;
+    return (uint32_t)(row_get_int64(row, 0) % 5);
+}
+
+static uint32_t scan_count(const MultisetState *state, const MultisetKey *key, uint32_t tag,
+                           bool *only_tag)
+{
+    MultisetGroupScan scan;
+    multiset_key_group_scan_begin(state, key, tag, &scan);
+    uint32_t count = 0;
+    *only_tag = true;
+    for (MultisetEntry *entry; (entry = multiset_key_group_scan_next(&scan)) != NULL; count++)
+        if (test_group_hash(entry->row, NULL) != tag)
+            *only_tag = false;
+    return count;
+}
+
+START_TEST(test_multiset_group_scan)
+{
+    MultisetState *state = multiset_state_create_parts(2, NULL);
+    ck_assert_ptr_nonnull(state);
+    multiset_state_set_group_hash(state, 1, test_group_hash, NULL);
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    const Row *key = int_row(&key_builder, 1);
+    uint64_t key_hash = row_content_hash(key);
+    MultisetKey *group = multiset_state_insert_key(state, key, key_hash, 0);
+    MultisetKey *part = multiset_key_part(group, 1);
+    /* few rows: no index, a scan visits them all */
+    for (int i = 0; i < 4; i++) {
+        const Row *row = pair_row(&row_builder, i, "x");
+        ck_assert_ptr_nonnull(multiset_key_add_row(state, part, row, row_content_hash(row), 0));
+    }
+    bool only_tag;
+    ck_assert_uint_eq(scan_count(state, part, 3, &only_tag), 4);
+    /* many rows: the group index gives exactly the group */
+    for (int i = 4; i < 100; i++) {
+        const Row *row = pair_row(&row_builder, i, "x");
+        ck_assert_ptr_nonnull(multiset_key_add_row(state, part, row, row_content_hash(row), 0));
+    }
+    ck_assert_uint_eq(scan_count(state, part, 3, &only_tag), 20);
+    ck_assert(only_tag);
+    ck_assert_uint_eq(scan_count(state, part, 7, &only_tag), 0);
+    /* removals (the last entry moves into each hole) keep both indexes right */
+    for (int i = 0; i < 100; i += 2) {
+        const Row *row = pair_row(&row_builder, i, "x");
+        MultisetEntry *entry = multiset_key_find_row(part, row, row_content_hash(row));
+        ck_assert_ptr_nonnull(entry);
+        multiset_key_remove_entry(state, part, entry);
+    }
+    ck_assert_uint_eq(part->entry_count, 50);
+    for (uint32_t tag = 0; tag < 5; tag++) {
+        ck_assert_uint_eq(scan_count(state, part, tag, &only_tag), 10);
+        ck_assert(only_tag);
+    }
+    for (int i = 1; i < 100; i += 2) {
+        const Row *row = pair_row(&row_builder, i, "x");
+        ck_assert_ptr_nonnull(multiset_key_find_row(part, row, row_content_hash(row)));
+    }
+    /* part 0 is not grouped: its scans visit every row */
+    MultisetKey *plain = multiset_key_part(group, 0);
+    for (int i = 0; i < 20; i++) {
+        const Row *row = pair_row(&row_builder, i, "y");
+        ck_assert_ptr_nonnull(multiset_key_add_row(state, plain, row, row_content_hash(row), 0));
+    }
+    ck_assert_uint_eq(scan_count(state, plain, 1, &only_tag), 20);
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+    multiset_state_destroy(state);
+}
+END_TEST
+
 START_TEST(test_multiset_many_keys)
 {
     MultisetState *state = multiset_state_create(0);
@@ -361,6 +437,7 @@ static Suite *state_suite(void)
     tcase_add_test(core, test_multiset_entries_and_index);
     tcase_add_test(core, test_multiset_entry_count_limit);
     tcase_add_test(core, test_multiset_parts);
+    tcase_add_test(core, test_multiset_group_scan);
     tcase_add_test(core, test_multiset_many_keys);
     tcase_add_test(core, test_multiset_ttl);
     tcase_add_test(core, test_value_state);

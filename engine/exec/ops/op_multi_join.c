@@ -14,11 +14,16 @@
  * path concatenated into the level's RowBuilder once per path, not per
  * candidate.
  *
- * State: one MultisetState keyed by the common key row (built with the key
- * RowBuilder from the input's common_key_fields), with one part per input:
- * part i of key k is S_i, so one lookup finds every input's rows for k and
- * the key row, table slot and block are stored once per key, not once per
- * input. An entry is a distinct input row with its count (duplicates). When step i preserves
+ * State: one MultisetState keyed by the common key row (built by the
+ * input's KeyExtractor from its common_key_fields), with one part per
+ * input: part i of key k is S_i, so one lookup finds every input's rows for
+ * k and the key row, table slot and block are stored once per key, not
+ * once per input. An entry is a distinct input row with its count
+ * (duplicates). Within k, the rows of an input whose step also equates
+ * other fields with its partner (a.k = b.k AND a.x = b.y) are grouped by
+ * that own join key (b.y): the state indexes them by its hash, and a path
+ * visits only the group of its partner's a.x (the condition is still
+ * checked on each candidate). When step i preserves
  * the right side (RIGHT/FULL), the entries of S_i keep in
  * association_count how many rows of J_(i-1) (with multiplicity) match
  * them: the NULL-padded row (NULLs ++ s) is in the output exactly while
@@ -87,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "engine/exec/expr_eval.h"
 #include "engine/state/state.h"
@@ -107,8 +113,15 @@ typedef struct MultiJoinInput {
     MultiJoinConditionMode condition_mode;
     const Expr *condition; /* GENERAL: the spec's; PAIR: remapped to partner ++ this input */
     uint32_t partner;      /* PAIR: the one earlier input the condition reads */
-    bool preserves_left;   /* step is LEFT/FULL: rows of J_(i-1) without match are padded */
-    bool preserves_right;  /* step is RIGHT/FULL: entries keep association counts */
+    /* PAIR steps whose condition has equalities partner.a = this.b beyond the common key:
+       the input's rows are grouped by its own join key (b...), and a path looks up the
+       group of its partner's (a...) instead of scanning every row of the common key */
+    uint32_t group_field_count;
+    uint32_t *group_own_fields;     /* b: fields of this input */
+    uint32_t *group_partner_fields; /* a: fields of the partner, same order and types */
+    bool *group_variable;           /* per group field: variable-length */
+    bool preserves_left;  /* step is LEFT/FULL: rows of J_(i-1) without match are padded */
+    bool preserves_right; /* step is RIGHT/FULL: entries keep association counts */
     /* a row with a NULL key can appear in the output (padded): input 0 or right-preserving,
        and every later step preserves the left side */
     bool null_key_reaches_output;
@@ -173,6 +186,60 @@ static const Row *multi_join_build_components(MultiJoinOperator *join, RowBuilde
     if (!built)
         operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     return built;
+}
+
+/* Hash of the given fields of `row` (equal values, equal types: equal hashes). */
+static uint32_t multi_join_fields_hash(const Row *row, const uint32_t *fields, const bool *variable,
+                                       uint32_t count)
+{
+    uint64_t hash = 0x9e3779b97f4a7c15ull;
+    for (uint32_t k = 0; k < count; k++) {
+        uint64_t value;
+        if (row_is_null(row, fields[k])) {
+            value = 0x5bd1e995u;
+        } else if (variable[k]) {
+            uint32_t length;
+            const char *bytes = row_get_string(row, fields[k], &length);
+            value = XXH3_64bits(bytes, length);
+        } else {
+            value = row_get_slot(row, fields[k]);
+        }
+        hash = (hash ^ value) * 0xff51afd7ed558ccdull;
+        hash ^= hash >> 32;
+    }
+    return (uint32_t)hash;
+}
+
+/* The state's group hash of a row of a grouped input (context: its MultiJoinInput). */
+static uint32_t multi_join_row_group_hash(const Row *row, const void *context)
+{
+    const MultiJoinInput *input = context;
+    return multi_join_fields_hash(row, input->group_own_fields, input->group_variable,
+                                  input->group_field_count);
+}
+
+/*
+ * Starts a scan of the rows of S_level that may match the current path:
+ * the group of the partner's join key when the input is grouped, else
+ * every row. False when nothing can match (a grouped step's partner is
+ * padded: its equalities are NULL).
+ */
+static bool multi_join_scan_begin(const MultiJoinOperator *join, uint32_t level,
+                                  const MultisetKey *key, MultisetGroupScan *scan)
+{
+    const MultiJoinInput *input = &join->inputs[level];
+    if (!key)
+        return false;
+    uint32_t tag = 0;
+    if (input->group_field_count) {
+        const Row *partner = join->components[input->partner];
+        if (!partner)
+            return false;
+        tag = multi_join_fields_hash(partner, input->group_partner_fields, input->group_variable,
+                                     input->group_field_count);
+    }
+    multiset_key_group_scan_begin(join->state, key, tag, scan);
+    return true;
 }
 
 /*
@@ -268,9 +335,11 @@ static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sig
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    int status = key ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
-        MultisetEntry *entry = &key->entries[e];
+    MultisetGroupScan scan;
+    bool scanning = multi_join_scan_begin(join, level, key, &scan);
+    int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
+    for (MultisetEntry *entry;
+         scanning && status == JOINERY_OK && (entry = multiset_key_group_scan_next(&scan));) {
         bool match;
         status = multi_join_condition_check(join, level, entry->row, &match);
         if (status != JOINERY_OK || !match)
@@ -317,13 +386,16 @@ static int multi_join_has_no_other_match(MultiJoinOperator *join, bool *none)
     MultisetKey *key = join->inputs[level].current_key;
     int64_t allowed = join->change_sign < 0 ? 1 : 0;
     int64_t matches = 0;
-    for (uint32_t e = 0; key && e < key->entry_count && matches <= allowed; e++) {
+    MultisetGroupScan scan;
+    bool scanning = multi_join_scan_begin(join, level, key, &scan);
+    for (MultisetEntry *entry;
+         scanning && matches <= allowed && (entry = multiset_key_group_scan_next(&scan));) {
         bool match;
-        int status = multi_join_condition_check(join, level, key->entries[e].row, &match);
+        int status = multi_join_condition_check(join, level, entry->row, &match);
         if (status != JOINERY_OK)
             return status;
         if (match)
-            matches += key->entries[e].count;
+            matches += entry->count;
     }
     *none = matches <= allowed;
     return JOINERY_OK;
@@ -373,9 +445,11 @@ static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, int64
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    int status = key ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
-        MultisetEntry *entry = &key->entries[e];
+    MultisetGroupScan scan;
+    bool scanning = multi_join_scan_begin(join, level, key, &scan);
+    int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
+    for (MultisetEntry *entry;
+         scanning && status == JOINERY_OK && (entry = multiset_key_group_scan_next(&scan));) {
         bool match;
         status = multi_join_condition_check(join, level, entry->row, &match);
         if (status != JOINERY_OK || !match)
@@ -621,6 +695,9 @@ static void multi_join_close(Operator *self)
     for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
         row_builder_free(&join->inputs[i].prefix_builder);
         key_extractor_free(&join->inputs[i].key);
+        free(join->inputs[i].group_own_fields);
+        free(join->inputs[i].group_partner_fields);
+        free(join->inputs[i].group_variable);
         free(join->inputs[i].saved_components);
     }
     free(join->inputs);
@@ -766,6 +843,79 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
     return JOINERY_OK;
 }
 
+/* True when `field` is one of the input's common key fields. */
+static bool multi_join_is_common_key(const MultiJoinSpec *spec, uint32_t input, uint32_t field)
+{
+    for (uint32_t k = 0; k < spec->common_key_count; k++)
+        if (spec->inputs[input].common_key_fields[k] == field)
+            return true;
+    return false;
+}
+
+/*
+ * Collects the conjuncts partner.a = this.b of a PAIR condition (plain
+ * field references of one type; not the common key) into the input's
+ * group fields. Returns false when memory is exhausted.
+ */
+static bool multi_join_collect_groups(MultiJoinOperator *join, uint32_t level, const Expr *expr)
+{
+    MultiJoinInput *input = &join->inputs[level];
+    if (expr->kind != EXPR_CALL)
+        return true;
+    if (expr->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            if (!multi_join_collect_groups(join, level, expr->call.args[i]))
+                return false;
+        return true;
+    }
+    if (expr->call.function != FUNCTION_EQUAL || expr->call.arg_count != 2)
+        return true;
+    const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+    if (left->kind != EXPR_INPUT_REF || right->kind != EXPR_INPUT_REF)
+        return true;
+    uint32_t partner_fields = join->inputs[input->partner].field_count;
+    uint32_t a = left->input_index, b = right->input_index;
+    if (a >= partner_fields) {
+        uint32_t swap = a;
+        a = b;
+        b = swap;
+    }
+    if (a >= partner_fields || b < partner_fields)
+        return true; /* not partner = this */
+    b -= partner_fields;
+    const DataType *own_type = &join->spec.inputs[level].types[b];
+    const DataType *partner_type = &join->spec.inputs[input->partner].types[a];
+    if (own_type->id != partner_type->id || own_type->precision != partner_type->precision ||
+        own_type->scale != partner_type->scale)
+        return true; /* values of different types may be equal with different encodings */
+    if (multi_join_is_common_key(&join->spec, level, b) &&
+        multi_join_is_common_key(&join->spec, input->partner, a))
+        return true; /* the common key: equal on every path already */
+    uint32_t count = input->group_field_count;
+    uint32_t *own = realloc(input->group_own_fields, (count + 1) * sizeof *own);
+    if (own)
+        input->group_own_fields = own;
+    uint32_t *partner = realloc(input->group_partner_fields, (count + 1) * sizeof *partner);
+    if (partner)
+        input->group_partner_fields = partner;
+    bool *variable = realloc(input->group_variable, (count + 1) * sizeof *variable);
+    if (variable)
+        input->group_variable = variable;
+    if (!own || !partner || !variable)
+        return false;
+    own[count] = b;
+    partner[count] = a;
+    variable[count] = type_is_variable_length(own_type->id);
+    input->group_field_count = count + 1;
+    return true;
+}
+
+/* Groups the rows of PAIR step `level` by its own join key when it has one. */
+static bool multi_join_plan_groups(MultiJoinOperator *join, uint32_t level)
+{
+    return multi_join_collect_groups(join, level, join->inputs[level].condition);
+}
+
 /*
  * Chooses how step `level`'s condition is evaluated: a condition reading
  * this input and at most one earlier input is remapped to partner ++ this
@@ -822,6 +972,7 @@ static bool multi_join_plan_condition(MultiJoinOperator *join, uint32_t level,
             input->condition_mode = MULTI_JOIN_CONDITION_PAIR;
             input->condition = remapped;
             input->partner = partner;
+            ok = multi_join_plan_groups(join, level);
         }
     }
     free(used);
@@ -896,6 +1047,10 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         ttl_millis[i] = spec->inputs[i].ttl_millis;
     if (ok && !(join->state = multiset_state_create_parts(spec->input_count, ttl_millis)))
         ok = false;
+    for (uint32_t i = 0; ok && i < spec->input_count; i++)
+        if (join->inputs[i].group_field_count)
+            multiset_state_set_group_hash(join->state, i, multi_join_row_group_hash,
+                                          &join->inputs[i]);
     if (!ok) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
