@@ -1064,6 +1064,52 @@ static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf 
     }
 }
 
+/* True when watermarks reach the node: it or something below it generates them. */
+static bool job_node_has_watermark(const PlanNode *node)
+{
+    if (node->kind == PLAN_WATERMARK_ASSIGNER ||
+        (node->kind == PLAN_TABLE_SOURCE_SCAN && node->scan.watermark))
+        return true;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        if (job_node_has_watermark(node->inputs[i]))
+            return true;
+    return false;
+}
+
+/*
+ * The watermark line of a node: the lowest over its subtasks ("none" while
+ * one has none), as a TIMESTAMP(3), and whether its subtasks are idle.
+ */
+static void job_format_watermark(Job *job, const PlanNode *node, StrBuf *out)
+{
+    int64_t lowest = INT64_MAX;
+    uint32_t subtasks = 0, idle = 0;
+    for (uint32_t j = 0; j < job->operator_count; j++) {
+        if (job->operators[j].node != node)
+            continue;
+        const Operator *op = job->operators[j].op;
+        subtasks++;
+        if (op->watermark_status == WATERMARK_STATUS_IDLE)
+            idle++;
+        if (op->current_watermark < lowest)
+            lowest = op->current_watermark;
+    }
+    StrBuf text = STRBUF_INIT;
+    if (lowest == INT64_MIN)
+        strbuf_append_cstr(&text, "none");
+    else if (lowest == INT64_MAX)
+        strbuf_append_cstr(&text, "+infinity (end of input)");
+    else if (value_format_text(type_make_timestamp(TYPE_TIMESTAMP, 3, false), value_int(lowest),
+                               &text) != 0)
+        strbuf_printf(&text, "%lld", (long long)lowest);
+    if (idle && idle == subtasks)
+        strbuf_append_cstr(&text, ", idle");
+    else if (idle)
+        strbuf_printf(&text, ", idle in %u of %u subtasks", idle, subtasks);
+    strbuf_printf(out, "%-4s   watermark %s\n", "", strbuf_cstr(&text));
+    strbuf_free(&text);
+}
+
 void job_format_metrics(Job *job, StrBuf *out)
 {
     strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s %12s\n", "id", "operator",
@@ -1118,6 +1164,8 @@ void job_format_metrics(Job *job, StrBuf *out)
                 strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
                               (unsigned long long)skipped, node->scan.table->name);
         }
+        if (node && job_node_has_watermark(node))
+            job_format_watermark(job, node, out);
     }
 }
 

@@ -212,6 +212,41 @@ else
   else fail "SELECT json"; fi
 fi
 
+# SHOW JOB METRICS: the watermark under each operator that watermarks reach
+# (bounded: +infinity once the input ended; a join whose other input has no
+# watermark has none); the existing lines keep their shape
+cat >"$WORK/metrics.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '$ROOT/sample-data/orders.json', 'format' = 'json');
+CREATE TABLE users (user_id BIGINT, user_name STRING)
+WITH ('connector' = 'filesystem', 'path' = '$ROOT/sample-data/users.json', 'format' = 'json');
+SELECT o.order_id FROM orders AS o JOIN users AS u ON o.user_id = u.user_id WHERE o.order_id <= 3;
+SHOW JOB METRICS;
+EOF
+run --output csv -f "$WORK/metrics.sql"
+if [ $rc -eq 0 ] && python3 - "$WORK/out" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+header = [i for i, line in enumerate(lines) if line.startswith("id   operator")]
+assert header, "no metrics header"
+below = {}
+operator = None
+for line in lines[header[0] + 1:]:
+    match = re.match(r"^\d+ +(\w+) +\d+ +\d+ +\d+ +\d+ +\d+ +\d+ +[\d.]+ +\S+", line)
+    if match:
+        operator = match.group(1)
+        below.setdefault(operator, [])
+    elif operator and line.strip():
+        below[operator].append(line.strip())
+assert below["WatermarkAssigner"] == ["watermark +infinity (end of input)"], below
+assert below["Join"] == ["watermark none"], below
+assert below["TableSourceScan"] == [], below  # neither scan generates one
+assert below["Collect"] == [], below
+PY
+then pass "SHOW JOB METRICS: a watermark line under the operators watermarks reach"
+else fail "SHOW JOB METRICS watermark lines"; fi
+
 # ---------------------------------------------------------------- robustness
 timeout "$LIMIT" "$JOINERY" -e "HELP;" >/dev/full 2>"$WORK/err"; rc=$?
 if [ $rc -eq 1 ]; then pass "write error on stdout exits 1"; else fail "write error on stdout exits 1 (rc=$rc)"; fi

@@ -14,7 +14,10 @@
 # errors, a broker down for a few seconds): nothing lost, nothing
 # duplicated; bad records (malformed JSON, wrong type, missing field, too
 # large) named by topic, partition and offset, and skipped with
-# json.ignore-parse-errors. Every wait has a timeout and checks for a
+# json.ignore-parse-errors; watermarks per partition, and an idle table
+# that holds a join's watermark back until table.exec.source.idle-timeout
+# marks it idle (CURRENT_WATERMARK after the join; SHOW JOB METRICS shows
+# each operator's watermark). Every wait has a timeout and checks for a
 # result, never for a duration; only 127.0.0.1 is used. Prints
 # "N passed, N failed" and exits non-zero when anything failed.
 set -u
@@ -81,6 +84,8 @@ CONTROL="$WORK/control"
   --topic faults_fetch:3 --topic faults_produce:3 --topic faults_down:3 --topic seed_orders:4 --topic seed_users:3 --topic seed_products:2 \
   --topic bad_json:1 --topic bad_type:1 --topic bad_missing:1 --topic bad_large:1 \
   --topic wm_held:2 --topic wm_idle:2 --topic hdrs:1 \
+  --topic wmj_held_a:1 --topic wmj_held_b:2 --topic wmj_idle_a:1 --topic wmj_idle_b:2 \
+  --topic wmj_p2_a:1 --topic wmj_p2_b:2 --topic wmj_show_a:1 --topic wmj_show_b:2 \
   >"$WORK/mock.out" 2>"$WORK/mock.err" &
 MOCK_PID=$!
 mock_ready() { [ -s "$WORK/mock.out" ]; }
@@ -618,6 +623,162 @@ if ! run_joinery hdrs_sink "$WORK/hdrs_sink.sql" &&
   pass "a sink with a persisted headers column is rejected (not supported yet), nothing written"
 else
   DETAIL="$WORK/hdrs_sink.err" fail "sink with a headers column"
+fi
+
+# ---------------------------------------------------------------- an idle table in a join
+# events LEFT JOIN quiet, where quiet's topic never gets a record. The join's
+# watermark is the minimum over its inputs: without an idle timeout the quiet
+# table holds it back and CURRENT_WATERMARK after the join stays NULL. With
+# table.exec.source.idle-timeout the quiet scan announces itself idle
+# (WatermarkStatus IDLE) and the join follows events alone: probes (ts 10 s)
+# until one sees 10 s, then a row at 20 s sees exactly 10 s and a late row
+# (5 s) sees 20 s. Also at parallelism 2, where the status crosses threads
+# and the second reader of events' single partition has no partition at all.
+wmj_script() { # NAME SETTINGS
+  cat <<EOF
+$2
+CREATE TABLE events (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'kafka', 'topic' = '$1_a', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+CREATE TABLE quiet (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'kafka', 'topic' = '$1_b', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+SELECT e.id, CURRENT_WATERMARK(e.ts) AS wm,
+       e.ts > CURRENT_WATERMARK(e.ts) OR CURRENT_WATERMARK(e.ts) IS NULL AS on_time
+FROM events AS e LEFT JOIN quiet AS q ON e.id = q.id;
+EOF
+}
+wmj_start() { # NAME SETTINGS: writes the first record, starts the job
+  wmj_script "$1" "$2" >"$WORK/$1.sql"
+  wm_send "$1_a" 1 10
+  timeout 120 "$JOINERY" --output csv -f "$WORK/$1.sql" >"$WORK/$1.out" 2>"$WORK/$1.err" &
+  JOB_PID=$!
+}
+wmj_start wmj_held ""
+held_ok=0
+if wait_for 30 wm_row wmj_held 1 && wm_send wmj_held_a 2 20 && wait_for 30 wm_row wmj_held 2 &&
+  wm_send wmj_held_a 3 30 && wait_for 30 wm_row wmj_held 3; then held_ok=1; fi
+wm_stop
+printf '+I,1,,TRUE\n+I,2,,TRUE\n+I,3,,TRUE\n' >"$WORK/wmj_held.expected"
+if [ $held_ok -eq 1 ] &&
+  grep '^+I,' "$WORK/wmj_held.out" | diff "$WORK/wmj_held.expected" - >"$WORK/wmj_held.diff"; then
+  pass "a table without records holds a join's watermark back (CURRENT_WATERMARK after the join stays NULL)"
+else
+  cat "$WORK/wmj_held.out" "$WORK/wmj_held.err" "$WORK/wmj_held.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "join watermark held back by a table without records"
+fi
+wmj_released() { # NAME: one more probe (ts 10 s); true once a probe saw the watermark at 10 s
+  probe=$((probe + 1))
+  wm_send "$1_a" "$probe" 10 && wait_for 30 wm_row "$1" "$probe" &&
+    grep -q "^+I,$probe,2024-01-01 00:00:10.000,FALSE\$" "$WORK/$1.out"
+}
+wmj_idle_check() { # NAME PARALLELISM
+  local name=$1 ok=0
+  wmj_start "$name" "SET 'table.exec.source.idle-timeout' = '100 ms';
+SET 'parallelism.default' = '$2';"
+  probe=100
+  if wait_for 30 wm_row "$name" 1 && wait_for 60 wmj_released "$name" &&
+    wm_send "${name}_a" 2 20 && wait_for 30 wm_row "$name" 2 &&
+    wm_send "${name}_a" 3 5 && wait_for 30 wm_row "$name" 3; then ok=1; fi
+  wm_stop
+  # rows 1, 2, 3 exactly; probes saw no watermark (on time) or 10 s (late)
+  printf '+I,1,,TRUE\n+I,2,2024-01-01 00:00:10.000,TRUE\n+I,3,2024-01-01 00:00:20.000,FALSE\n' \
+    >"$WORK/$name.expected"
+  if [ $ok -eq 1 ] &&
+    grep '^+I,[0-9],' "$WORK/$name.out" | diff "$WORK/$name.expected" - >"$WORK/$name.diff" &&
+    ! grep '^+I,1[0-9][0-9],' "$WORK/$name.out" | grep -qv ',,TRUE$\|,2024-01-01 00:00:10.000,FALSE$'; then
+    pass "table.exec.source.idle-timeout: the idle table no longer holds the join's watermark back (parallelism $2)"
+  else
+    cat "$WORK/$name.out" "$WORK/$name.err" "$WORK/$name.diff" >"$WORK/detail" 2>/dev/null
+    DETAIL="$WORK/detail" fail "idle table released from the join's watermark (parallelism $2)"
+  fi
+}
+wmj_idle_check wmj_idle 1
+wmj_idle_check wmj_p2 2
+
+# SHOW JOB METRICS after such a job (interactive, through a pseudo-terminal:
+# a script stops at Ctrl-C): each operator's watermark, the quiet scan none
+# and idle, the events scan and the join at 10 s.
+cat >"$WORK/wmj_show.py" <<'EOF'
+import re, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from pty_test import PROMPT, Terminal
+joinery, home, bootstrap = sys.argv[2], sys.argv[3], sys.argv[4]
+def send_record(ident):
+    record = '{"id":%d,"ts":"2024-01-01 00:00:10"}\n' % ident
+    subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "wmj_show_a", "-p", "0"],
+                   input=record.encode(), timeout=30, check=True)
+table = ("WITH ('connector' = 'kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '"
+         + bootstrap + "', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');")
+statements = [
+    "SET 'table.exec.source.idle-timeout' = '100 ms';",
+    "CREATE TABLE events (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) " + table % "wmj_show_a",
+    "CREATE TABLE quiet (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) " + table % "wmj_show_b",
+    "SELECT e.id, CURRENT_WATERMARK(e.ts) AS wm FROM events AS e LEFT JOIN quiet AS q ON e.id = q.id;",
+]
+term = Terminal(joinery, home)
+def expect_match(pattern, start):
+    deadline = time.monotonic() + 30
+    while True:
+        match = re.search(pattern, term.output[start:])
+        if match or not term.read_some(deadline):
+            assert match, "did not see %r:\n%s" % (pattern, term.shown())
+            return match
+try:
+    term.expect(PROMPT)
+    for statement in statements[:-1]:
+        start = term.mark()
+        term.send(statement.encode() + b"\r")
+        term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(statements[-1].encode() + b"\r")
+    released = False
+    deadline = time.monotonic() + 60
+    probe = 100
+    while not released and time.monotonic() < deadline:
+        probe += 1
+        send_record(probe)
+        row = expect_match(rb"\| +%d \| +([^|]*?) +\|" % probe, start)
+        released = row.group(1) == b"2024-01-01 00:00:10.000"
+    assert released, "the join's watermark did not reach 10 s"
+    term.send(b"\x03")
+    term.expect(b"Query terminated", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SHOW JOB METRICS;\r")
+    term.expect(b"Collect", start)
+    term.expect(PROMPT, start)
+    shown = term.output[start:].decode("utf-8", "replace").replace("\r", "")
+    print(shown)
+    watermarks = {}
+    operator = None
+    for line in shown.split("\n"):
+        match = re.match(r"^\d+ +(\w+)", line)
+        if match:
+            operator = match.group(1)
+            continue
+        match = re.match(r"^ +watermark (.*)$", line)
+        if match and operator:
+            watermarks.setdefault(operator, []).append(match.group(1))
+    print("watermarks:", watermarks)
+    scans = watermarks.get("TableSourceScan", [])
+    assert len(scans) == 2, "two scans with a watermark line"
+    assert re.fullmatch(r"2024-01-01 00:00:10\.000(, idle)?", scans[0]), scans[0]
+    assert scans[1] == "none, idle", scans[1]
+    assert re.fullmatch(r"2024-01-01 00:00:10\.000(, idle)?", watermarks["Join"][0])
+    assert re.fullmatch(r"2024-01-01 00:00:10\.000(, idle)?", watermarks["Calc"][-1])
+    term.send(b"QUIT;\r")
+    assert term.wait_exit() == 0
+finally:
+    term.close()
+EOF
+wm_send wmj_show_a 1 10
+mkdir -p "$WORK/pty_home"
+if timeout 120 python3 "$WORK/wmj_show.py" "$ROOT/tests/cli" "$JOINERY" "$WORK/pty_home" "$BOOTSTRAP" \
+  >"$WORK/wmj_show.log" 2>&1; then
+  pass "SHOW JOB METRICS: the watermark of each scan and operator, the idle table marked idle"
+else
+  DETAIL="$WORK/wmj_show.log" fail "SHOW JOB METRICS shows watermarks and idleness"
 fi
 
 echo
