@@ -146,6 +146,10 @@ typedef struct Connector {
     /* Row kinds the table accepts as a sink (depends on its format: a changelog
        format such as debezium-json takes every kind). NULL: every kind. */
     SinkChangelog (*sink_changelog)(const CatalogTable *table);
+    /* Metadata keys a sink of the connector writes (persisted METADATA columns of a sink
+       table get the query's values; other keys are rejected when the INSERT is planned).
+       NULL-terminated; NULL: none. */
+    const char *const *sink_metadata_keys;
     /* Suggestion shown when an updating result is written to an insert-only sink
        (e.g. "use the 'upsert-kafka' connector"). May be NULL. */
     const char *sink_update_hint;
@@ -157,6 +161,8 @@ typedef struct Connector {
 
 /* The connector registered under `name` (case-sensitive, as Flink), or NULL. */
 const Connector *connector_find(const char *name);
+/* True when a sink of `connector` writes metadata key `key`. */
+bool connector_sink_writes_metadata(const Connector *connector, const char *key);
 /* Row kinds `table` of `connector` accepts as a sink. */
 SinkChangelog connector_sink_changelog(const Connector *connector, const CatalogTable *table);
 /* NULL-terminated list of all connector names. */

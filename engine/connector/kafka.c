@@ -9,8 +9,8 @@
  * for kafka, the PRIMARY KEY for upsert-kafka), is decoded into the key
  * fields (column names without 'key.fields-prefix'). Metadata columns
  * (offset, partition, timestamp, timestamp-type, topic, leader-epoch,
- * headers as MAP<STRING, BYTES>) come from the record; writing headers (a
- * non-VIRTUAL headers column) is rejected as not supported yet.
+ * headers as MAP<STRING, BYTES>) come from the record; a sink writes its
+ * persisted (not VIRTUAL) 'headers' and 'timestamp' columns into the records.
  *
  * Source: the partitions of 'topic' (a ';' list) or 'topic-pattern' are
  * found from the cluster's metadata when the reader is created and split
@@ -1781,7 +1781,10 @@ typedef struct KafkaWriter {
     RowBuilder builder;
     StrBuf key_buffer;
     StrBuf value_buffer;
-    bool value_is_raw; /* a NULL raw value is a null message */
+    bool value_is_raw;   /* a NULL raw value is a null message */
+    int headers_field;   /* sink field of the persisted 'headers' metadata, or -1 */
+    int timestamp_field; /* sink field of the persisted 'timestamp' metadata, or -1 */
+    DataType headers_type;
     /* delivery reports (served on the writer's thread by rd_kafka_poll/flush) */
     bool delivery_failed;
     char delivery_error[512];
@@ -1826,9 +1829,47 @@ static const Row *project_row(KafkaWriter *writer, const Row *row, const uint32_
     return row_builder_finish(&writer->builder);
 }
 
-static int writer_produce(KafkaWriter *writer, const void *key, size_t key_length,
+/*
+ * The record headers of `row` from its persisted 'headers' column (NULL
+ * when there is none or it is NULL); a NULL entry value is a header
+ * without value. Returns 0, or -1 when memory is exhausted.
+ */
+static int writer_row_headers(const KafkaWriter *writer, const Row *row,
+                              rd_kafka_headers_t **headers)
+{
+    *headers = NULL;
+    if (writer->headers_field < 0 || row_is_null(row, (uint32_t)writer->headers_field))
+        return 0;
+    uint32_t length;
+    const char *bytes = row_get_string(row, (uint32_t)writer->headers_field, &length);
+    MapReader reader;
+    if (!map_reader_init(&reader, writer->headers_type, bytes, length))
+        return 0;
+    *headers = rd_kafka_headers_new(map_cardinality(bytes, length));
+    if (!*headers)
+        return -1;
+    MapEntry entry;
+    while (map_reader_next(&reader, &entry)) {
+        if (entry.key.is_null)
+            continue; /* a header needs a name */
+        const void *value = entry.value.is_null ? NULL : entry.value.s.ptr;
+        size_t size = entry.value.is_null ? 0 : entry.value.s.len;
+        if (rd_kafka_header_add(*headers, entry.key.s.ptr, (ssize_t)entry.key.s.len, value,
+                                (ssize_t)size) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_headers_destroy(*headers);
+            *headers = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int writer_produce(KafkaWriter *writer, const Row *row, const void *key, size_t key_length,
                           const void *value, size_t value_length, Diag *diag)
 {
+    int64_t timestamp = 0; /* 0: librdkafka sets the current time */
+    if (writer->timestamp_field >= 0 && !row_is_null(row, (uint32_t)writer->timestamp_field))
+        timestamp = row_get_int64(row, (uint32_t)writer->timestamp_field);
     int32_t partition = RD_KAFKA_PARTITION_UA;
     if (writer->partitioner == KAFKA_PARTITIONER_FIXED)
         partition = 0;
@@ -1837,10 +1878,18 @@ static int writer_produce(KafkaWriter *writer, const void *key, size_t key_lengt
         writer->next_partition = (writer->next_partition + 1) % writer->partition_count;
     }
     for (;;) {
-        if (rd_kafka_produce(writer->topic, partition, RD_KAFKA_MSG_F_COPY, (void *)value,
-                             value_length, key, key_length, writer) == 0)
-            return JOINERY_OK;
-        rd_kafka_resp_err_t err = rd_kafka_last_error();
+        rd_kafka_headers_t *headers;
+        if (writer_row_headers(writer, row, &headers) != 0)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+        rd_kafka_resp_err_t err = rd_kafka_producev(
+            writer->producer, RD_KAFKA_V_RKT(writer->topic), RD_KAFKA_V_PARTITION(partition),
+            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE((void *)value, value_length),
+            RD_KAFKA_V_KEY(key, key_length), RD_KAFKA_V_TIMESTAMP(timestamp),
+            RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(writer), RD_KAFKA_V_END);
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
+            return JOINERY_OK; /* the producer owns the headers now */
+        if (headers)
+            rd_kafka_headers_destroy(headers);
         if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
             return diag_error(diag, JOINERY_ERROR_RUNTIME,
                               "Cannot produce a record to Kafka topic '%s' (table '%s'): %s",
@@ -1895,7 +1944,7 @@ static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
                 return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
             null_value = writer->value_is_raw && row_is_null(value, 0);
         }
-        status = writer_produce(writer, has_key ? writer->key_buffer.data : NULL,
+        status = writer_produce(writer, row, has_key ? writer->key_buffer.data : NULL,
                                 has_key ? writer->key_buffer.length : 0,
                                 null_value ? NULL : strbuf_cstr(&writer->value_buffer),
                                 null_value ? 0 : writer->value_buffer.length, diag);
@@ -2014,12 +2063,34 @@ static int writer_setup_encoding(KafkaWriter *writer, const SinkSpec *spec,
                                           &layout->key_options, layout->key_count, names, types)))
             status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
+    /* persisted metadata columns (the binder admits 'headers' and 'timestamp') go into the
+       record, not its value */
+    writer->headers_field = writer->timestamp_field = -1;
+    for (size_t c = 0; status == JOINERY_OK && c < table->column_count; c++) {
+        const CatalogColumn *column = &table->columns[c];
+        if (column->kind != CATALOG_COLUMN_METADATA || column->is_virtual)
+            continue;
+        int field = sink_field_index(spec, column->name);
+        KafkaMetadata kind =
+            metadata_from_key(column->metadata_key ? column->metadata_key : column->name);
+        if (field >= 0 && kind == KAFKA_METADATA_HEADERS) {
+            writer->headers_field = field;
+            writer->headers_type = spec->types[field];
+        } else if (field >= 0 && kind == KAFKA_METADATA_TIMESTAMP) {
+            writer->timestamp_field = field;
+        } else {
+            status = diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                "Metadata column '%s' of sink table '%s' cannot be written",
+                                column->name, table->name);
+        }
+    }
     writer->value_is_identity = true;
     for (uint32_t i = 0; status == JOINERY_OK && i < spec->field_count; i++) {
         bool in_key = false;
         for (uint32_t k = 0; k < layout->key_count; k++)
             in_key |= writer->key_fields[k] == i;
-        if (layout->except_key && in_key) {
+        if ((layout->except_key && in_key) || (int)i == writer->headers_field ||
+            (int)i == writer->timestamp_field) {
             writer->value_is_identity = false;
             continue;
         }
@@ -2073,18 +2144,6 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     int status = kafka_validate_table(table, upsert, diag);
     if (status != JOINERY_OK)
         return status;
-    for (size_t i = 0; i < table->column_count; i++) {
-        const CatalogColumn *column = &table->columns[i];
-        const char *key = column->metadata_key ? column->metadata_key : column->name;
-        /* Flink writes a persisted headers column into the records; joinery cannot yet, and
-           must not drop the column silently */
-        if (column->kind == CATALOG_COLUMN_METADATA && !column->is_virtual &&
-            metadata_from_key(key) == KAFKA_METADATA_HEADERS)
-            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                              "Writing Kafka headers is not supported yet: metadata column '%s' "
-                              "of sink table '%s' must be declared VIRTUAL (read only)",
-                              column->name, table->name);
-    }
     const char *topic = catalog_table_option(table, "topic");
     if (!topic || count_topics(topic) != 1)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
@@ -2152,6 +2211,8 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
 }
 
 /* ================================================================ the 'kafka' connector */
+
+const char *const KAFKA_SINK_METADATA_KEYS[] = {"headers", "timestamp", NULL};
 
 static int kafka_validate(const CatalogTable *table, Diag *diag)
 {
@@ -2233,6 +2294,7 @@ const Connector connector_kafka = {
     .create_sink = kafka_sink,
     .source_changelog = kafka_source_changelog,
     .sink_changelog = kafka_sink_changelog,
+    .sink_metadata_keys = KAFKA_SINK_METADATA_KEYS,
     .sink_update_hint = "use the 'upsert-kafka' connector with a PRIMARY KEY, or a changelog "
                         "format ('debezium-json' or 'canal-json')",
     .supports_watermark_push_down = true,

@@ -78,4 +78,7 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **writer, Di
 extern const Connector connector_kafka;
 extern const Connector connector_upsert_kafka;
 
+/* Metadata keys a kafka / upsert-kafka sink writes into its records (Flink: headers, timestamp). */
+extern const char *const KAFKA_SINK_METADATA_KEYS[];
+
 #endif

@@ -38,6 +38,14 @@ const Connector *connector_find(const char *name)
     return NULL;
 }
 
+bool connector_sink_writes_metadata(const Connector *connector, const char *key)
+{
+    for (const char *const *k = connector->sink_metadata_keys; k && *k; k++)
+        if (strcmp(*k, key) == 0)
+            return true;
+    return false;
+}
+
 SinkChangelog connector_sink_changelog(const Connector *connector, const CatalogTable *table)
 {
     return connector->sink_changelog ? connector->sink_changelog(table) : SINK_CHANGELOG_ALL;

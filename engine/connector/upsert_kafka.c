@@ -81,6 +81,7 @@ const Connector connector_upsert_kafka = {
     .create_sink = upsert_kafka_sink,
     .source_changelog = upsert_kafka_source_changelog,
     .sink_changelog = upsert_kafka_sink_changelog,
+    .sink_metadata_keys = KAFKA_SINK_METADATA_KEYS,
     .sink_update_hint = NULL,
     .supports_watermark_push_down = true,
 };

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "engine/base/duration.h"
+#include "engine/connector/connector.h"
 #include "engine/plan/bind_internal.h"
 #include "engine/sql/parser.h"
 
@@ -1074,6 +1075,13 @@ int plan_bind_query(PlannerContext *context, const AstQuery *query, PlanNode **r
 
 /* ------------------------------------------------------------ INSERT */
 
+/* A column an INSERT writes: physical, or METADATA that is not VIRTUAL. */
+static bool bind_column_is_persisted(const CatalogColumn *column)
+{
+    return column->kind == CATALOG_COLUMN_PHYSICAL ||
+           (column->kind == CATALOG_COLUMN_METADATA && !column->is_virtual);
+}
+
 static bool bind_sink_assignable(DataType from, DataType to)
 {
     if (type_equals(from, to) || from.id == TYPE_NULL)
@@ -1112,16 +1120,36 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
     int status = bind_query(&binder, insert->query, &query);
     if (status != JOINERY_OK)
         return status;
-    /* the sink's physical columns, and which query column feeds each */
+    /* the sink's persisted columns (physical, and METADATA not VIRTUAL: written by the
+       connector, as Flink), and which query column feeds each */
+    const Connector *connector = connector_find(catalog_table_option(table, "connector"));
     uint32_t sink_count = 0;
-    for (size_t i = 0; i < table->column_count; i++)
-        if (table->columns[i].kind == CATALOG_COLUMN_PHYSICAL)
-            sink_count++;
+    for (size_t i = 0; i < table->column_count; i++) {
+        const CatalogColumn *column = &table->columns[i];
+        if (!bind_column_is_persisted(column))
+            continue;
+        const char *key = column->metadata_key ? column->metadata_key : column->name;
+        if (column->kind == CATALOG_COLUMN_METADATA &&
+            !(connector && connector_sink_writes_metadata(connector, key))) {
+            char writable[128] = "";
+            for (const char *const *k = connector ? connector->sink_metadata_keys : NULL; k && *k;
+                 k++)
+                snprintf(writable + strlen(writable), sizeof writable - strlen(writable), "%s'%s'",
+                         writable[0] ? ", " : "", *k);
+            return bind_error(&binder, JOINERY_ERROR_VALIDATE, position,
+                              "Metadata column '%s' (key '%s') of table '%s' cannot be written: "
+                              "connector '%s' writes %s%s; declare it VIRTUAL to only read it",
+                              column->name, key, table->name,
+                              catalog_table_option(table, "connector"),
+                              writable[0] ? "only the metadata " : "no metadata", writable);
+        }
+        sink_count++;
+    }
     int32_t *source_of = arena_calloc(context->arena, sink_count + 1, sizeof(int32_t));
     uint32_t *sink_columns = arena_calloc(context->arena, sink_count + 1, sizeof(uint32_t));
     uint32_t s = 0;
     for (size_t i = 0; i < table->column_count; i++)
-        if (table->columns[i].kind == CATALOG_COLUMN_PHYSICAL) {
+        if (bind_column_is_persisted(&table->columns[i])) {
             sink_columns[s] = (uint32_t)i;
             source_of[s] = insert->columns.count ? -1 : (int32_t)s;
             s++;

@@ -5,7 +5,8 @@
 #
 # Usage: tests/kafka/run.sh [BUILD_DIR]   (default: build)
 #
-# Covered: the headers metadata column (kcat -H in, MAP<STRING, BYTES> out);
+# Covered: the headers metadata column (kcat -H in, MAP<STRING, BYTES> out;
+# written back with the timestamp from a sink's persisted metadata columns);
 # bounded three-table join (sample data in partitioned topics) to a
 # kafka topic; debezium-json changelog source joined and written to an
 # upsert-kafka topic; an unbounded job stopped by SIGINT once its output is
@@ -83,7 +84,7 @@ CONTROL="$WORK/control"
   --topic joined:3 --topic cdc_joined:3 --topic live_orders:4 --topic live_out:2 --topic live_out_p2:2 \
   --topic faults_fetch:3 --topic faults_produce:3 --topic faults_down:3 --topic seed_orders:4 --topic seed_users:3 --topic seed_products:2 \
   --topic bad_json:1 --topic bad_type:1 --topic bad_missing:1 --topic bad_large:1 \
-  --topic wm_held:2 --topic wm_idle:2 --topic hdrs:1 \
+  --topic wm_held:2 --topic wm_idle:2 --topic hdrs:1 --topic hdrs_out:1 \
   --topic wmj_held_a:1 --topic wmj_held_b:2 --topic wmj_idle_a:1 --topic wmj_idle_b:2 \
   --topic wmj_p2_a:1 --topic wmj_p2_b:2 --topic wmj_show_a:1 --topic wmj_show_b:2 \
   >"$WORK/mock.out" 2>"$WORK/mock.err" &
@@ -612,17 +613,25 @@ else
   cat "$WORK/hdrs.diff" "$WORK/hdrs.err" >"$WORK/detail" 2>/dev/null
   DETAIL="$WORK/detail" fail "headers metadata read from kcat's records"
 fi
+# joinery writes headers and timestamps: a sink's persisted 'headers' and 'timestamp'
+# METADATA columns go into the records (not their values); kcat reads them back
 cat >"$WORK/hdrs_sink.sql" <<EOF
-CREATE TABLE hs (id INT, headers MAP<STRING, BYTES> METADATA)
-WITH ('connector' = 'kafka', 'topic' = 'hdrs', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json');
-INSERT INTO hs SELECT 9;
+CREATE TABLE hs (id INT, headers MAP<STRING, BYTES> METADATA,
+                 ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', part INT METADATA FROM 'partition' VIRTUAL)
+WITH ('connector' = 'kafka', 'topic' = 'hdrs_out', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json');
+INSERT INTO hs VALUES
+  (1, MAP['trace', CAST('abc' AS BYTES), 'none', CAST(NULL AS BYTES)],
+   CAST(TIMESTAMP '2024-06-01 00:00:01.500' AS TIMESTAMP_LTZ(3))),
+  (2, CAST(NULL AS MAP<STRING, BYTES>), CAST(TIMESTAMP '2024-06-01 00:00:02' AS TIMESTAMP_LTZ(3)));
 EOF
-if ! run_joinery hdrs_sink "$WORK/hdrs_sink.sql" &&
-  grep -q "Writing Kafka headers is not supported yet" "$WORK/hdrs_sink.err" &&
-  [ "$(topic_count hdrs)" -eq 3 ]; then
-  pass "a sink with a persisted headers column is rejected (not supported yet), nothing written"
+printf '%s\n' '1717200001500|none=NULL,trace=abc|{"id":1}' '1717200002000||{"id":2}' >"$WORK/hdrs_sink.expected"
+if run_joinery hdrs_sink "$WORK/hdrs_sink.sql" &&
+  consume hdrs_out '%T|%h|%s\n' | sort >"$WORK/hdrs_sink.actual" &&
+  diff "$WORK/hdrs_sink.expected" "$WORK/hdrs_sink.actual" >"$WORK/hdrs_sink.diff"; then
+  pass "a sink writes its 'headers' and 'timestamp' metadata columns into the records (kcat reads them back)"
 else
-  DETAIL="$WORK/hdrs_sink.err" fail "sink with a headers column"
+  cat "$WORK/hdrs_sink.err" "$WORK/hdrs_sink.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "sink writing headers and timestamp metadata"
 fi
 
 # ---------------------------------------------------------------- an idle table in a join
