@@ -97,7 +97,10 @@
 #include "engine/exec/expr_eval.h"
 #include "engine/state/state.h"
 
-enum { MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER = 4096 };
+enum {
+    MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER = 4096,
+    MULTI_JOIN_PREFETCH_DISTANCE = 8, /* rows between prefetching a slot, its key block, the row */
+};
 
 /* How a step's condition is evaluated. */
 typedef enum MultiJoinConditionMode {
@@ -113,6 +116,9 @@ typedef struct MultiJoinInput {
     MultiJoinConditionMode condition_mode;
     const Expr *condition; /* GENERAL: the spec's; PAIR: remapped to partner ++ this input */
     uint32_t partner;      /* PAIR: the one earlier input the condition reads */
+    /* a common-key equality with the partner was dropped from the condition: it holds on
+       every path where the partner has a row, and fails where the partner is padded */
+    bool partner_required;
     /* PAIR steps whose condition has equalities partner.a = this.b beyond the common key:
        the input's rows are grouped by its own join key (b...), and a path looks up the
        group of its partner's (a...) instead of scanning every row of the common key */
@@ -142,6 +148,8 @@ typedef struct MultiJoinOperator {
     bool null_safe;               /* a condition uses IS NOT DISTINCT FROM */
     bool ttl_enabled;
     MultisetState *state; /* every input's rows: part i of a key is input i's */
+    uint64_t *key_hashes; /* the current batch's key hashes (prefetching) */
+    uint32_t hash_capacity;
     /* the current path of the walk: components[i] is input i's row (NULL = padded) */
     const Row **components;
     RowBuilder output_builder;
@@ -228,7 +236,7 @@ static bool multi_join_scan_begin(const MultiJoinOperator *join, uint32_t level,
                                   const MultisetKey *key, MultisetGroupScan *scan)
 {
     const MultiJoinInput *input = &join->inputs[level];
-    if (!key)
+    if (!key || (input->partner_required && !join->components[input->partner]))
         return false;
     uint32_t tag = 0;
     if (input->group_field_count) {
@@ -265,6 +273,8 @@ static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t l
 {
     const MultiJoinInput *input = &join->inputs[level];
     *match = false;
+    if (input->partner_required && !join->components[input->partner])
+        return JOINERY_OK;
     switch (input->condition_mode) {
     case MULTI_JOIN_CONDITION_NONE:
         *match = true;
@@ -553,7 +563,8 @@ static int multi_join_walk(MultiJoinOperator *join)
     return status;
 }
 
-static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input, const Row *row)
+static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input, const Row *row,
+                                  uint64_t key_hash)
 {
     MultiJoinInput *input = &join->inputs[change_input];
     RowKind kind = row_kind(row);
@@ -567,7 +578,6 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     bool alone = null_key && !join->null_safe; /* can match nothing */
     if (alone && !input->null_key_reaches_output)
         return JOINERY_OK;
-    uint64_t key_hash = row_content_hash(key);
     uint64_t row_hash = row_content_hash(row);
 
     /* a retraction of a row not in state is skipped */
@@ -651,8 +661,31 @@ static int multi_join_process(Operator *self, uint32_t input, const RowBatch *ba
     join->now = join->ttl_enabled ? operator_now_millis(self) : 0;
     arena_reset(&join->eval_arena);
     join->eval_context.now_millis = join->ttl_enabled ? join->now : operator_now_millis(self);
+    /* the rows' key hashes first, so that each row's table slot and key block can be
+       fetched from memory a few rows before it is processed */
+    if (batch->count > join->hash_capacity) {
+        uint64_t *hashes = realloc(join->key_hashes, batch->count * sizeof *hashes);
+        if (!hashes)
+            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        join->key_hashes = hashes;
+        join->hash_capacity = batch->count;
+    }
+    KeyExtractor *extractor = &join->inputs[input].key;
     for (uint32_t i = 0; i < batch->count; i++) {
-        int status = multi_join_process_row(join, input, batch->rows[i]);
+        const Row *key = key_extractor_build(extractor, batch->rows[i], NULL);
+        if (!key)
+            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        join->key_hashes[i] = row_content_hash(key);
+    }
+    const uint32_t distance = MULTI_JOIN_PREFETCH_DISTANCE;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        if (i + 2 * distance < batch->count)
+            multiset_state_prefetch(join->state, join->key_hashes[i + 2 * distance], 0,
+                                    MULTISET_PREFETCH_SLOT);
+        if (i + distance < batch->count)
+            multiset_state_prefetch(join->state, join->key_hashes[i + distance], 0,
+                                    MULTISET_PREFETCH_KEY);
+        int status = multi_join_process_row(join, input, batch->rows[i], join->key_hashes[i]);
         if (status != JOINERY_OK)
             return status;
     }
@@ -692,6 +725,7 @@ static void multi_join_close(Operator *self)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
     multiset_state_destroy(join->state);
+    free(join->key_hashes);
     for (uint32_t i = 0; join->inputs && i < join->input_count; i++) {
         row_builder_free(&join->inputs[i].prefix_builder);
         key_extractor_free(&join->inputs[i].key);
@@ -910,6 +944,92 @@ static bool multi_join_collect_groups(MultiJoinOperator *join, uint32_t level, c
     return true;
 }
 
+/*
+ * True when `expr` equates the partner's and this input's common key field
+ * (plain references, in the PAIR numbering): true on every path of a key,
+ * since the walk only combines rows of one common-key value. `=` is so only
+ * while NULL keys are never walked (no null-safe condition in the join).
+ */
+static bool multi_join_is_common_key_equality(const MultiJoinOperator *join, uint32_t level,
+                                              const Expr *expr)
+{
+    const MultiJoinInput *input = &join->inputs[level];
+    if (expr->kind != EXPR_CALL || expr->call.arg_count != 2)
+        return false;
+    bool null_safe = expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM;
+    if (!null_safe && (expr->call.function != FUNCTION_EQUAL || join->null_safe))
+        return false;
+    const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+    if (left->kind != EXPR_INPUT_REF || right->kind != EXPR_INPUT_REF)
+        return false;
+    uint32_t partner_fields = join->inputs[input->partner].field_count;
+    uint32_t a = left->input_index, b = right->input_index;
+    if (a >= partner_fields) {
+        uint32_t swap = a;
+        a = b;
+        b = swap;
+    }
+    if (a >= partner_fields || b < partner_fields)
+        return false;
+    b -= partner_fields;
+    for (uint32_t k = 0; k < join->spec.common_key_count; k++)
+        if (join->spec.inputs[input->partner].common_key_fields[k] == a &&
+            join->spec.inputs[level].common_key_fields[k] == b)
+            return true;
+    return false;
+}
+
+/* Appends the conjuncts of `expr` that are not common-key equalities to `kept`. */
+static void multi_join_keep_conjuncts(const MultiJoinOperator *join, uint32_t level, Expr *expr,
+                                      Expr **kept, uint32_t *count)
+{
+    if (expr->kind == EXPR_CALL && expr->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            multi_join_keep_conjuncts(join, level, expr->call.args[i], kept, count);
+        return;
+    }
+    if (!multi_join_is_common_key_equality(join, level, expr))
+        kept[(*count)++] = expr;
+}
+
+/* Counts the conjuncts of `expr` (the leaves of its AND tree). */
+static uint32_t multi_join_count_conjuncts(const Expr *expr)
+{
+    if (expr->kind != EXPR_CALL || expr->call.function != FUNCTION_AND)
+        return 1;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        count += multi_join_count_conjuncts(expr->call.args[i]);
+    return count;
+}
+
+/*
+ * Drops the PAIR condition's common-key equalities, which hold on every
+ * path (the binary join does not check its key either); a condition left
+ * empty is no condition. Returns false when memory is exhausted.
+ */
+static bool multi_join_drop_key_equalities(MultiJoinOperator *join, uint32_t level)
+{
+    MultiJoinInput *input = &join->inputs[level];
+    Expr *condition = (Expr *)input->condition;
+    uint32_t total = multi_join_count_conjuncts(condition);
+    Expr **kept = arena_alloc(&join->expr_arena, total * sizeof *kept);
+    if (!kept)
+        return false;
+    uint32_t count = 0;
+    multi_join_keep_conjuncts(join, level, condition, kept, &count);
+    if (count == total)
+        return true;
+    input->partner_required = true;
+    if (count == 0) {
+        input->condition_mode = MULTI_JOIN_CONDITION_NONE;
+        input->condition = NULL;
+        return true;
+    }
+    input->condition = expr_make_and(&join->expr_arena, kept, count);
+    return input->condition != NULL;
+}
+
 /* Groups the rows of PAIR step `level` by its own join key when it has one. */
 static bool multi_join_plan_groups(MultiJoinOperator *join, uint32_t level)
 {
@@ -972,7 +1092,7 @@ static bool multi_join_plan_condition(MultiJoinOperator *join, uint32_t level,
             input->condition_mode = MULTI_JOIN_CONDITION_PAIR;
             input->condition = remapped;
             input->partner = partner;
-            ok = multi_join_plan_groups(join, level);
+            ok = multi_join_plan_groups(join, level) && multi_join_drop_key_equalities(join, level);
         }
     }
     free(used);
@@ -1013,6 +1133,10 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     join->output_variable_length =
         calloc(join->output_field_count ? join->output_field_count : 1, sizeof(bool));
     bool ok = join->inputs && join->components && join->output_variable_length;
+    /* known before the conditions are planned: it decides which key equalities are implied */
+    for (uint32_t i = 1; spec->conditions && i < spec->input_count; i++)
+        if (multi_join_expr_uses_null_safe_equality(spec->conditions[i]))
+            join->null_safe = true;
     uint32_t offset = 0;
     for (uint32_t i = 0; ok && i < spec->input_count; i++) {
         const MultiJoinInputSpec *input_spec = &spec->inputs[i];
@@ -1034,8 +1158,6 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
             continue;
         MultiJoinType type = spec->join_types[i];
         const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
-        if (multi_join_expr_uses_null_safe_equality(condition))
-            join->null_safe = true;
         ok = multi_join_plan_condition(join, i, condition);
         input->preserves_left = type == MULTI_JOIN_LEFT || type == MULTI_JOIN_FULL;
         input->preserves_right = type == MULTI_JOIN_RIGHT || type == MULTI_JOIN_FULL;
