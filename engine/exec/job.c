@@ -483,6 +483,57 @@ static AggregateKind job_aggregate_kind(PlanAggregateKind kind)
     }
 }
 
+/* True when `expr` contains IS NOT DISTINCT FROM. */
+static bool job_uses_null_safe_equality(const Expr *expr)
+{
+    if (!expr || expr->kind != EXPR_CALL)
+        return false;
+    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (job_uses_null_safe_equality(expr->call.args[i]))
+            return true;
+    return false;
+}
+
+/*
+ * A MultiJoin of two inputs keeps the same state as a binary join (both
+ * inputs, nothing in between), and the binary join operator runs it faster
+ * (batched lookups with prefetching): the plan keeps Flink's MultiJoin node,
+ * the job runs a Join. Its key is the common key; its residual is the whole
+ * condition, so a key equality written with IS NOT DISTINCT FROM makes the
+ * keys null-safe and a plain one is still checked (NULL keys never match).
+ */
+static Operator *job_two_input_multi_join(Job *job, const PlanNode *node)
+{
+    Arena *arena = &job->arena;
+    JoinOperatorSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+    uint32_t key_count = node->multi_join.common_key_count;
+    bool *null_safe = arena_calloc(arena, key_count + 1, sizeof(bool));
+    if (!spec || !null_safe)
+        return NULL;
+    const Expr *condition = node->multi_join.conditions[1];
+    for (uint32_t k = 0; k < key_count; k++)
+        null_safe[k] = job_uses_null_safe_equality(condition);
+    spec->join_type = job_join_type(node->multi_join.join_types[1]);
+    spec->left_field_count = node->inputs[0]->field_count;
+    spec->right_field_count = node->inputs[1]->field_count;
+    spec->left_types = job_field_types(job, node->inputs[0]);
+    spec->right_types = job_field_types(job, node->inputs[1]);
+    spec->left_keys = node->multi_join.key_fields[0];
+    spec->right_keys = node->multi_join.key_fields[1];
+    spec->key_count = key_count;
+    spec->null_safe_keys = null_safe;
+    spec->residual = condition;
+    spec->left_input_spec =
+        node->inputs[0]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
+    spec->right_input_spec =
+        node->inputs[1]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
+    spec->left_ttl_millis = node->multi_join.ttl_millis[0];
+    spec->right_ttl_millis = node->multi_join.ttl_millis[1];
+    return join_operator_create(spec, job->diag);
+}
+
 static Operator *job_create_operator(Job *job, const PlanNode *node)
 {
     Arena *arena = &job->arena;
@@ -536,6 +587,8 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
     }
     case PLAN_MULTI_JOIN: {
         uint32_t count = node->input_count;
+        if (count == 2)
+            return job_two_input_multi_join(job, node);
         MultiJoinSpec *spec = arena_calloc(arena, 1, sizeof *spec);
         MultiJoinInputSpec *inputs = arena_calloc(arena, count, sizeof *inputs);
         MultiJoinType *types = arena_calloc(arena, count, sizeof *types);
@@ -1051,6 +1104,12 @@ static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf 
             uint64_t input_bytes, input_keys, input_rows;
             multi_join_operator_input_state(job->operators[j].op, input, &input_bytes, &input_keys,
                                             &input_rows);
+            bytes += input_bytes;
+            keys += input_keys;
+            rows += input_rows;
+            /* a two-input MultiJoin runs as a binary join (job_two_input_multi_join) */
+            join_operator_side_state(job->operators[j].op, input, &input_bytes, &input_keys,
+                                     &input_rows);
             bytes += input_bytes;
             keys += input_keys;
             rows += input_rows;

@@ -451,6 +451,20 @@ static const OperatorVtable JOIN_VTABLE = {
     .close = join_close,
 };
 
+void join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes, uint64_t *keys,
+                              uint64_t *rows)
+{
+    StateCounters counters = {0, 0, 0, 0};
+    if (op && op->vtable == &JOIN_VTABLE && side < 2)
+        counters = multiset_state_counters(((const JoinOperator *)op)->sides[side].state);
+    if (bytes)
+        *bytes = counters.bytes;
+    if (keys)
+        *keys = counters.keys;
+    if (rows)
+        *rows = counters.entries;
+}
+
 static bool *join_variable_flags(const DataType *types, uint32_t count)
 {
     bool *flags = calloc(count ? count : 1, sizeof(bool));

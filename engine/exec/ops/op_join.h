@@ -62,4 +62,11 @@ typedef struct JoinOperatorSpec {
  */
 Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag);
 
+/*
+ * State figures of one side (0 left, 1 right) of a join operator; zeros
+ * when `op` is not one. Any output pointer may be NULL.
+ */
+void join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes, uint64_t *keys,
+                              uint64_t *rows);
+
 #endif
