@@ -1085,8 +1085,19 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
     for (uint32_t t = 0; t < job->task_count; t++)
         if (job->tasks[t]->status == JOINERY_CANCELLED)
             cancelled = true;
+    /* a drained cancel finishes the sink (flushes a Kafka producer, renames a part file into
+       place) so that what went through is durable before the sources commit it */
+    if (cancelled && job->drained && job->sink && job->sink->vtable->finish) {
+        int finish_status = job->sink->vtable->finish(job->sink);
+        if (finish_status != JOINERY_OK) {
+            const Diag *sink_diag = &job->tasks[job->sink->task]->diag;
+            if (job->threaded && diag->status == JOINERY_OK && sink_diag->status != JOINERY_OK)
+                *diag = *sink_diag;
+            return diag->status != JOINERY_OK ? diag->status : finish_status;
+        }
+    }
     /* a clean stop lets sources commit what they read: at the end of input, or on a
-       cancel once everything read has drained through the pipeline */
+       cancel once everything read has drained through the pipeline and the sink */
     if (!cancelled || job->drained)
         for (uint32_t i = 0; i < job->source_count; i++)
             source_operator_mark_stopped_cleanly(job->sources[i]);

@@ -186,7 +186,8 @@ MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uin
 /*
  * Adds an entry for `row` (copied, kind set to +I) with count 0,
  * association_count 0 and last_access `now`; the caller sets the counts.
- * The row must not be in the key yet. NULL when memory is exhausted.
+ * The row must not be in the key yet. NULL when memory is exhausted or the
+ * key part already holds 2^26 rows (its vector and index would pass 2 GiB).
  */
 MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
                                     uint64_t hash, int64_t now);

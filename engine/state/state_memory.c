@@ -57,10 +57,11 @@
 
 enum {
     TABLE_INITIAL_CAPACITY = 16,
-    INDEX_THRESHOLD = 8,   /* entries before a key gets a hash index */
-    MALLOC_OVERHEAD = 16,  /* value state: estimated bytes of bookkeeping per malloc block */
-    SLAB_FINE_LIMIT = 256, /* size classes every 8 bytes up to here */
-    SLAB_MAX_BLOCK = 1024, /* size classes every 32 bytes up to here; larger: malloc */
+    INDEX_THRESHOLD = 8,        /* entries before a key gets a hash index */
+    KEY_MAX_CAPACITY = 1 << 26, /* entries of one key part: vector and index under 2^31 bytes */
+    MALLOC_OVERHEAD = 16,       /* value state: estimated bytes of bookkeeping per malloc block */
+    SLAB_FINE_LIMIT = 256,      /* size classes every 8 bytes up to here */
+    SLAB_MAX_BLOCK = 1024,      /* size classes every 32 bytes up to here; larger: malloc */
     SLAB_CLASS_COUNT = SLAB_FINE_LIMIT / 8 + (SLAB_MAX_BLOCK - SLAB_FINE_LIMIT) / 32,
     SLAB_FIRST_CHUNK = 4096,
     HUGE_PAGE_SIZE = 2 << 20, /* also the largest slab chunk */
@@ -805,7 +806,8 @@ MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, cons
 {
     if (key->entry_count == key_capacity(key)) {
         uint32_t capacity = key_capacity(key) * 2;
-        if (capacity <= key_capacity(key) || !key_set_capacity(state, key, capacity))
+        /* vectors and indexes stay below 2^32 bytes (32-bit sizes): at most 2^26 entries */
+        if (capacity > KEY_MAX_CAPACITY || !key_set_capacity(state, key, capacity))
             return NULL;
     }
     Row *copy = slab_copy_row(&state->slab, row);
