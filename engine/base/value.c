@@ -595,8 +595,12 @@ int value_format_text(DataType type, Value value, StrBuf *out)
 
 int value_compare(DataType type, Value a, Value b)
 {
-    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE)
+    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE) {
+        /* a total order, as Java's Double.compare: NaN equals NaN and sorts last */
+        if (isnan(a.d) || isnan(b.d))
+            return isnan(a.d) ? (isnan(b.d) ? 0 : 1) : -1;
         return a.d < b.d ? -1 : a.d > b.d ? 1 : 0;
+    }
     if (type_is_variable_length(type.id)) {
         uint32_t n = a.s.len < b.s.len ? a.s.len : b.s.len;
         int c = n ? memcmp(a.s.ptr, b.s.ptr, n) : 0;

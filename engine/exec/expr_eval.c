@@ -228,17 +228,22 @@ static uint32_t utf8_offset(const char *text, uint32_t length, int64_t index)
 /* ---- comparison ------------------------------------------------------- */
 
 /* Three-way comparison of two non-NULL values, possibly of different numeric types. */
+/* compare_mixed's result when an operand is NaN: only <> holds. */
+enum { COMPARE_UNORDERED = -2147483647 - 1 };
+
 static int compare_mixed(DataType a_type, Value a, DataType b_type, Value b)
 {
+    bool approximate = a_type.id == TYPE_FLOAT || a_type.id == TYPE_DOUBLE ||
+                       b_type.id == TYPE_FLOAT || b_type.id == TYPE_DOUBLE;
+    if (approximate && type_is_numeric(a_type.id) && type_is_numeric(b_type.id)) {
+        double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
+        if (isnan(x) || isnan(y))
+            return COMPARE_UNORDERED; /* NaN compares with nothing, itself included */
+        return x < y ? -1 : x > y ? 1 : 0;
+    }
     if (a_type.id == b_type.id && (a_type.id != TYPE_DECIMAL || a_type.scale == b_type.scale))
         return value_compare(a_type, a, b);
     if (type_is_numeric(a_type.id) && type_is_numeric(b_type.id)) {
-        bool approximate = a_type.id == TYPE_FLOAT || a_type.id == TYPE_DOUBLE ||
-                           b_type.id == TYPE_FLOAT || b_type.id == TYPE_DOUBLE;
-        if (approximate) {
-            double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
-            return x < y ? -1 : x > y ? 1 : 0;
-        }
         int a_scale = a_type.id == TYPE_DECIMAL ? a_type.scale : 0;
         int b_scale = b_type.id == TYPE_DECIMAL ? b_type.scale : 0;
         int scale = a_scale > b_scale ? a_scale : b_scale;
@@ -260,6 +265,8 @@ static int compare_mixed(DataType a_type, Value a, DataType b_type, Value b)
 
 static bool comparison_holds(FunctionId function, int order)
 {
+    if (order == COMPARE_UNORDERED)
+        return function == FUNCTION_NOT_EQUAL;
     switch (function) {
     case FUNCTION_EQUAL:
         return order == 0;

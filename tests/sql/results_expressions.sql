@@ -105,3 +105,6 @@ SELECT
 
 -- a narrowing integer CAST wraps (70000 -> 4464 as SMALLINT) in WHERE as in SELECT
 SELECT a, a = CAST(70000 AS SMALLINT) AS same FROM (VALUES (4464), (5)) AS t(a) WHERE a = CAST(70000 AS SMALLINT);
+
+-- NaN compares with nothing, itself included (only <> holds); as a MAP key it is one key of its own
+SELECT CAST('NaN' AS DOUBLE) = CAST('NaN' AS DOUBLE) AS eq, CAST('NaN' AS DOUBLE) <> 1.0 AS ne, CAST('NaN' AS DOUBLE) > 1.0 AS gt, 1.5 = 1.5 AS ok, CARDINALITY(MAP[CAST('NaN' AS DOUBLE), 1, 1.0, 2]) AS n;
