@@ -43,7 +43,10 @@
 #include "engine/base/value.h"
 #include "engine/format/format.h"
 
-enum { SINK_BUFFER_FLUSH = 1 << 20 };
+enum {
+    SINK_BUFFER_FLUSH = 1 << 20,
+    RELEASE_STEP = 32 << 20, /* mapped input given back in steps of this many bytes */
+};
 
 typedef enum FileMetadata {
     FILE_METADATA_NONE = 0, /* a physical column */
@@ -72,9 +75,11 @@ typedef struct FilesystemReader {
     bool file_open;
     char *data; /* contents of the open file */
     size_t length;
-    bool mapped;   /* data is an mmap (else malloc) */
-    size_t offset; /* next record's start */
-    uint64_t line; /* 1-based line of the next record */
+    bool mapped;         /* data is an mmap (else malloc) */
+    size_t offset;       /* next record's start */
+    size_t record_start; /* start of the last record read (rows may still come from it) */
+    size_t released;     /* bytes at the start of the mapping given back (MADV_DONTNEED) */
+    uint64_t line;       /* 1-based line of the next record */
     uint64_t record_index;
     bool ended;
     /* a bad record met after good rows of the same poll: reported on the next poll, so the
@@ -378,6 +383,8 @@ static int reader_open_file(FilesystemReader *reader, Diag *diag)
     close(fd);
     reader->file_open = true;
     reader->offset = 0;
+    reader->record_start = 0;
+    reader->released = 0;
     reader->line = 1;
     return JOINERY_OK;
 }
@@ -431,6 +438,24 @@ static int emit_decoded_row(FilesystemReader *reader, RowBatch *out, Arena *aren
     return JOINERY_OK;
 }
 
+/*
+ * Gives back the pages of a mapped file that lie wholly before the last
+ * record read (they are read once, front to back): a big input file does
+ * not stay resident beside the state. Pages are returned in steps of
+ * RELEASE_STEP bytes; a page read again would be faulted back from the file.
+ */
+static void reader_release_consumed(FilesystemReader *reader)
+{
+    if (!reader->file_open || !reader->mapped)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t end = reader->record_start / page * page;
+    if (end < reader->released + RELEASE_STEP)
+        return;
+    if (madvise(reader->data + reader->released, end - reader->released, MADV_DONTNEED) == 0)
+        reader->released = end;
+}
+
 static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t max_rows,
                            int64_t now_millis, int64_t *next_poll_millis, Diag *diag)
 {
@@ -470,6 +495,7 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
             reader->file_index++;
             continue;
         }
+        reader->record_start = reader->offset;
         const char *record = reader->data + reader->offset;
         size_t available = reader->length - reader->offset;
         uint32_t embedded_newlines;
@@ -504,6 +530,7 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
         reader->pending_next = 0;
         reader->pending_count = row_count;
     }
+    reader_release_consumed(reader);
     if (produced == 0 && reader->ended)
         return SOURCE_POLL_END;
     return SOURCE_POLL_ROWS;
