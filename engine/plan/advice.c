@@ -122,6 +122,23 @@ static int check_fusable(PlannerContext *context, AdviceList *list, const PlanNo
                      node->fields[node->join.left_keys[0]].name));
 }
 
+/* A MultiJoin of two inputs: no third input shares its key, so fusion saved nothing. */
+static int check_two_input_multi_join(AdviceList *list, const PlanNode *node)
+{
+    if (node->kind != PLAN_MULTI_JOIN || node->input_count != 2)
+        return JOINERY_OK;
+    const PlanNode *first = node->inputs[0];
+    return advice_add(
+        list, node, PLAN_ADVICE_ADVICE,
+        arena_printf(list->arena,
+                     "This MultiJoin has two inputs: no other input here joins on its key %s, "
+                     "so it keeps the same state as a binary join (both inputs) and fusion "
+                     "saves nothing. A MultiJoin saves the intermediate results where three or "
+                     "more inputs join on one key: if the query allows, join the inputs that "
+                     "share a key next to each other.",
+                     first->fields[node->multi_join.key_fields[0][0]].name));
+}
+
 /* A filter left above a join: it could not go below it. */
 static int check_filter_above_join(AdviceList *list, const PlanNode *node)
 {
@@ -147,6 +164,8 @@ static int collect(PlannerContext *context, AdviceList *list, const PlanNode *no
             status = check_full_join(list, node);
         if (status == JOINERY_OK)
             status = check_fusable(context, list, node);
+        if (status == JOINERY_OK)
+            status = check_two_input_multi_join(list, node);
     }
     if (status == JOINERY_OK)
         status = check_filter_above_join(list, node);

@@ -86,3 +86,7 @@ EXPLAIN SELECT /*+ STATE_TTL('o' = '1d', 'u' = '7d') */ o.order_id, u.user_name 
 RESET 'table.optimizer.multi-join.enabled';
 -- the MULTI_JOIN hint fuses without the option
 EXPLAIN SELECT /*+ MULTI_JOIN(o, u) */ o.order_id, u.user_name FROM orders AS o LEFT JOIN users AS u ON o.user_id = u.user_id;
+-- a chain whose joins each use another key splits into two-input MultiJoins: the advice says
+-- fusion saves nothing there
+SET 'table.optimizer.multi-join.enabled' = 'true';
+EXPLAIN PLAN_ADVICE SELECT o.order_id, u.user_name, p.product_name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id JOIN products AS p ON o.product_id = p.product_id;
