@@ -483,19 +483,6 @@ static AggregateKind job_aggregate_kind(PlanAggregateKind kind)
     }
 }
 
-/* True when `expr` contains IS NOT DISTINCT FROM. */
-static bool job_uses_null_safe_equality(const Expr *expr)
-{
-    if (!expr || expr->kind != EXPR_CALL)
-        return false;
-    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
-        return true;
-    for (uint32_t i = 0; i < expr->call.arg_count; i++)
-        if (job_uses_null_safe_equality(expr->call.args[i]))
-            return true;
-    return false;
-}
-
 /*
  * A MultiJoin of two inputs keeps the same state as a binary join (both
  * inputs, nothing in between), and the binary join operator runs it faster
@@ -513,8 +500,9 @@ static Operator *job_two_input_multi_join(Job *job, const PlanNode *node)
     if (!spec || !null_safe)
         return NULL;
     const Expr *condition = node->multi_join.conditions[1];
+    bool any_null_safe = expr_calls(condition, FUNCTION_IS_NOT_DISTINCT_FROM);
     for (uint32_t k = 0; k < key_count; k++)
-        null_safe[k] = job_uses_null_safe_equality(condition);
+        null_safe[k] = any_null_safe;
     spec->join_type = job_join_type(node->multi_join.join_types[1]);
     spec->left_field_count = node->inputs[0]->field_count;
     spec->right_field_count = node->inputs[1]->field_count;

@@ -265,6 +265,18 @@ Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replac
     return NULL;
 }
 
+bool expr_calls(const Expr *expr, FunctionId function)
+{
+    if (!expr || expr->kind != EXPR_CALL)
+        return false;
+    if (expr->call.function == function)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (expr_calls(expr->call.args[i], function))
+            return true;
+    return false;
+}
+
 void expr_collect_inputs(const Expr *expr, uint64_t *used)
 {
     switch (expr->kind) {

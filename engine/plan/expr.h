@@ -194,6 +194,8 @@ Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replac
 void expr_collect_inputs(const Expr *expr, uint64_t *used);
 /* True when the expression reads no input and calls nothing non-deterministic. */
 bool expr_is_constant(const Expr *expr);
+/* True when `expr` (NULL allowed) calls `function` anywhere in its tree. */
+bool expr_calls(const Expr *expr, FunctionId function);
 /* True for functions whose value changes per call (CURRENT_TIMESTAMP, PROCTIME). */
 bool expr_is_deterministic(const Expr *expr);
 /*

@@ -494,18 +494,6 @@ static int convert(PlannerContext *context, PlanNode *node, PlanNode **result)
     }
 }
 
-static bool expr_calls_current_watermark(const Expr *expr)
-{
-    if (!expr || expr->kind != EXPR_CALL)
-        return false;
-    if (expr->call.function == FUNCTION_CURRENT_WATERMARK)
-        return true;
-    for (uint32_t i = 0; i < expr->call.arg_count; i++)
-        if (expr_calls_current_watermark(expr->call.args[i]))
-            return true;
-    return false;
-}
-
 /*
  * CURRENT_WATERMARK runs in Calc only (a projection or a filter), where the
  * operator's input watermark is known; anywhere else it is rejected.
@@ -515,19 +503,19 @@ static int check_current_watermark(PlannerContext *context, const PlanNode *node
     bool found = false;
     switch (node->kind) {
     case PLAN_JOIN:
-        found = expr_calls_current_watermark(node->join.condition) ||
-                expr_calls_current_watermark(node->join.residual);
+        found = expr_calls(node->join.condition, FUNCTION_CURRENT_WATERMARK) ||
+                expr_calls(node->join.residual, FUNCTION_CURRENT_WATERMARK);
         break;
     case PLAN_MULTI_JOIN:
         for (uint32_t i = 1; i < node->input_count; i++)
-            found = found || expr_calls_current_watermark(node->multi_join.conditions[i]);
+            found = found || expr_calls(node->multi_join.conditions[i], FUNCTION_CURRENT_WATERMARK);
         break;
     case PLAN_TABLE_SOURCE_SCAN:
-        found = expr_calls_current_watermark(node->scan.filter) ||
-                expr_calls_current_watermark(node->scan.watermark);
+        found = expr_calls(node->scan.filter, FUNCTION_CURRENT_WATERMARK) ||
+                expr_calls(node->scan.watermark, FUNCTION_CURRENT_WATERMARK);
         break;
     case PLAN_WATERMARK_ASSIGNER:
-        found = expr_calls_current_watermark(node->watermark.watermark);
+        found = expr_calls(node->watermark.watermark, FUNCTION_CURRENT_WATERMARK);
         break;
     default:
         break;

@@ -295,6 +295,25 @@ static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t l
     return JOINERY_OK;
 }
 
+/*
+ * The next row of a scan of S_level (multi_join_scan_begin) that matches
+ * the current path (multi_join_prepare_level has run), or NULL at the end
+ * or on an evaluation error (*status set).
+ */
+static MultisetEntry *multi_join_next_match(MultiJoinOperator *join, uint32_t level,
+                                            MultisetGroupScan *scan, int *status)
+{
+    for (MultisetEntry *entry; (entry = multiset_key_group_scan_next(scan)) != NULL;) {
+        bool match;
+        *status = multi_join_condition_check(join, level, entry->row, &match);
+        if (*status != JOINERY_OK)
+            return NULL;
+        if (match)
+            return entry;
+    }
+    return NULL;
+}
+
 /* Emits `weight` copies of the current (complete) path with the kind for `sign`. */
 static int multi_join_emit(MultiJoinOperator *join, int sign, int64_t weight)
 {
@@ -348,12 +367,8 @@ static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sig
     MultisetGroupScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
     int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (MultisetEntry *entry;
-         scanning && status == JOINERY_OK && (entry = multiset_key_group_scan_next(&scan));) {
-        bool match;
-        status = multi_join_condition_check(join, level, entry->row, &match);
-        if (status != JOINERY_OK || !match)
-            continue;
+    for (MultisetEntry *entry; scanning && status == JOINERY_OK &&
+                               (entry = multi_join_next_match(join, level, &scan, &status));) {
         matches += entry->count;
         if (input->preserves_right && sign > 0 && entry->association_count == 0)
             status = multi_join_propagate_right_padded(join, level, entry->row, -1, entry->count);
@@ -398,17 +413,12 @@ static int multi_join_has_no_other_match(MultiJoinOperator *join, bool *none)
     int64_t matches = 0;
     MultisetGroupScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
-    for (MultisetEntry *entry;
-         scanning && matches <= allowed && (entry = multiset_key_group_scan_next(&scan));) {
-        bool match;
-        int status = multi_join_condition_check(join, level, entry->row, &match);
-        if (status != JOINERY_OK)
-            return status;
-        if (match)
-            matches += entry->count;
-    }
+    int status = JOINERY_OK;
+    for (MultisetEntry *entry; scanning && matches <= allowed &&
+                               (entry = multi_join_next_match(join, level, &scan, &status));)
+        matches += entry->count;
     *none = matches <= allowed;
-    return JOINERY_OK;
+    return status;
 }
 
 /* The current path (weight copies) is a row of J_(m-1): joins it with the changed row. */
@@ -458,12 +468,8 @@ static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, int64
     MultisetGroupScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
     int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (MultisetEntry *entry;
-         scanning && status == JOINERY_OK && (entry = multiset_key_group_scan_next(&scan));) {
-        bool match;
-        status = multi_join_condition_check(join, level, entry->row, &match);
-        if (status != JOINERY_OK || !match)
-            continue;
+    for (MultisetEntry *entry; scanning && status == JOINERY_OK &&
+                               (entry = multi_join_next_match(join, level, &scan, &status));) {
         matches += entry->count;
         join->components[level] = entry->row;
         status = multi_join_walk_prefix(join, level + 1, weight * entry->count);
@@ -785,18 +791,6 @@ static const char *multi_join_type_name(MultiJoinType type)
     return "?";
 }
 
-static bool multi_join_expr_uses_null_safe_equality(const Expr *expr)
-{
-    if (!expr || expr->kind != EXPR_CALL)
-        return false;
-    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
-        return true;
-    for (uint32_t i = 0; i < expr->call.arg_count; i++)
-        if (multi_join_expr_uses_null_safe_equality(expr->call.args[i]))
-            return true;
-    return false;
-}
-
 /*
  * True when equal values of the two key types have equal bytes in a row
  * (keys are compared by their bytes): integer widths may differ, storage
@@ -864,7 +858,7 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
                               "multi-join: the condition of step %u reads a field of a later "
                               "input",
                               i);
-        if (outer_seen && multi_join_expr_uses_null_safe_equality(condition))
+        if (outer_seen && expr_calls(condition, FUNCTION_IS_NOT_DISTINCT_FROM))
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "multi-join: IS NOT DISTINCT FROM in the condition of step %u "
                               "after an outer join step",
@@ -1135,7 +1129,7 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     bool ok = join->inputs && join->components && join->output_variable_length;
     /* known before the conditions are planned: it decides which key equalities are implied */
     for (uint32_t i = 1; spec->conditions && i < spec->input_count; i++)
-        if (multi_join_expr_uses_null_safe_equality(spec->conditions[i]))
+        if (expr_calls(spec->conditions[i], FUNCTION_IS_NOT_DISTINCT_FROM))
             join->null_safe = true;
     uint32_t offset = 0;
     for (uint32_t i = 0; ok && i < spec->input_count; i++) {

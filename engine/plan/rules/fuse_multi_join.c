@@ -81,24 +81,6 @@ static bool step_joins_on_key(const Expr *condition, const uint32_t *members, ui
 }
 
 /*
- * Common key of the group whose first input is fields [0, offsets[start+1])
- * and whose other inputs are chain inputs start+1..end. Fills key_fields[g]
- * (global field indexes) for every group input g and returns the number of
- * common classes (0: none).
- */
-static bool condition_has_null_safe_equality(const Expr *expr)
-{
-    if (!expr || expr->kind != EXPR_CALL)
-        return false;
-    if (expr->call.function == FUNCTION_IS_NOT_DISTINCT_FROM)
-        return true;
-    for (uint32_t i = 0; i < expr->call.arg_count; i++)
-        if (condition_has_null_safe_equality(expr->call.args[i]))
-            return true;
-    return false;
-}
-
-/*
  * The MultiJoin operator cannot split a NULL-padded key by the common key when a later
  * step compares with IS NOT DISTINCT FROM: such a group stays binary.
  */
@@ -107,13 +89,19 @@ static bool group_is_runnable(const Chain *chain, uint32_t start, uint32_t end)
     bool outer_before = false;
     for (uint32_t step = start + 1; step <= end; step++) {
         const PlanNode *join = chain->joins[step];
-        if (outer_before && condition_has_null_safe_equality(join->join.condition))
+        if (outer_before && expr_calls(join->join.condition, FUNCTION_IS_NOT_DISTINCT_FROM))
             return false;
         outer_before = outer_before || join->join.join_type != PLAN_JOIN_INNER;
     }
     return true;
 }
 
+/*
+ * Common key of the group whose first input is fields [0, offsets[start+1])
+ * and whose other inputs are chain inputs start+1..end. Fills key_fields[g]
+ * (global field indexes) for every group input g and returns the number of
+ * common classes (0: none).
+ */
 static uint32_t common_key(Arena *arena, const Chain *chain, uint32_t start, uint32_t end,
                            uint32_t **key_fields)
 {
