@@ -19,7 +19,7 @@ int binary_append_hex(const uint8_t *bytes, size_t length, StrBuf *out)
     return 0;
 }
 
-static int hex_value(char c)
+int binary_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -37,7 +37,7 @@ int binary_decode_hex(const char *text, size_t length, StrBuf *out)
     if (strbuf_reserve(out, length / 2) != 0)
         return -1;
     for (size_t i = 0; i < length; i += 2) {
-        int high = hex_value(text[i]), low = hex_value(text[i + 1]);
+        int high = binary_hex_digit(text[i]), low = binary_hex_digit(text[i + 1]);
         if (high < 0 || low < 0)
             return 1;
         if (strbuf_append_char(out, (char)(high << 4 | low)) != 0)

@@ -27,6 +27,8 @@ int binary_append_hex(const uint8_t *bytes, size_t length, StrBuf *out);
  * or -1 (no memory).
  */
 int binary_decode_hex(const char *text, size_t length, StrBuf *out);
+/* The value of hex digit `c` (0-9, a-f, A-F), or -1. */
+int binary_hex_digit(char c);
 
 /* Appends the base64 text of the bytes (with '=' padding). Returns 0 or -1. */
 int binary_append_base64(const uint8_t *bytes, size_t length, StrBuf *out);

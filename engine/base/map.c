@@ -155,3 +155,22 @@ bool map_lookup(DataType map_type, const char *bytes, uint32_t length, Value key
     }
     return false;
 }
+
+int map_append_text(DataType map_type, Value map, MapElementFormat format, StrBuf *out)
+{
+    MapReader reader;
+    MapEntry entry;
+    if (strbuf_append_char(out, '{') != 0)
+        return -1;
+    bool first = true;
+    if (map_reader_init(&reader, map_type, map.s.ptr, map.s.len)) {
+        while (map_reader_next(&reader, &entry)) {
+            if ((!first && strbuf_append_cstr(out, ", ") != 0) ||
+                format(reader.key_type, entry.key, out) != 0 || strbuf_append_char(out, '=') != 0 ||
+                format(reader.value_type, entry.value, out) != 0)
+                return -1;
+            first = false;
+        }
+    }
+    return strbuf_append_char(out, '}');
+}

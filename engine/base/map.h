@@ -54,6 +54,14 @@ bool map_reader_next(MapReader *reader, MapEntry *entry);
 /* Number of entries (0 for bytes that are not an encoded map). */
 uint32_t map_cardinality(const char *bytes, uint32_t length);
 
+/* Formats one element (a key or a value, possibly NULL) of a map; 0 or -1 (no memory). */
+typedef int (*MapElementFormat)(DataType type, Value value, StrBuf *out);
+/*
+ * Appends the map as Java's Map.toString does, {k1=v1, k2=v2} (entries in
+ * key order), each element written by `format`. 0 or -1 (no memory).
+ */
+int map_append_text(DataType map_type, Value map, MapElementFormat format, StrBuf *out);
+
 /* The value for `key` (non-NULL); false when the key is absent. */
 bool map_lookup(DataType map_type, const char *bytes, uint32_t length, Value key, Value *value);
 

@@ -493,30 +493,10 @@ static int format_date(int64_t days, StrBuf *out)
     return strbuf_printf(out, "%04lld-%02u-%02u", (long long)year, month, day);
 }
 
-/* {k1=v1, k2=v2} with keys and values printed as value_format_text does, NULL as "null". */
-static int format_map(DataType type, Value value, StrBuf *out)
+/* A map element as value_format_text writes it, NULL as "null". */
+static int format_map_element(DataType type, Value value, StrBuf *out)
 {
-    MapReader reader;
-    MapEntry entry;
-    if (strbuf_append_char(out, '{') != 0)
-        return -1;
-    bool first = true;
-    if (map_reader_init(&reader, type, value.s.ptr, value.s.len)) {
-        while (map_reader_next(&reader, &entry)) {
-            if (!first && strbuf_append_cstr(out, ", ") != 0)
-                return -1;
-            first = false;
-            int status = entry.key.is_null ? strbuf_append_cstr(out, "null")
-                                           : value_format_text(reader.key_type, entry.key, out);
-            if (status != 0 || strbuf_append_char(out, '=') != 0)
-                return -1;
-            status = entry.value.is_null ? strbuf_append_cstr(out, "null")
-                                         : value_format_text(reader.value_type, entry.value, out);
-            if (status != 0)
-                return -1;
-        }
-    }
-    return strbuf_append_char(out, '}');
+    return value.is_null ? strbuf_append_cstr(out, "null") : value_format_text(type, value, out);
 }
 
 int value_format_text(DataType type, Value value, StrBuf *out)
@@ -558,7 +538,7 @@ int value_format_text(DataType type, Value value, StrBuf *out)
             return -1;
         return strbuf_append_char(out, '\'');
     case TYPE_MAP:
-        return format_map(type, value, out);
+        return map_append_text(type, value, format_map_element, out);
     case TYPE_DATE:
         return format_date(value.i, out);
     case TYPE_TIME:

@@ -116,25 +116,8 @@ static int print_append_value(DataType type, Value value, StrBuf *out)
             if (strbuf_printf(out, i ? ", %d" : "%d", (int)(int8_t)value.s.ptr[i]) != 0)
                 return -1;
         return strbuf_append_char(out, ']');
-    case TYPE_MAP: {
-        /* a Java Map's toString: {k1=v1, k2=v2} (entries in key order here) */
-        MapReader reader;
-        MapEntry entry;
-        if (strbuf_append_char(out, '{') != 0)
-            return -1;
-        bool first = true;
-        if (map_reader_init(&reader, type, value.s.ptr, value.s.len)) {
-            while (map_reader_next(&reader, &entry)) {
-                if ((!first && strbuf_append_cstr(out, ", ") != 0) ||
-                    print_append_value(reader.key_type, entry.key, out) != 0 ||
-                    strbuf_append_char(out, '=') != 0 ||
-                    print_append_value(reader.value_type, entry.value, out) != 0)
-                    return -1;
-                first = false;
-            }
-        }
-        return strbuf_append_char(out, '}');
-    }
+    case TYPE_MAP: /* a Java Map's toString: {k1=v1, k2=v2} (entries in key order here) */
+        return map_append_text(type, value, print_append_value, out);
     case TYPE_BOOLEAN:
         return strbuf_append_cstr(out, value.i ? "true" : "false");
     case TYPE_TIME:

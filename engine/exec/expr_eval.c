@@ -187,6 +187,19 @@ static char *arena_copy(const EvalInput *input, const char *text, size_t length)
     return arena_strndup(input->context->arena, text ? text : "", length);
 }
 
+/*
+ * The bytes built in `built` (freed here) as a string value in the
+ * evaluation arena; `status` is how the building went (0, or non-zero when
+ * memory ran out: the out-of-memory result).
+ */
+static Value string_from_strbuf(const EvalInput *input, StrBuf *built, int status)
+{
+    char *copy = status == 0 ? arena_copy(input, built->data, built->length) : NULL;
+    uint32_t length = (uint32_t)built->length;
+    strbuf_free(built);
+    return copy ? value_string(copy, length) : out_of_memory(input);
+}
+
 /* UTF-8: length of the code point starting with byte c (1 for invalid bytes). */
 static inline uint32_t utf8_width(unsigned char c)
 {
@@ -349,16 +362,8 @@ static Value cast_value(const EvalInput *input, DataType from, DataType to, Valu
     if (type_is_string(to.id) && type_is_binary(from.id)) {
         /* Flink decodes the bytes as UTF-8, ill-formed sequences becoming U+FFFD */
         StrBuf text = STRBUF_INIT;
-        if (binary_append_utf8((const uint8_t *)value.s.ptr, value.s.len, &text) != 0) {
-            strbuf_free(&text);
-            return out_of_memory(input);
-        }
-        char *copy = arena_copy(input, text.data, text.length);
-        uint32_t length = (uint32_t)text.length;
-        strbuf_free(&text);
-        if (!copy)
-            return out_of_memory(input);
-        return value_string(copy, length);
+        return string_from_strbuf(
+            input, &text, binary_append_utf8((const uint8_t *)value.s.ptr, value.s.len, &text));
     }
     if (to.id == TYPE_MAP && type_equals(from, to))
         return value;
@@ -367,16 +372,7 @@ static Value cast_value(const EvalInput *input, DataType from, DataType to, Valu
         if (type_is_string(from.id))
             return value;
         StrBuf text = STRBUF_INIT;
-        if (value_format_text(from, value, &text) != 0) {
-            strbuf_free(&text);
-            return out_of_memory(input);
-        }
-        char *copy = arena_copy(input, text.data, text.length);
-        uint32_t length = (uint32_t)text.length;
-        strbuf_free(&text);
-        if (!copy)
-            return out_of_memory(input);
-        return value_string(copy, length);
+        return string_from_strbuf(input, &text, value_format_text(from, value, &text));
     }
     /* from string */
     if (type_is_string(from.id)) {
@@ -1007,16 +1003,7 @@ static Value eval_replace(const Expr *expr, const EvalInput *input)
             status = strbuf_append(&out, to.s.ptr, to.s.len);
         position = offset + from.s.len;
     }
-    if (status != 0) {
-        strbuf_free(&out);
-        return out_of_memory(input);
-    }
-    char *copy = arena_copy(input, out.data, out.length);
-    uint32_t length = (uint32_t)out.length;
-    strbuf_free(&out);
-    if (!copy)
-        return out_of_memory(input);
-    return value_string(copy, length);
+    return string_from_strbuf(input, &out, status);
 }
 
 /* ---- LIKE ------------------------------------------------------------- */
@@ -1424,16 +1411,8 @@ static Value eval_date_format(const Expr *expr, const EvalInput *input)
         millis = time.i;
     }
     StrBuf out = STRBUF_INIT;
-    if (format_datetime(millis, format.s.ptr, format.s.len, &out) != 0) {
-        strbuf_free(&out);
-        return out_of_memory(input);
-    }
-    char *copy = arena_copy(input, out.data, out.length);
-    uint32_t length = (uint32_t)out.length;
-    strbuf_free(&out);
-    if (!copy)
-        return out_of_memory(input);
-    return value_string(copy, length);
+    return string_from_strbuf(input, &out,
+                              format_datetime(millis, format.s.ptr, format.s.len, &out));
 }
 
 static Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
@@ -1714,14 +1693,7 @@ static Value eval_map_constructor(const Expr *expr, const EvalInput *input)
         entries[i].value = eval(expr->call.args[2 * i + 1], input);
     }
     StrBuf encoded = STRBUF_INIT;
-    if (map_encode(expr->type, entries, count, &encoded) != 0) {
-        strbuf_free(&encoded);
-        return out_of_memory(input);
-    }
-    char *copy = arena_copy(input, encoded.data, encoded.length);
-    uint32_t length = (uint32_t)encoded.length;
-    strbuf_free(&encoded);
-    return copy ? value_string(copy, length) : out_of_memory(input);
+    return string_from_strbuf(input, &encoded, map_encode(expr->type, entries, count, &encoded));
 }
 
 /* ---- dispatch --------------------------------------------------------- */

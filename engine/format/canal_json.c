@@ -129,17 +129,11 @@ int format_canal_decode(FormatDecoder *decoder, const char *data, size_t length,
                         uint32_t *row_count, char *error, size_t error_size)
 {
     *row_count = 0;
-    FormatDecoder *envelope = decoder->envelope;
-    envelope->scratch_used = 0;
-    if (!format_reserve_scratch(envelope, length)) {
-        snprintf(error, error_size, "out of memory");
-        return JOINERY_ERROR_NO_MEMORY;
-    }
     Value parts[CANAL_FIELDS];
-    int status = format_json_decode(envelope, data, length, parts, error, error_size);
+    int status =
+        format_decode_envelope(decoder, data, length, parts, CANAL_FIELDS, error, error_size);
     if (status != FORMAT_RECORD_ROW)
         return status;
-    format_envelope_clear_nulls(parts, CANAL_FIELDS);
     Value type = parts[CANAL_TYPE];
     if (type.is_null) {
         snprintf(error, error_size, "field 'type' is missing");

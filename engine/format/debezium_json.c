@@ -51,17 +51,11 @@ int format_debezium_decode(FormatDecoder *decoder, const char *data, size_t leng
                            uint32_t *row_count, char *error, size_t error_size)
 {
     *row_count = 0;
-    FormatDecoder *envelope = decoder->envelope;
-    envelope->scratch_used = 0;
-    if (!format_reserve_scratch(envelope, length)) {
-        snprintf(error, error_size, "out of memory");
-        return JOINERY_ERROR_NO_MEMORY;
-    }
     Value parts[ENVELOPE_FIELDS];
-    int status = format_json_decode(envelope, data, length, parts, error, error_size);
+    int status =
+        format_decode_envelope(decoder, data, length, parts, ENVELOPE_FIELDS, error, error_size);
     if (status != FORMAT_RECORD_ROW)
         return status;
-    format_envelope_clear_nulls(parts, ENVELOPE_FIELDS);
     if (decoder->options.schema_include) {
         if (parts[ENVELOPE_PAYLOAD].is_null) {
             snprintf(error, error_size,
@@ -69,8 +63,8 @@ int format_debezium_decode(FormatDecoder *decoder, const char *data, size_t leng
             return JOINERY_ERROR_RUNTIME;
         }
         Value payload = parts[ENVELOPE_PAYLOAD];
-        status =
-            format_json_decode(envelope, payload.s.ptr, payload.s.len, parts, error, error_size);
+        status = format_json_decode(decoder->envelope, payload.s.ptr, payload.s.len, parts, error,
+                                    error_size);
         if (status != FORMAT_RECORD_ROW)
             return status == FORMAT_RECORD_EMPTY ? FORMAT_RECORD_EMPTY : status;
     } else if (!parts[ENVELOPE_PAYLOAD].is_null && parts[ENVELOPE_OP].is_null) {

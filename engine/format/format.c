@@ -126,6 +126,25 @@ static int read_boolean_option(const CatalogTable *table, const char *prefix, co
     return JOINERY_OK;
 }
 
+/* Option prefix + key ('SQL' or 'ISO-8601', Flink's timestamp-format.standard), if set. */
+static int read_timestamp_standard(const CatalogTable *table, const char *prefix, const char *key,
+                                   FormatOptions *options, Diag *diag)
+{
+    const char *standard = option_with_prefix(table, prefix, key);
+    if (!standard)
+        return JOINERY_OK;
+    if (strcmp(standard, "SQL") == 0)
+        options->timestamp_iso_8601 = false;
+    else if (strcmp(standard, "ISO-8601") == 0)
+        options->timestamp_iso_8601 = true;
+    else
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Unsupported value '%s' for '%s%s'. Supported values are [SQL, "
+                          "ISO-8601].",
+                          standard, prefix, key);
+    return JOINERY_OK;
+}
+
 /* One character, or a Java-style escape like '\t' or '\u0001'. */
 static int read_character_option(const CatalogTable *table, const char *prefix, const char *key,
                                  char *result, Diag *diag)
@@ -201,18 +220,8 @@ static int changelog_options_from_table(const CatalogTable *table, const char *p
                                       &options->schema_include, diag)) != 0)
         return status;
     snprintf(key, sizeof key, "%stimestamp-format.standard", own);
-    const char *standard = option_with_prefix(table, prefix, key);
-    if (standard) {
-        if (strcmp(standard, "SQL") == 0)
-            options->timestamp_iso_8601 = false;
-        else if (strcmp(standard, "ISO-8601") == 0)
-            options->timestamp_iso_8601 = true;
-        else
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Unsupported value '%s' for '%s%s'. Supported values are [SQL, "
-                              "ISO-8601].",
-                              standard, prefix, key);
-    }
+    if ((status = read_timestamp_standard(table, prefix, key, options, diag)) != 0)
+        return status;
     if (kind == FORMAT_KIND_CANAL_JSON &&
         (option_with_prefix(table, prefix, "canal-json.database.include") ||
          option_with_prefix(table, prefix, "canal-json.table.include")))
@@ -249,19 +258,8 @@ int format_options_from_table(const CatalogTable *table, const char *prefix, For
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "fail-on-missing-field and ignore-parse-errors shouldn't both be "
                               "true.");
-        const char *standard = option_with_prefix(table, prefix, "json.timestamp-format.standard");
-        if (standard) {
-            if (strcmp(standard, "SQL") == 0)
-                options->timestamp_iso_8601 = false;
-            else if (strcmp(standard, "ISO-8601") == 0)
-                options->timestamp_iso_8601 = true;
-            else
-                return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                                  "Unsupported value '%s' for '%sjson.timestamp-format.standard'. "
-                                  "Supported values are [SQL, ISO-8601].",
-                                  standard, prefix);
-        }
-        return JOINERY_OK;
+        return read_timestamp_standard(table, prefix, "json.timestamp-format.standard", options,
+                                       diag);
     }
     if ((status = read_boolean_option(table, prefix, "csv.ignore-parse-errors",
                                       &options->ignore_parse_errors, diag)) != 0 ||
@@ -711,11 +709,22 @@ int format_decode_event_row(FormatDecoder *decoder, const char *label, const cha
     return FORMAT_RECORD_ROW;
 }
 
-void format_envelope_clear_nulls(Value *parts, int count)
+int format_decode_envelope(FormatDecoder *decoder, const char *data, size_t length, Value *parts,
+                           int count, char *error, size_t error_size)
 {
+    FormatDecoder *envelope = decoder->envelope;
+    envelope->scratch_used = 0;
+    if (!format_reserve_scratch(envelope, length)) {
+        snprintf(error, error_size, "out of memory");
+        return JOINERY_ERROR_NO_MEMORY;
+    }
+    int status = format_json_decode(envelope, data, length, parts, error, error_size);
+    if (status != FORMAT_RECORD_ROW)
+        return status;
     for (int i = 0; i < count; i++)
         if (parts[i].is_null) {
             parts[i] = value_string(NULL, 0);
             parts[i].is_null = true;
         }
+    return FORMAT_RECORD_ROW;
 }

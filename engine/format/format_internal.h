@@ -84,8 +84,15 @@ bool format_reserve_decoded(FormatDecoder *decoder, uint32_t count);
 int format_decode_event_row(FormatDecoder *decoder, const char *label, const char *text,
                             size_t length, uint32_t index, RowKind kind, char *error,
                             size_t error_size);
-/* Gives NULL envelope parts a defined empty text (value_null leaves it unset). */
-void format_envelope_clear_nulls(Value *parts, int count);
+/*
+ * Decodes a change event's envelope (debezium-json, canal-json) with the
+ * decoder's envelope decoder into parts[0..count-1]; NULL parts get a
+ * defined empty text (value_null leaves it unset). Returns
+ * FORMAT_RECORD_ROW, FORMAT_RECORD_EMPTY, or a negative JoineryStatus with
+ * `error` filled.
+ */
+int format_decode_envelope(FormatDecoder *decoder, const char *data, size_t length, Value *parts,
+                           int count, char *error, size_t error_size);
 /* raw.c: the record is the one string field (never fails for a string field). */
 int format_raw_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
                       char *error, size_t error_size);

@@ -53,24 +53,13 @@ static int json_skip(const jsmntok_t *tokens, int count, int index)
     return index;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool read_hex4(const char *text, const char *end, unsigned *code)
 {
     if (end - text < 4)
         return false;
     unsigned value = 0;
     for (int i = 0; i < 4; i++) {
-        int digit = hex_digit(text[i]);
+        int digit = binary_hex_digit(text[i]);
         if (digit < 0)
             return false;
         value = value * 16 + (unsigned)digit;
