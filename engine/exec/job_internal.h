@@ -1,0 +1,93 @@
+/*
+ * job_internal.h - the private types of a job, shared by the three files that
+ * implement job.h: job_build.c (operators and tasks from a physical plan),
+ * job_run.c (the task loop) and job_metrics.c (metrics and the status line).
+ * Included only by engine/exec/job_*.c; everything outside exec/ sees job.h.
+ *
+ * Threading: a JobTask's operators are touched only by the task's own thread
+ * while the job runs; the fields shared between threads are atomics (or the
+ * volatile stop/drained flags) and say so below.
+ */
+#ifndef JOINERY_EXEC_JOB_INTERNAL_H
+#define JOINERY_EXEC_JOB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/arena.h"
+#include "engine/base/diag.h"
+#include "engine/exec/job.h"
+#include "engine/exec/operator.h"
+#include "engine/exec/ops/op_channel.h"
+#include "engine/plan/plan.h"
+
+/* One thread's share of the job. */
+typedef struct JobTask {
+    struct Job *job;
+    int index;
+    Mailbox mailbox;
+    bool mailbox_ready;
+    Operator **sources; /* polled by this task */
+    uint32_t source_count;
+    uint32_t ends_expected; /* channels into this task */
+    uint32_t ends_received;
+    ExecContext context;
+    Diag diag;
+    int status;
+    pthread_t thread;
+    bool started;
+    /* figures the task publishes for the status line (written by its own thread only;
+       read by the caller's thread) */
+    _Atomic uint64_t published_rows_read;
+    _Atomic uint64_t published_state_bytes;
+} JobTask;
+
+typedef struct JobOperator {
+    Operator *op;
+    const PlanNode *node;
+} JobOperator;
+
+struct Job {
+    Arena arena; /* specs and arrays that live as long as the job */
+    JobOperator *operators;
+    uint32_t operator_count;
+    uint32_t operator_capacity;
+    Operator **sources;
+    uint32_t source_count;
+    Operator **channels; /* hand-overs between tasks; closed with the job */
+    uint32_t channel_count;
+    JobTask **tasks; /* each allocated alone: channels keep pointers to mailboxes */
+    uint32_t task_count;
+    bool threaded;
+    volatile int stop; /* a task failed, or a cancel could not drain: stop at once */
+    volatile int *cancel_requested;
+    /* Cancel (Ctrl-C) drains: every task stops polling its sources (it is then
+       "quiet", as is a task that finished) and keeps delivering its mailbox until no
+       message is queued or being delivered; then `drained` is set and every task
+       returns JOINERY_CANCELLED. Every row read has then gone through the whole
+       pipeline, so sources may commit what they read. */
+    _Atomic int64_t in_flight;
+    _Atomic uint32_t tasks_quiet;
+    volatile int drained;
+    Operator *sink;
+    ExecContext context;
+    Diag *diag;
+    JobOutput output;
+    int parallelism;
+    uint64_t datagen_seed;
+    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    const PlanNode *root;
+};
+
+/*
+ * Publishes this task's rows read and state bytes for the status line; called
+ * on the task's own thread (job_metrics.c).
+ */
+void job_task_publish(JobTask *task);
+/* Offers the progress line to JobOutput.status; called on the sink's task (job_metrics.c). */
+void job_status_line(Job *job);
+
+#endif

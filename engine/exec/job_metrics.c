@@ -1,0 +1,206 @@
+/*
+ * job_metrics.c - what a job reports about itself: the per-operator metrics
+ * table of SHOW JOB METRICS (job_format_metrics), the rows written and
+ * records skipped after a run, and the progress line while it runs.
+ *
+ * Invariants: job_format_metrics and job_rows_written/job_skipped_rows read
+ * operator counters directly, so they are called when no task runs (after
+ * job_run, or in a single-threaded job from its own thread). While a threaded
+ * job runs, counters cross threads only through JobTask's published_* atomics
+ * (job_task_publish on the task's thread, job_status_line on the sink's).
+ */
+#include <stdio.h>
+
+#include "engine/base/value.h"
+#include "engine/exec/job_internal.h"
+#include "engine/exec/ops/op_join.h"
+#include "engine/exec/ops/op_multi_join.h"
+#include "engine/exec/ops/op_sink.h"
+#include "engine/exec/ops/op_source.h"
+
+uint64_t job_rows_written(const Job *job)
+{
+    return job->sink ? sink_operator_rows(job->sink) : 0;
+}
+
+uint64_t job_skipped_rows(const Job *job)
+{
+    uint64_t skipped = 0;
+    for (uint32_t i = 0; i < job->source_count; i++)
+        skipped += source_operator_skipped_rows(job->sources[i]);
+    return skipped;
+}
+
+/* Publishes this task's rows read and state bytes (only its own thread touches its
+   operators' counters, so this is the one place they cross threads). */
+void job_task_publish(JobTask *task)
+{
+    Job *job = task->job;
+    uint64_t rows_read = 0, state_bytes = 0;
+    for (uint32_t i = 0; i < task->source_count; i++)
+        rows_read += task->sources[i]->metrics.rows_out;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        if (op->task != task->index)
+            continue;
+        if (op->vtable->report_state)
+            op->vtable->report_state(op);
+        state_bytes += op->metrics.state_bytes;
+    }
+    atomic_store_explicit(&task->published_rows_read, rows_read, memory_order_relaxed);
+    atomic_store_explicit(&task->published_state_bytes, state_bytes, memory_order_relaxed);
+}
+
+/* The progress line, from what every task published (called on the sink's task). */
+void job_status_line(Job *job)
+{
+    if (!job->output.status)
+        return;
+    uint64_t source_rows = 0, state_bytes = 0;
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        source_rows +=
+            atomic_load_explicit(&job->tasks[t]->published_rows_read, memory_order_relaxed);
+        state_bytes +=
+            atomic_load_explicit(&job->tasks[t]->published_state_bytes, memory_order_relaxed);
+    }
+    char line[256];
+    snprintf(line, sizeof line, "running: %llu rows read, %llu rows out, state %.1f MiB",
+             (unsigned long long)source_rows, (unsigned long long)job_rows_written(job),
+             (double)state_bytes / (1024.0 * 1024.0));
+    job->output.status(job->output.context, line);
+}
+
+/* One line per MultiJoin input: its state, summed over subtasks. */
+static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf *out)
+{
+    for (uint32_t input = 0; input < node->input_count; input++) {
+        uint64_t bytes = 0, keys = 0, rows = 0;
+        for (uint32_t j = 0; j < job->operator_count; j++) {
+            if (job->operators[j].node != node)
+                continue;
+            uint64_t input_bytes, input_keys, input_rows;
+            multi_join_operator_input_state(job->operators[j].op, input, &input_bytes, &input_keys,
+                                            &input_rows);
+            bytes += input_bytes;
+            keys += input_keys;
+            rows += input_rows;
+            /* a two-input MultiJoin runs as a binary join (job_two_input_multi_join) */
+            join_operator_side_state(job->operators[j].op, input, &input_bytes, &input_keys,
+                                     &input_rows);
+            bytes += input_bytes;
+            keys += input_keys;
+            rows += input_rows;
+        }
+        const char *name = node->multi_join.input_names[input];
+        char label[64];
+        snprintf(label, sizeof label, "  input %u%s%s", input, name ? " " : "", name ? name : "");
+        strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10llu %10llu %12llu %10s\n", "", label, "",
+                      "", "", (unsigned long long)rows, (unsigned long long)keys,
+                      (unsigned long long)bytes, "");
+    }
+}
+
+/* True when watermarks reach the node: it or something below it generates them. */
+static bool job_node_has_watermark(const PlanNode *node)
+{
+    if (node->kind == PLAN_WATERMARK_ASSIGNER ||
+        (node->kind == PLAN_TABLE_SOURCE_SCAN && node->scan.watermark))
+        return true;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        if (job_node_has_watermark(node->inputs[i]))
+            return true;
+    return false;
+}
+
+/*
+ * The watermark line of a node: the lowest over its subtasks ("none" while
+ * one has none), as a TIMESTAMP(3), and whether its subtasks are idle.
+ */
+static void job_format_watermark(Job *job, const PlanNode *node, StrBuf *out)
+{
+    int64_t lowest = INT64_MAX;
+    uint32_t subtasks = 0, idle = 0;
+    for (uint32_t j = 0; j < job->operator_count; j++) {
+        if (job->operators[j].node != node)
+            continue;
+        const Operator *op = job->operators[j].op;
+        subtasks++;
+        if (op->watermark_status == WATERMARK_STATUS_IDLE)
+            idle++;
+        if (op->current_watermark < lowest)
+            lowest = op->current_watermark;
+    }
+    StrBuf text = STRBUF_INIT;
+    if (lowest == INT64_MIN)
+        strbuf_append_cstr(&text, "none");
+    else if (lowest == INT64_MAX)
+        strbuf_append_cstr(&text, "+infinity (end of input)");
+    else if (value_format_text(type_make_timestamp(TYPE_TIMESTAMP, 3, false), value_int(lowest),
+                               &text) != 0)
+        strbuf_printf(&text, "%lld", (long long)lowest);
+    if (idle && idle == subtasks)
+        strbuf_append_cstr(&text, ", idle");
+    else if (idle)
+        strbuf_printf(&text, ", idle in %u of %u subtasks", idle, subtasks);
+    strbuf_printf(out, "%-4s   watermark %s\n", "", strbuf_cstr(&text));
+    strbuf_free(&text);
+}
+
+void job_format_metrics(Job *job, StrBuf *out)
+{
+    strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s %12s\n", "id", "operator",
+                  "subtasks", "rows in", "rows out", "state rows", "state keys", "state bytes",
+                  "busy ms", "backpressure");
+    /* one line per plan node, summed over its subtasks, in build order */
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        bool first = true;
+        for (uint32_t j = 0; j < i; j++)
+            if (job->operators[j].node == node && node)
+                first = false;
+        if (!first)
+            continue;
+        OperatorMetrics total = {0};
+        uint32_t subtasks = 0;
+        for (uint32_t j = i; j < job->operator_count; j++) {
+            if (job->operators[j].node != node || (!node && j != i))
+                continue;
+            Operator *op = job->operators[j].op;
+            if (op->vtable->report_state)
+                op->vtable->report_state(op);
+            total.rows_in += op->metrics.rows_in;
+            total.rows_out += op->metrics.rows_out;
+            total.state_rows += op->metrics.state_rows;
+            total.state_keys += op->metrics.state_keys;
+            total.state_bytes += op->metrics.state_bytes;
+            total.busy_nanos += op->metrics.busy_nanos;
+            subtasks++;
+        }
+        const char *name = node ? plan_kind_name(node->kind) : "Collect";
+        /* backpressure: time its subtasks waited for room downstream (threaded jobs) */
+        uint64_t blocked = 0;
+        for (uint32_t c = 0; node && c < job->channel_count; c++)
+            if (job->channels[c]->plan_node_id == node->id)
+                blocked += job->channels[c]->metrics.blocked_nanos;
+        char backpressure[32];
+        snprintf(backpressure, sizeof backpressure, "%.1f ms", (double)blocked / 1e6);
+        strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f %12s\n",
+                      node ? node->id : 0, name, subtasks, (unsigned long long)total.rows_in,
+                      (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
+                      (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
+                      (double)total.busy_nanos / 1e6, job->threaded ? backpressure : "-");
+        if (node && node->kind == PLAN_MULTI_JOIN)
+            job_format_multi_join_inputs(job, node, out);
+        if (node && node->kind == PLAN_TABLE_SOURCE_SCAN) {
+            uint64_t skipped = 0;
+            for (uint32_t j = i; j < job->operator_count; j++)
+                if (job->operators[j].node == node)
+                    skipped += source_operator_skipped_rows(job->operators[j].op);
+            if (skipped)
+                strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
+                              (unsigned long long)skipped, node->scan.table->name);
+        }
+        if (node && job_node_has_watermark(node))
+            job_format_watermark(job, node, out);
+    }
+}

@@ -1,0 +1,264 @@
+/*
+ * job_run.c - drives a built job: one loop per task (job_task_run), on its
+ * own thread in a threaded job, the sink's task on the caller's thread.
+ *
+ * Each task's loop polls its sources (each poll pushes one batch through the
+ * operators synchronously) and drains its mailbox. Idle (rate-limited)
+ * sources make the loop wait until the next one is due, in short slices so
+ * that Ctrl-C is noticed at once. A processing-time tick every 100 ms runs
+ * the operators' timers (TTL cleanup, idleness); every 250 ms each task
+ * publishes its figures and the sink's task offers a status line
+ * (job_metrics.c).
+ *
+ * Invariants: a task ends when its sources have ended and every channel into
+ * it has delivered its end of input; any failure sets Job.stop and every task
+ * returns at its next round; a cancel drains (see struct Job) and only a
+ * drained cancel or a normal end lets the sources commit what they read.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <time.h>
+
+#include "engine/base/value.h"
+#include "engine/exec/job_internal.h"
+#include "engine/exec/ops/op_source.h"
+
+enum {
+    JOB_TIMER_INTERVAL_MILLIS = 100,
+    JOB_DRAIN_LIMIT_MILLIS = 10000, /* a cancelled job drains this long at most */
+    JOB_STATUS_INTERVAL_MILLIS = 250,
+};
+
+static void job_sleep_millis(int64_t millis)
+{
+    if (millis <= 0)
+        return;
+    struct timespec pause = {millis / 1000, (long)(millis % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
+}
+
+static bool job_cancel_requested(const Job *job)
+{
+    return job->cancel_requested && *job->cancel_requested;
+}
+
+/* True once a draining job has nothing left in flight (see Job.drained). */
+static bool job_drain_done(Job *job)
+{
+    if (!job->drained && atomic_load(&job->tasks_quiet) == job->task_count &&
+        atomic_load(&job->in_flight) == 0)
+        job->drained = 1;
+    return job->drained;
+}
+
+static int job_task_fail(JobTask *task, int status)
+{
+    task->status = status;
+    task->job->stop = 1;
+    return status;
+}
+
+/* Delivers one mailbox message to its operator. */
+static int job_task_deliver(JobTask *task, MailboxMessage *message)
+{
+    int status = JOINERY_OK;
+    switch (message->kind) {
+    case MAILBOX_BATCH:
+        status = operator_push(message->target, message->input, &message->batch);
+        break;
+    case MAILBOX_WATERMARK:
+        status = operator_push_watermark(message->target, message->input, message->channel,
+                                         message->watermark);
+        break;
+    case MAILBOX_WATERMARK_STATUS:
+        status = operator_push_watermark_status(message->target, message->input, message->channel,
+                                                message->watermark_status);
+        break;
+    case MAILBOX_END_OF_INPUT:
+        task->ends_received++;
+        status = operator_end_input(message->target, message->input);
+        break;
+    }
+    free(message);
+    atomic_fetch_sub(&task->job->in_flight, 1); /* after what the delivery sent was counted */
+    return status;
+}
+
+static int job_task_timers(JobTask *task, int64_t now)
+{
+    Job *job = task->job;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        if (op->task != task->index)
+            continue;
+        int status = operator_timer(op, now);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* A task whose sources and inputs ended: it counts as quiet for a drain. */
+static int job_task_finished(JobTask *task)
+{
+    atomic_fetch_add(&task->job->tasks_quiet, 1);
+    return JOINERY_OK;
+}
+
+/* One task's loop: poll sources, drain the mailbox, tick timers, until its inputs end. */
+static int job_task_run(JobTask *task)
+{
+    Job *job = task->job;
+    int64_t next_timer = datetime_now_millis() + JOB_TIMER_INTERVAL_MILLIS;
+    int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
+    /* the task holding the sink reports progress; every task publishes its figures */
+    bool report_status = job->sink && job->sink->task == task->index;
+    bool draining = false;
+    int64_t drain_deadline = 0;
+    for (;;) {
+        if (job->stop)
+            return JOINERY_CANCELLED;
+        if (!draining && job_cancel_requested(job)) {
+            draining = true; /* no more polls: what was read drains through */
+            drain_deadline = datetime_now_millis() + JOB_DRAIN_LIMIT_MILLIS;
+            atomic_fetch_add(&job->tasks_quiet, 1);
+        }
+        if (draining && job_drain_done(job))
+            return JOINERY_CANCELLED;
+        if (draining && datetime_now_millis() > drain_deadline) {
+            job->stop = 1; /* a blocked pipeline: stop without the clean mark */
+            return JOINERY_CANCELLED;
+        }
+        bool any_active = false, any_open = false;
+        int64_t now = datetime_now_millis();
+        int64_t earliest = INT64_MAX;
+        for (uint32_t i = 0; i < task->source_count && !draining; i++) {
+            SourceState state;
+            int64_t next_poll = now + 10;
+            int status = source_operator_poll(task->sources[i], now, &state, &next_poll);
+            if (status != JOINERY_OK)
+                return job_task_fail(task, status);
+            if (state == SOURCE_STATE_ACTIVE)
+                any_active = true;
+            if (state != SOURCE_STATE_ENDED)
+                any_open = true;
+            if (state == SOURCE_STATE_IDLE && next_poll < earliest)
+                earliest = next_poll;
+        }
+        bool inputs_open = task->ends_received < task->ends_expected;
+        if (!any_open && !inputs_open && !draining)
+            return job_task_finished(task);
+        if (draining)
+            any_open = true; /* stay until the drain is done */
+        now = datetime_now_millis();
+        int64_t wait = 0;
+        if (!any_active) {
+            wait = earliest == INT64_MAX ? 50 : earliest - now;
+            if (wait > 50)
+                wait = 50; /* stay responsive to Ctrl-C */
+        }
+        if (task->mailbox_ready && inputs_open) {
+            /* a bounded number of messages per round keeps sources polled too */
+            for (int taken = 0; taken < 16; taken++) {
+                MailboxMessage *message = mailbox_take(&task->mailbox, taken ? 0 : wait);
+                if (!message)
+                    break;
+                int status = job_task_deliver(task, message);
+                if (status != JOINERY_OK)
+                    return job_task_fail(task, status);
+            }
+        } else if (!any_active && any_open && wait > 0) {
+            job_sleep_millis(wait);
+        }
+        if (!any_open && task->ends_received == task->ends_expected)
+            return job_task_finished(task);
+        now = datetime_now_millis();
+        if (!draining && now >= next_timer) { /* timers could emit: not while draining */
+            int status = job_task_timers(task, now);
+            if (status != JOINERY_OK)
+                return job_task_fail(task, status);
+            next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
+        }
+        if (now >= next_status) {
+            job_task_publish(task);
+            if (report_status)
+                job_status_line(job);
+            next_status = now + JOB_STATUS_INTERVAL_MILLIS;
+        }
+    }
+}
+
+static void *job_task_thread(void *argument)
+{
+    JobTask *task = argument;
+    int status = job_task_run(task);
+    if (status != JOINERY_OK && task->status == JOINERY_OK)
+        task->status = status;
+    if (status != JOINERY_OK)
+        task->job->stop = 1;
+    return NULL;
+}
+
+int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
+{
+    job->cancel_requested = cancel_requested;
+    /* the task with the sink runs here, so result callbacks stay on the caller's thread */
+    int main_task = job->sink ? job->sink->task : 0;
+    int status = JOINERY_OK;
+    for (uint32_t t = 0; t < job->task_count && status == JOINERY_OK; t++) {
+        JobTask *task = job->tasks[t];
+        if ((int)t == main_task)
+            continue;
+        if (pthread_create(&task->thread, NULL, job_task_thread, task) != 0) {
+            job->stop = 1;
+            status = diag_error(diag, JOINERY_ERROR, "could not start a thread for the job");
+            break;
+        }
+        task->started = true;
+    }
+    if (status == JOINERY_OK) {
+        JobTask *task = job->tasks[main_task];
+        int main_status = job_task_run(task);
+        if (main_status != JOINERY_OK && task->status == JOINERY_OK)
+            task->status = main_status;
+        if (main_status != JOINERY_OK)
+            job->stop = 1;
+    }
+    for (uint32_t t = 0; t < job->task_count; t++)
+        if (job->tasks[t]->started) {
+            pthread_join(job->tasks[t]->thread, NULL);
+            job->tasks[t]->started = false;
+        }
+    if (status != JOINERY_OK)
+        return status;
+    /* the first real failure wins over the cancellations it caused */
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        if (task->status == JOINERY_OK || task->status == JOINERY_CANCELLED)
+            continue;
+        if (job->threaded && diag->status == JOINERY_OK && task->diag.status != JOINERY_OK)
+            *diag = task->diag;
+        return diag->status != JOINERY_OK ? diag->status : task->status;
+    }
+    bool cancelled = false;
+    for (uint32_t t = 0; t < job->task_count; t++)
+        if (job->tasks[t]->status == JOINERY_CANCELLED)
+            cancelled = true;
+    /* a drained cancel finishes the sink (flushes a Kafka producer, renames a part file into
+       place) so that what went through is durable before the sources commit it */
+    if (cancelled && job->drained && job->sink && job->sink->vtable->finish) {
+        int finish_status = job->sink->vtable->finish(job->sink);
+        if (finish_status != JOINERY_OK) {
+            const Diag *sink_diag = &job->tasks[job->sink->task]->diag;
+            if (job->threaded && diag->status == JOINERY_OK && sink_diag->status != JOINERY_OK)
+                *diag = *sink_diag;
+            return diag->status != JOINERY_OK ? diag->status : finish_status;
+        }
+    }
+    /* a clean stop lets sources commit what they read: at the end of input, or on a
+       cancel once everything read has drained through the pipeline and the sink */
+    if (!cancelled || job->drained)
+        for (uint32_t i = 0; i < job->source_count; i++)
+            source_operator_mark_stopped_cleanly(job->sources[i]);
+    return cancelled ? JOINERY_CANCELLED : JOINERY_OK;
+}
