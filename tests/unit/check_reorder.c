@@ -1,7 +1,7 @@
 /*
  * check_reorder.c - Check suite for cost-based join reordering
  * (engine/plan/rules/reorder_joins.c, engine/plan/cost.c) and ANALYZE TABLE
- * (engine/analyze.c).
+ * (engine/stmt/analyze.c).
  *
  * - The cost model on hand-built graphs: the state-lean order of a huge
  *   fact table and small dimensions wins, longer TTLs weigh more, with

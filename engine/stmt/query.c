@@ -4,6 +4,8 @@
  * client as text.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "engine/stmt/query.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,6 @@
 #include "engine/base/value.h"
 #include "engine/exec/job.h"
 #include "engine/plan/planner.h"
-#include "engine/session.h"
 
 typedef struct ResultWriter {
     StatementContext *context;
@@ -77,7 +78,7 @@ static int query_write_status(void *context, const char *line)
 static int query_plan(StatementContext *context, const AstStatement *statement, PlanNode **logical,
                       PlanNode **physical)
 {
-    PlannerContext planner = session_planner_context(context);
+    PlannerContext planner = statement_planner_context(context);
     PlanNode *bound = NULL;
     int status = statement->kind == AST_STMT_INSERT
                      ? plan_bind_insert(&planner, &statement->insert, &bound)
@@ -204,7 +205,7 @@ int query_execute_explain(StatementContext *context, const AstStatement *stateme
     int status = query_plan(context, inner, &logical, &physical);
     if (status != JOINERY_OK)
         return status;
-    PlannerContext planner = session_planner_context(context);
+    PlannerContext planner = statement_planner_context(context);
     StrBuf out = STRBUF_INIT;
     status = plan_explain(&planner, logical, physical, statement->explain.details, &out);
     if (status == JOINERY_OK && context->handler && context->handler->text)

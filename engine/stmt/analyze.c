@@ -17,6 +17,8 @@
  * model (plan/cost.c) reads them.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "engine/stmt/analyze.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,7 @@
 
 #include "engine/connector/connector.h"
 #include "engine/exec/job.h"
-#include "engine/session.h"
+#include "engine/options.h"
 
 enum {
     ANALYZE_SAMPLE_ROWS = 100000,
@@ -272,7 +274,7 @@ static int analyze_report(StatementContext *context, const CatalogTable *table,
             cells[4 * c + 2] = arena_printf(arena, "%.0f", analyze_distinct(counter));
             cells[4 * c + 3] = arena_printf(arena, "%llu", (unsigned long long)counter->nulls);
         }
-        int status = show_emit_table(context, names, 4, cells, analysis->column_count);
+        int status = statement_emit_table(context, names, 4, cells, analysis->column_count);
         if (status != JOINERY_OK)
             return status;
     }
@@ -293,7 +295,7 @@ static int analyze_report(StatementContext *context, const CatalogTable *table,
 int analyze_table(StatementContext *context, const AstStatement *statement)
 {
     const char *name =
-        session_object_name(context, &statement->analyze.name_parts, statement->position);
+        statement_object_name(context, &statement->analyze.name_parts, statement->position);
     if (!name)
         return context->diag->status;
     CatalogTable *table = catalog_find(context->session->catalog, name);

@@ -1,16 +1,22 @@
 /*
  * session.c - joinery_session_* (engine.h): parses one statement and
- * dispatches it to its executor. Owns the catalog and the session options.
+ * dispatches it to its executor (ddl.h, show.h, query.h, analyze.h); SET,
+ * RESET, USE, HELP and QUIT are handled here. Owns the catalog and the
+ * session options.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine/session.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "engine/options.h"
 #include "engine/sql/parser.h"
+#include "engine/stmt/analyze.h"
+#include "engine/stmt/context.h"
+#include "engine/stmt/ddl.h"
+#include "engine/stmt/query.h"
+#include "engine/stmt/show.h"
 
 JoinerySession *joinery_session_open(void)
 {
@@ -85,41 +91,6 @@ const char *joinery_help_text(void)
            "Ctrl-C stops a running query; Ctrl-D leaves.\n";
 }
 
-PlannerContext session_planner_context(StatementContext *context)
-{
-    PlannerContext planner;
-    memset(&planner, 0, sizeof planner);
-    planner.arena = context->arena;
-    planner.catalog = context->session->catalog;
-    planner.options = &context->session->options;
-    planner.diag = context->diag;
-    return planner;
-}
-
-static int session_info(StatementContext *context, const char *message)
-{
-    if (context->handler && context->handler->info)
-        return context->handler->info(context->handler->context, message);
-    return 0;
-}
-
-const char *session_object_name(StatementContext *context, const AstList *parts,
-                                SourcePosition position)
-{
-    if (parts->count == 1)
-        return parts->items[0];
-    const char *catalog_name = parts->count == 3 ? parts->items[0] : "default_catalog";
-    const char *database_name = parts->items[parts->count - 2];
-    if (strcmp(catalog_name, "default_catalog") != 0 ||
-        strcmp(database_name, "default_database") != 0) {
-        diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, position.line, position.column,
-                      "Only default_catalog.default_database is supported; got %s.%s", catalog_name,
-                      database_name);
-        return NULL;
-    }
-    return parts->items[parts->count - 1];
-}
-
 static int session_set(StatementContext *context, const AstStatement *statement)
 {
     JoinerySession *session = context->session;
@@ -134,7 +105,7 @@ static int session_set(StatementContext *context, const AstStatement *statement)
         }
         return status;
     }
-    return session_info(context, "Session property has been set.");
+    return statement_info(context, "Session property has been set.");
 }
 
 static int session_reset(StatementContext *context, const AstStatement *statement)
@@ -142,13 +113,13 @@ static int session_reset(StatementContext *context, const AstStatement *statemen
     JoinerySession *session = context->session;
     if (!statement->reset.key) {
         options_reset_all(&session->options);
-        return session_info(context,
-                            "All session properties have been set to their default values.");
+        return statement_info(context,
+                              "All session properties have been set to their default values.");
     }
     int status = options_reset(&session->options, statement->reset.key, context->diag);
     if (status != JOINERY_OK)
         return status;
-    return session_info(context, "Session property has been reset.");
+    return statement_info(context, "Session property has been reset.");
 }
 
 static int session_use(StatementContext *context, const AstStatement *statement)
@@ -161,7 +132,7 @@ static int session_use(StatementContext *context, const AstStatement *statement)
                              statement->position.column,
                              "joinery has only default_catalog.default_database; cannot use %s",
                              name);
-    return session_info(context, "Execute statement succeeded.");
+    return statement_info(context, "Execute statement succeeded.");
 }
 
 static int session_dispatch(StatementContext *context, const AstStatement *statement)
@@ -196,12 +167,12 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
     case AST_STMT_SHOW_CATALOGS: {
         const char *cells[] = {"default_catalog"};
         const char *columns[] = {"catalog name"};
-        return show_emit_table(context, columns, 1, cells, 1);
+        return statement_emit_table(context, columns, 1, cells, 1);
     }
     case AST_STMT_SHOW_DATABASES: {
         const char *cells[] = {"default_database"};
         const char *columns[] = {"database name"};
-        return show_emit_table(context, columns, 1, cells, 1);
+        return statement_emit_table(context, columns, 1, cells, 1);
     }
     case AST_STMT_USE:
         return session_use(context, statement);
@@ -210,7 +181,7 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
             return context->handler->text(context->handler->context, joinery_help_text());
         return JOINERY_OK;
     case AST_STMT_QUIT:
-        return session_info(context, "Exiting joinery.");
+        return statement_info(context, "Exiting joinery.");
     case AST_STMT_ANALYZE:
         return analyze_table(context, statement);
     case AST_STMT_SHOW_FUNCTIONS:

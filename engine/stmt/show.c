@@ -3,38 +3,14 @@
  * listing and SHOW JOB METRICS: table-style results (no op column).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "engine/stmt/show.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/base/strbuf.h"
-#include "engine/session.h"
-
-int show_emit_table(StatementContext *context, const char *const *column_names, size_t column_count,
-                    const char *const *cells, size_t row_count)
-{
-    const JoineryResultHandler *handler = context->handler;
-    if (!handler)
-        return JOINERY_OK;
-    JoineryColumn columns[16];
-    if (column_count > 16)
-        column_count = 16;
-    for (size_t i = 0; i < column_count; i++) {
-        columns[i].name = column_names[i];
-        columns[i].type_name = "STRING";
-        columns[i].value_class = JOINERY_VALUE_STRING;
-    }
-    if (handler->begin &&
-        handler->begin(handler->context, JOINERY_RESULT_TABLE, columns, column_count) != 0)
-        return JOINERY_OK;
-    for (size_t r = 0; r < row_count; r++)
-        if (handler->row && handler->row(handler->context, JOINERY_ROW_INSERT,
-                                         cells + r * column_count, column_count) != 0)
-            break;
-    if (handler->end)
-        handler->end(handler->context, row_count, false);
-    return JOINERY_OK;
-}
+#include "engine/options.h"
 
 int show_tables(StatementContext *context, bool views)
 {
@@ -49,13 +25,13 @@ int show_tables(StatementContext *context, bool views)
             cells[rows++] = table->name;
     }
     const char *column = views ? "view name" : "table name";
-    return show_emit_table(context, &column, 1, cells, rows);
+    return statement_emit_table(context, &column, 1, cells, rows);
 }
 
 static CatalogTable *show_find(StatementContext *context, const AstList *parts,
                                SourcePosition position)
 {
-    const char *name = session_object_name(context, parts, position);
+    const char *name = statement_object_name(context, parts, position);
     if (!name)
         return NULL;
     CatalogTable *table = catalog_find(context->session->catalog, name);
@@ -215,7 +191,7 @@ int show_describe(StatementContext *context, const AstStatement *statement)
                      ? table->watermark_expression
                      : NULL;
     }
-    return show_emit_table(context, columns, 6, cells, count);
+    return statement_emit_table(context, columns, 6, cells, count);
 }
 
 int show_options(StatementContext *context)
@@ -233,7 +209,7 @@ int show_options(StatementContext *context)
         rows++;
     }
     const char *columns[] = {"key", "value"};
-    return show_emit_table(context, columns, 2, cells, rows);
+    return statement_emit_table(context, columns, 2, cells, rows);
 }
 
 int show_job_metrics(StatementContext *context)

@@ -5,20 +5,19 @@
  * options), so errors surface at definition time with a position.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "engine/stmt/ddl.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "engine/connector/connector.h"
 #include "engine/plan/planner.h"
-#include "engine/session.h"
 #include "engine/sql/parser.h"
 
 static int ddl_info_succeeded(StatementContext *context)
 {
-    if (context->handler && context->handler->info)
-        return context->handler->info(context->handler->context, "Execute statement succeeded.");
-    return JOINERY_OK;
+    return statement_info(context, "Execute statement succeeded.");
 }
 
 static char *ddl_expression_text(CatalogTable *table, const AstExpr *expr)
@@ -145,7 +144,7 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
                                 CatalogTable *table)
 {
     Diag *diag = context->diag;
-    PlannerContext planner = session_planner_context(context);
+    PlannerContext planner = statement_planner_context(context);
     for (size_t i = 0; i < create->columns.count; i++) {
         const AstColumnDef *definition = create->columns.items[i];
         if (definition->kind != AST_COLUMN_COMPUTED)
@@ -191,7 +190,7 @@ int ddl_create_table(StatementContext *context, const AstStatement *statement)
 {
     const AstCreateTable *create = &statement->create_table;
     Diag *diag = context->diag;
-    const char *name = session_object_name(context, &create->name_parts, statement->position);
+    const char *name = statement_object_name(context, &create->name_parts, statement->position);
     if (!name)
         return diag->status;
     if (create->like_table)
@@ -240,13 +239,13 @@ int ddl_create_view(StatementContext *context, const AstStatement *statement)
 {
     const AstCreateView *create = &statement->create_view;
     Diag *diag = context->diag;
-    const char *name = session_object_name(context, &create->name_parts, statement->position);
+    const char *name = statement_object_name(context, &create->name_parts, statement->position);
     if (!name)
         return diag->status;
     if (catalog_find(context->session->catalog, name) && create->if_not_exists)
         return ddl_info_succeeded(context);
     /* bind the query now: a view that cannot run is rejected at definition time */
-    PlannerContext planner = session_planner_context(context);
+    PlannerContext planner = statement_planner_context(context);
     PlanNode *logical = NULL;
     int status = plan_bind_query(&planner, create->query, &logical);
     if (status != JOINERY_OK)
@@ -284,7 +283,7 @@ int ddl_create_view(StatementContext *context, const AstStatement *statement)
 int ddl_drop(StatementContext *context, const AstStatement *statement)
 {
     const AstDrop *drop = &statement->drop;
-    const char *name = session_object_name(context, &drop->name_parts, statement->position);
+    const char *name = statement_object_name(context, &drop->name_parts, statement->position);
     if (!name)
         return context->diag->status;
     int status = catalog_drop(context->session->catalog, name, drop->is_view, drop->if_exists,

@@ -1,0 +1,27 @@
+/*
+ * show.h - SHOW TABLES / VIEWS, SHOW CREATE TABLE / VIEW, DESCRIBE, the SET
+ * listing and SHOW JOB METRICS (show.c).
+ *
+ * Contract: read-only on the session; results go to the handler as
+ * table-style results (statement_emit_table) or text.
+ */
+#ifndef JOINERY_STMT_SHOW_H
+#define JOINERY_STMT_SHOW_H
+
+#include <stdbool.h>
+
+#include "engine/sql/ast.h"
+#include "engine/stmt/context.h"
+
+/* SHOW TABLES (views included, as Flink does), or SHOW VIEWS when `views`. */
+int show_tables(StatementContext *context, bool views);
+/* SHOW CREATE TABLE | VIEW: the DDL text; secret options are masked. */
+int show_create(StatementContext *context, const AstStatement *statement);
+/* DESCRIBE t: name, type, null, key, extras, watermark per column. */
+int show_describe(StatementContext *context, const AstStatement *statement);
+/* SET; : every option with a value (set or default), in the option table's order. */
+int show_options(StatementContext *context);
+/* SHOW JOB METRICS: the metrics of the session's last job; an error before any job ran. */
+int show_job_metrics(StatementContext *context);
+
+#endif
