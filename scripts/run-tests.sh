@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run-tests.sh - every test of `make test`: the Check unit suites, the golden
-# SQL scripts, the shell's end-to-end tests and the differential test
+# run-tests.sh - every test of `make test`: the include layer rules
+# (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
+# the shell's end-to-end tests, Kafka end to end and the differential test
 # against SQLite (parallelism 1 and 2). Prints a summary line
 # "N passed, N failed" and exits non-zero when anything failed.
 #
@@ -20,6 +21,10 @@ record() { # name status
     failures="$failures $1"
   fi
 }
+
+echo "== include layer rules (scripts/check-layers.sh)"
+scripts/check-layers.sh
+record "check-layers" $?
 
 echo "== unit suites (Check)"
 for suite in "$build"/tests/check_*; do

@@ -22,8 +22,8 @@
 #include "engine/base/arena.h"
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
+#include "engine/base/row_batch.h"
 #include "engine/base/type.h"
-#include "engine/exec/operator.h"
 
 /* One option a connector accepts. */
 typedef struct ConnectorOption {

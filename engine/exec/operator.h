@@ -45,14 +45,9 @@
 #include "engine/base/arena.h"
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
+#include "engine/base/row_batch.h"
 
-enum { ROW_BATCH_CAPACITY = 1024, OPERATOR_MAX_INPUTS = 64 };
-
-typedef struct RowBatch {
-    Row **rows;
-    uint32_t count;
-    uint32_t capacity;
-} RowBatch;
+enum { OPERATOR_MAX_INPUTS = 64 };
 
 typedef struct Operator Operator;
 typedef struct ExecContext ExecContext;

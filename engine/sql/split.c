@@ -8,8 +8,6 @@
  */
 #include "engine/sql/split.h"
 
-#include "engine/engine.h"
-
 typedef enum SplitState {
     SPLIT_NORMAL,
     SPLIT_STRING,
@@ -112,15 +110,4 @@ size_t split_skip_blank(const char *text, size_t length)
         }
     }
     return i;
-}
-
-/* The engine.h entry points: thin wrappers so that engine.h stays the CLI's only header. */
-size_t joinery_statement_end(const char *text, size_t length, bool *is_blank)
-{
-    return split_statement_end(text, length, is_blank);
-}
-
-size_t joinery_statement_skip_blank(const char *text, size_t length)
-{
-    return split_skip_blank(text, length);
 }

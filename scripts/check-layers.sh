@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# check-layers.sh - fails when a quoted #include crosses a layer the wrong
+# way (engine/README.md draws the layers). Run from anywhere; prints every
+# violation as "file:line: includes X (rule)" and exits 1 when there is one.
+#
+# Each folder may include only the paths its rule allows (extended regular
+# expressions, matched against the whole include path). Headers named
+# *_internal.h may be included only from their own folder. tests/, bench/
+# and tools/ may include anything.
+set -u
+cd "$(dirname "$0")/.."
+
+h='[A-Za-z0-9_]+\.h'
+base="engine/base/$h"
+catalog="catalog/$h"
+violations=0
+
+# check DIR ALLOWED DESCRIPTION: files directly under DIR (or below it when
+# DIR ends with /) may include only paths matching ALLOWED.
+check() {
+  local dir=$1 allowed=$2 description=$3 depth=()
+  [[ $dir == */ ]] || depth=(-maxdepth 1)
+  local found
+  found=$(find "$dir" "${depth[@]}" -type f \( -name '*.c' -o -name '*.h' \) -print0 |
+    xargs -0 -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' |
+    sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2:\3/' |
+    awk -F: -v allowed="^($allowed)\$" -v why="$description" \
+      '$3 !~ allowed { print $1 ":" $2 ": includes " $3 " [" why "]" }')
+  if [ -n "$found" ]; then
+    printf '%s\n' "$found"
+    violations=$((violations + $(printf '%s\n' "$found" | wc -l)))
+  fi
+}
+
+check cli/ "cli/$h|engine/engine\.h" "cli/ includes only engine/engine.h"
+check catalog/ "$catalog|$base" "catalog/ includes only engine/base"
+check engine/base/ "$base" "engine/base/ is the bottom layer"
+check engine/sql/ "engine/sql/$h|$base" "engine/sql/ includes only engine/base"
+check engine/state/ "engine/state/$h|$base" "engine/state/ includes only engine/base"
+check engine/format/ "engine/format/$h|$base|$catalog" \
+  "engine/format/ includes nothing from exec/ or plan/"
+check engine/connector/ "engine/connector/$h|engine/format/$h|$base|$catalog" \
+  "engine/connector/ includes nothing from exec/ or plan/"
+check engine/plan/ "engine/plan/(rules/)?$h|engine/connector/$h|engine/sql/$h|$base|$catalog|engine/options\.h" \
+  "engine/plan/ includes nothing from exec/, state/ or stmt/"
+check engine/exec/ "engine/exec/(ops/)?$h|engine/plan/$h|engine/state/$h|engine/connector/$h|$base|$catalog|engine/options\.h" \
+  "engine/exec/ includes nothing from stmt/"
+check engine "engine/options\.h|$base|$catalog" "engine/engine.h and engine/options.* include only engine/base and catalog"
+
+# private headers: only from their own folder
+internal=$(find cli catalog engine -type f \( -name '*.c' -o -name '*.h' \) -print0 |
+  xargs -0 -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*_internal\.h"' |
+  sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2:\3/' |
+  awk -F: '{ file = $1; inc = $3; sub(/\/[^\/]*$/, "", file); sub(/\/[^\/]*$/, "", inc);
+             if (file != inc) print $1 ":" $2 ": includes " $3 " [*_internal.h only from its own folder]" }')
+if [ -n "$internal" ]; then
+  printf '%s\n' "$internal"
+  violations=$((violations + $(printf '%s\n' "$internal" | wc -l)))
+fi
+
+if [ "$violations" -gt 0 ]; then
+  echo "check-layers: $violations include(s) break the layer rules"
+  exit 1
+fi
+echo "check-layers: ok"
