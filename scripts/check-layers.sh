@@ -41,11 +41,13 @@ check engine/format/ "engine/format/$h|$base|$catalog" \
   "engine/format/ includes nothing from exec/ or plan/"
 check engine/connector/ "engine/connector/$h|engine/format/$h|$base|$catalog" \
   "engine/connector/ includes nothing from exec/ or plan/"
-check engine/plan/ "engine/plan/(rules/)?$h|engine/connector/$h|engine/sql/$h|$base|$catalog|engine/options\.h" \
+check engine/plan/ "engine/plan/(rules/)?$h|engine/connector/$h|engine/sql/$h|$base|$catalog" \
   "engine/plan/ includes nothing from exec/, state/ or stmt/"
-check engine/exec/ "engine/exec/(ops/)?$h|engine/plan/$h|engine/state/$h|engine/connector/$h|$base|$catalog|engine/options\.h" \
+check engine/exec/ "engine/exec/(ops/)?$h|engine/plan/$h|engine/state/$h|engine/connector/$h|$base|$catalog" \
   "engine/exec/ includes nothing from stmt/"
-check engine "engine/options\.h|$base|$catalog" "engine/engine.h and engine/options.* include only engine/base and catalog"
+check engine/stmt/ "engine/(stmt|exec(/ops)?|plan(/rules)?|state|connector|format|sql|base)/$h|engine/engine\.h|$catalog" \
+  "engine/stmt/ includes the engine, never cli/"
+check engine "" "engine/engine.h includes no engine header"
 
 # private headers: only from their own folder
 internal=$(find cli catalog engine -type f \( -name '*.c' -o -name '*.h' \) -print0 |

@@ -16,10 +16,21 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
-#include "engine/options.h"
 #include "engine/plan/plan.h"
 
 typedef struct Job Job;
+
+/*
+ * The session options a job reads: a typed snapshot built once per statement
+ * from the session's options (job_config_from_options, engine/stmt/options.h),
+ * so no executor code reads an option by its key.
+ */
+typedef struct JobConfig {
+    int parallelism;             /* parallelism.default: subtasks of scans and keyed operators */
+    uint64_t datagen_seed;       /* table.exec.datagen.seed */
+    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
+} JobConfig;
 
 /* Where a job's results go. */
 typedef struct JobOutput {
@@ -33,10 +44,13 @@ typedef struct JobOutput {
 } JobOutput;
 
 /*
- * Builds the operators for `physical`. The plan must outlive the job.
- * Returns JOINERY_OK or an error (e.g. a source that cannot open its file).
+ * Builds the operators for `physical`. The plan must outlive the job; config
+ * and output are copied. A parallelism below 1 runs as 1. Returns JOINERY_OK
+ * or an error (e.g. a source that cannot open its file); after an error *job
+ * may hold the half-built job, which job_destroy frees (the caller starts it
+ * at NULL: job_destroy(NULL) is a no-op).
  */
-int job_create(const PlanNode *physical, const SessionOptions *options, const JobOutput *output,
+int job_create(const PlanNode *physical, const JobConfig *config, const JobOutput *output,
                Job **job, Diag *diag);
 /*
  * Runs until every source has ended (bounded) or *cancel_requested becomes

@@ -672,7 +672,7 @@ static int64_t job_clock(void *context)
     return datetime_now_millis();
 }
 
-int job_create(const PlanNode *physical, const SessionOptions *options, const JobOutput *output,
+int job_create(const PlanNode *physical, const JobConfig *config, const JobOutput *output,
                Job **result, Diag *diag)
 {
     Job *job = calloc(1, sizeof *job);
@@ -682,14 +682,10 @@ int job_create(const PlanNode *physical, const SessionOptions *options, const Jo
     job->diag = diag;
     job->output = *output;
     job->root = physical;
-    job->parallelism = (int)options_get_integer(options, "parallelism.default");
-    if (job->parallelism < 1)
-        job->parallelism = 1;
-    job->datagen_seed = (uint64_t)options_get_integer(options, "table.exec.datagen.seed");
-    job->multi_join_pruning =
-        options_get_boolean(options, "table.optimizer.multi-join.empty-result-pruning.enabled");
-    job->idle_timeout_millis =
-        options_get_duration_millis(options, "table.exec.source.idle-timeout");
+    job->parallelism = config->parallelism < 1 ? 1 : config->parallelism;
+    job->datagen_seed = config->datagen_seed;
+    job->multi_join_pruning = config->multi_join_pruning;
+    job->idle_timeout_millis = config->idle_timeout_millis;
     job->threaded = job->parallelism > 1;
     job->context.diag = diag;
     job->context.now_millis = job_clock;

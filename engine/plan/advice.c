@@ -88,8 +88,7 @@ static int check_full_join(AdviceList *list, const PlanNode *node)
 /* Joins directly over joins that share a key, while fusion is off. */
 static int check_fusable(PlannerContext *context, AdviceList *list, const PlanNode *node)
 {
-    if (node->kind != PLAN_JOIN ||
-        options_get_boolean(context->options, "table.optimizer.multi-join.enabled"))
+    if (node->kind != PLAN_JOIN || context->config->multi_join_enabled)
         return JOINERY_OK;
     const PlanNode *left = node->inputs[0];
     if (left->kind == PLAN_EXCHANGE)

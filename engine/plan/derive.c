@@ -79,7 +79,7 @@ static int derive(PlannerContext *context, PlanNode *node)
     node->bounded = true;
     for (uint32_t i = 0; i < node->input_count; i++)
         node->bounded = node->bounded && node->inputs[i]->bounded;
-    int64_t default_ttl = options_get_duration_millis(context->options, "table.exec.state.ttl");
+    int64_t default_ttl = context->config->state_ttl_millis;
     switch (node->kind) {
     case PLAN_TABLE_SOURCE_SCAN: {
         const CatalogTable *table = node->scan.table;

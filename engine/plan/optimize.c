@@ -9,16 +9,13 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
 {
     PlanNode *node = logical;
     int status = rule_push_filters(context, node, &node);
-    if (status == JOINERY_OK &&
-        options_get_boolean(context->options, "table.optimizer.join-reorder-enabled"))
+    if (status == JOINERY_OK && context->config->join_reorder_enabled)
         status = rule_reorder_joins(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_prune_fields(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_push_watermark(context, node, &node);
-    if (status == JOINERY_OK &&
-        (context->multi_join_hinted ||
-         options_get_boolean(context->options, "table.optimizer.multi-join.enabled")))
+    if (status == JOINERY_OK && (context->multi_join_hinted || context->config->multi_join_enabled))
         status = rule_fuse_multi_join(context, node, &node);
     if (status == JOINERY_OK)
         status = plan_to_physical(context, node, physical);

@@ -11,18 +11,35 @@
 #ifndef JOINERY_PLAN_PLANNER_H
 #define JOINERY_PLAN_PLANNER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "catalog/catalog.h"
 #include "engine/base/arena.h"
 #include "engine/base/diag.h"
 #include "engine/base/strbuf.h"
-#include "engine/options.h"
 #include "engine/plan/plan.h"
 #include "engine/sql/ast.h"
+
+/*
+ * The session options the planner, its rules and derivation read: a typed
+ * snapshot built once per statement from the session's options
+ * (planner_config_from_options, engine/stmt/options.h), so no planner code
+ * reads an option by its key. Every field holds a valid value (the option's
+ * default when it is not set).
+ */
+typedef struct PlannerConfig {
+    bool join_reorder_enabled;          /* table.optimizer.join-reorder-enabled */
+    bool multi_join_enabled;            /* table.optimizer.multi-join.enabled */
+    int64_t state_ttl_millis;           /* table.exec.state.ttl (0 = keep state forever) */
+    int64_t source_idle_timeout_millis; /* table.exec.source.idle-timeout (0 = never idle) */
+    int64_t watermark_interval_millis;  /* pipeline.auto-watermark-interval */
+} PlannerConfig;
 
 typedef struct PlannerContext {
     Arena *arena;
     Catalog *catalog;
-    const SessionOptions *options;
+    const PlannerConfig *config; /* borrowed for the statement */
     Diag *diag;
     int next_node_id;
     bool multi_join_hinted; /* a MULTI_JOIN hint asked for fusion in this statement */

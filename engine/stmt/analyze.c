@@ -27,7 +27,6 @@
 
 #include "engine/connector/connector.h"
 #include "engine/exec/job.h"
-#include "engine/options.h"
 
 enum {
     ANALYZE_SAMPLE_ROWS = 100000,
@@ -209,16 +208,13 @@ static PlanNode *analyze_build_scan(Arena *arena, const CatalogTable *table)
 /* Runs the scan job, filling the analysis. */
 static int analyze_run(StatementContext *context, const PlanNode *scan, Analysis *analysis)
 {
-    SessionOptions options;
-    options_init(&options);
-    int status = options_set(&options, "parallelism.default", "1", context->diag);
-    const char *seed = options_get(&context->session->options, "table.exec.datagen.seed");
-    if (status == JOINERY_OK && seed)
-        status = options_set(&options, "table.exec.datagen.seed", seed, context->diag);
+    /* the session's datagen seed; one subtask, so the job runs on this thread (a lone scan
+       reads no other option of the job) */
+    JobConfig config = context->job_config;
+    config.parallelism = 1;
     JobOutput output = {analysis, analyze_row, analyze_ignore_line, analyze_status};
     Job *job = NULL;
-    if (status == JOINERY_OK)
-        status = job_create(scan, &options, &output, &job, context->diag);
+    int status = job_create(scan, &config, &output, &job, context->diag);
     analysis->started_millis = datetime_now_millis();
     if (status == JOINERY_OK)
         status = job_run(job, &analysis->stop, context->diag);
@@ -228,7 +224,6 @@ static int analyze_run(StatementContext *context, const PlanNode *scan, Analysis
         diag_clear(context->diag);
     }
     job_destroy(job);
-    options_free(&options);
     return status;
 }
 

@@ -1,12 +1,24 @@
 /*
  * context.c - the helpers every statement executor shares (context.h):
- * the planner context of a statement, object-name resolution, and reporting
- * info messages and table-style results through the result handler.
+ * the statement's context and configs, the planner context of a statement, object-name resolution,
+ * and reporting info messages and table-style results through the result handler.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/stmt/context.h"
 
 #include <string.h>
+
+void statement_context_init(StatementContext *context, JoinerySession *session, Arena *arena,
+                            Diag *diag, const JoineryResultHandler *handler)
+{
+    memset(context, 0, sizeof *context);
+    context->session = session;
+    context->arena = arena;
+    context->diag = diag;
+    context->handler = handler;
+    planner_config_from_options(&session->options, &context->planner_config);
+    job_config_from_options(&session->options, &context->job_config);
+}
 
 PlannerContext statement_planner_context(StatementContext *context)
 {
@@ -14,7 +26,7 @@ PlannerContext statement_planner_context(StatementContext *context)
     memset(&planner, 0, sizeof planner);
     planner.arena = context->arena;
     planner.catalog = context->session->catalog;
-    planner.options = &context->session->options;
+    planner.config = &context->planner_config;
     planner.diag = context->diag;
     return planner;
 }

@@ -19,9 +19,10 @@
 #include "engine/base/diag.h"
 #include "engine/base/strbuf.h"
 #include "engine/engine.h"
-#include "engine/options.h"
+#include "engine/exec/job.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/ast.h"
+#include "engine/stmt/options.h"
 
 struct JoinerySession {
     Catalog *catalog;
@@ -37,9 +38,16 @@ typedef struct StatementContext {
     Arena *arena; /* statement arena */
     Diag *diag;
     const JoineryResultHandler *handler;
+    /* the session's options as the planner and the job read them, taken when the
+       statement starts (statement_context_init) */
+    PlannerConfig planner_config;
+    JobConfig job_config;
 } StatementContext;
 
-/* A planner context over the session's catalog and options, for this statement. */
+/* The context of one statement over the session, with both configs built from its options. */
+void statement_context_init(StatementContext *context, JoinerySession *session, Arena *arena,
+                            Diag *diag, const JoineryResultHandler *handler);
+/* A planner context over the session's catalog and the statement's PlannerConfig. */
 PlannerContext statement_planner_context(StatementContext *context);
 /*
  * Joins name parts into the object name, accepting only the default catalog

@@ -119,7 +119,7 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     }
     JobOutput output = {&writer, query_write_row, query_write_line, query_write_status};
     Job *job = NULL;
-    int status = job_create(physical, &context->session->options, &output, &job, context->diag);
+    int status = job_create(physical, &context->job_config, &output, &job, context->diag);
     bool began = false;
     if (status == JOINERY_OK && !is_insert) {
         for (uint32_t i = 0; i < columns; i++) {

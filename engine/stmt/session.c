@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/options.h"
+#include "engine/stmt/options.h"
 #include "engine/sql/parser.h"
 #include "engine/sql/split.h"
 #include "engine/stmt/analyze.h"
@@ -217,7 +217,8 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     int status =
         sql_parse_statement(text, length, first_line, first_column, &arena, &statement, &diag);
     if (status == JOINERY_OK) {
-        StatementContext context = {session, &arena, &diag, handler};
+        StatementContext context;
+        statement_context_init(&context, session, &arena, &diag, handler);
         status = session_dispatch(&context, statement);
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "engine/base/strbuf.h"
-#include "engine/options.h"
+#include "engine/stmt/options.h"
 
 int show_tables(StatementContext *context, bool views)
 {

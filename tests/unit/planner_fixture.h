@@ -16,10 +16,12 @@
 #include "engine/base/strbuf.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/parser.h"
+#include "engine/stmt/options.h"
 
 typedef struct Fixture {
     Catalog *catalog;
     SessionOptions options;
+    PlannerConfig config; /* built from options by fixture_reset_context, as per statement */
     Arena arena;
     Diag diag;
     PlannerContext context;
@@ -33,7 +35,8 @@ static inline void fixture_reset_context(Fixture *f)
     memset(&f->context, 0, sizeof f->context);
     f->context.arena = &f->arena;
     f->context.catalog = f->catalog;
-    f->context.options = &f->options;
+    planner_config_from_options(&f->options, &f->config);
+    f->context.config = &f->config;
     f->context.diag = &f->diag;
     diag_clear(&f->diag);
     f->logical = f->physical = NULL;

@@ -57,10 +57,8 @@ static PlanNode *scan_with_watermark(PlannerContext *context, const PlanNode *sc
     if (!copy)
         return NULL;
     copy->scan.watermark = watermark;
-    copy->scan.idle_timeout_millis =
-        options_get_duration_millis(context->options, "table.exec.source.idle-timeout");
-    copy->scan.watermark_interval_millis =
-        options_get_duration_millis(context->options, "pipeline.auto-watermark-interval");
+    copy->scan.idle_timeout_millis = context->config->source_idle_timeout_millis;
+    copy->scan.watermark_interval_millis = context->config->watermark_interval_millis;
     return copy;
 }
 

@@ -284,13 +284,12 @@ static int graph_build(PlannerContext *context, const Tree *tree, const uint64_t
                        CostGraph *graph)
 {
     Arena *arena = context->arena;
-    int64_t default_ttl = options_get_duration_millis(context->options, "table.exec.state.ttl");
+    int64_t default_ttl = context->config->state_ttl_millis;
     memset(graph, 0, sizeof *graph);
     graph->leaf_count = tree->leaf_count;
     graph->field_count = tree->field_count;
     graph->default_hours = cost_state_hours(default_ttl);
-    graph->multi_join = context->multi_join_hinted ||
-                        options_get_boolean(context->options, "table.optimizer.multi-join.enabled");
+    graph->multi_join = context->multi_join_hinted || context->config->multi_join_enabled;
     graph->leaves = arena_calloc(arena, tree->leaf_count, sizeof(CostLeaf));
     graph->conjuncts = arena_calloc(arena, tree->conjunct_count + 1, sizeof(CostConjunct));
     double *rows = arena_calloc(arena, tree->leaf_count, sizeof(double));

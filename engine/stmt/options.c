@@ -1,10 +1,16 @@
 /*
  * options.c - session options (see options.h). The table below is the list
  * of keys joinery honours, with Flink's defaults.
+ *
+ * Every key has one constant (OptionId) and one table entry indexed by it;
+ * the typed reads take an OptionId, so the readers (the PlannerConfig and
+ * JobConfig builders at the end) cannot name a key the table lacks, and each
+ * read checks the kind it expects (options_spec_of).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine/options.h"
+#include "engine/stmt/options.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,37 +20,64 @@
 #include "catalog/catalog.h"
 #include "engine/base/duration.h"
 
-static const OptionSpec OPTION_SPECS[] = {
-    {"table.exec.state.ttl", OPTION_KIND_DURATION, "0 ms", NULL,
-     "idle state retention of stateful operators (0 = forever)"},
-    {"table.exec.mini-batch.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
-     "buffer input rows and process them in batches"},
-    {"table.exec.mini-batch.allow-latency", OPTION_KIND_DURATION, "0 ms", NULL,
-     "longest time a mini-batch waits"},
-    {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL, "most rows in a mini-batch"},
-    {"table.exec.source.idle-timeout", OPTION_KIND_DURATION, "0 ms", NULL,
-     "a source partition without records this long no longer holds back the watermark "
-     "(0 = never idle)"},
-    {"pipeline.auto-watermark-interval", OPTION_KIND_DURATION, "200 ms", NULL,
-     "how often sources emit their watermark"},
-    {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN, "false", NULL,
-     "reorder inner joins by cost"},
-    {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
-     "fuse joins that share a key into one MultiJoin"},
-    {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false", NULL,
-     "MultiJoin skips inputs whose state is empty for a key"},
-    {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL, "subtasks of each keyed operator"},
-    {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
-     "tableau|csv|json|table|changelog", "how results are printed"},
-    {"table.dml-sync", OPTION_KIND_BOOLEAN, "true", NULL,
-     "INSERT INTO waits for the job to finish (joinery always does)"},
-    {"pipeline.name", OPTION_KIND_STRING, NULL, NULL, "job name"},
-    {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
-     "joinery runs streaming mode only"},
-    {"state.backend.type", OPTION_KIND_ENUM, "hashmap", "hashmap|memory",
-     "state backend (in-memory hash tables)"},
-    {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
-     "joinery: seed of datagen's random values, so runs repeat"},
+/* The keys, in listing order (SET;): one constant each, the index of its OPTION_SPECS entry. */
+typedef enum OptionId {
+    OPTION_STATE_TTL,
+    OPTION_MINI_BATCH_ENABLED,
+    OPTION_MINI_BATCH_ALLOW_LATENCY,
+    OPTION_MINI_BATCH_SIZE,
+    OPTION_SOURCE_IDLE_TIMEOUT,
+    OPTION_AUTO_WATERMARK_INTERVAL,
+    OPTION_JOIN_REORDER_ENABLED,
+    OPTION_MULTI_JOIN_ENABLED,
+    OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
+    OPTION_PARALLELISM_DEFAULT,
+    OPTION_RESULT_MODE,
+    OPTION_DML_SYNC,
+    OPTION_PIPELINE_NAME,
+    OPTION_RUNTIME_MODE,
+    OPTION_STATE_BACKEND_TYPE,
+    OPTION_DATAGEN_SEED,
+    OPTION_COUNT
+} OptionId;
+
+/* Indexed by OptionId; options_init checks that no entry was left out. */
+static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
+    [OPTION_STATE_TTL] = {"table.exec.state.ttl", OPTION_KIND_DURATION, "0 ms", NULL,
+                          "idle state retention of stateful operators (0 = forever)"},
+    [OPTION_MINI_BATCH_ENABLED] = {"table.exec.mini-batch.enabled", OPTION_KIND_BOOLEAN, "false",
+                                   NULL, "buffer input rows and process them in batches"},
+    [OPTION_MINI_BATCH_ALLOW_LATENCY] = {"table.exec.mini-batch.allow-latency",
+                                         OPTION_KIND_DURATION, "0 ms", NULL,
+                                         "longest time a mini-batch waits"},
+    [OPTION_MINI_BATCH_SIZE] = {"table.exec.mini-batch.size", OPTION_KIND_INTEGER, "-1", NULL,
+                                "most rows in a mini-batch"},
+    [OPTION_SOURCE_IDLE_TIMEOUT] = {"table.exec.source.idle-timeout", OPTION_KIND_DURATION, "0 ms",
+                                    NULL,
+                                    "a source partition without records this long no longer "
+                                    "holds back the watermark (0 = never idle)"},
+    [OPTION_AUTO_WATERMARK_INTERVAL] = {"pipeline.auto-watermark-interval", OPTION_KIND_DURATION,
+                                        "200 ms", NULL, "how often sources emit their watermark"},
+    [OPTION_JOIN_REORDER_ENABLED] = {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN,
+                                     "false", NULL, "reorder inner joins by cost"},
+    [OPTION_MULTI_JOIN_ENABLED] = {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN,
+                                   "false", NULL, "fuse joins that share a key into one MultiJoin"},
+    [OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING] =
+        {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false",
+         NULL, "MultiJoin skips inputs whose state is empty for a key"},
+    [OPTION_PARALLELISM_DEFAULT] = {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
+                                    "subtasks of each keyed operator"},
+    [OPTION_RESULT_MODE] = {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
+                            "tableau|csv|json|table|changelog", "how results are printed"},
+    [OPTION_DML_SYNC] = {"table.dml-sync", OPTION_KIND_BOOLEAN, "true", NULL,
+                         "INSERT INTO waits for the job to finish (joinery always does)"},
+    [OPTION_PIPELINE_NAME] = {"pipeline.name", OPTION_KIND_STRING, NULL, NULL, "job name"},
+    [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
+                             "joinery runs streaming mode only"},
+    [OPTION_STATE_BACKEND_TYPE] = {"state.backend.type", OPTION_KIND_ENUM, "hashmap",
+                                   "hashmap|memory", "state backend (in-memory hash tables)"},
+    [OPTION_DATAGEN_SEED] = {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
+                             "joinery: seed of datagen's random values, so runs repeat"},
 };
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
@@ -73,6 +106,9 @@ static const OptionSpec *options_find_spec(const char *key)
 
 void options_init(SessionOptions *options)
 {
+    /* an OptionId without its table entry is a programming error: caught at the first session */
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        assert(OPTION_SPECS[i].key && "every OptionId has its OPTION_SPECS entry");
     memset(options, 0, sizeof *options);
 }
 
@@ -169,23 +205,22 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
         return status;
     /* Flink features joinery knows but does not run yet: enabling one is an error */
     static const struct {
-        const char *key;
+        OptionId id;
         const char *feature;
     } not_yet[] = {
-        {"table.exec.mini-batch.enabled", "mini-batch"},
+        {OPTION_MINI_BATCH_ENABLED, "mini-batch"},
     };
     for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
-        if (strcmp(key, not_yet[i].key) == 0 && strcasecmp(value, "true") == 0)
+        if (spec == &OPTION_SPECS[not_yet[i].id] && strcasecmp(value, "true") == 0)
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "%s is not supported yet: '%s' can only be 'false'",
                               not_yet[i].feature, key);
-    if (strcmp(key, "parallelism.default") == 0) {
+    if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Invalid value '%s' for option 'parallelism.default': expected "
-                              "1 to 64",
-                              value);
+                              "Invalid value '%s' for option '%s': expected 1 to 64", value,
+                              spec->key);
     }
     for (size_t i = 0; i < options->count; i++) {
         if (strcmp(options->keys[i], key) == 0) {
@@ -248,23 +283,58 @@ const char *options_get(const SessionOptions *options, const char *key)
     return spec ? spec->default_value : NULL;
 }
 
-int64_t options_get_duration_millis(const SessionOptions *options, const char *key)
+/*
+ * The spec of a key a typed read asks for, which must be of `kind`: a read of
+ * the wrong kind is a programming error, caught here on the first statement
+ * of any run (every statement builds both configs).
+ */
+static const OptionSpec *options_spec_of(OptionId id, OptionKind kind)
 {
-    const char *value = options_get(options, key);
+    const OptionSpec *spec = &OPTION_SPECS[id];
+    assert(spec->kind == kind && "a typed read matches the option's kind");
+    (void)kind;
+    return spec;
+}
+
+/* Typed reads of known keys (values are valid by construction). */
+static int64_t options_duration_millis(const SessionOptions *options, OptionId id)
+{
+    const char *value = options_get(options, options_spec_of(id, OPTION_KIND_DURATION)->key);
     int64_t millis = 0;
     if (value)
         duration_parse_millis(value, &millis);
     return millis;
 }
 
-int64_t options_get_integer(const SessionOptions *options, const char *key)
+static int64_t options_integer(const SessionOptions *options, OptionId id)
 {
-    const char *value = options_get(options, key);
+    const char *value = options_get(options, options_spec_of(id, OPTION_KIND_INTEGER)->key);
     return value ? strtoll(value, NULL, 10) : 0;
 }
 
-bool options_get_boolean(const SessionOptions *options, const char *key)
+static bool options_boolean(const SessionOptions *options, OptionId id)
 {
-    const char *value = options_get(options, key);
+    const char *value = options_get(options, options_spec_of(id, OPTION_KIND_BOOLEAN)->key);
     return value && strcasecmp(value, "true") == 0;
+}
+
+void planner_config_from_options(const SessionOptions *options, PlannerConfig *config)
+{
+    memset(config, 0, sizeof *config);
+    config->join_reorder_enabled = options_boolean(options, OPTION_JOIN_REORDER_ENABLED);
+    config->multi_join_enabled = options_boolean(options, OPTION_MULTI_JOIN_ENABLED);
+    config->state_ttl_millis = options_duration_millis(options, OPTION_STATE_TTL);
+    config->source_idle_timeout_millis =
+        options_duration_millis(options, OPTION_SOURCE_IDLE_TIMEOUT);
+    config->watermark_interval_millis =
+        options_duration_millis(options, OPTION_AUTO_WATERMARK_INTERVAL);
+}
+
+void job_config_from_options(const SessionOptions *options, JobConfig *config)
+{
+    memset(config, 0, sizeof *config);
+    config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
+    config->datagen_seed = (uint64_t)options_integer(options, OPTION_DATAGEN_SEED);
+    config->multi_join_pruning = options_boolean(options, OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING);
+    config->idle_timeout_millis = options_duration_millis(options, OPTION_SOURCE_IDLE_TIMEOUT);
 }

@@ -1,20 +1,26 @@
 /*
  * options.h - session options (SET / RESET): the known keys, their defaults,
- * validation of values, and typed reads for the planner and executor.
+ * validation of values, and the typed snapshots the planner (PlannerConfig)
+ * and the executor (JobConfig) read.
  *
  * Invariants: only known keys are stored; every stored value has been
  * validated for its kind (duration, integer, boolean, enum). A key joinery
  * knows from Flink but does not run yet is rejected with
- * JOINERY_ERROR_UNSUPPORTED, never stored and ignored.
+ * JOINERY_ERROR_UNSUPPORTED, never stored and ignored. No code outside
+ * options.c reads an option by its key with a type: the planner and the job
+ * take PlannerConfig and JobConfig, filled here from the option table's own
+ * key constants (OptionId in options.c), so a misspelled key does not compile.
  */
-#ifndef JOINERY_OPTIONS_H
-#define JOINERY_OPTIONS_H
+#ifndef JOINERY_STMT_OPTIONS_H
+#define JOINERY_STMT_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/base/diag.h"
+#include "engine/exec/job.h"
+#include "engine/plan/planner.h"
 
 typedef enum OptionKind {
     OPTION_KIND_STRING,
@@ -52,11 +58,11 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
 /* Removes a set key (back to its default); unknown keys are an error. */
 int options_reset(SessionOptions *options, const char *key, Diag *diag);
 void options_reset_all(SessionOptions *options);
-/* The set value, else the default, else NULL. */
+/* The set value, else the default, else NULL (also for an unknown key). */
 const char *options_get(const SessionOptions *options, const char *key);
-/* Typed reads of known keys (values are valid by construction). */
-int64_t options_get_duration_millis(const SessionOptions *options, const char *key);
-int64_t options_get_integer(const SessionOptions *options, const char *key);
-bool options_get_boolean(const SessionOptions *options, const char *key);
+/* Every option the planner reads, set value or default (built once per statement). */
+void planner_config_from_options(const SessionOptions *options, PlannerConfig *config);
+/* Every option a job reads, set value or default (built once per statement). */
+void job_config_from_options(const SessionOptions *options, JobConfig *config);
 
 #endif
