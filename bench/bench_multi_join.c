@@ -41,6 +41,7 @@
 
 #include "engine/exec/ops/op_join.h"
 #include "engine/exec/ops/op_multi_join.h"
+#include "engine/state/state.h"
 
 enum { BENCH_MAX_INPUTS = 16, BENCH_FIELDS = 4, BENCH_RUN_MAX = 64 };
 
@@ -391,7 +392,13 @@ static int bench_chain(uint32_t inputs, const BenchOptions *options)
 {
     Diag diag;
     diag_clear(&diag);
-    ExecContext context = {.diag = &diag, .parallelism = 1};
+    StateStoreConfig store_config = {STATE_BACKEND_HASHMAP, NULL, NULL};
+    StateStore *store = NULL;
+    if (state_store_open(&store_config, &store, &diag) != JOINERY_OK) {
+        fprintf(stderr, "bench_multi_join: %s\n", diag.message);
+        return 1;
+    }
+    ExecContext context = {.diag = &diag, .parallelism = 1, .state_store = store};
     bench_random_state = 0x9e3779b97f4a7c15ull ^ options->seed;
     Changelog log;
     memset(&log, 0, sizeof log);
@@ -400,6 +407,7 @@ static int bench_chain(uint32_t inputs, const BenchOptions *options)
         fprintf(stderr, "bench_multi_join: out of memory\n");
         changelog_free(&log);
         arena_destroy(&chain.arena);
+        state_store_close(store);
         return 1;
     }
     RunResult results[2];
@@ -443,6 +451,7 @@ static int bench_chain(uint32_t inputs, const BenchOptions *options)
     }
     changelog_free(&log);
     arena_destroy(&chain.arena);
+    state_store_close(store);
     return status;
 }
 

@@ -28,8 +28,12 @@
  * reports them) and bytes per stored row, and the process's peak RSS so far. Benchmarks never fail
  * on a time threshold; the exit status is non-zero only when the benchmark could not run.
  *
+ * Every case runs on the state backends --backend names (hashmap, lmdb or
+ * both, the default: the two lines of a case side by side); the store
+ * commits after every input batch, as a job's task does.
+ *
  * Usage: bench_state [--case join-dim|join-unique|state|all] [--rows N]
- *                    [--keys N] [--batch N] [--runs N]
+ *                    [--keys N] [--batch N] [--runs N] [--backend hashmap|lmdb|both]
  * Example: bench_state --case join-dim --rows 10000000 --keys 100000
  */
 #include <stdbool.h>
@@ -49,7 +53,25 @@ typedef struct BenchOptions {
     uint64_t keys;
     uint32_t batch_size;
     int runs;
+    StateBackendKind backend; /* of the case being run */
 } BenchOptions;
+
+/* A store of the case's backend (LMDB in a temporary folder); NULL with a message on failure. */
+static StateStore *bench_store_open(const BenchOptions *options)
+{
+    Diag diag;
+    diag_clear(&diag);
+    StateStoreConfig config = {options->backend, NULL, NULL};
+    StateStore *store = NULL;
+    if (state_store_open(&config, &store, &diag) != JOINERY_OK)
+        fprintf(stderr, "bench_state: %s\n", diag.message);
+    return store;
+}
+
+static int bench_commit(StateStore *store, Diag *diag)
+{
+    return state_store_commit(store, diag);
+}
 
 /* ---- deterministic generator ---- */
 
@@ -252,12 +274,12 @@ static void bench_report(const char *name, const BenchOptions *options, uint64_t
                          double seconds, double cpu_seconds, uint64_t output_rows,
                          uint64_t state_bytes, uint64_t state_rows)
 {
-    printf("%-11s rows=%-9llu keys=%-8llu input=%-9llu %7.3f s %7.3f M rows/s (cpu %7.3f M/s)  "
-           "output=%-9llu state=%7.1f MiB (%5.1f B/row)  peak_rss=%ld MiB\n",
-           name, (unsigned long long)options->rows, (unsigned long long)options->keys,
-           (unsigned long long)input_rows, seconds, (double)input_rows / seconds / 1e6,
-           (double)input_rows / cpu_seconds / 1e6, (unsigned long long)output_rows,
-           (double)state_bytes / (1024.0 * 1024.0),
+    printf("%-11s %-7s rows=%-9llu keys=%-8llu input=%-9llu %7.3f s %7.3f M rows/s (cpu %7.3f "
+           "M/s)  output=%-9llu state=%7.1f MiB (%5.1f B/row)  peak_rss=%ld MiB\n",
+           name, state_backend_name(options->backend), (unsigned long long)options->rows,
+           (unsigned long long)options->keys, (unsigned long long)input_rows, seconds,
+           (double)input_rows / seconds / 1e6, (double)input_rows / cpu_seconds / 1e6,
+           (unsigned long long)output_rows, (double)state_bytes / (1024.0 * 1024.0),
            state_rows ? (double)state_bytes / (double)state_rows : 0.0, bench_peak_rss_mib());
     fflush(stdout);
 }
@@ -291,10 +313,15 @@ static int bench_run_join(const char *name, const BenchStream *stream, const Ben
 
     Diag diag;
     diag_clear(&diag);
-    ExecContext context = {.diag = &diag, .now_millis = bench_clock, .parallelism = 1};
+    StateStore *store = bench_store_open(options);
+    if (!store)
+        return 1;
+    ExecContext context = {
+        .diag = &diag, .now_millis = bench_clock, .parallelism = 1, .state_store = store};
     Operator *join = join_operator_create(&spec, &diag);
     if (!join) {
         fprintf(stderr, "bench_state: %s\n", diag.message);
+        state_store_close(store);
         return 1;
     }
     Blackhole blackhole;
@@ -308,10 +335,15 @@ static int bench_run_join(const char *name, const BenchStream *stream, const Ben
 
     double start = bench_now_seconds();
     double cpu_start = bench_cpu_seconds();
-    for (uint64_t i = 0; status == JOINERY_OK && i < stream->input_count; i++)
+    for (uint64_t i = 0; status == JOINERY_OK && i < stream->input_count; i++) {
         status = operator_push(join, stream->inputs[i].side, &stream->inputs[i].batch);
+        if (status == JOINERY_OK)
+            status = bench_commit(store, &diag);
+    }
     for (uint32_t input = 0; status == JOINERY_OK && input < 2; input++)
         status = operator_end_input(join, input);
+    if (status == JOINERY_OK)
+        status = bench_commit(store, &diag);
     double seconds = bench_now_seconds() - start;
     double cpu_seconds = bench_cpu_seconds() - cpu_start;
 
@@ -325,6 +357,7 @@ static int bench_run_join(const char *name, const BenchStream *stream, const Ben
     double close_start = bench_now_seconds();
     operator_close(join);
     operator_close(&blackhole.base);
+    state_store_close(store);
     if (status == JOINERY_OK)
         printf("%-11s   (freeing the state: %.3f s; checksum %llu)\n", "",
                bench_now_seconds() - close_start, (unsigned long long)blackhole.checksum);
@@ -367,8 +400,11 @@ static int bench_case_state(const BenchOptions *options)
     }
     int failed = ok ? 0 : 1;
     for (int run = 0; run < options->runs && !failed; run++) {
-        MultisetState *state = multiset_state_create(0);
+        StateStore *store = bench_store_open(options);
+        MultisetState *state = store ? multiset_state_create(store, 0) : NULL;
         failed = state == NULL;
+        Diag diag;
+        diag_clear(&diag);
         double start = bench_now_seconds();
         double cpu_start = bench_cpu_seconds();
         for (int phase = 0; phase < 2 && !failed; phase++) {
@@ -383,16 +419,14 @@ static int bench_case_state(const BenchOptions *options)
                     uint64_t row_hash = row_content_hash(row);
                     if (phase == 0) {
                         MultisetKey *found = multiset_state_insert_key(state, key, key_hash, 0);
-                        MultisetEntry *entry =
-                            found ? multiset_key_add_row(state, found, row, row_hash, 0) : NULL;
-                        failed = entry == NULL;
-                        if (entry)
-                            entry->count = 1;
+                        failed =
+                            !found || !multiset_key_add_row(state, found, row, row_hash, 1, 0, 0);
                     } else {
                         MultisetKey *found = multiset_state_find(state, key, key_hash, 0);
-                        failed = !found || !multiset_key_find_row(found, row, row_hash);
+                        failed = !found || !multiset_key_find_row(state, found, row, row_hash);
                     }
                 }
+                failed = failed || bench_commit(store, &diag) != JOINERY_OK;
             }
         }
         double seconds = bench_now_seconds() - start;
@@ -405,6 +439,7 @@ static int bench_case_state(const BenchOptions *options)
             fprintf(stderr, "bench_state: state case failed (out of memory or lost row)\n");
         }
         multiset_state_destroy(state);
+        state_store_close(store);
     }
     row_builder_free(&builder);
     bench_stream_free(&stream);
@@ -425,6 +460,8 @@ int main(int argc, char **argv)
 {
     BenchOptions options = {
         .case_name = "all", .rows = 2000000, .keys = 100000, .batch_size = 1024, .runs = 1};
+    StateBackendKind backends[2] = {STATE_BACKEND_HASHMAP, STATE_BACKEND_LMDB};
+    int backend_count = 2;
     for (int i = 1; i < argc; i++) {
         uint64_t value = 0;
         bool has_value = i + 1 < argc;
@@ -442,26 +479,42 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--runs") == 0 && has_value &&
                    bench_parse_count(argv[++i], &value) && value <= 100) {
             options.runs = (int)value;
+        } else if (strcmp(argv[i], "--backend") == 0 && has_value &&
+                   (strcmp(argv[i + 1], "both") == 0 ||
+                    state_backend_parse(argv[i + 1], &backends[0], NULL))) {
+            backend_count = strcmp(argv[++i], "both") == 0 ? 2 : 1;
+            if (backend_count == 2)
+                backends[0] = STATE_BACKEND_HASHMAP;
         } else {
             fprintf(stderr, "usage: bench_state [--case join-dim|join-unique|state|all] [--rows N] "
-                            "[--keys N] [--batch N] [--runs N]\n");
+                            "[--keys N] [--batch N] [--runs N] [--backend hashmap|lmdb|both]\n");
             return 2;
         }
     }
     bool all = strcmp(options.case_name, "all") == 0;
     int failed = 0;
     bool known = false;
-    if (all || strcmp(options.case_name, "join-dim") == 0) {
-        known = true;
-        failed |= bench_case_join(&options, true);
+    /* each case on each backend, one after the other: their lines stand side by side */
+    for (int b = 0; b < backend_count; b++) {
+        options.backend = backends[b];
+        if (all || strcmp(options.case_name, "join-dim") == 0) {
+            known = true;
+            failed |= bench_case_join(&options, true);
+        }
     }
-    if (all || strcmp(options.case_name, "join-unique") == 0) {
-        known = true;
-        failed |= bench_case_join(&options, false);
+    for (int b = 0; b < backend_count; b++) {
+        options.backend = backends[b];
+        if (all || strcmp(options.case_name, "join-unique") == 0) {
+            known = true;
+            failed |= bench_case_join(&options, false);
+        }
     }
-    if (all || strcmp(options.case_name, "state") == 0) {
-        known = true;
-        failed |= bench_case_state(&options);
+    for (int b = 0; b < backend_count; b++) {
+        options.backend = backends[b];
+        if (all || strcmp(options.case_name, "state") == 0) {
+            known = true;
+            failed |= bench_case_state(&options);
+        }
     }
     if (!known) {
         fprintf(stderr, "bench_state: unknown case '%s'\n", options.case_name);

@@ -17,6 +17,7 @@
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
 #include "engine/plan/plan.h"
+#include "engine/state/state.h"
 
 typedef struct Job Job;
 
@@ -26,10 +27,14 @@ typedef struct Job Job;
  * so no executor code reads an option by its key.
  */
 typedef struct JobConfig {
-    int parallelism;             /* parallelism.default: subtasks of scans and keyed operators */
-    uint64_t datagen_seed;       /* table.exec.datagen.seed */
-    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
-    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    int parallelism;                /* parallelism.default: subtasks of scans and keyed operators */
+    uint64_t datagen_seed;          /* table.exec.datagen.seed */
+    bool multi_join_pruning;        /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    int64_t idle_timeout_millis;    /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    StateBackendKind state_backend; /* state.backend.type (or the run's default) */
+    const char *lmdb_path;          /* state.backend.lmdb.path (NULL: a temporary folder); borrowed
+                                       until job_create returns */
+    uint64_t hashmap_max_bytes; /* state.backend.hashmap.max-bytes; 0: from the process's limit */
 } JobConfig;
 
 /* Where a job's results go. */

@@ -715,6 +715,9 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
         task->context.diag = job->threaded ? &task->diag : diag;
         task->context.cancel_requested = &job->stop;
     }
+    status = job_state_open(job, config);
+    if (status != JOINERY_OK)
+        return status;
     for (uint32_t i = 0; i < job->source_count; i++) {
         JobTask *task = job->tasks[job->sources[i]->task];
         Operator **sources = realloc(task->sources, (task->source_count + 1) * sizeof *sources);
@@ -742,6 +745,7 @@ void job_destroy(Job *job)
         operator_close(job->operators[i].op);
     for (uint32_t i = 0; i < job->channel_count; i++)
         operator_close(job->channels[i]);
+    job_state_close(job);
     for (uint32_t t = 0; t < job->task_count; t++) {
         JobTask *task = job->tasks[t];
         if (task->mailbox_ready)

@@ -22,6 +22,7 @@
 #include "engine/exec/operator.h"
 #include "engine/exec/ops/op_channel.h"
 #include "engine/plan/plan.h"
+#include "engine/state/state.h"
 
 /* One thread's share of the job. */
 typedef struct JobTask {
@@ -34,6 +35,8 @@ typedef struct JobTask {
     uint32_t ends_expected; /* channels into this task */
     uint32_t ends_received;
     ExecContext context;
+    StateStore *state_store; /* the task's state backend instance (job_state.c); NULL when
+                                none of its operators keeps state */
     Diag diag;
     int status;
     pthread_t thread;
@@ -80,7 +83,21 @@ struct Job {
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
     int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
     const PlanNode *root;
+    StateBackendKind state_backend;
+    StateBudget state_budget; /* shared by the tasks' hashmap stores */
+    char *state_folder;       /* LMDB: the job's folder (job_state.c); NULL otherwise */
 };
+
+/*
+ * Opens a state store for every task with a stateful operator (and the job's
+ * LMDB folder) and puts it into the task's context; before operators open.
+ * JOINERY_OK or an error with the job's diag filled (job_state.c).
+ */
+int job_state_open(Job *job, const JobConfig *config);
+/* Ends the task's unit of work (LMDB commits); JOINERY_OK or the error (task diag). */
+int job_task_commit(JobTask *task);
+/* Closes the stores and removes the job's folder; after the operators are closed. */
+void job_state_close(Job *job);
 
 /*
  * Publishes this task's rows read and state bytes for the status line; called

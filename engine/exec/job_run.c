@@ -101,6 +101,9 @@ static int job_task_timers(JobTask *task, int64_t now)
 /* A task whose sources and inputs ended: it counts as quiet for a drain. */
 static int job_task_finished(JobTask *task)
 {
+    int status = job_task_commit(task);
+    if (status != JOINERY_OK)
+        return job_task_fail(task, status);
     atomic_fetch_add(&task->job->tasks_quiet, 1);
     return JOINERY_OK;
 }
@@ -123,8 +126,10 @@ static int job_task_run(JobTask *task)
             drain_deadline = datetime_now_millis() + JOB_DRAIN_LIMIT_MILLIS;
             atomic_fetch_add(&job->tasks_quiet, 1);
         }
-        if (draining && job_drain_done(job))
-            return JOINERY_CANCELLED;
+        if (draining && job_drain_done(job)) {
+            int status = job_task_commit(task);
+            return status != JOINERY_OK ? job_task_fail(task, status) : JOINERY_CANCELLED;
+        }
         if (draining && datetime_now_millis() > drain_deadline) {
             job->stop = 1; /* a blocked pipeline: stop without the clean mark */
             return JOINERY_CANCELLED;
@@ -179,6 +184,10 @@ static int job_task_run(JobTask *task)
                 return job_task_fail(task, status);
             next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
         }
+        /* one unit of state work per round: its polls, messages and timers */
+        int commit_status = job_task_commit(task);
+        if (commit_status != JOINERY_OK)
+            return job_task_fail(task, commit_status);
         if (now >= next_status) {
             job_task_publish(task);
             if (report_status)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/base/value.h"
+#include "engine/state/state.h"
 
 void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
                    uint32_t input_count, void *impl)
@@ -317,4 +318,19 @@ int operator_fail(Operator *op, JoineryStatus status, const char *format, ...)
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
     return diag_error(diag, status, "%s", message);
+}
+
+int operator_fail_state(Operator *op, const char *what)
+{
+    StateStore *store = op->context ? op->context->state_store : NULL;
+    const char *reason = store ? state_store_error(store) : "";
+    int status = store ? state_store_error_status(store) : JOINERY_OK;
+    if (status == JOINERY_OK)
+        status = JOINERY_ERROR_NO_MEMORY;
+    if (!reason[0] || strcmp(reason, "out of memory") == 0)
+        return operator_fail(op, status, "out of memory (%s)", what);
+    if (op->vtable->report_state)
+        op->vtable->report_state(op);
+    return operator_fail(op, status, "%s: its %s holds %.1f MiB, and %s", op->name, what,
+                         (double)op->metrics.state_bytes / (1024.0 * 1024.0), reason);
 }

@@ -51,6 +51,7 @@ enum { OPERATOR_MAX_INPUTS = 64 };
 
 typedef struct Operator Operator;
 typedef struct ExecContext ExecContext;
+typedef struct StateStore StateStore;
 
 /* Whether a stream will carry rows and watermarks for now (Flink's WatermarkStatus). */
 typedef enum WatermarkStatus {
@@ -144,6 +145,9 @@ struct ExecContext {
     int64_t (*now_millis)(void *clock_context); /* processing time */
     void *clock_context;
     int parallelism;
+    /* the task's state backend instance: stateful operators create their state from it
+       in open (engine/state/state.h); NULL for jobs of stateless operators only */
+    StateStore *state_store;
 };
 
 /*
@@ -193,5 +197,13 @@ int64_t operator_now_millis(const Operator *op);
 /* Records an error on the job's diagnostic and returns its status. */
 int operator_fail(Operator *op, JoineryStatus status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/*
+ * Records that a call on the operator's state (`what`, e.g. "join state")
+ * failed, with the reason the task's store gives: "out of memory (join
+ * state)" when memory ran out, else the operator, its state bytes and the
+ * store's explanation (the hashmap budget, an LMDB failure). Returns the
+ * status.
+ */
+int operator_fail_state(Operator *op, const char *what);
 
 #endif

@@ -1,74 +1,163 @@
 /*
- * state.h - keyed state for stateful operators (joins, aggregates).
+ * state.h - keyed state for stateful operators, behind backends.
  *
- * Two shapes of state, both keyed by a canonical Row (row.h) whose bytes are
- * the key, exactly the bytes an LMDB backend would store:
+ * An operator keeps its state in state objects created from the StateStore
+ * of the task (thread) that runs it. A store is one backend instance:
+ *   hashmap - in-memory hash tables (state_hashmap_*.c), the default;
+ *   lmdb    - one LMDB environment per task (state_lmdb_*.c): state may be
+ *             larger than memory.
+ * The shapes are the same on every backend:
  *
- *   MultisetState: key row -> vector of entries {row, count,
+ *   MultisetState: key row -> per part, a multiset of rows {row, count,
  *       association_count, last_access}. A join side keeps its records here
- *       (rows with duplicates are stored once with a count; outer sides keep
- *       how many rows of the other side each record matches). Aggregates keep
- *       per-group value counts here (DISTINCT, MIN/MAX with retraction).
- *       A key may have several parts, each such a vector: a MultiJoin keeps
- *       every input's rows under one common key.
+ *       (a row with duplicates is stored once with a count; an outer side
+ *       keeps how many rows of the other side each record matches); a
+ *       MultiJoin keeps one part per input under the common key; aggregates
+ *       keep per-group value counts (DISTINCT, MIN/MAX with retraction).
  *   ValueState: key row -> one value row (an aggregate's accumulators).
+ *   SortedState: key row -> rows ordered by a timestamp {time, sequence,
+ *       tag, row}: range scans by time and removal below a bound (interval
+ *       joins, temporal joins, window buffers).
+ *   TimerQueue: (timestamp, key row) pairs, deduplicated, taken in
+ *       timestamp order (the timer service's event-time and processing-time
+ *       timers).
  *
- * In-memory backend (state_memory.c): open-addressing hash tables with
- * linear probing and backward-shift deletion (no tombstones), keyed by
- * row_content_hash and compared bytewise. A multiset key lives in one block
- * with its key row and room for one entry (the table's slots are {hash,
- * block} pairs); entry rows, vectors and indexes come from a per-state slab
- * allocator with size classes and free lists, so stored rows cost no malloc
- * and memory freed by deletes is reused (and returned once a size class
- * empties). A key's entries sit in a compact vector; beyond a few entries
- * the vector gets its own small hash index, so finding a row inside a key
- * is O(1). Lookups never allocate.
+ * Keys and rows are canonical rows (row.h): their bytes compare with memcmp
+ * and hash with row_content_hash, and they are the bytes every backend
+ * stores. Stored rows have kind +I.
  *
- * Pointer validity: a MultisetKey * stays valid until its key is removed
- * (remove_key, a find that expires the whole key, cleanup); a ValueEntry *
- * points into the table and stays valid until the next call that inserts or
- * removes a key of the same state. A MultisetEntry * stays valid until the
- * next add/remove of an entry of the same key. Entry rows themselves never
- * move while stored.
+ * Reading and writing: lookups return views (MultisetEntry, ValueEntry,
+ * SortedEntry) that callers only read; every change goes through a function
+ * of this header (so a backend can log, batch or persist it). A view
+ * reflects the changes made through it. Validity:
+ *   - a MultisetKey * (a key handle) is valid until its key is removed or
+ *     the store commits;
+ *   - an entry view is valid until the entry is removed, another entry of
+ *     the same key part is added or removed, or the store commits; a view
+ *     returned by a scan is valid until the scan's next call returning NULL
+ *     or the scan ends;
+ *   - a ValueEntry * is valid until the next call on the same ValueState.
+ * Callers never hold two views of one entry across a change made through
+ * one of them (the other would be stale on a backend that copies).
  *
- * TTL (processing time, ttl_millis 0 = forever): each entry has a
- * last_access time set on write (Flink's OnCreateAndWrite update type). An
- * entry with last_access + ttl <= now is expired: it is invisible and it is
- * dropped lazily when its key is looked up, and by the incremental
- * *_cleanup functions that operators call from their timer. Expired entries
- * are counted (state_counters.expired).
+ * Units of work: a store groups the changes between two calls of
+ * state_store_commit (the task loop commits after each batch, timer round
+ * or mailbox message). LMDB runs one write transaction per unit; the
+ * hashmap has nothing to do.
  *
- * Errors: functions that allocate return NULL / JOINERY_ERROR_NO_MEMORY on
- * exhaustion, leaving the state unchanged; nothing else fails.
+ * TTL (processing time, ttl_millis 0 = forever; Flink's OnCreateAndWrite
+ * and NeverReturnExpired): every write sets an entry's last_access to the
+ * `now` passed. An entry with last_access + ttl <= now is expired: it is
+ * invisible, dropped when its key is looked up, and by the incremental
+ * *_cleanup functions operators call from a processing-time timer. Dropped
+ * entries are counted (StateCounters.expired).
+ *
+ * Errors: functions that can fail return NULL or a JoineryStatus; the
+ * store then describes the cause (state_store_error: out of memory, the
+ * hashmap budget, an LMDB failure) and the state is unchanged. Nothing
+ * fails on well-formed calls otherwise.
  */
 #ifndef JOINERY_STATE_STATE_H
 #define JOINERY_STATE_STATE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 
-/* ---- configuration ---------------------------------------------------- */
+/* ---- backends and stores ---------------------------------------------- */
 
-typedef struct StateConfig {
-    int64_t ttl_millis;  /* 0 = keep forever (table.exec.state.ttl) */
-    const char *backend; /* "memory" (default; NULL means memory) or "lmdb" */
-} StateConfig;
+typedef enum StateBackendKind {
+    STATE_BACKEND_HASHMAP = 0,
+    STATE_BACKEND_LMDB = 1,
+} StateBackendKind;
 
-/* Fills the defaults: memory backend, no TTL. */
-void state_config_init(StateConfig *config);
+enum { STATE_BACKEND_COUNT = 2 };
+
 /*
- * Checks the configuration: negative TTL is JOINERY_ERROR_VALIDATE, "lmdb"
- * is JOINERY_ERROR_UNSUPPORTED for now, other names JOINERY_ERROR_VALIDATE.
- * Returns JOINERY_OK or the status with diag filled.
+ * The backend named by 'state.backend.type': "hashmap" and "memory" are the
+ * hashmap, "lmdb" is LMDB and "rocksdb" (what Flink users write) runs on
+ * LMDB too (*substituted set). False for other names.
  */
-int state_config_validate(const StateConfig *config, Diag *diag);
+bool state_backend_parse(const char *name, StateBackendKind *kind, bool *substituted);
+/* "hashmap" or "lmdb". */
+const char *state_backend_name(StateBackendKind kind);
+
+/*
+ * A job-wide limit on the memory of hashmap state, shared by the job's
+ * stores (threads): state that would grow past it fails with an error that
+ * names the limit and the LMDB backend. used is changed atomically.
+ */
+typedef struct StateBudget {
+    _Atomic uint64_t used; /* bytes the hashmap states hold */
+    uint64_t limit;        /* 0 = none */
+    char source[96];       /* where the limit comes from, for messages */
+} StateBudget;
+
+/*
+ * Sets the budget's limit: `max_bytes` when positive (the option
+ * 'state.backend.hashmap.max-bytes'), else what the process may use as
+ * detected (cgroup memory limit, RLIMIT_AS, RLIMIT_DATA: three quarters of
+ * the smallest, leaving room for everything that is not state), else none.
+ */
+void state_budget_init(StateBudget *budget, uint64_t max_bytes);
+
+/*
+ * The backend of jobs that do not set 'state.backend.type': the one named
+ * by the environment variable JOINERY_STATE_BACKEND when it names one (so
+ * a whole test run can use LMDB), else the hashmap.
+ */
+StateBackendKind state_backend_default(void);
+
+typedef struct StateStoreConfig {
+    StateBackendKind backend;
+    /* LMDB: the folder of this store's environment, created if missing (its
+       parent must exist), or NULL for a new temporary folder; the store's
+       files (and a folder it created) are removed on close */
+    const char *directory;
+    StateBudget *budget; /* hashmap: the job's budget; NULL = unlimited */
+} StateStoreConfig;
+
+typedef struct StateStore StateStore;
+
+/* Opens a store. JOINERY_OK, or an error with diag filled (e.g. LMDB cannot open its folder). */
+int state_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag);
+/*
+ * Ends the current unit of work: LMDB commits its write transaction (and
+ * grows its map ahead of need). JOINERY_OK or an error with diag filled;
+ * after an error the store's states are not to be used again.
+ */
+int state_store_commit(StateStore *store, Diag *diag);
+/* The store's backend. */
+StateBackendKind state_store_backend(const StateStore *store);
+/* Why the last failing call on the store's states failed ("" when none did). */
+const char *state_store_error(const StateStore *store);
+/*
+ * The status that failure stands for: JOINERY_ERROR_NO_MEMORY when state
+ * could not grow (memory, the hashmap budget, the disk), else
+ * JOINERY_ERROR_RUNTIME; JOINERY_OK when nothing failed.
+ */
+int state_store_error_status(const StateStore *store);
+/*
+ * True once a call failed in a way that leaves the store unusable (LMDB: the
+ * unit of work is lost). A find that returns NULL on such a store failed;
+ * on a store that is not failed, NULL means absent. The hashmap is never
+ * failed: its calls fail one at a time through their results.
+ */
+bool state_store_failed(const StateStore *store);
+/*
+ * Closes the store: commits nothing (call state_store_commit first), frees
+ * it and removes its files. Every state created from it must be destroyed
+ * before. NULL is a no-op.
+ */
+void state_store_close(StateStore *store);
 
 /* Figures for metrics (SHOW JOB METRICS, status line). */
 typedef struct StateCounters {
-    uint64_t bytes;   /* keys + values + table/vector overhead estimate */
+    uint64_t bytes;   /* memory (hashmap) or pages on disk (LMDB) the state holds */
     uint64_t keys;    /* distinct keys */
     uint64_t entries; /* entries (distinct rows; duplicates counted once) */
     uint64_t expired; /* entries dropped by TTL since creation */
@@ -80,15 +169,33 @@ static inline bool state_is_expired(int64_t ttl_millis, int64_t last_access, int
     return ttl_millis > 0 && last_access <= now - ttl_millis;
 }
 
+/* ---- snapshots ---------------------------------------------------------- */
+
+/*
+ * Byte streams for snapshots of whole states. A snapshot is independent of
+ * the backend that wrote it (state_snapshot.c): a state of any backend
+ * restores it. write/read return JOINERY_OK or an error status; read
+ * fails when fewer than `length` bytes remain.
+ */
+typedef struct StateWriter {
+    int (*write)(void *context, const void *bytes, size_t length);
+    void *context;
+} StateWriter;
+
+typedef struct StateReader {
+    int (*read)(void *context, void *bytes, size_t length);
+    void *context;
+} StateReader;
+
 /* ---- multiset state --------------------------------------------------- */
 
 /*
- * One stored row of a key: 32 bytes. Counts are 32-bit as in Flink's join
- * state; the operator raises them with multiset_entry_add_count, which
- * refuses to pass MULTISET_COUNT_MAX.
+ * One stored row of a key part, as callers see it: 32 bytes. Counts are
+ * 32-bit as in Flink's join state: multiset_count_can_add says whether a
+ * count may grow.
  */
 typedef struct MultisetEntry {
-    Row *row;                  /* owned copy, kind +I */
+    const Row *row;            /* kind +I */
     int64_t association_count; /* free for the operator (join: matches on the other side) */
     int64_t last_access;       /* processing time of the last write */
     uint32_t hash;             /* low half of row_content_hash(row) */
@@ -97,189 +204,638 @@ typedef struct MultisetEntry {
 
 enum { MULTISET_COUNT_MAX = 2147483647 };
 
+/* True when `count` + `delta` (delta > 0) stays within MULTISET_COUNT_MAX. */
+static inline bool multiset_count_can_add(int32_t count, int64_t delta)
+{
+    return delta <= (int64_t)MULTISET_COUNT_MAX - count;
+}
+
 /*
- * A key of a multiset state: 32 bytes. A state may give each key several
- * parts (multiset_state_create_parts: a MultiJoin keeps one part per input
- * under the common key, so one lookup finds every input's rows); each part
- * is a MultisetKey with its own entries and TTL. Functions taking a
- * MultisetKey * work on one part; find / insert_key / remove_key /
- * release_key take and return part 0, which stands for the whole key.
- * Each part is followed in the key's block by room for one entry; after
- * the parts the block holds the key row (which the state keeps; callers
- * never need it: they hold the key row they looked up with).
+ * A key part, as callers see it (the backend's handle continues after it).
+ * A state's keys have part_count parts (multiset_state_create_parts);
+ * find / insert_key / remove_key / release_key take and return part 0,
+ * which stands for the whole key, and multiset_key_part gives the others.
  */
 typedef struct MultisetKey {
-    MultisetEntry *entries; /* entry_count entries, in no particular order */
-    uint32_t entry_count;
-    uint8_t capacity_log2; /* entries has room for 1 << capacity_log2 */
-    uint8_t part;          /* which part of its key this is */
-    uint16_t reserved;
-    uint32_t *index;       /* hash index over entries ({entry + 1, hash} pairs, twice the
-                              capacity of them), or NULL */
-    int64_t oldest_access; /* lower bound of the entries' last_access */
+    uint32_t entry_count; /* entries of this part; read-only */
+    uint8_t part;         /* which part of its key this is */
+    uint8_t backend_byte; /* the backend's */
+    uint16_t backend_short;
 } MultisetKey;
 
-/* Bytes between consecutive parts of a key; parts per key at most. */
-enum { MULTISET_PART_BYTES = 64, MULTISET_MAX_PARTS = 64 };
-
-/*
- * Adds `delta` (> 0) to the entry's count. False, with the count unchanged,
- * when it would pass MULTISET_COUNT_MAX (the operator reports an error).
- */
-static inline bool multiset_entry_add_count(MultisetEntry *entry, int64_t delta)
-{
-    if (delta > (int64_t)MULTISET_COUNT_MAX - entry->count)
-        return false;
-    entry->count += (int32_t)delta;
-    return true;
-}
+enum { MULTISET_MAX_PARTS = 64 };
 
 typedef struct MultisetState MultisetState;
 
-/* Creates an empty state (one part per key); NULL when memory is exhausted. */
-MultisetState *multiset_state_create(int64_t ttl_millis);
-/*
- * Creates an empty state whose keys have `part_count` parts (1 to
- * MULTISET_MAX_PARTS), part p with TTL ttl_millis[p] (0 = forever;
- * ttl_millis NULL: no TTL). NULL when memory is exhausted or part_count is
- * out of range.
- */
-MultisetState *multiset_state_create_parts(uint32_t part_count, const int64_t *ttl_millis);
-/* Part `part` of the key `key` (part 0, as find returns it). */
-MultisetKey *multiset_key_part(MultisetKey *key, uint32_t part);
-/* Frees the state and every key and row in it. NULL is allowed. */
-void multiset_state_destroy(MultisetState *state);
-
-/*
- * The key equal to `key` (hash = row_content_hash(key); part 0), or NULL.
- * With a TTL, expired entries of the key's parts are dropped first (now =
- * processing time); a key left with no entry in any part is removed and
- * NULL returned. A key found may have parts without entries.
- */
-MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash, int64_t now);
-/* Like find, but inserts the key (copied, no entries) when absent; NULL on no memory. */
-MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key, uint64_t hash,
-                                       int64_t now);
-/*
- * Prefetch hints for a coming find/insert_key of the key with `hash`: a
- * batch of lookups runs faster when each is announced a few rows ahead,
- * level by level (the slot first, the key block a little later, its entries
- * last; each level reads what the previous one brought in). `row_hash`
- * (ENTRIES level; 0 when none) is the hash of a row about to be looked up
- * in the key: its slot of the key's index is prefetched too. Hints never
- * fail, allocate or change the state.
- */
-typedef enum MultisetPrefetch {
-    MULTISET_PREFETCH_SLOT,    /* the table slot of the hash */
-    MULTISET_PREFETCH_KEY,     /* the key block the slot points to */
-    MULTISET_PREFETCH_ENTRIES, /* the key's entry vector (its end too) and first row */
-} MultisetPrefetch;
-void multiset_state_prefetch(const MultisetState *state, uint64_t hash, uint64_t row_hash,
-                             MultisetPrefetch level);
-/* Removes the key (part 0) with all its entries (frees their rows). */
-void multiset_state_remove_key(MultisetState *state, MultisetKey *key);
-/* Removes the key (part 0) when none of its parts has an entry left. */
-void multiset_state_release_key(MultisetState *state, MultisetKey *key);
-
-/* The entry of `key` whose row equals `row` (hash = row_content_hash(row)), or NULL. */
-MultisetEntry *multiset_key_find_row(const MultisetKey *key, const Row *row, uint64_t hash);
-/*
- * Adds an entry for `row` (copied, kind set to +I) with count 0,
- * association_count 0 and last_access `now`; the caller sets the counts.
- * The row must not be in the key yet. NULL when memory is exhausted or the
- * key part already holds 2^26 rows (its vector and index would pass 2 GiB).
- */
-MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key, const Row *row,
-                                    uint64_t hash, int64_t now);
 /*
  * Grouping a part's rows (a MultiJoin input's rows by its own join key,
  * within the common key): `hash` maps a row of the part to its group hash
- * (equal rows of a group must get equal hashes; `context` is passed
- * through). Parts with more than a few rows then keep a second index by
- * group hash, and a group scan visits only the rows whose group hash is
- * the one asked for; on small parts it visits every row. Either way the
- * caller still checks each row it gets (hashes collide). Set before the
- * first key is inserted (later calls are ignored).
+ * (equal rows of a group get equal hashes; `context` is passed through).
+ * A group scan then visits only the rows with the group hash asked for, or
+ * a superset of them; the caller still checks each row (hashes collide).
  */
 typedef uint32_t (*MultisetGroupHash)(const Row *row, const void *context);
-void multiset_state_set_group_hash(MultisetState *state, uint32_t part, MultisetGroupHash hash,
-                                   const void *context);
 
-typedef struct MultisetGroupScan {
-    const MultisetKey *key;
-    const uint32_t *group; /* the part's group index, or NULL: scan every entry */
-    uint32_t tag;
-    uint32_t slots;
-    uint32_t position; /* next entry (linear) or next index slot */
-} MultisetGroupScan;
+/* Prefetch levels, in the order an operator announces them for a row ahead. */
+typedef enum MultisetPrefetch {
+    MULTISET_PREFETCH_SLOT = 0,
+    MULTISET_PREFETCH_KEY = 1,
+    MULTISET_PREFETCH_ENTRIES = 2,
+} MultisetPrefetch;
 
 /*
- * Starts a scan of part `key`'s rows with group hash `group_hash` (a
- * superset of them without a group index). The part must not gain or lose
- * entries while scanned; counts may change.
+ * A scan over the entries of one key part (multiset_scan_begin ..
+ * multiset_scan_end). The part must not gain or lose entries while it is
+ * scanned; counts may change (through the views returned). Entries come
+ * in spans the backend fills; the fields are the backend's.
  */
-void multiset_key_group_scan_begin(const MultisetState *state, const MultisetKey *key,
-                                   uint32_t group_hash, MultisetGroupScan *scan);
-/* The next candidate entry, or NULL at the end. */
-MultisetEntry *multiset_key_group_scan_next(MultisetGroupScan *scan);
+typedef struct MultisetScan {
+    const MultisetEntry *span; /* entries ready to be returned */
+    uint32_t span_count;
+    uint32_t position; /* next in span */
+    MultisetState *state;
+    MultisetKey *key;
+    uint32_t group_hash;
+    bool grouped;         /* only rows of group_hash are asked for */
+    uint64_t backend[10]; /* the backend's cursor */
+} MultisetScan;
 
-/* Removes entry `entry` (a pointer into key->entries) and frees its row; moves the last entry. */
-void multiset_key_remove_entry(MultisetState *state, MultisetKey *key, MultisetEntry *entry);
-/* Records a write of the entry at `now` (refreshes its TTL). */
-static inline void multiset_entry_touch(MultisetEntry *entry, int64_t now)
+/*
+ * Visits one key of a state (multiset_state_scan_keys): its key row (valid
+ * during the call) and its handle (part 0). Returns JOINERY_OK to go on,
+ * anything else to stop the walk with that status.
+ */
+typedef int (*MultisetKeyVisit)(void *context, const Row *key, MultisetKey *handle);
+
+typedef struct MultisetStateOps MultisetStateOps;
+
+/* What every backend's multiset state starts with. */
+struct MultisetState {
+    const MultisetStateOps *ops;
+    StateStore *store;
+    uint32_t part_count;
+};
+
+/*
+ * Creates an empty state whose keys have `part_count` parts (1 to
+ * MULTISET_MAX_PARTS), part p with TTL ttl_millis[p] (0 = forever;
+ * ttl_millis NULL: no TTL). NULL when it cannot be created (the store says
+ * why) or part_count is out of range.
+ */
+MultisetState *multiset_state_create_parts(StateStore *store, uint32_t part_count,
+                                           const int64_t *ttl_millis);
+/* A state of one part. */
+MultisetState *multiset_state_create(StateStore *store, int64_t ttl_millis);
+
+/*
+ * The backend interface: every function of the multiset API below, in the
+ * same order. A backend fills one of these; scan_refill is called when the
+ * span is used up, and returns the next entry (setting a new span) or NULL.
+ */
+struct MultisetStateOps {
+    void (*destroy)(MultisetState *state);
+    void (*set_group_hash)(MultisetState *state, uint32_t part, MultisetGroupHash hash,
+                           const void *context);
+    MultisetKey *(*find)(MultisetState *state, const Row *key, uint64_t hash, int64_t now);
+    MultisetKey *(*insert_key)(MultisetState *state, const Row *key, uint64_t hash, int64_t now);
+    MultisetKey *(*key_part)(MultisetState *state, MultisetKey *key, uint32_t part);
+    int (*remove_key)(MultisetState *state, MultisetKey *key);
+    int (*release_key)(MultisetState *state, MultisetKey *key);
+    const MultisetEntry *(*find_row)(MultisetState *state, MultisetKey *key, const Row *row,
+                                     uint64_t hash);
+    const MultisetEntry *(*add_row)(MultisetState *state, MultisetKey *key, const Row *row,
+                                    uint64_t hash, int32_t count, int64_t association_count,
+                                    int64_t now);
+    int (*update)(MultisetState *state, MultisetKey *key, const MultisetEntry *entry, int32_t count,
+                  int64_t association_count, int64_t now);
+    int (*remove_entry)(MultisetState *state, MultisetKey *key, const MultisetEntry *entry);
+    void (*scan_begin)(MultisetState *state, MultisetKey *key, MultisetScan *scan);
+    const MultisetEntry *(*scan_refill)(MultisetScan *scan);
+    void (*scan_end)(MultisetScan *scan); /* NULL: nothing to release */
+    int (*scan_keys)(MultisetState *state, MultisetKeyVisit visit, void *context);
+    uint64_t (*cleanup)(MultisetState *state, int64_t now, uint32_t max_keys);
+    StateCounters (*counters)(const MultisetState *state);
+    StateCounters (*part_counters)(const MultisetState *state, uint32_t part);
+    /* NULL: the backend has nothing to prefetch */
+    void (*prefetch)(const MultisetState *state, uint64_t hash, uint64_t row_hash,
+                     MultisetPrefetch level);
+};
+
+/* Frees the state and everything in it. NULL is a no-op. */
+static inline void multiset_state_destroy(MultisetState *state)
 {
-    entry->last_access = now;
+    if (state)
+        state->ops->destroy(state);
 }
 
 /*
- * Incremental TTL cleanup: examines up to `max_keys` table slots from where
- * the previous call stopped, dropping expired entries and keys left empty.
+ * Groups part `part`'s rows by `hash` (see MultisetGroupHash). Set before
+ * the first key is inserted (later calls are ignored).
+ */
+static inline void multiset_state_set_group_hash(MultisetState *state, uint32_t part,
+                                                 MultisetGroupHash hash, const void *context)
+{
+    state->ops->set_group_hash(state, part, hash, context);
+}
+
+/*
+ * The key `key` (hash = row_content_hash(key)), part 0, or NULL when it is
+ * absent. Expired entries of the key are dropped first (a key left empty
+ * is removed: NULL). NULL also when the backend fails (then
+ * state_store_failed is true).
+ */
+static inline MultisetKey *multiset_state_find(MultisetState *state, const Row *key, uint64_t hash,
+                                               int64_t now)
+{
+    return state->ops->find(state, key, hash, now);
+}
+
+/* The key, inserted with no entries when absent; NULL on failure (the store says why). */
+static inline MultisetKey *multiset_state_insert_key(MultisetState *state, const Row *key,
+                                                     uint64_t hash, int64_t now)
+{
+    return state->ops->insert_key(state, key, hash, now);
+}
+
+/* Part `part` of the key `key` (part 0, as find returns it). */
+static inline MultisetKey *multiset_key_part(MultisetState *state, MultisetKey *key, uint32_t part)
+{
+    return state->ops->key_part(state, key, part);
+}
+
+/* Removes the key (part 0) with every entry of every part. */
+static inline int multiset_state_remove_key(MultisetState *state, MultisetKey *key)
+{
+    return state->ops->remove_key(state, key);
+}
+
+/* Removes the key (part 0) when none of its parts has an entry left. */
+static inline int multiset_state_release_key(MultisetState *state, MultisetKey *key)
+{
+    return state->ops->release_key(state, key);
+}
+
+/*
+ * The entry of part `key` whose row equals `row` (hash = row_content_hash(row)),
+ * or NULL (absent, or the backend failed: state_store_failed).
+ */
+static inline const MultisetEntry *multiset_key_find_row(MultisetState *state, MultisetKey *key,
+                                                         const Row *row, uint64_t hash)
+{
+    return state->ops->find_row(state, key, row, hash);
+}
+
+/*
+ * Adds an entry for `row` (copied, kind set to +I) to part `key` with the
+ * counts given (count > 0) and last_access `now`. The row must not be in
+ * the part yet. NULL on failure, or when the part already holds 2^26 rows.
+ */
+static inline const MultisetEntry *multiset_key_add_row(MultisetState *state, MultisetKey *key,
+                                                        const Row *row, uint64_t hash,
+                                                        int32_t count, int64_t association_count,
+                                                        int64_t now)
+{
+    return state->ops->add_row(state, key, row, hash, count, association_count, now);
+}
+
+/*
+ * Sets the counts of `entry` (a view of part `key`; count > 0) and its
+ * last_access to `now`. JOINERY_OK or the backend's failure.
+ */
+static inline int multiset_entry_update(MultisetState *state, MultisetKey *key,
+                                        const MultisetEntry *entry, int32_t count,
+                                        int64_t association_count, int64_t now)
+{
+    return state->ops->update(state, key, entry, count, association_count, now);
+}
+
+/* Removes `entry` from part `key` (the key stays, maybe empty: see release_key). */
+static inline int multiset_key_remove_entry(MultisetState *state, MultisetKey *key,
+                                            const MultisetEntry *entry)
+{
+    return state->ops->remove_entry(state, key, entry);
+}
+
+/* Starts a scan of every entry of part `key` (NULL: an empty scan). */
+static inline void multiset_scan_begin(MultisetState *state, MultisetKey *key, MultisetScan *scan)
+{
+    scan->span = NULL;
+    scan->span_count = 0;
+    scan->position = 0;
+    scan->state = state;
+    scan->key = key;
+    scan->grouped = false;
+    scan->group_hash = 0;
+    if (key)
+        state->ops->scan_begin(state, key, scan);
+}
+
+/*
+ * Starts a scan of the rows of part `key` whose group hash is `group_hash`
+ * (a superset of them when the part is small or not grouped).
+ */
+static inline void multiset_scan_begin_group(MultisetState *state, MultisetKey *key,
+                                             uint32_t group_hash, MultisetScan *scan)
+{
+    scan->span = NULL;
+    scan->span_count = 0;
+    scan->position = 0;
+    scan->state = state;
+    scan->key = key;
+    scan->grouped = true;
+    scan->group_hash = group_hash;
+    if (key)
+        state->ops->scan_begin(state, key, scan);
+}
+
+/* The next entry of the scan, or NULL at its end (or on a failure: state_store_failed). */
+static inline const MultisetEntry *multiset_scan_next(MultisetScan *scan)
+{
+    if (scan->position < scan->span_count)
+        return &scan->span[scan->position++];
+    if (!scan->key)
+        return NULL;
+    return scan->state->ops->scan_refill(scan);
+}
+
+/* Ends a scan (releases what the backend held for it). */
+static inline void multiset_scan_end(MultisetScan *scan)
+{
+    if (scan->key && scan->state->ops->scan_end)
+        scan->state->ops->scan_end(scan);
+    scan->key = NULL;
+    scan->span_count = 0;
+}
+
+/*
+ * Calls `visit` for every key of the state, in no particular order (expired
+ * entries are not skipped). The visitor may scan and update entries but
+ * must not insert or remove keys or entries. Returns JOINERY_OK, the
+ * visitor's status when it stopped the walk, or the backend's failure.
+ */
+static inline int multiset_state_scan_keys(MultisetState *state, MultisetKeyVisit visit,
+                                           void *context)
+{
+    return state->ops->scan_keys(state, visit, context);
+}
+
+/*
+ * Incremental TTL cleanup: examines up to `max_keys` keys from where the
+ * previous call stopped, dropping expired entries and keys left empty.
  * Returns the number of entries dropped. No-op without TTL.
  */
-uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys);
-/* Current figures (O(1)). */
-StateCounters multiset_state_counters(const MultisetState *state);
+static inline uint64_t multiset_state_cleanup(MultisetState *state, int64_t now, uint32_t max_keys)
+{
+    return state->ops->cleanup(state, now, max_keys);
+}
+
+/* Current figures (cheap). */
+static inline StateCounters multiset_state_counters(const MultisetState *state)
+{
+    return state->ops->counters(state);
+}
+
 /*
  * Figures of one part: its keys (keys where it has entries), entries and
- * expired entries exactly; bytes are its rows, vectors and indexes plus a
- * share of what the parts hold in common (table, key blocks) in proportion
- * to its keys, so the parts' bytes add up to the state's. O(parts).
+ * expired entries exactly; bytes are its rows plus a share of what the
+ * parts hold in common in proportion to its keys, so the parts' bytes add
+ * up to the state's.
  */
-StateCounters multiset_state_part_counters(const MultisetState *state, uint32_t part);
+static inline StateCounters multiset_state_part_counters(const MultisetState *state, uint32_t part)
+{
+    return state->ops->part_counters(state, part);
+}
+
+/*
+ * A hint: the operator will look up key `hash` (and row `row_hash` in it)
+ * soon; levels are announced in order a few rows ahead, so that the cache
+ * misses of several rows overlap. No effect on what is stored.
+ */
+static inline void multiset_state_prefetch(const MultisetState *state, uint64_t hash,
+                                           uint64_t row_hash, MultisetPrefetch level)
+{
+    if (state->ops->prefetch)
+        state->ops->prefetch(state, hash, row_hash, level);
+}
+
+/*
+ * Writes every key and entry (counts, last_access) of the state to
+ * `writer`; restore adds them to an empty state of the same part count
+ * (any backend). JOINERY_OK or the failing status (diag filled).
+ */
+int multiset_state_snapshot(MultisetState *state, const StateWriter *writer, Diag *diag);
+int multiset_state_restore(MultisetState *state, const StateReader *reader, Diag *diag);
 
 /* ---- value state ------------------------------------------------------ */
 
+/* A key's value, as callers see it (the backend's record continues after it). */
 typedef struct ValueEntry {
-    Row *key;                /* owned copy; NULL marks an empty table slot */
-    uint64_t hash;           /* row_content_hash(key) */
-    Row *value;              /* owned; NULL until value_state_set */
-    uint32_t value_capacity; /* bytes allocated for value */
-    int64_t last_access;     /* processing time of the last write */
+    const Row *value; /* kind +I; NULL until value_state_set */
 } ValueEntry;
 
 typedef struct ValueState ValueState;
+typedef struct ValueStateOps ValueStateOps;
 
-/* Creates an empty state; NULL when memory is exhausted. */
-ValueState *value_state_create(int64_t ttl_millis);
-/* Frees the state and every key and value. NULL is allowed. */
-void value_state_destroy(ValueState *state);
+struct ValueState {
+    const ValueStateOps *ops;
+    StateStore *store;
+};
 
-/* The entry of `key`, or NULL (an expired entry is dropped and NULL returned). */
-ValueEntry *value_state_find(ValueState *state, const Row *key, uint64_t hash, int64_t now);
-/* Inserts `key` (absent) with no value yet; NULL when memory is exhausted. */
-ValueEntry *value_state_insert(ValueState *state, const Row *key, uint64_t hash, int64_t now);
+struct ValueStateOps {
+    void (*destroy)(ValueState *state);
+    const ValueEntry *(*find)(ValueState *state, const Row *key, uint64_t hash, int64_t now);
+    const ValueEntry *(*insert)(ValueState *state, const Row *key, uint64_t hash, int64_t now);
+    int (*set)(ValueState *state, const ValueEntry *entry, const Row *value, int64_t now);
+    int (*remove)(ValueState *state, const ValueEntry *entry);
+    int (*scan)(ValueState *state,
+                int (*visit)(void *context, const Row *key, const Row *value, int64_t last_access),
+                void *context);
+    uint64_t (*cleanup)(ValueState *state, int64_t now, uint32_t max_keys);
+    StateCounters (*counters)(const ValueState *state);
+};
+
+/* Creates an empty state; NULL on failure (the store says why). */
+ValueState *value_state_create(StateStore *store, int64_t ttl_millis);
+
+/* Frees the state and every key and value. NULL is a no-op. */
+static inline void value_state_destroy(ValueState *state)
+{
+    if (state)
+        state->ops->destroy(state);
+}
+
+/* The entry of `key`, or NULL (an expired entry is dropped and NULL returned; NULL on failure). */
+static inline const ValueEntry *value_state_find(ValueState *state, const Row *key, uint64_t hash,
+                                                 int64_t now)
+{
+    return state->ops->find(state, key, hash, now);
+}
+
+/* Inserts `key` (absent) with no value yet; NULL on failure. */
+static inline const ValueEntry *value_state_insert(ValueState *state, const Row *key, uint64_t hash,
+                                                   int64_t now)
+{
+    return state->ops->insert(state, key, hash, now);
+}
+
 /*
- * Stores a copy of `value` (kind set to +I) in the entry and refreshes its
- * TTL. Reuses the old value's memory when it is large enough. `value` must
- * not point into the entry's current value. JOINERY_OK or
- * JOINERY_ERROR_NO_MEMORY (entry unchanged).
+ * Stores a copy of `value` (kind set to +I) as the entry's value and
+ * refreshes its TTL. `value` may be the entry's current value.
+ * JOINERY_OK or the failure (entry unchanged).
  */
-int value_state_set(ValueState *state, ValueEntry *entry, const Row *value, int64_t now);
-/* Removes the entry (frees key and value). */
-void value_state_remove(ValueState *state, ValueEntry *entry);
+static inline int value_state_set(ValueState *state, const ValueEntry *entry, const Row *value,
+                                  int64_t now)
+{
+    return state->ops->set(state, entry, value, now);
+}
+
+/* Removes the entry (key and value). */
+static inline int value_state_remove(ValueState *state, const ValueEntry *entry)
+{
+    return state->ops->remove(state, entry);
+}
+
 /* Incremental TTL cleanup, as multiset_state_cleanup; returns entries dropped. */
-uint64_t value_state_cleanup(ValueState *state, int64_t now, uint32_t max_keys);
-/* Current figures (O(1)); entries == keys. */
-StateCounters value_state_counters(const ValueState *state);
+static inline uint64_t value_state_cleanup(ValueState *state, int64_t now, uint32_t max_keys)
+{
+    return state->ops->cleanup(state, now, max_keys);
+}
+
+/* Current figures (cheap); entries == keys. */
+static inline StateCounters value_state_counters(const ValueState *state)
+{
+    return state->ops->counters(state);
+}
+
+/* As multiset_state_snapshot / restore. */
+int value_state_snapshot(ValueState *state, const StateWriter *writer, Diag *diag);
+int value_state_restore(ValueState *state, const StateReader *reader, Diag *diag);
+
+/* ---- sorted state ----------------------------------------------------- */
+
+/*
+ * A row of a key ordered by time, as callers see it. Entries of a key are
+ * ordered by (time, sequence); sequence numbers are given by the state in
+ * insertion order, so rows of one time keep their arrival order.
+ */
+typedef struct SortedEntry {
+    const Row *row; /* kind +I */
+    int64_t time;
+    uint64_t sequence;
+    int64_t tag; /* free for the operator (e.g. an outer row's match count) */
+} SortedEntry;
+
+typedef struct SortedState SortedState;
+typedef struct SortedStateOps SortedStateOps;
+
+struct SortedState {
+    const SortedStateOps *ops;
+    StateStore *store;
+};
+
+/* A scan over one key's entries with time in [from, to], in order. */
+typedef struct SortedScan {
+    const SortedEntry *span;
+    uint32_t span_count;
+    uint32_t position;
+    SortedState *state;
+    int64_t from, to;
+    bool active;
+    uint64_t backend[10];
+} SortedScan;
+
+struct SortedStateOps {
+    void (*destroy)(SortedState *state);
+    int (*add)(SortedState *state, const Row *key, uint64_t hash, int64_t time, const Row *row,
+               int64_t tag);
+    void (*scan_begin)(SortedState *state, const Row *key, uint64_t hash, SortedScan *scan);
+    const SortedEntry *(*scan_refill)(SortedScan *scan);
+    void (*scan_end)(SortedScan *scan);
+    int (*set_tag)(SortedScan *scan, const SortedEntry *entry, int64_t tag);
+    int (*remove_range)(SortedState *state, const Row *key, uint64_t hash, int64_t from, int64_t to,
+                        uint64_t *removed);
+    int (*scan_keys)(SortedState *state,
+                     int (*visit)(void *context, const Row *key, uint64_t entry_count),
+                     void *context);
+    StateCounters (*counters)(const SortedState *state);
+};
+
+/* Creates an empty state; NULL on failure (the store says why). */
+SortedState *sorted_state_create(StateStore *store);
+
+static inline void sorted_state_destroy(SortedState *state)
+{
+    if (state)
+        state->ops->destroy(state);
+}
+
+/* Adds `row` (copied) at `time` under `key`, after the key's other rows of that time. */
+static inline int sorted_state_add(SortedState *state, const Row *key, uint64_t hash, int64_t time,
+                                   const Row *row, int64_t tag)
+{
+    return state->ops->add(state, key, hash, time, row, tag);
+}
+
+/*
+ * Starts a scan of `key`'s entries with from <= time <= to, in (time,
+ * sequence) order. While it runs, entries may change tags (sorted_scan_set_tag)
+ * but none may be added or removed under the key.
+ */
+static inline void sorted_scan_begin(SortedState *state, const Row *key, uint64_t hash,
+                                     int64_t from, int64_t to, SortedScan *scan)
+{
+    scan->span = NULL;
+    scan->span_count = 0;
+    scan->position = 0;
+    scan->state = state;
+    scan->from = from;
+    scan->to = to;
+    scan->active = from <= to;
+    if (scan->active)
+        state->ops->scan_begin(state, key, hash, scan);
+}
+
+static inline const SortedEntry *sorted_scan_next(SortedScan *scan)
+{
+    if (scan->position < scan->span_count)
+        return &scan->span[scan->position++];
+    if (!scan->active)
+        return NULL;
+    return scan->state->ops->scan_refill(scan);
+}
+
+static inline void sorted_scan_end(SortedScan *scan)
+{
+    if (scan->active && scan->state->ops->scan_end)
+        scan->state->ops->scan_end(scan);
+    scan->active = false;
+    scan->span_count = 0;
+}
+
+/* Sets the tag of `entry`, the scan's current entry. */
+static inline int sorted_scan_set_tag(SortedScan *scan, const SortedEntry *entry, int64_t tag)
+{
+    return scan->state->ops->set_tag(scan, entry, tag);
+}
+
+/*
+ * Removes `key`'s entries with from <= time <= to (the key goes when it has
+ * none left); *removed (may be NULL) gets how many.
+ */
+static inline int sorted_state_remove_range(SortedState *state, const Row *key, uint64_t hash,
+                                            int64_t from, int64_t to, uint64_t *removed)
+{
+    return state->ops->remove_range(state, key, hash, from, to, removed);
+}
+
+static inline StateCounters sorted_state_counters(const SortedState *state)
+{
+    return state->ops->counters(state);
+}
+
+int sorted_state_snapshot(SortedState *state, const StateWriter *writer, Diag *diag);
+int sorted_state_restore(SortedState *state, const StateReader *reader, Diag *diag);
+
+/* ---- timer queue ------------------------------------------------------ */
+
+/*
+ * Timers of one domain (event time or processing time) of one operator:
+ * (timestamp, key row) pairs, each present at most once, taken in
+ * timestamp order (ties in no promised order).
+ */
+typedef struct TimerQueue TimerQueue;
+typedef struct TimerQueueOps TimerQueueOps;
+
+struct TimerQueue {
+    const TimerQueueOps *ops;
+    StateStore *store;
+};
+
+struct TimerQueueOps {
+    void (*destroy)(TimerQueue *queue);
+    int (*add)(TimerQueue *queue, int64_t time, const Row *key, bool *added);
+    int (*remove)(TimerQueue *queue, int64_t time, const Row *key, bool *removed);
+    /* the earliest timer: 1 and *time / *key (valid until the next call), or 0 when empty */
+    int (*peek)(TimerQueue *queue, int64_t *time, const Row **key);
+    int (*pop)(TimerQueue *queue);
+    uint64_t (*count)(const TimerQueue *queue);
+    int (*scan)(TimerQueue *queue, int (*visit)(void *context, int64_t time, const Row *key),
+                void *context);
+    uint64_t (*bytes)(const TimerQueue *queue);
+};
+
+/* Creates an empty queue; NULL on failure (the store says why). */
+TimerQueue *timer_queue_create(StateStore *store);
+
+static inline void timer_queue_destroy(TimerQueue *queue)
+{
+    if (queue)
+        queue->ops->destroy(queue);
+}
+
+/* Adds the timer unless present (*added says which; may be NULL). */
+static inline int timer_queue_add(TimerQueue *queue, int64_t time, const Row *key, bool *added)
+{
+    return queue->ops->add(queue, time, key, added);
+}
+
+/* Removes the timer if present (*removed says whether it was; may be NULL). */
+static inline int timer_queue_remove(TimerQueue *queue, int64_t time, const Row *key, bool *removed)
+{
+    return queue->ops->remove(queue, time, key, removed);
+}
+
+/*
+ * The earliest timer: returns 1 with *time and *key (valid until the next
+ * call on the queue), 0 when the queue is empty, or a negative status.
+ */
+static inline int timer_queue_peek(TimerQueue *queue, int64_t *time, const Row **key)
+{
+    return queue->ops->peek(queue, time, key);
+}
+
+/* Removes the earliest timer (the queue must not be empty). */
+static inline int timer_queue_pop(TimerQueue *queue)
+{
+    return queue->ops->pop(queue);
+}
+
+static inline uint64_t timer_queue_count(const TimerQueue *queue)
+{
+    return queue->ops->count(queue);
+}
+
+int timer_queue_snapshot(TimerQueue *queue, const StateWriter *writer, Diag *diag);
+int timer_queue_restore(TimerQueue *queue, const StateReader *reader, Diag *diag);
+
+/* ---- the store interface (backends) ------------------------------------ */
+
+typedef struct StateStoreOps {
+    int (*commit)(StateStore *store, Diag *diag);
+    void (*close)(StateStore *store);
+    MultisetState *(*create_multiset)(StateStore *store, uint32_t part_count,
+                                      const int64_t *ttl_millis);
+    ValueState *(*create_value)(StateStore *store, int64_t ttl_millis);
+    SortedState *(*create_sorted)(StateStore *store);
+    TimerQueue *(*create_timer_queue)(StateStore *store);
+} StateStoreOps;
+
+/* What every backend's store starts with. */
+struct StateStore {
+    const StateStoreOps *ops;
+    StateBackendKind backend;
+    StateBudget *budget;
+    int error_status; /* state_store_error_status */
+    bool failed;      /* state_store_failed */
+    char error[320];  /* state_store_error */
+};
+
+/* Records why a call failed, and the status it stands for (backends). */
+void state_store_set_error(StateStore *store, int status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The backends' openers (state.c dispatches on StateStoreConfig.backend). */
+int state_hashmap_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag);
+int state_lmdb_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag);
 
 #endif

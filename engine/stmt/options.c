@@ -19,6 +19,8 @@
 
 #include "catalog/catalog.h"
 #include "engine/base/duration.h"
+#include "engine/base/memory_size.h"
+#include "engine/state/state.h"
 
 /* The keys, in listing order (SET;): one constant each, the index of its OPTION_SPECS entry. */
 typedef enum OptionId {
@@ -37,6 +39,8 @@ typedef enum OptionId {
     OPTION_PIPELINE_NAME,
     OPTION_RUNTIME_MODE,
     OPTION_STATE_BACKEND_TYPE,
+    OPTION_STATE_BACKEND_LMDB_PATH,
+    OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES,
     OPTION_DATAGEN_SEED,
     OPTION_COUNT
 } OptionId;
@@ -75,7 +79,16 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
                              "joinery runs streaming mode only"},
     [OPTION_STATE_BACKEND_TYPE] = {"state.backend.type", OPTION_KIND_ENUM, "hashmap",
-                                   "hashmap|memory", "state backend (in-memory hash tables)"},
+                                   "hashmap|memory|lmdb|rocksdb",
+                                   "state backend: hashmap (in memory) or lmdb (on disk, for "
+                                   "state larger than memory; 'rocksdb' runs on lmdb)"},
+    [OPTION_STATE_BACKEND_LMDB_PATH] = {"state.backend.lmdb.path", OPTION_KIND_STRING, NULL, NULL,
+                                        "joinery: folder for jobs' LMDB state (default: a "
+                                        "temporary folder removed when the job ends)"},
+    [OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES] =
+        {"state.backend.hashmap.max-bytes", OPTION_KIND_MEMORY_SIZE, NULL, NULL,
+         "joinery: most memory a job's hashmap state may use (default: three quarters of the "
+         "memory limit of the process, when it has one)"},
     [OPTION_DATAGEN_SEED] = {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
                              "joinery: seed of datagen's random values, so runs repeat"},
 };
@@ -175,6 +188,15 @@ static int options_check_value(const OptionSpec *spec, const char *value, Diag *
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Invalid value '%s' for option '%s': expected a duration such as "
                           "'500 ms', '5 s', '1 h' or '7 d'",
+                          value, spec->key);
+    }
+    case OPTION_KIND_MEMORY_SIZE: {
+        uint64_t bytes;
+        if (memory_size_parse(value, &bytes) == 0)
+            return JOINERY_OK;
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected a memory size such as "
+                          "'512 mb' or '2 gb'",
                           value, spec->key);
     }
     case OPTION_KIND_ENUM: {
@@ -330,9 +352,46 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         options_duration_millis(options, OPTION_AUTO_WATERMARK_INTERVAL);
 }
 
+const char *options_note(const char *key, const char *value)
+{
+    StateBackendKind kind;
+    bool substituted = false;
+    if (strcmp(key, OPTION_SPECS[OPTION_STATE_BACKEND_TYPE].key) == 0 &&
+        state_backend_parse(value, &kind, &substituted) && substituted)
+        return "joinery has no RocksDB: state.backend.type 'rocksdb' runs on its LMDB backend "
+               "(on disk, larger than memory, as RocksDB is for Flink).";
+    return NULL;
+}
+
+/* The set value of a key, or NULL when it is not set (its default is not looked up). */
+static const char *options_set_value(const SessionOptions *options, OptionId id)
+{
+    for (size_t i = 0; i < options->count; i++)
+        if (strcmp(options->keys[i], OPTION_SPECS[id].key) == 0)
+            return options->values[i];
+    return NULL;
+}
+
+static uint64_t options_memory_size(const SessionOptions *options, OptionId id)
+{
+    const char *value = options_get(options, options_spec_of(id, OPTION_KIND_MEMORY_SIZE)->key);
+    uint64_t bytes = 0;
+    if (value)
+        memory_size_parse(value, &bytes);
+    return bytes;
+}
+
 void job_config_from_options(const SessionOptions *options, JobConfig *config)
 {
     memset(config, 0, sizeof *config);
+    /* a session that does not choose gets the run's default (JOINERY_STATE_BACKEND) */
+    const char *backend = options_set_value(options, OPTION_STATE_BACKEND_TYPE);
+    if (!backend || !state_backend_parse(backend, &config->state_backend, NULL))
+        config->state_backend = state_backend_default();
+    config->lmdb_path = options_get(
+        options, options_spec_of(OPTION_STATE_BACKEND_LMDB_PATH, OPTION_KIND_STRING)->key);
+    config->hashmap_max_bytes =
+        options_memory_size(options, OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES);
     config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
     config->datagen_seed = (uint64_t)options_integer(options, OPTION_DATAGEN_SEED);
     config->multi_join_pruning = options_boolean(options, OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING);

@@ -27,7 +27,8 @@ typedef enum OptionKind {
     OPTION_KIND_BOOLEAN,
     OPTION_KIND_INTEGER,
     OPTION_KIND_DURATION,
-    OPTION_KIND_ENUM, /* one of OptionSpec.choices (case-insensitive) */
+    OPTION_KIND_ENUM,        /* one of OptionSpec.choices (case-insensitive) */
+    OPTION_KIND_MEMORY_SIZE, /* "512 mb" (base/memory_size.h) */
 } OptionKind;
 
 typedef struct OptionSpec {
@@ -55,6 +56,11 @@ void options_free(SessionOptions *options);
  * expected kind (e.g. "'5 parsecs' is not a duration such as '1 h'").
  */
 int options_set(SessionOptions *options, const char *key, const char *value, Diag *diag);
+/*
+ * A note for the user about a value just set (options_set succeeded), e.g.
+ * that 'rocksdb' runs on LMDB; NULL when there is nothing to say.
+ */
+const char *options_note(const char *key, const char *value);
 /* Removes a set key (back to its default); unknown keys are an error. */
 int options_reset(SessionOptions *options, const char *key, Diag *diag);
 void options_reset_all(SessionOptions *options);

@@ -117,6 +117,9 @@ static int session_set(StatementContext *context, const AstStatement *statement)
         }
         return status;
     }
+    const char *note = options_note(statement->set.key, statement->set.value);
+    if (note && (status = statement_info(context, note)) != JOINERY_OK)
+        return status;
     return statement_info(context, "Session property has been set.");
 }
 

@@ -618,6 +618,7 @@ static void run_random_join(JoinType type, bool null_safe, bool residual, unsign
             batch_rows[1] = (Row *)build_row(&builders[1], types, 2, text);
             RowBatch batch = {.rows = batch_rows, .count = 2, .capacity = 2};
             ck_assert_int_eq(operator_push(h.op, (uint32_t)side, &batch), JOINERY_OK);
+            test_store_commit(h.context.state_store);
             row_builder_free(&builders[0]);
             row_builder_free(&builders[1]);
         }

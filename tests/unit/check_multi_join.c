@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "engine/base/strbuf.h"
+#include "tests/unit/test_store.h"
 #include "engine/exec/expr_eval.h"
 #include "engine/exec/ops/op_join.h"
 #include "engine/exec/ops/op_multi_join.h"
@@ -257,6 +258,7 @@ static void harness_start(Harness *h, const Fixture *f)
     h->context.diag = &h->diag;
     h->context.now_millis = fake_clock;
     h->context.parallelism = 1;
+    h->context.state_store = test_store_open();
     operator_init(&h->collector.base, &COLLECTOR_VTABLE, "Collector", 1, &h->collector);
     h->collector.types = f->types;
     h->collector.field_count = f->field_count;
@@ -307,11 +309,13 @@ static void harness_open_binary(Harness *h, const Fixture *f)
 
 static void harness_close(Harness *h)
 {
+    test_store_commit(h->context.state_store);
     for (uint32_t i = 0; i < h->operator_count; i++)
         operator_close(h->operators[i]);
     operator_close(&h->collector.base);
     strbuf_free(&h->collector.log);
     strbuf_free(&h->taken);
+    state_store_close(h->context.state_store);
 }
 
 /* Returns the changelog collected since the last call, and forgets it. */
@@ -365,6 +369,7 @@ static void push(Harness *h, uint32_t input, const char *text)
     Row *built = (Row *)build_test_row(&builder, 2, kind, row);
     RowBatch batch = {.rows = &built, .count = 1, .capacity = 1};
     ck_assert_int_eq(operator_push(h->entry[input], h->entry_port[input], &batch), JOINERY_OK);
+    test_store_commit(h->context.state_store);
     row_builder_free(&builder);
 }
 
@@ -907,6 +912,7 @@ static void workload_run(const Workload *w, Harness *h, uint32_t fields, TextBag
         ck_assert_int_eq(
             operator_push(h->entry[change->input], h->entry_port[change->input], &batch),
             JOINERY_OK);
+        test_store_commit(h->context.state_store);
         const char *log = harness_take(h);
         if (full_log) {
             strbuf_append_cstr(full_log, log);

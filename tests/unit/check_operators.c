@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine/base/strbuf.h"
+#include "tests/unit/test_store.h"
 #include "engine/exec/ops/op_calc.h"
 #include "engine/exec/ops/op_changelog_normalize.h"
 #include "engine/exec/ops/op_channel.h"
@@ -141,6 +142,7 @@ static void harness_init(Harness *h, const DataType *out_types, uint32_t out_cou
     h->context.diag = &h->diag;
     h->context.now_millis = fake_clock;
     h->context.parallelism = 1;
+    h->context.state_store = test_store_open();
     fake_now = 0;
     arena_init(&h->arena, 0);
     operator_init(&h->collector.base, &COLLECTOR_VTABLE, "Collector", 1, &h->collector);
@@ -160,11 +162,13 @@ static void harness_open(Harness *h, Operator *op)
 
 static void harness_close(Harness *h)
 {
+    test_store_commit(h->context.state_store);
     if (h->op)
         operator_close(h->op);
     operator_close(&h->collector.base);
     strbuf_free(&h->collector.log);
     arena_destroy(&h->arena);
+    state_store_close(h->context.state_store);
 }
 
 /* Returns what the collector logged since the last call, and forgets it. */
@@ -883,7 +887,7 @@ START_TEST(test_sink_collector)
     init_pair_types();
     Diag diag;
     diag_clear(&diag);
-    ExecContext context = {&diag, NULL, fake_clock, NULL, 1};
+    ExecContext context = {&diag, NULL, fake_clock, NULL, 1, NULL};
     Collected collected = {STRBUF_INIT, 0, 0};
     Operator *sink = sink_operator_create_collector(collect, &collected, &diag);
     ck_assert_ptr_nonnull(sink);

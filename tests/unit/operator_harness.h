@@ -16,6 +16,7 @@
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
 #include "engine/exec/operator.h"
+#include "tests/unit/test_store.h"
 
 /* ---- harness: fake clock, collecting operator, row helpers ---- */
 
@@ -85,6 +86,7 @@ static inline void harness_open(Harness *h, Operator *op, const DataType *out_ty
     h->context.diag = &h->diag;
     h->context.now_millis = fake_clock;
     h->context.parallelism = 1;
+    h->context.state_store = test_store_open();
     h->op = op;
     ck_assert_ptr_nonnull(op);
     operator_init(&h->collector.base, &COLLECTOR_VTABLE, "Collector", 1, &h->collector);
@@ -97,9 +99,11 @@ static inline void harness_open(Harness *h, Operator *op, const DataType *out_ty
 
 static inline void harness_close(Harness *h)
 {
+    test_store_commit(h->context.state_store);
     operator_close(h->op);
     operator_close(&h->collector.base);
     strbuf_free(&h->collector.log);
+    state_store_close(h->context.state_store);
 }
 
 /* Returns the changelog collected since the last call, and forgets it. */
@@ -147,6 +151,8 @@ static inline int push_text_status(Harness *h, uint32_t input, const DataType *t
     RowBatch batch = {.rows = &row, .count = 1, .capacity = 1};
     int status = operator_push(h->op, input, &batch);
     row_builder_free(&builder);
+    if (status == JOINERY_OK)
+        test_store_commit(h->context.state_store);
     return status;
 }
 
@@ -160,6 +166,7 @@ static inline void push_text(Harness *h, uint32_t input, const DataType *types, 
     RowBatch batch = {.rows = &row, .count = 1, .capacity = 1};
     ck_assert_int_eq(operator_push(h->op, input, &batch), JOINERY_OK);
     row_builder_free(&builder);
+    test_store_commit(h->context.state_store);
 }
 
 #endif

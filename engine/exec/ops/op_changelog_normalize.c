@@ -1,6 +1,7 @@
 /*
- * op_changelog_normalize.c - keeps the last row per key (ValueState) and
- * emits the retractions an upsert stream leaves out (see the header).
+ * op_changelog_normalize.c - keeps the last row per key (ValueState, created
+ * in open from the task's store) and emits the retractions an upsert stream
+ * leaves out (see the header).
  */
 #include "engine/exec/ops/op_changelog_normalize.h"
 
@@ -22,6 +23,7 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
 {
     (void)input;
     NormalizeOperator *normalize = self->impl;
+    ValueState *state = normalize->state;
     int64_t now = operator_now_millis(self);
     for (uint32_t r = 0; r < batch->count; r++) {
         const Row *row = batch->rows[r];
@@ -29,31 +31,35 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
         if (!key)
             return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
         uint64_t hash = row_content_hash(key);
-        ValueEntry *entry = value_state_find(normalize->state, key, hash, now);
+        const ValueEntry *entry = value_state_find(state, key, hash, now);
+        if (!entry && state_store_failed(state->store))
+            return operator_fail_state(self, "normalize state");
         int status = JOINERY_OK;
+        bool stored = true;
         if (row_kind(row) == ROW_KIND_DELETE || row_kind(row) == ROW_KIND_UPDATE_BEFORE) {
             if (!entry || !entry->value) {
                 self->metrics.skipped_rows++;
                 continue;
             }
             status = operator_emit(self, entry->value, ROW_KIND_DELETE);
-            value_state_remove(normalize->state, entry);
+            stored = status != JOINERY_OK || value_state_remove(state, entry) == JOINERY_OK;
         } else if (!entry || !entry->value) {
             if (!entry)
-                entry = value_state_insert(normalize->state, key, hash, now);
-            if (!entry || value_state_set(normalize->state, entry, row, now) != JOINERY_OK)
-                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-            status = operator_emit(self, row, ROW_KIND_INSERT);
+                entry = value_state_insert(state, key, hash, now);
+            stored = entry && value_state_set(state, entry, row, now) == JOINERY_OK;
+            if (stored)
+                status = operator_emit(self, row, ROW_KIND_INSERT);
         } else if (row_content_equals(entry->value, row)) {
-            value_state_set(normalize->state, entry, row, now); /* refresh the TTL */
+            stored = value_state_set(state, entry, row, now) == JOINERY_OK; /* refresh the TTL */
         } else {
             status = operator_emit(self, entry->value, ROW_KIND_UPDATE_BEFORE);
-            if (status == JOINERY_OK &&
-                value_state_set(normalize->state, entry, row, now) != JOINERY_OK)
-                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
             if (status == JOINERY_OK)
+                stored = value_state_set(state, entry, row, now) == JOINERY_OK;
+            if (status == JOINERY_OK && stored)
                 status = operator_emit(self, row, ROW_KIND_UPDATE_AFTER);
         }
+        if (!stored)
+            return operator_fail_state(self, "normalize state");
         if (status != JOINERY_OK)
             return status;
     }
@@ -63,6 +69,8 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
 static int normalize_timer(Operator *self, int64_t now_millis)
 {
     NormalizeOperator *normalize = self->impl;
+    if (!normalize->state)
+        return JOINERY_OK;
     self->metrics.expired_rows +=
         value_state_cleanup(normalize->state, now_millis, NORMALIZE_CLEANUP_KEYS);
     return JOINERY_OK;
@@ -71,10 +79,21 @@ static int normalize_timer(Operator *self, int64_t now_millis)
 static void normalize_report_state(Operator *self)
 {
     NormalizeOperator *normalize = self->impl;
+    if (!normalize->state)
+        return;
     StateCounters counters = value_state_counters(normalize->state);
     self->metrics.state_bytes = counters.bytes;
     self->metrics.state_keys = counters.keys;
     self->metrics.state_rows = counters.entries;
+}
+
+static int normalize_open(Operator *self, ExecContext *context)
+{
+    NormalizeOperator *normalize = self->impl;
+    if (!context->state_store)
+        return operator_fail(self, JOINERY_ERROR, "normalize: no state store");
+    normalize->state = value_state_create(context->state_store, normalize->spec.ttl_millis);
+    return normalize->state ? JOINERY_OK : operator_fail_state(self, "normalize state");
 }
 
 static void normalize_close(Operator *self)
@@ -86,6 +105,7 @@ static void normalize_close(Operator *self)
 }
 
 static const OperatorVtable NORMALIZE_VTABLE = {
+    .open = normalize_open,
     .process = normalize_process,
     .timer = normalize_timer,
     .report_state = normalize_report_state,
@@ -95,15 +115,8 @@ static const OperatorVtable NORMALIZE_VTABLE = {
 Operator *changelog_normalize_operator_create(const ChangelogNormalizeSpec *spec, Diag *diag)
 {
     NormalizeOperator *normalize = calloc(1, sizeof *normalize);
-    if (normalize)
-        normalize->state = value_state_create(spec->ttl_millis);
-    if (normalize && normalize->state &&
-        !key_extractor_init(&normalize->key, spec->key_count, spec->key_fields, spec->types,
-                            NULL)) {
-        value_state_destroy(normalize->state);
-        normalize->state = NULL;
-    }
-    if (!normalize || !normalize->state) {
+    if (!normalize || !key_extractor_init(&normalize->key, spec->key_count, spec->key_fields,
+                                          spec->types, NULL)) {
         free(normalize);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;

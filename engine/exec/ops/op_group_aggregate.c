@@ -20,8 +20,13 @@
  *
  * Per row: build the group key (reusable RowBuilder), one lookup, decode
  * the accumulator into working Values (strings point into the stored
- * accumulator, the input row or value-count rows, all alive until the new
- * accumulator is encoded), apply, encode, emit the change.
+ * accumulator, the input row or a copy of the value-count row a MIN/MAX
+ * rescan chose, all alive until the new accumulator is encoded), apply,
+ * encode, emit the change.
+ *
+ * State (created in open from the task's store): a ValueState of
+ * accumulators by group key, and a MultisetState of value counts by (call,
+ * group key) for DISTINCT and for MIN/MAX over updates.
  */
 #include "engine/exec/ops/op_group_aggregate.h"
 
@@ -38,6 +43,8 @@ typedef struct AggregateSlot {
     AggregateCall call;
     DataType value_type; /* type of the accumulator's value field */
     bool keeps_value_counts;
+    uint64_t *extreme_row; /* MIN/MAX rescans: a copy of the chosen value-count row */
+    uint32_t extreme_capacity;
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -88,8 +95,8 @@ static const Row *aggregate_count_key(GroupAggregateOperator *agg, uint32_t call
     return row_builder_finish(builder);
 }
 
-static void aggregate_drop_value_counts(GroupAggregateOperator *agg, const Row *group_key,
-                                        int64_t now)
+static int aggregate_drop_value_counts(GroupAggregateOperator *agg, const Row *group_key,
+                                       int64_t now)
 {
     for (uint32_t i = 0; i < agg->spec.call_count; i++) {
         if (!agg->slots[i].keeps_value_counts)
@@ -99,9 +106,11 @@ static void aggregate_drop_value_counts(GroupAggregateOperator *agg, const Row *
             continue;
         MultisetKey *found =
             multiset_state_find(agg->value_counts, key, row_content_hash(key), now);
-        if (found)
-            multiset_state_remove_key(agg->value_counts, found);
+        if ((found && multiset_state_remove_key(agg->value_counts, found) != JOINERY_OK) ||
+            state_store_failed(agg->value_counts->store))
+            return operator_fail_state(&agg->base, "aggregate state");
     }
+    return JOINERY_OK;
 }
 
 /*
@@ -121,64 +130,101 @@ static int aggregate_count_value(GroupAggregateOperator *agg, uint32_t call, con
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     uint64_t key_hash = row_content_hash(key);
     uint64_t value_hash = row_content_hash(value_row);
+    MultisetState *counts = agg->value_counts;
+    int status = JOINERY_OK;
     if (delta > 0) {
-        MultisetKey *found = multiset_state_insert_key(agg->value_counts, key, key_hash, now);
+        MultisetKey *found = multiset_state_insert_key(counts, key, key_hash, now);
         if (!found)
-            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        MultisetEntry *entry = multiset_key_find_row(found, value_row, value_hash);
-        if (!entry)
-            entry = multiset_key_add_row(agg->value_counts, found, value_row, value_hash, now);
-        if (!entry) {
-            if (found->entry_count == 0)
-                multiset_state_remove_key(agg->value_counts, found);
-            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            return operator_fail_state(&agg->base, "aggregate state");
+        const MultisetEntry *entry = multiset_key_find_row(counts, found, value_row, value_hash);
+        if (entry) {
+            if (!multiset_count_can_add(entry->count, 1))
+                return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME,
+                                     "more than %d copies of one value in a group",
+                                     MULTISET_COUNT_MAX);
+            *remaining = entry->count + 1;
+            status = multiset_entry_update(counts, found, entry, entry->count + 1, 0, now);
+        } else if (!state_store_failed(counts->store)) {
+            *remaining = 1;
+            if (!multiset_key_add_row(counts, found, value_row, value_hash, 1, 0, now)) {
+                if (found->entry_count == 0)
+                    (void)multiset_state_remove_key(counts, found);
+                status = JOINERY_ERROR_NO_MEMORY;
+            }
+        } else {
+            status = JOINERY_ERROR_NO_MEMORY;
         }
-        if (!multiset_entry_add_count(entry, 1))
-            return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME,
-                                 "more than %d copies of one value in a group", MULTISET_COUNT_MAX);
-        multiset_entry_touch(entry, now);
-        *remaining = entry->count;
-        return JOINERY_OK;
+        return status == JOINERY_OK ? JOINERY_OK
+                                    : operator_fail_state(&agg->base, "aggregate state");
     }
-    MultisetKey *found = multiset_state_find(agg->value_counts, key, key_hash, now);
-    MultisetEntry *entry = found ? multiset_key_find_row(found, value_row, value_hash) : NULL;
+    MultisetKey *found = multiset_state_find(counts, key, key_hash, now);
+    const MultisetEntry *entry =
+        found ? multiset_key_find_row(counts, found, value_row, value_hash) : NULL;
     if (!entry) {
+        if (state_store_failed(counts->store))
+            return operator_fail_state(&agg->base, "aggregate state");
         *remaining = -1;
         return JOINERY_OK;
     }
-    *remaining = --entry->count;
-    if (entry->count == 0) {
-        multiset_key_remove_entry(agg->value_counts, found, entry);
-        if (found->entry_count == 0)
-            multiset_state_remove_key(agg->value_counts, found);
+    *remaining = entry->count - 1;
+    if (entry->count == 1) {
+        status = multiset_key_remove_entry(counts, found, entry);
+        if (status == JOINERY_OK && found->entry_count == 0)
+            status = multiset_state_remove_key(counts, found);
     } else {
-        multiset_entry_touch(entry, now);
+        status = multiset_entry_update(counts, found, entry, entry->count - 1, 0, now);
     }
-    return JOINERY_OK;
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&agg->base, "aggregate state");
 }
 
-/* The smallest (MIN) or largest (MAX) value left in call i's value counts, or NULL. */
-static Value aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call,
-                                      const Row *group_key, int64_t now)
+/*
+ * Sets *best to the smallest (MIN) or largest (MAX) value left in call i's
+ * value counts, or NULL. JOINERY_OK or an error (reported).
+ */
+static int aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call,
+                                    const Row *group_key, int64_t now, Value *result)
 {
     const AggregateSlot *slot = &agg->slots[call];
     Value best = value_null();
+    *result = best;
     const Row *key = aggregate_count_key(agg, call, group_key);
     if (!key)
-        return best;
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     MultisetKey *found = multiset_state_find(agg->value_counts, key, row_content_hash(key), now);
     if (!found)
-        return best;
+        return state_store_failed(agg->value_counts->store)
+                   ? operator_fail_state(&agg->base, "aggregate state")
+                   : JOINERY_OK;
     int direction = slot->call.kind == AGGREGATE_MIN ? -1 : 1;
-    for (uint32_t i = 0; i < found->entry_count; i++) {
-        Value candidate = value_from_row(found->entries[i].row, 0, slot->call.argument_type);
+    /* the best row is copied: a backend's scan may reuse the memory of the rows it returned */
+    AggregateSlot *chosen = &agg->slots[call];
+    MultisetScan scan;
+    multiset_scan_begin(agg->value_counts, found, &scan);
+    for (const MultisetEntry *entry; (entry = multiset_scan_next(&scan)) != NULL;) {
+        Value candidate = value_from_row(entry->row, 0, slot->call.argument_type);
         if (candidate.is_null)
             continue;
         if (best.is_null ||
-            value_compare(slot->call.argument_type, candidate, best) * direction > 0)
-            best = candidate;
+            value_compare(slot->call.argument_type, candidate, best) * direction > 0) {
+            uint32_t size = row_size(entry->row);
+            if (size > chosen->extreme_capacity) {
+                uint64_t *grown = realloc(chosen->extreme_row, size);
+                if (!grown) {
+                    multiset_scan_end(&scan);
+                    return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+                }
+                chosen->extreme_row = grown;
+                chosen->extreme_capacity = size;
+            }
+            memcpy(chosen->extreme_row, entry->row, size);
+            best = value_from_row((const Row *)chosen->extreme_row, 0, slot->call.argument_type);
+        }
     }
-    return best;
+    multiset_scan_end(&scan);
+    if (state_store_failed(agg->value_counts->store))
+        return operator_fail_state(&agg->base, "aggregate state");
+    *result = best;
+    return JOINERY_OK;
 }
 
 /* ---- applying one row ---- */
@@ -260,7 +306,9 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
                 *current = value_null();
             } else if (slot->keeps_value_counts && remaining == 0 && !current->is_null &&
                        value_compare(call->argument_type, value, *current) == 0) {
-                *current = aggregate_rescan_extreme(agg, i, group_key, now);
+                int status = aggregate_rescan_extreme(agg, i, group_key, now, current);
+                if (status != JOINERY_OK)
+                    return status;
             }
         }
         break;
@@ -424,7 +472,9 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     uint64_t key_hash = row_content_hash(group_key);
 
-    ValueEntry *entry = value_state_find(agg->accumulators, group_key, key_hash, now);
+    const ValueEntry *entry = value_state_find(agg->accumulators, group_key, key_hash, now);
+    if (!entry && state_store_failed(agg->accumulators->store))
+        return operator_fail_state(&agg->base, "aggregate state");
     bool first = entry == NULL;
     const Row *previous = NULL;
     int status;
@@ -435,8 +485,11 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
         }
         aggregate_reset(agg);
         /* value counts can only be left over when the group's accumulator expired */
-        if (agg->has_value_counts && agg->spec.ttl_millis > 0)
-            aggregate_drop_value_counts(agg, group_key, now);
+        if (agg->has_value_counts && agg->spec.ttl_millis > 0) {
+            status = aggregate_drop_value_counts(agg, group_key, now);
+            if (status != JOINERY_OK)
+                return status;
+        }
     } else {
         status =
             aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value, &previous);
@@ -454,10 +507,14 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
 
     if (agg->row_count <= 0) {
         /* the last row of the group was retracted */
-        if (agg->has_value_counts)
-            aggregate_drop_value_counts(agg, group_key, now);
+        if (agg->has_value_counts) {
+            status = aggregate_drop_value_counts(agg, group_key, now);
+            if (status != JOINERY_OK)
+                return status;
+        }
         status = operator_emit(&agg->base, previous, ROW_KIND_DELETE);
-        value_state_remove(agg->accumulators, entry);
+        if (status == JOINERY_OK && value_state_remove(agg->accumulators, entry) != JOINERY_OK)
+            status = operator_fail_state(&agg->base, "aggregate state");
         return status;
     }
 
@@ -471,12 +528,13 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
     if (first) {
         entry = value_state_insert(agg->accumulators, group_key, key_hash, now);
         if (!entry)
-            return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            return operator_fail_state(&agg->base, "aggregate state");
     }
     if (value_state_set(agg->accumulators, entry, accumulator, now) != JOINERY_OK) {
+        status = operator_fail_state(&agg->base, "aggregate state");
         if (first)
-            value_state_remove(agg->accumulators, entry);
-        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            (void)value_state_remove(agg->accumulators, entry);
+        return status;
     }
     if (first)
         return operator_emit(&agg->base, current, ROW_KIND_INSERT);
@@ -504,6 +562,8 @@ static int aggregate_process(Operator *self, uint32_t input, const RowBatch *bat
 static void aggregate_report_state(Operator *self)
 {
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    if (!agg->accumulators || !agg->value_counts)
+        return;
     StateCounters groups = value_state_counters(agg->accumulators);
     StateCounters values = multiset_state_counters(agg->value_counts);
     self->metrics.state_bytes = groups.bytes + values.bytes;
@@ -515,7 +575,7 @@ static void aggregate_report_state(Operator *self)
 static int aggregate_timer(Operator *self, int64_t now_millis)
 {
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
-    if (agg->spec.ttl_millis <= 0)
+    if (agg->spec.ttl_millis <= 0 || !agg->accumulators || !agg->value_counts)
         return JOINERY_OK;
     value_state_cleanup(agg->accumulators, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
     multiset_state_cleanup(agg->value_counts, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
@@ -530,6 +590,8 @@ static void aggregate_close(Operator *self)
     agg->accumulators = NULL;
     multiset_state_destroy(agg->value_counts);
     agg->value_counts = NULL;
+    for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++)
+        free(agg->slots[i].extreme_row);
     free(agg->slots);
     agg->slots = NULL;
     free(agg->key_variable_length);
@@ -547,8 +609,22 @@ static void aggregate_close(Operator *self)
     free(agg);
 }
 
+static int aggregate_open(Operator *self, ExecContext *context)
+{
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    if (!context->state_store)
+        return operator_fail(self, JOINERY_ERROR, "aggregate: no state store");
+    agg->accumulators = value_state_create(context->state_store, agg->spec.ttl_millis);
+    agg->value_counts = agg->accumulators
+                            ? multiset_state_create(context->state_store, agg->spec.ttl_millis)
+                            : NULL;
+    if (!agg->value_counts)
+        return operator_fail_state(self, "aggregate state");
+    return JOINERY_OK;
+}
+
 static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
-    .open = NULL,
+    .open = aggregate_open,
     .process = aggregate_process,
     .watermark = NULL,
     .timer = aggregate_timer,
@@ -630,12 +706,9 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     agg->values = calloc(calls, sizeof(Value));
     agg->counts = calloc(calls, sizeof(int64_t));
     agg->key_variable_length = calloc(keys, sizeof(bool));
-    agg->accumulators = value_state_create(spec->ttl_millis);
-    agg->value_counts = multiset_state_create(spec->ttl_millis);
     bool key_ready = key_extractor_init(&agg->group_key, spec->group_key_count, spec->group_keys,
                                         spec->input_types, NULL);
-    if (!agg->slots || !agg->values || !agg->counts || !agg->key_variable_length ||
-        !agg->accumulators || !agg->value_counts || !key_ready) {
+    if (!agg->slots || !agg->values || !agg->counts || !agg->key_variable_length || !key_ready) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         goto failed;
     }

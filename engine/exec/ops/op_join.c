@@ -2,7 +2,8 @@
  * op_join.c - the regular streaming join (see op_join.h), after Flink's
  * StreamingJoinOperator (newest form: outputs interleaved per matching row).
  *
- * State: one MultisetState per side, keyed by the equi-join key row (built
+ * State: one MultisetState per side (created in open from the task's
+ * store, so on any backend), keyed by the equi-join key row (built
  * from the key fields into a reusable RowBuilder; a cross join uses the
  * empty row as its one key). Each entry is a distinct input row (kind +I)
  * with its count (duplicates) and, on outer sides, its association count:
@@ -223,6 +224,13 @@ static int join_plan_batch(JoinOperator *join, uint32_t input, const RowBatch *b
 
 /* ---- processing ---- */
 
+/* True when a lookup on the side's state came back empty because the backend failed. */
+static inline bool join_state_failed(const JoinOperator *join, const JoinSide *side)
+{
+    (void)join;
+    return state_store_failed(side->state->store);
+}
+
 static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
                             const JoinRowPlan *plan, int64_t now)
 {
@@ -242,19 +250,26 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
     int64_t stored_associations = 0;
     if (!accumulate) {
         MultisetKey *own_key = multiset_state_find(own->state, key, key_hash, now);
-        MultisetEntry *entry = own_key ? multiset_key_find_row(own_key, row, row_hash) : NULL;
+        const MultisetEntry *entry =
+            own_key ? multiset_key_find_row(own->state, own_key, row, row_hash) : NULL;
         if (!entry) {
+            if (join_state_failed(join, own))
+                return operator_fail_state(&join->base, "join state");
             join->base.metrics.skipped_rows++;
             return JOINERY_OK;
         }
         stored_associations = entry->association_count;
-        if (--entry->count == 0) {
-            multiset_key_remove_entry(own->state, own_key, entry);
-            if (own_key->entry_count == 0)
-                multiset_state_remove_key(own->state, own_key);
+        int status;
+        if (entry->count == 1) {
+            status = multiset_key_remove_entry(own->state, own_key, entry);
+            if (status == JOINERY_OK && own_key->entry_count == 0)
+                status = multiset_state_remove_key(own->state, own_key);
         } else {
-            multiset_entry_touch(entry, now);
+            status = multiset_entry_update(own->state, own_key, entry, entry->count - 1,
+                                           entry->association_count, now);
         }
+        if (status != JOINERY_OK)
+            return operator_fail_state(&join->base, "join state");
     }
 
     bool any_outer = own->outer || other->outer;
@@ -267,47 +282,52 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
     int64_t matches = 0;
     MultisetKey *other_key =
         never_matches ? NULL : multiset_state_find(other->state, key, key_hash, now);
-    if (other_key) {
-        const Expr *residual = join->spec.residual;
-        for (uint32_t i = 0; i < other_key->entry_count; i++) {
-            MultisetEntry *entry = &other_key->entries[i];
-            if (residual) {
-                const Row *left = input == 0 ? row : entry->row;
-                const Row *right = input == 0 ? entry->row : row;
-                if (!join_residual_accepts(join, left, right)) {
-                    if (join->eval_context.failed)
-                        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
-                                             "join condition failed to evaluate");
-                    continue;
-                }
-            }
-            matches += entry->count;
-            for (int64_t copy = 0; copy < entry->count; copy++) {
-                int status;
-                if (accumulate) {
-                    if (other->outer && entry->association_count == 0) {
-                        status = join_emit_padded(join, other_input, entry->row, ROW_KIND_DELETE);
-                        if (status != JOINERY_OK)
-                            return status;
-                    }
-                    status = join_emit_pair(join, input, row, entry->row, joined_kind);
-                } else {
-                    status = join_emit_pair(join, input, row, entry->row, joined_kind);
-                    if (status == JOINERY_OK && other->outer && entry->association_count == 1)
-                        status = join_emit_padded(join, other_input, entry->row, ROW_KIND_INSERT);
-                }
-                if (status != JOINERY_OK)
-                    return status;
-            }
-            if (other->outer) {
-                if (accumulate)
-                    entry->association_count++;
-                else if (entry->association_count > 0)
-                    entry->association_count--;
-                multiset_entry_touch(entry, now);
+    if (!other_key && join_state_failed(join, other))
+        return operator_fail_state(&join->base, "join state");
+    MultisetScan scan;
+    multiset_scan_begin(other->state, other_key, &scan);
+    int status = JOINERY_OK;
+    const Expr *residual = join->spec.residual;
+    for (const MultisetEntry *entry; status == JOINERY_OK && (entry = multiset_scan_next(&scan));) {
+        if (residual) {
+            const Row *left = input == 0 ? row : entry->row;
+            const Row *right = input == 0 ? entry->row : row;
+            if (!join_residual_accepts(join, left, right)) {
+                if (join->eval_context.failed)
+                    status = operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                           "join condition failed to evaluate");
+                continue;
             }
         }
+        matches += entry->count;
+        for (int64_t copy = 0; copy < entry->count && status == JOINERY_OK; copy++) {
+            if (accumulate) {
+                if (other->outer && entry->association_count == 0)
+                    status = join_emit_padded(join, other_input, entry->row, ROW_KIND_DELETE);
+                if (status == JOINERY_OK)
+                    status = join_emit_pair(join, input, row, entry->row, joined_kind);
+            } else {
+                status = join_emit_pair(join, input, row, entry->row, joined_kind);
+                if (status == JOINERY_OK && other->outer && entry->association_count == 1)
+                    status = join_emit_padded(join, other_input, entry->row, ROW_KIND_INSERT);
+            }
+        }
+        if (status == JOINERY_OK && other->outer) {
+            int64_t associations = entry->association_count;
+            if (accumulate)
+                associations++;
+            else if (associations > 0)
+                associations--;
+            if (multiset_entry_update(other->state, other_key, entry, entry->count, associations,
+                                      now) != JOINERY_OK)
+                status = operator_fail_state(&join->base, "join state");
+        }
     }
+    multiset_scan_end(&scan);
+    if (status == JOINERY_OK && join_state_failed(join, other))
+        status = operator_fail_state(&join->base, "join state");
+    if (status != JOINERY_OK)
+        return status;
 
     if (!accumulate) {
         if (own->outer && matches == 0 && stored_associations == 0)
@@ -316,32 +336,34 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
     }
 
     if (own->outer && matches == 0) {
-        int status = join_emit_padded(join, input, row, ROW_KIND_INSERT);
+        status = join_emit_padded(join, input, row, ROW_KIND_INSERT);
         if (status != JOINERY_OK)
             return status;
     }
     /* store the row (the key row stays in key_rows until the next batch) */
     MultisetKey *own_key = multiset_state_insert_key(own->state, key, key_hash, now);
     if (!own_key)
-        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory (join state)");
-    MultisetEntry *entry = multiset_key_find_row(own_key, row, row_hash);
-    if (!entry) {
-        entry = multiset_key_add_row(own->state, own_key, row, row_hash, now);
+        return operator_fail_state(&join->base, "join state");
+    int64_t associations = own->outer ? matches : 0;
+    const MultisetEntry *entry = multiset_key_find_row(own->state, own_key, row, row_hash);
+    if (entry) {
+        if (!multiset_count_can_add(entry->count, 1))
+            return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                 "more than %d copies of one row in the join state",
+                                 MULTISET_COUNT_MAX);
+        status = multiset_entry_update(own->state, own_key, entry, entry->count + 1,
+                                       own->outer ? associations : entry->association_count, now);
+    } else if (!join_state_failed(join, own)) {
+        entry = multiset_key_add_row(own->state, own_key, row, row_hash, 1, associations, now);
         if (!entry) {
             if (own_key->entry_count == 0)
-                multiset_state_remove_key(own->state, own_key);
-            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
-                                 "out of memory (join state)");
+                (void)multiset_state_remove_key(own->state, own_key);
+            status = JOINERY_ERROR_NO_MEMORY;
         }
+    } else {
+        status = JOINERY_ERROR_NO_MEMORY;
     }
-    if (!multiset_entry_add_count(entry, 1))
-        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
-                             "more than %d copies of one row in the join state",
-                             MULTISET_COUNT_MAX);
-    if (own->outer)
-        entry->association_count = matches;
-    multiset_entry_touch(entry, now);
-    return JOINERY_OK;
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "join state");
 }
 
 /* Announces the state lookups of row `i` at prefetch level `level`. */
@@ -397,12 +419,22 @@ static int join_open(Operator *self, ExecContext *context)
     join->eval_context.arena = &join->eval_arena;
     join->eval_context.diag = context->diag;
     join->eval_context.failed = false;
+    if (!context->state_store)
+        return operator_fail(self, JOINERY_ERROR, "join: no state store");
+    join->sides[0].state = multiset_state_create(context->state_store, join->spec.left_ttl_millis);
+    join->sides[1].state = join->sides[0].state ? multiset_state_create(context->state_store,
+                                                                        join->spec.right_ttl_millis)
+                                                : NULL;
+    if (!join->sides[1].state)
+        return operator_fail_state(self, "join state");
     return JOINERY_OK;
 }
 
 static void join_report_state(Operator *self)
 {
     JoinOperator *join = (JoinOperator *)self;
+    if (!join->sides[0].state || !join->sides[1].state)
+        return;
     StateCounters left = multiset_state_counters(join->sides[0].state);
     StateCounters right = multiset_state_counters(join->sides[1].state);
     self->metrics.state_bytes = left.bytes + right.bytes;
@@ -414,7 +446,7 @@ static void join_report_state(Operator *self)
 static int join_timer(Operator *self, int64_t now_millis)
 {
     JoinOperator *join = (JoinOperator *)self;
-    if (!join->ttl_enabled)
+    if (!join->ttl_enabled || !join->sides[0].state)
         return JOINERY_OK;
     for (int side = 0; side < 2; side++)
         multiset_state_cleanup(join->sides[side].state, now_millis, JOIN_CLEANUP_SLOTS_PER_TIMER);
@@ -455,7 +487,8 @@ void join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes
                               uint64_t *rows)
 {
     StateCounters counters = {0, 0, 0, 0};
-    if (op && op->vtable == &JOIN_VTABLE && side < 2)
+    if (op && op->vtable == &JOIN_VTABLE && side < 2 &&
+        ((const JoinOperator *)op)->sides[side].state)
         counters = multiset_state_counters(((const JoinOperator *)op)->sides[side].state);
     if (bytes)
         *bytes = counters.bytes;
@@ -505,8 +538,6 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
                                          spec->left_types, spec->null_safe_keys) &&
                       key_extractor_init(&join->sides[1].key, spec->key_count, spec->right_keys,
                                          spec->right_types, spec->null_safe_keys);
-    join->sides[0].state = multiset_state_create(spec->left_ttl_millis);
-    join->sides[1].state = multiset_state_create(spec->right_ttl_millis);
     join->sides[0].variable_length = join_variable_flags(spec->left_types, spec->left_field_count);
     join->sides[1].variable_length =
         join_variable_flags(spec->right_types, spec->right_field_count);
@@ -515,8 +546,7 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     arena_init(&join->eval_arena, 4096);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
     operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
-    if (!join->sides[0].state || !join->sides[1].state || !join->sides[0].variable_length ||
-        !join->sides[1].variable_length || !keys_ready) {
+    if (!join->sides[0].variable_length || !join->sides[1].variable_length || !keys_ready) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;

@@ -232,21 +232,26 @@ static uint32_t multi_join_row_group_hash(const Row *row, const void *context)
  * every row. False when nothing can match (a grouped step's partner is
  * padded: its equalities are NULL).
  */
-static bool multi_join_scan_begin(const MultiJoinOperator *join, uint32_t level,
-                                  const MultisetKey *key, MultisetGroupScan *scan)
+static bool multi_join_scan_begin(MultiJoinOperator *join, uint32_t level, MultisetKey *key,
+                                  MultisetScan *scan)
 {
     const MultiJoinInput *input = &join->inputs[level];
-    if (!key || (input->partner_required && !join->components[input->partner]))
+    if (!key || (input->partner_required && !join->components[input->partner])) {
+        multiset_scan_begin(join->state, NULL, scan);
         return false;
-    uint32_t tag = 0;
+    }
     if (input->group_field_count) {
         const Row *partner = join->components[input->partner];
-        if (!partner)
+        if (!partner) {
+            multiset_scan_begin(join->state, NULL, scan);
             return false;
-        tag = multi_join_fields_hash(partner, input->group_partner_fields, input->group_variable,
-                                     input->group_field_count);
+        }
+        uint32_t tag = multi_join_fields_hash(partner, input->group_partner_fields,
+                                              input->group_variable, input->group_field_count);
+        multiset_scan_begin_group(join->state, key, tag, scan);
+        return true;
     }
-    multiset_key_group_scan_begin(join->state, key, tag, scan);
+    multiset_scan_begin(join->state, key, scan);
     return true;
 }
 
@@ -298,12 +303,12 @@ static inline int multi_join_condition_check(MultiJoinOperator *join, uint32_t l
 /*
  * The next row of a scan of S_level (multi_join_scan_begin) that matches
  * the current path (multi_join_prepare_level has run), or NULL at the end
- * or on an evaluation error (*status set).
+ * or on an error (*status set: evaluation, or the state backend failed).
  */
-static MultisetEntry *multi_join_next_match(MultiJoinOperator *join, uint32_t level,
-                                            MultisetGroupScan *scan, int *status)
+static const MultisetEntry *multi_join_next_match(MultiJoinOperator *join, uint32_t level,
+                                                  MultisetScan *scan, int *status)
 {
-    for (MultisetEntry *entry; (entry = multiset_key_group_scan_next(scan)) != NULL;) {
+    for (const MultisetEntry *entry; (entry = multiset_scan_next(scan)) != NULL;) {
         bool match;
         *status = multi_join_condition_check(join, level, entry->row, &match);
         if (*status != JOINERY_OK)
@@ -311,6 +316,8 @@ static MultisetEntry *multi_join_next_match(MultiJoinOperator *join, uint32_t le
         if (match)
             return entry;
     }
+    if (state_store_failed(join->state->store))
+        *status = operator_fail_state(&join->base, "multi-join state");
     return NULL;
 }
 
@@ -364,11 +371,12 @@ static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sig
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    MultisetGroupScan scan;
+    MultisetScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
     int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (MultisetEntry *entry; scanning && status == JOINERY_OK &&
-                               (entry = multi_join_next_match(join, level, &scan, &status));) {
+    for (const MultisetEntry *entry;
+         scanning && status == JOINERY_OK &&
+         (entry = multi_join_next_match(join, level, &scan, &status));) {
         matches += entry->count;
         if (input->preserves_right && sign > 0 && entry->association_count == 0)
             status = multi_join_propagate_right_padded(join, level, entry->row, -1, entry->count);
@@ -378,19 +386,24 @@ static int multi_join_propagate(MultiJoinOperator *join, uint32_t level, int sig
         }
         if (status != JOINERY_OK || !input->preserves_right)
             continue;
+        int64_t associations = entry->association_count;
+        bool unmatched = false;
         if (sign > 0) {
-            entry->association_count += weight;
-        } else if (entry->association_count > 0) {
-            entry->association_count -= weight;
-            if (entry->association_count <= 0) {
-                entry->association_count = 0;
-                status =
-                    multi_join_propagate_right_padded(join, level, entry->row, 1, entry->count);
+            associations += weight;
+        } else if (associations > 0) {
+            associations -= weight;
+            if (associations <= 0) {
+                associations = 0;
+                unmatched = true;
             }
         }
-        if (join->ttl_enabled)
-            multiset_entry_touch(entry, join->now);
+        if (multiset_entry_update(join->state, key, entry, entry->count, associations,
+                                  join->ttl_enabled ? join->now : entry->last_access) != JOINERY_OK)
+            status = operator_fail_state(&join->base, "multi-join state");
+        else if (unmatched)
+            status = multi_join_propagate_right_padded(join, level, entry->row, 1, entry->count);
     }
+    multiset_scan_end(&scan);
     if (status == JOINERY_OK && input->preserves_left && matches == 0) {
         join->components[level] = NULL;
         status = multi_join_propagate(join, level + 1, sign, weight);
@@ -411,12 +424,13 @@ static int multi_join_has_no_other_match(MultiJoinOperator *join, bool *none)
     MultisetKey *key = join->inputs[level].current_key;
     int64_t allowed = join->change_sign < 0 ? 1 : 0;
     int64_t matches = 0;
-    MultisetGroupScan scan;
+    MultisetScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
     int status = JOINERY_OK;
-    for (MultisetEntry *entry; scanning && matches <= allowed &&
-                               (entry = multi_join_next_match(join, level, &scan, &status));)
+    for (const MultisetEntry *entry; scanning && matches <= allowed &&
+                                     (entry = multi_join_next_match(join, level, &scan, &status));)
         matches += entry->count;
+    multiset_scan_end(&scan);
     *none = matches <= allowed;
     return status;
 }
@@ -465,15 +479,17 @@ static int multi_join_walk_prefix(MultiJoinOperator *join, uint32_t level, int64
     MultiJoinInput *input = &join->inputs[level];
     MultisetKey *key = input->current_key;
     int64_t matches = 0;
-    MultisetGroupScan scan;
+    MultisetScan scan;
     bool scanning = multi_join_scan_begin(join, level, key, &scan);
     int status = scanning ? multi_join_prepare_level(join, level) : JOINERY_OK;
-    for (MultisetEntry *entry; scanning && status == JOINERY_OK &&
-                               (entry = multi_join_next_match(join, level, &scan, &status));) {
+    for (const MultisetEntry *entry;
+         scanning && status == JOINERY_OK &&
+         (entry = multi_join_next_match(join, level, &scan, &status));) {
         matches += entry->count;
         join->components[level] = entry->row;
         status = multi_join_walk_prefix(join, level + 1, weight * entry->count);
     }
+    multiset_scan_end(&scan);
     if (status == JOINERY_OK && input->preserves_left && matches == 0) {
         join->components[level] = NULL;
         status = multi_join_walk_prefix(join, level + 1, weight);
@@ -492,13 +508,18 @@ static int multi_join_walk_sources(MultiJoinOperator *join)
         if (level > 0 && !input->preserves_right)
             continue;
         memset(join->components, 0, level * sizeof(const Row *));
-        for (uint32_t e = 0; key && e < key->entry_count && status == JOINERY_OK; e++) {
-            MultisetEntry *entry = &key->entries[e];
+        MultisetScan scan;
+        multiset_scan_begin(join->state, key, &scan);
+        for (const MultisetEntry *entry;
+             status == JOINERY_OK && (entry = multiset_scan_next(&scan)) != NULL;) {
             if (level > 0 && entry->association_count != 0)
                 continue;
             join->components[level] = entry->row;
             status = multi_join_walk_prefix(join, level + 1, entry->count);
         }
+        multiset_scan_end(&scan);
+        if (status == JOINERY_OK && state_store_failed(join->state->store))
+            status = operator_fail_state(&join->base, "multi-join state");
     }
     return status;
 }
@@ -556,10 +577,12 @@ static int multi_join_walk(MultiJoinOperator *join)
     if (status != JOINERY_OK || !input->preserves_right)
         return status;
     /* step 3: the padded row of the changed row, present while it has no association */
-    MultisetEntry *stored = NULL;
+    const MultisetEntry *stored = NULL;
     if (input->current_key)
-        stored = multiset_key_find_row(input->current_key, join->change_row,
+        stored = multiset_key_find_row(join->state, input->current_key, join->change_row,
                                        row_content_hash(join->change_row));
+    if (!stored && state_store_failed(join->state->store))
+        return operator_fail_state(&join->base, "multi-join state");
     int64_t associations = stored ? stored->association_count : join->change_matches;
     if (associations == 0) {
         memset(join->components, 0, change_input * sizeof(const Row *));
@@ -588,8 +611,11 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
 
     /* a retraction of a row not in state is skipped */
     MultisetKey *group = multiset_state_find(join->state, key, key_hash, now);
-    MultisetKey *own_key = group ? multiset_key_part(group, change_input) : NULL;
-    MultisetEntry *entry = own_key ? multiset_key_find_row(own_key, row, row_hash) : NULL;
+    MultisetKey *own_key = group ? multiset_key_part(join->state, group, change_input) : NULL;
+    const MultisetEntry *entry =
+        own_key ? multiset_key_find_row(join->state, own_key, row, row_hash) : NULL;
+    if (!entry && state_store_failed(join->state->store))
+        return operator_fail_state(&join->base, "multi-join state");
     if (!accumulate && !entry) {
         join->base.metrics.skipped_rows++;
         return JOINERY_OK;
@@ -612,7 +638,7 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     } else {
         /* one lookup for every input; no state inserts or removes until the walk ends */
         for (uint32_t i = 0; i < join->input_count; i++) {
-            MultisetKey *part = group ? multiset_key_part(group, i) : NULL;
+            MultisetKey *part = group ? multiset_key_part(join->state, group, i) : NULL;
             join->inputs[i].current_key = part && part->entry_count ? part : NULL;
         }
         if (!(join->spec.empty_result_pruning && multi_join_change_is_unobservable(join)))
@@ -625,38 +651,42 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
 
     /* step 5: store or remove the row (the key row is still in the input's extractor) */
     if (!accumulate) {
-        if (--entry->count == 0) {
-            multiset_key_remove_entry(join->state, own_key, entry);
-            if (own_key->entry_count == 0)
-                multiset_state_release_key(join->state, group);
-        } else if (join->ttl_enabled) {
-            multiset_entry_touch(entry, now);
+        if (entry->count == 1) {
+            status = multiset_key_remove_entry(join->state, own_key, entry);
+            if (status == JOINERY_OK && own_key->entry_count == 0)
+                status = multiset_state_release_key(join->state, group);
+        } else {
+            status = multiset_entry_update(join->state, own_key, entry, entry->count - 1,
+                                           entry->association_count,
+                                           join->ttl_enabled ? now : entry->last_access);
         }
-        return JOINERY_OK;
+        return status == JOINERY_OK ? JOINERY_OK
+                                    : operator_fail_state(&join->base, "multi-join state");
     }
     if (!group) /* the walk adds and removes no keys: the group found above is still valid */
         group = multiset_state_insert_key(join->state, key, key_hash, now);
     if (!group)
-        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
-                             "out of memory (multi-join state)");
-    own_key = multiset_key_part(group, change_input);
-    entry = multiset_key_find_row(own_key, row, row_hash);
-    if (!entry) {
-        entry = multiset_key_add_row(join->state, own_key, row, row_hash, now);
+        return operator_fail_state(&join->base, "multi-join state");
+    own_key = multiset_key_part(join->state, group, change_input);
+    entry = multiset_key_find_row(join->state, own_key, row, row_hash);
+    if (entry) {
+        if (!multiset_count_can_add(entry->count, 1))
+            return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                 "more than %d copies of one row in the multi-join state",
+                                 MULTISET_COUNT_MAX);
+        status = multiset_entry_update(join->state, own_key, entry, entry->count + 1,
+                                       entry->association_count, now);
+    } else if (state_store_failed(join->state->store)) {
+        status = JOINERY_ERROR_NO_MEMORY;
+    } else {
+        int64_t associations = input->preserves_right && !alone ? join->change_matches : 0;
+        entry = multiset_key_add_row(join->state, own_key, row, row_hash, 1, associations, now);
         if (!entry) {
-            multiset_state_release_key(join->state, group);
-            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY,
-                                 "out of memory (multi-join state)");
+            (void)multiset_state_release_key(join->state, group);
+            status = JOINERY_ERROR_NO_MEMORY;
         }
-        if (input->preserves_right)
-            entry->association_count = alone ? 0 : join->change_matches;
     }
-    if (!multiset_entry_add_count(entry, 1))
-        return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
-                             "more than %d copies of one row in the multi-join state",
-                             MULTISET_COUNT_MAX);
-    multiset_entry_touch(entry, now);
-    return JOINERY_OK;
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "multi-join state");
 }
 
 static int multi_join_process(Operator *self, uint32_t input, const RowBatch *batch)
@@ -704,12 +734,26 @@ static int multi_join_open(Operator *self, ExecContext *context)
     join->eval_context.arena = &join->eval_arena;
     join->eval_context.diag = context->diag;
     join->eval_context.failed = false;
+    if (!context->state_store)
+        return operator_fail(self, JOINERY_ERROR, "multi-join: no state store");
+    int64_t ttl_millis[MULTISET_MAX_PARTS];
+    for (uint32_t i = 0; i < join->input_count; i++)
+        ttl_millis[i] = join->spec.inputs[i].ttl_millis;
+    join->state = multiset_state_create_parts(context->state_store, join->input_count, ttl_millis);
+    if (!join->state)
+        return operator_fail_state(self, "multi-join state");
+    for (uint32_t i = 0; i < join->input_count; i++)
+        if (join->inputs[i].group_field_count)
+            multiset_state_set_group_hash(join->state, i, multi_join_row_group_hash,
+                                          &join->inputs[i]);
     return JOINERY_OK;
 }
 
 static void multi_join_report_state(Operator *self)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
+    if (!join->state)
+        return;
     StateCounters total = multiset_state_counters(join->state); /* keys: common-key values */
     self->metrics.state_bytes = total.bytes;
     self->metrics.state_keys = total.keys;
@@ -720,7 +764,7 @@ static void multi_join_report_state(Operator *self)
 static int multi_join_timer(Operator *self, int64_t now_millis)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
-    if (!join->ttl_enabled)
+    if (!join->ttl_enabled || !join->state)
         return JOINERY_OK;
     multiset_state_cleanup(join->state, now_millis, MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
     multi_join_report_state(self);
@@ -764,7 +808,7 @@ void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_
 {
     const MultiJoinOperator *join = (const MultiJoinOperator *)op;
     StateCounters counters = {0, 0, 0, 0};
-    if (op && op->vtable == &MULTI_JOIN_VTABLE && input < join->input_count)
+    if (op && op->vtable == &MULTI_JOIN_VTABLE && input < join->input_count && join->state)
         counters = multiset_state_part_counters(join->state, input);
     if (bytes)
         *bytes = counters.bytes;
@@ -1158,15 +1202,6 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
         if (type != MULTI_JOIN_INNER)
             join->all_inner = false;
     }
-    int64_t ttl_millis[MULTISET_MAX_PARTS];
-    for (uint32_t i = 0; ok && i < spec->input_count; i++)
-        ttl_millis[i] = spec->inputs[i].ttl_millis;
-    if (ok && !(join->state = multiset_state_create_parts(spec->input_count, ttl_millis)))
-        ok = false;
-    for (uint32_t i = 0; ok && i < spec->input_count; i++)
-        if (join->inputs[i].group_field_count)
-            multiset_state_set_group_hash(join->state, i, multi_join_row_group_hash,
-                                          &join->inputs[i]);
     if (!ok) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");

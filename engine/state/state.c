@@ -1,0 +1,230 @@
+/*
+ * state.c - what the state backends share (see state.h): backend names,
+ * the hashmap budget and its detected default, opening a store of the
+ * configured backend, the store's error text, and the creation of states
+ * through the store's interface.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/state/state.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+
+bool state_backend_parse(const char *name, StateBackendKind *kind, bool *substituted)
+{
+    bool rocksdb = name && strcasecmp(name, "rocksdb") == 0;
+    if (substituted)
+        *substituted = rocksdb;
+    if (!name || strcasecmp(name, "hashmap") == 0 || strcasecmp(name, "memory") == 0) {
+        *kind = STATE_BACKEND_HASHMAP;
+        return true;
+    }
+    if (strcasecmp(name, "lmdb") == 0 || rocksdb) {
+        *kind = STATE_BACKEND_LMDB;
+        return true;
+    }
+    return false;
+}
+
+const char *state_backend_name(StateBackendKind kind)
+{
+    switch (kind) {
+    case STATE_BACKEND_HASHMAP:
+        return "hashmap";
+    case STATE_BACKEND_LMDB:
+        return "lmdb";
+    }
+    return "hashmap";
+}
+
+/* ---- the hashmap budget ---------------------------------------------- */
+
+/* The number in a one-line file (cgroup limits), or 0 when absent or "max". */
+static uint64_t state_read_limit_file(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return 0;
+    unsigned long long value = 0;
+    int read = fscanf(file, "%llu", &value);
+    fclose(file);
+    /* cgroup v1 writes a huge number for "no limit" */
+    if (read != 1 || value >= (1ull << 60))
+        return 0;
+    return value;
+}
+
+/* This process's cgroup memory limit (v2 memory.max, else v1 memory.limit_in_bytes), or 0. */
+static uint64_t state_cgroup_limit(void)
+{
+    FILE *file = fopen("/proc/self/cgroup", "r");
+    if (!file)
+        return 0;
+    char line[512];
+    uint64_t limit = 0;
+    while (fgets(line, sizeof line, file)) {
+        line[strcspn(line, "\n")] = '\0';
+        /* "0::/path" (v2) or "N:memory:/path" (v1) */
+        char *first = strchr(line, ':');
+        char *second = first ? strchr(first + 1, ':') : NULL;
+        if (!second)
+            continue;
+        *second = '\0';
+        const char *controllers = first + 1;
+        const char *path = second + 1;
+        char file_path[1024];
+        uint64_t found = 0;
+        if (controllers[0] == '\0') {
+            snprintf(file_path, sizeof file_path, "/sys/fs/cgroup%s/memory.max", path);
+            found = state_read_limit_file(file_path);
+            if (!found) {
+                snprintf(file_path, sizeof file_path, "/sys/fs/cgroup/unified%s/memory.max", path);
+                found = state_read_limit_file(file_path);
+            }
+        } else if (strstr(controllers, "memory")) {
+            snprintf(file_path, sizeof file_path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes",
+                     path);
+            found = state_read_limit_file(file_path);
+        }
+        if (found && (!limit || found < limit))
+            limit = found;
+    }
+    fclose(file);
+    return limit;
+}
+
+static uint64_t state_rlimit(int resource)
+{
+    struct rlimit limit;
+    if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return 0;
+    return (uint64_t)limit.rlim_cur;
+}
+
+void state_budget_init(StateBudget *budget, uint64_t max_bytes)
+{
+    atomic_store(&budget->used, 0);
+    budget->limit = 0;
+    budget->source[0] = '\0';
+    if (max_bytes > 0) {
+        budget->limit = max_bytes;
+        snprintf(budget->source, sizeof budget->source, "state.backend.hashmap.max-bytes");
+        return;
+    }
+    struct {
+        uint64_t bytes;
+        const char *name;
+    } limits[] = {
+        {state_cgroup_limit(), "the cgroup memory limit"},
+        {state_rlimit(RLIMIT_AS), "the address-space limit (RLIMIT_AS)"},
+        {state_rlimit(RLIMIT_DATA), "the data limit (RLIMIT_DATA)"},
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        if (!limits[i].bytes || (budget->limit && limits[i].bytes / 4 * 3 >= budget->limit))
+            continue;
+        /* the rest of the process (code, buffers, output) needs room too */
+        budget->limit = limits[i].bytes / 4 * 3;
+        snprintf(budget->source, sizeof budget->source, "three quarters of %s", limits[i].name);
+    }
+}
+
+StateBackendKind state_backend_default(void)
+{
+    StateBackendKind kind = STATE_BACKEND_HASHMAP;
+    const char *name = getenv("JOINERY_STATE_BACKEND");
+    if (name && name[0] && !state_backend_parse(name, &kind, NULL))
+        kind = STATE_BACKEND_HASHMAP;
+    return kind;
+}
+
+/* ---- stores ------------------------------------------------------------ */
+
+int state_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag)
+{
+    *store = NULL;
+    switch (config->backend) {
+    case STATE_BACKEND_HASHMAP:
+        return state_hashmap_store_open(config, store, diag);
+    case STATE_BACKEND_LMDB:
+        return state_lmdb_store_open(config, store, diag);
+    }
+    return diag_error(diag, JOINERY_ERROR_VALIDATE, "unknown state backend");
+}
+
+int state_store_commit(StateStore *store, Diag *diag)
+{
+    return store->ops->commit ? store->ops->commit(store, diag) : JOINERY_OK;
+}
+
+StateBackendKind state_store_backend(const StateStore *store)
+{
+    return store->backend;
+}
+
+const char *state_store_error(const StateStore *store)
+{
+    return store->error;
+}
+
+void state_store_close(StateStore *store)
+{
+    if (store)
+        store->ops->close(store);
+}
+
+int state_store_error_status(const StateStore *store)
+{
+    return store->error_status;
+}
+
+bool state_store_failed(const StateStore *store)
+{
+    return store->failed;
+}
+
+void state_store_set_error(StateStore *store, int status, const char *format, ...)
+{
+    store->error_status = status;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(store->error, sizeof store->error, format, args);
+    va_end(args);
+}
+
+/* ---- creating states --------------------------------------------------- */
+
+MultisetState *multiset_state_create_parts(StateStore *store, uint32_t part_count,
+                                           const int64_t *ttl_millis)
+{
+    if (part_count == 0 || part_count > MULTISET_MAX_PARTS) {
+        state_store_set_error(store, JOINERY_ERROR_RUNTIME,
+                              "a multiset state has 1 to %d parts, not %u", MULTISET_MAX_PARTS,
+                              part_count);
+        return NULL;
+    }
+    return store->ops->create_multiset(store, part_count, ttl_millis);
+}
+
+MultisetState *multiset_state_create(StateStore *store, int64_t ttl_millis)
+{
+    return multiset_state_create_parts(store, 1, &ttl_millis);
+}
+
+ValueState *value_state_create(StateStore *store, int64_t ttl_millis)
+{
+    return store->ops->create_value(store, ttl_millis > 0 ? ttl_millis : 0);
+}
+
+SortedState *sorted_state_create(StateStore *store)
+{
+    return store->ops->create_sorted(store);
+}
+
+TimerQueue *timer_queue_create(StateStore *store)
+{
+    return store->ops->create_timer_queue(store);
+}

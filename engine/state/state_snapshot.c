@@ -1,0 +1,530 @@
+/*
+ * state_snapshot.c - snapshots of whole states, the same for every backend
+ * (see state.h): a snapshot is written by walking a state through its
+ * interface and restored by adding its records through the interface of
+ * another (empty) state, so a hashmap snapshot restores into LMDB and back.
+ *
+ * Stream layout (host byte order; the header records it):
+ *   header: magic "JNYS", version (u32), byte-order mark (u32 0x01020304),
+ *           shape (u32: 1 multiset, 2 value, 3 sorted, 4 timers),
+ *           parts (u32; multiset only, else 0)
+ *   records, each starting with a tag byte:
+ *     'K' key row                              (multiset, value, sorted)
+ *     'E' part u8, count i32, association i64, last_access i64, row (multiset)
+ *     'V' last_access i64, has_value u8, [value row]                (value)
+ *     'S' time i64, tag i64, row                                    (sorted)
+ *     'T' time i64, key row                                         (timers)
+ *     'Z' end
+ *   checksum: XXH3-64 of everything before it (u64)
+ * A row is its size (u32) and its bytes. Restoring checks the header, the
+ * shape of every row and the checksum; on any error the restored state
+ * holds part of the snapshot and is to be discarded.
+ */
+#include "engine/state/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+enum {
+    SNAPSHOT_VERSION = 1,
+    SNAPSHOT_BYTE_ORDER = 0x01020304,
+    SNAPSHOT_SHAPE_MULTISET = 1,
+    SNAPSHOT_SHAPE_VALUE = 2,
+    SNAPSHOT_SHAPE_SORTED = 3,
+    SNAPSHOT_SHAPE_TIMERS = 4,
+    SNAPSHOT_MAX_ROW = 1 << 30,
+};
+
+static const char SNAPSHOT_MAGIC[4] = {'J', 'N', 'Y', 'S'};
+
+/* ---- writing ----------------------------------------------------------- */
+
+typedef struct SnapshotOut {
+    const StateWriter *writer;
+    XXH3_state_t *hash;
+    Diag *diag;
+    int status;
+} SnapshotOut;
+
+static int out_bytes(SnapshotOut *out, const void *bytes, size_t length)
+{
+    if (out->status != JOINERY_OK)
+        return out->status;
+    (void)XXH3_64bits_update(out->hash, bytes, length);
+    out->status = out->writer->write(out->writer->context, bytes, length);
+    if (out->status != JOINERY_OK)
+        diag_error(out->diag, out->status, "could not write a state snapshot");
+    return out->status;
+}
+
+static int out_u8(SnapshotOut *out, uint8_t value)
+{
+    return out_bytes(out, &value, sizeof value);
+}
+
+static int out_u32(SnapshotOut *out, uint32_t value)
+{
+    return out_bytes(out, &value, sizeof value);
+}
+
+static int out_i64(SnapshotOut *out, int64_t value)
+{
+    return out_bytes(out, &value, sizeof value);
+}
+
+static int out_row(SnapshotOut *out, const Row *row)
+{
+    out_u32(out, row_size(row));
+    return out_bytes(out, row, row_size(row));
+}
+
+static int out_begin(SnapshotOut *out, const StateWriter *writer, Diag *diag, uint32_t shape,
+                     uint32_t parts)
+{
+    out->writer = writer;
+    out->diag = diag;
+    out->status = JOINERY_OK;
+    out->hash = XXH3_createState();
+    if (!out->hash || XXH3_64bits_reset(out->hash) != XXH_OK) {
+        out->status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return out->status;
+    }
+    out_bytes(out, SNAPSHOT_MAGIC, sizeof SNAPSHOT_MAGIC);
+    out_u32(out, SNAPSHOT_VERSION);
+    out_u32(out, SNAPSHOT_BYTE_ORDER);
+    out_u32(out, shape);
+    return out_u32(out, parts);
+}
+
+/* Writes the end record and the checksum; frees the hash. Returns the stream's status. */
+static int out_finish(SnapshotOut *out, int status)
+{
+    if (status != JOINERY_OK && out->status == JOINERY_OK)
+        out->status = status;
+    out_u8(out, 'Z');
+    if (out->status == JOINERY_OK && out->hash) {
+        uint64_t checksum = XXH3_64bits_digest(out->hash);
+        out->status = out->writer->write(out->writer->context, &checksum, sizeof checksum);
+        if (out->status != JOINERY_OK)
+            diag_error(out->diag, out->status, "could not write a state snapshot");
+    }
+    XXH3_freeState(out->hash);
+    out->hash = NULL;
+    return out->status;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+typedef struct SnapshotIn {
+    const StateReader *reader;
+    XXH3_state_t *hash;
+    Diag *diag;
+    int status;
+    uint64_t *row; /* the last row read (8-byte aligned) */
+    uint32_t row_capacity;
+} SnapshotIn;
+
+static int in_fail(SnapshotIn *in, const char *what)
+{
+    if (in->status == JOINERY_OK)
+        in->status =
+            diag_error(in->diag, JOINERY_ERROR_VALIDATE, "state snapshot is damaged: %s", what);
+    return in->status;
+}
+
+static int in_bytes(SnapshotIn *in, void *bytes, size_t length)
+{
+    if (in->status != JOINERY_OK)
+        return in->status;
+    if (in->reader->read(in->reader->context, bytes, length) != JOINERY_OK)
+        return in_fail(in, "it ends early");
+    (void)XXH3_64bits_update(in->hash, bytes, length);
+    return JOINERY_OK;
+}
+
+static uint8_t in_u8(SnapshotIn *in)
+{
+    uint8_t value = 0;
+    in_bytes(in, &value, sizeof value);
+    return value;
+}
+
+static uint32_t in_u32(SnapshotIn *in)
+{
+    uint32_t value = 0;
+    in_bytes(in, &value, sizeof value);
+    return value;
+}
+
+static int64_t in_i64(SnapshotIn *in)
+{
+    int64_t value = 0;
+    in_bytes(in, &value, sizeof value);
+    return value;
+}
+
+/* Reads a row into *buffer (grown as needed); NULL on error. */
+static const Row *in_row_into(SnapshotIn *in, uint64_t **buffer, uint32_t *capacity)
+{
+    uint32_t size = in_u32(in);
+    if (in->status != JOINERY_OK)
+        return NULL;
+    if (size < sizeof(RowHeader) || size % 8 != 0 || size > SNAPSHOT_MAX_ROW) {
+        in_fail(in, "a row has an impossible size");
+        return NULL;
+    }
+    if (size > *capacity) {
+        uint64_t *grown = realloc(*buffer, size);
+        if (!grown) {
+            in->status = diag_error(in->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            return NULL;
+        }
+        *buffer = grown;
+        *capacity = size;
+    }
+    if (in_bytes(in, *buffer, size) != JOINERY_OK)
+        return NULL;
+    const Row *row = (const Row *)*buffer;
+    if (row->header.size != size || row_fixed_size(row->header.field_count) > size) {
+        in_fail(in, "a row's header does not match its size");
+        return NULL;
+    }
+    return row;
+}
+
+static const Row *in_row(SnapshotIn *in)
+{
+    return in_row_into(in, &in->row, &in->row_capacity);
+}
+
+static int in_begin(SnapshotIn *in, const StateReader *reader, Diag *diag, uint32_t shape,
+                    uint32_t parts)
+{
+    memset(in, 0, sizeof *in);
+    in->reader = reader;
+    in->diag = diag;
+    in->hash = XXH3_createState();
+    if (!in->hash || XXH3_64bits_reset(in->hash) != XXH_OK) {
+        in->status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return in->status;
+    }
+    char magic[4];
+    in_bytes(in, magic, sizeof magic);
+    if (in->status == JOINERY_OK && memcmp(magic, SNAPSHOT_MAGIC, sizeof magic) != 0)
+        return in_fail(in, "it is not a state snapshot");
+    if (in_u32(in) != SNAPSHOT_VERSION && in->status == JOINERY_OK)
+        return in_fail(in, "unknown version");
+    if (in_u32(in) != SNAPSHOT_BYTE_ORDER && in->status == JOINERY_OK)
+        return in_fail(in, "written on a machine of another byte order");
+    if (in_u32(in) != shape && in->status == JOINERY_OK)
+        return in_fail(in, "it holds another kind of state");
+    if (in_u32(in) != parts && in->status == JOINERY_OK)
+        return in_fail(in, "its state has another number of parts");
+    return in->status;
+}
+
+/* After the end record: checks the checksum; frees what `in` holds. */
+static int in_finish(SnapshotIn *in)
+{
+    if (in->status == JOINERY_OK) {
+        uint64_t expected = XXH3_64bits_digest(in->hash);
+        uint64_t checksum = 0;
+        if (in->reader->read(in->reader->context, &checksum, sizeof checksum) != JOINERY_OK)
+            in_fail(in, "it ends early");
+        else if (checksum != expected)
+            in_fail(in, "its checksum does not match");
+    }
+    XXH3_freeState(in->hash);
+    free(in->row);
+    in->hash = NULL;
+    in->row = NULL;
+    return in->status;
+}
+
+/* The store's reason for a failed state call, as the restore's error. */
+static int in_state_failed(SnapshotIn *in, StateStore *store)
+{
+    if (in->status == JOINERY_OK) {
+        const char *reason = state_store_error(store);
+        in->status = diag_error(in->diag, JOINERY_ERROR_NO_MEMORY, "could not restore state: %s",
+                                reason[0] ? reason : "out of memory");
+    }
+    return in->status;
+}
+
+/* ---- multiset ---------------------------------------------------------- */
+
+typedef struct MultisetWalk {
+    SnapshotOut *out;
+    MultisetState *state;
+} MultisetWalk;
+
+static int multiset_snapshot_key(void *context, const Row *key, MultisetKey *handle)
+{
+    MultisetWalk *walk = context;
+    SnapshotOut *out = walk->out;
+    out_u8(out, 'K');
+    out_row(out, key);
+    for (uint32_t p = 0; p < walk->state->part_count && out->status == JOINERY_OK; p++) {
+        MultisetKey *part = multiset_key_part(walk->state, handle, p);
+        MultisetScan scan;
+        multiset_scan_begin(walk->state, part, &scan);
+        for (const MultisetEntry *entry;
+             out->status == JOINERY_OK && (entry = multiset_scan_next(&scan)) != NULL;) {
+            out_u8(out, 'E');
+            out_u8(out, (uint8_t)p);
+            out_u32(out, (uint32_t)entry->count);
+            out_i64(out, entry->association_count);
+            out_i64(out, entry->last_access);
+            out_row(out, entry->row);
+        }
+        multiset_scan_end(&scan);
+    }
+    return out->status;
+}
+
+int multiset_state_snapshot(MultisetState *state, const StateWriter *writer, Diag *diag)
+{
+    SnapshotOut out;
+    if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_MULTISET, state->part_count) != JOINERY_OK)
+        return out_finish(&out, out.status);
+    MultisetWalk walk = {&out, state};
+    int status = multiset_state_scan_keys(state, multiset_snapshot_key, &walk);
+    if (status != JOINERY_OK && out.status == JOINERY_OK)
+        diag_error(diag, status, "could not read state for a snapshot: %s",
+                   state_store_error(state->store));
+    return out_finish(&out, status);
+}
+
+int multiset_state_restore(MultisetState *state, const StateReader *reader, Diag *diag)
+{
+    SnapshotIn in;
+    if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_MULTISET, state->part_count) != JOINERY_OK)
+        return in_finish(&in);
+    uint64_t *key_buffer = NULL;
+    uint32_t key_capacity = 0;
+    const Row *key = NULL;
+    uint64_t key_hash = 0;
+    MultisetKey *handle = NULL;
+    while (in.status == JOINERY_OK) {
+        uint8_t tag = in_u8(&in);
+        if (in.status != JOINERY_OK || tag == 'Z')
+            break;
+        if (tag == 'K') {
+            /* a key without entries (a snapshot taken between insert_key and add_row) is
+               not kept */
+            if (handle && multiset_state_release_key(state, handle) != JOINERY_OK)
+                in_state_failed(&in, state->store);
+            key = in_row_into(&in, &key_buffer, &key_capacity);
+            if (!key)
+                break;
+            key_hash = row_content_hash(key);
+            handle = multiset_state_insert_key(state, key, key_hash, 0);
+            if (!handle)
+                in_state_failed(&in, state->store);
+        } else if (tag == 'E') {
+            uint8_t part = in_u8(&in);
+            int32_t count = (int32_t)in_u32(&in);
+            int64_t association_count = in_i64(&in);
+            int64_t last_access = in_i64(&in);
+            const Row *row = in_row(&in);
+            if (!row)
+                break;
+            if (!handle || part >= state->part_count || count <= 0) {
+                in_fail(&in, "an entry without a key, part or count");
+                break;
+            }
+            MultisetKey *part_key = multiset_key_part(state, handle, part);
+            if (!multiset_key_add_row(state, part_key, row, row_content_hash(row), count,
+                                      association_count, last_access))
+                in_state_failed(&in, state->store);
+        } else {
+            in_fail(&in, "an unknown record");
+        }
+    }
+    if (in.status == JOINERY_OK && handle &&
+        multiset_state_release_key(state, handle) != JOINERY_OK)
+        in_state_failed(&in, state->store);
+    free(key_buffer);
+    return in_finish(&in);
+}
+
+/* ---- value ------------------------------------------------------------- */
+
+static int value_snapshot_entry(void *context, const Row *key, const Row *value,
+                                int64_t last_access)
+{
+    SnapshotOut *out = context;
+    out_u8(out, 'K');
+    out_row(out, key);
+    out_u8(out, 'V');
+    out_i64(out, last_access);
+    out_u8(out, value ? 1 : 0);
+    if (value)
+        out_row(out, value);
+    return out->status;
+}
+
+int value_state_snapshot(ValueState *state, const StateWriter *writer, Diag *diag)
+{
+    SnapshotOut out;
+    if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_VALUE, 0) != JOINERY_OK)
+        return out_finish(&out, out.status);
+    int status = state->ops->scan(state, value_snapshot_entry, &out);
+    if (status != JOINERY_OK && out.status == JOINERY_OK)
+        diag_error(diag, status, "could not read state for a snapshot: %s",
+                   state_store_error(state->store));
+    return out_finish(&out, status);
+}
+
+int value_state_restore(ValueState *state, const StateReader *reader, Diag *diag)
+{
+    SnapshotIn in;
+    if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_VALUE, 0) != JOINERY_OK)
+        return in_finish(&in);
+    uint64_t *key_buffer = NULL;
+    uint32_t key_capacity = 0;
+    const Row *key = NULL;
+    while (in.status == JOINERY_OK) {
+        uint8_t tag = in_u8(&in);
+        if (in.status != JOINERY_OK || tag == 'Z')
+            break;
+        if (tag == 'K') {
+            key = in_row_into(&in, &key_buffer, &key_capacity);
+        } else if (tag == 'V' && key) {
+            int64_t last_access = in_i64(&in);
+            bool has_value = in_u8(&in) != 0;
+            const Row *value = has_value ? in_row(&in) : NULL;
+            if (in.status != JOINERY_OK)
+                break;
+            const ValueEntry *entry =
+                value_state_insert(state, key, row_content_hash(key), last_access);
+            if (!entry || (value && value_state_set(state, entry, value, last_access) != 0))
+                in_state_failed(&in, state->store);
+            key = NULL;
+        } else {
+            in_fail(&in, "an unknown record");
+        }
+    }
+    free(key_buffer);
+    return in_finish(&in);
+}
+
+/* ---- sorted ------------------------------------------------------------ */
+
+typedef struct SortedWalk {
+    SnapshotOut *out;
+    SortedState *state;
+} SortedWalk;
+
+static int sorted_snapshot_key(void *context, const Row *key, uint64_t entry_count)
+{
+    (void)entry_count;
+    SortedWalk *walk = context;
+    SnapshotOut *out = walk->out;
+    out_u8(out, 'K');
+    out_row(out, key);
+    SortedScan scan;
+    sorted_scan_begin(walk->state, key, row_content_hash(key), INT64_MIN, INT64_MAX, &scan);
+    for (const SortedEntry *entry;
+         out->status == JOINERY_OK && (entry = sorted_scan_next(&scan)) != NULL;) {
+        out_u8(out, 'S');
+        out_i64(out, entry->time);
+        out_i64(out, entry->tag);
+        out_row(out, entry->row);
+    }
+    sorted_scan_end(&scan);
+    return out->status;
+}
+
+int sorted_state_snapshot(SortedState *state, const StateWriter *writer, Diag *diag)
+{
+    SnapshotOut out;
+    if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_SORTED, 0) != JOINERY_OK)
+        return out_finish(&out, out.status);
+    SortedWalk walk = {&out, state};
+    int status = state->ops->scan_keys(state, sorted_snapshot_key, &walk);
+    if (status != JOINERY_OK && out.status == JOINERY_OK)
+        diag_error(diag, status, "could not read state for a snapshot: %s",
+                   state_store_error(state->store));
+    return out_finish(&out, status);
+}
+
+int sorted_state_restore(SortedState *state, const StateReader *reader, Diag *diag)
+{
+    SnapshotIn in;
+    if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_SORTED, 0) != JOINERY_OK)
+        return in_finish(&in);
+    uint64_t *key_buffer = NULL;
+    uint32_t key_capacity = 0;
+    const Row *key = NULL;
+    uint64_t key_hash = 0;
+    while (in.status == JOINERY_OK) {
+        uint8_t tag = in_u8(&in);
+        if (in.status != JOINERY_OK || tag == 'Z')
+            break;
+        if (tag == 'K') {
+            key = in_row_into(&in, &key_buffer, &key_capacity);
+            if (key)
+                key_hash = row_content_hash(key);
+        } else if (tag == 'S' && key) {
+            int64_t time = in_i64(&in);
+            int64_t entry_tag = in_i64(&in);
+            const Row *row = in_row(&in);
+            if (!row)
+                break;
+            if (sorted_state_add(state, key, key_hash, time, row, entry_tag) != JOINERY_OK)
+                in_state_failed(&in, state->store);
+        } else {
+            in_fail(&in, "an unknown record");
+        }
+    }
+    free(key_buffer);
+    return in_finish(&in);
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static int timer_snapshot_entry(void *context, int64_t time, const Row *key)
+{
+    SnapshotOut *out = context;
+    out_u8(out, 'T');
+    out_i64(out, time);
+    return out_row(out, key);
+}
+
+int timer_queue_snapshot(TimerQueue *queue, const StateWriter *writer, Diag *diag)
+{
+    SnapshotOut out;
+    if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_TIMERS, 0) != JOINERY_OK)
+        return out_finish(&out, out.status);
+    int status = queue->ops->scan(queue, timer_snapshot_entry, &out);
+    if (status != JOINERY_OK && out.status == JOINERY_OK)
+        diag_error(diag, status, "could not read timers for a snapshot: %s",
+                   state_store_error(queue->store));
+    return out_finish(&out, status);
+}
+
+int timer_queue_restore(TimerQueue *queue, const StateReader *reader, Diag *diag)
+{
+    SnapshotIn in;
+    if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_TIMERS, 0) != JOINERY_OK)
+        return in_finish(&in);
+    while (in.status == JOINERY_OK) {
+        uint8_t tag = in_u8(&in);
+        if (in.status != JOINERY_OK || tag == 'Z')
+            break;
+        if (tag != 'T') {
+            in_fail(&in, "an unknown record");
+            break;
+        }
+        int64_t time = in_i64(&in);
+        const Row *key = in_row(&in);
+        if (!key)
+            break;
+        if (timer_queue_add(queue, time, key, NULL) != JOINERY_OK)
+            in_state_failed(&in, queue->store);
+    }
+    return in_finish(&in);
+}
