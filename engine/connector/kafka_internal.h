@@ -1,8 +1,12 @@
 /*
- * kafka_internal.h - what kafka.c shares with upsert_kafka.c and the unit
- * tests (tests/unit/check_kafka.c): option parsing and the source and sink
- * entry points, parameterized by the table's flavour (plain 'kafka' or
- * 'upsert-kafka'). Not for other modules: they use the Connector entries.
+ * kafka_internal.h - what the 'kafka' connector (kafka_config.c,
+ * kafka_source.c, kafka_sink.c) shares with upsert_kafka.c, registry.c and
+ * the unit tests (tests/unit/check_kafka.c): option parsing and the source
+ * and sink entry points, parameterized by the table's flavour (plain 'kafka'
+ * or 'upsert-kafka'); then, in the second part, what the three files share
+ * among themselves (layout, scan options, client configuration). Not for
+ * other modules: they use the Connector entries. Included only from
+ * engine/connector/ (and the kafka unit tests).
  */
 #ifndef JOINERY_CONNECTOR_KAFKA_INTERNAL_H
 #define JOINERY_CONNECTOR_KAFKA_INTERNAL_H
@@ -11,7 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <librdkafka/rdkafka.h>
+
+#include "engine/base/arena.h"
 #include "engine/connector/connector.h"
+#include "engine/format/format.h"
 
 /* scan.startup.mode */
 typedef enum KafkaStartupMode {
@@ -74,11 +82,99 @@ SourceChangelog kafka_table_source_changelog(const CatalogTable *table, bool ups
 int kafka_create_source(const SourceSpec *spec, bool upsert, SourceReader **reader, Diag *diag);
 int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **writer, Diag *diag);
 
-/* The connectors themselves (kafka.c, upsert_kafka.c), listed by registry.c. */
+/* The connectors themselves (kafka_config.c, upsert_kafka.c), listed by registry.c. */
 extern const Connector connector_kafka;
 extern const Connector connector_upsert_kafka;
 
 /* Metadata keys a kafka / upsert-kafka sink writes into its records (Flink: headers, timestamp). */
 extern const char *const KAFKA_SINK_METADATA_KEYS[];
+
+/* ------------------------------------------------------------------------
+ * Shared by the three files of the 'kafka' connector: kafka_config.c
+ * (options, layout, client configuration, validation), kafka_source.c and
+ * kafka_sink.c.
+ */
+
+enum {
+    KAFKA_MAX_KEY_FIELDS = 64,
+    KAFKA_METADATA_TIMEOUT_MS = 5000,
+    KAFKA_START_DEADLINE_MS = 60000, /* metadata and offset look-ups at start, retried */
+};
+
+/* Which record metadata a column reads (METADATA FROM 'key'). */
+typedef enum KafkaMetadata {
+    KAFKA_METADATA_NONE = 0, /* a physical column */
+    KAFKA_METADATA_OFFSET,
+    KAFKA_METADATA_PARTITION,
+    KAFKA_METADATA_TIMESTAMP,
+    KAFKA_METADATA_TIMESTAMP_TYPE,
+    KAFKA_METADATA_TOPIC,
+    KAFKA_METADATA_LEADER_EPOCH,
+    KAFKA_METADATA_HEADERS,
+} KafkaMetadata;
+
+/* The metadata a 'METADATA FROM' key names; KAFKA_METADATA_NONE when none. */
+KafkaMetadata kafka_metadata_from_key(const char *key);
+
+/* How a table's columns map onto the Kafka record's key and value. */
+typedef struct KafkaLayout {
+    bool upsert;
+    FormatKind value_kind;
+    FormatOptions value_options;
+    bool has_key;
+    FormatKind key_kind;
+    FormatOptions key_options;
+    bool except_key;        /* value.fields-include = EXCEPT_KEY */
+    const char *key_prefix; /* key.fields-prefix ("" when none) */
+    uint32_t key_count;
+    int key_columns[KAFKA_MAX_KEY_FIELDS]; /* table column of each key field, key order */
+} KafkaLayout;
+
+/* "kafka" or "upsert-kafka", for messages. */
+const char *kafka_connector_name(bool upsert);
+/* Reads formats, key fields, key prefix and value.fields-include; errors as at CREATE TABLE. */
+int kafka_read_layout(const CatalogTable *table, bool upsert, KafkaLayout *layout, Diag *diag);
+/* Names and types of the key fields (names without the prefix); arrays of key_count. */
+void kafka_layout_key_fields(const KafkaLayout *layout, const CatalogTable *table,
+                             const char **names, DataType *types);
+/* Table columns of the value fields, in table order; returns their count. */
+uint32_t kafka_layout_value_columns(const KafkaLayout *layout, const CatalogTable *table,
+                                    int *columns);
+
+/* The parsed scan options of a source table. */
+typedef struct KafkaScanOptions {
+    KafkaStartupMode startup;
+    int64_t startup_millis;
+    KafkaPartitionOffset startup_offsets[KAFKA_MAX_SPECIFIC_OFFSETS];
+    size_t startup_offset_count;
+    KafkaBoundedMode bounded;
+    int64_t bounded_millis;
+    KafkaPartitionOffset bounded_offsets[KAFKA_MAX_SPECIFIC_OFFSETS];
+    size_t bounded_offset_count;
+} KafkaScanOptions;
+
+/*
+ * Reads the scan.* options. The group id a group-offsets mode needs is
+ * checked only `for_source`: a table used as a sink alone needs none.
+ */
+int kafka_read_scan_options(const CatalogTable *table, bool upsert, bool for_source,
+                            KafkaScanOptions *scan, Diag *diag);
+
+/*
+ * A librdkafka configuration from the table's 'properties.*' (bootstrap
+ * servers included), logging discarded. `consumer` picks a few defaults.
+ */
+int kafka_make_conf(const CatalogTable *table, bool consumer, rd_kafka_conf_t **result, Diag *diag);
+/* Sets one client property; the error names `option_key` and hides secret values. */
+int kafka_conf_set(rd_kafka_conf_t *conf, const char *name, const char *value,
+                   const char *option_key, Diag *diag);
+/* An integer property of the configuration (librdkafka's default when unset). */
+int64_t kafka_conf_get_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback);
+/* Topics of a ';' list, trimmed, copied into `arena`; count returned. */
+size_t kafka_split_topics(const char *list, Arena *arena, char **topics, size_t capacity);
+/* How many non-blank topics a ';' list names. */
+int kafka_count_topics(const char *list);
+/* Monotonic clock for start-up deadlines. */
+int64_t kafka_monotonic_millis(void);
 
 #endif

@@ -10,7 +10,8 @@
  * overwrites the key). 'key.format' and 'value.format' are required; the
  * key fields are the primary key's columns.
  *
- * Everything but the option list lives in kafka.c (kafka_internal.h).
+ * Everything but the option list lives in kafka_config.c, kafka_source.c
+ * and kafka_sink.c (kafka_internal.h).
  */
 #include "engine/connector/kafka_internal.h"
 

@@ -1,0 +1,479 @@
+/*
+ * kafka_sink.c - the writer of the 'kafka' and 'upsert-kafka' connectors
+ * (kafka_create_sink).
+ *
+ * Rows are encoded (value, and key from 'key.fields' or the primary key) and
+ * handed to an idempotent librdkafka producer (so retried produce requests
+ * never duplicate); upsert-kafka writes a tombstone (null value) for -D and
+ * drops -U. Delivery reports are served on every write; the first failed
+ * delivery fails the job, and finish flushes with a bounded timeout
+ * (message.timeout.ms plus a margin) and fails if anything is left
+ * undelivered. sink.partitioner: default (librdkafka's, by key;
+ * 'properties.partitioner' = 'murmur2_random' matches Java producers), fixed
+ * (partition 0: one sink subtask), round-robin.
+ */
+#include "engine/connector/kafka_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/base/map.h"
+#include "engine/base/strbuf.h"
+#include "engine/base/value.h"
+#include "engine/format/format.h"
+
+enum { KAFKA_FLUSH_MARGIN_MS = 10000 };
+
+/* ================================================================ sink */
+
+typedef struct KafkaWriter {
+    SinkWriter base;
+    rd_kafka_t *producer;
+    rd_kafka_topic_t *topic;
+    const char *topic_name;
+    const char *table_name;
+    bool upsert;
+    bool changelog; /* the value format carries row kinds (debezium-json, canal-json) */
+    KafkaPartitioner partitioner;
+    int32_t partition_count;
+    int32_t next_partition;
+    FormatEncoder *value_encoder;
+    FormatEncoder *key_encoder;
+    uint32_t *value_fields; /* sink field of each value field */
+    uint32_t value_count;
+    bool value_is_identity; /* value fields are all sink fields, in order */
+    uint32_t *key_fields;
+    uint32_t key_count;
+    RowBuilder builder;
+    StrBuf key_buffer;
+    StrBuf value_buffer;
+    bool value_is_raw;   /* a NULL raw value is a null message */
+    int headers_field;   /* sink field of the persisted 'headers' metadata, or -1 */
+    int timestamp_field; /* sink field of the persisted 'timestamp' metadata, or -1 */
+    DataType headers_type;
+    /* delivery reports (served on the writer's thread by rd_kafka_poll/flush) */
+    bool delivery_failed;
+    char delivery_error[512];
+    uint64_t undelivered; /* failed deliveries */
+    int64_t flush_timeout_ms;
+    bool finished;
+} KafkaWriter;
+
+static void kafka_delivery_report(rd_kafka_t *producer, const rd_kafka_message_t *message,
+                                  void *opaque)
+{
+    (void)producer;
+    KafkaWriter *writer = opaque;
+    if (!message->err)
+        return;
+    writer->undelivered++;
+    if (writer->delivery_failed)
+        return;
+    writer->delivery_failed = true;
+    snprintf(writer->delivery_error, sizeof writer->delivery_error,
+             "Failed to deliver a record to Kafka topic '%s', partition %d (table '%s'): %s",
+             writer->topic_name, (int)message->partition, writer->table_name,
+             rd_kafka_err2str(message->err));
+}
+
+static int writer_check_deliveries(KafkaWriter *writer, Diag *diag)
+{
+    if (!writer->delivery_failed)
+        return JOINERY_OK;
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "%s", writer->delivery_error);
+}
+
+/* Fields `fields` of `row` as a row of their own (the builder's buffer). */
+static const Row *project_row(KafkaWriter *writer, const Row *row, const uint32_t *fields,
+                              uint32_t count)
+{
+    const DataType *types = writer->base.spec->types;
+    row_builder_begin(&writer->builder, count, row_kind(row));
+    for (uint32_t i = 0; i < count; i++)
+        row_builder_copy_field(&writer->builder, i, row, fields[i],
+                               type_is_variable_length(types[fields[i]].id));
+    return row_builder_finish(&writer->builder);
+}
+
+/*
+ * The record headers of `row` from its persisted 'headers' column (NULL
+ * when there is none or it is NULL); a NULL entry value is a header
+ * without value. Returns 0, or -1 when memory is exhausted.
+ */
+static int writer_row_headers(const KafkaWriter *writer, const Row *row,
+                              rd_kafka_headers_t **headers)
+{
+    *headers = NULL;
+    if (writer->headers_field < 0 || row_is_null(row, (uint32_t)writer->headers_field))
+        return 0;
+    uint32_t length;
+    const char *bytes = row_get_string(row, (uint32_t)writer->headers_field, &length);
+    MapReader reader;
+    if (!map_reader_init(&reader, writer->headers_type, bytes, length))
+        return 0;
+    *headers = rd_kafka_headers_new(map_cardinality(bytes, length));
+    if (!*headers)
+        return -1;
+    MapEntry entry;
+    while (map_reader_next(&reader, &entry)) {
+        if (entry.key.is_null)
+            continue; /* a header needs a name */
+        const void *value = entry.value.is_null ? NULL : entry.value.s.ptr;
+        size_t size = entry.value.is_null ? 0 : entry.value.s.len;
+        if (rd_kafka_header_add(*headers, entry.key.s.ptr, (ssize_t)entry.key.s.len, value,
+                                (ssize_t)size) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            rd_kafka_headers_destroy(*headers);
+            *headers = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int writer_produce(KafkaWriter *writer, const Row *row, const void *key, size_t key_length,
+                          const void *value, size_t value_length, Diag *diag)
+{
+    int64_t timestamp = 0; /* 0: librdkafka sets the current time */
+    if (writer->timestamp_field >= 0 && !row_is_null(row, (uint32_t)writer->timestamp_field))
+        timestamp = row_get_int64(row, (uint32_t)writer->timestamp_field);
+    int32_t partition = RD_KAFKA_PARTITION_UA;
+    if (writer->partitioner == KAFKA_PARTITIONER_FIXED)
+        partition = 0;
+    else if (writer->partitioner == KAFKA_PARTITIONER_ROUND_ROBIN && writer->partition_count > 0) {
+        partition = writer->next_partition;
+        writer->next_partition = (writer->next_partition + 1) % writer->partition_count;
+    }
+    for (;;) {
+        rd_kafka_headers_t *headers;
+        if (writer_row_headers(writer, row, &headers) != 0)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+        rd_kafka_resp_err_t err = rd_kafka_producev(
+            writer->producer, RD_KAFKA_V_RKT(writer->topic), RD_KAFKA_V_PARTITION(partition),
+            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE((void *)value, value_length),
+            RD_KAFKA_V_KEY(key, key_length), RD_KAFKA_V_TIMESTAMP(timestamp),
+            RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(writer), RD_KAFKA_V_END);
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
+            return JOINERY_OK; /* the producer owns the headers now */
+        if (headers)
+            rd_kafka_headers_destroy(headers);
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "Cannot produce a record to Kafka topic '%s' (table '%s'): %s",
+                              writer->topic_name, writer->table_name, rd_kafka_err2str(err));
+        /* the local queue is full: serve deliveries until there is room (message.timeout.ms
+           bounds how long queued records wait) */
+        rd_kafka_poll(writer->producer, 50);
+        int status = writer_check_deliveries(writer, diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
+}
+
+static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    rd_kafka_poll(writer->producer, 0);
+    int status = writer_check_deliveries(writer, diag);
+    if (status != JOINERY_OK)
+        return status;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        const Row *row = batch->rows[i];
+        RowKind kind = row_kind(row);
+        bool tombstone = false;
+        if (writer->upsert) {
+            if (kind == ROW_KIND_UPDATE_BEFORE)
+                continue; /* the +U that follows overwrites the key */
+            tombstone = kind == ROW_KIND_DELETE;
+        } else if (kind != ROW_KIND_INSERT && !writer->changelog) {
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "Table sink '%s' doesn't support consuming update and delete changes "
+                              "(received a %s row): use the 'upsert-kafka' connector with a "
+                              "PRIMARY KEY",
+                              writer->table_name, row_kind_name(kind));
+        }
+        strbuf_clear(&writer->key_buffer);
+        strbuf_clear(&writer->value_buffer);
+        bool has_key = writer->key_encoder != NULL;
+        if (has_key) {
+            const Row *key = project_row(writer, row, writer->key_fields, writer->key_count);
+            if (!key || format_encode_row(writer->key_encoder, key, &writer->key_buffer) != 0)
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+        }
+        bool null_value = tombstone;
+        if (!tombstone) {
+            const Row *value =
+                writer->value_is_identity
+                    ? row
+                    : project_row(writer, row, writer->value_fields, writer->value_count);
+            if (!value ||
+                format_encode_row(writer->value_encoder, value, &writer->value_buffer) != 0)
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+            null_value = writer->value_is_raw && row_is_null(value, 0);
+        }
+        status = writer_produce(writer, row, has_key ? writer->key_buffer.data : NULL,
+                                has_key ? writer->key_buffer.length : 0,
+                                null_value ? NULL : strbuf_cstr(&writer->value_buffer),
+                                null_value ? 0 : writer->value_buffer.length, diag);
+        if (status != JOINERY_OK)
+            return status;
+        base->rows_written++;
+    }
+    return writer_check_deliveries(writer, diag);
+}
+
+static int kafka_finish(SinkWriter *base, Diag *diag)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    if (writer->finished)
+        return JOINERY_OK;
+    rd_kafka_flush(writer->producer, (int)writer->flush_timeout_ms);
+    int status = writer_check_deliveries(writer, diag);
+    if (status != JOINERY_OK)
+        return status;
+    int left = rd_kafka_outq_len(writer->producer);
+    if (left > 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "%d records were not delivered to Kafka topic '%s' (table '%s') within "
+                          "%lld ms",
+                          left, writer->topic_name, writer->table_name,
+                          (long long)writer->flush_timeout_ms);
+    writer->finished = true;
+    return JOINERY_OK;
+}
+
+static void kafka_close_writer(SinkWriter *base)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    if (!writer)
+        return;
+    if (writer->topic)
+        rd_kafka_topic_destroy(writer->topic);
+    if (writer->producer) {
+        if (!writer->finished)
+            rd_kafka_purge(writer->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+        rd_kafka_destroy(writer->producer);
+    }
+    format_encoder_free(writer->value_encoder);
+    format_encoder_free(writer->key_encoder);
+    free(writer->value_fields);
+    free(writer->key_fields);
+    row_builder_free(&writer->builder);
+    strbuf_free(&writer->key_buffer);
+    strbuf_free(&writer->value_buffer);
+    free((char *)writer->topic_name);
+    free(writer);
+}
+
+static const SinkWriterVtable KAFKA_WRITER = {
+    .write = kafka_write,
+    .finish = kafka_finish,
+    .close = kafka_close_writer,
+};
+
+/*
+ * Name of sink field `field`: the table's physical column (the names a
+ * query gives its results, such as EXPR$1, are not the record's field
+ * names), else the spec's.
+ */
+static const char *sink_field_name(const SinkSpec *spec, uint32_t field)
+{
+    const CatalogTable *table = spec->table;
+    uint32_t physical = 0;
+    for (size_t i = 0; table && i < table->column_count; i++) {
+        if (table->columns[i].kind != CATALOG_COLUMN_PHYSICAL)
+            continue;
+        if (physical++ == field)
+            return table->columns[i].name;
+    }
+    return spec->names && spec->names[field] ? spec->names[field] : "";
+}
+
+/* Index of the sink field named `name`, or -1. */
+static int sink_field_index(const SinkSpec *spec, const char *name)
+{
+    for (uint32_t i = 0; i < spec->field_count; i++)
+        if (strcasecmp(sink_field_name(spec, i), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int writer_setup_encoding(KafkaWriter *writer, const SinkSpec *spec,
+                                 const KafkaLayout *layout, Diag *diag)
+{
+    const CatalogTable *table = spec->table;
+    writer->value_fields = calloc(spec->field_count + 1, sizeof *writer->value_fields);
+    writer->key_fields = calloc(layout->key_count + 1, sizeof *writer->key_fields);
+    const char **names = calloc(spec->field_count + layout->key_count + 1, sizeof *names);
+    DataType *types = calloc(spec->field_count + layout->key_count + 1, sizeof *types);
+    int status = JOINERY_OK;
+    if (!writer->value_fields || !writer->key_fields || !names || !types)
+        status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    size_t prefix_length = strlen(layout->key_prefix);
+    for (uint32_t i = 0; status == JOINERY_OK && i < layout->key_count; i++) {
+        const char *column = table->columns[layout->key_columns[i]].name;
+        int field = sink_field_index(spec, column);
+        if (field < 0)
+            status = diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                "Key field '%s' is not a column of sink table '%s'", column,
+                                table->name);
+        else {
+            writer->key_fields[i] = (uint32_t)field;
+            names[i] = sink_field_name(spec, (uint32_t)field) + prefix_length;
+            types[i] = spec->types[field];
+        }
+    }
+    writer->key_count = layout->key_count;
+    if (status == JOINERY_OK && layout->has_key) {
+        status = format_check_fields(layout->key_kind, layout->key_count, types, table->name, diag);
+        if (status == JOINERY_OK && !(writer->key_encoder = format_encoder_create(
+                                          &layout->key_options, layout->key_count, names, types)))
+            status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    /* persisted metadata columns (the binder admits 'headers' and 'timestamp') go into the
+       record, not its value */
+    writer->headers_field = writer->timestamp_field = -1;
+    for (size_t c = 0; status == JOINERY_OK && c < table->column_count; c++) {
+        const CatalogColumn *column = &table->columns[c];
+        if (column->kind != CATALOG_COLUMN_METADATA || column->is_virtual)
+            continue;
+        int field = sink_field_index(spec, column->name);
+        KafkaMetadata kind =
+            kafka_metadata_from_key(column->metadata_key ? column->metadata_key : column->name);
+        if (field >= 0 && kind == KAFKA_METADATA_HEADERS) {
+            writer->headers_field = field;
+            writer->headers_type = spec->types[field];
+        } else if (field >= 0 && kind == KAFKA_METADATA_TIMESTAMP) {
+            writer->timestamp_field = field;
+        } else {
+            status = diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                "Metadata column '%s' of sink table '%s' cannot be written",
+                                column->name, table->name);
+        }
+    }
+    writer->value_is_identity = true;
+    for (uint32_t i = 0; status == JOINERY_OK && i < spec->field_count; i++) {
+        bool in_key = false;
+        for (uint32_t k = 0; k < layout->key_count; k++)
+            in_key |= writer->key_fields[k] == i;
+        if ((layout->except_key && in_key) || (int)i == writer->headers_field ||
+            (int)i == writer->timestamp_field) {
+            writer->value_is_identity = false;
+            continue;
+        }
+        names[writer->value_count] = sink_field_name(spec, i);
+        types[writer->value_count] = spec->types[i];
+        writer->value_fields[writer->value_count++] = i;
+    }
+    if (status == JOINERY_OK)
+        status =
+            format_check_fields(layout->value_kind, writer->value_count, types, table->name, diag);
+    if (status == JOINERY_OK && !(writer->value_encoder = format_encoder_create(
+                                      &layout->value_options, writer->value_count, names, types)))
+        status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    writer->value_is_raw = layout->value_kind == FORMAT_KIND_RAW;
+    free(names);
+    free(types);
+    return status;
+}
+
+static int writer_count_partitions(KafkaWriter *writer, Diag *diag)
+{
+    const struct rd_kafka_metadata *metadata = NULL;
+    int64_t deadline = kafka_monotonic_millis() + KAFKA_START_DEADLINE_MS;
+    rd_kafka_resp_err_t err;
+    for (;;) {
+        err = rd_kafka_metadata(writer->producer, 0, writer->topic, &metadata,
+                                KAFKA_METADATA_TIMEOUT_MS);
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR && metadata->topic_cnt == 1 &&
+            metadata->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+            metadata->topics[0].partition_cnt > 0) {
+            writer->partition_count = metadata->topics[0].partition_cnt;
+            rd_kafka_metadata_destroy(metadata);
+            return JOINERY_OK;
+        }
+        if (metadata)
+            rd_kafka_metadata_destroy(metadata);
+        metadata = NULL;
+        if (kafka_monotonic_millis() >= deadline)
+            break;
+        usleep(200 * 1000);
+    }
+    return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                      "Cannot read the partitions of Kafka topic '%s' (table '%s'): %s",
+                      writer->topic_name, writer->table_name,
+                      err ? rd_kafka_err2str(err) : "topic not found");
+}
+
+int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Diag *diag)
+{
+    const CatalogTable *table = spec->table;
+    int status = kafka_validate_table(table, upsert, diag);
+    if (status != JOINERY_OK)
+        return status;
+    const char *topic = catalog_table_option(table, "topic");
+    if (!topic || kafka_count_topics(topic) != 1)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "The %s sink of table '%s' needs exactly one topic in option 'topic' "
+                          "(a topic list or 'topic-pattern' can only be read)",
+                          kafka_connector_name(upsert), table->name);
+    KafkaLayout layout;
+    status = kafka_read_layout(table, upsert, &layout, diag);
+    if (status != JOINERY_OK)
+        return status;
+    KafkaWriter *writer = calloc(1, sizeof *writer);
+    if (!writer)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");
+    writer->base.vtable = &KAFKA_WRITER;
+    writer->base.spec = spec;
+    writer->base.impl = writer;
+    writer->upsert = upsert;
+    writer->changelog =
+        !upsert && kafka_table_source_changelog(spec->table, false) == SOURCE_CHANGELOG_ALL;
+    writer->table_name = table->name;
+    row_builder_init(&writer->builder);
+    Arena scratch;
+    arena_init(&scratch, 1024);
+    char *topics[1];
+    kafka_split_topics(topic, &scratch, topics, 1);
+    writer->topic_name = strdup(topics[0]);
+    arena_destroy(&scratch);
+    const char *partitioner = catalog_table_option(table, "sink.partitioner");
+    if (partitioner)
+        kafka_partitioner_from_name(partitioner, &writer->partitioner);
+    if (!writer->topic_name)
+        status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (status == JOINERY_OK)
+        status = writer_setup_encoding(writer, spec, &layout, diag);
+    rd_kafka_conf_t *conf = NULL;
+    if (status == JOINERY_OK)
+        status = kafka_make_conf(table, false, &conf, diag);
+    if (status == JOINERY_OK) {
+        rd_kafka_conf_set_dr_msg_cb(conf, kafka_delivery_report);
+        writer->flush_timeout_ms =
+            kafka_conf_get_int(conf, "message.timeout.ms", 300000) + KAFKA_FLUSH_MARGIN_MS;
+        char reason[512];
+        writer->producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
+        if (!writer->producer) {
+            rd_kafka_conf_destroy(conf);
+            status = diag_error(diag, JOINERY_ERROR_RUNTIME,
+                                "Cannot create a Kafka producer for table '%s': %s", table->name,
+                                reason);
+        }
+    }
+    if (status == JOINERY_OK) {
+        writer->topic = rd_kafka_topic_new(writer->producer, writer->topic_name, NULL);
+        if (!writer->topic)
+            status = diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot open Kafka topic '%s': %s",
+                                writer->topic_name, rd_kafka_err2str(rd_kafka_last_error()));
+    }
+    if (status == JOINERY_OK && writer->partitioner == KAFKA_PARTITIONER_ROUND_ROBIN)
+        status = writer_count_partitions(writer, diag);
+    if (status != JOINERY_OK) {
+        kafka_close_writer(&writer->base);
+        return status;
+    }
+    *result = &writer->base;
+    return JOINERY_OK;
+}
