@@ -96,7 +96,7 @@ static void execute_print_caret(FILE *out, const StatementBuffer *buffer, int li
     size_t i = 0;
     for (int character = 1; character < column && i < length; character++) {
         uint32_t code_point;
-        size_t bytes = text_decode_utf8(text + i, length - i, &code_point);
+        size_t bytes = joinery_utf8_decode(text + i, length - i, &code_point);
         if (text[i] == '\t') {
             fputc('\t', out);
         } else {

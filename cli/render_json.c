@@ -19,8 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/text.h"
-
 typedef struct JsonState {
     bool streaming;
     size_t column_count;
@@ -28,59 +26,16 @@ typedef struct JsonState {
     JoineryValueClass *classes;
 } JsonState;
 
+static int json_write_bytes(void *context, const char *bytes, size_t length)
+{
+    fwrite(bytes, 1, length, context);
+    return 0;
+}
+
+/* The engine's JSON string escaper, in its valid-UTF-8 flavour (engine.h). */
 static void json_write_string(FILE *out, const char *text)
 {
-    size_t length = strlen(text);
-    fputc('"', out);
-    size_t i = 0;
-    while (i < length) {
-        unsigned char c = (unsigned char)text[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '"':
-                fputs("\\\"", out);
-                break;
-            case '\\':
-                fputs("\\\\", out);
-                break;
-            case '\n':
-                fputs("\\n", out);
-                break;
-            case '\r':
-                fputs("\\r", out);
-                break;
-            case '\t':
-                fputs("\\t", out);
-                break;
-            case '\b':
-                fputs("\\b", out);
-                break;
-            case '\f':
-                fputs("\\f", out);
-                break;
-            default:
-                if (c < 0x20 || c == 0x7F) {
-                    fprintf(out, "\\u%04x", c);
-                } else {
-                    fputc(c, out);
-                }
-                break;
-            }
-            i++;
-            continue;
-        }
-        uint32_t code_point;
-        size_t bytes = text_decode_utf8(text + i, length - i, &code_point);
-        if (code_point == UINT32_MAX) {
-            fprintf(out, "\\u%04x", c);
-        } else if (code_point == 0x2028 || code_point == 0x2029) {
-            fprintf(out, "\\u%04x", (unsigned)code_point);
-        } else {
-            fwrite(text + i, 1, bytes, out);
-        }
-        i += bytes;
-    }
-    fputc('"', out);
+    joinery_json_quote(text, strlen(text), json_write_bytes, out);
 }
 
 /* True when text is a number as RFC 8259 spells it. */

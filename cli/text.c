@@ -5,50 +5,7 @@
  */
 #include "cli/text.h"
 
-size_t text_decode_utf8(const char *text, size_t length, uint32_t *code_point)
-{
-    const unsigned char *bytes = (const unsigned char *)text;
-    unsigned char lead = bytes[0];
-    size_t needed;
-    uint32_t value;
-    uint32_t minimum;
-    if (lead < 0x80) {
-        *code_point = lead;
-        return 1;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-        needed = 2;
-        value = lead & 0x1F;
-        minimum = 0x80;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        needed = 3;
-        value = lead & 0x0F;
-        minimum = 0x800;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        needed = 4;
-        value = lead & 0x07;
-        minimum = 0x10000;
-    } else {
-        *code_point = UINT32_MAX;
-        return 1;
-    }
-    if (length < needed) {
-        *code_point = UINT32_MAX;
-        return 1;
-    }
-    for (size_t i = 1; i < needed; i++) {
-        if ((bytes[i] & 0xC0) != 0x80) {
-            *code_point = UINT32_MAX;
-            return 1;
-        }
-        value = (value << 6) | (bytes[i] & 0x3F);
-    }
-    if (value < minimum || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
-        *code_point = UINT32_MAX;
-        return 1;
-    }
-    *code_point = value;
-    return needed;
-}
+#include "engine/engine.h"
 
 size_t text_code_point_width(uint32_t code_point)
 {
@@ -75,7 +32,7 @@ size_t text_display_width(const char *text, size_t length)
     size_t i = 0;
     while (i < length) {
         uint32_t code_point;
-        i += text_decode_utf8(text + i, length - i, &code_point);
+        i += joinery_utf8_decode(text + i, length - i, &code_point);
         width += text_code_point_width(code_point);
     }
     return width;
@@ -87,7 +44,7 @@ size_t text_prefix_for_width(const char *text, size_t length, size_t max_width, 
     size_t i = 0;
     while (i < length) {
         uint32_t code_point;
-        size_t bytes = text_decode_utf8(text + i, length - i, &code_point);
+        size_t bytes = joinery_utf8_decode(text + i, length - i, &code_point);
         size_t columns = text_code_point_width(code_point);
         if (used + columns > max_width) {
             break;

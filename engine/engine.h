@@ -127,4 +127,26 @@ size_t joinery_statement_end(const char *text, size_t length, bool *is_blank);
 /* Offset of the first byte that is neither whitespace nor in a plain comment. */
 size_t joinery_statement_skip_blank(const char *text, size_t length);
 
+/* ---- Text helpers for the CLI's renderers: the engine's own, so both agree ---- */
+
+/*
+ * Decodes the UTF-8 sequence at text[0..length-1] (length >= 1): returns its
+ * byte length and stores its code point in *code_point. A byte that does not
+ * start a well-formed sequence (overlong forms, surrogates and code points
+ * above U+10FFFF are ill-formed) gives 1 and UINT32_MAX.
+ */
+size_t joinery_utf8_decode(const char *text, size_t length, uint32_t *code_point);
+
+/*
+ * Writes text[0..length-1] as a JSON string, quotes included, through
+ * write(context, bytes, length), in pieces. Escaped: '"', '\\', control
+ * characters (\n \r \t \b \f, else \u00xx), DEL, U+2028 and U+2029 (\u2028,
+ * \u2029), and every byte that is not well-formed UTF-8 (\u00xx, its Latin-1
+ * reading), so the output is valid UTF-8 JSON whatever the input. Stops at
+ * the first write that returns non-zero and returns that; 0 otherwise.
+ */
+int joinery_json_quote(const char *text, size_t length,
+                       int (*write)(void *context, const char *bytes, size_t length),
+                       void *context);
+
 #endif

@@ -1,7 +1,10 @@
 /*
- * binary.c - hex, base64 and UTF-8 helpers for byte strings (see binary.h).
+ * binary.c - hex, base64 and UTF-8 helpers for byte strings (see binary.h);
+ * the UTF-8 decoding itself is utf8_decode (utf8.h).
  */
 #include "engine/base/binary.h"
+
+#include "engine/base/utf8.h"
 
 static const char HEX_DIGITS[] = "0123456789abcdef";
 static const char BASE64_ALPHABET[] =
@@ -107,55 +110,13 @@ int binary_decode_base64(const char *text, size_t length, StrBuf *out)
     return 0;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at bytes[0..length), or 0 when it
- * is ill-formed; *consumed is then the maximal ill-formed subpart (>= 1).
- */
-static size_t utf8_sequence(const uint8_t *bytes, size_t length, size_t *consumed)
-{
-    uint8_t lead = bytes[0];
-    size_t need;
-    uint8_t low = 0x80, high = 0xBF;
-    if (lead < 0x80) {
-        *consumed = 1;
-        return 1;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-        need = 1;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        need = 2;
-        if (lead == 0xE0)
-            low = 0xA0;
-        else if (lead == 0xED)
-            high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        need = 3;
-        if (lead == 0xF0)
-            low = 0x90;
-        else if (lead == 0xF4)
-            high = 0x8F;
-    } else {
-        *consumed = 1;
-        return 0;
-    }
-    size_t i = 1;
-    for (; i <= need; i++) {
-        if (i >= length)
-            break;
-        uint8_t c = bytes[i];
-        uint8_t lo = i == 1 ? low : 0x80, hi = i == 1 ? high : 0xBF;
-        if (c < lo || c > hi)
-            break;
-    }
-    *consumed = i;
-    return i == need + 1 ? i : 0;
-}
-
 int binary_append_utf8(const uint8_t *bytes, size_t length, StrBuf *out)
 {
     size_t i = 0;
     while (i < length) {
         size_t consumed;
-        size_t good = utf8_sequence(bytes + i, length - i, &consumed);
+        uint32_t code_point;
+        size_t good = utf8_decode((const char *)bytes + i, length - i, &code_point, &consumed);
         int status = good ? strbuf_append(out, (const char *)bytes + i, good)
                           : strbuf_append(out, "\xEF\xBF\xBD", 3);
         if (status != 0)
@@ -170,7 +131,8 @@ bool binary_is_utf8(const uint8_t *bytes, size_t length)
     size_t i = 0;
     while (i < length) {
         size_t consumed;
-        if (!utf8_sequence(bytes + i, length - i, &consumed))
+        uint32_t code_point;
+        if (!utf8_decode((const char *)bytes + i, length - i, &code_point, &consumed))
             return false;
         i += consumed;
     }

@@ -34,6 +34,7 @@
 
 #include "engine/base/binary.h"
 #include "engine/base/map.h"
+#include "engine/base/utf8.h"
 
 __extension__ typedef __int128 Int128;
 
@@ -198,44 +199,6 @@ static Value string_from_strbuf(const EvalInput *input, StrBuf *built, int statu
     uint32_t length = (uint32_t)built->length;
     strbuf_free(built);
     return copy ? value_string(copy, length) : out_of_memory(input);
-}
-
-/* UTF-8: length of the code point starting with byte c (1 for invalid bytes). */
-static inline uint32_t utf8_width(unsigned char c)
-{
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xE0) == 0xC0)
-        return 2;
-    if ((c & 0xF0) == 0xE0)
-        return 3;
-    if ((c & 0xF8) == 0xF0)
-        return 4;
-    return 1;
-}
-
-static uint32_t utf8_next(const char *text, uint32_t length, uint32_t position)
-{
-    uint32_t next = position + utf8_width((unsigned char)text[position]);
-    return next > length ? length : next;
-}
-
-static uint32_t utf8_count(const char *text, uint32_t length)
-{
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < length; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            count++;
-    return count;
-}
-
-/* Byte offset of code point `index` (clamped to length). */
-static uint32_t utf8_offset(const char *text, uint32_t length, int64_t index)
-{
-    uint32_t position = 0;
-    for (int64_t i = 0; i < index && position < length; i++)
-        position = utf8_next(text, length, position);
-    return position;
 }
 
 /* ---- comparison ------------------------------------------------------- */

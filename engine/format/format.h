@@ -157,4 +157,23 @@ void format_encoder_free(FormatEncoder *encoder);
  */
 int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out);
 
+/* How format_json_quote escapes, beyond '"', '\\' and control characters. */
+typedef enum FormatJsonQuote {
+    /* every other byte as it is: the json format, as Flink writes it */
+    FORMAT_JSON_QUOTE_MINIMAL = 0,
+    /* also DEL and U+2028/U+2029 as \uXXXX, and each byte that is not well-formed UTF-8
+       as \u00XX (its Latin-1 reading): valid UTF-8 JSON whatever the input (the shell) */
+    FORMAT_JSON_QUOTE_VALID_UTF8 = 1,
+} FormatJsonQuote;
+
+/*
+ * The one JSON string escaper: writes text[0..length) as a JSON string,
+ * quotes included, through write(context, bytes, length) in pieces (runs of
+ * unescaped text, escapes). Control characters use the short escapes (\n,
+ * \t, \r, \b, \f) or \u00XX (lowercase hex). Stops at the first write
+ * that returns non-zero and returns that; 0 otherwise.
+ */
+int format_json_quote(const char *text, size_t length, FormatJsonQuote mode,
+                      int (*write)(void *context, const char *bytes, size_t length), void *context);
+
 #endif

@@ -21,6 +21,7 @@
 
 #include "engine/base/binary.h"
 #include "engine/base/map.h"
+#include "engine/base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,26 +69,6 @@ static bool read_hex4(const char *text, const char *end, unsigned *code)
     return true;
 }
 
-static char *put_utf8(char *out, unsigned code)
-{
-    if (code < 0x80) {
-        *out++ = (char)code;
-    } else if (code < 0x800) {
-        *out++ = (char)(0xC0 | (code >> 6));
-        *out++ = (char)(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-        *out++ = (char)(0xE0 | (code >> 12));
-        *out++ = (char)(0x80 | ((code >> 6) & 0x3F));
-        *out++ = (char)(0x80 | (code & 0x3F));
-    } else {
-        *out++ = (char)(0xF0 | (code >> 18));
-        *out++ = (char)(0x80 | ((code >> 12) & 0x3F));
-        *out++ = (char)(0x80 | ((code >> 6) & 0x3F));
-        *out++ = (char)(0x80 | (code & 0x3F));
-    }
-    return out;
-}
-
 /*
  * Unescapes text into out (at least `length` bytes); returns the length
  * written. The output is never longer than the input (a 6-byte \uXXXX gives
@@ -130,7 +111,7 @@ static size_t json_unescape(const char *text, size_t length, char *out)
         case 'u': {
             unsigned code;
             if (!read_hex4(cursor, end, &code)) {
-                out = put_utf8(out, 0xFFFD);
+                out += utf8_encode(0xFFFD, out);
                 break;
             }
             cursor += 4;
@@ -146,7 +127,7 @@ static size_t json_unescape(const char *text, size_t length, char *out)
             } else if (code >= 0xDC00 && code <= 0xDFFF) {
                 code = 0xFFFD;
             }
-            out = put_utf8(out, code);
+            out += utf8_encode(code, out);
             break;
         }
         default: /* \" \\ \/ */
@@ -481,55 +462,79 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
     return FORMAT_RECORD_ROW;
 }
 
-static int json_append_string(const char *text, size_t length, StrBuf *out)
+int format_json_quote(const char *text, size_t length, FormatJsonQuote mode,
+                      int (*write)(void *context, const char *bytes, size_t length), void *context)
 {
     static const char HEX[] = "0123456789abcdef";
-    if (strbuf_reserve(out, length + 2) != 0 || strbuf_append_char(out, '"') != 0)
-        return -1;
-    size_t run = 0;
-    for (size_t i = 0; i < length; i++) {
+    bool valid_utf8 = mode == FORMAT_JSON_QUOTE_VALID_UTF8;
+    int status = write(context, "\"", 1);
+    size_t run = 0, i = 0;
+    while (i < length && status == 0) {
         unsigned char c = (unsigned char)text[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        if (strbuf_append(out, text + run, i - run) != 0)
-            return -1;
-        run = i + 1;
+        size_t width = 1; /* bytes the escape replaces */
         char escape[8];
-        switch (c) {
-        case '"':
-            memcpy(escape, "\\\"", 3);
-            break;
-        case '\\':
-            memcpy(escape, "\\\\", 3);
-            break;
-        case '\n':
-            memcpy(escape, "\\n", 3);
-            break;
-        case '\r':
-            memcpy(escape, "\\r", 3);
-            break;
-        case '\t':
-            memcpy(escape, "\\t", 3);
-            break;
-        case '\b':
-            memcpy(escape, "\\b", 3);
-            break;
-        case '\f':
-            memcpy(escape, "\\f", 3);
-            break;
-        default:
-            memcpy(escape, "\\u00", 4);
-            escape[4] = HEX[c >> 4];
-            escape[5] = HEX[c & 15];
-            escape[6] = '\0';
-            break;
+        if (c == '"' || c == '\\') {
+            escape[0] = '\\';
+            escape[1] = (char)c;
+            escape[2] = '\0';
+        } else if (c < 0x20 || (valid_utf8 && c == 0x7F)) {
+            const char *named = c == '\n'   ? "\\n"
+                                : c == '\r' ? "\\r"
+                                : c == '\t' ? "\\t"
+                                : c == '\b' ? "\\b"
+                                : c == '\f' ? "\\f"
+                                            : NULL;
+            if (named) {
+                memcpy(escape, named, 3);
+            } else {
+                memcpy(escape, "\\u00", 4);
+                escape[4] = HEX[c >> 4];
+                escape[5] = HEX[c & 15];
+                escape[6] = '\0';
+            }
+        } else if (valid_utf8 && c >= 0x80) {
+            uint32_t code_point;
+            size_t consumed;
+            size_t bytes = utf8_decode(text + i, length - i, &code_point, &consumed);
+            if (bytes && code_point != 0x2028 && code_point != 0x2029) {
+                i += bytes; /* well-formed: part of the run */
+                continue;
+            }
+            if (bytes) {
+                memcpy(escape, code_point == 0x2028 ? "\\u2028" : "\\u2029", 7);
+                width = bytes;
+            } else { /* one ill-formed byte, read as Latin-1 */
+                memcpy(escape, "\\u00", 4);
+                escape[4] = HEX[c >> 4];
+                escape[5] = HEX[c & 15];
+                escape[6] = '\0';
+            }
+        } else {
+            i++;
+            continue;
         }
-        if (strbuf_append_cstr(out, escape) != 0)
-            return -1;
+        if (i > run)
+            status = write(context, text + run, i - run);
+        if (status == 0)
+            status = write(context, escape, strlen(escape));
+        i += width;
+        run = i;
     }
-    if (strbuf_append(out, text + run, length - run) != 0)
+    if (status == 0 && length > run)
+        status = write(context, text + run, length - run);
+    return status == 0 ? write(context, "\"", 1) : status;
+}
+
+static int json_write_strbuf(void *context, const char *bytes, size_t length)
+{
+    return strbuf_append(context, bytes, length);
+}
+
+static int json_append_string(const char *text, size_t length, StrBuf *out)
+{
+    if (strbuf_reserve(out, length + 2) != 0)
         return -1;
-    return strbuf_append_char(out, '"');
+    return format_json_quote(text, length, FORMAT_JSON_QUOTE_MINIMAL, json_write_strbuf, out);
 }
 
 /* One value as JSON: numbers and booleans bare, bytes as base64, maps as objects, the rest

@@ -12,7 +12,6 @@
 
 #include "engine/stmt/options.h"
 #include "engine/sql/parser.h"
-#include "engine/sql/split.h"
 #include "engine/stmt/analyze.h"
 #include "engine/stmt/context.h"
 #include "engine/stmt/ddl.h"
@@ -64,22 +63,6 @@ void joinery_session_list_names(JoinerySession *session,
         for (size_t c = 0; c < table->column_count; c++)
             emit(context, table->columns[c].name);
     }
-}
-
-const char *const *joinery_keywords(void)
-{
-    return sql_keywords();
-}
-
-/* Statement boundaries: thin wrappers so that engine.h stays the CLI's only header. */
-size_t joinery_statement_end(const char *text, size_t length, bool *is_blank)
-{
-    return split_statement_end(text, length, is_blank);
-}
-
-size_t joinery_statement_skip_blank(const char *text, size_t length)
-{
-    return split_skip_blank(text, length);
 }
 
 const char *joinery_help_text(void)
