@@ -15,21 +15,29 @@ base="engine/base/$h"
 catalog="catalog/$h"
 violations=0
 
+# includes FIND-ARGS...: every quoted #include of the .c/.h files find
+# selects, as "file:line:path".
+includes() {
+  find "$@" -type f \( -name '*.c' -o -name '*.h' \) -print0 |
+    xargs -0 -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' |
+    sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2:\3/'
+}
+
+# report LINES: prints the violations (one a line) and counts them.
+report() {
+  [ -n "$1" ] || return 0
+  printf '%s\n' "$1"
+  violations=$((violations + $(printf '%s\n' "$1" | wc -l)))
+}
+
 # check DIR ALLOWED DESCRIPTION: files directly under DIR (or below it when
 # DIR ends with /) may include only paths matching ALLOWED.
 check() {
   local dir=$1 allowed=$2 description=$3 depth=()
   [[ $dir == */ ]] || depth=(-maxdepth 1)
-  local found
-  found=$(find "$dir" "${depth[@]}" -type f \( -name '*.c' -o -name '*.h' \) -print0 |
-    xargs -0 -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' |
-    sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2:\3/' |
+  report "$(includes "$dir" "${depth[@]}" |
     awk -F: -v allowed="^($allowed)\$" -v why="$description" \
-      '$3 !~ allowed { print $1 ":" $2 ": includes " $3 " [" why "]" }')
-  if [ -n "$found" ]; then
-    printf '%s\n' "$found"
-    violations=$((violations + $(printf '%s\n' "$found" | wc -l)))
-  fi
+      '$3 !~ allowed { print $1 ":" $2 ": includes " $3 " [" why "]" }')"
 }
 
 check cli/ "cli/$h|engine/engine\.h" "cli/ includes only engine/engine.h"
@@ -50,15 +58,10 @@ check engine/stmt/ "engine/(stmt|exec(/ops)?|plan(/rules)?|state|connector|forma
 check engine "" "engine/engine.h includes no engine header"
 
 # private headers: only from their own folder
-internal=$(find cli catalog engine -type f \( -name '*.c' -o -name '*.h' \) -print0 |
-  xargs -0 -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*_internal\.h"' |
-  sed -E 's/^([^:]+):([0-9]+):[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1:\2:\3/' |
-  awk -F: '{ file = $1; inc = $3; sub(/\/[^\/]*$/, "", file); sub(/\/[^\/]*$/, "", inc);
-             if (file != inc) print $1 ":" $2 ": includes " $3 " [*_internal.h only from its own folder]" }')
-if [ -n "$internal" ]; then
-  printf '%s\n' "$internal"
-  violations=$((violations + $(printf '%s\n' "$internal" | wc -l)))
-fi
+report "$(includes cli catalog engine |
+  awk -F: '$3 ~ /_internal\.h$/ { file = $1; inc = $3; sub(/\/[^\/]*$/, "", file);
+             sub(/\/[^\/]*$/, "", inc);
+             if (file != inc) print $1 ":" $2 ": includes " $3 " [*_internal.h only from its own folder]" }')"
 
 if [ "$violations" -gt 0 ]; then
   echo "check-layers: $violations include(s) break the layer rules"

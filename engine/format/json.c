@@ -471,27 +471,21 @@ int format_json_quote(const char *text, size_t length, FormatJsonQuote mode,
     size_t run = 0, i = 0;
     while (i < length && status == 0) {
         unsigned char c = (unsigned char)text[i];
-        size_t width = 1; /* bytes the escape replaces */
-        char escape[8];
+        size_t width = 1;           /* bytes the escape replaces */
+        char escape[8];             /* room for \" \\ and \u00xx */
+        const char *escaped = NULL; /* what replaces text[i..i + width) */
         if (c == '"' || c == '\\') {
             escape[0] = '\\';
             escape[1] = (char)c;
             escape[2] = '\0';
+            escaped = escape;
         } else if (c < 0x20 || (valid_utf8 && c == 0x7F)) {
-            const char *named = c == '\n'   ? "\\n"
-                                : c == '\r' ? "\\r"
-                                : c == '\t' ? "\\t"
-                                : c == '\b' ? "\\b"
-                                : c == '\f' ? "\\f"
-                                            : NULL;
-            if (named) {
-                memcpy(escape, named, 3);
-            } else {
-                memcpy(escape, "\\u00", 4);
-                escape[4] = HEX[c >> 4];
-                escape[5] = HEX[c & 15];
-                escape[6] = '\0';
-            }
+            escaped = c == '\n'   ? "\\n"
+                      : c == '\r' ? "\\r"
+                      : c == '\t' ? "\\t"
+                      : c == '\b' ? "\\b"
+                      : c == '\f' ? "\\f"
+                                  : NULL; /* else \u00xx */
         } else if (valid_utf8 && c >= 0x80) {
             uint32_t code_point;
             size_t consumed;
@@ -501,22 +495,24 @@ int format_json_quote(const char *text, size_t length, FormatJsonQuote mode,
                 continue;
             }
             if (bytes) {
-                memcpy(escape, code_point == 0x2028 ? "\\u2028" : "\\u2029", 7);
+                escaped = code_point == 0x2028 ? "\\u2028" : "\\u2029";
                 width = bytes;
-            } else { /* one ill-formed byte, read as Latin-1 */
-                memcpy(escape, "\\u00", 4);
-                escape[4] = HEX[c >> 4];
-                escape[5] = HEX[c & 15];
-                escape[6] = '\0';
-            }
+            } /* else one ill-formed byte, as \u00xx: its Latin-1 reading */
         } else {
             i++;
             continue;
         }
+        if (!escaped) {
+            memcpy(escape, "\\u00", 4);
+            escape[4] = HEX[c >> 4];
+            escape[5] = HEX[c & 15];
+            escape[6] = '\0';
+            escaped = escape;
+        }
         if (i > run)
             status = write(context, text + run, i - run);
         if (status == 0)
-            status = write(context, escape, strlen(escape));
+            status = write(context, escaped, strlen(escaped));
         i += width;
         run = i;
     }
