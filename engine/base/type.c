@@ -260,8 +260,28 @@ bool type_common(DataType a, DataType b, DataType *result)
     return false;
 }
 
-const char *type_format(DataType type, char *buffer, size_t size)
+/* Calcite's INTERVAL with the unit the literal was written in (TypeIntervalUnit). */
+static const char *interval_unit_name(DataType type)
 {
+    if (type.id == TYPE_INTERVAL_YEAR_MONTH)
+        return type.precision == TYPE_INTERVAL_UNIT_YEAR ? "INTERVAL YEAR" : "INTERVAL MONTH";
+    switch (type.precision) {
+    case TYPE_INTERVAL_UNIT_DAY:
+        return "INTERVAL DAY";
+    case TYPE_INTERVAL_UNIT_HOUR:
+        return "INTERVAL HOUR";
+    case TYPE_INTERVAL_UNIT_MINUTE:
+        return "INTERVAL MINUTE";
+    default:
+        return "INTERVAL SECOND";
+    }
+}
+
+const char *type_format_as(DataType type, unsigned flags, char *buffer, size_t size)
+{
+    bool calcite = flags & TYPE_FORMAT_CALCITE;
+    const char *charset = flags & TYPE_FORMAT_CHARSET ? " CHARACTER SET \"UTF-16LE\"" : "";
+    bool unbounded = type.precision == TYPE_STRING_LENGTH;
     char base[160];
     switch (type.id) {
     case TYPE_NULL:
@@ -277,7 +297,7 @@ const char *type_format(DataType type, char *buffer, size_t size)
         snprintf(base, sizeof base, "SMALLINT");
         break;
     case TYPE_INT:
-        snprintf(base, sizeof base, "INT");
+        snprintf(base, sizeof base, calcite ? "INTEGER" : "INT");
         break;
     case TYPE_BIGINT:
         snprintf(base, sizeof base, "BIGINT");
@@ -292,13 +312,13 @@ const char *type_format(DataType type, char *buffer, size_t size)
         snprintf(base, sizeof base, "DECIMAL(%d, %d)", (int)type.precision, (int)type.scale);
         break;
     case TYPE_CHAR:
-        snprintf(base, sizeof base, "CHAR(%d)", (int)type.precision);
+        snprintf(base, sizeof base, "CHAR(%d)%s", (int)type.precision, charset);
         break;
     case TYPE_VARCHAR:
-        if (type.precision == TYPE_STRING_LENGTH)
+        if (unbounded && !calcite)
             snprintf(base, sizeof base, "STRING");
         else
-            snprintf(base, sizeof base, "VARCHAR(%d)", (int)type.precision);
+            snprintf(base, sizeof base, "VARCHAR(%d)%s", (int)type.precision, charset);
         break;
     case TYPE_DATE:
         snprintf(base, sizeof base, "DATE");
@@ -310,34 +330,50 @@ const char *type_format(DataType type, char *buffer, size_t size)
         snprintf(base, sizeof base, "TIMESTAMP(%d)", (int)type.precision);
         break;
     case TYPE_TIMESTAMP_LTZ:
-        snprintf(base, sizeof base, "TIMESTAMP_LTZ(%d)", (int)type.precision);
+        snprintf(base, sizeof base,
+                 calcite ? "TIMESTAMP_WITH_LOCAL_TIME_ZONE(%d)" : "TIMESTAMP_LTZ(%d)",
+                 (int)type.precision);
         break;
     case TYPE_INTERVAL_DAY_TIME:
-        snprintf(base, sizeof base, "INTERVAL SECOND(3)");
+        snprintf(base, sizeof base, "%s",
+                 calcite ? interval_unit_name(type) : "INTERVAL SECOND(3)");
         break;
     case TYPE_INTERVAL_YEAR_MONTH:
-        snprintf(base, sizeof base, "INTERVAL MONTH");
+        snprintf(base, sizeof base, "%s", calcite ? interval_unit_name(type) : "INTERVAL MONTH");
         break;
     case TYPE_BINARY:
         snprintf(base, sizeof base, "BINARY(%d)", (int)type.precision);
         break;
     case TYPE_VARBINARY:
-        if (type.precision == TYPE_STRING_LENGTH)
+        if (unbounded && !calcite)
             snprintf(base, sizeof base, "BYTES");
         else
             snprintf(base, sizeof base, "VARBINARY(%d)", (int)type.precision);
         break;
     case TYPE_MAP: {
+        /* Calcite's element names were always cut at 39 characters (a STRING key with its
+           CHARACTER SET does not fit); kept so that plans stay as they were */
         char key[64], value[64];
-        type_format(type_map_key(type), key, sizeof key);
-        type_format(type_map_value(type), value, sizeof value);
-        snprintf(base, sizeof base, "MAP<%s, %s>", key, value);
+        size_t element_size = calcite ? 40 : sizeof key;
+        unsigned element_flags = flags | TYPE_FORMAT_NOT_NULL;
+        type_format_as(type_map_key(type), element_flags, key, element_size);
+        type_format_as(type_map_value(type), element_flags, value, element_size);
+        snprintf(base, sizeof base, calcite ? "(%s, %s) MAP" : "MAP<%s, %s>", key, value);
         break;
     }
     }
-    const char *attribute = type.time_attribute == TIME_ATTRIBUTE_ROWTIME    ? " *ROWTIME*"
-                            : type.time_attribute == TIME_ATTRIBUTE_PROCTIME ? " *PROCTIME*"
-                                                                             : "";
-    snprintf(buffer, size, "%s%s%s", base, type.nullable ? "" : " NOT NULL", attribute);
+    const char *attribute = "";
+    if (flags & TYPE_FORMAT_TIME_ATTRIBUTE)
+        attribute = type.time_attribute == TIME_ATTRIBUTE_ROWTIME    ? " *ROWTIME*"
+                    : type.time_attribute == TIME_ATTRIBUTE_PROCTIME ? " *PROCTIME*"
+                                                                     : "";
+    const char *not_null = (flags & TYPE_FORMAT_NOT_NULL) && !type.nullable ? " NOT NULL" : "";
+    snprintf(buffer, size, "%s%s%s", base, calcite ? attribute : not_null,
+             calcite ? not_null : attribute);
     return buffer;
+}
+
+const char *type_format(DataType type, char *buffer, size_t size)
+{
+    return type_format_as(type, TYPE_FORMAT_NOT_NULL | TYPE_FORMAT_TIME_ATTRIBUTE, buffer, size);
 }

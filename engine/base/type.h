@@ -110,6 +110,40 @@ bool type_equals(DataType a, DataType b);
 bool type_common(DataType a, DataType b, DataType *result);
 
 /*
+ * Unit an INTERVAL literal was written in, kept in its DataType's
+ * `precision` (unused otherwise for intervals) so that EXPLAIN prints
+ * 3600000:INTERVAL HOUR as Flink does. 0 means SECOND (day-time) or MONTH
+ * (year-month). The value is always milliseconds or months.
+ */
+typedef enum TypeIntervalUnit {
+    TYPE_INTERVAL_UNIT_DEFAULT = 0,
+    TYPE_INTERVAL_UNIT_YEAR,
+    TYPE_INTERVAL_UNIT_MONTH,
+    TYPE_INTERVAL_UNIT_DAY,
+    TYPE_INTERVAL_UNIT_HOUR,
+    TYPE_INTERVAL_UNIT_MINUTE,
+    TYPE_INTERVAL_UNIT_SECOND,
+} TypeIntervalUnit;
+
+/* What type_format_as writes besides the type's name. */
+enum {
+    /* Calcite's spelling, as Flink's plans and validation messages show it: INTEGER,
+       VARCHAR(2147483647), TIMESTAMP_WITH_LOCAL_TIME_ZONE(3), (K, V) MAP, INTERVAL HOUR (the
+       literal's unit), a time attribute before NOT NULL. Without it Flink's own: INT, STRING,
+       TIMESTAMP_LTZ(3), MAP<K, V>, INTERVAL SECOND(3), BYTES, NOT NULL before *ROWTIME*. */
+    TYPE_FORMAT_CALCITE = 1 << 0,
+    TYPE_FORMAT_CHARSET = 1 << 1,        /* CHARACTER SET "UTF-16LE" after CHAR/VARCHAR */
+    TYPE_FORMAT_NOT_NULL = 1 << 2,       /* " NOT NULL" when not nullable */
+    TYPE_FORMAT_TIME_ATTRIBUTE = 1 << 3, /* " *ROWTIME*", " *PROCTIME*" */
+};
+
+/*
+ * Writes the type's name into buffer as `flags` (TYPE_FORMAT_*) ask;
+ * returns buffer. Both spellings of a type come from here.
+ */
+const char *type_format_as(DataType type, unsigned flags, char *buffer, size_t size);
+
+/*
  * Writes the Flink spelling ("BIGINT", "STRING", "DECIMAL(10, 2)",
  * "TIMESTAMP(3)", "TIMESTAMP(3) *ROWTIME*", "BYTES", "MAP<STRING, BYTES>", with
  * " NOT NULL" when not nullable) into buffer; returns buffer.

@@ -304,13 +304,13 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "Interval literal '%s' out of range", text);
     DataType type = type_make(id, false);
-    static const ExprIntervalUnit units[] = {
-        [AST_INTERVAL_YEAR] = EXPR_INTERVAL_UNIT_YEAR,
-        [AST_INTERVAL_MONTH] = EXPR_INTERVAL_UNIT_MONTH,
-        [AST_INTERVAL_DAY] = EXPR_INTERVAL_UNIT_DAY,
-        [AST_INTERVAL_HOUR] = EXPR_INTERVAL_UNIT_HOUR,
-        [AST_INTERVAL_MINUTE] = EXPR_INTERVAL_UNIT_MINUTE,
-        [AST_INTERVAL_SECOND] = EXPR_INTERVAL_UNIT_SECOND,
+    static const TypeIntervalUnit units[] = {
+        [AST_INTERVAL_YEAR] = TYPE_INTERVAL_UNIT_YEAR,
+        [AST_INTERVAL_MONTH] = TYPE_INTERVAL_UNIT_MONTH,
+        [AST_INTERVAL_DAY] = TYPE_INTERVAL_UNIT_DAY,
+        [AST_INTERVAL_HOUR] = TYPE_INTERVAL_UNIT_HOUR,
+        [AST_INTERVAL_MINUTE] = TYPE_INTERVAL_UNIT_MINUTE,
+        [AST_INTERVAL_SECOND] = TYPE_INTERVAL_UNIT_SECOND,
     };
     type.precision = (int32_t)units[ast->interval.unit]; /* the unit EXPLAIN prints */
     *result = expr_make_literal(binder->arena, type, value_int(value));

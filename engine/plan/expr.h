@@ -148,21 +148,6 @@ Expr *expr_make_implicit_cast(Arena *arena, Expr *expr, DataType type);
  */
 bool expr_cast_is_valid(DataType from, DataType to);
 
-/*
- * Unit an INTERVAL literal was written in, kept in its DataType's
- * `precision` (unused otherwise for intervals) so that EXPLAIN prints
- * 3600000:INTERVAL HOUR as Flink does. 0 means SECOND (day-time) or MONTH
- * (year-month). The value is always milliseconds or months.
- */
-typedef enum ExprIntervalUnit {
-    EXPR_INTERVAL_UNIT_DEFAULT = 0,
-    EXPR_INTERVAL_UNIT_YEAR,
-    EXPR_INTERVAL_UNIT_MONTH,
-    EXPR_INTERVAL_UNIT_DAY,
-    EXPR_INTERVAL_UNIT_HOUR,
-    EXPR_INTERVAL_UNIT_MINUTE,
-    EXPR_INTERVAL_UNIT_SECOND,
-} ExprIntervalUnit;
 /* AND of the non-NULL conditions (NULL when there are none). */
 Expr *expr_make_and(Arena *arena, Expr **conditions, uint32_t count);
 
@@ -225,6 +210,7 @@ int expr_print(const Expr *expr, const char *const *field_names, ExprStyle style
  * TIMESTAMP_WITH_LOCAL_TIME_ZONE(3), INTERVAL SECOND. With `full`, adds
  * CHARACTER SET "UTF-16LE" to strings, " NOT NULL" and a time attribute
  * marker (the form CAST shows in the physical plan). Returns buffer.
+ * type_format_as (engine/base/type.h) with TYPE_FORMAT_CALCITE.
  */
 const char *expr_type_name(DataType type, bool full, char *buffer, size_t size);
 

@@ -27,106 +27,21 @@
 
 #include "engine/base/binary.h"
 
-static const char *interval_unit_name(DataType type)
+/* Calcite's spelling of a type; with `charset`, CHARACTER SET and the time attribute too. */
+static const char *calcite_type_name(DataType type, bool charset, bool not_null, char *buffer,
+                                     size_t size)
 {
-    if (type.id == TYPE_INTERVAL_YEAR_MONTH)
-        return type.precision == EXPR_INTERVAL_UNIT_YEAR ? "INTERVAL YEAR" : "INTERVAL MONTH";
-    switch (type.precision) {
-    case EXPR_INTERVAL_UNIT_DAY:
-        return "INTERVAL DAY";
-    case EXPR_INTERVAL_UNIT_HOUR:
-        return "INTERVAL HOUR";
-    case EXPR_INTERVAL_UNIT_MINUTE:
-        return "INTERVAL MINUTE";
-    default:
-        return "INTERVAL SECOND";
-    }
-}
-
-static const char *type_name_parts(DataType type, bool charset, bool not_null, char *buffer,
-                                   size_t size)
-{
-    char base[96];
-    switch (type.id) {
-    case TYPE_NULL:
-        snprintf(base, sizeof base, "NULL");
-        break;
-    case TYPE_BOOLEAN:
-        snprintf(base, sizeof base, "BOOLEAN");
-        break;
-    case TYPE_TINYINT:
-        snprintf(base, sizeof base, "TINYINT");
-        break;
-    case TYPE_SMALLINT:
-        snprintf(base, sizeof base, "SMALLINT");
-        break;
-    case TYPE_INT:
-        snprintf(base, sizeof base, "INTEGER");
-        break;
-    case TYPE_BIGINT:
-        snprintf(base, sizeof base, "BIGINT");
-        break;
-    case TYPE_FLOAT:
-        snprintf(base, sizeof base, "FLOAT");
-        break;
-    case TYPE_DOUBLE:
-        snprintf(base, sizeof base, "DOUBLE");
-        break;
-    case TYPE_DECIMAL:
-        snprintf(base, sizeof base, "DECIMAL(%d, %d)", (int)type.precision, (int)type.scale);
-        break;
-    case TYPE_CHAR:
-        snprintf(base, sizeof base, "CHAR(%d)%s", (int)type.precision,
-                 charset ? " CHARACTER SET \"UTF-16LE\"" : "");
-        break;
-    case TYPE_VARCHAR:
-        snprintf(base, sizeof base, "VARCHAR(%d)%s", (int)type.precision,
-                 charset ? " CHARACTER SET \"UTF-16LE\"" : "");
-        break;
-    case TYPE_DATE:
-        snprintf(base, sizeof base, "DATE");
-        break;
-    case TYPE_TIME:
-        snprintf(base, sizeof base, "TIME(%d)", (int)type.precision);
-        break;
-    case TYPE_TIMESTAMP:
-        snprintf(base, sizeof base, "TIMESTAMP(%d)", (int)type.precision);
-        break;
-    case TYPE_TIMESTAMP_LTZ:
-        snprintf(base, sizeof base, "TIMESTAMP_WITH_LOCAL_TIME_ZONE(%d)", (int)type.precision);
-        break;
-    case TYPE_INTERVAL_DAY_TIME:
-    case TYPE_INTERVAL_YEAR_MONTH:
-        snprintf(base, sizeof base, "%s", interval_unit_name(type));
-        break;
-    case TYPE_BINARY:
-        snprintf(base, sizeof base, "BINARY(%d)", (int)type.precision);
-        break;
-    case TYPE_VARBINARY:
-        snprintf(base, sizeof base, "VARBINARY(%d)", (int)type.precision);
-        break;
-    case TYPE_MAP: {
-        /* Calcite: (K, V) MAP */
-        char key[40], value[40];
-        type_name_parts(type_map_key(type), charset, true, key, sizeof key);
-        type_name_parts(type_map_value(type), charset, true, value, sizeof value);
-        snprintf(base, sizeof base, "(%s, %s) MAP", key, value);
-        break;
-    }
-    }
-    const char *attribute = "";
-    if (charset && type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
-        attribute = " *ROWTIME*";
-    else if (charset && type.time_attribute == TIME_ATTRIBUTE_PROCTIME)
-        attribute = " *PROCTIME*";
-    snprintf(buffer, size, "%s%s%s", base, attribute,
-             not_null && !type.nullable ? " NOT NULL" : "");
-    return buffer;
+    unsigned flags = TYPE_FORMAT_CALCITE;
+    if (charset)
+        flags |= TYPE_FORMAT_CHARSET | TYPE_FORMAT_TIME_ATTRIBUTE;
+    if (not_null)
+        flags |= TYPE_FORMAT_NOT_NULL;
+    return type_format_as(type, flags, buffer, size);
 }
 
 const char *expr_type_name(DataType type, bool full, char *buffer, size_t size)
 {
-    return type_name_parts(type, full, full, buffer, size);
+    return calcite_type_name(type, full, full, buffer, size);
 }
 
 /* Calcite's Util.toScientificNotation for a double: 1.5E0, 1E2, -2.5E-1. */
@@ -204,7 +119,7 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
         if (shown.id == TYPE_NULL)
             return strbuf_append_cstr(out, "null:NULL");
         return strbuf_printf(out, "null:%s",
-                             type_name_parts(shown, prefix, false, type_name, sizeof type_name));
+                             calcite_type_name(shown, prefix, false, type_name, sizeof type_name));
     }
     switch (type.id) {
     case TYPE_NULL:
@@ -218,7 +133,7 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
         if (!prefix)
             return strbuf_printf(out, "%lld", (long long)value.i);
         return strbuf_printf(out, "%lld:%s", (long long)value.i,
-                             type_name_parts(type, false, false, type_name, sizeof type_name));
+                             calcite_type_name(type, false, false, type_name, sizeof type_name));
     case TYPE_BIGINT:
         return strbuf_printf(out, prefix ? "%lld:BIGINT" : "%lldL", (long long)value.i);
     case TYPE_FLOAT:
@@ -235,8 +150,8 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
         if (value_format_text(plain, value, out) != 0)
             return -1;
         if (prefix)
-            return strbuf_printf(out, ":%s",
-                                 type_name_parts(type, false, false, type_name, sizeof type_name));
+            return strbuf_printf(
+                out, ":%s", calcite_type_name(type, false, false, type_name, sizeof type_name));
         return 0;
     }
     case TYPE_CHAR:
@@ -258,7 +173,7 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
             return -1;
         if (type.id == TYPE_VARCHAR)
             return strbuf_printf(out, ":%s",
-                                 type_name_parts(type, true, false, type_name, sizeof type_name));
+                                 calcite_type_name(type, true, false, type_name, sizeof type_name));
         return 0;
     case TYPE_BINARY:
     case TYPE_VARBINARY:
@@ -267,8 +182,8 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
             strbuf_append_char(out, '\'') != 0)
             return -1;
         if (prefix)
-            return strbuf_printf(out, ":%s",
-                                 type_name_parts(type, false, false, type_name, sizeof type_name));
+            return strbuf_printf(
+                out, ":%s", calcite_type_name(type, false, false, type_name, sizeof type_name));
         return 0;
     case TYPE_MAP:
         /* only constant-folded MAP[...] constructors reach here */
@@ -283,12 +198,13 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
         if (append_timestamp(out, value.i) != 0)
             return -1;
         if (prefix)
-            return strbuf_printf(out, ":%s",
-                                 type_name_parts(type, false, false, type_name, sizeof type_name));
+            return strbuf_printf(
+                out, ":%s", calcite_type_name(type, false, false, type_name, sizeof type_name));
         return 0;
     case TYPE_INTERVAL_DAY_TIME:
     case TYPE_INTERVAL_YEAR_MONTH:
-        return strbuf_printf(out, "%lld:%s", (long long)value.i, interval_unit_name(type));
+        return strbuf_printf(out, "%lld:%s", (long long)value.i,
+                             calcite_type_name(type, false, false, type_name, sizeof type_name));
     }
     return 0;
 }

@@ -499,7 +499,7 @@ START_TEST(test_print_prefix_and_infix)
     ck_assert_str_eq(prefix(watermark), "-(ts, 5000:INTERVAL SECOND)");
     ck_assert_str_eq(infix(watermark), "(ts - 5000:INTERVAL SECOND)");
     DataType hour_type = type_make(TYPE_INTERVAL_DAY_TIME, false);
-    hour_type.precision = EXPR_INTERVAL_UNIT_HOUR;
+    hour_type.precision = TYPE_INTERVAL_UNIT_HOUR;
     Expr *hour = expr_make_literal(&arena, hour_type, value_int(3600000));
     ck_assert_str_eq(prefix(hour), "3600000:INTERVAL HOUR");
     Expr *kase = op(FUNCTION_CASE, 3, op(FUNCTION_GREATER, 2, col(0), lit_int(1)), lit_str("a"),
