@@ -1736,6 +1736,7 @@ static Value eval_call(const Expr *expr, const EvalInput *input)
     case FUNCTION_TO_TIMESTAMP:
         return eval_to_timestamp(expr, input);
     case FUNCTION_CURRENT_TIMESTAMP:
+    case FUNCTION_LOCALTIMESTAMP:
     case FUNCTION_PROCTIME:
         return value_int(input->context->now_millis);
     case FUNCTION_CURRENT_WATERMARK:

@@ -184,37 +184,36 @@ double cost_predicate_selectivity(const Expr *condition, const PlanNode *input)
         return 1.0;
     if (condition->kind != EXPR_CALL)
         return 0.25;
-    switch (condition->call.function) {
-    case FUNCTION_AND: {
+    FunctionSelectivity selectivity = function_info(condition->call.function)->selectivity;
+    switch (selectivity) {
+    case FUNCTION_SELECTIVITY_AND: {
         double product = 1.0;
         for (uint32_t i = 0; i < condition->call.arg_count; i++)
             product *= cost_predicate_selectivity(condition->call.args[i], input);
         return product;
     }
-    case FUNCTION_EQUAL: {
+    case FUNCTION_SELECTIVITY_EQUAL: {
         const Expr *ref = input ? cost_ref_against_constant(condition) : NULL;
         double distinct = ref ? cost_field_distinct(input, ref->input_index) : -1;
         return distinct >= 1 ? 1.0 / distinct : 0.15;
     }
-    case FUNCTION_LESS:
-    case FUNCTION_LESS_EQUAL:
-    case FUNCTION_GREATER:
-    case FUNCTION_GREATER_EQUAL:
+    case FUNCTION_SELECTIVITY_RANGE:
         return 0.5;
-    case FUNCTION_IS_NULL:
-    case FUNCTION_IS_NOT_NULL: {
+    case FUNCTION_SELECTIVITY_IS_NULL:
+    case FUNCTION_SELECTIVITY_IS_NOT_NULL: {
         const Expr *ref = input && condition->call.arg_count == 1
                               ? cost_plain_ref(condition->call.args[0])
                               : NULL;
         double fraction = ref ? cost_known_null_fraction(input, ref->input_index) : -1;
-        bool is_null = condition->call.function == FUNCTION_IS_NULL;
+        bool is_null = selectivity == FUNCTION_SELECTIVITY_IS_NULL;
         if (fraction < 0)
             return is_null ? 0.25 : 0.9;
         return is_null ? fraction : 1.0 - fraction;
     }
-    default:
+    case FUNCTION_SELECTIVITY_GUESS:
         return 0.25;
     }
+    return 0.25;
 }
 
 /* Which input of `inputs` field `*field` (global) belongs to; makes it local. */

@@ -296,15 +296,8 @@ bool expr_is_deterministic(const Expr *expr)
 {
     if (expr->kind != EXPR_CALL)
         return true;
-    switch (expr->call.function) {
-    case FUNCTION_CURRENT_TIMESTAMP:
-    case FUNCTION_CURRENT_DATE:
-    case FUNCTION_PROCTIME:
-    case FUNCTION_CURRENT_WATERMARK: /* depends on where it runs: never moved */
+    if (function_info(expr->call.function)->determinism == FUNCTION_NONDETERMINISTIC)
         return false;
-    default:
-        break;
-    }
     for (uint32_t i = 0; i < expr->call.arg_count; i++)
         if (!expr_is_deterministic(expr->call.args[i]))
             return false;
@@ -342,47 +335,31 @@ static bool is_null_when_fields_null(const Expr *expr, const uint64_t *fields)
     }
     uint32_t count = expr->call.arg_count;
     Expr **args = expr->call.args;
-    switch (expr->call.function) {
-    /* never NULL */
-    case FUNCTION_IS_NULL:
-    case FUNCTION_IS_NOT_NULL:
-    case FUNCTION_IS_TRUE:
-    case FUNCTION_IS_NOT_TRUE:
-    case FUNCTION_IS_FALSE:
-    case FUNCTION_IS_NOT_FALSE:
-    case FUNCTION_IS_DISTINCT_FROM:
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
-    case FUNCTION_CURRENT_TIMESTAMP:
-    case FUNCTION_CURRENT_DATE:
-    case FUNCTION_PROCTIME:
-    case FUNCTION_TRY_CAST:
-    case FUNCTION_NULLIF:
-    case FUNCTION_CASE:
-    case FUNCTION_IF:
-    case FUNCTION_TO_TIMESTAMP:
-    case FUNCTION_DATE_FORMAT:
-    case FUNCTION_CURRENT_WATERMARK: /* NULL from the watermark, not from its argument */
-        /* conservative: CASE/IF branches could be non-NULL literals */
-        return false;
-    /* NULL only when every argument is */
-    case FUNCTION_AND:
-    case FUNCTION_OR:
-    case FUNCTION_COALESCE:
-        for (uint32_t i = 0; i < count; i++)
-            if (!is_null_when_fields_null(args[i], fields))
-                return false;
-        return count > 0;
-    case FUNCTION_IN:
-        return count > 0 && is_null_when_fields_null(args[0], fields);
-    case FUNCTION_EXTRACT:
-        return count > 1 && is_null_when_fields_null(args[1], fields);
-    default:
-        /* strict functions: NULL in, NULL out */
+    switch (function_info(expr->call.function)->nulls) {
+    case FUNCTION_NULLS_STRICT:
         for (uint32_t i = 0; i < count; i++)
             if (is_null_when_fields_null(args[i], fields))
                 return true;
         return false;
+    case FUNCTION_NULLS_ALL:
+    case FUNCTION_NULLS_AND:
+    case FUNCTION_NULLS_OR:
+        for (uint32_t i = 0; i < count; i++)
+            if (!is_null_when_fields_null(args[i], fields))
+                return false;
+        return count > 0;
+    case FUNCTION_NULLS_ARG0:
+        return count > 0 && is_null_when_fields_null(args[0], fields);
+    case FUNCTION_NULLS_ARG1:
+        return count > 1 && is_null_when_fields_null(args[1], fields);
+    case FUNCTION_NULLS_OWN:
+    case FUNCTION_NULLS_IS_NOT_NULL:
+    case FUNCTION_NULLS_IS_TRUE:
+    case FUNCTION_NULLS_NOT_DISTINCT:
+        /* conservative: CASE/IF branches could be non-NULL literals */
+        return false;
     }
+    return false;
 }
 
 bool expr_is_null_rejecting(const Expr *expr, const uint64_t *fields)
@@ -393,22 +370,22 @@ bool expr_is_null_rejecting(const Expr *expr, const uint64_t *fields)
         return false;
     uint32_t count = expr->call.arg_count;
     Expr **args = expr->call.args;
-    switch (expr->call.function) {
-    case FUNCTION_AND:
+    switch (function_info(expr->call.function)->nulls) {
+    case FUNCTION_NULLS_AND:
         for (uint32_t i = 0; i < count; i++)
             if (expr_is_null_rejecting(args[i], fields))
                 return true;
         return false;
-    case FUNCTION_OR:
+    case FUNCTION_NULLS_OR:
         for (uint32_t i = 0; i < count; i++)
             if (!expr_is_null_rejecting(args[i], fields))
                 return false;
         return count > 0;
-    case FUNCTION_IS_NOT_NULL:
+    case FUNCTION_NULLS_IS_NOT_NULL:
         return is_null_when_fields_null(args[0], fields);
-    case FUNCTION_IS_TRUE:
+    case FUNCTION_NULLS_IS_TRUE:
         return expr_is_null_rejecting(args[0], fields);
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
+    case FUNCTION_NULLS_NOT_DISTINCT:
         /* x IS NOT DISTINCT FROM non-NULL literal is FALSE when x is NULL */
         for (uint32_t i = 0; i < 2 && count == 2; i++) {
             const Expr *other = args[1 - i];
@@ -417,7 +394,12 @@ bool expr_is_null_rejecting(const Expr *expr, const uint64_t *fields)
                 return true;
         }
         return false;
-    default:
-        return false;
+    case FUNCTION_NULLS_STRICT:
+    case FUNCTION_NULLS_ALL:
+    case FUNCTION_NULLS_ARG0:
+    case FUNCTION_NULLS_ARG1:
+    case FUNCTION_NULLS_OWN:
+        return false; /* rejects only when it is NULL itself */
     }
+    return false;
 }

@@ -33,74 +33,112 @@ typedef enum ExprKind {
 } ExprKind;
 
 /*
- * Scalar functions and operators. Spelling in plans (prefix form in the
- * physical plan, infix in the execution plan) comes from expr_print.c.
+ * Scalar functions and operators, one row each in function_list.h (name,
+ * arity, typing rule, evaluator, printing, NULL behaviour, ...): the enum
+ * and FUNCTION_INFO below come from those rows.
  */
 typedef enum FunctionId {
-    /* comparison: two args of one common type, BOOLEAN result */
-    FUNCTION_EQUAL,
-    FUNCTION_NOT_EQUAL,
-    FUNCTION_LESS,
-    FUNCTION_LESS_EQUAL,
-    FUNCTION_GREATER,
-    FUNCTION_GREATER_EQUAL,
-    FUNCTION_IS_DISTINCT_FROM,
-    FUNCTION_IS_NOT_DISTINCT_FROM,
-    /* logic, three-valued: AND/OR take 2+ args */
-    FUNCTION_AND,
-    FUNCTION_OR,
-    FUNCTION_NOT,
-    FUNCTION_IS_NULL,
-    FUNCTION_IS_NOT_NULL,
-    FUNCTION_IS_TRUE,
-    FUNCTION_IS_NOT_TRUE,
-    FUNCTION_IS_FALSE,
-    FUNCTION_IS_NOT_FALSE,
-    /* arithmetic */
-    FUNCTION_PLUS,
-    FUNCTION_MINUS,
-    FUNCTION_MULTIPLY,
-    FUNCTION_DIVIDE,
-    FUNCTION_MOD,
-    FUNCTION_NEGATE,
-    /* conditional */
-    FUNCTION_CASE, /* args: cond1, result1, cond2, result2, ..., else (always present) */
-    FUNCTION_COALESCE,
-    FUNCTION_NULLIF,
-    FUNCTION_IF,       /* IF(cond, a, b) */
-    FUNCTION_IN,       /* args: operand, value1, value2, ... (same type) */
-    FUNCTION_LIKE,     /* operand, pattern[, escape] */
-    FUNCTION_CAST,     /* one arg, to the Expr's type */
-    FUNCTION_TRY_CAST, /* like CAST but NULL on failure */
-    /* strings */
-    FUNCTION_CHAR_LENGTH,
-    FUNCTION_UPPER,
-    FUNCTION_LOWER,
-    FUNCTION_SUBSTRING, /* string, start[, length] */
-    FUNCTION_CONCAT,    /* CONCAT(a, b, ...) and a || b */
-    FUNCTION_TRIM,      /* string[, characters]; trim_mode in Expr */
-    FUNCTION_POSITION,
-    FUNCTION_REPLACE,
-    /* time */
-    FUNCTION_DATE_FORMAT,       /* timestamp or string, format */
-    FUNCTION_TO_TIMESTAMP,      /* string[, format] */
-    FUNCTION_CURRENT_TIMESTAMP, /* TIMESTAMP_LTZ(3), evaluated per record */
-    FUNCTION_CURRENT_DATE,
-    FUNCTION_PROCTIME,          /* TIMESTAMP_LTZ(3) *PROCTIME* */
-    FUNCTION_CURRENT_WATERMARK, /* (rowtime): the evaluating operator's input watermark as
-                                   the rowtime's type, NULL before the first; the argument
-                                   is only typed, never evaluated */
-    FUNCTION_EXTRACT,           /* unit literal, temporal */
-    /* numeric */
-    FUNCTION_ABS,
-    FUNCTION_FLOOR,
-    FUNCTION_CEIL,
-    FUNCTION_ROUND,
-    FUNCTION_ITEM,        /* map[key]: the value, NULL when the key is absent */
-    FUNCTION_CARDINALITY, /* CARDINALITY(map): number of entries, INT */
-    FUNCTION_MAP,         /* MAP[k1, v1, k2, v2, ...] */
-    FUNCTION_COUNT_       /* number of functions; not a function */
+#define FUNCTION(ID, ...) FUNCTION_##ID,
+#include "engine/plan/function_list.h"
+    FUNCTION_COUNT_ /* number of functions; not a function */
 } FunctionId;
+
+enum { FUNCTION_ARGS_ANY = 255 }; /* max_args of functions without an upper bound */
+
+/* How SQL calls a function. */
+typedef enum FunctionCall {
+    FUNCTION_CALL_OPERATOR, /* by its syntax only (a = b, CASE, CAST, x IN (...)), not by name */
+    FUNCTION_CALL_NAMED,    /* NAME(args); a wrong number of arguments is reported as such */
+    FUNCTION_CALL_NILADIC,  /* NAME without arguments; with some, an unknown signature */
+} FunctionCall;
+
+/* How Calcite's "Cannot apply" messages write a call. */
+typedef enum FunctionSyntax {
+    FUNCTION_SYNTAX_FUNCTION, /* NAME(<A>, <B>), NAME as the call spelled it */
+    FUNCTION_SYNTAX_BINARY,   /* <A> NAME <B> */
+    FUNCTION_SYNTAX_PREFIX,   /* NAME<A> */
+    FUNCTION_SYNTAX_POSTFIX,  /* <A> NAME */
+    FUNCTION_SYNTAX_SPECIAL,  /* NAME(<A>, <B>), always NAME (CASE, ITEM, MAP) */
+} FunctionSyntax;
+
+/* How EXPLAIN writes a call (expr_print.c). */
+typedef enum FunctionPrint {
+    FUNCTION_PRINT_CALL,    /* NAME(a, b) */
+    FUNCTION_PRINT_INFIX,   /* NAME(a, b); (a NAME b) in the execution plan */
+    FUNCTION_PRINT_POSTFIX, /* NAME(a); a NAME in the execution plan */
+    FUNCTION_PRINT_CAST,    /* CAST(a AS type); nothing of an implicit cast */
+    FUNCTION_PRINT_IN,      /* SEARCH(x, Sarg[...]) of literals, else an OR of equalities */
+    FUNCTION_PRINT_TRIM,    /* TRIM(FLAG(BOTH), ' ', s) */
+    FUNCTION_PRINT_EXTRACT, /* EXTRACT(FLAG(YEAR), t) */
+} FunctionPrint;
+
+/*
+ * When a call is NULL because its arguments are, and for predicates, which
+ * rows with NULL inputs it rejects (expr_is_null_rejecting).
+ */
+typedef enum FunctionNulls {
+    FUNCTION_NULLS_STRICT,       /* NULL when any argument is */
+    FUNCTION_NULLS_ALL,          /* NULL when every argument is (COALESCE) */
+    FUNCTION_NULLS_AND,          /* as ALL; rejects a row when any argument does */
+    FUNCTION_NULLS_OR,           /* as ALL; rejects a row when every argument does */
+    FUNCTION_NULLS_ARG0,         /* NULL when argument 0 is (IN: the operand) */
+    FUNCTION_NULLS_ARG1,         /* NULL when argument 1 is (EXTRACT: not the unit) */
+    FUNCTION_NULLS_OWN,          /* not known from its arguments: never NULL (IS TRUE), or
+                                    NULL for reasons of its own (NULLIF, CASE, TRY_CAST) */
+    FUNCTION_NULLS_IS_NOT_NULL,  /* never NULL; rejects a row whose argument is NULL */
+    FUNCTION_NULLS_IS_TRUE,      /* never NULL; rejects a row its argument rejects */
+    FUNCTION_NULLS_NOT_DISTINCT, /* never NULL; rejects a row where one side is NULL and the
+                                    other a non-NULL literal */
+} FunctionNulls;
+
+/* For a comparison, the outcome of comparing its two values that makes it TRUE. */
+typedef enum FunctionOrder {
+    FUNCTION_ORDER_NONE, /* not a comparison of two values */
+    FUNCTION_ORDER_EQUAL,
+    FUNCTION_ORDER_NOT_EQUAL, /* also TRUE when they are unordered (NaN) */
+    FUNCTION_ORDER_LESS,
+    FUNCTION_ORDER_LESS_EQUAL,
+    FUNCTION_ORDER_GREATER,
+    FUNCTION_ORDER_GREATER_EQUAL,
+} FunctionOrder;
+
+/* How the cost model estimates the fraction of rows a predicate keeps (cost.c). */
+typedef enum FunctionSelectivity {
+    FUNCTION_SELECTIVITY_GUESS,       /* 0.25 */
+    FUNCTION_SELECTIVITY_EQUAL,       /* 1 / distinct values against a constant, else 0.15 */
+    FUNCTION_SELECTIVITY_RANGE,       /* 0.5 */
+    FUNCTION_SELECTIVITY_IS_NULL,     /* the known NULL fraction, else 0.25 */
+    FUNCTION_SELECTIVITY_IS_NOT_NULL, /* 1 - the known NULL fraction, else 0.9 */
+    FUNCTION_SELECTIVITY_AND,         /* the product of its conjuncts' */
+} FunctionSelectivity;
+
+typedef enum FunctionDeterminism {
+    FUNCTION_DETERMINISTIC,
+    FUNCTION_NONDETERMINISTIC, /* changes per call (CURRENT_TIMESTAMP) or with where it runs
+                                  (CURRENT_WATERMARK): never folded, never moved */
+} FunctionDeterminism;
+
+/* One row of function_list.h, as the planner reads it (the evaluator is engine/exec's). */
+typedef struct FunctionInfo {
+    const char *name; /* SQL name; EXPLAIN's and Calcite's spelling */
+    FunctionCall call;
+    uint8_t min_args;
+    uint8_t max_args; /* FUNCTION_ARGS_ANY: no upper bound */
+    FunctionSyntax syntax;
+    FunctionPrint print;
+    FunctionNulls nulls;
+    FunctionOrder order;
+    FunctionSelectivity selectivity;
+    FunctionDeterminism determinism;
+    const char *forms; /* Calcite's "Supported form(s)", "" for none */
+} FunctionInfo;
+
+extern const FunctionInfo FUNCTION_INFO[FUNCTION_COUNT_];
+
+static inline const FunctionInfo *function_info(FunctionId function)
+{
+    return &FUNCTION_INFO[function];
+}
 
 typedef enum TrimMode {
     TRIM_BOTH = 0,

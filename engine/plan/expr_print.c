@@ -17,6 +17,7 @@
  * (sorted, duplicates removed); other IN lists as an OR of equalities.
  * Implicit casts (call.implicit) are not written: Flink shows none.
  * CONCAT is always written CONCAT(...), also for a || b (Flink writes ||).
+ * Names and forms come from the function's row (FunctionInfo.name, .print).
  */
 #include <math.h>
 #include <stdio.h>
@@ -209,157 +210,6 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
     return 0;
 }
 
-/* Operator spelling as Calcite's SqlOperator.toString gives it. */
-static const char *function_spelling(const Expr *expr)
-{
-    switch (expr->call.function) {
-    case FUNCTION_EQUAL:
-        return "=";
-    case FUNCTION_NOT_EQUAL:
-        return "<>";
-    case FUNCTION_LESS:
-        return "<";
-    case FUNCTION_LESS_EQUAL:
-        return "<=";
-    case FUNCTION_GREATER:
-        return ">";
-    case FUNCTION_GREATER_EQUAL:
-        return ">=";
-    case FUNCTION_IS_DISTINCT_FROM:
-        return "IS DISTINCT FROM";
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
-        return "IS NOT DISTINCT FROM";
-    case FUNCTION_AND:
-        return "AND";
-    case FUNCTION_OR:
-        return "OR";
-    case FUNCTION_NOT:
-        return "NOT";
-    case FUNCTION_IS_NULL:
-        return "IS NULL";
-    case FUNCTION_IS_NOT_NULL:
-        return "IS NOT NULL";
-    case FUNCTION_IS_TRUE:
-        return "IS TRUE";
-    case FUNCTION_IS_NOT_TRUE:
-        return "IS NOT TRUE";
-    case FUNCTION_IS_FALSE:
-        return "IS FALSE";
-    case FUNCTION_IS_NOT_FALSE:
-        return "IS NOT FALSE";
-    case FUNCTION_PLUS:
-        return "+";
-    case FUNCTION_MINUS:
-    case FUNCTION_NEGATE:
-        return "-";
-    case FUNCTION_MULTIPLY:
-        return "*";
-    case FUNCTION_DIVIDE:
-        return "/";
-    case FUNCTION_MOD:
-        return "MOD";
-    case FUNCTION_CASE:
-        return "CASE";
-    case FUNCTION_COALESCE:
-        return "COALESCE";
-    case FUNCTION_NULLIF:
-        return "NULLIF";
-    case FUNCTION_IF:
-        return "IF";
-    case FUNCTION_IN:
-        return "IN";
-    case FUNCTION_LIKE:
-        return "LIKE";
-    case FUNCTION_CAST:
-        return "CAST";
-    case FUNCTION_TRY_CAST:
-        return "TRY_CAST";
-    case FUNCTION_CHAR_LENGTH:
-        return "CHAR_LENGTH";
-    case FUNCTION_UPPER:
-        return "UPPER";
-    case FUNCTION_LOWER:
-        return "LOWER";
-    case FUNCTION_SUBSTRING:
-        return "SUBSTRING";
-    case FUNCTION_CONCAT:
-        return "CONCAT";
-    case FUNCTION_TRIM:
-        return "TRIM";
-    case FUNCTION_POSITION:
-        return "POSITION";
-    case FUNCTION_REPLACE:
-        return "REPLACE";
-    case FUNCTION_DATE_FORMAT:
-        return "DATE_FORMAT";
-    case FUNCTION_TO_TIMESTAMP:
-        return "TO_TIMESTAMP";
-    case FUNCTION_CURRENT_TIMESTAMP:
-        return expr->type.id == TYPE_TIMESTAMP ? "LOCALTIMESTAMP" : "CURRENT_TIMESTAMP";
-    case FUNCTION_CURRENT_DATE:
-        return "CURRENT_DATE";
-    case FUNCTION_PROCTIME:
-        return "PROCTIME";
-    case FUNCTION_CURRENT_WATERMARK:
-        return "CURRENT_WATERMARK";
-    case FUNCTION_EXTRACT:
-        return "EXTRACT";
-    case FUNCTION_ABS:
-        return "ABS";
-    case FUNCTION_FLOOR:
-        return "FLOOR";
-    case FUNCTION_CEIL:
-        return "CEIL";
-    case FUNCTION_ROUND:
-        return "ROUND";
-    case FUNCTION_ITEM:
-        return "ITEM";
-    case FUNCTION_CARDINALITY:
-        return "CARDINALITY";
-    case FUNCTION_MAP:
-        return "MAP";
-    case FUNCTION_COUNT_:
-        break;
-    }
-    return "?";
-}
-
-static bool is_infix_operator(FunctionId function)
-{
-    switch (function) {
-    case FUNCTION_EQUAL:
-    case FUNCTION_NOT_EQUAL:
-    case FUNCTION_LESS:
-    case FUNCTION_LESS_EQUAL:
-    case FUNCTION_GREATER:
-    case FUNCTION_GREATER_EQUAL:
-    case FUNCTION_AND:
-    case FUNCTION_OR:
-    case FUNCTION_PLUS:
-    case FUNCTION_MINUS:
-    case FUNCTION_MULTIPLY:
-    case FUNCTION_DIVIDE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static bool is_postfix_test(FunctionId function)
-{
-    switch (function) {
-    case FUNCTION_IS_NULL:
-    case FUNCTION_IS_NOT_NULL:
-    case FUNCTION_IS_TRUE:
-    case FUNCTION_IS_NOT_TRUE:
-    case FUNCTION_IS_FALSE:
-    case FUNCTION_IS_NOT_FALSE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static int print_expr(const Expr *expr, const char *const *names, ExprStyle style, StrBuf *out);
 
 /* Writes "op(a, b, ...)" or, for the infix operators in infix style, "(a op b ...)". */
@@ -523,25 +373,24 @@ static int print_unit_flag(const Expr *unit, StrBuf *out)
 
 static int print_call(const Expr *expr, const char *const *names, ExprStyle style, StrBuf *out)
 {
-    FunctionId function = expr->call.function;
+    const FunctionInfo *info = function_info(expr->call.function);
     uint32_t count = expr->call.arg_count;
     Expr *const *args = expr->call.args;
     bool infix = style == EXPR_STYLE_INFIX;
-    const char *op = function_spelling(expr);
+    const char *op = info->name; /* Calcite's SqlOperator.toString */
     char type_name[128];
 
-    switch (function) {
-    case FUNCTION_CAST:
-    case FUNCTION_TRY_CAST:
-        if (function == FUNCTION_CAST && expr->call.implicit)
+    switch (info->print) {
+    case FUNCTION_PRINT_CAST:
+        if (expr->call.function == FUNCTION_CAST && expr->call.implicit)
             return print_expr(args[0], names, style, out);
         if (strbuf_printf(out, "%s(", op) != 0 || print_expr(args[0], names, style, out) != 0)
             return -1;
         return strbuf_printf(out, " AS %s)",
                              expr_type_name(expr->type, !infix, type_name, sizeof type_name));
-    case FUNCTION_IN:
+    case FUNCTION_PRINT_IN:
         return print_in(expr, names, style, out);
-    case FUNCTION_TRIM: {
+    case FUNCTION_PRINT_TRIM: {
         const char *mode = expr->call.trim_mode == TRIM_LEADING    ? "LEADING"
                            : expr->call.trim_mode == TRIM_TRAILING ? "TRAILING"
                                                                    : "BOTH";
@@ -557,7 +406,7 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
             return -1;
         return strbuf_append_char(out, ')');
     }
-    case FUNCTION_EXTRACT:
+    case FUNCTION_PRINT_EXTRACT:
         if (count == 2 && args[0]->kind == EXPR_LITERAL && !args[0]->literal.is_null &&
             type_is_string(args[0]->type.id)) {
             if (strbuf_append_cstr(out, "EXTRACT(") != 0 || print_unit_flag(args[0], out) != 0 ||
@@ -566,18 +415,21 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
             return strbuf_append_char(out, ')');
         }
         break;
-    default:
-        break;
-    }
-    if (count == 1) {
-        if (infix && is_postfix_test(function)) {
+    case FUNCTION_PRINT_POSTFIX:
+        if (infix && count == 1) {
             if (print_expr(args[0], names, style, out) != 0)
                 return -1;
             return strbuf_printf(out, " %s", op);
         }
-        return print_operands(op, args, 1, false, names, style, out);
+        break;
+    case FUNCTION_PRINT_INFIX:
+        if (count != 1)
+            return print_operands(op, args, count, infix, names, style, out);
+        break;
+    case FUNCTION_PRINT_CALL:
+        break;
     }
-    return print_operands(op, args, count, infix && is_infix_operator(function), names, style, out);
+    return print_operands(op, args, count, false, names, style, out);
 }
 
 static int print_expr(const Expr *expr, const char *const *names, ExprStyle style, StrBuf *out)

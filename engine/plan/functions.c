@@ -1,7 +1,9 @@
 /*
- * functions.c - the catalogue of scalar functions and operators: name
- * lookup, arity and argument type checks, implicit widening and result
- * types, following Flink SQL (Calcite validation with type coercion off).
+ * functions.c - the catalogue of scalar functions and operators: the rows
+ * of function_list.h as FUNCTION_INFO and the name lookup, and one typing
+ * rule per row (arity and argument type checks, implicit widening and
+ * result types), following Flink SQL (Calcite validation with type
+ * coercion off).
  *
  * Rules (Flink 1.19 - 2.x):
  * - Comparisons need comparable operands (numeric with numeric, string with
@@ -34,72 +36,59 @@
 
 #include "catalog/catalog.h"
 
-enum { ARITY_ANY = 255 };
+/* ---- the rows ----------------------------------------------------------- */
 
+const FunctionInfo FUNCTION_INFO[] = {
+#define FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, EVAL, NULLS, ORDER, SELECTIVITY, \
+                 DETERMINISM, FORMS)                                                               \
+    {NAME,                                                                                         \
+     FUNCTION_CALL_##CALL,                                                                         \
+     MIN,                                                                                          \
+     MAX,                                                                                          \
+     FUNCTION_SYNTAX_##SYNTAX,                                                                     \
+     FUNCTION_PRINT_##PRINT,                                                                       \
+     FUNCTION_NULLS_##NULLS,                                                                       \
+     FUNCTION_ORDER_##ORDER,                                                                       \
+     FUNCTION_SELECTIVITY_##SELECTIVITY,                                                           \
+     FUNCTION_##DETERMINISM,                                                                       \
+     FORMS},
+#include "engine/plan/function_list.h"
+};
+_Static_assert(sizeof FUNCTION_INFO / sizeof FUNCTION_INFO[0] == FUNCTION_COUNT_,
+               "FUNCTION_INFO has one row per function");
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* What a name adds to its function. */
 typedef enum NameFlavor {
     FLAVOR_PLAIN = 0,
-    FLAVOR_LOCALTIMESTAMP, /* CURRENT_TIMESTAMP id, TIMESTAMP(3) type */
     FLAVOR_LTRIM,
     FLAVOR_RTRIM,
-    FLAVOR_CONCAT_FUNCTION, /* CONCAT(...) returns STRING, unlike || */
-    FLAVOR_EXTRACT_UNIT,    /* YEAR(x) -> EXTRACT('YEAR', x) */
+    FLAVOR_EXTRACT_UNIT, /* YEAR(x) -> EXTRACT('YEAR', x) */
 } NameFlavor;
 
-typedef struct FunctionEntry {
+typedef struct FunctionName {
     const char *name;
     FunctionId function;
     uint8_t min_args;
     uint8_t max_args;
     NameFlavor flavor;
-} FunctionEntry;
+} FunctionName;
 
-static const FunctionEntry FUNCTION_TABLE[] = {
-    {"CHAR_LENGTH", FUNCTION_CHAR_LENGTH, 1, 1, FLAVOR_PLAIN},
-    {"CHARACTER_LENGTH", FUNCTION_CHAR_LENGTH, 1, 1, FLAVOR_PLAIN},
-    {"UPPER", FUNCTION_UPPER, 1, 1, FLAVOR_PLAIN},
-    {"LOWER", FUNCTION_LOWER, 1, 1, FLAVOR_PLAIN},
-    {"SUBSTRING", FUNCTION_SUBSTRING, 2, 3, FLAVOR_PLAIN},
-    {"SUBSTR", FUNCTION_SUBSTRING, 2, 3, FLAVOR_PLAIN},
-    {"CONCAT", FUNCTION_CONCAT, 1, ARITY_ANY, FLAVOR_CONCAT_FUNCTION},
-    {"TRIM", FUNCTION_TRIM, 1, 2, FLAVOR_PLAIN},
-    {"LTRIM", FUNCTION_TRIM, 1, 1, FLAVOR_LTRIM},
-    {"RTRIM", FUNCTION_TRIM, 1, 1, FLAVOR_RTRIM},
-    {"POSITION", FUNCTION_POSITION, 2, 2, FLAVOR_PLAIN},
-    {"REPLACE", FUNCTION_REPLACE, 3, 3, FLAVOR_PLAIN},
-    {"COALESCE", FUNCTION_COALESCE, 1, ARITY_ANY, FLAVOR_PLAIN},
-    {"NULLIF", FUNCTION_NULLIF, 2, 2, FLAVOR_PLAIN},
-    {"IF", FUNCTION_IF, 3, 3, FLAVOR_PLAIN},
-    {"DATE_FORMAT", FUNCTION_DATE_FORMAT, 2, 2, FLAVOR_PLAIN},
-    {"TO_TIMESTAMP", FUNCTION_TO_TIMESTAMP, 1, 2, FLAVOR_PLAIN},
-    {"CURRENT_TIMESTAMP", FUNCTION_CURRENT_TIMESTAMP, 0, 0, FLAVOR_PLAIN},
-    {"NOW", FUNCTION_CURRENT_TIMESTAMP, 0, 0, FLAVOR_PLAIN},
-    {"LOCALTIMESTAMP", FUNCTION_CURRENT_TIMESTAMP, 0, 0, FLAVOR_LOCALTIMESTAMP},
-    {"CURRENT_DATE", FUNCTION_CURRENT_DATE, 0, 0, FLAVOR_PLAIN},
-    {"PROCTIME", FUNCTION_PROCTIME, 0, 0, FLAVOR_PLAIN},
-    {"CURRENT_WATERMARK", FUNCTION_CURRENT_WATERMARK, 1, 1, FLAVOR_PLAIN},
-    {"ABS", FUNCTION_ABS, 1, 1, FLAVOR_PLAIN},
-    {"FLOOR", FUNCTION_FLOOR, 1, 1, FLAVOR_PLAIN},
-    {"CEIL", FUNCTION_CEIL, 1, 1, FLAVOR_PLAIN},
-    {"CEILING", FUNCTION_CEIL, 1, 1, FLAVOR_PLAIN},
-    {"ROUND", FUNCTION_ROUND, 1, 2, FLAVOR_PLAIN},
-    {"ITEM", FUNCTION_ITEM, 2, 2, FLAVOR_PLAIN},
-    {"CARDINALITY", FUNCTION_CARDINALITY, 1, 1, FLAVOR_PLAIN},
-    {"MAP", FUNCTION_MAP, 2, ARITY_ANY, FLAVOR_PLAIN},
-    {"MOD", FUNCTION_MOD, 2, 2, FLAVOR_PLAIN},
-    {"EXTRACT", FUNCTION_EXTRACT, 2, 2, FLAVOR_PLAIN},
-    {"YEAR", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"QUARTER", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"MONTH", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"WEEK", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"DAYOFYEAR", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"DAYOFMONTH", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"DAYOFWEEK", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"HOUR", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"MINUTE", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
-    {"SECOND", FUNCTION_EXTRACT, 1, 1, FLAVOR_EXTRACT_UNIT},
+/* Every name a function is called by, in the rows' order (see function_list.h). */
+static const FunctionName FUNCTION_NAMES[] = {
+#define NAME_OF_OPERATOR(ID, NAME, MIN, MAX)
+#define NAME_OF_NAMED(ID, NAME, MIN, MAX) {NAME, FUNCTION_##ID, MIN, MAX, FLAVOR_PLAIN},
+#define NAME_OF_NILADIC NAME_OF_NAMED
+#define FUNCTION(ID, NAME, CALL, MIN, MAX, ...) NAME_OF_##CALL(ID, NAME, MIN, MAX)
+#define FUNCTION_ALIAS(NAME, ID, MIN, MAX, FLAVOR) {NAME, FUNCTION_##ID, MIN, MAX, FLAVOR_##FLAVOR},
+#include "engine/plan/function_list.h"
+#undef NAME_OF_OPERATOR
+#undef NAME_OF_NAMED
+#undef NAME_OF_NILADIC
 };
 
-enum { FUNCTION_TABLE_SIZE = sizeof FUNCTION_TABLE / sizeof FUNCTION_TABLE[0] };
+enum { FUNCTION_NAME_COUNT = sizeof FUNCTION_NAMES / sizeof FUNCTION_NAMES[0] };
 
 /* Built-in Flink functions joinery recognises but does not run yet. */
 static const char *const UNSUPPORTED_FUNCTIONS[] = {
@@ -308,167 +297,20 @@ static const char *type_family_name(DataType type)
     return "ANY";
 }
 
-typedef enum Syntax {
-    SYNTAX_FUNCTION, /* NAME(<A>, <B>) */
-    SYNTAX_BINARY,   /* <A> op <B> */
-    SYNTAX_PREFIX,   /* op<A> */
-    SYNTAX_POSTFIX,  /* <A> op */
-    SYNTAX_SPECIAL,  /* CASE, IN, LIKE: NAME(<A>, <B>) as well */
-} Syntax;
-
-typedef struct OperatorInfo {
-    const char *name; /* as in Calcite's messages */
-    Syntax syntax;
-    const char *forms; /* Supported form(s) text */
-} OperatorInfo;
-
-static OperatorInfo operator_info(FunctionId function)
-{
-    static const char *comparable_forms[] = {
-        "'<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'", "'<COMPARABLE_TYPE> <> <COMPARABLE_TYPE>'",
-        "'<COMPARABLE_TYPE> < <COMPARABLE_TYPE>'", "'<COMPARABLE_TYPE> <= <COMPARABLE_TYPE>'",
-        "'<COMPARABLE_TYPE> > <COMPARABLE_TYPE>'", "'<COMPARABLE_TYPE> >= <COMPARABLE_TYPE>'",
-    };
-    OperatorInfo info = {"?", SYNTAX_FUNCTION, ""};
-    switch (function) {
-    case FUNCTION_EQUAL:
-        return (OperatorInfo){"=", SYNTAX_BINARY, comparable_forms[0]};
-    case FUNCTION_NOT_EQUAL:
-        return (OperatorInfo){"<>", SYNTAX_BINARY, comparable_forms[1]};
-    case FUNCTION_LESS:
-        return (OperatorInfo){"<", SYNTAX_BINARY, comparable_forms[2]};
-    case FUNCTION_LESS_EQUAL:
-        return (OperatorInfo){"<=", SYNTAX_BINARY, comparable_forms[3]};
-    case FUNCTION_GREATER:
-        return (OperatorInfo){">", SYNTAX_BINARY, comparable_forms[4]};
-    case FUNCTION_GREATER_EQUAL:
-        return (OperatorInfo){">=", SYNTAX_BINARY, comparable_forms[5]};
-    case FUNCTION_IS_DISTINCT_FROM:
-        return (OperatorInfo){"IS DISTINCT FROM", SYNTAX_BINARY,
-                              "'<COMPARABLE_TYPE> IS DISTINCT FROM <COMPARABLE_TYPE>'"};
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
-        return (OperatorInfo){"IS NOT DISTINCT FROM", SYNTAX_BINARY,
-                              "'<COMPARABLE_TYPE> IS NOT DISTINCT FROM <COMPARABLE_TYPE>'"};
-    case FUNCTION_AND:
-        return (OperatorInfo){"AND", SYNTAX_BINARY, "'<BOOLEAN> AND <BOOLEAN>'"};
-    case FUNCTION_OR:
-        return (OperatorInfo){"OR", SYNTAX_BINARY, "'<BOOLEAN> OR <BOOLEAN>'"};
-    case FUNCTION_NOT:
-        return (OperatorInfo){"NOT", SYNTAX_PREFIX, "'NOT<BOOLEAN>'"};
-    case FUNCTION_IS_NULL:
-        return (OperatorInfo){"IS NULL", SYNTAX_POSTFIX, "'<ANY> IS NULL'"};
-    case FUNCTION_IS_NOT_NULL:
-        return (OperatorInfo){"IS NOT NULL", SYNTAX_POSTFIX, "'<ANY> IS NOT NULL'"};
-    case FUNCTION_IS_TRUE:
-        return (OperatorInfo){"IS TRUE", SYNTAX_POSTFIX, "'<BOOLEAN> IS TRUE'"};
-    case FUNCTION_IS_NOT_TRUE:
-        return (OperatorInfo){"IS NOT TRUE", SYNTAX_POSTFIX, "'<BOOLEAN> IS NOT TRUE'"};
-    case FUNCTION_IS_FALSE:
-        return (OperatorInfo){"IS FALSE", SYNTAX_POSTFIX, "'<BOOLEAN> IS FALSE'"};
-    case FUNCTION_IS_NOT_FALSE:
-        return (OperatorInfo){"IS NOT FALSE", SYNTAX_POSTFIX, "'<BOOLEAN> IS NOT FALSE'"};
-    case FUNCTION_PLUS:
-        return (OperatorInfo){"+", SYNTAX_BINARY,
-                              "'<NUMERIC> + <NUMERIC>'\n'<DATETIME_INTERVAL> + "
-                              "<DATETIME_INTERVAL>'\n'<DATETIME> + <DATETIME_INTERVAL>'\n"
-                              "'<DATETIME_INTERVAL> + <DATETIME>'"};
-    case FUNCTION_MINUS:
-        return (OperatorInfo){"-", SYNTAX_BINARY,
-                              "'<NUMERIC> - <NUMERIC>'\n'<DATETIME_INTERVAL> - "
-                              "<DATETIME_INTERVAL>'\n'<DATETIME> - <DATETIME_INTERVAL>'"};
-    case FUNCTION_MULTIPLY:
-        return (OperatorInfo){"*", SYNTAX_BINARY,
-                              "'<NUMERIC> * <NUMERIC>'\n'<DATETIME_INTERVAL> * <NUMERIC>'\n"
-                              "'<NUMERIC> * <DATETIME_INTERVAL>'"};
-    case FUNCTION_DIVIDE:
-        return (OperatorInfo){"/", SYNTAX_BINARY,
-                              "'<NUMERIC> / <NUMERIC>'\n'<DATETIME_INTERVAL> / <NUMERIC>'"};
-    case FUNCTION_MOD:
-        return (OperatorInfo){"MOD", SYNTAX_FUNCTION, "'MOD(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'"};
-    case FUNCTION_NEGATE:
-        return (OperatorInfo){"-", SYNTAX_PREFIX, "'-<NUMERIC>'\n'-<DATETIME_INTERVAL>'"};
-    case FUNCTION_CASE:
-        return (OperatorInfo){"CASE", SYNTAX_SPECIAL, ""};
-    case FUNCTION_COALESCE:
-        return (OperatorInfo){"COALESCE", SYNTAX_FUNCTION, "'COALESCE(<ANY>, <ANY>...)'"};
-    case FUNCTION_NULLIF:
-        return (OperatorInfo){"NULLIF", SYNTAX_FUNCTION, "'NULLIF(<ANY>, <ANY>)'"};
-    case FUNCTION_IF:
-        return (OperatorInfo){"IF", SYNTAX_FUNCTION, "'IF(<BOOLEAN>, <ANY>, <ANY>)'"};
-    case FUNCTION_IN:
-        return (OperatorInfo){"IN", SYNTAX_BINARY, "'<COMPARABLE_TYPE> IN <COMPARABLE_TYPE>'"};
-    case FUNCTION_LIKE:
-        return (OperatorInfo){"LIKE", SYNTAX_BINARY,
-                              "'<STRING> LIKE <STRING>'\n'<STRING> LIKE <STRING> ESCAPE "
-                              "<STRING>'"};
-    case FUNCTION_CAST:
-        return (OperatorInfo){"CAST", SYNTAX_FUNCTION, ""};
-    case FUNCTION_TRY_CAST:
-        return (OperatorInfo){"TRY_CAST", SYNTAX_FUNCTION, ""};
-    case FUNCTION_CHAR_LENGTH:
-        return (OperatorInfo){"CHAR_LENGTH", SYNTAX_FUNCTION, "'CHAR_LENGTH(<CHARACTER>)'"};
-    case FUNCTION_UPPER:
-        return (OperatorInfo){"UPPER", SYNTAX_FUNCTION, "'UPPER(<CHARACTER>)'"};
-    case FUNCTION_LOWER:
-        return (OperatorInfo){"LOWER", SYNTAX_FUNCTION, "'LOWER(<CHARACTER>)'"};
-    case FUNCTION_SUBSTRING:
-        return (OperatorInfo){"SUBSTRING", SYNTAX_FUNCTION,
-                              "'SUBSTRING(<CHAR> FROM <INTEGER>)'\n'SUBSTRING(<CHAR> FROM "
-                              "<INTEGER> FOR <INTEGER>)'"};
-    case FUNCTION_CONCAT:
-        return (OperatorInfo){"CONCAT", SYNTAX_FUNCTION, "'CONCAT(<STRING>, <STRING>...)'"};
-    case FUNCTION_TRIM:
-        return (OperatorInfo){"TRIM", SYNTAX_FUNCTION,
-                              "'TRIM(<CHARACTER>)'\n'TRIM(<CHARACTER> FROM <CHARACTER>)'"};
-    case FUNCTION_POSITION:
-        return (OperatorInfo){"POSITION", SYNTAX_FUNCTION, "'POSITION(<STRING> IN <STRING>)'"};
-    case FUNCTION_REPLACE:
-        return (OperatorInfo){"REPLACE", SYNTAX_FUNCTION,
-                              "'REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)'"};
-    case FUNCTION_DATE_FORMAT:
-        return (OperatorInfo){"DATE_FORMAT", SYNTAX_FUNCTION,
-                              "'DATE_FORMAT(<TIMESTAMP>, <CHARACTER>)'\n"
-                              "'DATE_FORMAT(<CHARACTER>, <CHARACTER>)'"};
-    case FUNCTION_TO_TIMESTAMP:
-        return (OperatorInfo){"TO_TIMESTAMP", SYNTAX_FUNCTION,
-                              "'TO_TIMESTAMP(<CHARACTER>)'\n'TO_TIMESTAMP(<CHARACTER>, "
-                              "<CHARACTER>)'"};
-    case FUNCTION_CURRENT_TIMESTAMP:
-        return (OperatorInfo){"CURRENT_TIMESTAMP", SYNTAX_FUNCTION, "'CURRENT_TIMESTAMP'"};
-    case FUNCTION_CURRENT_DATE:
-        return (OperatorInfo){"CURRENT_DATE", SYNTAX_FUNCTION, "'CURRENT_DATE'"};
-    case FUNCTION_PROCTIME:
-        return (OperatorInfo){"PROCTIME", SYNTAX_FUNCTION, "'PROCTIME()'"};
-    case FUNCTION_CURRENT_WATERMARK:
-        return (OperatorInfo){"CURRENT_WATERMARK", SYNTAX_FUNCTION,
-                              "'CURRENT_WATERMARK(<TIMESTAMP> *ROWTIME*)'"};
-    case FUNCTION_EXTRACT:
-        return (OperatorInfo){"EXTRACT", SYNTAX_FUNCTION,
-                              "'EXTRACT(<INTERVAL SYMBOL> FROM <DATETIME>)'"};
-    case FUNCTION_ABS:
-        return (OperatorInfo){"ABS", SYNTAX_FUNCTION, "'ABS(<NUMERIC>)'"};
-    case FUNCTION_FLOOR:
-        return (OperatorInfo){"FLOOR", SYNTAX_FUNCTION, "'FLOOR(<NUMERIC>)'"};
-    case FUNCTION_CEIL:
-        return (OperatorInfo){"CEIL", SYNTAX_FUNCTION, "'CEIL(<NUMERIC>)'"};
-    case FUNCTION_ROUND:
-        return (OperatorInfo){"ROUND", SYNTAX_FUNCTION,
-                              "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'"};
-    case FUNCTION_ITEM:
-        return (OperatorInfo){"ITEM", SYNTAX_SPECIAL, "'<MAP>[<ANY>]'"};
-    case FUNCTION_CARDINALITY:
-        return (OperatorInfo){"CARDINALITY", SYNTAX_FUNCTION, "'CARDINALITY(<MAP>)'"};
-    case FUNCTION_MAP:
-        return (OperatorInfo){"MAP", SYNTAX_SPECIAL, "'MAP[<ANY>, <ANY>, ...]'"};
-    case FUNCTION_COUNT_:
-        break;
-    }
-    return info;
-}
+/* A call being typed: the typing rules' one argument. */
+typedef struct Call {
+    Arena *arena;
+    FunctionId function;
+    const char *name; /* the name it was called by (an alias's own), NULL for operators */
+    NameFlavor flavor;
+    Expr **args; /* a copy: the rules widen arguments in place */
+    uint32_t count;
+    Diag *diag;
+} Call;
 
 /* Writes the argument types as Calcite's "Cannot apply" message shows them. */
-static void format_call_types(char *buffer, size_t size, OperatorInfo info, Expr **args,
-                              uint32_t count)
+static void format_call_types(char *buffer, size_t size, const char *name, FunctionSyntax syntax,
+                              Expr **args, uint32_t count)
 {
     size_t used = 0;
     char type_name[96];
@@ -481,27 +323,27 @@ static void format_call_types(char *buffer, size_t size, OperatorInfo info, Expr
         }                                                                                          \
     } while (0)
     buffer[0] = '\0';
-    switch (info.syntax) {
-    case SYNTAX_BINARY:
+    switch (syntax) {
+    case FUNCTION_SYNTAX_BINARY:
         for (uint32_t i = 0; i < count; i++) {
             if (i > 0)
-                APPEND(" %s ", info.name);
+                APPEND(" %s ", name);
             APPEND("<%s>", expr_type_name(args[i]->type, false, type_name, sizeof type_name));
         }
         break;
-    case SYNTAX_PREFIX:
-        APPEND("%s", info.name);
+    case FUNCTION_SYNTAX_PREFIX:
+        APPEND("%s", name);
         for (uint32_t i = 0; i < count; i++)
             APPEND("<%s>", expr_type_name(args[i]->type, false, type_name, sizeof type_name));
         break;
-    case SYNTAX_POSTFIX:
+    case FUNCTION_SYNTAX_POSTFIX:
         for (uint32_t i = 0; i < count; i++)
             APPEND("<%s>", expr_type_name(args[i]->type, false, type_name, sizeof type_name));
-        APPEND(" %s", info.name);
+        APPEND(" %s", name);
         break;
-    case SYNTAX_FUNCTION:
-    case SYNTAX_SPECIAL:
-        APPEND("%s(", info.name);
+    case FUNCTION_SYNTAX_FUNCTION:
+    case FUNCTION_SYNTAX_SPECIAL:
+        APPEND("%s(", name);
         for (uint32_t i = 0; i < count; i++)
             APPEND("%s<%s>", i ? ", " : "",
                    expr_type_name(args[i]->type, false, type_name, sizeof type_name));
@@ -511,21 +353,21 @@ static void format_call_types(char *buffer, size_t size, OperatorInfo info, Expr
 #undef APPEND
 }
 
-static Expr *fail_cannot_apply(FunctionId function, const char *name, Expr **args, uint32_t count,
-                               Diag *diag)
+static Expr *fail_cannot_apply(const Call *call)
 {
-    OperatorInfo info = operator_info(function);
-    if (name && info.syntax == SYNTAX_FUNCTION)
-        info.name = name;
+    const FunctionInfo *info = function_info(call->function);
+    const char *name = info->name;
+    if (call->name && info->syntax == FUNCTION_SYNTAX_FUNCTION)
+        name = call->name;
     char types[768];
-    format_call_types(types, sizeof types, info, args, count);
-    if (info.forms[0])
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
-                   "Cannot apply '%s' to arguments of type '%s'. Supported form(s): %s", info.name,
-                   types, info.forms);
+    format_call_types(types, sizeof types, name, info->syntax, call->args, call->count);
+    if (info->forms[0])
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "Cannot apply '%s' to arguments of type '%s'. Supported form(s): %s", name,
+                   types, info->forms);
     else
-        diag_error(diag, JOINERY_ERROR_VALIDATE, "Cannot apply '%s' to arguments of type '%s'",
-                   info.name, types);
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "Cannot apply '%s' to arguments of type '%s'", name, types);
     return NULL;
 }
 
@@ -595,16 +437,17 @@ static bool common_type_of(Expr **args, uint32_t count, DataType *result)
     return true;
 }
 
-/* Replaces args[i] by an implicit cast to `type` (keeping its own nullability). */
-static bool widen_arg(Arena *arena, Expr **args, uint32_t i, DataType type)
+/* Replaces argument i by an implicit cast to `type` (keeping its own nullability). */
+static bool widen_arg(Call *call, uint32_t i, DataType type)
 {
+    Expr **args = call->args;
     DataType target = type;
     target.nullable = args[i]->type.nullable || args[i]->type.id == TYPE_NULL;
     target.time_attribute = TIME_ATTRIBUTE_NONE;
     if (args[i]->type.id == TYPE_NULL) {
         /* an untyped NULL literal simply becomes a typed one */
         if (args[i]->kind == EXPR_LITERAL) {
-            Expr *literal = expr_make_literal(arena, target, value_null());
+            Expr *literal = expr_make_literal(call->arena, target, value_null());
             if (!literal)
                 return false;
             args[i] = literal;
@@ -613,17 +456,18 @@ static bool widen_arg(Arena *arena, Expr **args, uint32_t i, DataType type)
     }
     if (type_equals(args[i]->type, target))
         return true;
-    Expr *cast = expr_make_implicit_cast(arena, args[i], target);
+    Expr *cast = expr_make_implicit_cast(call->arena, args[i], target);
     if (!cast)
         return false;
     args[i] = cast;
     return true;
 }
 
-static bool widen_args(Arena *arena, Expr **args, uint32_t from, uint32_t count, DataType type)
+/* Widens arguments from..count-1 to `type`. */
+static bool widen_args(Call *call, uint32_t from, DataType type)
 {
-    for (uint32_t i = from; i < count; i++)
-        if (!widen_arg(arena, args, i, type))
+    for (uint32_t i = from; i < call->count; i++)
+        if (!widen_arg(call, i, type))
             return false;
     return true;
 }
@@ -680,30 +524,6 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
-static DataType decimal_arithmetic_type(FunctionId function, DataType a, DataType b, bool nullable)
-{
-    int p1, s1, p2, s2;
-    decimal_shape(a, &p1, &s1);
-    decimal_shape(b, &p2, &s2);
-    switch (function) {
-    case FUNCTION_PLUS:
-    case FUNCTION_MINUS: {
-        int scale = max_int(s1, s2);
-        return decimal_adjusted(max_int(p1 - s1, p2 - s2) + scale + 1, scale, nullable);
-    }
-    case FUNCTION_MULTIPLY:
-        return decimal_adjusted(p1 + p2 + 1, s1 + s2, nullable);
-    case FUNCTION_DIVIDE: {
-        int scale = max_int(6, s1 + p2 + 1);
-        return decimal_adjusted(p1 - s1 + s2 + scale, scale, nullable);
-    }
-    default: { /* MOD */
-        int scale = max_int(s1, s2);
-        return decimal_adjusted(min_int(p1 - s1, p2 - s2) + scale, scale, nullable);
-    }
-    }
-}
-
 /* The integer type as DECIMAL(p, 0), capped at the maximum precision. */
 static DataType integer_as_decimal(DataType type)
 {
@@ -714,143 +534,253 @@ static DataType integer_as_decimal(DataType type)
     return type_make_decimal(precision, scale, type.nullable);
 }
 
-/* ---- per-family resolution ------------------------------------------ */
+/* ---- typing rules: the TYPING column of function_list.h ------------------ */
 
-static Expr *make(Arena *arena, FunctionId function, DataType type, Expr **args, uint32_t count,
-                  Diag *diag)
+static Expr *make(const Call *call, DataType type)
 {
-    Expr *expr = expr_make_call(arena, function, type, args, count);
-    return expr ? expr : fail_memory(diag);
+    Expr *expr = expr_make_call(call->arena, call->function, type, call->args, call->count);
+    return expr ? expr : fail_memory(call->diag);
 }
 
-static Expr *resolve_comparison(Arena *arena, FunctionId function, Expr **args, uint32_t count,
-                                Diag *diag)
+/* ---- comparison ---- */
+
+/* Two comparable operands widened to their common type; MAPs only when `maps`. */
+static Expr *compared(Call *call, bool maps, bool nullable_result)
 {
+    Expr **args = call->args;
     DataType common;
-    if (count != 2 || !types_comparable(args[0]->type, args[1]->type) ||
-        !common_type_of(args, count, &common))
-        return fail_cannot_apply(function, NULL, args, count, diag);
-    bool nullable = any_nullable(args, count);
-    /* maps are equal or not (their canonical encodings), never ordered */
-    if (common.id == TYPE_MAP && function != FUNCTION_EQUAL && function != FUNCTION_NOT_EQUAL &&
-        function != FUNCTION_IS_DISTINCT_FROM && function != FUNCTION_IS_NOT_DISTINCT_FROM)
-        return fail_cannot_apply(function, NULL, args, count, diag);
+    if (!types_comparable(args[0]->type, args[1]->type) ||
+        !common_type_of(args, call->count, &common))
+        return fail_cannot_apply(call);
+    bool nullable = any_nullable(args, call->count) && nullable_result;
+    if (common.id == TYPE_MAP && !maps)
+        return fail_cannot_apply(call);
     if (common.id == TYPE_NULL)
         common = type_make(TYPE_BOOLEAN, true); /* NULL = NULL */
-    if (!widen_args(arena, args, 0, count, common))
-        return fail_memory(diag);
-    if (function == FUNCTION_IS_DISTINCT_FROM || function == FUNCTION_IS_NOT_DISTINCT_FROM)
-        nullable = false;
-    return make(arena, function, type_make(TYPE_BOOLEAN, nullable), args, count, diag);
+    if (!widen_args(call, 0, common))
+        return fail_memory(call->diag);
+    return make(call, type_make(TYPE_BOOLEAN, nullable));
 }
 
-static Expr *resolve_logic(Arena *arena, FunctionId function, Expr **args, uint32_t count,
-                           Diag *diag)
+/* = and <>: maps are equal or not (their canonical encodings) */
+static Expr *type_equality(Call *call)
 {
-    uint32_t minimum = function == FUNCTION_NOT ? 1 : 2;
-    if (count < minimum || (function == FUNCTION_NOT && count != 1))
-        return fail_cannot_apply(function, NULL, args, count, diag);
-    for (uint32_t i = 0; i < count; i++)
-        if (!is_boolean_or_null(args[i]->type))
-            return fail_cannot_apply(function, NULL, args, count, diag);
-    if (!widen_args(arena, args, 0, count, type_make(TYPE_BOOLEAN, true)))
-        return fail_memory(diag);
-    return make(arena, function, type_make(TYPE_BOOLEAN, any_nullable(args, count)), args, count,
-                diag);
+    return compared(call, true, true);
 }
 
-static Expr *resolve_is(Arena *arena, FunctionId function, Expr **args, uint32_t count, Diag *diag)
+/* < <= > >=: maps are never ordered */
+static Expr *type_ordering(Call *call)
 {
-    if (count != 1)
-        return fail_cannot_apply(function, NULL, args, count, diag);
-    if (function != FUNCTION_IS_NULL && function != FUNCTION_IS_NOT_NULL) {
-        if (!is_boolean_or_null(args[0]->type))
-            return fail_cannot_apply(function, NULL, args, count, diag);
-        if (!widen_args(arena, args, 0, 1, type_make(TYPE_BOOLEAN, true)))
-            return fail_memory(diag);
+    return compared(call, false, true);
+}
+
+/* IS [NOT] DISTINCT FROM: never NULL */
+static Expr *type_distinct(Call *call)
+{
+    return compared(call, true, false);
+}
+
+static Expr *type_in(Call *call)
+{
+    Expr **args = call->args;
+    for (uint32_t i = 1; i < call->count; i++) {
+        if (!types_comparable(args[0]->type, args[i]->type)) {
+            Expr *pair[2] = {args[0], args[i]};
+            char types[512];
+            format_call_types(types, sizeof types, function_info(FUNCTION_IN)->name,
+                              function_info(FUNCTION_IN)->syntax, pair, 2);
+            diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                       "Values passed to IN operator must have compatible types: '%s'", types);
+            return NULL;
+        }
     }
-    return make(arena, function, type_make(TYPE_BOOLEAN, false), args, count, diag);
+    DataType common;
+    if (!common_type_of(args, call->count, &common) || common.id == TYPE_NULL)
+        return fail_cannot_apply(call);
+    if (!widen_args(call, 0, common))
+        return fail_memory(call->diag);
+    return make(call, type_make(TYPE_BOOLEAN, any_nullable(args, call->count)));
 }
 
-static Expr *resolve_arithmetic(Arena *arena, FunctionId function, const char *name, Expr **args,
-                                uint32_t count, Diag *diag)
+/* ---- logic ---- */
+
+/* AND, OR, NOT: BOOLEAN operands */
+static Expr *type_logic(Call *call)
 {
-    if (function == FUNCTION_NEGATE) {
-        if (count != 1)
-            return fail_cannot_apply(function, name, args, count, diag);
-        DataType type = args[0]->type;
-        if (!type_is_numeric(type.id) && !type_is_interval(type.id))
-            return fail_cannot_apply(function, name, args, count, diag);
-        type.time_attribute = TIME_ATTRIBUTE_NONE;
-        return make(arena, function, type, args, count, diag);
+    for (uint32_t i = 0; i < call->count; i++)
+        if (!is_boolean_or_null(call->args[i]->type))
+            return fail_cannot_apply(call);
+    if (!widen_args(call, 0, type_make(TYPE_BOOLEAN, true)))
+        return fail_memory(call->diag);
+    return make(call, type_make(TYPE_BOOLEAN, any_nullable(call->args, call->count)));
+}
+
+/* IS [NOT] NULL: of anything, never NULL */
+static Expr *type_null_test(Call *call)
+{
+    return make(call, type_make(TYPE_BOOLEAN, false));
+}
+
+/* IS [NOT] TRUE, IS [NOT] FALSE: of a BOOLEAN, never NULL */
+static Expr *type_truth_test(Call *call)
+{
+    if (!is_boolean_or_null(call->args[0]->type))
+        return fail_cannot_apply(call);
+    if (!widen_args(call, 0, type_make(TYPE_BOOLEAN, true)))
+        return fail_memory(call->diag);
+    return make(call, type_make(TYPE_BOOLEAN, false));
+}
+
+/* ---- arithmetic ---- */
+
+typedef enum Arithmetic {
+    ARITHMETIC_PLUS,
+    ARITHMETIC_MINUS,
+    ARITHMETIC_MULTIPLY,
+    ARITHMETIC_DIVIDE,
+    ARITHMETIC_MOD,
+} Arithmetic;
+
+static DataType decimal_arithmetic_type(Arithmetic op, DataType a, DataType b, bool nullable)
+{
+    int p1, s1, p2, s2;
+    decimal_shape(a, &p1, &s1);
+    decimal_shape(b, &p2, &s2);
+    switch (op) {
+    case ARITHMETIC_PLUS:
+    case ARITHMETIC_MINUS: {
+        int scale = max_int(s1, s2);
+        return decimal_adjusted(max_int(p1 - s1, p2 - s2) + scale + 1, scale, nullable);
     }
-    if (count != 2)
-        return fail_cannot_apply(function, name, args, count, diag);
+    case ARITHMETIC_MULTIPLY:
+        return decimal_adjusted(p1 + p2 + 1, s1 + s2, nullable);
+    case ARITHMETIC_DIVIDE: {
+        int scale = max_int(6, s1 + p2 + 1);
+        return decimal_adjusted(p1 - s1 + s2 + scale, scale, nullable);
+    }
+    case ARITHMETIC_MOD: {
+        int scale = max_int(s1, s2);
+        return decimal_adjusted(min_int(p1 - s1, p2 - s2) + scale, scale, nullable);
+    }
+    }
+    return a; /* not reached: every operation returns above */
+}
+
+static Expr *type_arithmetic(Call *call, Arithmetic op)
+{
+    Expr **args = call->args;
     DataType a = args[0]->type, b = args[1]->type;
     bool nullable = a.nullable || b.nullable;
     /* untyped NULL takes the other operand's type */
     if (a.id == TYPE_NULL && b.id != TYPE_NULL) {
-        if (!widen_arg(arena, args, 0, b))
-            return fail_memory(diag);
+        if (!widen_arg(call, 0, b))
+            return fail_memory(call->diag);
         a = args[0]->type;
     } else if (b.id == TYPE_NULL && a.id != TYPE_NULL) {
-        if (!widen_arg(arena, args, 1, a))
-            return fail_memory(diag);
+        if (!widen_arg(call, 1, a))
+            return fail_memory(call->diag);
         b = args[1]->type;
     } else if (a.id == TYPE_NULL && b.id == TYPE_NULL) {
-        return fail_cannot_apply(function, name, args, count, diag);
+        return fail_cannot_apply(call);
     }
     if (type_is_numeric(a.id) && type_is_numeric(b.id)) {
         DataType result;
         bool approximate =
             a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE || a.id == TYPE_FLOAT || b.id == TYPE_FLOAT;
-        if (function == FUNCTION_MOD && approximate)
-            return fail_cannot_apply(function, name, args, count, diag);
+        if (op == ARITHMETIC_MOD && approximate)
+            return fail_cannot_apply(call);
         if (approximate || (type_is_integer(a.id) && type_is_integer(b.id))) {
             if (!type_common(a, b, &result))
-                return fail_cannot_apply(function, name, args, count, diag);
+                return fail_cannot_apply(call);
             result.nullable = nullable;
-            if (!widen_args(arena, args, 0, 2, result))
-                return fail_memory(diag);
-            if (function == FUNCTION_MOD && !approximate)
+            if (!widen_args(call, 0, result))
+                return fail_memory(call->diag);
+            if (op == ARITHMETIC_MOD && !approximate)
                 result = type_make(b.id, nullable); /* Calcite: MOD has the divisor's type */
         } else {
-            result = decimal_arithmetic_type(function, a, b, nullable);
+            result = decimal_arithmetic_type(op, a, b, nullable);
             for (uint32_t i = 0; i < 2; i++)
                 if (type_is_integer(args[i]->type.id) &&
-                    !widen_arg(arena, args, i, integer_as_decimal(args[i]->type)))
-                    return fail_memory(diag);
+                    !widen_arg(call, i, integer_as_decimal(args[i]->type)))
+                    return fail_memory(call->diag);
         }
-        return make(arena, function, result, args, count, diag);
+        return make(call, result);
     }
     /* temporal and interval arithmetic */
     bool a_time = type_is_temporal(a.id), b_time = type_is_temporal(b.id);
     bool a_interval = type_is_interval(a.id), b_interval = type_is_interval(b.id);
     DataType result;
-    if (function == FUNCTION_PLUS && ((a_time && b_interval) || (a_interval && b_time))) {
+    if (op == ARITHMETIC_PLUS && ((a_time && b_interval) || (a_interval && b_time))) {
         result = a_time ? a : b;
-    } else if (function == FUNCTION_MINUS && a_time && b_interval) {
+    } else if (op == ARITHMETIC_MINUS && a_time && b_interval) {
         result = a;
-    } else if ((function == FUNCTION_PLUS || function == FUNCTION_MINUS) && a_interval &&
-               b_interval && a.id == b.id) {
+    } else if ((op == ARITHMETIC_PLUS || op == ARITHMETIC_MINUS) && a_interval && b_interval &&
+               a.id == b.id) {
         result = a;
-    } else if (function == FUNCTION_MULTIPLY &&
+    } else if (op == ARITHMETIC_MULTIPLY &&
                ((a_interval && type_is_numeric(b.id)) || (type_is_numeric(a.id) && b_interval))) {
         result = a_interval ? a : b;
-    } else if (function == FUNCTION_DIVIDE && a_interval && type_is_numeric(b.id)) {
+    } else if (op == ARITHMETIC_DIVIDE && a_interval && type_is_numeric(b.id)) {
         result = a;
     } else {
-        return fail_cannot_apply(function, name, args, count, diag);
+        return fail_cannot_apply(call);
     }
     result.nullable = nullable;
     result.time_attribute = TIME_ATTRIBUTE_NONE;
-    return make(arena, function, result, args, count, diag);
+    return make(call, result);
 }
 
-static Expr *resolve_case(Arena *arena, Expr **args, uint32_t count, Diag *diag)
+static Expr *type_plus(Call *call)
 {
+    return type_arithmetic(call, ARITHMETIC_PLUS);
+}
+
+static Expr *type_minus(Call *call)
+{
+    return type_arithmetic(call, ARITHMETIC_MINUS);
+}
+
+static Expr *type_multiply(Call *call)
+{
+    return type_arithmetic(call, ARITHMETIC_MULTIPLY);
+}
+
+static Expr *type_divide(Call *call)
+{
+    return type_arithmetic(call, ARITHMETIC_DIVIDE);
+}
+
+static Expr *type_mod(Call *call)
+{
+    return type_arithmetic(call, ARITHMETIC_MOD);
+}
+
+static Expr *type_negate(Call *call)
+{
+    DataType type = call->args[0]->type;
+    if (!type_is_numeric(type.id) && !type_is_interval(type.id))
+        return fail_cannot_apply(call);
+    type.time_attribute = TIME_ATTRIBUTE_NONE;
+    return make(call, type);
+}
+
+/* ---- CAST ---- */
+
+static Expr *type_cast(Call *call)
+{
+    diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+               "internal: CAST is built with expr_make_cast, not function_resolve");
+    return NULL;
+}
+
+/* ---- conditional ---- */
+
+static Expr *type_case(Call *call)
+{
+    Expr **args = call->args;
+    uint32_t count = call->count;
     if (count < 3 || count % 2 == 0) {
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
                    "CASE needs conditions, results and an ELSE (got %u arguments)",
                    (unsigned)count);
         return NULL;
@@ -858,13 +788,13 @@ static Expr *resolve_case(Arena *arena, Expr **args, uint32_t count, Diag *diag)
     for (uint32_t i = 0; i + 1 < count; i += 2) {
         if (!is_boolean_or_null(args[i]->type)) {
             char type_name[96];
-            diag_error(diag, JOINERY_ERROR_VALIDATE,
+            diag_error(call->diag, JOINERY_ERROR_VALIDATE,
                        "Expected a boolean type in a CASE condition, got %s",
                        expr_type_name(args[i]->type, false, type_name, sizeof type_name));
             return NULL;
         }
-        if (!widen_arg(arena, args, i, type_make(TYPE_BOOLEAN, true)))
-            return fail_memory(diag);
+        if (!widen_arg(call, i, type_make(TYPE_BOOLEAN, true)))
+            return fail_memory(call->diag);
     }
     /* results sit at 1, 3, ..., count - 2, and the ELSE at count - 1 */
     DataType common = type_make(TYPE_NULL, true);
@@ -874,7 +804,7 @@ static Expr *resolve_case(Arena *arena, Expr **args, uint32_t count, Diag *diag)
         uint32_t i = k + 1 < results ? 2 * k + 1 : count - 1;
         DataType next;
         if (!type_common(common, args[i]->type, &next)) {
-            diag_error(diag, JOINERY_ERROR_VALIDATE,
+            diag_error(call->diag, JOINERY_ERROR_VALIDATE,
                        "Illegal mixing of types in CASE or COALESCE statement");
             return NULL;
         }
@@ -882,114 +812,272 @@ static Expr *resolve_case(Arena *arena, Expr **args, uint32_t count, Diag *diag)
         nullable = nullable || args[i]->type.nullable || args[i]->type.id == TYPE_NULL;
     }
     if (common.id == TYPE_NULL) {
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
                    "Illegal use of 'NULL': CASE results cannot all be NULL");
         return NULL;
     }
     for (uint32_t i = 1; i < count; i += 2)
-        if (!widen_arg(arena, args, i, common))
-            return fail_memory(diag);
-    if (!widen_arg(arena, args, count - 1, common))
-        return fail_memory(diag);
+        if (!widen_arg(call, i, common))
+            return fail_memory(call->diag);
+    if (!widen_arg(call, count - 1, common))
+        return fail_memory(call->diag);
     common.nullable = nullable;
     common.time_attribute = TIME_ATTRIBUTE_NONE;
-    return make(arena, FUNCTION_CASE, common, args, count, diag);
+    return make(call, common);
 }
 
-static Expr *resolve_conditional(Arena *arena, FunctionId function, const char *name, Expr **args,
-                                 uint32_t count, Diag *diag)
+/*
+ * Widens arguments first.. to their common type, the result's (without a
+ * time attribute); false with diag set when there is none.
+ */
+static bool widen_to_common(Call *call, uint32_t first, DataType *common)
 {
-    DataType common;
-    uint32_t first = function == FUNCTION_IF ? 1 : 0;
-    if ((function == FUNCTION_IF && count != 3) || (function == FUNCTION_NULLIF && count != 2) ||
-        count == 0)
-        return fail_cannot_apply(function, name, args, count, diag);
-    if (function == FUNCTION_IF && !is_boolean_or_null(args[0]->type))
-        return fail_cannot_apply(function, name, args, count, diag);
-    if (function == FUNCTION_NULLIF && !types_comparable(args[0]->type, args[1]->type))
-        return fail_cannot_apply(function, name, args, count, diag);
-    if (!common_type_of(args + first, count - first, &common)) {
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
+    if (!common_type_of(call->args + first, call->count - first, common)) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
                    "Illegal mixing of types in CASE or COALESCE statement");
-        return NULL;
+        return false;
     }
-    if (common.id == TYPE_NULL) {
-        diag_error(diag, JOINERY_ERROR_VALIDATE, "Illegal use of 'NULL'");
-        return NULL;
+    if (common->id == TYPE_NULL) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE, "Illegal use of 'NULL'");
+        return false;
     }
-    if (first == 1 && !widen_arg(arena, args, 0, type_make(TYPE_BOOLEAN, true)))
-        return fail_memory(diag);
-    if (!widen_args(arena, args, first, count, common))
-        return fail_memory(diag);
-    common.time_attribute = TIME_ATTRIBUTE_NONE;
-    switch (function) {
-    case FUNCTION_COALESCE:
-        common.nullable = true;
-        for (uint32_t i = 0; i < count; i++)
-            if (!args[i]->type.nullable)
-                common.nullable = false;
-        break;
-    case FUNCTION_NULLIF:
-        common.nullable = true;
-        break;
-    default: /* IF */
-        common.nullable = args[1]->type.nullable || args[2]->type.nullable;
-        break;
+    if (!widen_args(call, first, *common)) {
+        fail_memory(call->diag);
+        return false;
     }
-    return make(arena, function, common, args, count, diag);
+    common->time_attribute = TIME_ATTRIBUTE_NONE;
+    return true;
 }
 
-static Expr *resolve_in(Arena *arena, Expr **args, uint32_t count, Diag *diag)
+/* nullable only when every argument is */
+static Expr *type_coalesce(Call *call)
 {
-    if (count < 2)
-        return fail_cannot_apply(FUNCTION_IN, NULL, args, count, diag);
-    for (uint32_t i = 1; i < count; i++) {
-        if (!types_comparable(args[0]->type, args[i]->type)) {
-            Expr *pair[2] = {args[0], args[i]};
-            char types[512];
-            format_call_types(types, sizeof types, operator_info(FUNCTION_IN), pair, 2);
-            diag_error(diag, JOINERY_ERROR_VALIDATE,
-                       "Values passed to IN operator must have compatible types: '%s'", types);
-            return NULL;
-        }
-    }
     DataType common;
-    if (!common_type_of(args, count, &common) || common.id == TYPE_NULL)
-        return fail_cannot_apply(FUNCTION_IN, NULL, args, count, diag);
-    if (!widen_args(arena, args, 0, count, common))
-        return fail_memory(diag);
-    return make(arena, FUNCTION_IN, type_make(TYPE_BOOLEAN, any_nullable(args, count)), args, count,
-                diag);
+    if (!widen_to_common(call, 0, &common))
+        return NULL;
+    common.nullable = true;
+    for (uint32_t i = 0; i < call->count; i++)
+        if (!call->args[i]->type.nullable)
+            common.nullable = false;
+    return make(call, common);
 }
 
-/* Checks every arg is a string (or NULL, which becomes a typed NULL STRING). */
-static bool require_strings(Arena *arena, Expr **args, uint32_t from, uint32_t to, bool *ok)
+static Expr *type_nullif(Call *call)
 {
+    DataType common;
+    if (!types_comparable(call->args[0]->type, call->args[1]->type))
+        return fail_cannot_apply(call);
+    if (!widen_to_common(call, 0, &common))
+        return NULL;
+    common.nullable = true;
+    return make(call, common);
+}
+
+static Expr *type_if(Call *call)
+{
+    DataType common;
+    if (!is_boolean_or_null(call->args[0]->type))
+        return fail_cannot_apply(call);
+    if (!widen_to_common(call, 1, &common))
+        return NULL;
+    if (!widen_arg(call, 0, type_make(TYPE_BOOLEAN, true)))
+        return fail_memory(call->diag);
+    common.nullable = call->args[1]->type.nullable || call->args[2]->type.nullable;
+    return make(call, common);
+}
+
+/* ---- strings and time ---- */
+
+/* The call typed `result` when its arguments were acceptable (`ok`). */
+static Expr *typed(const Call *call, bool ok, DataType result)
+{
+    if (!ok)
+        return fail_cannot_apply(call);
+    result.time_attribute = TIME_ATTRIBUTE_NONE;
+    return make(call, result);
+}
+
+/*
+ * Checks arguments from..to-1 are strings (an untyped NULL becomes a typed
+ * NULL STRING); *ok tells. False when memory ran out.
+ */
+static bool require_strings(Call *call, uint32_t from, uint32_t to, bool *ok)
+{
+    Expr **args = call->args;
     *ok = true;
     for (uint32_t i = from; i < to; i++) {
         if (!is_string_or_null(args[i]->type)) {
             *ok = false;
             return true;
         }
-        if (args[i]->type.id == TYPE_NULL &&
-            !widen_arg(arena, args, i, type_make(TYPE_VARCHAR, true)))
+        if (args[i]->type.id == TYPE_NULL && !widen_arg(call, i, type_make(TYPE_VARCHAR, true)))
             return false;
     }
     return true;
 }
 
-static bool require_integers(Arena *arena, Expr **args, uint32_t from, uint32_t to, bool *ok)
+/* As require_strings, for integers (an untyped NULL becomes an INT). */
+static bool require_integers(Call *call, uint32_t from, uint32_t to, bool *ok)
 {
+    Expr **args = call->args;
     *ok = true;
     for (uint32_t i = from; i < to; i++) {
         if (!type_is_integer(args[i]->type.id) && args[i]->type.id != TYPE_NULL) {
             *ok = false;
             return true;
         }
-        if (args[i]->type.id == TYPE_NULL && !widen_arg(arena, args, i, type_make(TYPE_INT, true)))
+        if (args[i]->type.id == TYPE_NULL && !widen_arg(call, i, type_make(TYPE_INT, true)))
             return false;
     }
     return true;
+}
+
+/* The call of string arguments typed `result` (nullable when an argument is). */
+static Expr *typed_strings(Call *call, DataType result)
+{
+    bool ok;
+    result.nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, result);
+}
+
+/* CHAR_LENGTH, POSITION */
+static Expr *type_strings_to_int(Call *call)
+{
+    return typed_strings(call, type_make(TYPE_INT, true));
+}
+
+static Expr *type_replace(Call *call)
+{
+    return typed_strings(call, type_make(TYPE_VARCHAR, true));
+}
+
+static Expr *type_like(Call *call)
+{
+    return typed_strings(call, type_make(TYPE_BOOLEAN, true));
+}
+
+/* UPPER, LOWER: the string's own type */
+static Expr *type_case_change(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    DataType result = call->args[0]->type;
+    result.nullable = nullable;
+    return typed(call, ok, result);
+}
+
+static Expr *type_substring(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    if (ok && !require_integers(call, 1, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make_varchar(call->args[0]->type.precision, nullable));
+}
+
+/* Called by name, CONCAT(...) is a STRING; the operator a || b adds the lengths up. */
+static Expr *type_concat(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    if (call->name || !ok)
+        return typed(call, ok, type_make(TYPE_VARCHAR, nullable));
+    /* a || b: CHAR only when both are CHAR */
+    int64_t length = 0;
+    bool all_char = true;
+    for (uint32_t i = 0; i < call->count; i++) {
+        length += call->args[i]->type.precision;
+        all_char = all_char && call->args[i]->type.id == TYPE_CHAR;
+    }
+    if (length > TYPE_STRING_LENGTH)
+        length = TYPE_STRING_LENGTH;
+    DataType result = type_make_varchar((int32_t)length, nullable);
+    if (all_char)
+        result.id = TYPE_CHAR;
+    return typed(call, ok, result);
+}
+
+/* TRIM, and LTRIM/RTRIM with their mode */
+static Expr *type_trim(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    Expr *expr = typed(call, ok, type_make_varchar(call->args[0]->type.precision, nullable));
+    if (expr && call->flavor == FLAVOR_LTRIM)
+        expr->call.trim_mode = TRIM_LEADING;
+    if (expr && call->flavor == FLAVOR_RTRIM)
+        expr->call.trim_mode = TRIM_TRAILING;
+    return expr;
+}
+
+static Expr *type_date_format(Call *call)
+{
+    Expr **args = call->args;
+    bool ok = (is_timestamp(args[0]->type.id) || args[0]->type.id == TYPE_DATE ||
+               is_string_or_null(args[0]->type)) &&
+              is_string_or_null(args[1]->type);
+    if (ok && args[0]->type.id == TYPE_NULL &&
+        !widen_arg(call, 0, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
+        return fail_memory(call->diag);
+    if (ok && !require_strings(call, 1, 2, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_VARCHAR, true));
+}
+
+static Expr *type_to_timestamp(Call *call)
+{
+    bool ok;
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make_timestamp(TYPE_TIMESTAMP, 3, true));
+}
+
+static Expr *type_current_timestamp(Call *call)
+{
+    return typed(call, true, type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false));
+}
+
+static Expr *type_localtimestamp(Call *call)
+{
+    return typed(call, true, type_make_timestamp(TYPE_TIMESTAMP, 3, false));
+}
+
+static Expr *type_current_date(Call *call)
+{
+    return typed(call, true, type_make(TYPE_DATE, false));
+}
+
+static Expr *type_proctime(Call *call)
+{
+    DataType result = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
+    result.time_attribute = TIME_ATTRIBUTE_PROCTIME;
+    return make(call, result);
+}
+
+/* Flink: the argument must be a rowtime attribute; the result has its type, at precision 3,
+   nullable */
+static Expr *type_current_watermark(Call *call)
+{
+    const Expr *rowtime = call->args[0];
+    if (rowtime->type.time_attribute != TIME_ATTRIBUTE_ROWTIME) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "The argument of CURRENT_WATERMARK must be a rowtime attribute (a "
+                   "column with a WATERMARK), got %s",
+                   rowtime->kind == EXPR_INPUT_REF ? "a column without a watermark"
+                                                   : "an expression");
+        return NULL;
+    }
+    return typed(call, true, type_make_timestamp(rowtime->type.id, 3, true));
 }
 
 static bool extract_unit_valid(const Expr *unit)
@@ -1006,169 +1094,55 @@ static bool extract_unit_valid(const Expr *unit)
     return false;
 }
 
-static Expr *resolve_string_or_time(Arena *arena, FunctionId function, const char *name,
-                                    NameFlavor flavor, Expr **args, uint32_t count, Diag *diag)
+static Expr *type_extract(Call *call)
 {
-    bool ok = true;
-    bool nullable = any_nullable(args, count);
-    DataType result;
-    switch (function) {
-    case FUNCTION_CHAR_LENGTH:
-        if (!require_strings(arena, args, 0, 1, &ok))
-            return fail_memory(diag);
-        result = type_make(TYPE_INT, nullable);
-        break;
-    case FUNCTION_UPPER:
-    case FUNCTION_LOWER:
-        if (!require_strings(arena, args, 0, 1, &ok))
-            return fail_memory(diag);
-        result = args[0]->type;
-        result.nullable = nullable;
-        break;
-    case FUNCTION_SUBSTRING:
-        if (!require_strings(arena, args, 0, 1, &ok))
-            return fail_memory(diag);
-        if (ok && !require_integers(arena, args, 1, count, &ok))
-            return fail_memory(diag);
-        result = type_make_varchar(args[0]->type.precision, nullable);
-        break;
-    case FUNCTION_CONCAT: {
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        if (flavor == FLAVOR_CONCAT_FUNCTION || !ok) {
-            result = type_make(TYPE_VARCHAR, nullable);
-            break;
-        }
-        /* a || b: lengths add up; CHAR only when both are CHAR */
-        int64_t length = 0;
-        bool all_char = true;
-        for (uint32_t i = 0; i < count; i++) {
-            length += args[i]->type.precision;
-            all_char = all_char && args[i]->type.id == TYPE_CHAR;
-        }
-        if (length > TYPE_STRING_LENGTH)
-            length = TYPE_STRING_LENGTH;
-        result = type_make_varchar((int32_t)length, nullable);
-        if (all_char)
-            result.id = TYPE_CHAR;
-        break;
+    Expr **args = call->args;
+    if (!extract_unit_valid(args[0])) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "EXTRACT needs a time unit (YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, "
+                   "HOUR, MINUTE, SECOND, MILLISECOND, EPOCH)");
+        return NULL;
     }
-    case FUNCTION_TRIM:
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        result = type_make_varchar(args[0]->type.precision, nullable);
-        break;
-    case FUNCTION_POSITION:
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        result = type_make(TYPE_INT, nullable);
-        break;
-    case FUNCTION_REPLACE:
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        result = type_make(TYPE_VARCHAR, nullable);
-        break;
-    case FUNCTION_LIKE:
-        if (count < 2 || count > 3)
-            return fail_cannot_apply(function, NULL, args, count, diag);
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        result = type_make(TYPE_BOOLEAN, nullable);
-        break;
-    case FUNCTION_DATE_FORMAT:
-        ok = (is_timestamp(args[0]->type.id) || args[0]->type.id == TYPE_DATE ||
-              is_string_or_null(args[0]->type)) &&
-             is_string_or_null(args[1]->type);
-        if (ok && args[0]->type.id == TYPE_NULL &&
-            !widen_arg(arena, args, 0, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
-            return fail_memory(diag);
-        if (ok && !require_strings(arena, args, 1, 2, &ok))
-            return fail_memory(diag);
-        result = type_make(TYPE_VARCHAR, true);
-        break;
-    case FUNCTION_TO_TIMESTAMP:
-        if (!require_strings(arena, args, 0, count, &ok))
-            return fail_memory(diag);
-        result = type_make_timestamp(TYPE_TIMESTAMP, 3, true);
-        break;
-    case FUNCTION_CURRENT_TIMESTAMP:
-        result = flavor == FLAVOR_LOCALTIMESTAMP
-                     ? type_make_timestamp(TYPE_TIMESTAMP, 3, false)
-                     : type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
-        break;
-    case FUNCTION_CURRENT_DATE:
-        result = type_make(TYPE_DATE, false);
-        break;
-    case FUNCTION_PROCTIME:
-        result = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
-        result.time_attribute = TIME_ATTRIBUTE_PROCTIME;
-        break;
-    case FUNCTION_CURRENT_WATERMARK:
-        /* Flink: the argument must be a rowtime attribute; the result has its type, at
-           precision 3, nullable */
-        if (args[0]->type.time_attribute != TIME_ATTRIBUTE_ROWTIME) {
-            diag_error(diag, JOINERY_ERROR_VALIDATE,
-                       "The argument of CURRENT_WATERMARK must be a rowtime attribute (a "
-                       "column with a WATERMARK), got %s",
-                       args[0]->kind == EXPR_INPUT_REF ? "a column without a watermark"
-                                                       : "an expression");
-            return NULL;
-        }
-        result = type_make_timestamp(args[0]->type.id, 3, true);
-        break;
-    default: /* EXTRACT */
-        if (!extract_unit_valid(args[0])) {
-            diag_error(diag, JOINERY_ERROR_VALIDATE,
-                       "EXTRACT needs a time unit (YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, "
-                       "HOUR, MINUTE, SECOND, MILLISECOND, EPOCH)");
-            return NULL;
-        }
-        ok = type_is_temporal(args[1]->type.id) || type_is_interval(args[1]->type.id) ||
-             args[1]->type.id == TYPE_NULL;
-        if (ok && args[1]->type.id == TYPE_NULL &&
-            !widen_arg(arena, args, 1, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
-            return fail_memory(diag);
-        result = type_make(TYPE_BIGINT, args[1]->type.nullable);
-        break;
-    }
-    if (!ok)
-        return fail_cannot_apply(function, name, args, count, diag);
-    result.time_attribute =
-        function == FUNCTION_PROCTIME ? TIME_ATTRIBUTE_PROCTIME : TIME_ATTRIBUTE_NONE;
-    Expr *expr = make(arena, function, result, args, count, diag);
-    if (expr && flavor == FLAVOR_LTRIM)
-        expr->call.trim_mode = TRIM_LEADING;
-    if (expr && flavor == FLAVOR_RTRIM)
-        expr->call.trim_mode = TRIM_TRAILING;
-    return expr;
+    bool ok = type_is_temporal(args[1]->type.id) || type_is_interval(args[1]->type.id) ||
+              args[1]->type.id == TYPE_NULL;
+    if (ok && args[1]->type.id == TYPE_NULL &&
+        !widen_arg(call, 1, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_BIGINT, args[1]->type.nullable));
 }
 
-static Expr *resolve_numeric(Arena *arena, FunctionId function, const char *name, Expr **args,
-                             uint32_t count, Diag *diag)
+/* ---- numeric ---- */
+
+/*
+ * A number in (ABS: or an interval; an untyped NULL becomes an INT), its
+ * type out; with `rounds` (FLOOR, CEIL, ROUND), a DECIMAL keeps the digits
+ * rounding leaves (Flink's LogicalTypeMerging.findRoundDecimalType).
+ */
+static Expr *numeric_function(Call *call, bool intervals, bool rounds)
 {
+    Expr **args = call->args;
     DataType type = args[0]->type;
-    if (!is_numeric_or_null(type) && !(function == FUNCTION_ABS && type_is_interval(type.id)))
-        return fail_cannot_apply(function, name, args, count, diag);
+    if (!is_numeric_or_null(type) && !(intervals && type_is_interval(type.id)))
+        return fail_cannot_apply(call);
     if (type.id == TYPE_NULL) {
-        if (!widen_arg(arena, args, 0, type_make(TYPE_INT, true)))
-            return fail_memory(diag);
+        if (!widen_arg(call, 0, type_make(TYPE_INT, true)))
+            return fail_memory(call->diag);
         type = args[0]->type;
     }
     type.time_attribute = TIME_ATTRIBUTE_NONE;
     DataType result = type;
-    if (function == FUNCTION_FLOOR || function == FUNCTION_CEIL || function == FUNCTION_ROUND) {
+    if (rounds) {
         int32_t digits = 0;
-        if (function == FUNCTION_ROUND && count == 2) {
+        if (call->count == 2) { /* ROUND(x, digits) */
             const Expr *places = args[1];
             if (!type_is_integer(places->type.id))
-                return fail_cannot_apply(function, name, args, count, diag);
+                return fail_cannot_apply(call);
             if (places->kind == EXPR_LITERAL && !places->literal.is_null) {
                 int64_t value = places->literal.i;
                 digits = value > 18 ? 18 : value < -18 ? -18 : (int32_t)value;
             }
         }
         if (type.id == TYPE_DECIMAL) {
-            /* Flink's LogicalTypeMerging.findRoundDecimalType */
             int p = type.precision, s = type.scale;
             if (digits >= s)
                 result = type_make_decimal(p, s, type.nullable);
@@ -1180,17 +1154,119 @@ static Expr *resolve_numeric(Arena *arena, FunctionId function, const char *name
                                            digits, type.nullable);
         }
     }
-    result.nullable = any_nullable(args, count);
-    return make(arena, function, result, args, count, diag);
+    result.nullable = any_nullable(args, call->count);
+    return make(call, result);
+}
+
+static Expr *type_abs(Call *call)
+{
+    return numeric_function(call, true, false);
+}
+
+/* FLOOR, CEIL, ROUND */
+static Expr *type_rounding(Call *call)
+{
+    return numeric_function(call, false, true);
+}
+
+/* ---- maps ---- */
+
+/* A CHAR type as VARCHAR of the same length (map keys and values hold no padding). */
+static DataType unpadded(DataType type)
+{
+    if (type.id == TYPE_CHAR)
+        type.id = TYPE_VARCHAR;
+    return type;
+}
+
+/* map[key] */
+static Expr *type_item(Call *call)
+{
+    DataType map = call->args[0]->type;
+    if (map.id != TYPE_MAP || !types_comparable(type_map_key(map), call->args[1]->type))
+        return fail_cannot_apply(call);
+    if (!widen_arg(call, 1, type_map_key(map)))
+        return fail_memory(call->diag);
+    DataType value = type_map_value(map);
+    value.nullable = true; /* an absent key gives NULL */
+    return make(call, value);
+}
+
+static Expr *type_cardinality(Call *call)
+{
+    if (call->args[0]->type.id != TYPE_MAP)
+        return fail_cannot_apply(call);
+    return make(call, type_make(TYPE_INT, call->args[0]->type.nullable));
+}
+
+/* MAP[k1, v1, ...]: keys widened to their common type, values to theirs */
+static Expr *type_map(Call *call)
+{
+    Expr **args = call->args;
+    uint32_t count = call->count;
+    if (count % 2 != 0)
+        return fail_cannot_apply(call);
+    DataType key = type_make(TYPE_NULL, true), value = type_make(TYPE_NULL, true);
+    for (uint32_t i = 0; i < count; i++) {
+        DataType *common = i % 2 == 0 ? &key : &value;
+        DataType next;
+        if (args[i]->type.id == TYPE_MAP || !type_common(*common, args[i]->type, &next)) {
+            if (args[i]->type.id == TYPE_MAP) {
+                diag_error(call->diag, JOINERY_ERROR_UNSUPPORTED,
+                           "a MAP inside a MAP is not supported yet");
+                return NULL;
+            }
+            return fail_cannot_apply(call);
+        }
+        *common = next;
+    }
+    if (key.id == TYPE_NULL || value.id == TYPE_NULL) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "Cannot infer the key or value type of MAP[...] from NULL literals alone; "
+                   "CAST them");
+        return NULL;
+    }
+    key = unpadded(key);
+    value = unpadded(value);
+    for (uint32_t i = 0; i < count; i++)
+        if (!widen_arg(call, i, i % 2 == 0 ? key : value))
+            return fail_memory(call->diag);
+    return make(call, type_make_map(key, value, false));
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+typedef Expr *TypingRule(Call *call);
+
+static TypingRule *const TYPING_RULES[] = {
+#define FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, ...) TYPING,
+#include "engine/plan/function_list.h"
+};
+_Static_assert(sizeof TYPING_RULES / sizeof TYPING_RULES[0] == FUNCTION_COUNT_,
+               "TYPING_RULES has one rule per function");
+
+/* Types a call whose FunctionId is known: its number of arguments, then its rule. */
+static Expr *resolve_function(Call *call)
+{
+    if ((unsigned)call->function >= FUNCTION_COUNT_) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE, "internal: unknown function id %d",
+                   (int)call->function);
+        return NULL;
+    }
+    const FunctionInfo *info = function_info(call->function);
+    if (call->count < info->min_args ||
+        (info->max_args != FUNCTION_ARGS_ANY && call->count > info->max_args))
+        return fail_cannot_apply(call);
+    return TYPING_RULES[call->function](call);
 }
 
 /* ---- name lookup ----------------------------------------------------- */
 
-static const FunctionEntry *find_entry(const char *name)
+static const FunctionName *find_name(const char *name)
 {
-    for (size_t i = 0; i < FUNCTION_TABLE_SIZE; i++)
-        if (strcasecmp(FUNCTION_TABLE[i].name, name) == 0)
-            return &FUNCTION_TABLE[i];
+    for (size_t i = 0; i < FUNCTION_NAME_COUNT; i++)
+        if (strcasecmp(FUNCTION_NAMES[i].name, name) == 0)
+            return &FUNCTION_NAMES[i];
     return NULL;
 }
 
@@ -1219,10 +1295,10 @@ static Expr *fail_unknown(const char *name, Expr **args, uint32_t count, Diag *d
         if (written > 0)
             used += (size_t)written;
     }
-    const char *candidates[FUNCTION_TABLE_SIZE];
-    for (size_t i = 0; i < FUNCTION_TABLE_SIZE; i++)
-        candidates[i] = FUNCTION_TABLE[i].name;
-    const char *suggestion = catalog_suggest_name(name, candidates, FUNCTION_TABLE_SIZE);
+    const char *candidates[FUNCTION_NAME_COUNT];
+    for (size_t i = 0; i < FUNCTION_NAME_COUNT; i++)
+        candidates[i] = FUNCTION_NAMES[i].name;
+    const char *suggestion = catalog_suggest_name(name, candidates, FUNCTION_NAME_COUNT);
     if (suggestion)
         diag_error(diag, JOINERY_ERROR_VALIDATE,
                    "No match found for function signature %s(%s); did you mean '%s'?", name,
@@ -1233,9 +1309,9 @@ static Expr *fail_unknown(const char *name, Expr **args, uint32_t count, Diag *d
     return NULL;
 }
 
-static Expr *fail_arity(const FunctionEntry *entry, Diag *diag)
+static Expr *fail_arity(const FunctionName *entry, Diag *diag)
 {
-    if (entry->max_args == ARITY_ANY)
+    if (entry->max_args == FUNCTION_ARGS_ANY)
         diag_error(diag, JOINERY_ERROR_VALIDATE,
                    "Invalid number of arguments to function '%s'. Was expecting at least %u "
                    "arguments",
@@ -1252,185 +1328,6 @@ static Expr *fail_arity(const FunctionEntry *entry, Diag *diag)
     return NULL;
 }
 
-/* Dispatches a call whose FunctionId is known. */
-/* A CHAR type as VARCHAR of the same length (map keys and values hold no padding). */
-static DataType unpadded(DataType type)
-{
-    if (type.id == TYPE_CHAR)
-        type.id = TYPE_VARCHAR;
-    return type;
-}
-
-/* map[key], CARDINALITY(map), MAP[k1, v1, ...]. */
-static Expr *resolve_map_function(Arena *arena, FunctionId function, const char *name, Expr **args,
-                                  uint32_t count, Diag *diag)
-{
-    if (function == FUNCTION_CARDINALITY) {
-        if (args[0]->type.id != TYPE_MAP)
-            return fail_cannot_apply(function, name, args, count, diag);
-        return make(arena, function, type_make(TYPE_INT, args[0]->type.nullable), args, count,
-                    diag);
-    }
-    if (function == FUNCTION_ITEM) {
-        DataType map = args[0]->type;
-        if (map.id != TYPE_MAP || !types_comparable(type_map_key(map), args[1]->type))
-            return fail_cannot_apply(function, name, args, count, diag);
-        if (!widen_arg(arena, args, 1, type_map_key(map)))
-            return fail_memory(diag);
-        DataType value = type_map_value(map);
-        value.nullable = true; /* an absent key gives NULL */
-        return make(arena, function, value, args, count, diag);
-    }
-    /* MAP[k1, v1, ...]: keys widened to their common type, values to theirs */
-    if (count % 2 != 0)
-        return fail_cannot_apply(function, name, args, count, diag);
-    DataType key = type_make(TYPE_NULL, true), value = type_make(TYPE_NULL, true);
-    for (uint32_t i = 0; i < count; i++) {
-        DataType *common = i % 2 == 0 ? &key : &value;
-        DataType next;
-        if (args[i]->type.id == TYPE_MAP || !type_common(*common, args[i]->type, &next)) {
-            if (args[i]->type.id == TYPE_MAP) {
-                diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                           "a MAP inside a MAP is not supported yet");
-                return NULL;
-            }
-            return fail_cannot_apply(function, name, args, count, diag);
-        }
-        *common = next;
-    }
-    if (key.id == TYPE_NULL || value.id == TYPE_NULL) {
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
-                   "Cannot infer the key or value type of MAP[...] from NULL literals alone; "
-                   "CAST them");
-        return NULL;
-    }
-    key = unpadded(key);
-    value = unpadded(value);
-    for (uint32_t i = 0; i < count; i++)
-        if (!widen_arg(arena, args, i, i % 2 == 0 ? key : value))
-            return fail_memory(diag);
-    return make(arena, function, type_make_map(key, value, false), args, count, diag);
-}
-
-static Expr *resolve_function(Arena *arena, FunctionId function, const char *name,
-                              NameFlavor flavor, Expr **args, uint32_t count, Diag *diag)
-{
-    uint32_t minimum = 0, maximum = UINT32_MAX;
-    switch (function) {
-    case FUNCTION_CHAR_LENGTH:
-    case FUNCTION_UPPER:
-    case FUNCTION_LOWER:
-    case FUNCTION_ABS:
-    case FUNCTION_FLOOR:
-    case FUNCTION_CEIL:
-        minimum = maximum = 1;
-        break;
-    case FUNCTION_SUBSTRING:
-        minimum = 2;
-        maximum = 3;
-        break;
-    case FUNCTION_TRIM:
-    case FUNCTION_TO_TIMESTAMP:
-    case FUNCTION_ROUND:
-        minimum = 1;
-        maximum = 2;
-        break;
-    case FUNCTION_POSITION:
-    case FUNCTION_DATE_FORMAT:
-    case FUNCTION_EXTRACT:
-        minimum = maximum = 2;
-        break;
-    case FUNCTION_REPLACE:
-        minimum = maximum = 3;
-        break;
-    case FUNCTION_CONCAT:
-    case FUNCTION_COALESCE:
-        minimum = 1;
-        break;
-    case FUNCTION_CURRENT_TIMESTAMP:
-    case FUNCTION_CURRENT_DATE:
-    case FUNCTION_PROCTIME:
-        maximum = 0;
-        break;
-    default:
-        break;
-    }
-    if (count < minimum || count > maximum)
-        return fail_cannot_apply(function, name, args, count, diag);
-    switch (function) {
-    case FUNCTION_EQUAL:
-    case FUNCTION_NOT_EQUAL:
-    case FUNCTION_LESS:
-    case FUNCTION_LESS_EQUAL:
-    case FUNCTION_GREATER:
-    case FUNCTION_GREATER_EQUAL:
-    case FUNCTION_IS_DISTINCT_FROM:
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
-        return resolve_comparison(arena, function, args, count, diag);
-    case FUNCTION_AND:
-    case FUNCTION_OR:
-    case FUNCTION_NOT:
-        return resolve_logic(arena, function, args, count, diag);
-    case FUNCTION_IS_NULL:
-    case FUNCTION_IS_NOT_NULL:
-    case FUNCTION_IS_TRUE:
-    case FUNCTION_IS_NOT_TRUE:
-    case FUNCTION_IS_FALSE:
-    case FUNCTION_IS_NOT_FALSE:
-        return resolve_is(arena, function, args, count, diag);
-    case FUNCTION_PLUS:
-    case FUNCTION_MINUS:
-    case FUNCTION_MULTIPLY:
-    case FUNCTION_DIVIDE:
-    case FUNCTION_MOD:
-    case FUNCTION_NEGATE:
-        return resolve_arithmetic(arena, function, name, args, count, diag);
-    case FUNCTION_CASE:
-        return resolve_case(arena, args, count, diag);
-    case FUNCTION_COALESCE:
-    case FUNCTION_NULLIF:
-    case FUNCTION_IF:
-        return resolve_conditional(arena, function, name, args, count, diag);
-    case FUNCTION_IN:
-        return resolve_in(arena, args, count, diag);
-    case FUNCTION_CAST:
-    case FUNCTION_TRY_CAST:
-        diag_error(diag, JOINERY_ERROR_VALIDATE,
-                   "internal: CAST is built with expr_make_cast, not function_resolve");
-        return NULL;
-    case FUNCTION_LIKE:
-    case FUNCTION_CHAR_LENGTH:
-    case FUNCTION_UPPER:
-    case FUNCTION_LOWER:
-    case FUNCTION_SUBSTRING:
-    case FUNCTION_CONCAT:
-    case FUNCTION_TRIM:
-    case FUNCTION_POSITION:
-    case FUNCTION_REPLACE:
-    case FUNCTION_DATE_FORMAT:
-    case FUNCTION_TO_TIMESTAMP:
-    case FUNCTION_CURRENT_TIMESTAMP:
-    case FUNCTION_CURRENT_DATE:
-    case FUNCTION_PROCTIME:
-    case FUNCTION_CURRENT_WATERMARK:
-    case FUNCTION_EXTRACT:
-        return resolve_string_or_time(arena, function, name, flavor, args, count, diag);
-    case FUNCTION_ABS:
-    case FUNCTION_FLOOR:
-    case FUNCTION_CEIL:
-    case FUNCTION_ROUND:
-        return resolve_numeric(arena, function, name, args, count, diag);
-    case FUNCTION_ITEM:
-    case FUNCTION_CARDINALITY:
-    case FUNCTION_MAP:
-        return resolve_map_function(arena, function, name, args, count, diag);
-    case FUNCTION_COUNT_:
-        break;
-    }
-    diag_error(diag, JOINERY_ERROR_VALIDATE, "internal: unknown function id %d", (int)function);
-    return NULL;
-}
-
 Expr *function_resolve(Arena *arena, const char *name, FunctionId function, Expr **args,
                        uint32_t arg_count, Diag *diag)
 {
@@ -1444,10 +1341,11 @@ Expr *function_resolve(Arena *arena, const char *name, FunctionId function, Expr
     }
     for (uint32_t i = 0; i < arg_count; i++)
         work[i] = args[i];
+    Call call = {arena, function, NULL, FLAVOR_PLAIN, work, arg_count, diag};
     if (!name)
-        return resolve_function(arena, function, NULL, FLAVOR_PLAIN, work, arg_count, diag);
+        return resolve_function(&call);
 
-    const FunctionEntry *entry = find_entry(name);
+    const FunctionName *entry = find_name(name);
     if (!entry) {
         if (name_in(name, UNSUPPORTED_FUNCTIONS,
                     sizeof UNSUPPORTED_FUNCTIONS / sizeof UNSUPPORTED_FUNCTIONS[0])) {
@@ -1469,9 +1367,9 @@ Expr *function_resolve(Arena *arena, const char *name, FunctionId function, Expr
         return fail_unknown(name, args, arg_count, diag);
     }
     if (arg_count < entry->min_args ||
-        (entry->max_args != ARITY_ANY && arg_count > entry->max_args)) {
-        if (entry->function == FUNCTION_CURRENT_TIMESTAMP ||
-            entry->function == FUNCTION_CURRENT_DATE || entry->function == FUNCTION_PROCTIME ||
+        (entry->max_args != FUNCTION_ARGS_ANY && arg_count > entry->max_args)) {
+        /* as Calcite: CURRENT_DATE(1) and YEAR(a, b) have no such signature */
+        if (function_info(entry->function)->call == FUNCTION_CALL_NILADIC ||
             entry->flavor == FLAVOR_EXTRACT_UNIT)
             return fail_unknown(name, args, arg_count, diag);
         return fail_arity(entry, diag);
@@ -1492,8 +1390,11 @@ Expr *function_resolve(Arena *arena, const char *name, FunctionId function, Expr
             return fail_memory(diag);
         unit_literal->type.id = TYPE_CHAR;
         Expr *pair[2] = {unit_literal, work[0]};
-        return resolve_function(arena, FUNCTION_EXTRACT, "EXTRACT", FLAVOR_PLAIN, pair, 2, diag);
+        Call extract = {arena, FUNCTION_EXTRACT, "EXTRACT", FLAVOR_PLAIN, pair, 2, diag};
+        return resolve_function(&extract);
     }
-    return resolve_function(arena, entry->function, entry->name, entry->flavor, work, arg_count,
-                            diag);
+    call.function = entry->function;
+    call.name = entry->name;
+    call.flavor = entry->flavor;
+    return resolve_function(&call);
 }

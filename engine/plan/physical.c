@@ -135,14 +135,15 @@ static const char *join_interval_kind(const Expr *conjunct, uint32_t left_count)
 {
     if (conjunct->kind != EXPR_CALL)
         return NULL;
-    switch (conjunct->call.function) {
-    case FUNCTION_LESS:
-    case FUNCTION_LESS_EQUAL:
-    case FUNCTION_GREATER:
-    case FUNCTION_GREATER_EQUAL:
-    case FUNCTION_EQUAL:
+    switch (function_info(conjunct->call.function)->order) {
+    case FUNCTION_ORDER_LESS:
+    case FUNCTION_ORDER_LESS_EQUAL:
+    case FUNCTION_ORDER_GREATER:
+    case FUNCTION_ORDER_GREATER_EQUAL:
+    case FUNCTION_ORDER_EQUAL:
         break;
-    default:
+    case FUNCTION_ORDER_NOT_EQUAL:
+    case FUNCTION_ORDER_NONE:
         return NULL;
     }
     bool left = false, right = false;
