@@ -47,12 +47,12 @@ typedef struct EvalInput {
     ExprEvalContext *context;
 } EvalInput;
 
-static Value eval(const Expr *expr, const EvalInput *input);
+static Value eval_expr(const Expr *expr, const EvalInput *input);
 
 /* ---- errors ----------------------------------------------------------- */
 
-__attribute__((format(printf, 2, 3))) static Value runtime_error(const EvalInput *input,
-                                                                 const char *format, ...)
+__attribute__((format(printf, 2, 3))) static Value eval_error(const EvalInput *input,
+                                                              const char *format, ...)
 {
     ExprEvalContext *context = input->context;
     if (!context->failed && context->diag && !diag_failed(context->diag)) {
@@ -67,9 +67,9 @@ __attribute__((format(printf, 2, 3))) static Value runtime_error(const EvalInput
     return value_null();
 }
 
-static Value out_of_memory(const EvalInput *input)
+static Value eval_out_of_memory(const EvalInput *input)
 {
-    return runtime_error(input, "out of memory while evaluating an expression");
+    return eval_error(input, "out of memory while evaluating an expression");
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -183,7 +183,7 @@ static Value decimal_result(Int128 value, DataType type, bool overflow)
     return value_int((int64_t)value);
 }
 
-static char *arena_copy(const EvalInput *input, const char *text, size_t length)
+static char *eval_arena_copy(const EvalInput *input, const char *text, size_t length)
 {
     return arena_strndup(input->context->arena, text ? text : "", length);
 }
@@ -195,10 +195,10 @@ static char *arena_copy(const EvalInput *input, const char *text, size_t length)
  */
 static Value string_from_strbuf(const EvalInput *input, StrBuf *built, int status)
 {
-    char *copy = status == 0 ? arena_copy(input, built->data, built->length) : NULL;
+    char *copy = status == 0 ? eval_arena_copy(input, built->data, built->length) : NULL;
     uint32_t length = (uint32_t)built->length;
     strbuf_free(built);
-    return copy ? value_string(copy, length) : out_of_memory(input);
+    return copy ? value_string(copy, length) : eval_out_of_memory(input);
 }
 
 /* ---- comparison ------------------------------------------------------- */
@@ -239,24 +239,28 @@ static int compare_mixed(DataType a_type, Value a, DataType b_type, Value b)
     return value_compare(a_type, a, b);
 }
 
-static bool comparison_holds(FunctionId function, int order)
+/* True when a comparison of `order` (its row's ORDER) holds for compare_mixed's result. */
+static bool order_holds(FunctionOrder order, int comparison)
 {
-    if (order == COMPARE_UNORDERED)
-        return function == FUNCTION_NOT_EQUAL;
-    switch (function) {
-    case FUNCTION_EQUAL:
-        return order == 0;
-    case FUNCTION_NOT_EQUAL:
-        return order != 0;
-    case FUNCTION_LESS:
-        return order < 0;
-    case FUNCTION_LESS_EQUAL:
-        return order <= 0;
-    case FUNCTION_GREATER:
-        return order > 0;
-    default:
-        return order >= 0;
+    if (comparison == COMPARE_UNORDERED)
+        return order == FUNCTION_ORDER_NOT_EQUAL;
+    switch (order) {
+    case FUNCTION_ORDER_EQUAL:
+        return comparison == 0;
+    case FUNCTION_ORDER_NOT_EQUAL:
+        return comparison != 0;
+    case FUNCTION_ORDER_LESS:
+        return comparison < 0;
+    case FUNCTION_ORDER_LESS_EQUAL:
+        return comparison <= 0;
+    case FUNCTION_ORDER_GREATER:
+        return comparison > 0;
+    case FUNCTION_ORDER_GREATER_EQUAL:
+        return comparison >= 0;
+    case FUNCTION_ORDER_NONE:
+        break;
     }
+    return false;
 }
 
 /* ---- CAST ------------------------------------------------------------- */
@@ -273,7 +277,7 @@ static Value cast_failure(const EvalInput *input, bool try_cast, const char *for
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    return runtime_error(input, "%s", message);
+    return eval_error(input, "%s", message);
 }
 
 static Value string_to_boolean(const char *text, uint32_t length, bool *ok)
@@ -307,7 +311,7 @@ static Value fit_binary(const EvalInput *input, DataType to, Value value)
         return value;
     char *padded = arena_alloc(input->context->arena, length);
     if (!padded)
-        return out_of_memory(input);
+        return eval_out_of_memory(input);
     memcpy(padded, value.s.ptr, value.s.len);
     memset(padded + value.s.len, 0, length - value.s.len);
     return value_string(padded, length);
@@ -499,12 +503,19 @@ static Value add_months(DataType type, int64_t base, int64_t months)
     return value_int(new_days * MILLIS_PER_DAY + millis_of_day);
 }
 
+typedef enum Arithmetic {
+    ARITHMETIC_PLUS,
+    ARITHMETIC_MINUS,
+    ARITHMETIC_MULTIPLY,
+    ARITHMETIC_DIVIDE,
+    ARITHMETIC_MOD,
+} Arithmetic;
+
 /* temporal +/- interval, interval +/- interval, interval * / number */
-static Value eval_temporal_arithmetic(const Expr *expr, DataType a_type, Value a, DataType b_type,
+static Value eval_temporal_arithmetic(Arithmetic op, DataType a_type, Value a, DataType b_type,
                                       Value b)
 {
-    FunctionId function = expr->call.function;
-    int sign = function == FUNCTION_MINUS ? -1 : 1;
+    int sign = op == ARITHMETIC_MINUS ? -1 : 1;
     if (type_is_interval(a_type.id) && type_is_temporal(b_type.id)) {
         DataType t = a_type;
         a_type = b_type;
@@ -540,42 +551,40 @@ static Value eval_temporal_arithmetic(const Expr *expr, DataType a_type, Value a
     Value number = type_is_interval(a_type.id) ? b : a;
     int64_t interval = type_is_interval(a_type.id) ? a.i : b.i;
     double factor = numeric_to_double(number_type, number);
-    double result =
-        function == FUNCTION_DIVIDE ? (double)interval / factor : (double)interval * factor;
+    double result = op == ARITHMETIC_DIVIDE ? (double)interval / factor : (double)interval * factor;
     return value_int(java_double_to_long(result));
 }
 
-static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
+static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmetic op)
 {
     const Expr *left = expr->call.args[0], *right = expr->call.args[1];
-    Value a = eval(left, input);
+    Value a = eval_expr(left, input);
     if (a.is_null)
         return a;
-    Value b = eval(right, input);
+    Value b = eval_expr(right, input);
     if (b.is_null)
         return b;
     DataType type = expr->type;
-    FunctionId function = expr->call.function;
     DataType a_type = left->type, b_type = right->type;
     if (type_is_temporal(type.id) || type_is_interval(type.id))
-        return eval_temporal_arithmetic(expr, a_type, a, b_type, b);
+        return eval_temporal_arithmetic(op, a_type, a, b_type, b);
     if (type.id == TYPE_DOUBLE || type.id == TYPE_FLOAT) {
         double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
-        double result;
-        switch (function) {
-        case FUNCTION_PLUS:
+        double result = 0;
+        switch (op) {
+        case ARITHMETIC_PLUS:
             result = x + y;
             break;
-        case FUNCTION_MINUS:
+        case ARITHMETIC_MINUS:
             result = x - y;
             break;
-        case FUNCTION_MULTIPLY:
+        case ARITHMETIC_MULTIPLY:
             result = x * y;
             break;
-        case FUNCTION_DIVIDE:
+        case ARITHMETIC_DIVIDE:
             result = x / y;
             break;
-        default:
+        case ARITHMETIC_MOD:
             result = fmod(x, y);
             break;
         }
@@ -586,23 +595,23 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
         int b_scale = b_type.id == TYPE_DECIMAL ? b_type.scale : 0;
         int scale = type.scale;
         bool overflow = false;
-        Int128 x = a.i, y = b.i, result;
-        switch (function) {
-        case FUNCTION_PLUS:
-        case FUNCTION_MINUS: {
+        Int128 x = a.i, y = b.i, result = 0;
+        switch (op) {
+        case ARITHMETIC_PLUS:
+        case ARITHMETIC_MINUS: {
             int common = a_scale > b_scale ? a_scale : b_scale;
             x = rescale_128(x, a_scale, common, &overflow);
             y = rescale_128(y, b_scale, common, &overflow);
-            result = function == FUNCTION_PLUS ? x + y : x - y;
+            result = op == ARITHMETIC_PLUS ? x + y : x - y;
             result = rescale_128(result, common, scale, &overflow);
             break;
         }
-        case FUNCTION_MULTIPLY:
+        case ARITHMETIC_MULTIPLY:
             result = rescale_128(x * y, a_scale + b_scale, scale, &overflow);
             break;
-        case FUNCTION_DIVIDE: {
+        case ARITHMETIC_DIVIDE: {
             if (y == 0)
-                return runtime_error(input, "Division by zero");
+                return eval_error(input, "Division by zero");
             /* x / 10^a_scale / (y / 10^b_scale) * 10^scale */
             int exponent = scale - a_scale + b_scale;
             Int128 numerator = x;
@@ -621,9 +630,9 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
             result = divide_half_up(numerator, denominator);
             break;
         }
-        default: { /* MOD */
+        case ARITHMETIC_MOD: {
             if (y == 0)
-                return runtime_error(input, "Division by zero");
+                return eval_error(input, "Division by zero");
             int common = a_scale > b_scale ? a_scale : b_scale;
             x = rescale_128(x, a_scale, common, &overflow);
             y = rescale_128(y, b_scale, common, &overflow);
@@ -635,31 +644,57 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input)
     }
     /* integers: Java wrap-around */
     uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-    switch (function) {
-    case FUNCTION_PLUS:
+    switch (op) {
+    case ARITHMETIC_PLUS:
         return value_int(value_wrap_integer(type.id, x + y));
-    case FUNCTION_MINUS:
+    case ARITHMETIC_MINUS:
         return value_int(value_wrap_integer(type.id, x - y));
-    case FUNCTION_MULTIPLY:
+    case ARITHMETIC_MULTIPLY:
         return value_int(value_wrap_integer(type.id, x * y));
-    case FUNCTION_DIVIDE:
+    case ARITHMETIC_DIVIDE:
         if (b.i == 0)
-            return runtime_error(input, "Division by zero");
+            return eval_error(input, "Division by zero");
         if (b.i == -1)
             return value_int(value_wrap_integer(type.id, 0 - x));
         return value_int(value_wrap_integer(type.id, (uint64_t)(a.i / b.i)));
-    default:
+    case ARITHMETIC_MOD:
         if (b.i == 0)
-            return runtime_error(input, "Division by zero");
+            return eval_error(input, "Division by zero");
         if (b.i == -1)
             return value_int(0);
         return value_int(a.i % b.i);
     }
+    return value_null(); /* not reached: every operation returns above */
+}
+
+static Value eval_plus(const Expr *expr, const EvalInput *input)
+{
+    return eval_arithmetic(expr, input, ARITHMETIC_PLUS);
+}
+
+static Value eval_minus(const Expr *expr, const EvalInput *input)
+{
+    return eval_arithmetic(expr, input, ARITHMETIC_MINUS);
+}
+
+static Value eval_multiply(const Expr *expr, const EvalInput *input)
+{
+    return eval_arithmetic(expr, input, ARITHMETIC_MULTIPLY);
+}
+
+static Value eval_divide(const Expr *expr, const EvalInput *input)
+{
+    return eval_arithmetic(expr, input, ARITHMETIC_DIVIDE);
+}
+
+static Value eval_mod(const Expr *expr, const EvalInput *input)
+{
+    return eval_arithmetic(expr, input, ARITHMETIC_MOD);
 }
 
 static Value eval_negate(const Expr *expr, const EvalInput *input)
 {
-    Value a = eval(expr->call.args[0], input);
+    Value a = eval_expr(expr->call.args[0], input);
     if (a.is_null)
         return a;
     switch (expr->type.id) {
@@ -712,81 +747,101 @@ static double round_double(double d, int places)
     return strtod(result, NULL);
 }
 
-static Value eval_numeric_function(const Expr *expr, const EvalInput *input)
+static Value eval_abs(const Expr *expr, const EvalInput *input)
 {
     const Expr *arg = expr->call.args[0];
-    Value a = eval(arg, input);
+    Value a = eval_expr(arg, input);
+    if (a.is_null)
+        return a;
+    if (arg->type.id == TYPE_FLOAT || arg->type.id == TYPE_DOUBLE)
+        return value_double(fabs(a.d));
+    if (a.i < 0)
+        return value_int(value_wrap_integer(arg->type.id, 0 - (uint64_t)a.i));
+    return a;
+}
+
+/* FLOOR (floor_it) or CEIL */
+static Value floor_or_ceil(const Expr *expr, const EvalInput *input, bool floor_it)
+{
+    const Expr *arg = expr->call.args[0];
+    Value a = eval_expr(arg, input);
+    if (a.is_null)
+        return a;
+    DataType from = arg->type;
+    if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+        return value_double(floor_it ? floor(a.d) : ceil(a.d));
+    if (from.id != TYPE_DECIMAL || from.scale == 0)
+        return a;
+    int64_t factor = decimal_power_of_ten(from.scale);
+    int64_t quotient = a.i / factor, remainder = a.i % factor;
+    if (floor_it && remainder < 0)
+        quotient--;
+    if (!floor_it && remainder > 0)
+        quotient++;
+    bool overflow = false;
+    return decimal_result(rescale_128(quotient, 0, expr->type.scale, &overflow), expr->type,
+                          overflow);
+}
+
+static Value eval_floor(const Expr *expr, const EvalInput *input)
+{
+    return floor_or_ceil(expr, input, true);
+}
+
+static Value eval_ceil(const Expr *expr, const EvalInput *input)
+{
+    return floor_or_ceil(expr, input, false);
+}
+
+static Value eval_round(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value a = eval_expr(arg, input);
     if (a.is_null)
         return a;
     DataType from = arg->type;
     DataType to = expr->type;
-    switch (expr->call.function) {
-    case FUNCTION_ABS:
-        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
-            return value_double(fabs(a.d));
-        if (a.i < 0)
-            return value_int(value_wrap_integer(from.id, 0 - (uint64_t)a.i));
+    int places = 0;
+    if (expr->call.arg_count > 1) {
+        Value p = eval_expr(expr->call.args[1], input);
+        if (p.is_null)
+            return p;
+        places = p.i > 18 ? 18 : p.i < -18 ? -18 : (int)p.i;
+    }
+    if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
+        return value_double(round_double(a.d, places));
+    int scale = from.id == TYPE_DECIMAL ? from.scale : 0;
+    if (places >= scale) {
+        if (from.id == TYPE_DECIMAL) {
+            bool overflow = false;
+            return decimal_result(rescale_128(a.i, scale, to.scale, &overflow), to, overflow);
+        }
         return a;
-    case FUNCTION_FLOOR:
-    case FUNCTION_CEIL: {
-        bool floor_it = expr->call.function == FUNCTION_FLOOR;
-        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
-            return value_double(floor_it ? floor(a.d) : ceil(a.d));
-        if (from.id != TYPE_DECIMAL || from.scale == 0)
-            return a;
-        int64_t factor = decimal_power_of_ten(from.scale);
-        int64_t quotient = a.i / factor, remainder = a.i % factor;
-        if (floor_it && remainder < 0)
-            quotient--;
-        if (!floor_it && remainder > 0)
-            quotient++;
-        bool overflow = false;
-        return decimal_result(rescale_128(quotient, 0, to.scale, &overflow), to, overflow);
     }
-    default: { /* ROUND */
-        int places = 0;
-        if (expr->call.arg_count > 1) {
-            Value p = eval(expr->call.args[1], input);
-            if (p.is_null)
-                return p;
-            places = p.i > 18 ? 18 : p.i < -18 ? -18 : (int)p.i;
-        }
-        if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
-            return value_double(round_double(a.d, places));
-        int scale = from.id == TYPE_DECIMAL ? from.scale : 0;
-        if (places >= scale) {
-            if (from.id == TYPE_DECIMAL) {
-                bool overflow = false;
-                return decimal_result(rescale_128(a.i, scale, to.scale, &overflow), to, overflow);
-            }
-            return a;
-        }
-        /* round to `places` (may be negative), then express at the result scale */
-        Int128 unit = power_of_ten_128(scale - places);
-        Int128 rounded = divide_half_up(a.i, unit) * unit; /* still at `scale` */
-        if (from.id != TYPE_DECIMAL) {
-            if (rounded > INT64_MAX || rounded < INT64_MIN)
-                return value_int(
-                    value_wrap_integer(from.id, (uint64_t)(int64_t)(rounded % ((Int128)1 << 64))));
-            return value_int(value_wrap_integer(from.id, (uint64_t)(int64_t)rounded));
-        }
-        bool overflow = false;
-        return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);
+    /* round to `places` (may be negative), then express at the result scale */
+    Int128 unit = power_of_ten_128(scale - places);
+    Int128 rounded = divide_half_up(a.i, unit) * unit; /* still at `scale` */
+    if (from.id != TYPE_DECIMAL) {
+        if (rounded > INT64_MAX || rounded < INT64_MIN)
+            return value_int(
+                value_wrap_integer(from.id, (uint64_t)(int64_t)(rounded % ((Int128)1 << 64))));
+        return value_int(value_wrap_integer(from.id, (uint64_t)(int64_t)rounded));
     }
-    }
+    bool overflow = false;
+    return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);
 }
 
 /* ---- strings ---------------------------------------------------------- */
 
-static Value eval_case_change(const Expr *expr, const EvalInput *input)
+/* UPPER (upper) or LOWER: ASCII letters only */
+static Value case_change(const Expr *expr, const EvalInput *input, bool upper)
 {
-    Value a = eval(expr->call.args[0], input);
+    Value a = eval_expr(expr->call.args[0], input);
     if (a.is_null)
         return a;
-    char *copy = arena_copy(input, a.s.ptr, a.s.len);
+    char *copy = eval_arena_copy(input, a.s.ptr, a.s.len);
     if (!copy)
-        return out_of_memory(input);
-    bool upper = expr->call.function == FUNCTION_UPPER;
+        return eval_out_of_memory(input);
     for (uint32_t i = 0; i < a.s.len; i++) {
         char c = copy[i];
         if (upper && c >= 'a' && c <= 'z')
@@ -797,17 +852,33 @@ static Value eval_case_change(const Expr *expr, const EvalInput *input)
     return value_string(copy, a.s.len);
 }
 
+static Value eval_upper(const Expr *expr, const EvalInput *input)
+{
+    return case_change(expr, input, true);
+}
+
+static Value eval_lower(const Expr *expr, const EvalInput *input)
+{
+    return case_change(expr, input, false);
+}
+
+static Value eval_char_length(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return a.is_null ? a : value_int(utf8_count(a.s.ptr, a.s.len));
+}
+
 static Value eval_substring(const Expr *expr, const EvalInput *input)
 {
-    Value s = eval(expr->call.args[0], input);
+    Value s = eval_expr(expr->call.args[0], input);
     if (s.is_null)
         return s;
-    Value start = eval(expr->call.args[1], input);
+    Value start = eval_expr(expr->call.args[1], input);
     if (start.is_null)
         return start;
     int64_t length = INT64_MAX;
     if (expr->call.arg_count > 2) {
-        Value l = eval(expr->call.args[2], input);
+        Value l = eval_expr(expr->call.args[2], input);
         if (l.is_null)
             return l;
         length = l.i;
@@ -842,20 +913,20 @@ static Value eval_concat(const Expr *expr, const EvalInput *input)
     if (count > 16) {
         values = arena_alloc(input->context->arena, count * sizeof *values);
         if (!values)
-            return out_of_memory(input);
+            return eval_out_of_memory(input);
     }
     size_t total = 0;
     for (uint32_t i = 0; i < count; i++) {
-        values[i] = eval(expr->call.args[i], input);
+        values[i] = eval_expr(expr->call.args[i], input);
         if (values[i].is_null)
             return values[i];
         total += values[i].s.len;
     }
     if (total > UINT32_MAX)
-        return runtime_error(input, "string too long in CONCAT");
+        return eval_error(input, "string too long in CONCAT");
     char *result = arena_alloc(input->context->arena, total + 1);
     if (!result)
-        return out_of_memory(input);
+        return eval_out_of_memory(input);
     size_t used = 0;
     for (uint32_t i = 0; i < count; i++) {
         if (values[i].s.len)
@@ -881,12 +952,12 @@ static bool code_point_in(const char *text, uint32_t position, uint32_t width, V
 
 static Value eval_trim(const Expr *expr, const EvalInput *input)
 {
-    Value s = eval(expr->call.args[0], input);
+    Value s = eval_expr(expr->call.args[0], input);
     if (s.is_null)
         return s;
     Value set = value_string(" ", 1);
     if (expr->call.arg_count > 1) {
-        set = eval(expr->call.args[1], input);
+        set = eval_expr(expr->call.args[1], input);
         if (set.is_null)
             return set;
     }
@@ -925,10 +996,10 @@ static const char *find_bytes(const char *haystack, uint32_t haystack_length, co
 
 static Value eval_position(const Expr *expr, const EvalInput *input)
 {
-    Value needle = eval(expr->call.args[0], input);
+    Value needle = eval_expr(expr->call.args[0], input);
     if (needle.is_null)
         return needle;
-    Value haystack = eval(expr->call.args[1], input);
+    Value haystack = eval_expr(expr->call.args[1], input);
     if (haystack.is_null)
         return haystack;
     const char *found = find_bytes(haystack.s.ptr, haystack.s.len, needle.s.ptr, needle.s.len);
@@ -939,13 +1010,13 @@ static Value eval_position(const Expr *expr, const EvalInput *input)
 
 static Value eval_replace(const Expr *expr, const EvalInput *input)
 {
-    Value s = eval(expr->call.args[0], input);
+    Value s = eval_expr(expr->call.args[0], input);
     if (s.is_null)
         return s;
-    Value from = eval(expr->call.args[1], input);
+    Value from = eval_expr(expr->call.args[1], input);
     if (from.is_null)
         return from;
-    Value to = eval(expr->call.args[2], input);
+    Value to = eval_expr(expr->call.args[2], input);
     if (to.is_null)
         return to;
     if (from.s.len == 0)
@@ -1061,20 +1132,20 @@ static bool like_simple(Value text, Value pattern, bool *result)
 
 static Value eval_like(const Expr *expr, const EvalInput *input)
 {
-    Value text = eval(expr->call.args[0], input);
+    Value text = eval_expr(expr->call.args[0], input);
     if (text.is_null)
         return text;
-    Value pattern = eval(expr->call.args[1], input);
+    Value pattern = eval_expr(expr->call.args[1], input);
     if (pattern.is_null)
         return pattern;
     int escape = -1;
     if (expr->call.arg_count > 2) {
-        Value e = eval(expr->call.args[2], input);
+        Value e = eval_expr(expr->call.args[2], input);
         if (e.is_null)
             return e;
         if (e.s.len != 1)
-            return runtime_error(input, "Invalid escape character '%.*s' in LIKE",
-                                 (int)(e.s.len > 32 ? 32 : e.s.len), e.s.ptr);
+            return eval_error(input, "Invalid escape character '%.*s' in LIKE",
+                              (int)(e.s.len > 32 ? 32 : e.s.len), e.s.ptr);
         escape = (unsigned char)e.s.ptr[0];
     }
     bool result;
@@ -1354,10 +1425,10 @@ static bool parse_datetime(const char *text, uint32_t length, const char *format
 static Value eval_date_format(const Expr *expr, const EvalInput *input)
 {
     const Expr *arg = expr->call.args[0];
-    Value time = eval(arg, input);
+    Value time = eval_expr(arg, input);
     if (time.is_null)
         return time;
-    Value format = eval(expr->call.args[1], input);
+    Value format = eval_expr(expr->call.args[1], input);
     if (format.is_null)
         return format;
     int64_t millis;
@@ -1380,7 +1451,7 @@ static Value eval_date_format(const Expr *expr, const EvalInput *input)
 
 static Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
 {
-    Value text = eval(expr->call.args[0], input);
+    Value text = eval_expr(expr->call.args[0], input);
     if (text.is_null)
         return text;
     if (expr->call.arg_count == 1) {
@@ -1391,7 +1462,7 @@ static Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
             return value_null();
         return parsed;
     }
-    Value format = eval(expr->call.args[1], input);
+    Value format = eval_expr(expr->call.args[1], input);
     if (format.is_null)
         return format;
     int64_t millis;
@@ -1407,9 +1478,9 @@ static bool unit_is(Value unit, const char *name)
 
 static Value eval_extract(const Expr *expr, const EvalInput *input)
 {
-    Value unit = eval(expr->call.args[0], input);
+    Value unit = eval_expr(expr->call.args[0], input);
     const Expr *arg = expr->call.args[1];
-    Value time = eval(arg, input);
+    Value time = eval_expr(arg, input);
     if (time.is_null || unit.is_null)
         return value_null();
     if (type_is_interval(arg->type.id)) {
@@ -1493,7 +1564,7 @@ static Value eval_extract(const Expr *expr, const EvalInput *input)
             seconds--;
         return value_int(seconds);
     }
-    return runtime_error(input, "EXTRACT: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
+    return eval_error(input, "EXTRACT: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
 }
 
 /* ---- conditionals and logic ------------------------------------------ */
@@ -1502,7 +1573,7 @@ static Value eval_and(const Expr *expr, const EvalInput *input)
 {
     bool saw_null = false;
     for (uint32_t i = 0; i < expr->call.arg_count; i++) {
-        Value v = eval(expr->call.args[i], input);
+        Value v = eval_expr(expr->call.args[i], input);
         if (input->context->failed)
             return value_null();
         if (v.is_null)
@@ -1517,7 +1588,7 @@ static Value eval_or(const Expr *expr, const EvalInput *input)
 {
     bool saw_null = false;
     for (uint32_t i = 0; i < expr->call.arg_count; i++) {
-        Value v = eval(expr->call.args[i], input);
+        Value v = eval_expr(expr->call.args[i], input);
         if (input->context->failed)
             return value_null();
         if (v.is_null)
@@ -1528,35 +1599,49 @@ static Value eval_or(const Expr *expr, const EvalInput *input)
     return saw_null ? value_null() : value_bool(false);
 }
 
+/* = <> < <= > >= */
 static Value eval_comparison(const Expr *expr, const EvalInput *input)
 {
     const Expr *left = expr->call.args[0], *right = expr->call.args[1];
-    Value a = eval(left, input);
-    Value b = eval(right, input);
-    FunctionId function = expr->call.function;
-    if (function == FUNCTION_IS_DISTINCT_FROM || function == FUNCTION_IS_NOT_DISTINCT_FROM) {
-        bool same;
-        if (a.is_null || b.is_null)
-            same = a.is_null && b.is_null;
-        else
-            same = compare_mixed(left->type, a, right->type, b) == 0;
-        return value_bool(function == FUNCTION_IS_DISTINCT_FROM ? !same : same);
-    }
+    Value a = eval_expr(left, input);
+    Value b = eval_expr(right, input);
     if (a.is_null || b.is_null)
         return value_null();
-    return value_bool(comparison_holds(function, compare_mixed(left->type, a, right->type, b)));
+    return value_bool(order_holds(function_info(expr->call.function)->order,
+                                  compare_mixed(left->type, a, right->type, b)));
+}
+
+/* IS NOT DISTINCT FROM: equal, or both NULL */
+static bool not_distinct(const Expr *expr, const EvalInput *input)
+{
+    const Expr *left = expr->call.args[0], *right = expr->call.args[1];
+    Value a = eval_expr(left, input);
+    Value b = eval_expr(right, input);
+    if (a.is_null || b.is_null)
+        return a.is_null && b.is_null;
+    return compare_mixed(left->type, a, right->type, b) == 0;
+}
+
+static Value eval_is_distinct_from(const Expr *expr, const EvalInput *input)
+{
+    return value_bool(!not_distinct(expr, input));
+}
+
+static Value eval_is_not_distinct_from(const Expr *expr, const EvalInput *input)
+{
+    return value_bool(not_distinct(expr, input));
 }
 
 static Value eval_in(const Expr *expr, const EvalInput *input)
 {
     const Expr *operand = expr->call.args[0];
-    Value a = eval(operand, input);
+    Value a = eval_expr(operand, input);
     if (a.is_null)
         return a;
     bool saw_null = false;
     for (uint32_t i = 1; i < expr->call.arg_count; i++) {
         const Expr *candidate = expr->call.args[i];
-        Value b = eval(candidate, input);
+        Value b = eval_expr(candidate, input);
         if (b.is_null) {
             saw_null = true;
             continue;
@@ -1567,69 +1652,93 @@ static Value eval_in(const Expr *expr, const EvalInput *input)
     return saw_null ? value_null() : value_bool(false);
 }
 
-static Value eval_is(const Expr *expr, const EvalInput *input)
+static Value eval_not(const Expr *expr, const EvalInput *input)
 {
-    Value a = eval(expr->call.args[0], input);
-    switch (expr->call.function) {
-    case FUNCTION_IS_NULL:
-        return value_bool(a.is_null);
-    case FUNCTION_IS_NOT_NULL:
-        return value_bool(!a.is_null);
-    case FUNCTION_IS_TRUE:
-        return value_bool(!a.is_null && a.i);
-    case FUNCTION_IS_NOT_TRUE:
-        return value_bool(a.is_null || !a.i);
-    case FUNCTION_IS_FALSE:
-        return value_bool(!a.is_null && !a.i);
-    default: /* IS NOT FALSE */
-        return value_bool(a.is_null || a.i);
-    }
+    Value a = eval_expr(expr->call.args[0], input);
+    return a.is_null ? a : value_bool(!a.i);
+}
+
+static Value eval_is_null(const Expr *expr, const EvalInput *input)
+{
+    return value_bool(eval_expr(expr->call.args[0], input).is_null);
+}
+
+static Value eval_is_not_null(const Expr *expr, const EvalInput *input)
+{
+    return value_bool(!eval_expr(expr->call.args[0], input).is_null);
+}
+
+static Value eval_is_true(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return value_bool(!a.is_null && a.i);
+}
+
+static Value eval_is_not_true(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return value_bool(a.is_null || !a.i);
+}
+
+static Value eval_is_false(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return value_bool(!a.is_null && !a.i);
+}
+
+static Value eval_is_not_false(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return value_bool(a.is_null || a.i);
 }
 
 /* Evaluates arg i and casts it to the call's result type when the types differ. */
 static Value eval_as_result(const Expr *expr, uint32_t i, const EvalInput *input)
 {
     const Expr *arg = expr->call.args[i];
-    Value v = eval(arg, input);
+    Value v = eval_expr(arg, input);
     if (v.is_null || type_equals(arg->type, expr->type))
         return v;
     return cast_value(input, arg->type, expr->type, v, false);
 }
 
-static Value eval_conditional(const Expr *expr, const EvalInput *input)
+static Value eval_case(const Expr *expr, const EvalInput *input)
 {
     uint32_t count = expr->call.arg_count;
-    switch (expr->call.function) {
-    case FUNCTION_CASE:
-        for (uint32_t i = 0; i + 1 < count; i += 2) {
-            Value condition = eval(expr->call.args[i], input);
-            if (!condition.is_null && condition.i)
-                return eval_as_result(expr, i + 1, input);
-        }
-        return eval_as_result(expr, count - 1, input);
-    case FUNCTION_COALESCE:
-        for (uint32_t i = 0; i < count; i++) {
-            Value v = eval_as_result(expr, i, input);
-            if (!v.is_null || input->context->failed)
-                return v;
-        }
-        return value_null();
-    case FUNCTION_IF: {
-        Value condition = eval(expr->call.args[0], input);
-        return eval_as_result(expr, (!condition.is_null && condition.i) ? 1 : 2, input);
+    for (uint32_t i = 0; i + 1 < count; i += 2) {
+        Value condition = eval_expr(expr->call.args[i], input);
+        if (!condition.is_null && condition.i)
+            return eval_as_result(expr, i + 1, input);
     }
-    default: { /* NULLIF */
-        const Expr *left = expr->call.args[0], *right = expr->call.args[1];
-        Value a = eval_as_result(expr, 0, input);
-        if (a.is_null)
-            return a;
-        Value b = eval(right, input);
-        if (!b.is_null && compare_mixed(expr->type, a, right->type, b) == 0)
-            return value_null();
-        (void)left;
+    return eval_as_result(expr, count - 1, input);
+}
+
+static Value eval_coalesce(const Expr *expr, const EvalInput *input)
+{
+    for (uint32_t i = 0; i < expr->call.arg_count; i++) {
+        Value v = eval_as_result(expr, i, input);
+        if (!v.is_null || input->context->failed)
+            return v;
+    }
+    return value_null();
+}
+
+static Value eval_if(const Expr *expr, const EvalInput *input)
+{
+    Value condition = eval_expr(expr->call.args[0], input);
+    return eval_as_result(expr, (!condition.is_null && condition.i) ? 1 : 2, input);
+}
+
+static Value eval_nullif(const Expr *expr, const EvalInput *input)
+{
+    const Expr *right = expr->call.args[1];
+    Value a = eval_as_result(expr, 0, input);
+    if (a.is_null)
         return a;
-    }
-    }
+    Value b = eval_expr(right, input);
+    if (!b.is_null && compare_mixed(expr->type, a, right->type, b) == 0)
+        return value_null();
+    return a;
 }
 
 /* ---- maps --------------------------------------------------------------- */
@@ -1637,137 +1746,97 @@ static Value eval_conditional(const Expr *expr, const EvalInput *input)
 static Value eval_item(const Expr *expr, const EvalInput *input)
 {
     const Expr *map = expr->call.args[0];
-    Value m = eval(map, input);
-    Value key = eval(expr->call.args[1], input);
+    Value m = eval_expr(map, input);
+    Value key = eval_expr(expr->call.args[1], input);
     Value found;
     if (m.is_null || key.is_null || !map_lookup(map->type, m.s.ptr, m.s.len, key, &found))
         return value_null();
     return found;
 }
 
-static Value eval_map_constructor(const Expr *expr, const EvalInput *input)
+static Value eval_cardinality(const Expr *expr, const EvalInput *input)
+{
+    Value m = eval_expr(expr->call.args[0], input);
+    return m.is_null ? m : value_int(map_cardinality(m.s.ptr, m.s.len));
+}
+
+/* MAP[k1, v1, ...] */
+static Value eval_map(const Expr *expr, const EvalInput *input)
 {
     uint32_t count = expr->call.arg_count / 2;
     MapEntry *entries = arena_alloc(input->context->arena, (count ? count : 1) * sizeof *entries);
     if (!entries)
-        return out_of_memory(input);
+        return eval_out_of_memory(input);
     for (uint32_t i = 0; i < count; i++) {
-        entries[i].key = eval(expr->call.args[2 * i], input);
-        entries[i].value = eval(expr->call.args[2 * i + 1], input);
+        entries[i].key = eval_expr(expr->call.args[2 * i], input);
+        entries[i].value = eval_expr(expr->call.args[2 * i + 1], input);
     }
     StrBuf encoded = STRBUF_INIT;
     return string_from_strbuf(input, &encoded, map_encode(expr->type, entries, count, &encoded));
 }
 
-/* ---- dispatch --------------------------------------------------------- */
+/* ---- CAST, time, dispatch ------------------------------------------- */
+
+/* CAST or (try_cast) TRY_CAST */
+static Value cast_call(const Expr *expr, const EvalInput *input, bool try_cast)
+{
+    const Expr *arg = expr->call.args[0];
+    Value v = eval_expr(arg, input);
+    if (input->context->failed)
+        return value_null();
+    return cast_value(input, arg->type, expr->type, v, try_cast);
+}
+
+static Value eval_cast(const Expr *expr, const EvalInput *input)
+{
+    return cast_call(expr, input, false);
+}
+
+static Value eval_try_cast(const Expr *expr, const EvalInput *input)
+{
+    return cast_call(expr, input, true);
+}
+
+/* CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME: the batch's time */
+static Value eval_now(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    return value_int(input->context->now_millis);
+}
+
+static Value eval_current_date(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    int64_t days, millis_of_day;
+    split_timestamp(input->context->now_millis, &days, &millis_of_day);
+    return value_int(days);
+}
+
+static Value eval_current_watermark(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    return input->context->has_watermark ? value_int(input->context->watermark) : value_null();
+}
+
+/* An evaluator: the EVAL column of function_list.h. */
+typedef Value Evaluator(const Expr *expr, const EvalInput *input);
+
+static Evaluator *const EVALUATORS[] = {
+#define FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, EVAL, ...) EVAL,
+#include "engine/plan/function_list.h"
+};
+_Static_assert(sizeof EVALUATORS / sizeof EVALUATORS[0] == FUNCTION_COUNT_,
+               "EVALUATORS has one evaluator per function");
 
 static Value eval_call(const Expr *expr, const EvalInput *input)
 {
-    switch (expr->call.function) {
-    case FUNCTION_EQUAL:
-    case FUNCTION_NOT_EQUAL:
-    case FUNCTION_LESS:
-    case FUNCTION_LESS_EQUAL:
-    case FUNCTION_GREATER:
-    case FUNCTION_GREATER_EQUAL:
-    case FUNCTION_IS_DISTINCT_FROM:
-    case FUNCTION_IS_NOT_DISTINCT_FROM:
-        return eval_comparison(expr, input);
-    case FUNCTION_AND:
-        return eval_and(expr, input);
-    case FUNCTION_OR:
-        return eval_or(expr, input);
-    case FUNCTION_NOT: {
-        Value a = eval(expr->call.args[0], input);
-        return a.is_null ? a : value_bool(!a.i);
-    }
-    case FUNCTION_IS_NULL:
-    case FUNCTION_IS_NOT_NULL:
-    case FUNCTION_IS_TRUE:
-    case FUNCTION_IS_NOT_TRUE:
-    case FUNCTION_IS_FALSE:
-    case FUNCTION_IS_NOT_FALSE:
-        return eval_is(expr, input);
-    case FUNCTION_PLUS:
-    case FUNCTION_MINUS:
-    case FUNCTION_MULTIPLY:
-    case FUNCTION_DIVIDE:
-    case FUNCTION_MOD:
-        return eval_arithmetic(expr, input);
-    case FUNCTION_NEGATE:
-        return eval_negate(expr, input);
-    case FUNCTION_CASE:
-    case FUNCTION_COALESCE:
-    case FUNCTION_NULLIF:
-    case FUNCTION_IF:
-        return eval_conditional(expr, input);
-    case FUNCTION_IN:
-        return eval_in(expr, input);
-    case FUNCTION_LIKE:
-        return eval_like(expr, input);
-    case FUNCTION_CAST:
-    case FUNCTION_TRY_CAST: {
-        const Expr *arg = expr->call.args[0];
-        Value v = eval(arg, input);
-        if (input->context->failed)
-            return value_null();
-        return cast_value(input, arg->type, expr->type, v,
-                          expr->call.function == FUNCTION_TRY_CAST);
-    }
-    case FUNCTION_CHAR_LENGTH: {
-        Value a = eval(expr->call.args[0], input);
-        return a.is_null ? a : value_int(utf8_count(a.s.ptr, a.s.len));
-    }
-    case FUNCTION_UPPER:
-    case FUNCTION_LOWER:
-        return eval_case_change(expr, input);
-    case FUNCTION_SUBSTRING:
-        return eval_substring(expr, input);
-    case FUNCTION_CONCAT:
-        return eval_concat(expr, input);
-    case FUNCTION_TRIM:
-        return eval_trim(expr, input);
-    case FUNCTION_POSITION:
-        return eval_position(expr, input);
-    case FUNCTION_REPLACE:
-        return eval_replace(expr, input);
-    case FUNCTION_DATE_FORMAT:
-        return eval_date_format(expr, input);
-    case FUNCTION_TO_TIMESTAMP:
-        return eval_to_timestamp(expr, input);
-    case FUNCTION_CURRENT_TIMESTAMP:
-    case FUNCTION_LOCALTIMESTAMP:
-    case FUNCTION_PROCTIME:
-        return value_int(input->context->now_millis);
-    case FUNCTION_CURRENT_WATERMARK:
-        return input->context->has_watermark ? value_int(input->context->watermark) : value_null();
-    case FUNCTION_CURRENT_DATE: {
-        int64_t days, millis_of_day;
-        split_timestamp(input->context->now_millis, &days, &millis_of_day);
-        return value_int(days);
-    }
-    case FUNCTION_EXTRACT:
-        return eval_extract(expr, input);
-    case FUNCTION_ABS:
-    case FUNCTION_FLOOR:
-    case FUNCTION_CEIL:
-    case FUNCTION_ROUND:
-        return eval_numeric_function(expr, input);
-    case FUNCTION_ITEM:
-        return eval_item(expr, input);
-    case FUNCTION_CARDINALITY: {
-        Value m = eval(expr->call.args[0], input);
-        return m.is_null ? m : value_int(map_cardinality(m.s.ptr, m.s.len));
-    }
-    case FUNCTION_MAP:
-        return eval_map_constructor(expr, input);
-    case FUNCTION_COUNT_:
-        break;
-    }
-    return runtime_error(input, "cannot evaluate function %d", (int)expr->call.function);
+    FunctionId function = expr->call.function;
+    if ((unsigned)function >= FUNCTION_COUNT_)
+        return eval_error(input, "cannot evaluate function %d", (int)function);
+    return EVALUATORS[function](expr, input);
 }
 
-static Value eval(const Expr *expr, const EvalInput *input)
+static Value eval_expr(const Expr *expr, const EvalInput *input)
 {
     switch (expr->kind) {
     case EXPR_INPUT_REF:
@@ -1792,7 +1861,7 @@ Value expr_eval(const Expr *expr, const Row *left, uint32_t left_field_count, co
                 ExprEvalContext *context)
 {
     EvalInput input = {left, single_row_count(left, left_field_count, right), right, context};
-    Value result = eval(expr, &input);
+    Value result = eval_expr(expr, &input);
     return context->failed ? value_null() : result;
 }
 
@@ -1825,7 +1894,8 @@ static bool predicate(const Expr *expr, const EvalInput *input)
                     return false;
             return true;
         }
-        if (function >= FUNCTION_EQUAL && function <= FUNCTION_GREATER_EQUAL) {
+        FunctionOrder order = function_info(function)->order;
+        if (order != FUNCTION_ORDER_NONE) {
             const Expr *left = expr->call.args[0];
             const Expr *right = strip_free_cast(expr->call.args[1]);
             if (left->kind == EXPR_INPUT_REF && right->kind == EXPR_LITERAL &&
@@ -1834,14 +1904,13 @@ static bool predicate(const Expr *expr, const EvalInput *input)
                 if (a.is_null || right->literal.is_null)
                     return false;
                 int64_t b = right->literal.i;
-                int order = a.i < b ? -1 : a.i > b ? 1 : 0;
-                return comparison_holds(function, order);
+                return order_holds(order, a.i < b ? -1 : a.i > b ? 1 : 0);
             }
         }
         if (function == FUNCTION_IS_NOT_NULL && expr->call.args[0]->kind == EXPR_INPUT_REF)
             return !read_input(expr->call.args[0], input).is_null;
     }
-    Value v = eval(expr, input);
+    Value v = eval_expr(expr, input);
     return !v.is_null && v.i != 0;
 }
 
