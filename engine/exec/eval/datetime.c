@@ -1,0 +1,444 @@
+/*
+ * datetime.c - DATE_FORMAT, TO_TIMESTAMP, EXTRACT and the current time
+ * (CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME, CURRENT_DATE: the batch's
+ * time; CURRENT_WATERMARK: the evaluating operator's watermark).
+ * DATE_FORMAT / TO_TIMESTAMP understand the SimpleDateFormat letters y M d
+ * H h m s S a E and quoted text; the session time zone is UTC.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/exec/eval/eval.h"
+
+static void split_timestamp(int64_t millis, int64_t *days, int64_t *millis_of_day)
+{
+    *days = millis / MILLIS_PER_DAY;
+    *millis_of_day = millis % MILLIS_PER_DAY;
+    if (*millis_of_day < 0) {
+        *millis_of_day += MILLIS_PER_DAY;
+        (*days)--;
+    }
+}
+
+static const char *const MONTH_NAMES[] = {"January",   "February", "March",    "April",
+                                          "May",       "June",     "July",     "August",
+                                          "September", "October",  "November", "December"};
+static const char *const DAY_NAMES[] = {"Thursday", "Friday",  "Saturday", "Sunday",
+                                        "Monday",   "Tuesday", "Wednesday"};
+
+/* Formats epoch millis with a SimpleDateFormat pattern. */
+static int format_datetime(int64_t millis, const char *format, uint32_t length, StrBuf *out)
+{
+    int64_t days, millis_of_day;
+    split_timestamp(millis, &days, &millis_of_day);
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    int hour = (int)(millis_of_day / 3600000), minute = (int)(millis_of_day / 60000 % 60);
+    int second = (int)(millis_of_day / 1000 % 60), fraction = (int)(millis_of_day % 1000);
+    int64_t weekday = days % 7;
+    if (weekday < 0)
+        weekday += 7;
+    int status = 0;
+    for (uint32_t i = 0; i < length && status == 0;) {
+        char c = format[i];
+        if (c == '\'') {
+            if (i + 1 < length && format[i + 1] == '\'') {
+                status = strbuf_append_char(out, '\'');
+                i += 2;
+                continue;
+            }
+            uint32_t j = i + 1;
+            while (j < length) {
+                if (format[j] == '\'') {
+                    if (j + 1 < length && format[j + 1] == '\'') {
+                        status = strbuf_append_char(out, '\'');
+                        j += 2;
+                        continue;
+                    }
+                    break;
+                }
+                status = strbuf_append_char(out, format[j]);
+                j++;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+            status = strbuf_append_char(out, c);
+            i++;
+            continue;
+        }
+        uint32_t run = 1;
+        while (i + run < length && format[i + run] == c)
+            run++;
+        i += run;
+        int width = (int)run;
+        switch (c) {
+        case 'y':
+        case 'u':
+            if (run == 2)
+                status = strbuf_printf(out, "%02lld", (long long)((year % 100 + 100) % 100));
+            else
+                status = strbuf_printf(out, "%0*lld", width, (long long)year);
+            break;
+        case 'M':
+        case 'L':
+            if (run >= 4)
+                status = strbuf_append_cstr(out, MONTH_NAMES[month - 1]);
+            else if (run == 3)
+                status = strbuf_printf(out, "%.3s", MONTH_NAMES[month - 1]);
+            else
+                status = strbuf_printf(out, "%0*u", width, month);
+            break;
+        case 'd':
+            status = strbuf_printf(out, "%0*u", width, day);
+            break;
+        case 'D':
+            status = strbuf_printf(out, "%0*lld", width,
+                                   (long long)(days - datetime_days_from_civil(year, 1, 1) + 1));
+            break;
+        case 'H':
+            status = strbuf_printf(out, "%0*d", width, hour);
+            break;
+        case 'k':
+            status = strbuf_printf(out, "%0*d", width, hour == 0 ? 24 : hour);
+            break;
+        case 'h':
+            status = strbuf_printf(out, "%0*d", width, hour % 12 == 0 ? 12 : hour % 12);
+            break;
+        case 'K':
+            status = strbuf_printf(out, "%0*d", width, hour % 12);
+            break;
+        case 'm':
+            status = strbuf_printf(out, "%0*d", width, minute);
+            break;
+        case 's':
+            status = strbuf_printf(out, "%0*d", width, second);
+            break;
+        case 'S': {
+            /* fraction of second, most significant digits first */
+            char digits[16];
+            snprintf(digits, sizeof digits, "%03d000000", fraction);
+            status = strbuf_append(out, digits, run > 9 ? 9 : run);
+            break;
+        }
+        case 'a':
+            status = strbuf_append_cstr(out, hour < 12 ? "AM" : "PM");
+            break;
+        case 'E':
+            if (run >= 4)
+                status = strbuf_append_cstr(out, DAY_NAMES[weekday]);
+            else
+                status = strbuf_printf(out, "%.3s", DAY_NAMES[weekday]);
+            break;
+        default:
+            for (uint32_t k = 0; k < run && status == 0; k++)
+                status = strbuf_append_char(out, c);
+            break;
+        }
+    }
+    return status;
+}
+
+static bool parse_number(const char *text, uint32_t length, uint32_t *position, uint32_t min,
+                         uint32_t max, int64_t *value)
+{
+    uint32_t count = 0;
+    int64_t result = 0;
+    while (*position < length && count < max && text[*position] >= '0' && text[*position] <= '9') {
+        result = result * 10 + (text[*position] - '0');
+        (*position)++;
+        count++;
+    }
+    if (count < min)
+        return false;
+    *value = result;
+    return true;
+}
+
+/* Parses text with a SimpleDateFormat pattern into epoch millis. */
+static bool parse_datetime(const char *text, uint32_t length, const char *format,
+                           uint32_t format_length, int64_t *result)
+{
+    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
+    bool pm = false, has_am_pm = false;
+    uint32_t position = 0;
+    for (uint32_t i = 0; i < format_length;) {
+        char c = format[i];
+        if (c == '\'') {
+            uint32_t j = i + 1;
+            while (j < format_length && format[j] != '\'') {
+                if (position >= length || text[position] != format[j])
+                    return false;
+                position++;
+                j++;
+            }
+            if (j == i + 1) { /* '' is a quote */
+                if (position >= length || text[position] != '\'')
+                    return false;
+                position++;
+            }
+            i = j + 1;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+            if (position >= length || text[position] != c)
+                return false;
+            position++;
+            i++;
+            continue;
+        }
+        uint32_t run = 1;
+        while (i + run < format_length && format[i + run] == c)
+            run++;
+        i += run;
+        /* adjacent numeric fields (yyyyMMdd) take exactly their width */
+        bool adjacent = i < format_length && ((format[i] >= 'a' && format[i] <= 'z') ||
+                                              (format[i] >= 'A' && format[i] <= 'Z'));
+        uint32_t max = adjacent ? run : 9;
+        bool ok = true;
+        switch (c) {
+        case 'y':
+        case 'u':
+            ok = parse_number(text, length, &position, run == 2 ? 2 : 1,
+                              run == 2 ? 2 : (adjacent ? run : 9), &year);
+            if (ok && run == 2)
+                year += 2000;
+            break;
+        case 'M':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &month);
+            break;
+        case 'd':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &day);
+            break;
+        case 'H':
+        case 'h':
+        case 'k':
+        case 'K':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &hour);
+            break;
+        case 'm':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &minute);
+            break;
+        case 's':
+            ok = parse_number(text, length, &position, 1, adjacent ? run : 2, &second);
+            break;
+        case 'S': {
+            uint32_t start = position;
+            int64_t digits_value;
+            ok = parse_number(text, length, &position, 1, max, &digits_value);
+            if (ok) {
+                uint32_t digits = position - start;
+                /* keep milliseconds: the first three digits */
+                int64_t value = 0;
+                for (uint32_t k = 0; k < 3; k++)
+                    value = value * 10 + (k < digits ? text[start + k] - '0' : 0);
+                millis = value;
+            }
+            break;
+        }
+        case 'a':
+            if (position + 2 <= length && strncasecmp(text + position, "AM", 2) == 0) {
+                has_am_pm = true;
+                position += 2;
+            } else if (position + 2 <= length && strncasecmp(text + position, "PM", 2) == 0) {
+                has_am_pm = true;
+                pm = true;
+                position += 2;
+            } else {
+                ok = false;
+            }
+            break;
+        default:
+            ok = false;
+            break;
+        }
+        if (!ok)
+            return false;
+    }
+    if (position != length)
+        return false;
+    if (has_am_pm) {
+        hour %= 12;
+        if (pm)
+            hour += 12;
+    }
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+        return false;
+    int64_t days = datetime_days_from_civil(year, (unsigned)month, (unsigned)day);
+    int64_t check_year;
+    unsigned check_month, check_day;
+    datetime_civil_from_days(days, &check_year, &check_month, &check_day);
+    if ((int64_t)check_month != month || (int64_t)check_day != day)
+        return false;
+    *result = days * MILLIS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+    return true;
+}
+
+Value eval_date_format(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value time = eval_expr(arg, input);
+    if (time.is_null)
+        return time;
+    Value format = eval_expr(expr->call.args[1], input);
+    if (format.is_null)
+        return format;
+    int64_t millis;
+    if (type_is_string(arg->type.id)) {
+        Value parsed;
+        char reason[64];
+        if (value_parse_text(type_make_timestamp(TYPE_TIMESTAMP, 3, true), time.s.ptr, time.s.len,
+                             NULL, &parsed, reason, sizeof reason) != 0)
+            return value_null();
+        millis = parsed.i;
+    } else if (arg->type.id == TYPE_DATE) {
+        millis = time.i * MILLIS_PER_DAY;
+    } else {
+        millis = time.i;
+    }
+    StrBuf out = STRBUF_INIT;
+    return string_from_strbuf(input, &out,
+                              format_datetime(millis, format.s.ptr, format.s.len, &out));
+}
+
+Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    if (expr->call.arg_count == 1) {
+        Value parsed;
+        char reason[64];
+        if (value_parse_text(type_make_timestamp(TYPE_TIMESTAMP, 3, true), text.s.ptr, text.s.len,
+                             NULL, &parsed, reason, sizeof reason) != 0)
+            return value_null();
+        return parsed;
+    }
+    Value format = eval_expr(expr->call.args[1], input);
+    if (format.is_null)
+        return format;
+    int64_t millis;
+    if (!parse_datetime(text.s.ptr, text.s.len, format.s.ptr, format.s.len, &millis))
+        return value_null();
+    return value_int(millis);
+}
+
+static bool unit_is(Value unit, const char *name)
+{
+    return strlen(name) == unit.s.len && strncasecmp(name, unit.s.ptr, unit.s.len) == 0;
+}
+
+Value eval_extract(const Expr *expr, const EvalInput *input)
+{
+    Value unit = eval_expr(expr->call.args[0], input);
+    const Expr *arg = expr->call.args[1];
+    Value time = eval_expr(arg, input);
+    if (time.is_null || unit.is_null)
+        return value_null();
+    if (type_is_interval(arg->type.id)) {
+        int64_t v = time.i;
+        if (arg->type.id == TYPE_INTERVAL_YEAR_MONTH) {
+            if (unit_is(unit, "YEAR"))
+                return value_int(v / 12);
+            if (unit_is(unit, "MONTH"))
+                return value_int(v % 12);
+            return value_int(0);
+        }
+        if (unit_is(unit, "DAY"))
+            return value_int(v / MILLIS_PER_DAY);
+        if (unit_is(unit, "HOUR"))
+            return value_int(v / 3600000 % 24);
+        if (unit_is(unit, "MINUTE"))
+            return value_int(v / 60000 % 60);
+        if (unit_is(unit, "SECOND"))
+            return value_int(v / 1000 % 60);
+        if (unit_is(unit, "MILLISECOND"))
+            return value_int(v % 60000);
+        if (unit_is(unit, "EPOCH"))
+            return value_int(v / 1000);
+        return value_int(0);
+    }
+    int64_t days = 0, millis_of_day = 0;
+    switch (arg->type.id) {
+    case TYPE_DATE:
+        days = time.i;
+        break;
+    case TYPE_TIME:
+        millis_of_day = time.i;
+        break;
+    default:
+        split_timestamp(time.i, &days, &millis_of_day);
+        break;
+    }
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    if (unit_is(unit, "YEAR"))
+        return value_int(year);
+    if (unit_is(unit, "QUARTER"))
+        return value_int((month + 2) / 3);
+    if (unit_is(unit, "MONTH"))
+        return value_int(month);
+    if (unit_is(unit, "DAY") || unit_is(unit, "DAYOFMONTH"))
+        return value_int(day);
+    if (unit_is(unit, "DOY") || unit_is(unit, "DAYOFYEAR"))
+        return value_int(days - datetime_days_from_civil(year, 1, 1) + 1);
+    if (unit_is(unit, "DOW") || unit_is(unit, "DAYOFWEEK")) {
+        /* Sunday = 1 ... Saturday = 7; 1970-01-01 was a Thursday */
+        int64_t weekday = (days + 4) % 7;
+        if (weekday < 0)
+            weekday += 7;
+        return value_int(weekday + 1);
+    }
+    if (unit_is(unit, "WEEK")) {
+        /* ISO-8601 week number */
+        int64_t iso_weekday = (days + 3) % 7; /* Monday = 0 */
+        if (iso_weekday < 0)
+            iso_weekday += 7;
+        int64_t thursday = days - iso_weekday + 3;
+        int64_t thursday_year;
+        unsigned thursday_month, thursday_day;
+        datetime_civil_from_days(thursday, &thursday_year, &thursday_month, &thursday_day);
+        return value_int((thursday - datetime_days_from_civil(thursday_year, 1, 1)) / 7 + 1);
+    }
+    if (unit_is(unit, "HOUR"))
+        return value_int(millis_of_day / 3600000);
+    if (unit_is(unit, "MINUTE"))
+        return value_int(millis_of_day / 60000 % 60);
+    if (unit_is(unit, "SECOND"))
+        return value_int(millis_of_day / 1000 % 60);
+    if (unit_is(unit, "MILLISECOND"))
+        return value_int(millis_of_day % 60000);
+    if (unit_is(unit, "EPOCH")) {
+        int64_t millis = days * MILLIS_PER_DAY + millis_of_day;
+        int64_t seconds = millis / 1000;
+        if (millis % 1000 < 0)
+            seconds--;
+        return value_int(seconds);
+    }
+    return eval_error(input, "EXTRACT: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
+}
+
+/* CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME: the batch's time */
+Value eval_now(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    return value_int(input->context->now_millis);
+}
+
+Value eval_current_date(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    int64_t days, millis_of_day;
+    split_timestamp(input->context->now_millis, &days, &millis_of_day);
+    return value_int(days);
+}
+
+Value eval_current_watermark(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    return input->context->has_watermark ? value_int(input->context->watermark) : value_null();
+}

@@ -1,0 +1,333 @@
+/*
+ * strings.c - string functions and LIKE. Strings are UTF-8: CHAR_LENGTH,
+ * SUBSTRING, TRIM, POSITION and LIKE's '_' count code points; UPPER/LOWER
+ * change ASCII letters only and leave other bytes alone (unlike Java, which
+ * also maps non-ASCII letters). LIKE has no escape character unless ESCAPE
+ * is given (SQL standard); 'abc', 'abc%', '%abc' and '%abc%' take a fast
+ * path. Code points are walked with engine/base/utf8.h's lead-byte helpers.
+ */
+#include <string.h>
+
+#include "engine/base/utf8.h"
+#include "engine/exec/eval/eval.h"
+
+/* UPPER (upper) or LOWER: ASCII letters only */
+static Value case_change(const Expr *expr, const EvalInput *input, bool upper)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    if (a.is_null)
+        return a;
+    char *copy = eval_arena_copy(input, a.s.ptr, a.s.len);
+    if (!copy)
+        return eval_out_of_memory(input);
+    for (uint32_t i = 0; i < a.s.len; i++) {
+        char c = copy[i];
+        if (upper && c >= 'a' && c <= 'z')
+            copy[i] = (char)(c - 'a' + 'A');
+        else if (!upper && c >= 'A' && c <= 'Z')
+            copy[i] = (char)(c - 'A' + 'a');
+    }
+    return value_string(copy, a.s.len);
+}
+
+Value eval_upper(const Expr *expr, const EvalInput *input)
+{
+    return case_change(expr, input, true);
+}
+
+Value eval_lower(const Expr *expr, const EvalInput *input)
+{
+    return case_change(expr, input, false);
+}
+
+Value eval_char_length(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    return a.is_null ? a : value_int(utf8_count(a.s.ptr, a.s.len));
+}
+
+Value eval_substring(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval_expr(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value start = eval_expr(expr->call.args[1], input);
+    if (start.is_null)
+        return start;
+    int64_t length = INT64_MAX;
+    if (expr->call.arg_count > 2) {
+        Value l = eval_expr(expr->call.args[2], input);
+        if (l.is_null)
+            return l;
+        length = l.i;
+        if (length < 0)
+            return value_null();
+    }
+    /* Flink's BinaryStringDataUtil.substringSQL */
+    int64_t characters = utf8_count(s.s.ptr, s.s.len);
+    int64_t first;
+    if (start.i > 0) {
+        first = start.i - 1;
+        if (first >= characters)
+            return value_string(s.s.ptr, 0);
+    } else if (start.i < 0) {
+        first = characters + start.i;
+        if (first < 0)
+            return value_string(s.s.ptr, 0);
+    } else {
+        first = 0;
+    }
+    int64_t last = characters - first < length ? characters : first + length;
+    uint32_t from = utf8_offset(s.s.ptr, s.s.len, first);
+    uint32_t to = utf8_offset(s.s.ptr, s.s.len, last);
+    return value_string(s.s.ptr + from, to - from);
+}
+
+Value eval_concat(const Expr *expr, const EvalInput *input)
+{
+    uint32_t count = expr->call.arg_count;
+    Value parts[16];
+    Value *values = parts;
+    if (count > 16) {
+        values = arena_alloc(input->context->arena, count * sizeof *values);
+        if (!values)
+            return eval_out_of_memory(input);
+    }
+    size_t total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        values[i] = eval_expr(expr->call.args[i], input);
+        if (values[i].is_null)
+            return values[i];
+        total += values[i].s.len;
+    }
+    if (total > UINT32_MAX)
+        return eval_error(input, "string too long in CONCAT");
+    char *result = arena_alloc(input->context->arena, total + 1);
+    if (!result)
+        return eval_out_of_memory(input);
+    size_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (values[i].s.len)
+            memcpy(result + used, values[i].s.ptr, values[i].s.len);
+        used += values[i].s.len;
+    }
+    result[used] = '\0';
+    return value_string(result, (uint32_t)used);
+}
+
+/* True when the code point at text[position..] is one of the code points of `set`. */
+static bool code_point_in(const char *text, uint32_t position, uint32_t width, Value set)
+{
+    for (uint32_t i = 0; i < set.s.len;) {
+        uint32_t set_width = utf8_width((unsigned char)set.s.ptr[i]);
+        if (set_width == width && i + width <= set.s.len &&
+            memcmp(set.s.ptr + i, text + position, width) == 0)
+            return true;
+        i += set_width;
+    }
+    return false;
+}
+
+Value eval_trim(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval_expr(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value set = value_string(" ", 1);
+    if (expr->call.arg_count > 1) {
+        set = eval_expr(expr->call.args[1], input);
+        if (set.is_null)
+            return set;
+    }
+    uint32_t begin = 0, end = s.s.len;
+    TrimMode mode = expr->call.trim_mode;
+    if (mode == TRIM_BOTH || mode == TRIM_LEADING) {
+        while (begin < end) {
+            uint32_t width = utf8_width((unsigned char)s.s.ptr[begin]);
+            if (begin + width > end || !code_point_in(s.s.ptr, begin, width, set))
+                break;
+            begin += width;
+        }
+    }
+    if (mode == TRIM_BOTH || mode == TRIM_TRAILING) {
+        while (end > begin) {
+            uint32_t start = end - 1;
+            while (start > begin && ((unsigned char)s.s.ptr[start] & 0xC0) == 0x80)
+                start--;
+            if (!code_point_in(s.s.ptr, start, end - start, set))
+                break;
+            end = start;
+        }
+    }
+    return value_string(s.s.ptr + begin, end - begin);
+}
+
+static const char *find_bytes(const char *haystack, uint32_t haystack_length, const char *needle,
+                              uint32_t needle_length)
+{
+    if (needle_length == 0)
+        return haystack;
+    if (needle_length > haystack_length)
+        return NULL;
+    return memmem(haystack, haystack_length, needle, needle_length);
+}
+
+Value eval_position(const Expr *expr, const EvalInput *input)
+{
+    Value needle = eval_expr(expr->call.args[0], input);
+    if (needle.is_null)
+        return needle;
+    Value haystack = eval_expr(expr->call.args[1], input);
+    if (haystack.is_null)
+        return haystack;
+    const char *found = find_bytes(haystack.s.ptr, haystack.s.len, needle.s.ptr, needle.s.len);
+    if (!found)
+        return value_int(0);
+    return value_int((int64_t)utf8_count(haystack.s.ptr, (uint32_t)(found - haystack.s.ptr)) + 1);
+}
+
+Value eval_replace(const Expr *expr, const EvalInput *input)
+{
+    Value s = eval_expr(expr->call.args[0], input);
+    if (s.is_null)
+        return s;
+    Value from = eval_expr(expr->call.args[1], input);
+    if (from.is_null)
+        return from;
+    Value to = eval_expr(expr->call.args[2], input);
+    if (to.is_null)
+        return to;
+    if (from.s.len == 0)
+        return s;
+    StrBuf out = STRBUF_INIT;
+    uint32_t position = 0;
+    int status = 0;
+    while (position <= s.s.len && status == 0) {
+        const char *found =
+            find_bytes(s.s.ptr + position, s.s.len - position, from.s.ptr, from.s.len);
+        if (!found) {
+            status = strbuf_append(&out, s.s.ptr + position, s.s.len - position);
+            break;
+        }
+        uint32_t offset = (uint32_t)(found - s.s.ptr);
+        status = strbuf_append(&out, s.s.ptr + position, offset - position);
+        if (status == 0)
+            status = strbuf_append(&out, to.s.ptr, to.s.len);
+        position = offset + from.s.len;
+    }
+    return string_from_strbuf(input, &out, status);
+}
+
+/* ---- LIKE ------------------------------------------------------------- */
+
+typedef enum LikeToken { LIKE_LITERAL, LIKE_ANY_ONE, LIKE_ANY_MANY } LikeToken;
+
+/* Reads the pattern token at *position; advances it. */
+static LikeToken like_token(Value pattern, uint32_t *position, int escape, char *literal)
+{
+    char c = pattern.s.ptr[*position];
+    (*position)++;
+    if (escape >= 0 && (unsigned char)c == (unsigned)escape && *position < pattern.s.len) {
+        *literal = pattern.s.ptr[*position];
+        (*position)++;
+        return LIKE_LITERAL;
+    }
+    if (c == '%')
+        return LIKE_ANY_MANY;
+    if (c == '_')
+        return LIKE_ANY_ONE;
+    *literal = c;
+    return LIKE_LITERAL;
+}
+
+static bool like_match(Value text, Value pattern, int escape)
+{
+    uint32_t s = 0, p = 0;
+    bool star = false;
+    uint32_t star_p = 0, star_s = 0;
+    while (s < text.s.len) {
+        if (p < pattern.s.len) {
+            uint32_t next = p;
+            char literal = 0;
+            LikeToken token = like_token(pattern, &next, escape, &literal);
+            if (token == LIKE_ANY_MANY) {
+                star = true;
+                star_p = next;
+                star_s = s;
+                p = next;
+                continue;
+            }
+            if (token == LIKE_ANY_ONE) {
+                s = utf8_next(text.s.ptr, text.s.len, s);
+                p = next;
+                continue;
+            }
+            if (text.s.ptr[s] == literal) {
+                s++;
+                p = next;
+                continue;
+            }
+        }
+        if (!star)
+            return false;
+        star_s = utf8_next(text.s.ptr, text.s.len, star_s);
+        s = star_s;
+        p = star_p;
+    }
+    while (p < pattern.s.len) {
+        uint32_t next = p;
+        char literal = 0;
+        if (like_token(pattern, &next, escape, &literal) != LIKE_ANY_MANY)
+            return false;
+        p = next;
+    }
+    return true;
+}
+
+/* Fast paths for 'abc', 'abc%', '%abc', '%abc%' (no '_' or escape). */
+static bool like_simple(Value text, Value pattern, bool *result)
+{
+    const char *p = pattern.s.ptr;
+    uint32_t length = pattern.s.len;
+    bool leading = length > 0 && p[0] == '%';
+    bool trailing = length > (leading ? 1u : 0u) && p[length - 1] == '%';
+    uint32_t begin = leading ? 1 : 0, end = trailing ? length - 1 : length;
+    for (uint32_t i = begin; i < end; i++)
+        if (p[i] == '%' || p[i] == '_')
+            return false;
+    uint32_t core = end - begin;
+    const char *needle = p + begin;
+    if (!leading && !trailing)
+        *result = text.s.len == core && memcmp(text.s.ptr, needle, core) == 0;
+    else if (!leading)
+        *result = text.s.len >= core && memcmp(text.s.ptr, needle, core) == 0;
+    else if (!trailing)
+        *result = text.s.len >= core && memcmp(text.s.ptr + text.s.len - core, needle, core) == 0;
+    else
+        *result = find_bytes(text.s.ptr, text.s.len, needle, core) != NULL;
+    return true;
+}
+
+Value eval_like(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    Value pattern = eval_expr(expr->call.args[1], input);
+    if (pattern.is_null)
+        return pattern;
+    int escape = -1;
+    if (expr->call.arg_count > 2) {
+        Value e = eval_expr(expr->call.args[2], input);
+        if (e.is_null)
+            return e;
+        if (e.s.len != 1)
+            return eval_error(input, "Invalid escape character '%.*s' in LIKE",
+                              (int)(e.s.len > 32 ? 32 : e.s.len), e.s.ptr);
+        escape = (unsigned char)e.s.ptr[0];
+    }
+    bool result;
+    if (escape < 0 && like_simple(text, pattern, &result))
+        return value_bool(result);
+    return value_bool(like_match(text, pattern, escape));
+}
