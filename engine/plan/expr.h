@@ -102,6 +102,16 @@ typedef enum FunctionOrder {
     FUNCTION_ORDER_GREATER_EQUAL,
 } FunctionOrder;
 
+/* For arithmetic, its operation. */
+typedef enum FunctionArithmetic {
+    FUNCTION_ARITHMETIC_NONE, /* not + - * / MOD */
+    FUNCTION_ARITHMETIC_PLUS,
+    FUNCTION_ARITHMETIC_MINUS,
+    FUNCTION_ARITHMETIC_MULTIPLY,
+    FUNCTION_ARITHMETIC_DIVIDE,
+    FUNCTION_ARITHMETIC_MOD,
+} FunctionArithmetic;
+
 /* How the cost model estimates the fraction of rows a predicate keeps (cost.c). */
 typedef enum FunctionSelectivity {
     FUNCTION_SELECTIVITY_GUESS,       /* 0.25 */
@@ -128,6 +138,7 @@ typedef struct FunctionInfo {
     FunctionPrint print;
     FunctionNulls nulls;
     FunctionOrder order;
+    FunctionArithmetic arithmetic;
     FunctionSelectivity selectivity;
     FunctionDeterminism determinism;
     const char *forms; /* Calcite's "Supported form(s)", "" for none */

@@ -8,7 +8,7 @@
  *
  * An X-macro list, included several times: the includer defines
  *   FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, EVAL, NULLS, ORDER,
- *            SELECTIVITY, DETERMINISM, FORMS)
+ *            ARITHMETIC, SELECTIVITY, DETERMINISM, FORMS)
  * and optionally FUNCTION_ALIAS(NAME, ID, MIN, MAX, FLAVOR); both are
  * undefined at the end. Columns (the enums are in expr.h; short names
  * there get their FUNCTION_<COLUMN>_ prefix):
@@ -24,6 +24,7 @@
  *                never refers to it)
  *   NULLS        when it is NULL because its arguments are
  *   ORDER        for a comparison, the order that makes it TRUE
+ *   ARITHMETIC   for + - * / MOD, which (one typing rule and evaluator serve all)
  *   SELECTIVITY  how the cost model estimates it as a predicate
  *   DETERMINISM  DETERMINISTIC, or NONDETERMINISTIC (changes per call or
  *                with where it runs: never folded or moved)
@@ -51,172 +52,176 @@
 
 /* ---- comparison: two args of one common type, BOOLEAN result ---------- */
 FUNCTION(EQUAL, "=", OPERATOR, 2, 2, BINARY, INFIX, type_equality, eval_comparison,
-         STRICT, EQUAL, EQUAL, DETERMINISTIC, "'<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'")
+         STRICT, EQUAL, NONE, EQUAL, DETERMINISTIC, "'<COMPARABLE_TYPE> = <COMPARABLE_TYPE>'")
 FUNCTION(NOT_EQUAL, "<>", OPERATOR, 2, 2, BINARY, INFIX, type_equality, eval_comparison,
-         STRICT, NOT_EQUAL, GUESS, DETERMINISTIC, "'<COMPARABLE_TYPE> <> <COMPARABLE_TYPE>'")
+         STRICT, NOT_EQUAL, NONE, GUESS, DETERMINISTIC, "'<COMPARABLE_TYPE> <> <COMPARABLE_TYPE>'")
 FUNCTION(LESS, "<", OPERATOR, 2, 2, BINARY, INFIX, type_ordering, eval_comparison,
-         STRICT, LESS, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> < <COMPARABLE_TYPE>'")
+         STRICT, LESS, NONE, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> < <COMPARABLE_TYPE>'")
 FUNCTION(LESS_EQUAL, "<=", OPERATOR, 2, 2, BINARY, INFIX, type_ordering, eval_comparison,
-         STRICT, LESS_EQUAL, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> <= <COMPARABLE_TYPE>'")
+         STRICT, LESS_EQUAL, NONE, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> <= <COMPARABLE_TYPE>'")
 FUNCTION(GREATER, ">", OPERATOR, 2, 2, BINARY, INFIX, type_ordering, eval_comparison,
-         STRICT, GREATER, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> > <COMPARABLE_TYPE>'")
+         STRICT, GREATER, NONE, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> > <COMPARABLE_TYPE>'")
 FUNCTION(GREATER_EQUAL, ">=", OPERATOR, 2, 2, BINARY, INFIX, type_ordering, eval_comparison,
-         STRICT, GREATER_EQUAL, RANGE, DETERMINISTIC, "'<COMPARABLE_TYPE> >= <COMPARABLE_TYPE>'")
+         STRICT, GREATER_EQUAL, NONE, RANGE, DETERMINISTIC,
+         "'<COMPARABLE_TYPE> >= <COMPARABLE_TYPE>'")
 FUNCTION(IS_DISTINCT_FROM, "IS DISTINCT FROM", OPERATOR, 2, 2, BINARY, CALL, type_distinct,
-         eval_is_distinct_from, OWN, NONE, GUESS, DETERMINISTIC,
+         eval_is_distinct_from, OWN, NONE, NONE, GUESS, DETERMINISTIC,
          "'<COMPARABLE_TYPE> IS DISTINCT FROM <COMPARABLE_TYPE>'")
 FUNCTION(IS_NOT_DISTINCT_FROM, "IS NOT DISTINCT FROM", OPERATOR, 2, 2, BINARY, CALL, type_distinct,
-         eval_is_not_distinct_from, NOT_DISTINCT, NONE, GUESS, DETERMINISTIC,
+         eval_is_not_distinct_from, NOT_DISTINCT, NONE, NONE, GUESS, DETERMINISTIC,
          "'<COMPARABLE_TYPE> IS NOT DISTINCT FROM <COMPARABLE_TYPE>'")
 /* operand, value1, value2, ... (one common type) */
 FUNCTION(IN, "IN", OPERATOR, 2, ANY, BINARY, IN, type_in, eval_in,
-         ARG0, NONE, GUESS, DETERMINISTIC, "'<COMPARABLE_TYPE> IN <COMPARABLE_TYPE>'")
+         ARG0, NONE, NONE, GUESS, DETERMINISTIC, "'<COMPARABLE_TYPE> IN <COMPARABLE_TYPE>'")
 
 /* ---- logic, three-valued: AND/OR take 2+ args --------------------------- */
 FUNCTION(AND, "AND", OPERATOR, 2, ANY, BINARY, INFIX, type_logic, eval_and,
-         AND, NONE, AND, DETERMINISTIC, "'<BOOLEAN> AND <BOOLEAN>'")
+         AND, NONE, NONE, AND, DETERMINISTIC, "'<BOOLEAN> AND <BOOLEAN>'")
 FUNCTION(OR, "OR", OPERATOR, 2, ANY, BINARY, INFIX, type_logic, eval_or,
-         OR, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> OR <BOOLEAN>'")
+         OR, NONE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> OR <BOOLEAN>'")
 FUNCTION(NOT, "NOT", OPERATOR, 1, 1, PREFIX, CALL, type_logic, eval_not,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'NOT<BOOLEAN>'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'NOT<BOOLEAN>'")
 FUNCTION(IS_NULL, "IS NULL", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_null_test, eval_is_null,
-         OWN, NONE, IS_NULL, DETERMINISTIC, "'<ANY> IS NULL'")
+         OWN, NONE, NONE, IS_NULL, DETERMINISTIC, "'<ANY> IS NULL'")
 FUNCTION(IS_NOT_NULL, "IS NOT NULL", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_null_test,
-         eval_is_not_null, IS_NOT_NULL, NONE, IS_NOT_NULL, DETERMINISTIC, "'<ANY> IS NOT NULL'")
+         eval_is_not_null, IS_NOT_NULL, NONE, NONE, IS_NOT_NULL, DETERMINISTIC,
+         "'<ANY> IS NOT NULL'")
 FUNCTION(IS_TRUE, "IS TRUE", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_truth_test, eval_is_true,
-         IS_TRUE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS TRUE'")
+         IS_TRUE, NONE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS TRUE'")
 FUNCTION(IS_NOT_TRUE, "IS NOT TRUE", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_truth_test,
-         eval_is_not_true, OWN, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS NOT TRUE'")
+         eval_is_not_true, OWN, NONE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS NOT TRUE'")
 FUNCTION(IS_FALSE, "IS FALSE", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_truth_test, eval_is_false,
-         OWN, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS FALSE'")
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS FALSE'")
 FUNCTION(IS_NOT_FALSE, "IS NOT FALSE", OPERATOR, 1, 1, POSTFIX, POSTFIX, type_truth_test,
-         eval_is_not_false, OWN, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS NOT FALSE'")
+         eval_is_not_false, OWN, NONE, NONE, GUESS, DETERMINISTIC, "'<BOOLEAN> IS NOT FALSE'")
 
 /* ---- arithmetic (MOD is at the end) ------------------------------------ */
-FUNCTION(PLUS, "+", OPERATOR, 2, 2, BINARY, INFIX, type_plus, eval_plus,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+FUNCTION(PLUS, "+", OPERATOR, 2, 2, BINARY, INFIX, type_arithmetic, eval_arithmetic,
+         STRICT, NONE, PLUS, GUESS, DETERMINISTIC,
          "'<NUMERIC> + <NUMERIC>'\n'<DATETIME_INTERVAL> + <DATETIME_INTERVAL>'\n"
          "'<DATETIME> + <DATETIME_INTERVAL>'\n'<DATETIME_INTERVAL> + <DATETIME>'")
-FUNCTION(MINUS, "-", OPERATOR, 2, 2, BINARY, INFIX, type_minus, eval_minus,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+FUNCTION(MINUS, "-", OPERATOR, 2, 2, BINARY, INFIX, type_arithmetic, eval_arithmetic,
+         STRICT, NONE, MINUS, GUESS, DETERMINISTIC,
          "'<NUMERIC> - <NUMERIC>'\n'<DATETIME_INTERVAL> - <DATETIME_INTERVAL>'\n"
          "'<DATETIME> - <DATETIME_INTERVAL>'")
-FUNCTION(MULTIPLY, "*", OPERATOR, 2, 2, BINARY, INFIX, type_multiply, eval_multiply,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+FUNCTION(MULTIPLY, "*", OPERATOR, 2, 2, BINARY, INFIX, type_arithmetic, eval_arithmetic,
+         STRICT, NONE, MULTIPLY, GUESS, DETERMINISTIC,
          "'<NUMERIC> * <NUMERIC>'\n'<DATETIME_INTERVAL> * <NUMERIC>'\n"
          "'<NUMERIC> * <DATETIME_INTERVAL>'")
-FUNCTION(DIVIDE, "/", OPERATOR, 2, 2, BINARY, INFIX, type_divide, eval_divide,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+FUNCTION(DIVIDE, "/", OPERATOR, 2, 2, BINARY, INFIX, type_arithmetic, eval_arithmetic,
+         STRICT, NONE, DIVIDE, GUESS, DETERMINISTIC,
          "'<NUMERIC> / <NUMERIC>'\n'<DATETIME_INTERVAL> / <NUMERIC>'")
 FUNCTION(NEGATE, "-", OPERATOR, 1, 1, PREFIX, CALL, type_negate, eval_negate,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'-<NUMERIC>'\n'-<DATETIME_INTERVAL>'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'-<NUMERIC>'\n'-<DATETIME_INTERVAL>'")
 
 /* ---- CAST: one arg, to the Expr's type; TRY_CAST gives NULL on failure -- */
 FUNCTION(CAST, "CAST", OPERATOR, 1, 1, FUNCTION, CAST, type_cast, eval_cast,
-         STRICT, NONE, GUESS, DETERMINISTIC, "")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "")
 FUNCTION(TRY_CAST, "TRY_CAST", OPERATOR, 1, 1, FUNCTION, CAST, type_cast, eval_try_cast,
-         OWN, NONE, GUESS, DETERMINISTIC, "")
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
 
 /* ---- strings ----------------------------------------------------------- */
 /* operand, pattern[, escape] */
 FUNCTION(LIKE, "LIKE", OPERATOR, 2, 3, BINARY, CALL, type_like, eval_like,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'<STRING> LIKE <STRING>'\n'<STRING> LIKE <STRING> ESCAPE <STRING>'")
 FUNCTION(CHAR_LENGTH, "CHAR_LENGTH", NAMED, 1, 1, FUNCTION, CALL, type_strings_to_int,
-         eval_char_length, STRICT, NONE, GUESS, DETERMINISTIC, "'CHAR_LENGTH(<CHARACTER>)'")
+         eval_char_length, STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CHAR_LENGTH(<CHARACTER>)'")
 FUNCTION_ALIAS("CHARACTER_LENGTH", CHAR_LENGTH, 1, 1, PLAIN)
 FUNCTION(UPPER, "UPPER", NAMED, 1, 1, FUNCTION, CALL, type_case_change, eval_upper,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'UPPER(<CHARACTER>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'UPPER(<CHARACTER>)'")
 FUNCTION(LOWER, "LOWER", NAMED, 1, 1, FUNCTION, CALL, type_case_change, eval_lower,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'LOWER(<CHARACTER>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LOWER(<CHARACTER>)'")
 /* string, start[, length] */
 FUNCTION(SUBSTRING, "SUBSTRING", NAMED, 2, 3, FUNCTION, CALL, type_substring, eval_substring,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'SUBSTRING(<CHAR> FROM <INTEGER>)'\n'SUBSTRING(<CHAR> FROM <INTEGER> FOR <INTEGER>)'")
 FUNCTION_ALIAS("SUBSTR", SUBSTRING, 2, 3, PLAIN)
 /* CONCAT(a, b, ...) and a || b */
 FUNCTION(CONCAT, "CONCAT", NAMED, 1, ANY, FUNCTION, CALL, type_concat, eval_concat,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'CONCAT(<STRING>, <STRING>...)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CONCAT(<STRING>, <STRING>...)'")
 /* string[, characters]; trim_mode in Expr */
 FUNCTION(TRIM, "TRIM", NAMED, 1, 2, FUNCTION, TRIM, type_trim, eval_trim,
-         STRICT, NONE, GUESS, DETERMINISTIC,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'TRIM(<CHARACTER>)'\n'TRIM(<CHARACTER> FROM <CHARACTER>)'")
 FUNCTION_ALIAS("LTRIM", TRIM, 1, 1, LTRIM)
 FUNCTION_ALIAS("RTRIM", TRIM, 1, 1, RTRIM)
 FUNCTION(POSITION, "POSITION", NAMED, 2, 2, FUNCTION, CALL, type_strings_to_int, eval_position,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'POSITION(<STRING> IN <STRING>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'POSITION(<STRING> IN <STRING>)'")
 FUNCTION(REPLACE, "REPLACE", NAMED, 3, 3, FUNCTION, CALL, type_replace, eval_replace,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)'")
 
 /* ---- conditional ------------------------------------------------------- */
 /* cond1, result1, cond2, result2, ..., else (always present; type_case checks the shape) */
 FUNCTION(CASE, "CASE", OPERATOR, 0, ANY, SPECIAL, CALL, type_case, eval_case,
-         OWN, NONE, GUESS, DETERMINISTIC, "")
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
 FUNCTION(COALESCE, "COALESCE", NAMED, 1, ANY, FUNCTION, CALL, type_coalesce, eval_coalesce,
-         ALL, NONE, GUESS, DETERMINISTIC, "'COALESCE(<ANY>, <ANY>...)'")
+         ALL, NONE, NONE, GUESS, DETERMINISTIC, "'COALESCE(<ANY>, <ANY>...)'")
 FUNCTION(NULLIF, "NULLIF", NAMED, 2, 2, FUNCTION, CALL, type_nullif, eval_nullif,
-         OWN, NONE, GUESS, DETERMINISTIC, "'NULLIF(<ANY>, <ANY>)'")
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'NULLIF(<ANY>, <ANY>)'")
 /* IF(cond, a, b) */
 FUNCTION(IF, "IF", NAMED, 3, 3, FUNCTION, CALL, type_if, eval_if,
-         OWN, NONE, GUESS, DETERMINISTIC, "'IF(<BOOLEAN>, <ANY>, <ANY>)'")
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'IF(<BOOLEAN>, <ANY>, <ANY>)'")
 
 /* ---- time (EXTRACT is at the end) -------------------------------------- */
 /* timestamp or string, format */
 FUNCTION(DATE_FORMAT, "DATE_FORMAT", NAMED, 2, 2, FUNCTION, CALL, type_date_format,
-         eval_date_format, OWN, NONE, GUESS, DETERMINISTIC,
+         eval_date_format, OWN, NONE, NONE, GUESS, DETERMINISTIC,
          "'DATE_FORMAT(<TIMESTAMP>, <CHARACTER>)'\n'DATE_FORMAT(<CHARACTER>, <CHARACTER>)'")
 /* string[, format] */
 FUNCTION(TO_TIMESTAMP, "TO_TIMESTAMP", NAMED, 1, 2, FUNCTION, CALL, type_to_timestamp,
-         eval_to_timestamp, OWN, NONE, GUESS, DETERMINISTIC,
+         eval_to_timestamp, OWN, NONE, NONE, GUESS, DETERMINISTIC,
          "'TO_TIMESTAMP(<CHARACTER>)'\n'TO_TIMESTAMP(<CHARACTER>, <CHARACTER>)'")
 /* TIMESTAMP_LTZ(3), evaluated per record */
 FUNCTION(CURRENT_TIMESTAMP, "CURRENT_TIMESTAMP", NILADIC, 0, 0, FUNCTION, CALL,
-         type_current_timestamp, eval_now, OWN, NONE, GUESS, NONDETERMINISTIC,
+         type_current_timestamp, eval_now, OWN, NONE, NONE, GUESS, NONDETERMINISTIC,
          "'CURRENT_TIMESTAMP'")
 FUNCTION_ALIAS("NOW", CURRENT_TIMESTAMP, 0, 0, PLAIN)
 /* TIMESTAMP(3), evaluated per record */
 FUNCTION(LOCALTIMESTAMP, "LOCALTIMESTAMP", NILADIC, 0, 0, FUNCTION, CALL, type_localtimestamp,
-         eval_now, OWN, NONE, GUESS, NONDETERMINISTIC, "'LOCALTIMESTAMP'")
+         eval_now, OWN, NONE, NONE, GUESS, NONDETERMINISTIC, "'LOCALTIMESTAMP'")
 FUNCTION(CURRENT_DATE, "CURRENT_DATE", NILADIC, 0, 0, FUNCTION, CALL, type_current_date,
-         eval_current_date, OWN, NONE, GUESS, NONDETERMINISTIC, "'CURRENT_DATE'")
+         eval_current_date, OWN, NONE, NONE, GUESS, NONDETERMINISTIC, "'CURRENT_DATE'")
 /* TIMESTAMP_LTZ(3) *PROCTIME* */
 FUNCTION(PROCTIME, "PROCTIME", NILADIC, 0, 0, FUNCTION, CALL, type_proctime, eval_now,
-         OWN, NONE, GUESS, NONDETERMINISTIC, "'PROCTIME()'")
+         OWN, NONE, NONE, GUESS, NONDETERMINISTIC, "'PROCTIME()'")
 /* (rowtime): the evaluating operator's input watermark as the rowtime's type, NULL before
    the first; the argument is only typed, never evaluated; depends on where it runs */
 FUNCTION(CURRENT_WATERMARK, "CURRENT_WATERMARK", NAMED, 1, 1, FUNCTION, CALL,
-         type_current_watermark, eval_current_watermark, OWN, NONE, GUESS, NONDETERMINISTIC,
+         type_current_watermark, eval_current_watermark, OWN, NONE, NONE, GUESS, NONDETERMINISTIC,
          "'CURRENT_WATERMARK(<TIMESTAMP> *ROWTIME*)'")
 
 /* ---- numeric ----------------------------------------------------------- */
 FUNCTION(ABS, "ABS", NAMED, 1, 1, FUNCTION, CALL, type_abs, eval_abs,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'ABS(<NUMERIC>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'ABS(<NUMERIC>)'")
 FUNCTION(FLOOR, "FLOOR", NAMED, 1, 1, FUNCTION, CALL, type_rounding, eval_floor,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'FLOOR(<NUMERIC>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'FLOOR(<NUMERIC>)'")
 FUNCTION(CEIL, "CEIL", NAMED, 1, 1, FUNCTION, CALL, type_rounding, eval_ceil,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'CEIL(<NUMERIC>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CEIL(<NUMERIC>)'")
 FUNCTION_ALIAS("CEILING", CEIL, 1, 1, PLAIN)
 FUNCTION(ROUND, "ROUND", NAMED, 1, 2, FUNCTION, CALL, type_rounding, eval_round,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'")
 
 /* ---- maps -------------------------------------------------------------- */
 /* map[key]: the value, NULL when the key is absent */
 FUNCTION(ITEM, "ITEM", NAMED, 2, 2, SPECIAL, CALL, type_item, eval_item,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'<MAP>[<ANY>]'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'<MAP>[<ANY>]'")
 /* CARDINALITY(map): number of entries, INT */
 FUNCTION(CARDINALITY, "CARDINALITY", NAMED, 1, 1, FUNCTION, CALL, type_cardinality,
-         eval_cardinality, STRICT, NONE, GUESS, DETERMINISTIC, "'CARDINALITY(<MAP>)'")
+         eval_cardinality, STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CARDINALITY(<MAP>)'")
 /* MAP[k1, v1, k2, v2, ...] */
 FUNCTION(MAP, "MAP", NAMED, 2, ANY, SPECIAL, CALL, type_map, eval_map,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'MAP[<ANY>, <ANY>, ...]'")
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'MAP[<ANY>, <ANY>, ...]'")
 
 /* ---- last in the name lookup order ------------------------------------- */
 /* MOD(a, b) and a % b */
-FUNCTION(MOD, "MOD", NAMED, 2, 2, FUNCTION, CALL, type_mod, eval_mod,
-         STRICT, NONE, GUESS, DETERMINISTIC, "'MOD(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'")
+FUNCTION(MOD, "MOD", NAMED, 2, 2, FUNCTION, CALL, type_arithmetic, eval_arithmetic,
+         STRICT, NONE, MOD, GUESS, DETERMINISTIC, "'MOD(<EXACT_NUMERIC>, <EXACT_NUMERIC>)'")
 /* unit literal, temporal */
 FUNCTION(EXTRACT, "EXTRACT", NAMED, 2, 2, FUNCTION, EXTRACT, type_extract, eval_extract,
-         ARG1, NONE, GUESS, DETERMINISTIC, "'EXTRACT(<INTERVAL SYMBOL> FROM <DATETIME>)'")
+         ARG1, NONE, NONE, GUESS, DETERMINISTIC, "'EXTRACT(<INTERVAL SYMBOL> FROM <DATETIME>)'")
 FUNCTION_ALIAS("YEAR", EXTRACT, 1, 1, EXTRACT_UNIT)
 FUNCTION_ALIAS("QUARTER", EXTRACT, 1, 1, EXTRACT_UNIT)
 FUNCTION_ALIAS("MONTH", EXTRACT, 1, 1, EXTRACT_UNIT)

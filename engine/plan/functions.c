@@ -39,8 +39,8 @@
 /* ---- the rows ----------------------------------------------------------- */
 
 const FunctionInfo FUNCTION_INFO[] = {
-#define FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, EVAL, NULLS, ORDER, SELECTIVITY, \
-                 DETERMINISM, FORMS)                                                               \
+#define FUNCTION(ID, NAME, CALL, MIN, MAX, SYNTAX, PRINT, TYPING, EVAL, NULLS, ORDER, ARITHMETIC,  \
+                 SELECTIVITY, DETERMINISM, FORMS)                                                  \
     {NAME,                                                                                         \
      FUNCTION_CALL_##CALL,                                                                         \
      MIN,                                                                                          \
@@ -49,6 +49,7 @@ const FunctionInfo FUNCTION_INFO[] = {
      FUNCTION_PRINT_##PRINT,                                                                       \
      FUNCTION_NULLS_##NULLS,                                                                       \
      FUNCTION_ORDER_##ORDER,                                                                       \
+     FUNCTION_ARITHMETIC_##ARITHMETIC,                                                             \
      FUNCTION_SELECTIVITY_##SELECTIVITY,                                                           \
      FUNCTION_##DETERMINISM,                                                                       \
      FORMS},
@@ -633,41 +634,38 @@ static Expr *type_truth_test(Call *call)
 
 /* ---- arithmetic ---- */
 
-typedef enum Arithmetic {
-    ARITHMETIC_PLUS,
-    ARITHMETIC_MINUS,
-    ARITHMETIC_MULTIPLY,
-    ARITHMETIC_DIVIDE,
-    ARITHMETIC_MOD,
-} Arithmetic;
-
-static DataType decimal_arithmetic_type(Arithmetic op, DataType a, DataType b, bool nullable)
+static DataType decimal_arithmetic_type(FunctionArithmetic op, DataType a, DataType b,
+                                        bool nullable)
 {
     int p1, s1, p2, s2;
     decimal_shape(a, &p1, &s1);
     decimal_shape(b, &p2, &s2);
     switch (op) {
-    case ARITHMETIC_PLUS:
-    case ARITHMETIC_MINUS: {
+    case FUNCTION_ARITHMETIC_PLUS:
+    case FUNCTION_ARITHMETIC_MINUS: {
         int scale = max_int(s1, s2);
         return decimal_adjusted(max_int(p1 - s1, p2 - s2) + scale + 1, scale, nullable);
     }
-    case ARITHMETIC_MULTIPLY:
+    case FUNCTION_ARITHMETIC_MULTIPLY:
         return decimal_adjusted(p1 + p2 + 1, s1 + s2, nullable);
-    case ARITHMETIC_DIVIDE: {
+    case FUNCTION_ARITHMETIC_DIVIDE: {
         int scale = max_int(6, s1 + p2 + 1);
         return decimal_adjusted(p1 - s1 + s2 + scale, scale, nullable);
     }
-    case ARITHMETIC_MOD: {
+    case FUNCTION_ARITHMETIC_MOD: {
         int scale = max_int(s1, s2);
         return decimal_adjusted(min_int(p1 - s1, p2 - s2) + scale, scale, nullable);
     }
+    case FUNCTION_ARITHMETIC_NONE:
+        break;
     }
-    return a; /* not reached: every operation returns above */
+    return a; /* not arithmetic */
 }
 
-static Expr *type_arithmetic(Call *call, Arithmetic op)
+/* + - * / MOD, as the row's ARITHMETIC says */
+static Expr *type_arithmetic(Call *call)
 {
+    FunctionArithmetic op = function_info(call->function)->arithmetic;
     Expr **args = call->args;
     DataType a = args[0]->type, b = args[1]->type;
     bool nullable = a.nullable || b.nullable;
@@ -687,7 +685,7 @@ static Expr *type_arithmetic(Call *call, Arithmetic op)
         DataType result;
         bool approximate =
             a.id == TYPE_DOUBLE || b.id == TYPE_DOUBLE || a.id == TYPE_FLOAT || b.id == TYPE_FLOAT;
-        if (op == ARITHMETIC_MOD && approximate)
+        if (op == FUNCTION_ARITHMETIC_MOD && approximate)
             return fail_cannot_apply(call);
         if (approximate || (type_is_integer(a.id) && type_is_integer(b.id))) {
             if (!type_common(a, b, &result))
@@ -695,7 +693,7 @@ static Expr *type_arithmetic(Call *call, Arithmetic op)
             result.nullable = nullable;
             if (!widen_args(call, 0, result))
                 return fail_memory(call->diag);
-            if (op == ARITHMETIC_MOD && !approximate)
+            if (op == FUNCTION_ARITHMETIC_MOD && !approximate)
                 result = type_make(b.id, nullable); /* Calcite: MOD has the divisor's type */
         } else {
             result = decimal_arithmetic_type(op, a, b, nullable);
@@ -710,17 +708,17 @@ static Expr *type_arithmetic(Call *call, Arithmetic op)
     bool a_time = type_is_temporal(a.id), b_time = type_is_temporal(b.id);
     bool a_interval = type_is_interval(a.id), b_interval = type_is_interval(b.id);
     DataType result;
-    if (op == ARITHMETIC_PLUS && ((a_time && b_interval) || (a_interval && b_time))) {
+    if (op == FUNCTION_ARITHMETIC_PLUS && ((a_time && b_interval) || (a_interval && b_time))) {
         result = a_time ? a : b;
-    } else if (op == ARITHMETIC_MINUS && a_time && b_interval) {
+    } else if (op == FUNCTION_ARITHMETIC_MINUS && a_time && b_interval) {
         result = a;
-    } else if ((op == ARITHMETIC_PLUS || op == ARITHMETIC_MINUS) && a_interval && b_interval &&
-               a.id == b.id) {
+    } else if ((op == FUNCTION_ARITHMETIC_PLUS || op == FUNCTION_ARITHMETIC_MINUS) && a_interval &&
+               b_interval && a.id == b.id) {
         result = a;
-    } else if (op == ARITHMETIC_MULTIPLY &&
+    } else if (op == FUNCTION_ARITHMETIC_MULTIPLY &&
                ((a_interval && type_is_numeric(b.id)) || (type_is_numeric(a.id) && b_interval))) {
         result = a_interval ? a : b;
-    } else if (op == ARITHMETIC_DIVIDE && a_interval && type_is_numeric(b.id)) {
+    } else if (op == FUNCTION_ARITHMETIC_DIVIDE && a_interval && type_is_numeric(b.id)) {
         result = a;
     } else {
         return fail_cannot_apply(call);
@@ -728,31 +726,6 @@ static Expr *type_arithmetic(Call *call, Arithmetic op)
     result.nullable = nullable;
     result.time_attribute = TIME_ATTRIBUTE_NONE;
     return make(call, result);
-}
-
-static Expr *type_plus(Call *call)
-{
-    return type_arithmetic(call, ARITHMETIC_PLUS);
-}
-
-static Expr *type_minus(Call *call)
-{
-    return type_arithmetic(call, ARITHMETIC_MINUS);
-}
-
-static Expr *type_multiply(Call *call)
-{
-    return type_arithmetic(call, ARITHMETIC_MULTIPLY);
-}
-
-static Expr *type_divide(Call *call)
-{
-    return type_arithmetic(call, ARITHMETIC_DIVIDE);
-}
-
-static Expr *type_mod(Call *call)
-{
-    return type_arithmetic(call, ARITHMETIC_MOD);
 }
 
 static Expr *type_negate(Call *call)

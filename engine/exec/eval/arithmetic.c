@@ -120,19 +120,11 @@ static Value add_months(DataType type, int64_t base, int64_t months)
     return value_int(new_days * MILLIS_PER_DAY + millis_of_day);
 }
 
-typedef enum Arithmetic {
-    ARITHMETIC_PLUS,
-    ARITHMETIC_MINUS,
-    ARITHMETIC_MULTIPLY,
-    ARITHMETIC_DIVIDE,
-    ARITHMETIC_MOD,
-} Arithmetic;
-
 /* temporal +/- interval, interval +/- interval, interval * / number */
-static Value eval_temporal_arithmetic(Arithmetic op, DataType a_type, Value a, DataType b_type,
-                                      Value b)
+static Value eval_temporal_arithmetic(FunctionArithmetic op, DataType a_type, Value a,
+                                      DataType b_type, Value b)
 {
-    int sign = op == ARITHMETIC_MINUS ? -1 : 1;
+    int sign = op == FUNCTION_ARITHMETIC_MINUS ? -1 : 1;
     if (type_is_interval(a_type.id) && type_is_temporal(b_type.id)) {
         DataType t = a_type;
         a_type = b_type;
@@ -168,12 +160,15 @@ static Value eval_temporal_arithmetic(Arithmetic op, DataType a_type, Value a, D
     Value number = type_is_interval(a_type.id) ? b : a;
     int64_t interval = type_is_interval(a_type.id) ? a.i : b.i;
     double factor = numeric_to_double(number_type, number);
-    double result = op == ARITHMETIC_DIVIDE ? (double)interval / factor : (double)interval * factor;
+    double result =
+        op == FUNCTION_ARITHMETIC_DIVIDE ? (double)interval / factor : (double)interval * factor;
     return value_int(java_double_to_long(result));
 }
 
-static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmetic op)
+/* + - * / MOD, as the row's ARITHMETIC says */
+Value eval_arithmetic(const Expr *expr, const EvalInput *input)
 {
+    FunctionArithmetic op = function_info(expr->call.function)->arithmetic;
     const Expr *left = expr->call.args[0], *right = expr->call.args[1];
     Value a = eval_expr(left, input);
     if (a.is_null)
@@ -189,20 +184,22 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmeti
         double x = numeric_to_double(a_type, a), y = numeric_to_double(b_type, b);
         double result = 0;
         switch (op) {
-        case ARITHMETIC_PLUS:
+        case FUNCTION_ARITHMETIC_PLUS:
             result = x + y;
             break;
-        case ARITHMETIC_MINUS:
+        case FUNCTION_ARITHMETIC_MINUS:
             result = x - y;
             break;
-        case ARITHMETIC_MULTIPLY:
+        case FUNCTION_ARITHMETIC_MULTIPLY:
             result = x * y;
             break;
-        case ARITHMETIC_DIVIDE:
+        case FUNCTION_ARITHMETIC_DIVIDE:
             result = x / y;
             break;
-        case ARITHMETIC_MOD:
+        case FUNCTION_ARITHMETIC_MOD:
             result = fmod(x, y);
+            break;
+        case FUNCTION_ARITHMETIC_NONE:
             break;
         }
         return value_double(type.id == TYPE_FLOAT ? (double)(float)result : result);
@@ -214,19 +211,19 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmeti
         bool overflow = false;
         Int128 x = a.i, y = b.i, result = 0;
         switch (op) {
-        case ARITHMETIC_PLUS:
-        case ARITHMETIC_MINUS: {
+        case FUNCTION_ARITHMETIC_PLUS:
+        case FUNCTION_ARITHMETIC_MINUS: {
             int common = a_scale > b_scale ? a_scale : b_scale;
             x = rescale_128(x, a_scale, common, &overflow);
             y = rescale_128(y, b_scale, common, &overflow);
-            result = op == ARITHMETIC_PLUS ? x + y : x - y;
+            result = op == FUNCTION_ARITHMETIC_PLUS ? x + y : x - y;
             result = rescale_128(result, common, scale, &overflow);
             break;
         }
-        case ARITHMETIC_MULTIPLY:
+        case FUNCTION_ARITHMETIC_MULTIPLY:
             result = rescale_128(x * y, a_scale + b_scale, scale, &overflow);
             break;
-        case ARITHMETIC_DIVIDE: {
+        case FUNCTION_ARITHMETIC_DIVIDE: {
             if (y == 0)
                 return eval_error(input, "Division by zero");
             /* x / 10^a_scale / (y / 10^b_scale) * 10^scale */
@@ -247,7 +244,7 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmeti
             result = divide_half_up(numerator, denominator);
             break;
         }
-        case ARITHMETIC_MOD: {
+        case FUNCTION_ARITHMETIC_MOD: {
             if (y == 0)
                 return eval_error(input, "Division by zero");
             int common = a_scale > b_scale ? a_scale : b_scale;
@@ -256,57 +253,36 @@ static Value eval_arithmetic(const Expr *expr, const EvalInput *input, Arithmeti
             result = rescale_128(x % y, common, scale, &overflow);
             break;
         }
+        case FUNCTION_ARITHMETIC_NONE:
+            break;
         }
         return decimal_result(result, type, overflow);
     }
     /* integers: Java wrap-around */
     uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
     switch (op) {
-    case ARITHMETIC_PLUS:
+    case FUNCTION_ARITHMETIC_PLUS:
         return value_int(value_wrap_integer(type.id, x + y));
-    case ARITHMETIC_MINUS:
+    case FUNCTION_ARITHMETIC_MINUS:
         return value_int(value_wrap_integer(type.id, x - y));
-    case ARITHMETIC_MULTIPLY:
+    case FUNCTION_ARITHMETIC_MULTIPLY:
         return value_int(value_wrap_integer(type.id, x * y));
-    case ARITHMETIC_DIVIDE:
+    case FUNCTION_ARITHMETIC_DIVIDE:
         if (b.i == 0)
             return eval_error(input, "Division by zero");
         if (b.i == -1)
             return value_int(value_wrap_integer(type.id, 0 - x));
         return value_int(value_wrap_integer(type.id, (uint64_t)(a.i / b.i)));
-    case ARITHMETIC_MOD:
+    case FUNCTION_ARITHMETIC_MOD:
         if (b.i == 0)
             return eval_error(input, "Division by zero");
         if (b.i == -1)
             return value_int(0);
         return value_int(a.i % b.i);
+    case FUNCTION_ARITHMETIC_NONE:
+        break;
     }
-    return value_null(); /* not reached: every operation returns above */
-}
-
-Value eval_plus(const Expr *expr, const EvalInput *input)
-{
-    return eval_arithmetic(expr, input, ARITHMETIC_PLUS);
-}
-
-Value eval_minus(const Expr *expr, const EvalInput *input)
-{
-    return eval_arithmetic(expr, input, ARITHMETIC_MINUS);
-}
-
-Value eval_multiply(const Expr *expr, const EvalInput *input)
-{
-    return eval_arithmetic(expr, input, ARITHMETIC_MULTIPLY);
-}
-
-Value eval_divide(const Expr *expr, const EvalInput *input)
-{
-    return eval_arithmetic(expr, input, ARITHMETIC_DIVIDE);
-}
-
-Value eval_mod(const Expr *expr, const EvalInput *input)
-{
-    return eval_arithmetic(expr, input, ARITHMETIC_MOD);
+    return value_null(); /* not arithmetic */
 }
 
 Value eval_negate(const Expr *expr, const EvalInput *input)
