@@ -234,7 +234,7 @@ typedef struct ChainSpec {
     uint32_t key_field[1];
     uint32_t left_key[1];
     MultiJoinInputSpec inputs[BENCH_MAX_INPUTS];
-    MultiJoinType join_types[BENCH_MAX_INPUTS];
+    JoinType join_types[BENCH_MAX_INPUTS];
     const Expr *conditions[BENCH_MAX_INPUTS];
     JoinOperatorSpec joins[BENCH_MAX_INPUTS];
     uint32_t unique_key[1];
@@ -262,7 +262,7 @@ static bool chain_spec_init(ChainSpec *chain, uint32_t inputs)
                                                 .has_unique_key = true,
                                                 .unique_key_fields = chain->unique_key,
                                                 .unique_key_count = 1};
-        chain->join_types[i] = MULTI_JOIN_LEFT;
+        chain->join_types[i] = JOIN_TYPE_LEFT;
         if (i == 0)
             continue;
         Expr *args[2];

@@ -371,32 +371,6 @@ static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs
     return count;
 }
 
-static JoinType job_join_type(PlanJoinType type)
-{
-    switch (type) {
-    case PLAN_JOIN_LEFT:
-        return JOIN_TYPE_LEFT;
-    case PLAN_JOIN_RIGHT:
-        return JOIN_TYPE_RIGHT;
-    case PLAN_JOIN_FULL:
-        return JOIN_TYPE_FULL;
-    default:
-        return JOIN_TYPE_INNER;
-    }
-}
-
-static JoinInputSpec job_input_spec(PlanInputSpec spec)
-{
-    switch (spec) {
-    case PLAN_INPUT_HAS_UNIQUE_KEY:
-        return JOIN_INPUT_HAS_UNIQUE_KEY;
-    case PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY:
-        return JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
-    default:
-        return JOIN_INPUT_NO_UNIQUE_KEY;
-    }
-}
-
 static AggregateKind job_aggregate_kind(PlanAggregateKind kind)
 {
     switch (kind) {
@@ -435,7 +409,7 @@ static Operator *job_two_input_multi_join(Job *job, const PlanNode *node)
     bool any_null_safe = expr_calls(condition, FUNCTION_IS_NOT_DISTINCT_FROM);
     for (uint32_t k = 0; k < key_count; k++)
         null_safe[k] = any_null_safe;
-    spec->join_type = job_join_type(node->multi_join.join_types[1]);
+    spec->join_type = node->multi_join.join_types[1];
     spec->left_field_count = node->inputs[0]->field_count;
     spec->right_field_count = node->inputs[1]->field_count;
     spec->left_types = job_field_types(job, node->inputs[0]);
@@ -478,7 +452,7 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
         JoinOperatorSpec *spec = arena_calloc(arena, 1, sizeof *spec);
         if (!spec)
             return NULL;
-        spec->join_type = job_join_type(node->join.join_type);
+        spec->join_type = node->join.join_type;
         spec->left_field_count = node->inputs[0]->field_count;
         spec->right_field_count = node->inputs[1]->field_count;
         spec->left_types = job_field_types(job, node->inputs[0]);
@@ -488,8 +462,8 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
         spec->key_count = node->join.key_count;
         spec->null_safe_keys = node->join.null_safe;
         spec->residual = node->join.residual;
-        spec->left_input_spec = job_input_spec(node->join.left_spec);
-        spec->right_input_spec = job_input_spec(node->join.right_spec);
+        spec->left_input_spec = node->join.left_spec;
+        spec->right_input_spec = node->join.right_spec;
         spec->left_ttl_millis = node->state_ttl_millis;
         spec->right_ttl_millis = node->state_ttl_right_millis;
         return join_operator_create(spec, job->diag);
@@ -511,8 +485,7 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
             return job_two_input_multi_join(job, node);
         MultiJoinSpec *spec = arena_calloc(arena, 1, sizeof *spec);
         MultiJoinInputSpec *inputs = arena_calloc(arena, count, sizeof *inputs);
-        MultiJoinType *types = arena_calloc(arena, count, sizeof *types);
-        if (!spec || !inputs || !types)
+        if (!spec || !inputs)
             return NULL;
         for (uint32_t i = 0; i < count; i++) {
             const PlanNode *input = node->inputs[i];
@@ -525,12 +498,11 @@ static Operator *job_create_operator(Job *job, const PlanNode *node)
                 inputs[i].unique_key_fields = input->unique_keys[0].fields;
                 inputs[i].unique_key_count = input->unique_keys[0].count;
             }
-            types[i] = (MultiJoinType)node->multi_join.join_types[i];
         }
         spec->input_count = count;
         spec->inputs = inputs;
         spec->common_key_count = node->multi_join.common_key_count;
-        spec->join_types = types;
+        spec->join_types = node->multi_join.join_types;
         spec->conditions = (const Expr *const *)node->multi_join.conditions;
         spec->empty_result_pruning = job->multi_join_pruning;
         return multi_join_operator_create(spec, job->diag);

@@ -69,10 +69,10 @@ static int check_full_join(AdviceList *list, const PlanNode *node)
 {
     bool full = false;
     if (node->kind == PLAN_JOIN)
-        full = node->join.join_type == PLAN_JOIN_FULL;
+        full = node->join.join_type == JOIN_TYPE_FULL;
     else
         for (uint32_t i = 1; i < node->input_count; i++)
-            full = full || node->multi_join.join_types[i] == PLAN_JOIN_FULL;
+            full = full || node->multi_join.join_types[i] == JOIN_TYPE_FULL;
     bool unbounded = false;
     for (uint32_t i = 0; i < node->input_count; i++)
         unbounded = unbounded || node_is_stream(node->inputs[i]);

@@ -418,23 +418,23 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
         join->fields[left.node->field_count + i] = right.node->fields[i];
     switch (ref->join.kind) {
     case AST_JOIN_LEFT:
-        join->join.join_type = PLAN_JOIN_LEFT;
+        join->join.join_type = JOIN_TYPE_LEFT;
         break;
     case AST_JOIN_RIGHT:
-        join->join.join_type = PLAN_JOIN_RIGHT;
+        join->join.join_type = JOIN_TYPE_RIGHT;
         break;
     case AST_JOIN_FULL:
-        join->join.join_type = PLAN_JOIN_FULL;
+        join->join.join_type = JOIN_TYPE_FULL;
         break;
     default:
-        join->join.join_type = PLAN_JOIN_INNER;
+        join->join.join_type = JOIN_TYPE_INNER;
         break;
     }
     /* outer joins make the other side's fields nullable */
-    if (join->join.join_type == PLAN_JOIN_LEFT || join->join.join_type == PLAN_JOIN_FULL)
+    if (join_type_preserves_left(join->join.join_type))
         for (uint32_t i = 0; i < right.node->field_count; i++)
             join->fields[left.node->field_count + i].type.nullable = true;
-    if (join->join.join_type == PLAN_JOIN_RIGHT || join->join.join_type == PLAN_JOIN_FULL)
+    if (join_type_preserves_right(join->join.join_type))
         for (uint32_t i = 0; i < left.node->field_count; i++)
             join->fields[i].type.nullable = true;
     plan_uniquify_names(binder->arena, join->fields, count);

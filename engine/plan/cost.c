@@ -283,19 +283,20 @@ double cost_join_selectivity(const Expr *condition, PlanNode *const *inputs, uin
     return cost_conjunct_selectivity(condition, inputs, input_count, input_rows);
 }
 
-double cost_join_rows(PlanJoinType type, double left, double right, double selectivity)
+double cost_join_rows(JoinType type, double left, double right, double selectivity)
 {
     double inner = left * right * selectivity;
     switch (type) {
-    case PLAN_JOIN_LEFT:
-        return inner > left ? inner : left;
-    case PLAN_JOIN_RIGHT:
-        return inner > right ? inner : right;
-    case PLAN_JOIN_FULL:
-        return inner > left + right ? inner : left + right;
-    default:
+    case JOIN_TYPE_INNER:
         return inner;
+    case JOIN_TYPE_LEFT:
+        return inner > left ? inner : left;
+    case JOIN_TYPE_RIGHT:
+        return inner > right ? inner : right;
+    case JOIN_TYPE_FULL:
+        return inner > left + right ? inner : left + right;
     }
+    return inner;
 }
 
 double cost_node_rows(const PlanNode *node)

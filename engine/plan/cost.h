@@ -74,7 +74,7 @@ double cost_join_selectivity(const Expr *condition, PlanNode *const *inputs, uin
                              const double *input_rows);
 
 /* Rows of a join of `left` and `right` rows with the given selectivity. */
-double cost_join_rows(PlanJoinType type, double left, double right, double selectivity);
+double cost_join_rows(JoinType type, double left, double right, double selectivity);
 
 /* Bytes one row of these fields takes in state (row.h layout; strings ~24 bytes). */
 double cost_row_width(const PlanField *fields, uint32_t count);

@@ -46,14 +46,14 @@ static void add_key(Arena *arena, PlanNode *node, const uint32_t *fields, uint32
     node->unique_key_count++;
 }
 
-static PlanInputSpec input_spec(const PlanNode *input, const uint32_t *keys, uint32_t key_count)
+static JoinInputSpec input_spec(const PlanNode *input, const uint32_t *keys, uint32_t key_count)
 {
     if (input->unique_key_count == 0)
-        return PLAN_INPUT_NO_UNIQUE_KEY;
+        return JOIN_INPUT_NO_UNIQUE_KEY;
     for (uint32_t i = 0; i < input->unique_key_count; i++)
         if (key_contains(&input->unique_keys[i], keys, key_count))
-            return PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
-    return PLAN_INPUT_HAS_UNIQUE_KEY;
+            return JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
+    return JOIN_INPUT_HAS_UNIQUE_KEY;
 }
 
 /* The node below `node` (through Calc and Exchange) that produces its updates. */
@@ -152,19 +152,17 @@ static int derive(PlannerContext *context, PlanNode *node)
         /* an inner join forwards its inputs' row kinds; an outer join updates its
            NULL-padded rows, which Flink declares as [I,UB,UA,D] */
         node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
-        if (node->join.join_type != PLAN_JOIN_INNER)
+        if (node->join.join_type != JOIN_TYPE_INNER)
             node->changelog_mode |=
                 CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
         node->row_count = cost_node_estimate(node);
         /* unique keys: each side's key survives when the other side's join key is unique */
-        bool right_unique_on_key = node->join.right_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
-        bool left_unique_on_key = node->join.left_spec == PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
-        if (right_unique_on_key && node->join.join_type != PLAN_JOIN_RIGHT &&
-            node->join.join_type != PLAN_JOIN_FULL)
+        bool right_unique_on_key = node->join.right_spec == JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
+        bool left_unique_on_key = node->join.left_spec == JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
+        if (right_unique_on_key && !join_type_preserves_right(node->join.join_type))
             for (uint32_t k = 0; k < left->unique_key_count; k++)
                 add_key(arena, node, left->unique_keys[k].fields, left->unique_keys[k].count);
-        if (left_unique_on_key && node->join.join_type != PLAN_JOIN_LEFT &&
-            node->join.join_type != PLAN_JOIN_FULL)
+        if (left_unique_on_key && !join_type_preserves_left(node->join.join_type))
             for (uint32_t k = 0; k < right->unique_key_count; k++) {
                 uint32_t fields[64];
                 uint32_t count =
@@ -186,7 +184,7 @@ static int derive(PlannerContext *context, PlanNode *node)
         for (uint32_t i = 0; i < node->input_count; i++) {
             const PlanNode *in = node->inputs[i];
             append_only = append_only && in->changelog_mode == CHANGELOG_INSERT &&
-                          (i == 0 || node->multi_join.join_types[i] == PLAN_JOIN_INNER);
+                          (i == 0 || node->multi_join.join_types[i] == JOIN_TYPE_INNER);
             if (node->multi_join.ttl_millis[i] < 0)
                 node->multi_join.ttl_millis[i] = default_ttl;
         }

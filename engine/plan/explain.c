@@ -74,26 +74,6 @@ static void print_ttl(ExplainContext *context, const PlanNode *node)
     }
 }
 
-static const char *join_type_name(PlanJoinType type, bool logical)
-{
-    static const char *const physical[] = {"InnerJoin", "LeftOuterJoin", "RightOuterJoin",
-                                           "FullOuterJoin"};
-    static const char *const logical_names[] = {"inner", "left", "right", "full"};
-    return logical ? logical_names[type] : physical[type];
-}
-
-static const char *input_spec_name(PlanInputSpec spec)
-{
-    switch (spec) {
-    case PLAN_INPUT_HAS_UNIQUE_KEY:
-        return "HasUniqueKey";
-    case PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY:
-        return "JoinKeyContainsUniqueKey";
-    default:
-        return "NoUniqueKey";
-    }
-}
-
 static const char *aggregate_name(PlanAggregateKind kind)
 {
     switch (kind) {
@@ -214,7 +194,7 @@ static void explain_logical_join(ExplainContext *context, const PlanNode *node)
         print_expr(context, node->join.condition, input_names(context, node));
     else
         strbuf_append_cstr(context->out, "true");
-    strbuf_printf(context->out, "], joinType=[%s]", join_type_name(node->join.join_type, true));
+    strbuf_printf(context->out, "], joinType=[%s]", join_type_logical_name(node->join.join_type));
     if (node->join.state_ttl_hint)
         strbuf_printf(context->out, ", stateTtlHints=[[%s]]", node->join.state_ttl_hint);
 }
@@ -222,7 +202,7 @@ static void explain_logical_join(ExplainContext *context, const PlanNode *node)
 static void explain_join(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
-    strbuf_printf(out, "joinType=[%s], where=[", join_type_name(node->join.join_type, false));
+    strbuf_printf(out, "joinType=[%s], where=[", join_type_name(node->join.join_type));
     if (node->join.condition)
         print_expr(context, node->join.condition, input_names(context, node));
     else
@@ -230,7 +210,8 @@ static void explain_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, "], select=[");
     print_field_list(context, node);
     strbuf_printf(out, "], leftInputSpec=[%s], rightInputSpec=[%s]",
-                  input_spec_name(node->join.left_spec), input_spec_name(node->join.right_spec));
+                  join_input_spec_name(node->join.left_spec),
+                  join_input_spec_name(node->join.right_spec));
     print_ttl(context, node);
 }
 
@@ -342,12 +323,6 @@ static void explain_sink(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(context->out, "]");
 }
 
-static const char *multi_join_type_name(PlanJoinType type)
-{
-    static const char *const names[] = {"INNER", "LEFT", "RIGHT", "FULL"};
-    return names[type];
-}
-
 static void explain_multi_join(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
@@ -358,7 +333,7 @@ static void explain_multi_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, "], joinTypes=[");
     for (uint32_t i = 1; i < node->input_count; i++)
         strbuf_printf(out, "%s%s", i > 1 ? ", " : "",
-                      multi_join_type_name(node->multi_join.join_types[i]));
+                      join_type_multi_join_name(node->multi_join.join_types[i]));
     strbuf_append_cstr(out, "], inputUniqueKeys=[");
     for (uint32_t i = 0; i < node->input_count; i++) {
         const PlanNode *input = node->inputs[i];

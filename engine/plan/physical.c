@@ -339,10 +339,8 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
         all[key_count + i] = residual[i];
     join->join.condition =
         key_count + residual_count ? expr_make_and(arena, all, key_count + residual_count) : NULL;
-    bool left_nullable =
-        node->join.join_type == PLAN_JOIN_RIGHT || node->join.join_type == PLAN_JOIN_FULL;
-    bool right_nullable =
-        node->join.join_type == PLAN_JOIN_LEFT || node->join.join_type == PLAN_JOIN_FULL;
+    bool left_nullable = join_type_preserves_right(node->join.join_type);
+    bool right_nullable = join_type_preserves_left(node->join.join_type);
     for (uint32_t i = 0; i < new_total; i++) {
         join->fields[i] = i < new_left ? left->fields[i] : right->fields[i - new_left];
         bool nullable = i < new_left ? left_nullable : right_nullable;

@@ -23,6 +23,7 @@
 #include "catalog/catalog.h"
 #include "engine/base/arena.h"
 #include "engine/plan/expr.h"
+#include "engine/plan/join_type.h"
 
 typedef enum PlanKind {
     /* logical */
@@ -49,19 +50,6 @@ typedef enum PlanKind {
     PLAN_MULTI_JOIN,
     PLAN_CHANGELOG_NORMALIZE, /* upsert source -> full changelog, keyed by exchange.keys */
 } PlanKind;
-
-typedef enum PlanJoinType {
-    PLAN_JOIN_INNER,
-    PLAN_JOIN_LEFT,
-    PLAN_JOIN_RIGHT,
-    PLAN_JOIN_FULL,
-} PlanJoinType;
-
-typedef enum PlanInputSpec {
-    PLAN_INPUT_NO_UNIQUE_KEY,
-    PLAN_INPUT_HAS_UNIQUE_KEY,
-    PLAN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY,
-} PlanInputSpec;
 
 typedef enum PlanDistribution {
     PLAN_DISTRIBUTION_HASH,
@@ -156,24 +144,24 @@ struct PlanNode {
             Expr *condition;
         } filter;
         struct { /* LOGICAL_JOIN, JOIN */
-            PlanJoinType join_type;
+            JoinType join_type;
             Expr *condition;     /* full ON condition (logical; printing) */
             uint32_t *left_keys; /* equi keys (physical) */
             uint32_t *right_keys;
             bool *null_safe;
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
-            PlanInputSpec left_spec;
-            PlanInputSpec right_spec;
+            JoinInputSpec left_spec;
+            JoinInputSpec right_spec;
             const char *left_hint_name; /* table/alias names a STATE_TTL hint may use */
             const char *right_hint_name;
             const char *state_ttl_hint; /* the hint as EXPLAIN's AST shows it; NULL */
         } join;
-        struct {                      /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
-            PlanJoinType *join_types; /* [i], i >= 1: how input i joins inputs 0..i-1 */
-            Expr **conditions;        /* [i], i >= 1: the step's ON condition over the
-                                         concatenated fields of inputs 0..i; NULL = true */
-            uint32_t **key_fields;    /* [i]: input i's fields of the common key */
+        struct {                   /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
+            JoinType *join_types;  /* [i], i >= 1: how input i joins inputs 0..i-1 */
+            Expr **conditions;     /* [i], i >= 1: the step's ON condition over the
+                                      concatenated fields of inputs 0..i; NULL = true */
+            uint32_t **key_fields; /* [i]: input i's fields of the common key */
             uint32_t common_key_count;
             int64_t *ttl_millis;      /* [i]: hint value, -1 = session default
                                          (derive.c resolves it) */

@@ -96,7 +96,7 @@ typedef enum ExtraCondition {
 typedef struct ChainConfig {
     uint32_t input_count;
     uint32_t fields_per_input; /* 2 (k, v) or 3 (k, v, tag) */
-    MultiJoinType types[MAX_INPUTS];
+    JoinType types[MAX_INPUTS];
     uint32_t partner[MAX_INPUTS]; /* step i's key equality: in_partner.k = in_i.k */
     ExtraCondition extra[MAX_INPUTS];
     int64_t extra_param[MAX_INPUTS];
@@ -375,7 +375,7 @@ static void push(Harness *h, uint32_t input, const char *text)
 
 #define EXPECT(h, text) ck_assert_str_eq(harness_take(h), text)
 
-static ChainConfig chain_config(uint32_t input_count, const MultiJoinType *types)
+static ChainConfig chain_config(uint32_t input_count, const JoinType *types)
 {
     ChainConfig config;
     memset(&config, 0, sizeof config);
@@ -393,7 +393,7 @@ static ChainConfig chain_config(uint32_t input_count, const MultiJoinType *types
 
 START_TEST(test_inner_chain)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_INNER, MULTI_JOIN_INNER};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_INNER, JOIN_TYPE_INNER};
     ChainConfig config = chain_config(3, types);
     Fixture f;
     fixture_init(&f, &config);
@@ -429,7 +429,7 @@ END_TEST
 
 START_TEST(test_left_chain)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_LEFT, MULTI_JOIN_LEFT};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_LEFT};
     ChainConfig config = chain_config(3, types);
     config.partner[2] = 0; /* A.k = C.k */
     Fixture f;
@@ -462,7 +462,7 @@ END_TEST
 
 START_TEST(test_right_chain)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_RIGHT, MULTI_JOIN_RIGHT};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_RIGHT, JOIN_TYPE_RIGHT};
     ChainConfig config = chain_config(3, types);
     Fixture f;
     fixture_init(&f, &config);
@@ -489,7 +489,7 @@ END_TEST
 
 START_TEST(test_full_chain)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_FULL, MULTI_JOIN_FULL};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_FULL, JOIN_TYPE_FULL};
     ChainConfig config = chain_config(3, types);
     Fixture f;
     fixture_init(&f, &config);
@@ -521,7 +521,7 @@ END_TEST
 
 START_TEST(test_duplicates)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_LEFT, MULTI_JOIN_INNER};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_INNER};
     ChainConfig config = chain_config(3, types);
     config.partner[2] = 0;
     Fixture f;
@@ -554,7 +554,7 @@ END_TEST
 START_TEST(test_null_keys)
 {
     /* inner chain: NULL-key rows are neither stored nor emitted */
-    static const MultiJoinType inner[] = {MULTI_JOIN_INNER, MULTI_JOIN_INNER, MULTI_JOIN_INNER};
+    static const JoinType inner[] = {JOIN_TYPE_INNER, JOIN_TYPE_INNER, JOIN_TYPE_INNER};
     ChainConfig config = chain_config(3, inner);
     Fixture f;
     fixture_init(&f, &config);
@@ -571,7 +571,7 @@ START_TEST(test_null_keys)
     fixture_free(&f);
 
     /* A FULL B LEFT C: NULL-key rows of A and B appear padded, C's never */
-    static const MultiJoinType outer[] = {MULTI_JOIN_INNER, MULTI_JOIN_FULL, MULTI_JOIN_LEFT};
+    static const JoinType outer[] = {JOIN_TYPE_INNER, JOIN_TYPE_FULL, JOIN_TYPE_LEFT};
     config = chain_config(3, outer);
     fixture_init(&f, &config);
     harness_open_multi(&h, &f);
@@ -617,7 +617,7 @@ END_TEST
 
 START_TEST(test_invalid_spec)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_INNER, MULTI_JOIN_INNER};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_INNER, JOIN_TYPE_INNER};
     ChainConfig config = chain_config(3, types);
     Fixture f;
     fixture_init(&f, &config);
@@ -647,7 +647,7 @@ END_TEST
 
 START_TEST(test_ttl_expiry)
 {
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_INNER, MULTI_JOIN_INNER};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_INNER, JOIN_TYPE_INNER};
     ChainConfig config = chain_config(3, types);
     config.ttl_millis = 1000;
     Fixture f;
@@ -701,8 +701,8 @@ END_TEST
 START_TEST(test_state_only_raw_inputs)
 {
     /* a 4-way LEFT chain on one key: state holds the input rows, nothing more */
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_LEFT, MULTI_JOIN_LEFT,
-                                          MULTI_JOIN_LEFT};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_LEFT,
+                                     JOIN_TYPE_LEFT};
     ChainConfig config = chain_config(4, types);
     Fixture f;
     fixture_init(&f, &config);
@@ -955,9 +955,9 @@ static void oracle_evaluate(const Fixture *f, const Workload *w, TextBag *expect
         size_t next_count = 0;
         uint32_t left_fields = i * per;
         bool preserve_left =
-            config->types[i] == MULTI_JOIN_LEFT || config->types[i] == MULTI_JOIN_FULL;
+            config->types[i] == JOIN_TYPE_LEFT || config->types[i] == JOIN_TYPE_FULL;
         bool preserve_right =
-            config->types[i] == MULTI_JOIN_RIGHT || config->types[i] == MULTI_JOIN_FULL;
+            config->types[i] == JOIN_TYPE_RIGHT || config->types[i] == JOIN_TYPE_FULL;
         for (size_t l = 0; l <= level_count; l++) {
             const Row *left_row = l < level_count ? level[l] : NULL;
             bool matched = false;
@@ -1085,7 +1085,7 @@ static ChainConfig random_config(uint32_t input_count, int type_mode)
     config.fields_per_input = 3;
     bool outer_seen = false;
     for (uint32_t i = 1; i < input_count; i++) {
-        config.types[i] = type_mode < 4 ? (MultiJoinType)type_mode : (MultiJoinType)(rand() % 4);
+        config.types[i] = type_mode < 4 ? (JoinType)type_mode : (JoinType)(rand() % 4);
         config.partner[i] = rand() % 2 ? i - 1 : (uint32_t)rand() % i;
         int extra = rand() % 9;
         config.extra[i] = extra <= 3   ? (ExtraCondition)extra
@@ -1094,7 +1094,7 @@ static ChainConfig random_config(uint32_t input_count, int type_mode)
                                        : EXTRA_NONE;
         /* null-safe keys only where no outer step precedes */
         config.null_safe[i] = !outer_seen && rand() % 4 == 0;
-        if (config.types[i] != MULTI_JOIN_INNER)
+        if (config.types[i] != JOIN_TYPE_INNER)
             outer_seen = true;
     }
     return config;
@@ -1133,8 +1133,8 @@ START_TEST(test_seed_002_shape)
     memset(&config, 0, sizeof config);
     config.input_count = 5;
     config.fields_per_input = 2;
-    static const MultiJoinType types[] = {MULTI_JOIN_INNER, MULTI_JOIN_LEFT, MULTI_JOIN_INNER,
-                                          MULTI_JOIN_RIGHT, MULTI_JOIN_FULL};
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_INNER,
+                                     JOIN_TYPE_RIGHT, JOIN_TYPE_FULL};
     static const int64_t bounds[] = {0, 2, 3, 5, 6};
     for (uint32_t i = 0; i < 5; i++) {
         config.types[i] = types[i];

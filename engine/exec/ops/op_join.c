@@ -103,21 +103,6 @@ static inline bool join_residual_accepts(JoinOperator *join, const Row *left, co
 
 /* ---- output ---- */
 
-static const char *join_type_name(JoinType type)
-{
-    switch (type) {
-    case JOIN_TYPE_INNER:
-        return "InnerJoin";
-    case JOIN_TYPE_LEFT:
-        return "LeftOuterJoin";
-    case JOIN_TYPE_RIGHT:
-        return "RightOuterJoin";
-    case JOIN_TYPE_FULL:
-        return "FullOuterJoin";
-    }
-    return "Join";
-}
-
 /* Builds left ++ right into the output builder; a NULL side is padded with NULLs. */
 static const Row *join_build_output(JoinOperator *join, const Row *left, const Row *right)
 {
@@ -530,8 +515,8 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
         return NULL;
     }
     join->spec = *spec;
-    bool left_outer = spec->join_type == JOIN_TYPE_LEFT || spec->join_type == JOIN_TYPE_FULL;
-    bool right_outer = spec->join_type == JOIN_TYPE_RIGHT || spec->join_type == JOIN_TYPE_FULL;
+    bool left_outer = join_type_preserves_left(spec->join_type);
+    bool right_outer = join_type_preserves_right(spec->join_type);
     join->sides[0] = (JoinSide){.field_count = spec->left_field_count, .outer = left_outer};
     join->sides[1] = (JoinSide){.field_count = spec->right_field_count, .outer = right_outer};
     bool keys_ready = key_extractor_init(&join->sides[0].key, spec->key_count, spec->left_keys,

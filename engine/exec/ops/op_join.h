@@ -19,22 +19,10 @@
 #include "engine/base/type.h"
 #include "engine/exec/operator.h"
 #include "engine/plan/expr.h"
-
-typedef enum JoinType {
-    JOIN_TYPE_INNER,
-    JOIN_TYPE_LEFT,
-    JOIN_TYPE_RIGHT,
-    JOIN_TYPE_FULL
-} JoinType; /* CROSS = INNER with key_count 0 */
-
-typedef enum JoinInputSpec {
-    JOIN_INPUT_NO_UNIQUE_KEY,
-    JOIN_INPUT_HAS_UNIQUE_KEY,
-    JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY
-} JoinInputSpec;
+#include "engine/plan/join_type.h"
 
 typedef struct JoinOperatorSpec {
-    JoinType join_type;
+    JoinType join_type; /* CROSS = INNER with key_count 0 */
     uint32_t left_field_count, right_field_count;
     const DataType *left_types, *right_types;
     /* equi-join key field indexes; same count; key types are already equal (the planner casts) */

@@ -820,21 +820,6 @@ void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_
 
 /* ---- construction ---- */
 
-static const char *multi_join_type_name(MultiJoinType type)
-{
-    switch (type) {
-    case MULTI_JOIN_INNER:
-        return "INNER";
-    case MULTI_JOIN_LEFT:
-        return "LEFT";
-    case MULTI_JOIN_RIGHT:
-        return "RIGHT";
-    case MULTI_JOIN_FULL:
-        return "FULL";
-    }
-    return "?";
-}
-
 /*
  * True when equal values of the two key types have equal bytes in a row
  * (keys are compared by their bytes): integer widths may differ, storage
@@ -891,9 +876,9 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
         }
         if (i == 0)
             continue;
-        MultiJoinType type = spec->join_types[i];
-        if (type != MULTI_JOIN_INNER && type != MULTI_JOIN_LEFT && type != MULTI_JOIN_RIGHT &&
-            type != MULTI_JOIN_FULL)
+        JoinType type = spec->join_types[i];
+        if (type != JOIN_TYPE_INNER && type != JOIN_TYPE_LEFT && type != JOIN_TYPE_RIGHT &&
+            type != JOIN_TYPE_FULL)
             return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: bad join type %d",
                               (int)type);
         const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
@@ -907,7 +892,7 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
                               "multi-join: IS NOT DISTINCT FROM in the condition of step %u "
                               "after an outer join step",
                               i);
-        if (type != MULTI_JOIN_INNER)
+        if (type != JOIN_TYPE_INNER)
             outer_seen = true;
     }
     if (total_fields > UINT16_MAX)
@@ -1158,8 +1143,9 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
 
     size_t length = (size_t)snprintf(join->name, sizeof join->name, "MultiJoin(joinTypes=[");
     for (uint32_t i = 1; i < spec->input_count && length < sizeof join->name; i++)
-        length += (size_t)snprintf(join->name + length, sizeof join->name - length, "%s%s",
-                                   i > 1 ? ", " : "", multi_join_type_name(spec->join_types[i]));
+        length +=
+            (size_t)snprintf(join->name + length, sizeof join->name - length, "%s%s",
+                             i > 1 ? ", " : "", join_type_multi_join_name(spec->join_types[i]));
     if (length < sizeof join->name)
         snprintf(join->name + length, sizeof join->name - length, "])");
     operator_init(&join->base, &MULTI_JOIN_VTABLE, join->name, spec->input_count, join);
@@ -1194,12 +1180,12 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
             join->ttl_enabled = true;
         if (i == 0)
             continue;
-        MultiJoinType type = spec->join_types[i];
+        JoinType type = spec->join_types[i];
         const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
         ok = multi_join_plan_condition(join, i, condition);
-        input->preserves_left = type == MULTI_JOIN_LEFT || type == MULTI_JOIN_FULL;
-        input->preserves_right = type == MULTI_JOIN_RIGHT || type == MULTI_JOIN_FULL;
-        if (type != MULTI_JOIN_INNER)
+        input->preserves_left = join_type_preserves_left(type);
+        input->preserves_right = join_type_preserves_right(type);
+        if (type != JOIN_TYPE_INNER)
             join->all_inner = false;
     }
     if (!ok) {

@@ -25,13 +25,7 @@
 #include "engine/base/type.h"
 #include "engine/exec/operator.h"
 #include "engine/plan/expr.h"
-
-typedef enum MultiJoinType {
-    MULTI_JOIN_INNER,
-    MULTI_JOIN_LEFT,
-    MULTI_JOIN_RIGHT,
-    MULTI_JOIN_FULL
-} MultiJoinType;
+#include "engine/plan/join_type.h"
 
 typedef struct MultiJoinInputSpec {
     uint32_t field_count;
@@ -53,7 +47,7 @@ typedef struct MultiJoinSpec {
     uint32_t common_key_count;
     /* join_types[i], i >= 1: how input i joins the result of inputs 0..i-1 (join_types[0]
        unused); the chain is left-deep: (((in0 J1 in1) J2 in2) ...) */
-    const MultiJoinType *join_types;
+    const JoinType *join_types;
     /* conditions[i], i >= 1: the whole ON condition of step i (equi parts included) over the
        concatenated fields of inputs 0..i; NULL = true. conditions[0] is unused. */
     const Expr *const *conditions;

@@ -91,7 +91,7 @@ static bool group_is_runnable(const Chain *chain, uint32_t start, uint32_t end)
         const PlanNode *join = chain->joins[step];
         if (outer_before && expr_calls(join->join.condition, FUNCTION_IS_NOT_DISTINCT_FROM))
             return false;
-        outer_before = outer_before || join->join.join_type != PLAN_JOIN_INNER;
+        outer_before = outer_before || join->join.join_type != JOIN_TYPE_INNER;
     }
     return true;
 }
@@ -168,7 +168,7 @@ static PlanNode *make_group(PlannerContext *context, const Chain *chain, PlanNod
         return NULL;
     node->id = ++context->next_node_id;
     memcpy(node->fields, last->fields, last->field_count * sizeof(PlanField));
-    node->multi_join.join_types = arena_calloc(arena, group_inputs, sizeof(PlanJoinType));
+    node->multi_join.join_types = arena_calloc(arena, group_inputs, sizeof(JoinType));
     node->multi_join.conditions = arena_calloc(arena, group_inputs, sizeof(Expr *));
     node->multi_join.key_fields = arena_calloc(arena, group_inputs, sizeof(uint32_t *));
     node->multi_join.ttl_millis = arena_calloc(arena, group_inputs, sizeof(int64_t));

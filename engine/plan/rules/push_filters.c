@@ -136,16 +136,16 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
         bool rejects_right = fields_null_rejected(conjunct, left_count, total);
         bool rejects_left = fields_null_rejected(conjunct, 0, left_count);
         if (rejects_right) {
-            if (join->join.join_type == PLAN_JOIN_LEFT)
-                join->join.join_type = PLAN_JOIN_INNER;
-            else if (join->join.join_type == PLAN_JOIN_FULL)
-                join->join.join_type = PLAN_JOIN_RIGHT;
+            if (join->join.join_type == JOIN_TYPE_LEFT)
+                join->join.join_type = JOIN_TYPE_INNER;
+            else if (join->join.join_type == JOIN_TYPE_FULL)
+                join->join.join_type = JOIN_TYPE_RIGHT;
         }
         if (rejects_left) {
-            if (join->join.join_type == PLAN_JOIN_RIGHT)
-                join->join.join_type = PLAN_JOIN_INNER;
-            else if (join->join.join_type == PLAN_JOIN_FULL)
-                join->join.join_type = PLAN_JOIN_LEFT;
+            if (join->join.join_type == JOIN_TYPE_RIGHT)
+                join->join.join_type = JOIN_TYPE_INNER;
+            else if (join->join.join_type == JOIN_TYPE_FULL)
+                join->join.join_type = JOIN_TYPE_LEFT;
         }
     }
     if (join->join.join_type != node->join.join_type) {
@@ -155,10 +155,8 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
         if (!join->fields)
             return JOINERY_ERROR_NO_MEMORY;
         memcpy(join->fields, node->fields, total * sizeof(PlanField));
-        bool left_nullable =
-            join->join.join_type == PLAN_JOIN_RIGHT || join->join.join_type == PLAN_JOIN_FULL;
-        bool right_nullable =
-            join->join.join_type == PLAN_JOIN_LEFT || join->join.join_type == PLAN_JOIN_FULL;
+        bool left_nullable = join_type_preserves_right(join->join.join_type);
+        bool right_nullable = join_type_preserves_left(join->join.join_type);
         for (uint32_t i = 0; i < total; i++) {
             const PlanNode *input = i < left_count ? node->inputs[0] : node->inputs[1];
             uint32_t index = i < left_count ? i : i - left_count;
@@ -166,9 +164,9 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
             join->fields[i].type.nullable = input->fields[index].type.nullable || nullable;
         }
     }
-    PlanJoinType type = join->join.join_type;
-    bool left_preserved_only = type == PLAN_JOIN_LEFT;   /* right side is NULL-generating */
-    bool right_preserved_only = type == PLAN_JOIN_RIGHT; /* left side is NULL-generating */
+    JoinType type = join->join.join_type;
+    bool left_preserved_only = type == JOIN_TYPE_LEFT;   /* right side is NULL-generating */
+    bool right_preserved_only = type == JOIN_TYPE_RIGHT; /* left side is NULL-generating */
     ConjunctList left = {0}, right = {0}, above = {0}, on = {0};
     int status = JOINERY_OK;
     /* WHERE conjuncts */
@@ -176,11 +174,11 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
         Expr *conjunct = conjuncts->items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
         bool deterministic = expr_is_deterministic(conjunct);
-        if (sides == 1 && deterministic && (type == PLAN_JOIN_INNER || left_preserved_only))
+        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
             status = list_add(arena, &left, conjunct);
-        else if (sides == 2 && deterministic && (type == PLAN_JOIN_INNER || right_preserved_only))
+        else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
             status = list_add(arena, &right, conjunct);
-        else if (type == PLAN_JOIN_INNER && sides == 3 && deterministic)
+        else if (type == JOIN_TYPE_INNER && sides == 3 && deterministic)
             status = list_add(arena, &on, conjunct);
         else
             status = list_add(arena, &above, conjunct);
@@ -193,9 +191,9 @@ static int push_join(PlannerContext *context, PlanNode *node, ConjunctList *conj
         Expr *conjunct = existing.items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
         bool deterministic = expr_is_deterministic(conjunct);
-        if (sides == 1 && deterministic && (type == PLAN_JOIN_INNER || right_preserved_only))
+        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
             status = list_add(arena, &left, conjunct);
-        else if (sides == 2 && deterministic && (type == PLAN_JOIN_INNER || left_preserved_only))
+        else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
             status = list_add(arena, &right, conjunct);
         else
             status = list_add(arena, &on, conjunct);

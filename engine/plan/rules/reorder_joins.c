@@ -57,7 +57,7 @@ static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used
 
 static bool is_inner_join(const PlanNode *node)
 {
-    return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == PLAN_JOIN_INNER;
+    return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == JOIN_TYPE_INNER;
 }
 
 static bool bit_has(const uint64_t *words, uint32_t i)
@@ -384,7 +384,7 @@ static PlanNode *build_order(PlannerContext *context, const Tree *tree, const Pl
         memcpy(join->fields + current->field_count, right->fields,
                right->field_count * sizeof(PlanField));
         plan_uniquify_names(arena, join->fields, fields);
-        join->join.join_type = PLAN_JOIN_INNER;
+        join->join.join_type = JOIN_TYPE_INNER;
         uint32_t item_count = 0;
         for (uint32_t c = 0; c < tree->conjunct_count; c++) {
             if (step_of[c] != i)
