@@ -3,8 +3,9 @@
  * logical plan as bound), "== Optimized Physical Plan ==" (prefix
  * expressions) and "== Optimized Execution Plan ==" (infix expressions).
  *
- * One printer per node kind (explain_attributes switches to them); the tree
- * drawing (":- ", "+- ", ":  ", "   ") is shared. Output is deterministic:
+ * One printer per node kind, its descriptor's explain hook (nodes/); the
+ * tree drawing (":- ", "+- ", ":  ", "   "), changelog modes and costs are
+ * shared, here. Output is deterministic:
  * no pointers, no hash order. joinery adds stateTtl=[...] to every stateful
  * node of the physical and execution plans.
  */
@@ -13,20 +14,11 @@
 
 #include "engine/base/duration.h"
 #include "engine/plan/advice.h"
-#include "engine/plan/planner.h"
+#include "engine/plan/nodes/nodes.h"
 
-typedef struct ExplainContext {
-    Arena *arena;
-    StrBuf *out;
-    ExprStyle style;
-    bool logical;
-    unsigned details;
-    const PlanAdvice *advice; /* PLAN_ADVICE: numbered 1.. in this order */
-    uint32_t advice_count;
-} ExplainContext;
+/* ---------------------------------------------------------------- helpers of the printers */
 
-/* Names used to print a node's input refs: $i for logical nodes, field names otherwise. */
-static const char *const *input_names(ExplainContext *context, const PlanNode *node)
+const char *const *explain_input_names(ExplainContext *context, const PlanNode *node)
 {
     uint32_t count = 0;
     for (uint32_t i = 0; i < node->input_count; i++)
@@ -37,407 +29,39 @@ static const char *const *input_names(ExplainContext *context, const PlanNode *n
             names[i] = arena_printf(context->arena, "$%u", i);
         return names;
     }
-    if (node->kind == PLAN_JOIN)
-        return plan_join_input_names(context->arena, node);
-    if (node->kind == PLAN_TABLE_SOURCE_SCAN || node->input_count == 0)
+    if (node->input_count == 0)
         return plan_field_names(context->arena, node);
     return plan_field_names(context->arena, node->inputs[0]);
 }
 
-static void print_expr(ExplainContext *context, const Expr *expr, const char *const *names)
+void explain_expr(ExplainContext *context, const Expr *expr, const char *const *names)
 {
     expr_print(expr, names, context->style, context->out);
 }
 
-static void print_field_list(ExplainContext *context, const PlanNode *node)
+void explain_field_list(ExplainContext *context, const PlanNode *node)
 {
     for (uint32_t i = 0; i < node->field_count; i++)
         strbuf_printf(context->out, "%s%s", i ? ", " : "", node->fields[i].name);
 }
 
-static const char *ttl_text(int64_t millis, char *buffer, size_t size)
+const char *explain_ttl_text(int64_t millis, char *buffer, size_t size)
 {
     return millis == 0 ? "forever" : duration_format(millis, buffer, size);
 }
 
-static void print_ttl(ExplainContext *context, const PlanNode *node)
+void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis)
 {
     char left[32], right[32];
-    ttl_text(node->state_ttl_millis, left, sizeof left);
-    if (node->kind == PLAN_JOIN && node->state_ttl_right_millis != node->state_ttl_millis) {
-        ttl_text(node->state_ttl_right_millis, right, sizeof right);
-        strbuf_printf(context->out, ", stateTtl=[left=%s, right=%s]", left, right);
-    } else if (node->state_ttl_millis == 0) {
-        strbuf_append_cstr(context->out, ", stateTtl=[forever]");
-    } else {
-        strbuf_printf(context->out, ", stateTtl=[%s]", left);
-    }
-}
-
-static const char *aggregate_name(PlanAggregateKind kind)
-{
-    switch (kind) {
-    case PLAN_AGGREGATE_COUNT_STAR:
-    case PLAN_AGGREGATE_COUNT:
-        return "COUNT";
-    case PLAN_AGGREGATE_SUM:
-        return "SUM";
-    case PLAN_AGGREGATE_MIN:
-        return "MIN";
-    case PLAN_AGGREGATE_MAX:
-        return "MAX";
-    default:
-        return "AVG";
-    }
-}
-
-static void print_table_path(ExplainContext *context, const CatalogTable *table)
-{
-    strbuf_printf(context->out, "[default_catalog, default_database, %s", table->name);
-}
-
-/* ---------------------------------------------------------------- one printer per kind */
-
-static void explain_scan(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    strbuf_append_cstr(out, "table=[");
-    print_table_path(context, node->scan.table);
-    if (!context->logical) {
-        if (node->scan.filter) {
-            /* the filter reads the scan's read columns */
-            const CatalogTable *table = node->scan.table;
-            uint32_t read = node->scan.read_count ? node->scan.read_count : node->scan.column_count;
-            const char **names = arena_calloc(context->arena, read + 1, sizeof(char *));
-            for (uint32_t i = 0; names && i < read; i++)
-                names[i] = table->columns[node->scan.columns[i]].name;
-            strbuf_append_cstr(out, ", filter=[");
-            print_expr(context, node->scan.filter, names);
-            strbuf_append_cstr(out, "]");
-        }
-        if (node->scan.projected) {
-            strbuf_append_cstr(out, ", project=[");
-            print_field_list(context, node);
-            strbuf_append_cstr(out, "]");
-        }
-        if (node->scan.watermark) {
-            /* Flink's WatermarkPushDownSpec digest */
-            strbuf_append_cstr(out, ", watermark=[");
-            print_expr(context, node->scan.watermark, input_names(context, node));
-            strbuf_append_cstr(out, "]");
-            if (node->scan.idle_timeout_millis > 0)
-                strbuf_printf(out, ", idletimeout=[%lld]",
-                              (long long)node->scan.idle_timeout_millis);
-            strbuf_append_cstr(out, ", watermarkEmitStrategy=[on-periodic]");
-        }
-    }
-    strbuf_append_cstr(out, "]]");
-    if (!context->logical) {
-        strbuf_append_cstr(out, ", fields=[");
-        print_field_list(context, node);
-        strbuf_append_cstr(out, "]");
-    }
-}
-
-static void explain_watermark(ExplainContext *context, const PlanNode *node)
-{
-    strbuf_printf(context->out, "rowtime=[%s], watermark=[",
-                  node->fields[node->watermark.rowtime_field].name);
-    print_expr(context, node->watermark.watermark, input_names(context, node));
-    strbuf_append_cstr(context->out, "]");
-}
-
-static void explain_project(ExplainContext *context, const PlanNode *node)
-{
-    const char *const *names = input_names(context, node);
-    for (uint32_t i = 0; i < node->calc.project_count; i++) {
-        strbuf_printf(context->out, "%s%s=[", i ? ", " : "", node->fields[i].name);
-        print_expr(context, node->calc.projects[i], names);
-        strbuf_append_cstr(context->out, "]");
-    }
-}
-
-static void explain_calc(ExplainContext *context, const PlanNode *node)
-{
-    const char *const *names = input_names(context, node);
-    StrBuf *out = context->out;
-    strbuf_append_cstr(out, "select=[");
-    for (uint32_t i = 0; i < node->calc.project_count; i++) {
-        const Expr *expr = node->calc.projects[i];
-        if (i)
-            strbuf_append_cstr(out, ", ");
-        print_expr(context, expr, names);
-        bool same_name = expr->kind == EXPR_INPUT_REF &&
-                         strcmp(names[expr->input_index], node->fields[i].name) == 0;
-        if (!same_name)
-            strbuf_printf(out, " AS %s", node->fields[i].name);
-    }
-    strbuf_append_cstr(out, "]");
-    if (node->calc.condition) {
-        strbuf_append_cstr(out, ", where=[");
-        print_expr(context, node->calc.condition, names);
-        strbuf_append_cstr(out, "]");
-    }
-}
-
-static void explain_filter(ExplainContext *context, const PlanNode *node)
-{
-    strbuf_append_cstr(context->out, "condition=[");
-    print_expr(context, node->filter.condition, input_names(context, node));
-    strbuf_append_cstr(context->out, "]");
-}
-
-static void explain_logical_join(ExplainContext *context, const PlanNode *node)
-{
-    strbuf_append_cstr(context->out, "condition=[");
-    if (node->join.condition)
-        print_expr(context, node->join.condition, input_names(context, node));
+    const char *left_text = explain_ttl_text(left_millis, left, sizeof left);
+    if (right_millis != left_millis)
+        strbuf_printf(context->out, ", stateTtl=[left=%s, right=%s]", left_text,
+                      explain_ttl_text(right_millis, right, sizeof right));
     else
-        strbuf_append_cstr(context->out, "true");
-    strbuf_printf(context->out, "], joinType=[%s]", join_type_logical_name(node->join.join_type));
-    if (node->join.state_ttl_hint)
-        strbuf_printf(context->out, ", stateTtlHints=[[%s]]", node->join.state_ttl_hint);
+        strbuf_printf(context->out, ", stateTtl=[%s]", left_text);
 }
 
-static void explain_join(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    strbuf_printf(out, "joinType=[%s], where=[", join_type_name(node->join.join_type));
-    if (node->join.condition)
-        print_expr(context, node->join.condition, input_names(context, node));
-    else
-        strbuf_append_cstr(out, "true");
-    strbuf_append_cstr(out, "], select=[");
-    print_field_list(context, node);
-    strbuf_printf(out, "], leftInputSpec=[%s], rightInputSpec=[%s]",
-                  join_input_spec_name(node->join.left_spec),
-                  join_input_spec_name(node->join.right_spec));
-    print_ttl(context, node);
-}
-
-static void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
-                                    const char *const *names)
-{
-    uint32_t group_count = node->aggregate.group_key_count;
-    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
-        const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(context->out, ", %s(%s", aggregate_name(call->kind),
-                      call->distinct ? "DISTINCT " : "");
-        if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
-            strbuf_append_cstr(context->out, names[call->argument]);
-        strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
-    }
-}
-
-static void explain_logical_aggregate(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    strbuf_append_cstr(out, "group=[{");
-    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
-        strbuf_printf(out, "%s%u", i ? ", " : "", node->aggregate.group_keys[i]);
-    strbuf_append_cstr(out, "}]");
-    uint32_t group_count = node->aggregate.group_key_count;
-    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
-        const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(out, ", %s=[%s(%s", node->fields[group_count + i].name,
-                      aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
-        if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
-            strbuf_printf(out, "$%u", call->argument);
-        strbuf_append_cstr(out, ")]");
-    }
-}
-
-static void explain_group_aggregate(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    const char *const *names = input_names(context, node);
-    if (node->aggregate.group_key_count) {
-        strbuf_append_cstr(out, "groupBy=[");
-        for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
-            strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
-        strbuf_append_cstr(out, "], ");
-    }
-    strbuf_append_cstr(out, "select=[");
-    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
-        strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
-    size_t before = out->length;
-    explain_aggregate_calls(context, node, names);
-    if (node->aggregate.group_key_count == 0 && out->length > before) {
-        /* no keys: drop the leading ", " */
-        memmove(out->data + before, out->data + before + 2, out->length - before - 1);
-        out->length -= 2;
-    }
-    strbuf_append_cstr(out, "]");
-    print_ttl(context, node);
-}
-
-static void explain_exchange(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    if (node->exchange.distribution == PLAN_DISTRIBUTION_SINGLE) {
-        strbuf_append_cstr(out, "distribution=[single]");
-        return;
-    }
-    strbuf_append_cstr(out, "distribution=[hash[");
-    for (uint32_t i = 0; i < node->exchange.key_count; i++)
-        strbuf_printf(out, "%s%s", i ? ", " : "", node->fields[node->exchange.keys[i]].name);
-    strbuf_append_cstr(out, "]]");
-}
-
-static void explain_union(ExplainContext *context, const PlanNode *node)
-{
-    strbuf_append_cstr(context->out, "all=[true]");
-    if (!context->logical) {
-        strbuf_append_cstr(context->out, ", union=[");
-        print_field_list(context, node);
-        strbuf_append_cstr(context->out, "]");
-    }
-}
-
-static void explain_values(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    strbuf_append_cstr(out, "tuples=[[");
-    for (uint32_t r = 0; r < node->values.row_count; r++) {
-        strbuf_append_cstr(out, r ? ", { " : "{ ");
-        for (uint32_t c = 0; c < node->field_count; c++) {
-            if (c)
-                strbuf_append_cstr(out, ", ");
-            print_expr(context, node->values.rows[r][c], NULL);
-        }
-        strbuf_append_cstr(out, " }");
-    }
-    strbuf_append_cstr(out, "]]");
-    if (!context->logical) {
-        strbuf_append_cstr(out, ", values=[");
-        print_field_list(context, node);
-        strbuf_append_cstr(out, "]");
-    }
-}
-
-static void explain_sink(ExplainContext *context, const PlanNode *node)
-{
-    strbuf_printf(context->out, "table=[default_catalog.default_database.%s], fields=[",
-                  node->sink.table ? node->sink.table->name : "collect");
-    print_field_list(context, node);
-    strbuf_append_cstr(context->out, "]");
-}
-
-static void explain_multi_join(ExplainContext *context, const PlanNode *node)
-{
-    StrBuf *out = context->out;
-    const char *const *names = plan_field_names(context->arena, node);
-    strbuf_append_cstr(out, "commonJoinKey=[");
-    for (uint32_t k = 0; k < node->multi_join.common_key_count; k++)
-        strbuf_printf(out, "%s%s", k ? ", " : "", names[node->multi_join.key_fields[0][k]]);
-    strbuf_append_cstr(out, "], joinTypes=[");
-    for (uint32_t i = 1; i < node->input_count; i++)
-        strbuf_printf(out, "%s%s", i > 1 ? ", " : "",
-                      join_type_multi_join_name(node->multi_join.join_types[i]));
-    strbuf_append_cstr(out, "], inputUniqueKeys=[");
-    for (uint32_t i = 0; i < node->input_count; i++) {
-        const PlanNode *input = node->inputs[i];
-        if (i)
-            strbuf_append_cstr(out, ", ");
-        if (input->unique_key_count == 0) {
-            strbuf_append_cstr(out, "noUniqueKey");
-            continue;
-        }
-        strbuf_append_char(out, '(');
-        for (uint32_t f = 0; f < input->unique_keys[0].count; f++)
-            strbuf_printf(out, "%s%s", f ? ", " : "",
-                          input->fields[input->unique_keys[0].fields[f]].name);
-        strbuf_append_char(out, ')');
-    }
-    strbuf_append_cstr(out, "], joinConditions=[");
-    for (uint32_t i = 1; i < node->input_count; i++) {
-        if (i > 1)
-            strbuf_append_cstr(out, ", ");
-        if (node->multi_join.conditions[i])
-            print_expr(context, node->multi_join.conditions[i], names);
-        else
-            strbuf_append_cstr(out, "true");
-    }
-    strbuf_append_cstr(out, "], select=[");
-    for (uint32_t f = 0; f < node->field_count; f++)
-        strbuf_printf(out, "%s%s", f ? "," : "", node->fields[f].name);
-    strbuf_append_cstr(out, "], rowType=[RecordType(");
-    for (uint32_t f = 0; f < node->field_count; f++) {
-        char type[96];
-        strbuf_printf(out, "%s%s %s", f ? ", " : "",
-                      expr_type_name(node->fields[f].type, true, type, sizeof type),
-                      node->fields[f].name);
-    }
-    strbuf_append_cstr(out, ")], stateTtl=[");
-    for (uint32_t i = 0; i < node->input_count; i++) {
-        char ttl[32];
-        strbuf_printf(out, "%s%s", i ? ", " : "",
-                      ttl_text(node->multi_join.ttl_millis[i], ttl, sizeof ttl));
-    }
-    strbuf_append_cstr(out, "]");
-}
-
-static void explain_attributes(ExplainContext *context, const PlanNode *node)
-{
-    switch (node->kind) {
-    case PLAN_LOGICAL_TABLE_SCAN:
-    case PLAN_TABLE_SOURCE_SCAN:
-        explain_scan(context, node);
-        break;
-    case PLAN_LOGICAL_WATERMARK_ASSIGNER:
-    case PLAN_WATERMARK_ASSIGNER:
-        explain_watermark(context, node);
-        break;
-    case PLAN_LOGICAL_PROJECT:
-        explain_project(context, node);
-        break;
-    case PLAN_CALC:
-        explain_calc(context, node);
-        break;
-    case PLAN_LOGICAL_FILTER:
-        explain_filter(context, node);
-        break;
-    case PLAN_LOGICAL_JOIN:
-        explain_logical_join(context, node);
-        break;
-    case PLAN_JOIN:
-        explain_join(context, node);
-        break;
-    case PLAN_LOGICAL_AGGREGATE:
-        explain_logical_aggregate(context, node);
-        break;
-    case PLAN_GROUP_AGGREGATE:
-        explain_group_aggregate(context, node);
-        break;
-    case PLAN_EXCHANGE:
-        explain_exchange(context, node);
-        break;
-    case PLAN_LOGICAL_UNION:
-    case PLAN_UNION:
-        explain_union(context, node);
-        break;
-    case PLAN_LOGICAL_VALUES:
-    case PLAN_VALUES:
-        explain_values(context, node);
-        break;
-    case PLAN_LOGICAL_SINK:
-    case PLAN_SINK:
-        explain_sink(context, node);
-        break;
-    case PLAN_LOGICAL_MULTI_JOIN:
-    case PLAN_MULTI_JOIN:
-        explain_multi_join(context, node);
-        break;
-    case PLAN_CHANGELOG_NORMALIZE:
-        strbuf_append_cstr(context->out, "key=[");
-        for (uint32_t k = 0; k < node->exchange.key_count; k++)
-            strbuf_printf(context->out, "%s%s", k ? ", " : "",
-                          node->fields[node->exchange.keys[k]].name);
-        strbuf_append_cstr(context->out, "]");
-        print_ttl(context, node);
-        break;
-    }
-}
+/* ---------------------------------------------------------------- the tree */
 
 static void explain_changelog_mode(ExplainContext *context, const PlanNode *node)
 {
@@ -496,9 +120,9 @@ static void explain_cost(ExplainContext *context, const PlanNode *node)
     double total = explain_cumulative_rows(node);
     format_estimate(total, cumulative, sizeof cumulative);
     double width = 8.0 * node->field_count + 8;
-    double state = plan_node_is_stateful(node) ? row_count * width : 0;
-    format_estimate(state, memory, sizeof memory);
-    format_estimate(node->kind == PLAN_EXCHANGE ? row_count * width : 0, network, sizeof network);
+    const PlanKindInfo *info = plan_kind_info(node->kind);
+    format_estimate(info->stateful ? row_count * width : 0, memory, sizeof memory);
+    format_estimate(info->shuffles ? row_count * width : 0, network, sizeof network);
     strbuf_printf(context->out,
                   ": rowcount = %s, cumulative cost = {%s rows, %s cpu, 0.0 io, %s network, %s "
                   "memory}",
@@ -513,7 +137,8 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
         strbuf_append(out, prefix->data ? prefix->data : "", prefix->length);
         strbuf_append_cstr(out, is_last ? "+- " : ":- ");
     }
-    strbuf_printf(out, "%s(", plan_kind_name(node->kind));
+    const PlanKindInfo *info = plan_kind_info(node->kind);
+    strbuf_printf(out, "%s(", info->name);
     if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
         /* advice=[1, 2] first, as Flink marks the nodes advice is about */
         bool first = true;
@@ -526,7 +151,7 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
         if (!first)
             strbuf_append_cstr(out, "], ");
     }
-    explain_attributes(context, node);
+    info->explain(context, node);
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_changelog_mode(context, node);

@@ -1,10 +1,12 @@
 /*
- * plan.c - plan node allocation, field naming, and node kind names.
+ * plan.c - plan node allocation, field naming; a kind's name and flags come
+ * from its descriptor (nodes/nodes.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/plan/plan.h"
 
 #include "engine/connector/connector.h"
+#include "engine/plan/nodes/nodes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -105,57 +107,12 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
 
 const char *plan_kind_name(PlanKind kind)
 {
-    switch (kind) {
-    case PLAN_LOGICAL_TABLE_SCAN:
-        return "LogicalTableScan";
-    case PLAN_LOGICAL_WATERMARK_ASSIGNER:
-        return "LogicalWatermarkAssigner";
-    case PLAN_LOGICAL_PROJECT:
-        return "LogicalProject";
-    case PLAN_LOGICAL_FILTER:
-        return "LogicalFilter";
-    case PLAN_LOGICAL_JOIN:
-        return "LogicalJoin";
-    case PLAN_LOGICAL_AGGREGATE:
-        return "LogicalAggregate";
-    case PLAN_LOGICAL_UNION:
-        return "LogicalUnion";
-    case PLAN_LOGICAL_VALUES:
-        return "LogicalValues";
-    case PLAN_LOGICAL_SINK:
-        return "LogicalSink";
-    case PLAN_LOGICAL_MULTI_JOIN:
-        return "LogicalMultiJoin";
-    case PLAN_TABLE_SOURCE_SCAN:
-        return "TableSourceScan";
-    case PLAN_WATERMARK_ASSIGNER:
-        return "WatermarkAssigner";
-    case PLAN_CALC:
-        return "Calc";
-    case PLAN_EXCHANGE:
-        return "Exchange";
-    case PLAN_JOIN:
-        return "Join";
-    case PLAN_GROUP_AGGREGATE:
-        return "GroupAggregate";
-    case PLAN_UNION:
-        return "Union";
-    case PLAN_VALUES:
-        return "Values";
-    case PLAN_SINK:
-        return "Sink";
-    case PLAN_MULTI_JOIN:
-        return "MultiJoin";
-    case PLAN_CHANGELOG_NORMALIZE:
-        return "ChangelogNormalize";
-    }
-    return "?";
+    return plan_kind_info(kind)->name;
 }
 
 bool plan_node_is_stateful(const PlanNode *node)
 {
-    return node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
-           node->kind == PLAN_MULTI_JOIN || node->kind == PLAN_CHANGELOG_NORMALIZE;
+    return plan_kind_info(node->kind)->stateful;
 }
 
 bool plan_table_is_upsert_source(const CatalogTable *table)

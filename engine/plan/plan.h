@@ -25,6 +25,12 @@
 #include "engine/plan/expr.h"
 #include "engine/plan/join_type.h"
 
+/*
+ * The node kinds. What a kind is and does (its name, flags, EXPLAIN printer,
+ * conversion, derivation, estimates, rule hooks) is its descriptor in
+ * nodes/ (nodes/nodes.h); a new kind is a line here, its descriptor and
+ * its row in plan_kinds[] (nodes/nodes.c).
+ */
 typedef enum PlanKind {
     /* logical */
     PLAN_LOGICAL_TABLE_SCAN,
@@ -49,6 +55,7 @@ typedef enum PlanKind {
     PLAN_SINK,
     PLAN_MULTI_JOIN,
     PLAN_CHANGELOG_NORMALIZE, /* upsert source -> full changelog, keyed by exchange.keys */
+    PLAN_KIND_COUNT           /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {

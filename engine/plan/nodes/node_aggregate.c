@@ -1,0 +1,96 @@
+/*
+ * node_aggregate.c - LogicalAggregate and GroupAggregate: GROUP BY with
+ * COUNT, SUM, MIN, MAX and AVG, keyed by the grouping keys (one subtask
+ * without keys).
+ */
+#include <string.h>
+
+#include "engine/plan/nodes/nodes.h"
+
+static const char *aggregate_name(PlanAggregateKind kind)
+{
+    switch (kind) {
+    case PLAN_AGGREGATE_COUNT_STAR:
+    case PLAN_AGGREGATE_COUNT:
+        return "COUNT";
+    case PLAN_AGGREGATE_SUM:
+        return "SUM";
+    case PLAN_AGGREGATE_MIN:
+        return "MIN";
+    case PLAN_AGGREGATE_MAX:
+        return "MAX";
+    case PLAN_AGGREGATE_AVG:
+        return "AVG";
+    }
+    return "?";
+}
+
+static void explain_logical_aggregate(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    strbuf_append_cstr(out, "group=[{");
+    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
+        strbuf_printf(out, "%s%u", i ? ", " : "", node->aggregate.group_keys[i]);
+    strbuf_append_cstr(out, "}]");
+    uint32_t group_count = node->aggregate.group_key_count;
+    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
+        const PlanAggregateCall *call = &node->aggregate.calls[i];
+        strbuf_printf(out, ", %s=[%s(%s", node->fields[group_count + i].name,
+                      aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
+        if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
+            strbuf_printf(out, "$%u", call->argument);
+        strbuf_append_cstr(out, ")]");
+    }
+}
+
+static void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
+                                    const char *const *names)
+{
+    uint32_t group_count = node->aggregate.group_key_count;
+    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
+        const PlanAggregateCall *call = &node->aggregate.calls[i];
+        strbuf_printf(context->out, ", %s(%s", aggregate_name(call->kind),
+                      call->distinct ? "DISTINCT " : "");
+        if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
+            strbuf_append_cstr(context->out, names[call->argument]);
+        strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
+    }
+}
+
+static void explain_group_aggregate(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    const char *const *names = explain_input_names(context, node);
+    if (node->aggregate.group_key_count) {
+        strbuf_append_cstr(out, "groupBy=[");
+        for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
+            strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
+        strbuf_append_cstr(out, "], ");
+    }
+    strbuf_append_cstr(out, "select=[");
+    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
+        strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
+    size_t before = out->length;
+    explain_aggregate_calls(context, node, names);
+    if (node->aggregate.group_key_count == 0 && out->length > before) {
+        /* no keys: drop the leading ", " */
+        memmove(out->data + before, out->data + before + 2, out->length - before - 1);
+        out->length -= 2;
+    }
+    strbuf_append_cstr(out, "]");
+    explain_ttl(context, node->state_ttl_millis, node->state_ttl_millis);
+}
+
+const PlanKindInfo plan_kind_logical_aggregate = {
+    .kind = PLAN_LOGICAL_AGGREGATE,
+    .name = "LogicalAggregate",
+    .explain = explain_logical_aggregate,
+};
+
+const PlanKindInfo plan_kind_group_aggregate = {
+    .kind = PLAN_GROUP_AGGREGATE,
+    .name = "GroupAggregate",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_group_aggregate,
+};

@@ -1,0 +1,75 @@
+/*
+ * node_multi_join.c - LogicalMultiJoin (made by rules/fuse_multi_join.c)
+ * and MultiJoin (Flink 2.1's StreamingMultiJoinOperator): a left-deep
+ * chain of joins sharing a common key, run as one operator that keeps
+ * only its inputs in state.
+ */
+#include "engine/plan/nodes/nodes.h"
+
+static void explain_multi_join(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    const char *const *names = plan_field_names(context->arena, node);
+    strbuf_append_cstr(out, "commonJoinKey=[");
+    for (uint32_t k = 0; k < node->multi_join.common_key_count; k++)
+        strbuf_printf(out, "%s%s", k ? ", " : "", names[node->multi_join.key_fields[0][k]]);
+    strbuf_append_cstr(out, "], joinTypes=[");
+    for (uint32_t i = 1; i < node->input_count; i++)
+        strbuf_printf(out, "%s%s", i > 1 ? ", " : "",
+                      join_type_multi_join_name(node->multi_join.join_types[i]));
+    strbuf_append_cstr(out, "], inputUniqueKeys=[");
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        const PlanNode *input = node->inputs[i];
+        if (i)
+            strbuf_append_cstr(out, ", ");
+        if (input->unique_key_count == 0) {
+            strbuf_append_cstr(out, "noUniqueKey");
+            continue;
+        }
+        strbuf_append_char(out, '(');
+        for (uint32_t f = 0; f < input->unique_keys[0].count; f++)
+            strbuf_printf(out, "%s%s", f ? ", " : "",
+                          input->fields[input->unique_keys[0].fields[f]].name);
+        strbuf_append_char(out, ')');
+    }
+    strbuf_append_cstr(out, "], joinConditions=[");
+    for (uint32_t i = 1; i < node->input_count; i++) {
+        if (i > 1)
+            strbuf_append_cstr(out, ", ");
+        if (node->multi_join.conditions[i])
+            explain_expr(context, node->multi_join.conditions[i], names);
+        else
+            strbuf_append_cstr(out, "true");
+    }
+    strbuf_append_cstr(out, "], select=[");
+    for (uint32_t f = 0; f < node->field_count; f++)
+        strbuf_printf(out, "%s%s", f ? "," : "", node->fields[f].name);
+    strbuf_append_cstr(out, "], rowType=[RecordType(");
+    for (uint32_t f = 0; f < node->field_count; f++) {
+        char type[96];
+        strbuf_printf(out, "%s%s %s", f ? ", " : "",
+                      expr_type_name(node->fields[f].type, true, type, sizeof type),
+                      node->fields[f].name);
+    }
+    strbuf_append_cstr(out, ")], stateTtl=[");
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        char ttl[32];
+        strbuf_printf(out, "%s%s", i ? ", " : "",
+                      explain_ttl_text(node->multi_join.ttl_millis[i], ttl, sizeof ttl));
+    }
+    strbuf_append_cstr(out, "]");
+}
+
+const PlanKindInfo plan_kind_logical_multi_join = {
+    .kind = PLAN_LOGICAL_MULTI_JOIN,
+    .name = "LogicalMultiJoin",
+    .explain = explain_multi_join,
+};
+
+const PlanKindInfo plan_kind_multi_join = {
+    .kind = PLAN_MULTI_JOIN,
+    .name = "MultiJoin",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_multi_join,
+};

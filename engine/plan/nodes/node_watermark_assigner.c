@@ -1,0 +1,27 @@
+/*
+ * node_watermark_assigner.c - LogicalWatermarkAssigner and
+ * WatermarkAssigner: the table's WATERMARK generated over a scan that
+ * cannot generate it itself (rules/push_watermark.c pushes it otherwise).
+ */
+#include "engine/plan/nodes/nodes.h"
+
+static void explain_watermark(ExplainContext *context, const PlanNode *node)
+{
+    strbuf_printf(context->out, "rowtime=[%s], watermark=[",
+                  node->fields[node->watermark.rowtime_field].name);
+    explain_expr(context, node->watermark.watermark, explain_input_names(context, node));
+    strbuf_append_cstr(context->out, "]");
+}
+
+const PlanKindInfo plan_kind_logical_watermark_assigner = {
+    .kind = PLAN_LOGICAL_WATERMARK_ASSIGNER,
+    .name = "LogicalWatermarkAssigner",
+    .explain = explain_watermark,
+};
+
+const PlanKindInfo plan_kind_watermark_assigner = {
+    .kind = PLAN_WATERMARK_ASSIGNER,
+    .name = "WatermarkAssigner",
+    .physical = true,
+    .explain = explain_watermark,
+};

@@ -1,0 +1,39 @@
+/*
+ * nodes.c - the table of node kind descriptors (nodes.h), indexed by
+ * PlanKind.
+ */
+#include "engine/plan/nodes/nodes.h"
+
+static const PlanKindInfo *const plan_kinds[] = {
+    [PLAN_LOGICAL_TABLE_SCAN] = &plan_kind_logical_table_scan,
+    [PLAN_LOGICAL_WATERMARK_ASSIGNER] = &plan_kind_logical_watermark_assigner,
+    [PLAN_LOGICAL_PROJECT] = &plan_kind_logical_project,
+    [PLAN_LOGICAL_FILTER] = &plan_kind_logical_filter,
+    [PLAN_LOGICAL_JOIN] = &plan_kind_logical_join,
+    [PLAN_LOGICAL_AGGREGATE] = &plan_kind_logical_aggregate,
+    [PLAN_LOGICAL_UNION] = &plan_kind_logical_union,
+    [PLAN_LOGICAL_VALUES] = &plan_kind_logical_values,
+    [PLAN_LOGICAL_SINK] = &plan_kind_logical_sink,
+    [PLAN_LOGICAL_MULTI_JOIN] = &plan_kind_logical_multi_join,
+    [PLAN_TABLE_SOURCE_SCAN] = &plan_kind_table_source_scan,
+    [PLAN_WATERMARK_ASSIGNER] = &plan_kind_watermark_assigner,
+    [PLAN_CALC] = &plan_kind_calc,
+    [PLAN_EXCHANGE] = &plan_kind_exchange,
+    [PLAN_JOIN] = &plan_kind_join,
+    [PLAN_GROUP_AGGREGATE] = &plan_kind_group_aggregate,
+    [PLAN_UNION] = &plan_kind_union,
+    [PLAN_VALUES] = &plan_kind_values,
+    [PLAN_SINK] = &plan_kind_sink,
+    [PLAN_MULTI_JOIN] = &plan_kind_multi_join,
+    [PLAN_CHANGELOG_NORMALIZE] = &plan_kind_changelog_normalize,
+};
+
+/* A kind appended to PlanKind without its row makes the table one short; a row left out
+   in the middle is a NULL that tests/unit/check_plan_kinds.c finds. */
+_Static_assert(sizeof plan_kinds / sizeof plan_kinds[0] == PLAN_KIND_COUNT,
+               "every PlanKind has its descriptor in plan_kinds[]");
+
+const PlanKindInfo *plan_kind_info(PlanKind kind)
+{
+    return plan_kinds[kind];
+}

@@ -1,0 +1,79 @@
+/*
+ * nodes.h - plan node kinds as data (internal to plan/).
+ *
+ * Every PlanKind has one PlanKindInfo descriptor: its name, its flags and
+ * the hooks that the planner's passes call for nodes of that kind, so a
+ * pass is a walk over the tree that asks the descriptor, not a switch over
+ * the kinds. The descriptors are defined in nodes/node_<operator>.c, one
+ * file per operator family (a logical kind next to the physical kind it
+ * becomes, as they share printers), and registered in plan_kinds[]
+ * (nodes/nodes.c), indexed by PlanKind; a _Static_assert there and
+ * tests/unit/check_plan_kinds.c check that every kind has its descriptor.
+ *
+ * Below the descriptor: the helpers the hooks share with the passes that
+ * call them (explain.c).
+ */
+#ifndef JOINERY_PLAN_NODES_H
+#define JOINERY_PLAN_NODES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/plan/planner.h"
+
+struct PlanAdvice;
+
+/* What EXPLAIN's printers write to (explain.c). */
+typedef struct ExplainContext {
+    Arena *arena;
+    StrBuf *out;
+    ExprStyle style; /* prefix (physical plan) or infix (execution plan) */
+    bool logical;    /* the Abstract Syntax Tree section */
+    unsigned details;
+    const struct PlanAdvice *advice; /* PLAN_ADVICE: numbered 1.. in this order */
+    uint32_t advice_count;
+} ExplainContext;
+
+typedef struct PlanKindInfo {
+    PlanKind kind;
+    const char *name; /* as Flink prints it: "LogicalJoin", "Join", "TableSourceScan" */
+    bool physical;    /* false: a logical kind (binder and rules) */
+    bool stateful;    /* keeps keyed state (plan_node_is_stateful) */
+    bool shuffles;    /* sends rows to other subtasks: EXPLAIN's network cost */
+
+    /* EXPLAIN: the attributes inside "Name(...)", for both sections the kind appears in. */
+    void (*explain)(ExplainContext *context, const PlanNode *node);
+} PlanKindInfo;
+
+/* The descriptor of a kind. */
+const PlanKindInfo *plan_kind_info(PlanKind kind);
+
+/* ---------------------------------------------------------------- descriptors */
+
+extern const PlanKindInfo plan_kind_logical_table_scan, plan_kind_table_source_scan;
+extern const PlanKindInfo plan_kind_logical_watermark_assigner, plan_kind_watermark_assigner;
+extern const PlanKindInfo plan_kind_logical_project, plan_kind_logical_filter, plan_kind_calc;
+extern const PlanKindInfo plan_kind_exchange;
+extern const PlanKindInfo plan_kind_logical_join, plan_kind_join;
+extern const PlanKindInfo plan_kind_logical_multi_join, plan_kind_multi_join;
+extern const PlanKindInfo plan_kind_logical_aggregate, plan_kind_group_aggregate;
+extern const PlanKindInfo plan_kind_logical_union, plan_kind_union;
+extern const PlanKindInfo plan_kind_logical_values, plan_kind_values;
+extern const PlanKindInfo plan_kind_logical_sink, plan_kind_sink;
+extern const PlanKindInfo plan_kind_changelog_normalize;
+
+/* ---------------------------------------------------------------- EXPLAIN (explain.c) */
+
+/* Names for a node's input refs: $0, $1... in the AST, else the fields of input 0 (of the
+   node itself when it has no inputs). */
+const char *const *explain_input_names(ExplainContext *context, const PlanNode *node);
+void explain_expr(ExplainContext *context, const Expr *expr, const char *const *names);
+/* The node's field names, ", " between them. */
+void explain_field_list(ExplainContext *context, const PlanNode *node);
+/* "forever" for 0, else the duration ("1 h"). */
+const char *explain_ttl_text(int64_t millis, char *buffer, size_t size);
+/* ", stateTtl=[...]": one value, or left=..., right=... when they differ. */
+void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis);
+
+#endif
