@@ -81,6 +81,25 @@ static void explain_group_aggregate(ExplainContext *context, const PlanNode *nod
     explain_ttl(context, node->state_ttl_millis, node->state_ttl_millis);
 }
 
+static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
+{
+    const PlanNode *input = node->inputs[0];
+    node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER;
+    if (input->changelog_mode != CHANGELOG_INSERT)
+        node->changelog_mode |= CHANGELOG_DELETE;
+    node->row_count = node->aggregate.group_key_count ? input->row_count * 0.1 : 1;
+    if (node->aggregate.group_key_count) {
+        uint32_t fields[64];
+        uint32_t count =
+            node->aggregate.group_key_count < 64 ? node->aggregate.group_key_count : 64;
+        for (uint32_t f = 0; f < count; f++)
+            fields[f] = f;
+        derive_add_unique_key(context->arena, node, fields, count);
+    }
+    node->state_ttl_millis = context->config->state_ttl_millis;
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_aggregate = {
     .kind = PLAN_LOGICAL_AGGREGATE,
     .name = "LogicalAggregate",
@@ -93,4 +112,5 @@ const PlanKindInfo plan_kind_group_aggregate = {
     .physical = true,
     .stateful = true,
     .explain = explain_group_aggregate,
+    .derive = derive_group_aggregate,
 };

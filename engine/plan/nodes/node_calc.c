@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 
 static void explain_project(ExplainContext *context, const PlanNode *node)
@@ -46,6 +47,29 @@ static void explain_calc(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static int derive_calc(PlannerContext *context, PlanNode *node)
+{
+    const PlanNode *input = node->inputs[0];
+    node->changelog_mode = input->changelog_mode;
+    node->row_count = input->row_count * cost_predicate_selectivity(node->calc.condition, input);
+    for (uint32_t k = 0; k < input->unique_key_count; k++) {
+        const PlanKey *key = &input->unique_keys[k];
+        uint32_t fields[64];
+        uint32_t found = 0;
+        for (uint32_t f = 0; f < key->count && f < 64; f++)
+            for (uint32_t p = 0; p < node->calc.project_count; p++) {
+                const Expr *expr = node->calc.projects[p];
+                if (expr->kind == EXPR_INPUT_REF && expr->input_index == key->fields[f]) {
+                    fields[found++] = p;
+                    break;
+                }
+            }
+        if (found == key->count)
+            derive_add_unique_key(context->arena, node, fields, found);
+    }
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_project = {
     .kind = PLAN_LOGICAL_PROJECT,
     .name = "LogicalProject",
@@ -63,4 +87,6 @@ const PlanKindInfo plan_kind_calc = {
     .name = "Calc",
     .physical = true,
     .explain = explain_calc,
+    .forwards_changes = true,
+    .derive = derive_calc,
 };

@@ -24,4 +24,6 @@ const PlanKindInfo plan_kind_exchange = {
     .physical = true,
     .shuffles = true,
     .explain = explain_exchange,
+    .forwards_changes = true,
+    .derive = derive_forward,
 };

@@ -4,6 +4,7 @@
  * chain of joins sharing a common key, run as one operator that keeps
  * only its inputs in state.
  */
+#include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 
 static void explain_multi_join(ExplainContext *context, const PlanNode *node)
@@ -60,6 +61,25 @@ static void explain_multi_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, "]");
 }
 
+static int derive_multi_join(PlannerContext *context, PlanNode *node)
+{
+    int64_t default_ttl = context->config->state_ttl_millis;
+    bool append_only = true;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        const PlanNode *in = node->inputs[i];
+        append_only = append_only && in->changelog_mode == CHANGELOG_INSERT &&
+                      (i == 0 || node->multi_join.join_types[i] == JOIN_TYPE_INNER);
+        if (node->multi_join.ttl_millis[i] < 0)
+            node->multi_join.ttl_millis[i] = default_ttl;
+    }
+    node->row_count = cost_node_estimate(node);
+    node->changelog_mode = append_only ? CHANGELOG_INSERT
+                                       : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
+                                             CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+    node->state_ttl_millis = default_ttl;
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_multi_join = {
     .kind = PLAN_LOGICAL_MULTI_JOIN,
     .name = "LogicalMultiJoin",
@@ -72,4 +92,5 @@ const PlanKindInfo plan_kind_multi_join = {
     .physical = true,
     .stateful = true,
     .explain = explain_multi_join,
+    .derive = derive_multi_join,
 };

@@ -14,6 +14,18 @@ static void explain_union(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static int derive_union(PlannerContext *context, PlanNode *node)
+{
+    (void)context;
+    node->changelog_mode = 0;
+    node->row_count = 0;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        node->changelog_mode |= node->inputs[i]->changelog_mode;
+        node->row_count += node->inputs[i]->row_count;
+    }
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_union = {
     .kind = PLAN_LOGICAL_UNION,
     .name = "LogicalUnion",
@@ -25,4 +37,5 @@ const PlanKindInfo plan_kind_union = {
     .name = "Union",
     .physical = true,
     .explain = explain_union,
+    .derive = derive_union,
 };

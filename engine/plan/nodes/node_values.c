@@ -25,6 +25,15 @@ static void explain_values(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static int derive_values(PlannerContext *context, PlanNode *node)
+{
+    (void)context;
+    node->changelog_mode = CHANGELOG_INSERT;
+    node->row_count = node->values.row_count;
+    node->bounded = true;
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_values = {
     .kind = PLAN_LOGICAL_VALUES,
     .name = "LogicalValues",
@@ -36,4 +45,5 @@ const PlanKindInfo plan_kind_values = {
     .name = "Values",
     .physical = true,
     .explain = explain_values,
+    .derive = derive_values,
 };

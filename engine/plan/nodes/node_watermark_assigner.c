@@ -24,4 +24,6 @@ const PlanKindInfo plan_kind_watermark_assigner = {
     .name = "WatermarkAssigner",
     .physical = true,
     .explain = explain_watermark,
+    .forwards_changes = true,
+    .derive = derive_forward,
 };

@@ -41,9 +41,18 @@ typedef struct PlanKindInfo {
     bool physical;    /* false: a logical kind (binder and rules) */
     bool stateful;    /* keeps keyed state (plan_node_is_stateful) */
     bool shuffles;    /* sends rows to other subtasks: EXPLAIN's network cost */
+    /* emits the row kinds its input sends, unchanged: a sink's changelog error names the
+       node below it */
+    bool forwards_changes;
 
     /* EXPLAIN: the attributes inside "Name(...)", for both sections the kind appears in. */
     void (*explain)(ExplainContext *context, const PlanNode *node);
+    /*
+     * Physical kinds: the node's derived properties (changelog mode, unique keys,
+     * row_count, TTL, the kind's own); its inputs are derived, node->bounded is the AND
+     * of theirs and its unique keys are cleared. JOINERY_OK or an error in context->diag.
+     */
+    int (*derive)(PlannerContext *context, PlanNode *node);
 } PlanKindInfo;
 
 /* The descriptor of a kind. */
@@ -75,5 +84,12 @@ void explain_field_list(ExplainContext *context, const PlanNode *node);
 const char *explain_ttl_text(int64_t millis, char *buffer, size_t size);
 /* ", stateTtl=[...]": one value, or left=..., right=... when they differ. */
 void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis);
+
+/* ---------------------------------------------------------------- derivation (derive.c) */
+
+/* Adds a unique key (fields sorted here) when there is room for one more. */
+void derive_add_unique_key(Arena *arena, PlanNode *node, const uint32_t *fields, uint32_t count);
+/* The derive hook of nodes that pass their input on: its changelog mode, rows and keys. */
+int derive_forward(PlannerContext *context, PlanNode *node);
 
 #endif
