@@ -2,7 +2,7 @@
  * check_plan_kinds.c - Check suite for the node kind tables: every PlanKind
  * has its descriptor in plan_kinds[] (engine/plan/nodes/nodes.c) at its own
  * index, with a name, an EXPLAIN printer and the hooks its side of the plan
- * needs (physical kinds derive), and plan_kind_name /
+ * needs (logical kinds convert, physical kinds derive), and plan_kind_name /
  * plan_node_is_stateful answer from it.
  */
 #include <check.h>
@@ -21,6 +21,7 @@ START_TEST(test_every_kind_has_its_descriptor)
         ck_assert_msg(info->explain != NULL, "%s has no EXPLAIN printer", info->name);
         ck_assert_msg(!info->stateful || info->physical, "logical %s is stateful", info->name);
         ck_assert_msg(!info->physical || info->derive, "physical %s derives nothing", info->name);
+        ck_assert_msg(info->physical || info->convert, "logical %s has no conversion", info->name);
         ck_assert_msg(info->physical == (strncmp(info->name, "Logical", 7) != 0),
                       "%s: logical kinds, and only they, are named Logical...", info->name);
     }

@@ -100,10 +100,28 @@ static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    PlanNode *input = NULL;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *aggregate = physical_copy_as(context, node, PLAN_GROUP_AGGREGATE);
+    if (!aggregate)
+        return JOINERY_ERROR_NO_MEMORY;
+    aggregate->inputs[0] = plan_make_exchange(context, input, node->aggregate.group_keys,
+                                              node->aggregate.group_key_count);
+    if (!aggregate->inputs[0])
+        return JOINERY_ERROR_NO_MEMORY;
+    *result = aggregate;
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_aggregate = {
     .kind = PLAN_LOGICAL_AGGREGATE,
     .name = "LogicalAggregate",
     .explain = explain_logical_aggregate,
+    .convert = convert_aggregate,
 };
 
 const PlanKindInfo plan_kind_group_aggregate = {

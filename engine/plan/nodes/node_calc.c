@@ -70,16 +70,110 @@ static int derive_calc(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+static bool calc_is_identity(const PlanNode *calc, const PlanNode *input)
+{
+    if (calc->calc.condition || calc->calc.project_count != input->field_count)
+        return false;
+    for (uint32_t i = 0; i < calc->calc.project_count; i++) {
+        const Expr *expr = calc->calc.projects[i];
+        if (expr->kind != EXPR_INPUT_REF || expr->input_index != i ||
+            strcmp(calc->fields[i].name, input->fields[i].name) != 0)
+            return false;
+    }
+    return true;
+}
+
+static bool exprs_deterministic(Expr *const *exprs, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (!expr_is_deterministic(exprs[i]))
+            return false;
+    return true;
+}
+
+PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projects, uint32_t count,
+                         const PlanField *fields, Expr *condition)
+{
+    Arena *arena = context->arena;
+    if (input->kind == PLAN_CALC &&
+        exprs_deterministic(input->calc.projects, input->calc.project_count)) {
+        Expr **merged = arena_calloc(arena, count + 1, sizeof(Expr *));
+        if (!merged)
+            return NULL;
+        for (uint32_t i = 0; i < count; i++) {
+            merged[i] = expr_substitute_inputs(arena, projects[i], input->calc.projects);
+            if (!merged[i])
+                return NULL;
+        }
+        Expr *merged_condition = input->calc.condition;
+        if (condition) {
+            Expr *substituted = expr_substitute_inputs(arena, condition, input->calc.projects);
+            if (!substituted)
+                return NULL;
+            if (merged_condition) {
+                Expr *both[2] = {merged_condition, substituted};
+                merged_condition = expr_make_and(arena, both, 2);
+            } else {
+                merged_condition = substituted;
+            }
+        }
+        return plan_make_calc(context, input->inputs[0], merged, count, fields, merged_condition);
+    }
+    PlanNode *calc = physical_new_node(context, PLAN_CALC, 1, count);
+    if (!calc)
+        return NULL;
+    calc->inputs[0] = input;
+    calc->calc.projects = projects;
+    calc->calc.project_count = count;
+    calc->calc.condition = condition;
+    memcpy(calc->fields, fields, count * sizeof(PlanField));
+    if (calc_is_identity(calc, input))
+        return input;
+    return calc;
+}
+
+static Expr **identity_projects(Arena *arena, const PlanNode *input)
+{
+    Expr **projects = arena_calloc(arena, input->field_count + 1, sizeof(Expr *));
+    for (uint32_t i = 0; projects && i < input->field_count; i++)
+        projects[i] = expr_make_input_ref(arena, i, input->fields[i].type);
+    return projects;
+}
+
+static int convert_project(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    PlanNode *input = NULL;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    *result = plan_make_calc(context, input, node->calc.projects, node->calc.project_count,
+                             node->fields, NULL);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+static int convert_filter(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    PlanNode *input = NULL;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    *result = plan_make_calc(context, input, identity_projects(context->arena, input),
+                             input->field_count, input->fields, node->filter.condition);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
 const PlanKindInfo plan_kind_logical_project = {
     .kind = PLAN_LOGICAL_PROJECT,
     .name = "LogicalProject",
     .explain = explain_project,
+    .convert = convert_project,
 };
 
 const PlanKindInfo plan_kind_logical_filter = {
     .kind = PLAN_LOGICAL_FILTER,
     .name = "LogicalFilter",
     .explain = explain_filter,
+    .convert = convert_filter,
 };
 
 const PlanKindInfo plan_kind_calc = {

@@ -80,10 +80,38 @@ static int derive_multi_join(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+static int convert_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    PlanNode *fused = physical_copy_as(context, node, PLAN_MULTI_JOIN);
+    if (!fused)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        PlanNode *input = NULL;
+        int status = physical_convert(context, node->inputs[i], &input);
+        if (status != JOINERY_OK)
+            return status;
+        fused->inputs[i] = plan_make_exchange(context, input, node->multi_join.key_fields[i],
+                                              node->multi_join.common_key_count);
+        if (!fused->inputs[i])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    *result = fused;
+    return JOINERY_OK;
+}
+
+static bool multi_join_calls_current_watermark(const PlanNode *node)
+{
+    bool found = false;
+    for (uint32_t i = 1; i < node->input_count; i++)
+        found = found || expr_calls(node->multi_join.conditions[i], FUNCTION_CURRENT_WATERMARK);
+    return found;
+}
+
 const PlanKindInfo plan_kind_logical_multi_join = {
     .kind = PLAN_LOGICAL_MULTI_JOIN,
     .name = "LogicalMultiJoin",
     .explain = explain_multi_join,
+    .convert = convert_multi_join,
 };
 
 const PlanKindInfo plan_kind_multi_join = {
@@ -93,4 +121,5 @@ const PlanKindInfo plan_kind_multi_join = {
     .stateful = true,
     .explain = explain_multi_join,
     .derive = derive_multi_join,
+    .calls_current_watermark = multi_join_calls_current_watermark,
 };

@@ -3,6 +3,8 @@
  * by a connector's source, with the filter, projection and watermark pushed
  * into it.
  */
+#include <string.h>
+
 #include "engine/connector/connector.h"
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
@@ -76,10 +78,50 @@ static int derive_scan(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+static int convert_scan(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    int status = physical_convert_twin(context, node, PLAN_TABLE_SOURCE_SCAN, result);
+    if (status != JOINERY_OK || !plan_table_is_upsert_source(node->scan.table))
+        return status;
+    /* an upsert source: Exchange(hash[pk]) -> ChangelogNormalize(key=[pk]) */
+    const CatalogTable *table = node->scan.table;
+    uint32_t *keys = arena_calloc(context->arena, table->primary_key_count + 1, sizeof(uint32_t));
+    if (!keys)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (size_t k = 0; k < table->primary_key_count; k++) {
+        int field = plan_scan_field_of_column(
+            *result, catalog_table_column_index(table, table->primary_key[k]));
+        if (field < 0)
+            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                              "The primary key of upsert table `%s` is not read", table->name);
+        keys[k] = (uint32_t)field;
+    }
+    PlanNode *exchange =
+        plan_make_exchange(context, *result, keys, (uint32_t)table->primary_key_count);
+    PlanNode *normalize =
+        exchange ? physical_new_node(context, PLAN_CHANGELOG_NORMALIZE, 1, exchange->field_count)
+                 : NULL;
+    if (!normalize)
+        return JOINERY_ERROR_NO_MEMORY;
+    normalize->inputs[0] = exchange;
+    memcpy(normalize->fields, exchange->fields, exchange->field_count * sizeof(PlanField));
+    normalize->exchange.keys = keys;
+    normalize->exchange.key_count = (uint32_t)table->primary_key_count;
+    *result = normalize;
+    return JOINERY_OK;
+}
+
+static bool scan_calls_current_watermark(const PlanNode *node)
+{
+    return expr_calls(node->scan.filter, FUNCTION_CURRENT_WATERMARK) ||
+           expr_calls(node->scan.watermark, FUNCTION_CURRENT_WATERMARK);
+}
+
 const PlanKindInfo plan_kind_logical_table_scan = {
     .kind = PLAN_LOGICAL_TABLE_SCAN,
     .name = "LogicalTableScan",
     .explain = explain_scan,
+    .convert = convert_scan,
 };
 
 const PlanKindInfo plan_kind_table_source_scan = {
@@ -88,4 +130,5 @@ const PlanKindInfo plan_kind_table_source_scan = {
     .physical = true,
     .explain = explain_scan,
     .derive = derive_scan,
+    .calls_current_watermark = scan_calls_current_watermark,
 };

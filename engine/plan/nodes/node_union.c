@@ -26,10 +26,16 @@ static int derive_union(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+static int convert_union(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    return physical_convert_twin(context, node, PLAN_UNION, result);
+}
+
 const PlanKindInfo plan_kind_logical_union = {
     .kind = PLAN_LOGICAL_UNION,
     .name = "LogicalUnion",
     .explain = explain_union,
+    .convert = convert_union,
 };
 
 const PlanKindInfo plan_kind_union = {

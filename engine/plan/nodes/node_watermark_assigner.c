@@ -13,10 +13,21 @@ static void explain_watermark(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(context->out, "]");
 }
 
+static int convert_watermark(PlannerContext *context, PlanNode *node, PlanNode **result)
+{
+    return physical_convert_twin(context, node, PLAN_WATERMARK_ASSIGNER, result);
+}
+
+static bool watermark_calls_current_watermark(const PlanNode *node)
+{
+    return expr_calls(node->watermark.watermark, FUNCTION_CURRENT_WATERMARK);
+}
+
 const PlanKindInfo plan_kind_logical_watermark_assigner = {
     .kind = PLAN_LOGICAL_WATERMARK_ASSIGNER,
     .name = "LogicalWatermarkAssigner",
     .explain = explain_watermark,
+    .convert = convert_watermark,
 };
 
 const PlanKindInfo plan_kind_watermark_assigner = {
@@ -26,4 +37,5 @@ const PlanKindInfo plan_kind_watermark_assigner = {
     .explain = explain_watermark,
     .forwards_changes = true,
     .derive = derive_forward,
+    .calls_current_watermark = watermark_calls_current_watermark,
 };

@@ -47,12 +47,20 @@ typedef struct PlanKindInfo {
 
     /* EXPLAIN: the attributes inside "Name(...)", for both sections the kind appears in. */
     void (*explain)(ExplainContext *context, const PlanNode *node);
+    /* Logical kinds: the node's physical plan, its inputs converted with physical_convert. */
+    int (*convert)(PlannerContext *context, PlanNode *node, PlanNode **result);
     /*
      * Physical kinds: the node's derived properties (changelog mode, unique keys,
      * row_count, TTL, the kind's own); its inputs are derived, node->bounded is the AND
      * of theirs and its unique keys are cleared. JOINERY_OK or an error in context->diag.
      */
     int (*derive)(PlannerContext *context, PlanNode *node);
+    /*
+     * Physical kinds: true when an expression the operator evaluates calls
+     * CURRENT_WATERMARK; physical planning rejects it (it runs in Calc only, which
+     * knows its input's watermark). NULL: the kind evaluates none.
+     */
+    bool (*calls_current_watermark)(const PlanNode *node);
 } PlanKindInfo;
 
 /* The descriptor of a kind. */
@@ -84,6 +92,26 @@ void explain_field_list(ExplainContext *context, const PlanNode *node);
 const char *explain_ttl_text(int64_t millis, char *buffer, size_t size);
 /* ", stateTtl=[...]": one value, or left=..., right=... when they differ. */
 void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis);
+
+/* ---------------------------------------------------------------- physical planning */
+
+/* physical.c: the physical plan of a logical node (its descriptor's convert). */
+int physical_convert(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* physical.c: a new physical node with its id. */
+PlanNode *physical_new_node(PlannerContext *context, PlanKind kind, uint32_t inputs,
+                            uint32_t fields);
+/* physical.c: a copy of a logical node as `kind`, with its id; inputs still logical. */
+PlanNode *physical_copy_as(PlannerContext *context, const PlanNode *node, PlanKind kind);
+/* physical.c: the same copy with its inputs converted (the physical twin of a node). */
+int physical_convert_twin(PlannerContext *context, PlanNode *node, PlanKind kind,
+                          PlanNode **result);
+/* node_calc.c: Calc(projects, condition) over input, merged into an input Calc, or input
+   itself when the Calc would change nothing; NULL on no memory. */
+PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projects, uint32_t count,
+                         const PlanField *fields, Expr *condition);
+/* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
+PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
+                             uint32_t key_count);
 
 /* ---------------------------------------------------------------- derivation (derive.c) */
 
