@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "engine/connector/connector.h"
+#include "engine/plan/nodes/nodes.h"
 
 static double cost_positive(double value)
 {
@@ -58,8 +59,7 @@ double cost_table_rows(const CatalogTable *table)
     return rows < 0 ? COST_DEFAULT_ROWS : rows;
 }
 
-/* An input reference, looking through implicit casts; NULL otherwise. */
-static const Expr *cost_plain_ref(const Expr *expr)
+const Expr *cost_plain_ref(const Expr *expr)
 {
     while (expr->kind == EXPR_CALL && expr->call.function == FUNCTION_CAST && expr->call.implicit &&
            expr->call.arg_count == 1)
@@ -67,63 +67,42 @@ static const Expr *cost_plain_ref(const Expr *expr)
     return expr->kind == EXPR_INPUT_REF ? expr : NULL;
 }
 
+/* Which input of `inputs` field `*field` (global) belongs to; makes it local. */
+static uint32_t cost_locate_input(PlanNode *const *inputs, uint32_t input_count, uint32_t *field)
+{
+    uint32_t i = 0;
+    while (i + 1 < input_count && *field >= inputs[i]->field_count) {
+        *field -= inputs[i]->field_count;
+        i++;
+    }
+    return i;
+}
+
+const PlanNode *cost_trace_to_input(const PlanNode *node, uint32_t *field)
+{
+    return *field < node->field_count ? node->inputs[0] : NULL;
+}
+
+const PlanNode *cost_trace_to_inputs(const PlanNode *node, uint32_t *field)
+{
+    if (*field >= node->field_count)
+        return NULL;
+    return node->inputs[cost_locate_input(node->inputs, node->input_count, field)];
+}
+
 /*
- * Follows field `*field` of `node` down to the scan producing it; returns
- * the scan (field now a scan output index) or NULL when the field is
- * computed or comes from an aggregate value.
+ * Follows field `*field` of `node` down to the scan producing it (each
+ * kind's trace_field hook); returns the scan (field now a scan output index)
+ * or NULL when the field is computed or comes from an aggregate value.
  */
 static const PlanNode *cost_trace_field(const PlanNode *node, uint32_t *field)
 {
     for (;;) {
-        bool is_scan =
-            node->kind == PLAN_LOGICAL_TABLE_SCAN || node->kind == PLAN_TABLE_SOURCE_SCAN;
-        /* a scan's filter also reads the columns only it needs (read_count) */
-        uint32_t readable = is_scan && node->scan.read_count > node->field_count
-                                ? node->scan.read_count
-                                : node->field_count;
-        if (*field >= readable)
-            return NULL;
-        switch (node->kind) {
-        case PLAN_LOGICAL_TABLE_SCAN:
-        case PLAN_TABLE_SOURCE_SCAN:
-            return node;
-        case PLAN_LOGICAL_PROJECT:
-        case PLAN_CALC: {
-            const Expr *ref = cost_plain_ref(node->calc.projects[*field]);
-            if (!ref)
-                return NULL;
-            *field = ref->input_index;
-            node = node->inputs[0];
-            break;
-        }
-        case PLAN_LOGICAL_FILTER:
-        case PLAN_EXCHANGE:
-        case PLAN_WATERMARK_ASSIGNER:
-        case PLAN_LOGICAL_WATERMARK_ASSIGNER:
-            node = node->inputs[0];
-            break;
-        case PLAN_LOGICAL_JOIN:
-        case PLAN_JOIN:
-        case PLAN_LOGICAL_MULTI_JOIN:
-        case PLAN_MULTI_JOIN: {
-            uint32_t i = 0;
-            while (i + 1 < node->input_count && *field >= node->inputs[i]->field_count) {
-                *field -= node->inputs[i]->field_count;
-                i++;
-            }
-            node = node->inputs[i];
-            break;
-        }
-        case PLAN_LOGICAL_AGGREGATE:
-        case PLAN_GROUP_AGGREGATE:
-            if (*field >= node->aggregate.group_key_count)
-                return NULL;
-            *field = node->aggregate.group_keys[*field];
-            node = node->inputs[0];
-            break;
-        default:
-            return NULL;
-        }
+        const PlanKindInfo *info = plan_kind_info(node->kind);
+        const PlanNode *from = info->trace_field ? info->trace_field(node, field) : NULL;
+        if (!from || from == node)
+            return from;
+        node = from;
     }
 }
 
@@ -216,17 +195,6 @@ double cost_predicate_selectivity(const Expr *condition, const PlanNode *input)
     return 0.25;
 }
 
-/* Which input of `inputs` field `*field` (global) belongs to; makes it local. */
-static uint32_t cost_locate_input(PlanNode *const *inputs, uint32_t input_count, uint32_t *field)
-{
-    uint32_t i = 0;
-    while (i + 1 < input_count && *field >= inputs[i]->field_count) {
-        *field -= inputs[i]->field_count;
-        i++;
-    }
-    return i;
-}
-
 /* Selectivity of one conjunct over the concatenated inputs. */
 static double cost_conjunct_selectivity(const Expr *conjunct, PlanNode *const *inputs,
                                         uint32_t input_count, const double *input_rows)
@@ -306,57 +274,10 @@ double cost_node_rows(const PlanNode *node)
 
 double cost_node_estimate(const PlanNode *node)
 {
-    switch (node->kind) {
-    case PLAN_LOGICAL_TABLE_SCAN:
-    case PLAN_TABLE_SOURCE_SCAN:
-        return cost_table_rows(node->scan.table) *
-               cost_predicate_selectivity(node->scan.filter, node);
-    case PLAN_LOGICAL_FILTER:
-        return cost_node_rows(node->inputs[0]) *
-               cost_predicate_selectivity(node->filter.condition, node->inputs[0]);
-    case PLAN_CALC:
-        return cost_node_rows(node->inputs[0]) *
-               cost_predicate_selectivity(node->calc.condition, node->inputs[0]);
-    case PLAN_LOGICAL_JOIN:
-    case PLAN_JOIN: {
-        double rows[2] = {cost_node_rows(node->inputs[0]), cost_node_rows(node->inputs[1])};
-        double selectivity = cost_join_selectivity(node->join.condition, node->inputs, 2, rows);
-        return cost_join_rows(node->join.join_type, rows[0], rows[1], selectivity);
-    }
-    case PLAN_LOGICAL_MULTI_JOIN:
-    case PLAN_MULTI_JOIN: {
-        double rows[64];
-        uint32_t count = node->input_count < 64 ? node->input_count : 64;
-        double result = 0;
-        for (uint32_t i = 0; i < count; i++) {
-            rows[i] = cost_node_rows(node->inputs[i]);
-            if (i == 0) {
-                result = rows[0];
-                continue;
-            }
-            /* step i: inputs 0..i-1 (result rows) with input i */
-            double selectivity =
-                cost_join_selectivity(node->multi_join.conditions[i], node->inputs, i + 1, rows);
-            result = cost_join_rows(node->multi_join.join_types[i], result, rows[i], selectivity);
-        }
-        return result;
-    }
-    case PLAN_LOGICAL_AGGREGATE:
-    case PLAN_GROUP_AGGREGATE:
-        return node->aggregate.group_key_count ? cost_node_rows(node->inputs[0]) * 0.1 : 1;
-    case PLAN_LOGICAL_UNION:
-    case PLAN_UNION: {
-        double total = 0;
-        for (uint32_t i = 0; i < node->input_count; i++)
-            total += cost_node_rows(node->inputs[i]);
-        return total;
-    }
-    case PLAN_LOGICAL_VALUES:
-    case PLAN_VALUES:
-        return node->values.row_count;
-    default:
-        return node->input_count ? cost_node_rows(node->inputs[0]) : COST_DEFAULT_ROWS;
-    }
+    const PlanKindInfo *info = plan_kind_info(node->kind);
+    if (info->estimate)
+        return info->estimate(node);
+    return node->input_count ? cost_node_rows(node->inputs[0]) : COST_DEFAULT_ROWS;
 }
 
 double cost_row_width(const PlanField *fields, uint32_t count)

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 
 static const char *aggregate_name(PlanAggregateKind kind)
@@ -81,6 +82,20 @@ static void explain_group_aggregate(ExplainContext *context, const PlanNode *nod
     explain_ttl(context, node->state_ttl_millis, node->state_ttl_millis);
 }
 
+static double estimate_aggregate(const PlanNode *node)
+{
+    return node->aggregate.group_key_count ? cost_node_rows(node->inputs[0]) * 0.1 : 1;
+}
+
+/* The grouping keys come from the input; the aggregate values are computed. */
+static const PlanNode *trace_aggregate(const PlanNode *node, uint32_t *field)
+{
+    if (*field >= node->aggregate.group_key_count)
+        return NULL;
+    *field = node->aggregate.group_keys[*field];
+    return node->inputs[0];
+}
+
 static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
@@ -122,6 +137,8 @@ const PlanKindInfo plan_kind_logical_aggregate = {
     .name = "LogicalAggregate",
     .explain = explain_logical_aggregate,
     .convert = convert_aggregate,
+    .estimate = estimate_aggregate,
+    .trace_field = trace_aggregate,
 };
 
 const PlanKindInfo plan_kind_group_aggregate = {
@@ -131,4 +148,6 @@ const PlanKindInfo plan_kind_group_aggregate = {
     .stateful = true,
     .explain = explain_group_aggregate,
     .derive = derive_group_aggregate,
+    .estimate = estimate_aggregate,
+    .trace_field = trace_aggregate,
 };

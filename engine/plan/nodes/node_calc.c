@@ -47,6 +47,30 @@ static void explain_calc(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static double estimate_filter(const PlanNode *node)
+{
+    return cost_node_rows(node->inputs[0]) *
+           cost_predicate_selectivity(node->filter.condition, node->inputs[0]);
+}
+
+static double estimate_calc(const PlanNode *node)
+{
+    return cost_node_rows(node->inputs[0]) *
+           cost_predicate_selectivity(node->calc.condition, node->inputs[0]);
+}
+
+/* A projected field comes from the input when it is a plain (implicitly cast) reference. */
+static const PlanNode *trace_projection(const PlanNode *node, uint32_t *field)
+{
+    if (*field >= node->field_count)
+        return NULL;
+    const Expr *ref = cost_plain_ref(node->calc.projects[*field]);
+    if (!ref)
+        return NULL;
+    *field = ref->input_index;
+    return node->inputs[0];
+}
+
 static int derive_calc(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
@@ -167,6 +191,7 @@ const PlanKindInfo plan_kind_logical_project = {
     .name = "LogicalProject",
     .explain = explain_project,
     .convert = convert_project,
+    .trace_field = trace_projection,
 };
 
 const PlanKindInfo plan_kind_logical_filter = {
@@ -174,6 +199,8 @@ const PlanKindInfo plan_kind_logical_filter = {
     .name = "LogicalFilter",
     .explain = explain_filter,
     .convert = convert_filter,
+    .estimate = estimate_filter,
+    .trace_field = cost_trace_to_input,
 };
 
 const PlanKindInfo plan_kind_calc = {
@@ -183,4 +210,6 @@ const PlanKindInfo plan_kind_calc = {
     .explain = explain_calc,
     .forwards_changes = true,
     .derive = derive_calc,
+    .estimate = estimate_calc,
+    .trace_field = trace_projection,
 };

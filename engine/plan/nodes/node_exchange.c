@@ -46,4 +46,5 @@ const PlanKindInfo plan_kind_exchange = {
     .explain = explain_exchange,
     .forwards_changes = true,
     .derive = derive_forward,
+    .trace_field = cost_trace_to_input,
 };

@@ -60,6 +60,13 @@ static JoinInputSpec input_spec(const PlanNode *input, const uint32_t *keys, uin
     return JOIN_INPUT_HAS_UNIQUE_KEY;
 }
 
+static double estimate_join(const PlanNode *node)
+{
+    double rows[2] = {cost_node_rows(node->inputs[0]), cost_node_rows(node->inputs[1])};
+    double selectivity = cost_join_selectivity(node->join.condition, node->inputs, 2, rows);
+    return cost_join_rows(node->join.join_type, rows[0], rows[1], selectivity);
+}
+
 static int derive_join(PlannerContext *context, PlanNode *node)
 {
     Arena *arena = context->arena;
@@ -373,6 +380,8 @@ const PlanKindInfo plan_kind_logical_join = {
     .name = "LogicalJoin",
     .explain = explain_logical_join,
     .convert = convert_join,
+    .estimate = estimate_join,
+    .trace_field = cost_trace_to_inputs,
 };
 
 const PlanKindInfo plan_kind_join = {
@@ -383,4 +392,6 @@ const PlanKindInfo plan_kind_join = {
     .explain = explain_join,
     .derive = derive_join,
     .calls_current_watermark = join_calls_current_watermark,
+    .estimate = estimate_join,
+    .trace_field = cost_trace_to_inputs,
 };

@@ -61,6 +61,25 @@ static void explain_multi_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, "]");
 }
 
+static double estimate_multi_join(const PlanNode *node)
+{
+    double rows[64];
+    uint32_t count = node->input_count < 64 ? node->input_count : 64;
+    double result = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        rows[i] = cost_node_rows(node->inputs[i]);
+        if (i == 0) {
+            result = rows[0];
+            continue;
+        }
+        /* step i: inputs 0..i-1 (result rows) with input i */
+        double selectivity =
+            cost_join_selectivity(node->multi_join.conditions[i], node->inputs, i + 1, rows);
+        result = cost_join_rows(node->multi_join.join_types[i], result, rows[i], selectivity);
+    }
+    return result;
+}
+
 static int derive_multi_join(PlannerContext *context, PlanNode *node)
 {
     int64_t default_ttl = context->config->state_ttl_millis;
@@ -112,6 +131,8 @@ const PlanKindInfo plan_kind_logical_multi_join = {
     .name = "LogicalMultiJoin",
     .explain = explain_multi_join,
     .convert = convert_multi_join,
+    .estimate = estimate_multi_join,
+    .trace_field = cost_trace_to_inputs,
 };
 
 const PlanKindInfo plan_kind_multi_join = {
@@ -122,4 +143,6 @@ const PlanKindInfo plan_kind_multi_join = {
     .explain = explain_multi_join,
     .derive = derive_multi_join,
     .calls_current_watermark = multi_join_calls_current_watermark,
+    .estimate = estimate_multi_join,
+    .trace_field = cost_trace_to_inputs,
 };

@@ -49,6 +49,20 @@ static void explain_scan(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static double estimate_scan(const PlanNode *node)
+{
+    return cost_table_rows(node->scan.table) * cost_predicate_selectivity(node->scan.filter, node);
+}
+
+/* A scan reads its fields from the table; its filter also reads the columns only it needs
+   (read_count). */
+static const PlanNode *trace_scan(const PlanNode *node, uint32_t *field)
+{
+    uint32_t readable =
+        node->scan.read_count > node->field_count ? node->scan.read_count : node->field_count;
+    return *field < readable ? node : NULL;
+}
+
 static int derive_scan(PlannerContext *context, PlanNode *node)
 {
     const CatalogTable *table = node->scan.table;
@@ -62,7 +76,7 @@ static int derive_scan(PlannerContext *context, PlanNode *node)
                                : CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE |
                                      CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
     node->bounded = connector && connector->is_bounded && connector->is_bounded(table);
-    node->row_count = cost_table_rows(table) * cost_predicate_selectivity(node->scan.filter, node);
+    node->row_count = estimate_scan(node);
     if (table->primary_key_count) {
         uint32_t fields[64];
         uint32_t found = 0;
@@ -122,6 +136,8 @@ const PlanKindInfo plan_kind_logical_table_scan = {
     .name = "LogicalTableScan",
     .explain = explain_scan,
     .convert = convert_scan,
+    .estimate = estimate_scan,
+    .trace_field = trace_scan,
 };
 
 const PlanKindInfo plan_kind_table_source_scan = {
@@ -131,4 +147,6 @@ const PlanKindInfo plan_kind_table_source_scan = {
     .explain = explain_scan,
     .derive = derive_scan,
     .calls_current_watermark = scan_calls_current_watermark,
+    .estimate = estimate_scan,
+    .trace_field = trace_scan,
 };

@@ -2,6 +2,7 @@
  * node_union.c - LogicalUnion and Union: UNION ALL of inputs with the same
  * row type.
  */
+#include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 
 static void explain_union(ExplainContext *context, const PlanNode *node)
@@ -12,6 +13,14 @@ static void explain_union(ExplainContext *context, const PlanNode *node)
         explain_field_list(context, node);
         strbuf_append_cstr(context->out, "]");
     }
+}
+
+static double estimate_union(const PlanNode *node)
+{
+    double total = 0;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        total += cost_node_rows(node->inputs[i]);
+    return total;
 }
 
 static int derive_union(PlannerContext *context, PlanNode *node)
@@ -36,6 +45,7 @@ const PlanKindInfo plan_kind_logical_union = {
     .name = "LogicalUnion",
     .explain = explain_union,
     .convert = convert_union,
+    .estimate = estimate_union,
 };
 
 const PlanKindInfo plan_kind_union = {
@@ -44,4 +54,5 @@ const PlanKindInfo plan_kind_union = {
     .physical = true,
     .explain = explain_union,
     .derive = derive_union,
+    .estimate = estimate_union,
 };

@@ -25,6 +25,11 @@ static void explain_values(ExplainContext *context, const PlanNode *node)
     }
 }
 
+static double estimate_values(const PlanNode *node)
+{
+    return node->values.row_count;
+}
+
 static int derive_values(PlannerContext *context, PlanNode *node)
 {
     (void)context;
@@ -44,6 +49,7 @@ const PlanKindInfo plan_kind_logical_values = {
     .name = "LogicalValues",
     .explain = explain_values,
     .convert = convert_values,
+    .estimate = estimate_values,
 };
 
 const PlanKindInfo plan_kind_values = {
@@ -52,4 +58,5 @@ const PlanKindInfo plan_kind_values = {
     .physical = true,
     .explain = explain_values,
     .derive = derive_values,
+    .estimate = estimate_values,
 };

@@ -28,6 +28,7 @@ const PlanKindInfo plan_kind_logical_watermark_assigner = {
     .name = "LogicalWatermarkAssigner",
     .explain = explain_watermark,
     .convert = convert_watermark,
+    .trace_field = cost_trace_to_input,
 };
 
 const PlanKindInfo plan_kind_watermark_assigner = {
@@ -38,4 +39,5 @@ const PlanKindInfo plan_kind_watermark_assigner = {
     .forwards_changes = true,
     .derive = derive_forward,
     .calls_current_watermark = watermark_calls_current_watermark,
+    .trace_field = cost_trace_to_input,
 };

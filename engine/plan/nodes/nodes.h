@@ -55,6 +55,16 @@ typedef struct PlanKindInfo {
      * of theirs and its unique keys are cleared. JOINERY_OK or an error in context->diag.
      */
     int (*derive)(PlannerContext *context, PlanNode *node);
+    /* Estimated rows of the node from its inputs' (cost_node_estimate). NULL: input 0's
+       rows, COST_DEFAULT_ROWS without inputs. */
+    double (*estimate)(const PlanNode *node);
+    /*
+     * Where field *field of the node comes from, for statistics (cost_field_distinct):
+     * the input that produces it, *field made that input's field; the node itself when
+     * it reads the field from its table (a scan); NULL when the node computes it.
+     * NULL hook: the node computes all its fields.
+     */
+    const PlanNode *(*trace_field)(const PlanNode *node, uint32_t *field);
     /*
      * Physical kinds: true when an expression the operator evaluates calls
      * CURRENT_WATERMARK; physical planning rejects it (it runs in Calc only, which
@@ -112,6 +122,15 @@ PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projec
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
+
+/* ---------------------------------------------------------------- estimates (cost.c) */
+
+/* An input reference, looking through implicit casts; NULL otherwise. */
+const Expr *cost_plain_ref(const Expr *expr);
+/* trace_field of nodes whose fields are their first input's. */
+const PlanNode *cost_trace_to_input(const PlanNode *node, uint32_t *field);
+/* trace_field of nodes whose fields are their inputs' concatenated (joins). */
+const PlanNode *cost_trace_to_inputs(const PlanNode *node, uint32_t *field);
 
 /* ---------------------------------------------------------------- derivation (derive.c) */
 
