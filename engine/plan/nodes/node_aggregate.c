@@ -132,6 +132,94 @@ static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode *
     return JOINERY_OK;
 }
 
+static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                          PlanNode **result)
+{
+    Arena *arena = context->arena;
+    uint32_t group_count = node->aggregate.group_key_count;
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    if (!mapping)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < node->field_count; i++)
+        mapping[i] = i < group_count ? (int32_t)node->aggregate.group_keys[i] : -1;
+    RuleConjuncts below = {0}, above = {0};
+    for (uint32_t i = 0; i < conjuncts->count; i++) {
+        Expr *conjunct = conjuncts->items[i];
+        uint64_t used[16] = {0};
+        bool only_keys = node->field_count <= 64 * 16 && expr_is_deterministic(conjunct);
+        if (only_keys) {
+            expr_collect_inputs(conjunct, used);
+            for (uint32_t f = group_count; f < node->field_count; f++)
+                if ((used[f / 64] >> (f % 64)) & 1)
+                    only_keys = false;
+        }
+        /* a global aggregate emits a row even for empty input: keep filters above */
+        if (only_keys && group_count > 0) {
+            Expr *remapped = expr_remap_inputs(arena, conjunct, mapping);
+            if (!remapped || rule_conjuncts_add(arena, &below, remapped) != JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
+        } else if (rule_conjuncts_add(arena, &above, conjunct) != JOINERY_OK) {
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+    }
+    PlanNode *aggregate = plan_node_copy(context->arena, node);
+    if (!aggregate)
+        return JOINERY_ERROR_NO_MEMORY;
+    int status = rule_push_filters_into(context, node->inputs[0], &below, &aggregate->inputs[0]);
+    if (status != JOINERY_OK)
+        return status;
+    *result = rule_filter_above(context, aggregate, &above);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
+                                             const uint64_t *used)
+{
+    (void)used;
+    uint64_t *fields = rule_fields_new(arena, node->inputs[input]->field_count);
+    for (uint32_t k = 0; fields && k < node->aggregate.group_key_count; k++)
+        rule_fields_add(fields, node->aggregate.group_keys[k]);
+    for (uint32_t c = 0; fields && c < node->aggregate.call_count; c++)
+        if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
+            rule_fields_add(fields, node->aggregate.calls[c].argument);
+    return fields;
+}
+
+static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *used,
+                           RulePruned *result)
+{
+    Arena *arena = context->arena;
+    PlanNode *input_node = node->inputs[0];
+    uint64_t *input_used = aggregate_input_fields_used(arena, node, 0, used);
+    if (!input_used)
+        return JOINERY_ERROR_NO_MEMORY;
+    RulePruned input;
+    int status = rule_prune_fields_of(context, input_node, input_used, &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *aggregate = plan_node_copy(context->arena, node);
+    if (!aggregate)
+        return JOINERY_ERROR_NO_MEMORY;
+    aggregate->inputs[0] = input.node;
+    aggregate->aggregate.group_keys =
+        arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
+    aggregate->aggregate.calls =
+        arena_calloc(arena, node->aggregate.call_count + 1, sizeof(PlanAggregateCall));
+    if (!aggregate->aggregate.group_keys || !aggregate->aggregate.calls)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
+        aggregate->aggregate.group_keys[i] = (uint32_t)input.mapping[node->aggregate.group_keys[i]];
+    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
+        aggregate->aggregate.calls[i] = node->aggregate.calls[i];
+        if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR)
+            aggregate->aggregate.calls[i].argument =
+                (uint32_t)input.mapping[node->aggregate.calls[i].argument];
+    }
+    result->node = aggregate;
+    result->mapping = rule_identity_mapping(arena, node->field_count);
+    return result->mapping ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
 const PlanKindInfo plan_kind_logical_aggregate = {
     .kind = PLAN_LOGICAL_AGGREGATE,
     .name = "LogicalAggregate",
@@ -139,6 +227,9 @@ const PlanKindInfo plan_kind_logical_aggregate = {
     .convert = convert_aggregate,
     .estimate = estimate_aggregate,
     .trace_field = trace_aggregate,
+    .push_filters = push_aggregate,
+    .prune_fields = prune_aggregate,
+    .input_fields_used = aggregate_input_fields_used,
 };
 
 const PlanKindInfo plan_kind_group_aggregate = {

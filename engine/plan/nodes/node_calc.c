@@ -186,12 +186,145 @@ static int convert_filter(PlannerContext *context, PlanNode *node, PlanNode **re
     return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
+static int push_filter(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                       PlanNode **result)
+{
+    Arena *arena = context->arena;
+    RuleConjuncts merged = {0};
+    for (uint32_t i = 0; i < conjuncts->count; i++)
+        if (rule_conjuncts_add(arena, &merged, conjuncts->items[i]) != JOINERY_OK)
+            return JOINERY_ERROR_NO_MEMORY;
+    if (rule_split_conjuncts(arena, node->filter.condition, &merged) != JOINERY_OK)
+        return JOINERY_ERROR_NO_MEMORY;
+    return rule_push_filters_into(context, node->inputs[0], &merged, result);
+}
+
+static int push_project(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                        PlanNode **result)
+{
+    Arena *arena = context->arena;
+    RuleConjuncts below = {0}, above = {0};
+    bool projects_deterministic = true;
+    for (uint32_t i = 0; i < node->calc.project_count; i++)
+        if (!expr_is_deterministic(node->calc.projects[i]))
+            projects_deterministic = false;
+    for (uint32_t i = 0; i < conjuncts->count; i++) {
+        Expr *conjunct = conjuncts->items[i];
+        if (expr_is_deterministic(conjunct) && projects_deterministic) {
+            Expr *substituted = expr_substitute_inputs(arena, conjunct, node->calc.projects);
+            if (!substituted || rule_conjuncts_add(arena, &below, substituted) != JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
+        } else if (rule_conjuncts_add(arena, &above, conjunct) != JOINERY_OK) {
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+    }
+    PlanNode *project = plan_node_copy(context->arena, node);
+    if (!project)
+        return JOINERY_ERROR_NO_MEMORY;
+    int status = rule_push_filters_into(context, node->inputs[0], &below, &project->inputs[0]);
+    if (status != JOINERY_OK)
+        return status;
+    *result = rule_filter_above(context, project, &above);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+static uint64_t *project_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
+                                           const uint64_t *used)
+{
+    uint64_t *fields = rule_fields_new(arena, node->inputs[input]->field_count);
+    for (uint32_t p = 0; fields && p < node->calc.project_count; p++)
+        if (!used || rule_fields_has(used, p))
+            rule_fields_add_expr(fields, node->calc.projects[p]);
+    return fields;
+}
+
+static uint64_t *filter_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
+                                          const uint64_t *used)
+{
+    uint64_t *fields = rule_fields_copy(arena, used, node->inputs[input]->field_count);
+    if (fields)
+        rule_fields_add_expr(fields, node->filter.condition);
+    return fields;
+}
+
+static int prune_project(PlannerContext *context, PlanNode *node, uint64_t *used,
+                         RulePruned *result)
+{
+    Arena *arena = context->arena;
+    PlanNode *input_node = node->inputs[0];
+    uint64_t *input_used = rule_fields_new(arena, input_node->field_count);
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < node->field_count; i++)
+        if (rule_fields_has(used, i) || !expr_is_deterministic(node->calc.projects[i])) {
+            rule_fields_add_expr(input_used, node->calc.projects[i]);
+            count++;
+        }
+    RulePruned input;
+    int status = rule_prune_fields_of(context, input_node, input_used, &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *project = plan_node_copy(context->arena, node);
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    if (!project || !mapping)
+        return JOINERY_ERROR_NO_MEMORY;
+    project->inputs[0] = input.node;
+    project->fields = arena_calloc(arena, count + 1, sizeof(PlanField));
+    project->calc.projects = arena_calloc(arena, count + 1, sizeof(Expr *));
+    if (!project->fields || !project->calc.projects)
+        return JOINERY_ERROR_NO_MEMORY;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        if (!(rule_fields_has(used, i) || !expr_is_deterministic(node->calc.projects[i]))) {
+            mapping[i] = -1;
+            continue;
+        }
+        mapping[i] = (int32_t)next;
+        project->fields[next] = node->fields[i];
+        project->calc.projects[next] =
+            expr_remap_inputs(arena, node->calc.projects[i], input.mapping);
+        if (!project->calc.projects[next])
+            return JOINERY_ERROR_NO_MEMORY;
+        next++;
+    }
+    project->field_count = count;
+    project->calc.project_count = count;
+    result->node = project;
+    result->mapping = mapping;
+    return JOINERY_OK;
+}
+
+static int prune_filter(PlannerContext *context, PlanNode *node, uint64_t *used, RulePruned *result)
+{
+    Arena *arena = context->arena;
+    uint64_t *input_used = filter_input_fields_used(arena, node, 0, used);
+    if (!input_used)
+        return JOINERY_ERROR_NO_MEMORY;
+    RulePruned input;
+    int status = rule_prune_fields_of(context, node->inputs[0], input_used, &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *filter = plan_node_copy(context->arena, node);
+    if (!filter)
+        return JOINERY_ERROR_NO_MEMORY;
+    filter->inputs[0] = input.node;
+    filter->field_count = input.node->field_count;
+    filter->fields = input.node->fields;
+    filter->filter.condition = expr_remap_inputs(arena, node->filter.condition, input.mapping);
+    if (!filter->filter.condition)
+        return JOINERY_ERROR_NO_MEMORY;
+    /* fields only the condition reads are dropped right after it */
+    return rule_project_used(context, filter, node->field_count, used, input.mapping, result);
+}
+
 const PlanKindInfo plan_kind_logical_project = {
     .kind = PLAN_LOGICAL_PROJECT,
     .name = "LogicalProject",
     .explain = explain_project,
     .convert = convert_project,
     .trace_field = trace_projection,
+    .push_filters = push_project,
+    .prune_fields = prune_project,
+    .input_fields_used = project_input_fields_used,
 };
 
 const PlanKindInfo plan_kind_logical_filter = {
@@ -201,6 +334,9 @@ const PlanKindInfo plan_kind_logical_filter = {
     .convert = convert_filter,
     .estimate = estimate_filter,
     .trace_field = cost_trace_to_input,
+    .push_filters = push_filter,
+    .prune_fields = prune_filter,
+    .input_fields_used = filter_input_fields_used,
 };
 
 const PlanKindInfo plan_kind_calc = {

@@ -181,11 +181,11 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     uint32_t left_count = left->field_count;
     uint32_t right_count = right->field_count;
     uint32_t total = left_count + right_count;
-    Expr **conjuncts = NULL;
-    uint32_t conjunct_count = 0, capacity = 0;
-    if (rule_split_conjuncts(arena, node->join.condition, &conjuncts, &conjunct_count, &capacity) !=
-        JOINERY_OK)
+    RuleConjuncts split = {0};
+    if (rule_split_conjuncts(arena, node->join.condition, &split) != JOINERY_OK)
         return JOINERY_ERROR_NO_MEMORY;
+    Expr **conjuncts = split.items;
+    uint32_t conjunct_count = split.count;
     /* key expressions per side (over that side's fields), and the residual */
     Expr **left_keys = arena_calloc(arena, conjunct_count + 1, sizeof(Expr *));
     Expr **right_keys = arena_calloc(arena, conjunct_count + 1, sizeof(Expr *));
@@ -375,6 +375,183 @@ static bool join_calls_current_watermark(const PlanNode *node)
            expr_calls(node->join.residual, FUNCTION_CURRENT_WATERMARK);
 }
 
+/* Which inputs a conjunct reads: bit 0 = left fields, bit 1 = right fields. */
+static unsigned conjunct_sides(const Expr *expr, uint32_t left_count, uint32_t total)
+{
+    uint64_t used[16] = {0};
+    if (total > 64 * 16)
+        return 3;
+    expr_collect_inputs(expr, used);
+    unsigned sides = 0;
+    for (uint32_t i = 0; i < total; i++)
+        if ((used[i / 64] >> (i % 64)) & 1)
+            sides |= i < left_count ? 1u : 2u;
+    return sides;
+}
+
+static bool fields_null_rejected(const Expr *expr, uint32_t from, uint32_t to)
+{
+    uint64_t fields[16] = {0};
+    if (to > 64 * 16)
+        return false;
+    for (uint32_t i = from; i < to; i++)
+        fields[i / 64] |= (uint64_t)1 << (i % 64);
+    return expr_is_null_rejecting(expr, fields);
+}
+
+static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                     PlanNode **result)
+{
+    Arena *arena = context->arena;
+    PlanNode *join = plan_node_copy(context->arena, node);
+    if (!join)
+        return JOINERY_ERROR_NO_MEMORY;
+    uint32_t left_count = node->inputs[0]->field_count;
+    uint32_t total = node->field_count;
+    /* outer-join simplification from the WHERE conjuncts */
+    for (uint32_t i = 0; i < conjuncts->count; i++) {
+        Expr *conjunct = conjuncts->items[i];
+        bool rejects_right = fields_null_rejected(conjunct, left_count, total);
+        bool rejects_left = fields_null_rejected(conjunct, 0, left_count);
+        if (rejects_right) {
+            if (join->join.join_type == JOIN_TYPE_LEFT)
+                join->join.join_type = JOIN_TYPE_INNER;
+            else if (join->join.join_type == JOIN_TYPE_FULL)
+                join->join.join_type = JOIN_TYPE_RIGHT;
+        }
+        if (rejects_left) {
+            if (join->join.join_type == JOIN_TYPE_RIGHT)
+                join->join.join_type = JOIN_TYPE_INNER;
+            else if (join->join.join_type == JOIN_TYPE_FULL)
+                join->join.join_type = JOIN_TYPE_LEFT;
+        }
+    }
+    if (join->join.join_type != node->join.join_type) {
+        /* the fields of a side that is no longer NULL-generating keep their nullability
+           from the input */
+        join->fields = arena_calloc(arena, total, sizeof(PlanField));
+        if (!join->fields)
+            return JOINERY_ERROR_NO_MEMORY;
+        memcpy(join->fields, node->fields, total * sizeof(PlanField));
+        bool left_nullable = join_type_preserves_right(join->join.join_type);
+        bool right_nullable = join_type_preserves_left(join->join.join_type);
+        for (uint32_t i = 0; i < total; i++) {
+            const PlanNode *input = i < left_count ? node->inputs[0] : node->inputs[1];
+            uint32_t index = i < left_count ? i : i - left_count;
+            bool nullable = i < left_count ? left_nullable : right_nullable;
+            join->fields[i].type.nullable = input->fields[index].type.nullable || nullable;
+        }
+    }
+    JoinType type = join->join.join_type;
+    bool left_preserved_only = type == JOIN_TYPE_LEFT;   /* right side is NULL-generating */
+    bool right_preserved_only = type == JOIN_TYPE_RIGHT; /* left side is NULL-generating */
+    RuleConjuncts left = {0}, right = {0}, above = {0}, on = {0};
+    int status = JOINERY_OK;
+    /* WHERE conjuncts */
+    for (uint32_t i = 0; i < conjuncts->count && status == JOINERY_OK; i++) {
+        Expr *conjunct = conjuncts->items[i];
+        unsigned sides = conjunct_sides(conjunct, left_count, total);
+        bool deterministic = expr_is_deterministic(conjunct);
+        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
+            status = rule_conjuncts_add(arena, &left, conjunct);
+        else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
+            status = rule_conjuncts_add(arena, &right, conjunct);
+        else if (type == JOIN_TYPE_INNER && sides == 3 && deterministic)
+            status = rule_conjuncts_add(arena, &on, conjunct);
+        else
+            status = rule_conjuncts_add(arena, &above, conjunct);
+    }
+    /* ON conjuncts */
+    RuleConjuncts existing = {0};
+    if (status == JOINERY_OK)
+        status = rule_split_conjuncts(arena, node->join.condition, &existing);
+    for (uint32_t i = 0; i < existing.count && status == JOINERY_OK; i++) {
+        Expr *conjunct = existing.items[i];
+        unsigned sides = conjunct_sides(conjunct, left_count, total);
+        bool deterministic = expr_is_deterministic(conjunct);
+        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
+            status = rule_conjuncts_add(arena, &left, conjunct);
+        else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
+            status = rule_conjuncts_add(arena, &right, conjunct);
+        else
+            status = rule_conjuncts_add(arena, &on, conjunct);
+    }
+    if (status != JOINERY_OK)
+        return status;
+    /* right conjuncts are over the combined row: shift them to the right input */
+    int32_t *shift = arena_calloc(arena, total + 1, sizeof(int32_t));
+    if (!shift)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < total; i++)
+        shift[i] = i < left_count ? -1 : (int32_t)(i - left_count);
+    for (uint32_t i = 0; i < right.count; i++) {
+        right.items[i] = expr_remap_inputs(arena, right.items[i], shift);
+        if (!right.items[i])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    status = rule_push_filters_into(context, node->inputs[0], &left, &join->inputs[0]);
+    if (status == JOINERY_OK)
+        status = rule_push_filters_into(context, node->inputs[1], &right, &join->inputs[1]);
+    if (status != JOINERY_OK)
+        return status;
+    join->join.condition = on.count ? expr_make_and(arena, on.items, on.count) : NULL;
+    *result = rule_filter_above(context, join, &above);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+static uint64_t *join_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
+                                        const uint64_t *used)
+{
+    uint64_t *all = rule_fields_copy(arena, used, node->field_count);
+    if (!all)
+        return NULL;
+    rule_fields_add_expr(all, node->join.condition);
+    uint32_t from = input == 0 ? 0 : node->inputs[0]->field_count;
+    return rule_fields_slice(arena, all, from, node->inputs[input]->field_count);
+}
+
+static int prune_join(PlannerContext *context, PlanNode *node, uint64_t *used, RulePruned *result)
+{
+    Arena *arena = context->arena;
+    uint32_t left_count = node->inputs[0]->field_count;
+    uint32_t right_count = node->inputs[1]->field_count;
+    uint64_t *left_used = join_input_fields_used(arena, node, 0, used);
+    uint64_t *right_used = join_input_fields_used(arena, node, 1, used);
+    if (!left_used || !right_used)
+        return JOINERY_ERROR_NO_MEMORY;
+    RulePruned left, right;
+    int status = rule_prune_fields_of(context, node->inputs[0], left_used, &left);
+    if (status == JOINERY_OK)
+        status = rule_prune_fields_of(context, node->inputs[1], right_used, &right);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t new_left = left.node->field_count;
+    uint32_t new_count = new_left + right.node->field_count;
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    PlanNode *join = plan_node_copy(context->arena, node);
+    if (!mapping || !join)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < left_count; i++)
+        mapping[i] = left.mapping[i];
+    for (uint32_t i = 0; i < right_count; i++)
+        mapping[left_count + i] = right.mapping[i] < 0 ? -1 : (int32_t)new_left + right.mapping[i];
+    join->inputs[0] = left.node;
+    join->inputs[1] = right.node;
+    join->fields = arena_calloc(arena, new_count + 1, sizeof(PlanField));
+    if (!join->fields)
+        return JOINERY_ERROR_NO_MEMORY;
+    rule_compact_fields(node->fields, node->field_count, mapping, join->fields);
+    join->field_count = new_count;
+    if (node->join.condition) {
+        join->join.condition = expr_remap_inputs(arena, node->join.condition, mapping);
+        if (!join->join.condition)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    result->node = join;
+    result->mapping = mapping;
+    return JOINERY_OK;
+}
+
 const PlanKindInfo plan_kind_logical_join = {
     .kind = PLAN_LOGICAL_JOIN,
     .name = "LogicalJoin",
@@ -382,6 +559,9 @@ const PlanKindInfo plan_kind_logical_join = {
     .convert = convert_join,
     .estimate = estimate_join,
     .trace_field = cost_trace_to_inputs,
+    .push_filters = push_join,
+    .prune_fields = prune_join,
+    .input_fields_used = join_input_fields_used,
 };
 
 const PlanKindInfo plan_kind_join = {

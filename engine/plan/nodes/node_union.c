@@ -40,12 +40,36 @@ static int convert_union(PlannerContext *context, PlanNode *node, PlanNode **res
     return physical_convert_twin(context, node, PLAN_UNION, result);
 }
 
+/* Deterministic conjuncts go into every input. */
+static int push_union(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                      PlanNode **result)
+{
+    Arena *arena = context->arena;
+    PlanNode *copy = plan_node_copy(context->arena, node);
+    if (!copy)
+        return JOINERY_ERROR_NO_MEMORY;
+    RuleConjuncts below = {0}, above = {0};
+    for (uint32_t i = 0; i < conjuncts->count; i++)
+        if (rule_conjuncts_add(arena, expr_is_deterministic(conjuncts->items[i]) ? &below : &above,
+                               conjuncts->items[i]) != JOINERY_OK)
+            return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        RuleConjuncts copy_list = below;
+        int status = rule_push_filters_into(context, node->inputs[i], &copy_list, &copy->inputs[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    *result = rule_filter_above(context, copy, &above);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
 const PlanKindInfo plan_kind_logical_union = {
     .kind = PLAN_LOGICAL_UNION,
     .name = "LogicalUnion",
     .explain = explain_union,
     .convert = convert_union,
     .estimate = estimate_union,
+    .push_filters = push_union,
 };
 
 const PlanKindInfo plan_kind_union = {

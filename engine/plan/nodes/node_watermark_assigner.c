@@ -23,12 +23,72 @@ static bool watermark_calls_current_watermark(const PlanNode *node)
     return expr_calls(node->watermark.watermark, FUNCTION_CURRENT_WATERMARK);
 }
 
+/* Filters stay above the watermark assigner: watermarks see every row. */
+static int push_watermark(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                          PlanNode **result)
+{
+    PlanNode *copy = plan_node_copy(context->arena, node);
+    if (!copy)
+        return JOINERY_ERROR_NO_MEMORY;
+    RuleConjuncts none = {0};
+    int status = rule_push_filters_into(context, node->inputs[0], &none, &copy->inputs[0]);
+    if (status != JOINERY_OK)
+        return status;
+    *result = rule_filter_above(context, copy, conjuncts);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+/* The assigner reads its rowtime and watermark fields. */
+static uint64_t *watermark_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
+                                             const uint64_t *used)
+{
+    uint64_t *fields = rule_fields_copy(arena, used, node->inputs[input]->field_count);
+    if (fields) {
+        rule_fields_add(fields, node->watermark.rowtime_field);
+        rule_fields_add_expr(fields, node->watermark.watermark);
+    }
+    return fields;
+}
+
+static int prune_watermark(PlannerContext *context, PlanNode *node, uint64_t *used,
+                           RulePruned *result)
+{
+    Arena *arena = context->arena;
+    /* the assigner needs its rowtime and watermark fields; what only it needs is
+       projected away right above it (rule_project_used) */
+    uint64_t *needed = watermark_input_fields_used(arena, node, 0, used);
+    if (!needed)
+        return JOINERY_ERROR_NO_MEMORY;
+    RulePruned input;
+    int status = rule_prune_fields_of(context, node->inputs[0], needed, &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *assigner = plan_node_copy(context->arena, node);
+    if (!assigner)
+        return JOINERY_ERROR_NO_MEMORY;
+    assigner->inputs[0] = input.node;
+    assigner->field_count = input.node->field_count;
+    assigner->fields = arena_calloc(arena, assigner->field_count + 1, sizeof(PlanField));
+    if (!assigner->fields)
+        return JOINERY_ERROR_NO_MEMORY;
+    rule_compact_fields(node->fields, node->field_count, input.mapping, assigner->fields);
+    assigner->watermark.rowtime_field = (uint32_t)input.mapping[node->watermark.rowtime_field];
+    assigner->watermark.watermark =
+        expr_remap_inputs(arena, node->watermark.watermark, input.mapping);
+    if (!assigner->watermark.watermark)
+        return JOINERY_ERROR_NO_MEMORY;
+    return rule_project_used(context, assigner, node->field_count, used, input.mapping, result);
+}
+
 const PlanKindInfo plan_kind_logical_watermark_assigner = {
     .kind = PLAN_LOGICAL_WATERMARK_ASSIGNER,
     .name = "LogicalWatermarkAssigner",
     .explain = explain_watermark,
     .convert = convert_watermark,
     .trace_field = cost_trace_to_input,
+    .push_filters = push_watermark,
+    .prune_fields = prune_watermark,
+    .input_fields_used = watermark_input_fields_used,
 };
 
 const PlanKindInfo plan_kind_watermark_assigner = {

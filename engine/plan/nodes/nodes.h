@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "engine/plan/planner.h"
+#include "engine/plan/rules/rules.h"
 
 struct PlanAdvice;
 
@@ -71,6 +72,21 @@ typedef struct PlanKindInfo {
      * knows its input's watermark). NULL: the kind evaluates none.
      */
     bool (*calls_current_watermark)(const PlanNode *node);
+
+    /* Logical kinds, the rules' part (rules.h); without a hook a rule leaves the node as
+       it is, which is always correct. */
+    /* rules/push_filters.c: the node with `conjuncts` (over its fields) pushed into it and
+       below, what cannot move in a LogicalFilter above (rule_filter_above). */
+    int (*push_filters)(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                        PlanNode **result);
+    /* rules/prune_fields.c: the node keeping the `used` fields (and those it cannot
+       drop), its inputs pruned to what it reads (rule_prune_fields_of). */
+    int (*prune_fields)(PlannerContext *context, PlanNode *node, uint64_t *used,
+                        RulePruned *result);
+    /* The fields of input `input` the node reads when the `used` of its own are read
+       above (NULL: all of them); NULL on no memory. Without the hook: all of them. */
+    uint64_t *(*input_fields_used)(Arena *arena, const PlanNode *node, uint32_t input,
+                                   const uint64_t *used);
 } PlanKindInfo;
 
 /* The descriptor of a kind. */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "engine/plan/cost.h"
-#include "engine/plan/rules/rules.h"
+#include "engine/plan/nodes/nodes.h"
 
 enum { REORDER_EXHAUSTIVE_LEAVES = 7, REORDER_MAX_LEAVES = 64 };
 
@@ -58,40 +58,6 @@ static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used
 static bool is_inner_join(const PlanNode *node)
 {
     return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == JOIN_TYPE_INNER;
-}
-
-static bool bit_has(const uint64_t *words, uint32_t i)
-{
-    return (words[i / 64] >> (i % 64)) & 1;
-}
-
-static uint64_t *bits_new(Arena *arena, uint32_t count)
-{
-    return arena_calloc(arena, count / 64 + 1, sizeof(uint64_t));
-}
-
-/* Used-field set of `count` fields: a copy of `used`, or all when NULL. */
-static uint64_t *bits_copy_or_all(Arena *arena, const uint64_t *used, uint32_t count)
-{
-    uint64_t *bits = bits_new(arena, count);
-    if (!bits)
-        return NULL;
-    for (uint32_t i = 0; i < count; i++)
-        if (!used || bit_has(used, i))
-            bits[i / 64] |= (uint64_t)1 << (i % 64);
-    return bits;
-}
-
-/* Bits [from, from + count) of `bits` as a set of their own. */
-static uint64_t *bits_slice(Arena *arena, const uint64_t *bits, uint32_t from, uint32_t count)
-{
-    uint64_t *slice = bits_new(arena, count);
-    if (!slice)
-        return NULL;
-    for (uint32_t i = 0; i < count; i++)
-        if (bit_has(bits, from + i))
-            slice[i / 64] |= (uint64_t)1 << (i % 64);
-    return slice;
 }
 
 /* ---------------------------------------------------------------- flattening */
@@ -150,11 +116,12 @@ static int tree_flatten(Arena *arena, Tree *tree, PlanNode *join)
     }
     if (join->ttl_from_hint && join->join.state_ttl_hint)
         tree->hint_text = join->join.state_ttl_hint;
-    Expr **items = NULL;
-    uint32_t count = 0, capacity = 0;
-    int status = rule_split_conjuncts(arena, join->join.condition, &items, &count, &capacity);
+    RuleConjuncts split = {0};
+    int status = rule_split_conjuncts(arena, join->join.condition, &split);
     if (status != JOINERY_OK)
         return status;
+    Expr **items = split.items;
+    uint32_t count = split.count;
     int32_t *shift = arena_calloc(arena, join->field_count + 1, sizeof(int32_t));
     if (!shift)
         return JOINERY_ERROR_NO_MEMORY;
@@ -301,7 +268,7 @@ static int graph_build(PlannerContext *context, const Tree *tree, const uint64_t
         CostLeaf *cost_leaf = &graph->leaves[l];
         uint32_t used = 0;
         for (uint32_t f = 0; f < leaf->field_count; f++)
-            if (bit_has(leaf_used_bits, tree->offsets[l] + f))
+            if (rule_fields_has(leaf_used_bits, tree->offsets[l] + f))
                 used_fields[used++] = leaf->fields[f];
         rows[l] = cost_node_rows(leaf);
         cost_leaf->rows = rows[l];
@@ -311,7 +278,7 @@ static int graph_build(PlannerContext *context, const Tree *tree, const uint64_t
         cost_leaf->field_offset = tree->offsets[l];
         cost_leaf->field_count = leaf->field_count;
     }
-    uint64_t *reads = bits_new(arena, tree->field_count);
+    uint64_t *reads = rule_fields_new(arena, tree->field_count);
     if (!reads)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t c = 0; c < tree->conjunct_count; c++) {
@@ -321,7 +288,7 @@ static int graph_build(PlannerContext *context, const Tree *tree, const uint64_t
         expr_collect_inputs(conjunct, reads);
         for (uint32_t l = 0; l < tree->leaf_count; l++)
             for (uint32_t f = 0; f < tree->leaves[l]->field_count; f++)
-                if (bit_has(reads, tree->offsets[l] + f))
+                if (rule_fields_has(reads, tree->offsets[l] + f))
                     cost_conjunct->leaves |= (uint64_t)1 << l;
         cost_conjunct->selectivity =
             cost_join_selectivity(conjunct, tree->leaves, tree->leaf_count, rows);
@@ -435,7 +402,7 @@ static int reorder_tree(PlannerContext *context, PlanNode *node, const uint64_t 
     if (status != JOINERY_OK)
         return status;
     /* fields the leaves must produce: what is read above, and every condition */
-    uint64_t *needed = bits_copy_or_all(arena, used, tree.field_count);
+    uint64_t *needed = rule_fields_copy(arena, used, tree.field_count);
     if (!needed)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t c = 0; c < tree.conjunct_count; c++)
@@ -445,7 +412,7 @@ static int reorder_tree(PlannerContext *context, PlanNode *node, const uint64_t 
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t l = 0; l < tree.leaf_count; l++) {
         uint64_t *leaf_used =
-            bits_slice(arena, needed, tree.offsets[l], tree.leaves[l]->field_count);
+            rule_fields_slice(arena, needed, tree.offsets[l], tree.leaves[l]->field_count);
         if (!leaf_used)
             return JOINERY_ERROR_NO_MEMORY;
         status = reorder(context, tree.leaves[l], leaf_used, &leaves[l]);
@@ -498,50 +465,10 @@ static int reorder_tree(PlannerContext *context, PlanNode *node, const uint64_t 
 static uint64_t *input_used(Arena *arena, const PlanNode *node, uint32_t index,
                             const uint64_t *used)
 {
-    const PlanNode *input = node->inputs[index];
-    uint64_t *bits = NULL;
-    switch (node->kind) {
-    case PLAN_LOGICAL_PROJECT:
-        bits = bits_new(arena, input->field_count);
-        for (uint32_t p = 0; bits && p < node->calc.project_count; p++)
-            if (!used || bit_has(used, p))
-                expr_collect_inputs(node->calc.projects[p], bits);
-        return bits;
-    case PLAN_LOGICAL_FILTER:
-        bits = bits_copy_or_all(arena, used, input->field_count);
-        if (bits)
-            expr_collect_inputs(node->filter.condition, bits);
-        return bits;
-    case PLAN_LOGICAL_WATERMARK_ASSIGNER:
-        bits = bits_copy_or_all(arena, used, input->field_count);
-        if (bits) {
-            bits[node->watermark.rowtime_field / 64] |= (uint64_t)1
-                                                        << (node->watermark.rowtime_field % 64);
-            expr_collect_inputs(node->watermark.watermark, bits);
-        }
-        return bits;
-    case PLAN_LOGICAL_JOIN: {
-        uint64_t *all = bits_copy_or_all(arena, used, node->field_count);
-        if (!all)
-            return NULL;
-        if (node->join.condition)
-            expr_collect_inputs(node->join.condition, all);
-        uint32_t from = index == 0 ? 0 : node->inputs[0]->field_count;
-        return bits_slice(arena, all, from, input->field_count);
-    }
-    case PLAN_LOGICAL_AGGREGATE:
-        bits = bits_new(arena, input->field_count);
-        for (uint32_t k = 0; bits && k < node->aggregate.group_key_count; k++)
-            bits[node->aggregate.group_keys[k] / 64] |= (uint64_t)1
-                                                        << (node->aggregate.group_keys[k] % 64);
-        for (uint32_t c = 0; bits && c < node->aggregate.call_count; c++)
-            if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
-                bits[node->aggregate.calls[c].argument / 64] |=
-                    (uint64_t)1 << (node->aggregate.calls[c].argument % 64);
-        return bits;
-    default:
-        return bits_copy_or_all(arena, NULL, input->field_count);
-    }
+    const PlanKindInfo *info = plan_kind_info(node->kind);
+    if (info->input_fields_used)
+        return info->input_fields_used(arena, node, index, used);
+    return rule_fields_copy(arena, NULL, node->inputs[index]->field_count);
 }
 
 static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used, PlanNode **result)

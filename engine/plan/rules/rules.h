@@ -30,8 +30,66 @@ int rule_push_watermark(PlannerContext *context, PlanNode *node, PlanNode **resu
 /* 5. (when enabled) fuses chains of joins that share a key into LogicalMultiJoin nodes. */
 int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 
-/* Splits an AND tree into conjuncts (appends to *items, grows *capacity). */
-int rule_split_conjuncts(Arena *arena, Expr *condition, Expr ***items, uint32_t *count,
-                         uint32_t *capacity);
+/*
+ * What a rule does at a node of each kind is that kind's hook in its
+ * descriptor (nodes/nodes.h: push_filters, prune_fields,
+ * input_fields_used); a kind without the hook is left as it is, which is
+ * always correct. The passes and what the hooks share with them:
+ */
+
+/* ---------------------------------------------------------------- conjuncts (push_filters.c) */
+
+typedef struct RuleConjuncts {
+    Expr **items;
+    uint32_t count;
+    uint32_t capacity;
+} RuleConjuncts;
+
+/* Appends a conjunct; JOINERY_OK or JOINERY_ERROR_NO_MEMORY. */
+int rule_conjuncts_add(Arena *arena, RuleConjuncts *list, Expr *expr);
+/* Appends the conjuncts of an AND tree (a TRUE literal adds none, NULL none). */
+int rule_split_conjuncts(Arena *arena, Expr *condition, RuleConjuncts *list);
+/* A tree equal to Filter(AND(conjuncts), node), each conjunct as deep as it can go. */
+int rule_push_filters_into(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
+                           PlanNode **result);
+/* A LogicalFilter of the conjuncts over node, node itself without any; NULL on no memory. */
+PlanNode *rule_filter_above(PlannerContext *context, PlanNode *node,
+                            const RuleConjuncts *conjuncts);
+
+/* ---------------------------------------------------------------- field sets (fields.c) */
+
+/* Sets of field indexes: bit i of words[i / 64], the layout expr_collect_inputs fills.
+   All return NULL on no memory. */
+uint64_t *rule_fields_new(Arena *arena, uint32_t count);
+/* The first `count` fields of `fields`, all of them when `fields` is NULL. */
+uint64_t *rule_fields_copy(Arena *arena, const uint64_t *fields, uint32_t count);
+/* Fields [from, from + count) of `fields`, renumbered from 0. */
+uint64_t *rule_fields_slice(Arena *arena, const uint64_t *fields, uint32_t from, uint32_t count);
+bool rule_fields_has(const uint64_t *fields, uint32_t i);
+void rule_fields_add(uint64_t *fields, uint32_t i);
+/* Adds the fields `expr` reads (nothing for NULL). */
+void rule_fields_add_expr(uint64_t *fields, const Expr *expr);
+
+/* ---------------------------------------------------------------- pruning (prune_fields.c) */
+
+typedef struct RulePruned {
+    PlanNode *node;
+    int32_t *mapping; /* old field -> new field, or -1 */
+} RulePruned;
+
+/* `node` keeping the `used` fields (and those it cannot drop), in their order. */
+int rule_prune_fields_of(PlannerContext *context, PlanNode *node, uint64_t *used,
+                         RulePruned *result);
+/*
+ * Puts a LogicalProject above `node` keeping only the original fields in
+ * `used` (mapping: original field -> field of `node`). For nodes that need
+ * more fields than their parent reads (a filter's or a watermark's own).
+ */
+int rule_project_used(PlannerContext *context, PlanNode *node, uint32_t original_count,
+                      const uint64_t *used, const int32_t *mapping, RulePruned *result);
+int32_t *rule_identity_mapping(Arena *arena, uint32_t count);
+/* Copies from[i] to to[mapping[i]] for every i with mapping[i] >= 0. */
+void rule_compact_fields(const PlanField *from, uint32_t count, const int32_t *mapping,
+                         PlanField *to);
 
 #endif
