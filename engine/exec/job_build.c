@@ -2,9 +2,13 @@
  * job_build.c - builds the operators and tasks of a job from a physical plan
  * (job_create) and frees them (job_destroy).
  *
- * Build: every plan node becomes one operator per subtask. Keyed nodes
- * (under a hash Exchange) and scans get `parallelism` subtasks; Values,
- * sinks and nodes under a single Exchange get one. An Exchange node becomes
+ * Build: every plan node becomes one operator per subtask, as its kind's
+ * row in job_kinds[] says: scans, values, exchanges and sinks have builders
+ * here that link the graph; every other kind's operator comes from its
+ * builder in build/ (one call per subtask) and job_build does the rest.
+ * Keyed nodes (stateful, under a hash Exchange) and scans get
+ * `parallelism` subtasks; Values, sinks and nodes under a single Exchange
+ * get one. An Exchange node becomes
  * one exchange operator per upstream subtask, each routing to every
  * downstream subtask. Other nodes forward subtask i to subtask i (or merge
  * into a single downstream subtask).
@@ -30,16 +34,9 @@
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
 #include "engine/exec/job_internal.h"
-#include "engine/exec/ops/op_calc.h"
-#include "engine/exec/ops/op_changelog_normalize.h"
 #include "engine/exec/ops/op_exchange.h"
-#include "engine/exec/ops/op_group_aggregate.h"
-#include "engine/exec/ops/op_join.h"
-#include "engine/exec/ops/op_multi_join.h"
 #include "engine/exec/ops/op_sink.h"
 #include "engine/exec/ops/op_source.h"
-#include "engine/exec/ops/op_union.h"
-#include "engine/exec/ops/op_watermark_assigner.h"
 
 enum {
     JOB_MAILBOX_CAPACITY = 64,
@@ -77,14 +74,6 @@ static int job_add(Job *job, Operator *op, const PlanNode *node)
     job->operators[job->operator_count].node = node;
     job->operator_count++;
     return JOINERY_OK;
-}
-
-static DataType *job_field_types(Job *job, const PlanNode *node)
-{
-    DataType *types = arena_calloc(&job->arena, node->field_count + 1, sizeof(DataType));
-    for (uint32_t i = 0; types && i < node->field_count; i++)
-        types[i] = node->fields[i].type;
-    return types;
 }
 
 /* A new task (thread) in a threaded job; task 0 for every operator otherwise. */
@@ -306,8 +295,9 @@ static int job_build_values(Job *job, const PlanNode *node, Ports *result)
     *result = job_ports(job, 1);
     if (!result->ops)
         return job_no_memory(job);
-    Operator *op = values_operator_create(node->values.rows, node->values.row_count,
-                                          job_field_types(job, node), node->field_count, job->diag);
+    Operator *op =
+        values_operator_create(node->values.rows, node->values.row_count,
+                               build_field_types(&job->arena, node), node->field_count, job->diag);
     int status = job_add(job, op, node);
     if (status == JOINERY_OK)
         status = job_new_task(job, &op->task);
@@ -333,7 +323,7 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
         return job_no_memory(job);
     spec->keys = node->exchange.keys;
     spec->key_count = node->exchange.key_count;
-    spec->types = job_field_types(job, node);
+    spec->types = build_field_types(&job->arena, node);
     /* one exchange per upstream subtask (or one merging everything) */
     uint32_t count = input.exchange ? 1 : input.count;
     *result = job_ports(job, count);
@@ -353,11 +343,11 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
     return job_finish_consumers(job, node, &input, result);
 }
 
-/* How many subtasks a node downstream of these input ports runs with. */
+/* How many subtasks a node downstream of these input ports runs with: a keyed (stateful)
+   node as many as its exchange routes to. */
 static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs)
 {
-    if (node->kind == PLAN_JOIN || node->kind == PLAN_GROUP_AGGREGATE ||
-        node->kind == PLAN_MULTI_JOIN || node->kind == PLAN_CHANGELOG_NORMALIZE) {
+    if (plan_node_is_stateful(node)) {
         const PlanNode *exchange = node->inputs[0];
         if (exchange->kind == PLAN_EXCHANGE &&
             exchange->exchange.distribution == PLAN_DISTRIBUTION_SINGLE)
@@ -369,176 +359,6 @@ static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs
         if (!inputs[i].exchange && inputs[i].count > count)
             count = inputs[i].count;
     return count;
-}
-
-static AggregateKind job_aggregate_kind(PlanAggregateKind kind)
-{
-    switch (kind) {
-    case PLAN_AGGREGATE_COUNT_STAR:
-        return AGGREGATE_COUNT_STAR;
-    case PLAN_AGGREGATE_COUNT:
-        return AGGREGATE_COUNT;
-    case PLAN_AGGREGATE_SUM:
-        return AGGREGATE_SUM;
-    case PLAN_AGGREGATE_MIN:
-        return AGGREGATE_MIN;
-    case PLAN_AGGREGATE_MAX:
-        return AGGREGATE_MAX;
-    default:
-        return AGGREGATE_AVG;
-    }
-}
-
-/*
- * A MultiJoin of two inputs keeps the same state as a binary join (both
- * inputs, nothing in between), and the binary join operator runs it faster
- * (batched lookups with prefetching): the plan keeps Flink's MultiJoin node,
- * the job runs a Join. Its key is the common key; its residual is the whole
- * condition, so a key equality written with IS NOT DISTINCT FROM makes the
- * keys null-safe and a plain one is still checked (NULL keys never match).
- */
-static Operator *job_two_input_multi_join(Job *job, const PlanNode *node)
-{
-    Arena *arena = &job->arena;
-    JoinOperatorSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-    uint32_t key_count = node->multi_join.common_key_count;
-    bool *null_safe = arena_calloc(arena, key_count + 1, sizeof(bool));
-    if (!spec || !null_safe)
-        return NULL;
-    const Expr *condition = node->multi_join.conditions[1];
-    bool any_null_safe = expr_calls(condition, FUNCTION_IS_NOT_DISTINCT_FROM);
-    for (uint32_t k = 0; k < key_count; k++)
-        null_safe[k] = any_null_safe;
-    spec->join_type = node->multi_join.join_types[1];
-    spec->left_field_count = node->inputs[0]->field_count;
-    spec->right_field_count = node->inputs[1]->field_count;
-    spec->left_types = job_field_types(job, node->inputs[0]);
-    spec->right_types = job_field_types(job, node->inputs[1]);
-    spec->left_keys = node->multi_join.key_fields[0];
-    spec->right_keys = node->multi_join.key_fields[1];
-    spec->key_count = key_count;
-    spec->null_safe_keys = null_safe;
-    spec->residual = condition;
-    spec->left_input_spec =
-        node->inputs[0]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
-    spec->right_input_spec =
-        node->inputs[1]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
-    spec->left_ttl_millis = node->multi_join.ttl_millis[0];
-    spec->right_ttl_millis = node->multi_join.ttl_millis[1];
-    return join_operator_create(spec, job->diag);
-}
-
-static Operator *job_create_operator(Job *job, const PlanNode *node)
-{
-    Arena *arena = &job->arena;
-    switch (node->kind) {
-    case PLAN_CALC: {
-        CalcSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-        if (!spec)
-            return NULL;
-        spec->input_field_count = node->inputs[0]->field_count;
-        spec->projects = node->calc.projects;
-        spec->project_count = node->calc.project_count;
-        spec->output_types = job_field_types(job, node);
-        spec->condition = node->calc.condition;
-        return calc_operator_create(spec, job->diag);
-    }
-    case PLAN_WATERMARK_ASSIGNER:
-        return watermark_assigner_operator_create(node->watermark.watermark, node->field_count,
-                                                  job->idle_timeout_millis, job->diag);
-    case PLAN_UNION:
-        return union_operator_create(node->input_count, job->diag);
-    case PLAN_JOIN: {
-        JoinOperatorSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-        if (!spec)
-            return NULL;
-        spec->join_type = node->join.join_type;
-        spec->left_field_count = node->inputs[0]->field_count;
-        spec->right_field_count = node->inputs[1]->field_count;
-        spec->left_types = job_field_types(job, node->inputs[0]);
-        spec->right_types = job_field_types(job, node->inputs[1]);
-        spec->left_keys = node->join.left_keys;
-        spec->right_keys = node->join.right_keys;
-        spec->key_count = node->join.key_count;
-        spec->null_safe_keys = node->join.null_safe;
-        spec->residual = node->join.residual;
-        spec->left_input_spec = node->join.left_spec;
-        spec->right_input_spec = node->join.right_spec;
-        spec->left_ttl_millis = node->state_ttl_millis;
-        spec->right_ttl_millis = node->state_ttl_right_millis;
-        return join_operator_create(spec, job->diag);
-    }
-    case PLAN_CHANGELOG_NORMALIZE: {
-        ChangelogNormalizeSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-        if (!spec)
-            return NULL;
-        spec->field_count = node->field_count;
-        spec->types = job_field_types(job, node);
-        spec->key_fields = node->exchange.keys;
-        spec->key_count = node->exchange.key_count;
-        spec->ttl_millis = node->state_ttl_millis;
-        return changelog_normalize_operator_create(spec, job->diag);
-    }
-    case PLAN_MULTI_JOIN: {
-        uint32_t count = node->input_count;
-        if (count == 2)
-            return job_two_input_multi_join(job, node);
-        MultiJoinSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-        MultiJoinInputSpec *inputs = arena_calloc(arena, count, sizeof *inputs);
-        if (!spec || !inputs)
-            return NULL;
-        for (uint32_t i = 0; i < count; i++) {
-            const PlanNode *input = node->inputs[i];
-            inputs[i].field_count = input->field_count;
-            inputs[i].types = job_field_types(job, input);
-            inputs[i].common_key_fields = node->multi_join.key_fields[i];
-            inputs[i].ttl_millis = node->multi_join.ttl_millis[i];
-            if (input->unique_key_count) {
-                inputs[i].has_unique_key = true;
-                inputs[i].unique_key_fields = input->unique_keys[0].fields;
-                inputs[i].unique_key_count = input->unique_keys[0].count;
-            }
-        }
-        spec->input_count = count;
-        spec->inputs = inputs;
-        spec->common_key_count = node->multi_join.common_key_count;
-        spec->join_types = node->multi_join.join_types;
-        spec->conditions = (const Expr *const *)node->multi_join.conditions;
-        spec->empty_result_pruning = job->multi_join_pruning;
-        return multi_join_operator_create(spec, job->diag);
-    }
-    case PLAN_GROUP_AGGREGATE: {
-        GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
-        AggregateCall *calls =
-            arena_calloc(arena, node->aggregate.call_count + 1, sizeof(AggregateCall));
-        if (!spec || !calls)
-            return NULL;
-        const PlanNode *input = node->inputs[0];
-        for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
-            const PlanAggregateCall *call = &node->aggregate.calls[i];
-            calls[i].kind = job_aggregate_kind(call->kind);
-            calls[i].argument = call->argument;
-            calls[i].distinct = call->distinct;
-            calls[i].argument_type = call->kind == PLAN_AGGREGATE_COUNT_STAR
-                                         ? type_make(TYPE_BIGINT, false)
-                                         : input->fields[call->argument].type;
-            calls[i].result_type = call->result_type;
-        }
-        spec->input_field_count = input->field_count;
-        spec->input_types = job_field_types(job, input);
-        spec->group_keys = node->aggregate.group_keys;
-        spec->group_key_count = node->aggregate.group_key_count;
-        spec->calls = calls;
-        spec->call_count = node->aggregate.call_count;
-        spec->input_is_update = input->changelog_mode != CHANGELOG_INSERT;
-        spec->ttl_millis = node->state_ttl_millis;
-        return group_aggregate_operator_create(spec, job->diag);
-    }
-    default:
-        diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "%s cannot run yet",
-                   plan_kind_name(node->kind));
-        return NULL;
-    }
 }
 
 static int job_line_to_output(void *context, const char *line)
@@ -569,7 +389,7 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
         names[i] = node->fields[i].name;
     spec->table = table;
     spec->field_count = node->field_count;
-    spec->types = job_field_types(job, node);
+    spec->types = build_field_types(&job->arena, node);
     spec->names = names;
     spec->write_line = job_line_to_output;
     spec->line_context = job;
@@ -595,20 +415,43 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     return job_finish_consumers(job, node, &input, result);
 }
 
+/* SHOW JOB METRICS: the bad records a scan's subtasks skipped. */
+static void job_scan_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                             StrBuf *out)
+{
+    uint64_t skipped = 0;
+    for (uint32_t i = 0; i < count; i++)
+        skipped += source_operator_skipped_rows(subtasks[i]);
+    if (skipped)
+        strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
+                      (unsigned long long)skipped, node->scan.table->name);
+}
+
+/* The physical kinds (the logical ones cannot run); check_plan_kinds checks for holes. */
+const JobKind job_kinds[] = {
+    [PLAN_TABLE_SOURCE_SCAN] = {.build = job_build_scan, .format_metrics = job_scan_metrics},
+    [PLAN_WATERMARK_ASSIGNER] = {.create = build_watermark_assigner},
+    [PLAN_CALC] = {.create = build_calc},
+    [PLAN_EXCHANGE] = {.build = job_build_exchange},
+    [PLAN_JOIN] = {.create = build_join},
+    [PLAN_GROUP_AGGREGATE] = {.create = build_group_aggregate},
+    [PLAN_UNION] = {.create = build_union},
+    [PLAN_VALUES] = {.build = job_build_values},
+    [PLAN_SINK] = {.build = job_build_sink},
+    [PLAN_MULTI_JOIN] = {.create = build_multi_join, .format_metrics = build_multi_join_metrics},
+    [PLAN_CHANGELOG_NORMALIZE] = {.create = build_changelog_normalize},
+};
+_Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
+               "job_kinds[] has a row for the last PlanKind");
+
 static int job_build(Job *job, const PlanNode *node, Ports *result)
 {
-    switch (node->kind) {
-    case PLAN_TABLE_SOURCE_SCAN:
-        return job_build_scan(job, node, result);
-    case PLAN_VALUES:
-        return job_build_values(job, node, result);
-    case PLAN_EXCHANGE:
-        return job_build_exchange(job, node, result);
-    case PLAN_SINK:
-        return job_build_sink(job, node, result);
-    default:
-        break;
-    }
+    const JobKind *kind = &job_kinds[node->kind];
+    if (kind->build)
+        return kind->build(job, node, result);
+    if (!kind->create)
+        return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "%s cannot run yet",
+                          plan_kind_name(node->kind));
     Ports inputs[OPERATOR_MAX_INPUTS];
     if (node->input_count > OPERATOR_MAX_INPUTS)
         return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "too many inputs");
@@ -619,8 +462,10 @@ static int job_build(Job *job, const PlanNode *node, Ports *result)
     *result = job_ports(job, count);
     if (!result->ops)
         return job_no_memory(job);
+    BuildContext build = {&job->arena, job->diag, job->idle_timeout_millis,
+                          job->multi_join_pruning};
     for (uint32_t i = 0; i < count; i++) {
-        Operator *op = job_create_operator(job, node);
+        Operator *op = kind->create(&build, node);
         status = job_add(job, op, node);
         if (status == JOINERY_OK)
             status = job_place(job, op, i, inputs, node->input_count, count);
@@ -665,7 +510,7 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     *result = job;
     Ports ports;
     int status = job_build(job, physical, &ports);
-    if (status == JOINERY_OK && physical->kind != PLAN_SINK) {
+    if (status == JOINERY_OK && !job->sink) {
         Operator *collector = sink_operator_create_collector(job_collect, job, diag);
         status = job_add(job, collector, NULL);
         if (status == JOINERY_OK)

@@ -18,6 +18,7 @@
 
 #include "engine/base/arena.h"
 #include "engine/base/diag.h"
+#include "engine/exec/build/build.h"
 #include "engine/exec/job.h"
 #include "engine/exec/operator.h"
 #include "engine/exec/ops/op_channel.h"
@@ -106,5 +107,26 @@ void job_state_close(Job *job);
 void job_task_publish(JobTask *task);
 /* Offers the progress line to JobOutput.status; called on the sink's task (job_metrics.c). */
 void job_status_line(Job *job);
+
+struct Ports;
+
+/*
+ * What a job does with the nodes of one plan kind: job_kinds[kind]
+ * (job_build.c), a row for every physical kind, none for the logical ones.
+ */
+typedef struct JobKind {
+    /* builds the node's operators with its inputs' and links them (scans, values,
+       exchanges, sinks) */
+    int (*build)(Job *job, const PlanNode *node, struct Ports *result);
+    /* or creates one subtask's operator (build/): job_build builds the inputs, the
+       subtasks (plan_node_is_stateful: as many as the exchange routes to), their tasks
+       and links */
+    Operator *(*create)(BuildContext *context, const PlanNode *node);
+    /* extra SHOW JOB METRICS lines under the node's line; NULL: none */
+    void (*format_metrics)(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                           StrBuf *out);
+} JobKind;
+
+extern const JobKind job_kinds[PLAN_KIND_COUNT];
 
 #endif

@@ -10,11 +10,10 @@
  * (job_task_publish on the task's thread, job_status_line on the sink's).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "engine/base/value.h"
 #include "engine/exec/job_internal.h"
-#include "engine/exec/ops/op_join.h"
-#include "engine/exec/ops/op_multi_join.h"
 #include "engine/exec/ops/op_sink.h"
 #include "engine/exec/ops/op_source.h"
 
@@ -70,41 +69,10 @@ void job_status_line(Job *job)
     job->output.status(job->output.context, line);
 }
 
-/* One line per MultiJoin input: its state, summed over subtasks. */
-static void job_format_multi_join_inputs(Job *job, const PlanNode *node, StrBuf *out)
-{
-    for (uint32_t input = 0; input < node->input_count; input++) {
-        uint64_t bytes = 0, keys = 0, rows = 0;
-        for (uint32_t j = 0; j < job->operator_count; j++) {
-            if (job->operators[j].node != node)
-                continue;
-            uint64_t input_bytes, input_keys, input_rows;
-            multi_join_operator_input_state(job->operators[j].op, input, &input_bytes, &input_keys,
-                                            &input_rows);
-            bytes += input_bytes;
-            keys += input_keys;
-            rows += input_rows;
-            /* a two-input MultiJoin runs as a binary join (job_two_input_multi_join) */
-            join_operator_side_state(job->operators[j].op, input, &input_bytes, &input_keys,
-                                     &input_rows);
-            bytes += input_bytes;
-            keys += input_keys;
-            rows += input_rows;
-        }
-        const char *name = node->multi_join.input_names[input];
-        char label[64];
-        snprintf(label, sizeof label, "  input %u%s%s", input, name ? " " : "", name ? name : "");
-        strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10llu %10llu %12llu %10s\n", "", label, "",
-                      "", "", (unsigned long long)rows, (unsigned long long)keys,
-                      (unsigned long long)bytes, "");
-    }
-}
-
 /* True when watermarks reach the node: it or something below it generates them. */
 static bool job_node_has_watermark(const PlanNode *node)
 {
-    if (node->kind == PLAN_WATERMARK_ASSIGNER ||
-        (node->kind == PLAN_TABLE_SOURCE_SCAN && node->scan.watermark))
+    if (plan_node_generates_watermarks(node))
         return true;
     for (uint32_t i = 0; i < node->input_count; i++)
         if (job_node_has_watermark(node->inputs[i]))
@@ -152,6 +120,7 @@ void job_format_metrics(Job *job, StrBuf *out)
                   "subtasks", "rows in", "rows out", "state rows", "state keys", "state bytes",
                   "busy ms", "backpressure");
     /* one line per plan node, summed over its subtasks, in build order */
+    Operator **subtasks = calloc(job->operator_count + 1, sizeof *subtasks);
     for (uint32_t i = 0; i < job->operator_count; i++) {
         const PlanNode *node = job->operators[i].node;
         bool first = true;
@@ -161,11 +130,14 @@ void job_format_metrics(Job *job, StrBuf *out)
         if (!first)
             continue;
         OperatorMetrics total = {0};
-        uint32_t subtasks = 0;
+        uint32_t count = 0;
         for (uint32_t j = i; j < job->operator_count; j++) {
             if (job->operators[j].node != node || (!node && j != i))
                 continue;
             Operator *op = job->operators[j].op;
+            if (subtasks)
+                subtasks[count] = op;
+            count++;
             if (op->vtable->report_state)
                 op->vtable->report_state(op);
             total.rows_in += op->metrics.rows_in;
@@ -174,7 +146,6 @@ void job_format_metrics(Job *job, StrBuf *out)
             total.state_keys += op->metrics.state_keys;
             total.state_bytes += op->metrics.state_bytes;
             total.busy_nanos += op->metrics.busy_nanos;
-            subtasks++;
         }
         const char *name = node ? plan_kind_name(node->kind) : "Collect";
         /* backpressure: time its subtasks waited for room downstream (threaded jobs) */
@@ -185,22 +156,14 @@ void job_format_metrics(Job *job, StrBuf *out)
         char backpressure[32];
         snprintf(backpressure, sizeof backpressure, "%.1f ms", (double)blocked / 1e6);
         strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f %12s\n",
-                      node ? node->id : 0, name, subtasks, (unsigned long long)total.rows_in,
+                      node ? node->id : 0, name, count, (unsigned long long)total.rows_in,
                       (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
                       (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
                       (double)total.busy_nanos / 1e6, job->threaded ? backpressure : "-");
-        if (node && node->kind == PLAN_MULTI_JOIN)
-            job_format_multi_join_inputs(job, node, out);
-        if (node && node->kind == PLAN_TABLE_SOURCE_SCAN) {
-            uint64_t skipped = 0;
-            for (uint32_t j = i; j < job->operator_count; j++)
-                if (job->operators[j].node == node)
-                    skipped += source_operator_skipped_rows(job->operators[j].op);
-            if (skipped)
-                strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
-                              (unsigned long long)skipped, node->scan.table->name);
-        }
+        if (node && subtasks && job_kinds[node->kind].format_metrics)
+            job_kinds[node->kind].format_metrics(node, subtasks, count, out);
         if (node && job_node_has_watermark(node))
             job_format_watermark(job, node, out);
     }
+    free(subtasks);
 }

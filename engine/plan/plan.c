@@ -115,6 +115,12 @@ bool plan_node_is_stateful(const PlanNode *node)
     return plan_kind_info(node->kind)->stateful;
 }
 
+bool plan_node_generates_watermarks(const PlanNode *node)
+{
+    const PlanKindInfo *info = plan_kind_info(node->kind);
+    return info->generates_watermarks && info->generates_watermarks(node);
+}
+
 bool plan_table_is_upsert_source(const CatalogTable *table)
 {
     const Connector *connector = connector_find(catalog_table_option(table, "connector"));

@@ -217,5 +217,7 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count);
 const char *plan_kind_name(PlanKind kind);
 /* True for physical nodes that keep keyed state. */
 bool plan_node_is_stateful(const PlanNode *node);
+/* True for physical nodes that generate watermarks (an assigner, a scan with one pushed). */
+bool plan_node_generates_watermarks(const PlanNode *node);
 
 #endif

@@ -2,12 +2,14 @@
  * check_plan_kinds.c - Check suite for the node kind tables: every PlanKind
  * has its descriptor in plan_kinds[] (engine/plan/nodes/nodes.c) at its own
  * index, with a name, an EXPLAIN printer and the hooks its side of the plan
- * needs (logical kinds convert, physical kinds derive), and plan_kind_name /
- * plan_node_is_stateful answer from it.
+ * needs (logical kinds convert, physical kinds derive), every physical kind
+ * its builder in job_kinds[] (engine/exec/job_build.c), and plan_kind_name /
+ * plan_node_is_stateful answer from the descriptors.
  */
 #include <check.h>
 #include <string.h>
 
+#include "engine/exec/job_internal.h"
 #include "engine/plan/nodes/nodes.h"
 
 START_TEST(test_every_kind_has_its_descriptor)
@@ -24,6 +26,21 @@ START_TEST(test_every_kind_has_its_descriptor)
         ck_assert_msg(info->physical || info->convert, "logical %s has no conversion", info->name);
         ck_assert_msg(info->physical == (strncmp(info->name, "Logical", 7) != 0),
                       "%s: logical kinds, and only they, are named Logical...", info->name);
+    }
+}
+END_TEST
+
+START_TEST(test_every_physical_kind_can_run)
+{
+    for (int kind = 0; kind < PLAN_KIND_COUNT; kind++) {
+        const PlanKindInfo *info = plan_kind_info((PlanKind)kind);
+        const JobKind *job = &job_kinds[kind];
+        if (info->physical)
+            ck_assert_msg((job->build != NULL) != (job->create != NULL),
+                          "%s needs one builder in job_kinds[]", info->name);
+        else
+            ck_assert_msg(!job->build && !job->create && !job->format_metrics,
+                          "logical %s has a builder", info->name);
     }
 }
 END_TEST
@@ -45,6 +62,7 @@ static Suite *plan_kinds_suite(void)
     Suite *suite = suite_create("plan_kinds");
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, test_every_kind_has_its_descriptor);
+    tcase_add_test(tables, test_every_physical_kind_can_run);
     tcase_add_test(tables, test_names_and_flags_come_from_the_descriptors);
     suite_add_tcase(suite, tables);
     return suite;

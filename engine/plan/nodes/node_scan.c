@@ -262,6 +262,12 @@ static int prune_scan(PlannerContext *context, PlanNode *node, uint64_t *used, R
     return rule_project_used(context, scan.node, node->field_count, used, scan.mapping, result);
 }
 
+/* A kafka scan with the watermark pushed into it generates it per partition. */
+static bool scan_generates_watermarks(const PlanNode *node)
+{
+    return node->scan.watermark != NULL;
+}
+
 const PlanKindInfo plan_kind_logical_table_scan = {
     .kind = PLAN_LOGICAL_TABLE_SCAN,
     .name = "LogicalTableScan",
@@ -282,4 +288,5 @@ const PlanKindInfo plan_kind_table_source_scan = {
     .calls_current_watermark = scan_calls_current_watermark,
     .estimate = estimate_scan,
     .trace_field = trace_scan,
+    .generates_watermarks = scan_generates_watermarks,
 };

@@ -80,6 +80,12 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, uint64_t *us
     return rule_project_used(context, assigner, node->field_count, used, input.mapping, result);
 }
 
+static bool assigner_generates_watermarks(const PlanNode *node)
+{
+    (void)node;
+    return true;
+}
+
 const PlanKindInfo plan_kind_logical_watermark_assigner = {
     .kind = PLAN_LOGICAL_WATERMARK_ASSIGNER,
     .name = "LogicalWatermarkAssigner",
@@ -100,4 +106,5 @@ const PlanKindInfo plan_kind_watermark_assigner = {
     .derive = derive_forward,
     .calls_current_watermark = watermark_calls_current_watermark,
     .trace_field = cost_trace_to_input,
+    .generates_watermarks = assigner_generates_watermarks,
 };

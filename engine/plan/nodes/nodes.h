@@ -72,6 +72,9 @@ typedef struct PlanKindInfo {
      * knows its input's watermark). NULL: the kind evaluates none.
      */
     bool (*calls_current_watermark)(const PlanNode *node);
+    /* Physical kinds: true when the node generates watermarks (plan_node_generates_watermarks:
+       SHOW JOB METRICS prints the watermark of it and the nodes above). NULL: never. */
+    bool (*generates_watermarks)(const PlanNode *node);
 
     /* Logical kinds, the rules' part (rules.h); without a hook a rule leaves the node as
        it is, which is always correct. */
