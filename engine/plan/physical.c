@@ -53,10 +53,12 @@ int physical_convert_twin(PlannerContext *context, PlanNode *node, PlanKind kind
 int physical_convert(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
     const PlanKindInfo *info = plan_kind_info(node->kind);
-    if (!info->convert)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "Plan node %s cannot be converted", info->name);
-    return info->convert(context, node, result);
+    if (info->convert)
+        return info->convert(context, node, result);
+    if (info->twin)
+        return physical_convert_twin(context, node, info->twin->kind, result);
+    return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED, "Plan node %s cannot be converted",
+                      info->name);
 }
 
 /*

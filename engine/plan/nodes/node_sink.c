@@ -55,16 +55,11 @@ static int derive_sink(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
-static int convert_sink(PlannerContext *context, PlanNode *node, PlanNode **result)
-{
-    return physical_convert_twin(context, node, PLAN_SINK, result);
-}
-
 const PlanKindInfo plan_kind_logical_sink = {
     .kind = PLAN_LOGICAL_SINK,
     .name = "LogicalSink",
     .explain = explain_sink,
-    .convert = convert_sink,
+    .twin = &plan_kind_sink,
 };
 
 const PlanKindInfo plan_kind_sink = {

@@ -35,11 +35,6 @@ static int derive_union(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
-static int convert_union(PlannerContext *context, PlanNode *node, PlanNode **result)
-{
-    return physical_convert_twin(context, node, PLAN_UNION, result);
-}
-
 /* Deterministic conjuncts go into every input. */
 static int push_union(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
                       PlanNode **result)
@@ -67,7 +62,7 @@ const PlanKindInfo plan_kind_logical_union = {
     .kind = PLAN_LOGICAL_UNION,
     .name = "LogicalUnion",
     .explain = explain_union,
-    .convert = convert_union,
+    .twin = &plan_kind_union,
     .estimate = estimate_union,
     .push_filters = push_union,
 };

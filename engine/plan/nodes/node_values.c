@@ -39,16 +39,11 @@ static int derive_values(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
-static int convert_values(PlannerContext *context, PlanNode *node, PlanNode **result)
-{
-    return physical_convert_twin(context, node, PLAN_VALUES, result);
-}
-
 const PlanKindInfo plan_kind_logical_values = {
     .kind = PLAN_LOGICAL_VALUES,
     .name = "LogicalValues",
     .explain = explain_values,
-    .convert = convert_values,
+    .twin = &plan_kind_values,
     .estimate = estimate_values,
 };
 

@@ -13,11 +13,6 @@ static void explain_watermark(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(context->out, "]");
 }
 
-static int convert_watermark(PlannerContext *context, PlanNode *node, PlanNode **result)
-{
-    return physical_convert_twin(context, node, PLAN_WATERMARK_ASSIGNER, result);
-}
-
 static bool watermark_calls_current_watermark(const PlanNode *node)
 {
     return expr_calls(node->watermark.watermark, FUNCTION_CURRENT_WATERMARK);
@@ -90,7 +85,7 @@ const PlanKindInfo plan_kind_logical_watermark_assigner = {
     .kind = PLAN_LOGICAL_WATERMARK_ASSIGNER,
     .name = "LogicalWatermarkAssigner",
     .explain = explain_watermark,
-    .convert = convert_watermark,
+    .twin = &plan_kind_watermark_assigner,
     .trace_field = cost_trace_to_input,
     .push_filters = push_watermark,
     .prune_fields = prune_watermark,

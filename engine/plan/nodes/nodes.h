@@ -50,6 +50,9 @@ typedef struct PlanKindInfo {
     void (*explain)(ExplainContext *context, const PlanNode *node);
     /* Logical kinds: the node's physical plan, its inputs converted with physical_convert. */
     int (*convert)(PlannerContext *context, PlanNode *node, PlanNode **result);
+    /* Logical kinds without convert: the physical kind the node becomes by a copy, its
+       inputs converted (physical_convert_twin). */
+    const struct PlanKindInfo *twin;
     /*
      * Physical kinds: the node's derived properties (changelog mode, unique keys,
      * row_count, TTL, the kind's own); its inputs are derived, node->bounded is the AND
