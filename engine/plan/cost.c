@@ -263,6 +263,10 @@ double cost_join_rows(JoinType type, double left, double right, double selectivi
         return inner > right ? inner : right;
     case JOIN_TYPE_FULL:
         return inner > left + right ? inner : left + right;
+    case JOIN_TYPE_SEMI: /* the left rows with a match */
+        return inner < left ? inner : left;
+    case JOIN_TYPE_ANTI: /* the others */
+        return inner < left ? left - inner : 0;
     }
     return inner;
 }

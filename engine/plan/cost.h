@@ -73,7 +73,8 @@ double cost_field_null_fraction(const PlanNode *node, uint32_t field);
 double cost_join_selectivity(const Expr *condition, PlanNode *const *inputs, uint32_t input_count,
                              const double *input_rows);
 
-/* Rows of a join of `left` and `right` rows with the given selectivity. */
+/* Rows of a join of `left` and `right` rows with the given selectivity (semi and anti joins:
+   at most the left rows). */
 double cost_join_rows(JoinType type, double left, double right, double selectivity);
 
 /* Bytes one row of these fields takes in state (row.h layout; strings ~24 bytes). */

@@ -15,19 +15,28 @@ typedef enum JoinType {
     JOIN_TYPE_LEFT,
     JOIN_TYPE_RIGHT,
     JOIN_TYPE_FULL,
+    /* Left rows with a match (SEMI) or without one (ANTI), left fields only: Flink's
+       LeftSemiJoin / LeftAntiJoin of IN / EXISTS subqueries. Not supported yet: nothing
+       makes them, and physical planning and the join operators reject them. */
+    JOIN_TYPE_SEMI,
+    JOIN_TYPE_ANTI,
 } JoinType;
 
-/* "inner", "left", ...: LogicalJoin's joinType=[...] */
+/* "inner", "left", ..., "semi", "anti": LogicalJoin's joinType=[...] */
 const char *join_type_logical_name(JoinType type);
-/* "InnerJoin", "LeftOuterJoin", ...: Join's joinType=[...] (and the operator's name) */
+/* "InnerJoin", "LeftOuterJoin", ..., "LeftSemiJoin", "LeftAntiJoin": Join's joinType=[...]
+   (and the operator's name) */
 const char *join_type_name(JoinType type);
-/* "INNER", "LEFT", ...: MultiJoin's joinTypes=[...] */
+/* "INNER", "LEFT", ..., "SEMI", "ANTI": MultiJoin's joinTypes=[...] */
 const char *join_type_multi_join_name(JoinType type);
 /* True when left rows without a match are emitted NULL-padded (LEFT, FULL): the right
    side's fields become nullable. */
 bool join_type_preserves_left(JoinType type);
 /* True when right rows without a match are emitted NULL-padded (RIGHT, FULL). */
 bool join_type_preserves_right(JoinType type);
+/* True when output rows are the left fields then the right fields: every type but SEMI
+   and ANTI (and an unknown value), the ones planning and the operators run. */
+bool join_type_emits_right(JoinType type);
 
 /* Flink's JoinInputSideSpec: what the planner knows about an input's unique keys. */
 typedef enum JoinInputSpec {

@@ -674,6 +674,22 @@ START_TEST(test_random_against_nested_loop)
 }
 END_TEST
 
+START_TEST(test_semi_and_anti_not_supported_yet)
+{
+    static const JoinType types[] = {JOIN_TYPE_SEMI, JOIN_TYPE_ANTI};
+    static const char *const messages[] = {"join: LeftSemiJoin is not supported yet",
+                                           "join: LeftAntiJoin is not supported yet"};
+    for (int t = 0; t < 2; t++) {
+        JoinOperatorSpec spec = make_spec(types[t]);
+        Diag diag;
+        diag_clear(&diag);
+        ck_assert_ptr_null(join_operator_create(&spec, &diag));
+        ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
+        ck_assert_str_eq(diag.message, messages[t]);
+    }
+}
+END_TEST
+
 static Suite *join_suite(void)
 {
     Suite *suite = suite_create("join");
@@ -693,6 +709,7 @@ static Suite *join_suite(void)
     tcase_add_test(core, test_residual_inner);
     tcase_add_test(core, test_residual_outer);
     tcase_add_test(core, test_random_against_nested_loop);
+    tcase_add_test(core, test_semi_and_anti_not_supported_yet);
     tcase_set_timeout(core, 60);
     suite_add_tcase(suite, core);
     return suite;

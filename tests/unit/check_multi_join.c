@@ -207,12 +207,10 @@ static void fixture_init(Fixture *f, const ChainConfig *config)
         f->conditions[i] = extra ? fixture_call(f, FUNCTION_AND, equality, extra) : equality;
         ck_assert_ptr_nonnull(f->conditions[i]);
 
-        static const JoinType join_types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_RIGHT,
-                                              JOIN_TYPE_FULL};
         JoinOperatorSpec *join = &f->join_specs[i];
         f->join_left_keys[i][0] = fixture_offset(f, partner);
         f->join_null_safe[i][0] = config->null_safe[i];
-        *join = (JoinOperatorSpec){.join_type = join_types[config->types[i]],
+        *join = (JoinOperatorSpec){.join_type = config->types[i],
                                    .left_field_count = fixture_offset(f, i),
                                    .right_field_count = per,
                                    .left_types = f->types,
@@ -641,6 +639,22 @@ START_TEST(test_invalid_spec)
     diag_clear(&diag);
     ck_assert_ptr_null(multi_join_operator_create(&f.spec, &diag));
     ck_assert_int_eq(diag.status, JOINERY_ERROR_VALIDATE);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(test_semi_and_anti_not_supported_yet)
+{
+    static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_ANTI};
+    ChainConfig config = chain_config(3, types);
+    Fixture f;
+    fixture_init(&f, &config);
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_ptr_null(multi_join_operator_create(&f.spec, &diag));
+    ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
+    ck_assert_str_eq(diag.message,
+                     "multi-join: join type LeftAntiJoin (step 2) is not supported yet");
     fixture_free(&f);
 }
 END_TEST
@@ -1158,6 +1172,7 @@ static Suite *multi_join_suite(void)
     tcase_add_test(core, test_duplicates);
     tcase_add_test(core, test_null_keys);
     tcase_add_test(core, test_invalid_spec);
+    tcase_add_test(core, test_semi_and_anti_not_supported_yet);
     tcase_add_test(core, test_ttl_expiry);
     tcase_add_test(core, test_state_only_raw_inputs);
     suite_add_tcase(suite, core);

@@ -10,7 +10,8 @@
  *   and nothing below a watermark assigner;
  * - prune_fields: project=[...], filter-only columns read but not emitted;
  * - physical planning: Exchange hash/single, equi keys (computed keys get a
- *   Calc below), residuals, null-safe keys, Calc merging;
+ *   Calc below), residuals, null-safe keys, Calc merging, semi and anti
+ *   joins refused (not supported yet);
  * - fuse_multi_join with 'table.optimizer.multi-join.enabled': common keys
  *   (also transitive), groups split where no key is shared, no fusion when a
  *   step joins on another column, RIGHT/FULL fused, hints' TTL per input;
@@ -489,6 +490,49 @@ START_TEST(test_state_ttl)
 }
 END_TEST
 
+/* The first node of `kind` in a pre-order walk, or NULL. */
+static PlanNode *find_kind(PlanNode *node, PlanKind kind)
+{
+    if (node->kind == kind)
+        return node;
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        PlanNode *found = find_kind(node->inputs[i], kind);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+/* Nothing makes semi and anti joins yet: a LogicalJoin of one is refused by physical
+   planning, before anything could run it; their names are Flink's. */
+START_TEST(test_semi_and_anti_joins_not_supported_yet)
+{
+    ck_assert_str_eq(join_type_logical_name(JOIN_TYPE_SEMI), "semi");
+    ck_assert_str_eq(join_type_name(JOIN_TYPE_SEMI), "LeftSemiJoin");
+    ck_assert_str_eq(join_type_multi_join_name(JOIN_TYPE_SEMI), "SEMI");
+    ck_assert_str_eq(join_type_logical_name(JOIN_TYPE_ANTI), "anti");
+    ck_assert_str_eq(join_type_name(JOIN_TYPE_ANTI), "LeftAntiJoin");
+    ck_assert_str_eq(join_type_multi_join_name(JOIN_TYPE_ANTI), "ANTI");
+    static const JoinType types[] = {JOIN_TYPE_SEMI, JOIN_TYPE_ANTI};
+    static const char *const messages[] = {"Join type LeftSemiJoin is not supported yet",
+                                           "Join type LeftAntiJoin is not supported yet"};
+    Fixture f;
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
+    for (int t = 0; t < 2; t++) {
+        ck_assert_int_eq(bind(&f, "SELECT o.order_id FROM orders o JOIN users u ON "
+                                  "o.user_id = u.user_id"),
+                         JOINERY_OK);
+        PlanNode *join = find_kind(f.logical, PLAN_LOGICAL_JOIN);
+        ck_assert_ptr_nonnull(join);
+        join->join.join_type = types[t];
+        ck_assert_int_eq(plan_optimize(&f.context, f.logical, &f.physical),
+                         JOINERY_ERROR_UNSUPPORTED);
+        ck_assert_str_eq(f.diag.message, messages[t]);
+    }
+    fixture_close(&f);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
     Suite *suite = suite_create("rules");
@@ -501,6 +545,7 @@ static Suite *rules_suite(void)
     TCase *physical_plans = tcase_create("physical");
     tcase_add_test(physical_plans, test_physical_exchanges_and_keys);
     tcase_add_test(physical_plans, test_calc_merging);
+    tcase_add_test(physical_plans, test_semi_and_anti_joins_not_supported_yet);
     suite_add_tcase(suite, physical_plans);
     TCase *fusion = tcase_create("multi_join");
     tcase_add_test(fusion, test_multi_join_fusion);

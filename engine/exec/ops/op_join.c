@@ -494,6 +494,11 @@ static bool *join_variable_flags(const DataType *types, uint32_t count)
 
 Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
 {
+    if (!join_type_emits_right(spec->join_type)) {
+        diag_error(diag, JOINERY_ERROR_UNSUPPORTED, "join: %s is not supported yet",
+                   join_type_name(spec->join_type));
+        return NULL;
+    }
     if (spec->key_count > 0 && (!spec->left_keys || !spec->right_keys)) {
         diag_error(diag, JOINERY_ERROR_VALIDATE, "join: key indexes missing");
         return NULL;

@@ -877,10 +877,10 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
         if (i == 0)
             continue;
         JoinType type = spec->join_types[i];
-        if (type != JOIN_TYPE_INNER && type != JOIN_TYPE_LEFT && type != JOIN_TYPE_RIGHT &&
-            type != JOIN_TYPE_FULL)
-            return diag_error(diag, JOINERY_ERROR_VALIDATE, "multi-join: bad join type %d",
-                              (int)type);
+        if (!join_type_emits_right(type))
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "multi-join: join type %s (step %u) is not supported yet",
+                              join_type_name(type), i);
         const Expr *condition = spec->conditions ? spec->conditions[i] : NULL;
         if (!multi_join_expr_refs_below(condition, (uint32_t)total_fields))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,

@@ -169,11 +169,22 @@ static PlanNode *append_keys(PlannerContext *context, PlanNode *input, Expr **ke
     return plan_make_calc(context, input, projects, total, fields, NULL);
 }
 
+int plan_check_join_type(PlannerContext *context, JoinType type)
+{
+    if (join_type_emits_right(type))
+        return JOINERY_OK;
+    return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED, "Join type %s is not supported yet",
+                      join_type_name(type));
+}
+
 static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
     Arena *arena = context->arena;
     PlanNode *left, *right;
-    int status = physical_convert(context, node->inputs[0], &left);
+    int status = plan_check_join_type(context, node->join.join_type);
+    if (status != JOINERY_OK)
+        return status;
+    status = physical_convert(context, node->inputs[0], &left);
     if (status == JOINERY_OK)
         status = physical_convert(context, node->inputs[1], &right);
     if (status != JOINERY_OK)

@@ -106,7 +106,9 @@ static int convert_multi_join(PlannerContext *context, PlanNode *node, PlanNode 
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t i = 0; i < node->input_count; i++) {
         PlanNode *input = NULL;
-        int status = physical_convert(context, node->inputs[i], &input);
+        int status = i ? plan_check_join_type(context, node->multi_join.join_types[i]) : JOINERY_OK;
+        if (status == JOINERY_OK)
+            status = physical_convert(context, node->inputs[i], &input);
         if (status != JOINERY_OK)
             return status;
         fused->inputs[i] = plan_make_exchange(context, input, node->multi_join.key_fields[i],

@@ -141,6 +141,9 @@ int physical_convert_twin(PlannerContext *context, PlanNode *node, PlanKind kind
    itself when the Calc would change nothing; NULL on no memory. */
 PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projects, uint32_t count,
                          const PlanField *fields, Expr *condition);
+/* node_join.c: JOINERY_OK for the join types that run, else "not supported yet" (semi and
+   anti joins). */
+int plan_check_join_type(PlannerContext *context, JoinType type);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
