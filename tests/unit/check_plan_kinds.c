@@ -36,6 +36,7 @@ START_TEST(test_every_physical_kind_can_run)
     for (int kind = 0; kind < PLAN_KIND_COUNT; kind++) {
         const PlanKindInfo *info = plan_kind_info((PlanKind)kind);
         const JobKind *job = &job_kinds[kind];
+        ck_assert_msg(info != NULL, "PlanKind %d has no descriptor", kind);
         if (info->physical)
             ck_assert_msg((job->build != NULL) != (job->create != NULL),
                           "%s needs one builder in job_kinds[]", info->name);

@@ -162,14 +162,7 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts
             return JOINERY_ERROR_NO_MEMORY;
         }
     }
-    PlanNode *aggregate = plan_node_copy(context->arena, node);
-    if (!aggregate)
-        return JOINERY_ERROR_NO_MEMORY;
-    int status = rule_push_filters_into(context, node->inputs[0], &below, &aggregate->inputs[0]);
-    if (status != JOINERY_OK)
-        return status;
-    *result = rule_filter_above(context, aggregate, &above);
-    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+    return rule_push_through(context, node, &below, &above, result);
 }
 
 static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
@@ -189,18 +182,14 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
                            RulePruned *result)
 {
     Arena *arena = context->arena;
-    PlanNode *input_node = node->inputs[0];
     uint64_t *input_used = aggregate_input_fields_used(arena, node, 0, used);
     if (!input_used)
         return JOINERY_ERROR_NO_MEMORY;
     RulePruned input;
-    int status = rule_prune_fields_of(context, input_node, input_used, &input);
+    PlanNode *aggregate;
+    int status = rule_prune_input(context, node, input_used, &aggregate, &input);
     if (status != JOINERY_OK)
         return status;
-    PlanNode *aggregate = plan_node_copy(context->arena, node);
-    if (!aggregate)
-        return JOINERY_ERROR_NO_MEMORY;
-    aggregate->inputs[0] = input.node;
     aggregate->aggregate.group_keys =
         arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
     aggregate->aggregate.calls =

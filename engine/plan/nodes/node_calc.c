@@ -218,14 +218,7 @@ static int push_project(PlannerContext *context, PlanNode *node, RuleConjuncts *
             return JOINERY_ERROR_NO_MEMORY;
         }
     }
-    PlanNode *project = plan_node_copy(context->arena, node);
-    if (!project)
-        return JOINERY_ERROR_NO_MEMORY;
-    int status = rule_push_filters_into(context, node->inputs[0], &below, &project->inputs[0]);
-    if (status != JOINERY_OK)
-        return status;
-    *result = rule_filter_above(context, project, &above);
-    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+    return rule_push_through(context, node, &below, &above, result);
 }
 
 static uint64_t *project_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
@@ -260,14 +253,13 @@ static int prune_project(PlannerContext *context, PlanNode *node, uint64_t *used
             count++;
         }
     RulePruned input;
-    int status = rule_prune_fields_of(context, input_node, input_used, &input);
+    PlanNode *project;
+    int status = rule_prune_input(context, node, input_used, &project, &input);
     if (status != JOINERY_OK)
         return status;
-    PlanNode *project = plan_node_copy(context->arena, node);
     int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
-    if (!project || !mapping)
+    if (!mapping)
         return JOINERY_ERROR_NO_MEMORY;
-    project->inputs[0] = input.node;
     project->fields = arena_calloc(arena, count + 1, sizeof(PlanField));
     project->calc.projects = arena_calloc(arena, count + 1, sizeof(Expr *));
     if (!project->fields || !project->calc.projects)
@@ -300,13 +292,10 @@ static int prune_filter(PlannerContext *context, PlanNode *node, uint64_t *used,
     if (!input_used)
         return JOINERY_ERROR_NO_MEMORY;
     RulePruned input;
-    int status = rule_prune_fields_of(context, node->inputs[0], input_used, &input);
+    PlanNode *filter;
+    int status = rule_prune_input(context, node, input_used, &filter, &input);
     if (status != JOINERY_OK)
         return status;
-    PlanNode *filter = plan_node_copy(context->arena, node);
-    if (!filter)
-        return JOINERY_ERROR_NO_MEMORY;
-    filter->inputs[0] = input.node;
     filter->field_count = input.node->field_count;
     filter->fields = input.node->fields;
     filter->filter.condition = expr_remap_inputs(arena, node->filter.condition, input.mapping);

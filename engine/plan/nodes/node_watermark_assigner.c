@@ -22,15 +22,8 @@ static bool watermark_calls_current_watermark(const PlanNode *node)
 static int push_watermark(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
                           PlanNode **result)
 {
-    PlanNode *copy = plan_node_copy(context->arena, node);
-    if (!copy)
-        return JOINERY_ERROR_NO_MEMORY;
     RuleConjuncts none = {0};
-    int status = rule_push_filters_into(context, node->inputs[0], &none, &copy->inputs[0]);
-    if (status != JOINERY_OK)
-        return status;
-    *result = rule_filter_above(context, copy, conjuncts);
-    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+    return rule_push_through(context, node, &none, conjuncts, result);
 }
 
 /* The assigner reads its rowtime and watermark fields. */
@@ -55,13 +48,10 @@ static int prune_watermark(PlannerContext *context, PlanNode *node, uint64_t *us
     if (!needed)
         return JOINERY_ERROR_NO_MEMORY;
     RulePruned input;
-    int status = rule_prune_fields_of(context, node->inputs[0], needed, &input);
+    PlanNode *assigner;
+    int status = rule_prune_input(context, node, needed, &assigner, &input);
     if (status != JOINERY_OK)
         return status;
-    PlanNode *assigner = plan_node_copy(context->arena, node);
-    if (!assigner)
-        return JOINERY_ERROR_NO_MEMORY;
-    assigner->inputs[0] = input.node;
     assigner->field_count = input.node->field_count;
     assigner->fields = arena_calloc(arena, assigner->field_count + 1, sizeof(PlanField));
     if (!assigner->fields)

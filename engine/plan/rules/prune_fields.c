@@ -67,6 +67,19 @@ int rule_project_used(PlannerContext *context, PlanNode *node, uint32_t original
     return JOINERY_OK;
 }
 
+int rule_prune_input(PlannerContext *context, const PlanNode *node, uint64_t *input_used,
+                     PlanNode **copy, RulePruned *input)
+{
+    int status = rule_prune_fields_of(context, node->inputs[0], input_used, input);
+    if (status != JOINERY_OK)
+        return status;
+    *copy = plan_node_copy(context->arena, node);
+    if (!*copy)
+        return JOINERY_ERROR_NO_MEMORY;
+    (*copy)->inputs[0] = input->node;
+    return JOINERY_OK;
+}
+
 /* Keeps every field: prunes the inputs as each needs and remaps nothing. */
 static int prune_keep_all(PlannerContext *context, PlanNode *node, RulePruned *result)
 {

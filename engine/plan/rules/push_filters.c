@@ -72,6 +72,19 @@ PlanNode *rule_filter_above(PlannerContext *context, PlanNode *node, const RuleC
     return filter;
 }
 
+int rule_push_through(PlannerContext *context, PlanNode *node, RuleConjuncts *below,
+                      const RuleConjuncts *above, PlanNode **result)
+{
+    PlanNode *copy = plan_node_copy(context->arena, node);
+    if (!copy)
+        return JOINERY_ERROR_NO_MEMORY;
+    int status = rule_push_filters_into(context, node->inputs[0], below, &copy->inputs[0]);
+    if (status != JOINERY_OK)
+        return status;
+    *result = rule_filter_above(context, copy, above);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
 int rule_push_filters_into(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
                            PlanNode **result)
 {

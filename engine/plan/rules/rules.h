@@ -55,6 +55,9 @@ int rule_push_filters_into(PlannerContext *context, PlanNode *node, RuleConjunct
 /* A LogicalFilter of the conjuncts over node, node itself without any; NULL on no memory. */
 PlanNode *rule_filter_above(PlannerContext *context, PlanNode *node,
                             const RuleConjuncts *conjuncts);
+/* A copy of `node` (one input) with `below` pushed into its input, `above` over it. */
+int rule_push_through(PlannerContext *context, PlanNode *node, RuleConjuncts *below,
+                      const RuleConjuncts *above, PlanNode **result);
 
 /* ---------------------------------------------------------------- field sets (fields.c) */
 
@@ -87,6 +90,9 @@ int rule_prune_fields_of(PlannerContext *context, PlanNode *node, uint64_t *used
  */
 int rule_project_used(PlannerContext *context, PlanNode *node, uint32_t original_count,
                       const uint64_t *used, const int32_t *mapping, RulePruned *result);
+/* *copy: a copy of `node` (one input) over its input pruned to `input_used`, *input. */
+int rule_prune_input(PlannerContext *context, const PlanNode *node, uint64_t *input_used,
+                     PlanNode **copy, RulePruned *input);
 int32_t *rule_identity_mapping(Arena *arena, uint32_t count);
 /* Copies from[i] to to[mapping[i]] for every i with mapping[i] >= 0. */
 void rule_compact_fields(const PlanField *from, uint32_t count, const int32_t *mapping,
