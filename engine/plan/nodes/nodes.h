@@ -11,7 +11,9 @@
  * tests/unit/check_plan_kinds.c check that every kind has its descriptor.
  *
  * Below the descriptor: the helpers the hooks share with the passes that
- * call them (explain.c).
+ * call them (explain.c, physical.c, cost.c, derive.c; the rules' helpers
+ * are in rules/rules.h). Kinds are added as engine/README.md ("Adding an
+ * operator") says.
  */
 #ifndef JOINERY_PLAN_NODES_H
 #define JOINERY_PLAN_NODES_H
