@@ -1,0 +1,48 @@
+/*
+ * build.h - the builders of the plan kinds that run as one plain operator
+ * per subtask (job_kinds[].create in job_build.c): each reads its plan node
+ * into its operator's spec and creates the operator. One file per kind
+ * (build_<kind>.c); scans, values, exchanges and sinks, which shape the
+ * job's graph, keep their builders in job_build.c.
+ *
+ * Ownership: specs and arrays are allocated in BuildContext.arena (the
+ * job's arena), which outlives the operators; the plan node is borrowed
+ * for the job's life. A builder returns NULL with the diag set (or unset
+ * for exhausted memory: job_add then reports "out of memory").
+ */
+#ifndef JOINERY_EXEC_BUILD_BUILD_H
+#define JOINERY_EXEC_BUILD_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/arena.h"
+#include "engine/base/diag.h"
+#include "engine/base/strbuf.h"
+#include "engine/exec/operator.h"
+#include "engine/plan/plan.h"
+
+/* What every builder may read besides the node (the job's settings). */
+typedef struct BuildContext {
+    Arena *arena;                /* the job's arena */
+    Diag *diag;                  /* the job's diagnostic */
+    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
+} BuildContext;
+
+/* The types of a node's fields, in the arena (one extra slot: never NULL for 0 fields). */
+DataType *build_field_types(Arena *arena, const PlanNode *node);
+
+Operator *build_calc(BuildContext *context, const PlanNode *node);
+Operator *build_watermark_assigner(BuildContext *context, const PlanNode *node);
+Operator *build_union(BuildContext *context, const PlanNode *node);
+Operator *build_join(BuildContext *context, const PlanNode *node);
+Operator *build_multi_join(BuildContext *context, const PlanNode *node);
+Operator *build_group_aggregate(BuildContext *context, const PlanNode *node);
+Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node);
+
+/* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
+void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                              StrBuf *out);
+
+#endif

@@ -1,0 +1,53 @@
+/* build_group_aggregate.c - GroupAggregate (see build.h). */
+#include "engine/exec/build/build.h"
+#include "engine/exec/ops/op_group_aggregate.h"
+
+/* The operator's aggregate kind of a plan aggregate call. */
+static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
+{
+    switch (kind) {
+    case PLAN_AGGREGATE_COUNT_STAR:
+        return AGGREGATE_COUNT_STAR;
+    case PLAN_AGGREGATE_COUNT:
+        return AGGREGATE_COUNT;
+    case PLAN_AGGREGATE_SUM:
+        return AGGREGATE_SUM;
+    case PLAN_AGGREGATE_MIN:
+        return AGGREGATE_MIN;
+    case PLAN_AGGREGATE_MAX:
+        return AGGREGATE_MAX;
+    case PLAN_AGGREGATE_AVG:
+        return AGGREGATE_AVG;
+    }
+    return AGGREGATE_AVG;
+}
+
+Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
+{
+    Arena *arena = context->arena;
+    GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+    AggregateCall *calls =
+        arena_calloc(arena, node->aggregate.call_count + 1, sizeof(AggregateCall));
+    if (!spec || !calls)
+        return NULL;
+    const PlanNode *input = node->inputs[0];
+    for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
+        const PlanAggregateCall *call = &node->aggregate.calls[i];
+        calls[i].kind = build_aggregate_kind(call->kind);
+        calls[i].argument = call->argument;
+        calls[i].distinct = call->distinct;
+        calls[i].argument_type = call->kind == PLAN_AGGREGATE_COUNT_STAR
+                                     ? type_make(TYPE_BIGINT, false)
+                                     : input->fields[call->argument].type;
+        calls[i].result_type = call->result_type;
+    }
+    spec->input_field_count = input->field_count;
+    spec->input_types = build_field_types(arena, input);
+    spec->group_keys = node->aggregate.group_keys;
+    spec->group_key_count = node->aggregate.group_key_count;
+    spec->calls = calls;
+    spec->call_count = node->aggregate.call_count;
+    spec->input_is_update = input->changelog_mode != CHANGELOG_INSERT;
+    spec->ttl_millis = node->state_ttl_millis;
+    return group_aggregate_operator_create(spec, context->diag);
+}

@@ -1,0 +1,25 @@
+/* build_join.c - the regular Join (see build.h). */
+#include "engine/exec/build/build.h"
+#include "engine/exec/ops/op_join.h"
+
+Operator *build_join(BuildContext *context, const PlanNode *node)
+{
+    JoinOperatorSpec *spec = arena_calloc(context->arena, 1, sizeof *spec);
+    if (!spec)
+        return NULL;
+    spec->join_type = node->join.join_type;
+    spec->left_field_count = node->inputs[0]->field_count;
+    spec->right_field_count = node->inputs[1]->field_count;
+    spec->left_types = build_field_types(context->arena, node->inputs[0]);
+    spec->right_types = build_field_types(context->arena, node->inputs[1]);
+    spec->left_keys = node->join.left_keys;
+    spec->right_keys = node->join.right_keys;
+    spec->key_count = node->join.key_count;
+    spec->null_safe_keys = node->join.null_safe;
+    spec->residual = node->join.residual;
+    spec->left_input_spec = node->join.left_spec;
+    spec->right_input_spec = node->join.right_spec;
+    spec->left_ttl_millis = node->state_ttl_millis;
+    spec->right_ttl_millis = node->state_ttl_right_millis;
+    return join_operator_create(spec, context->diag);
+}
