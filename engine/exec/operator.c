@@ -331,6 +331,6 @@ int operator_fail_state(Operator *op, const char *what)
         return operator_fail(op, status, "out of memory (%s)", what);
     if (op->vtable->report_state)
         op->vtable->report_state(op);
-    return operator_fail(op, status, "%s: its %s holds %.1f MiB, and %s", op->name, what,
-                         (double)op->metrics.state_bytes / (1024.0 * 1024.0), reason);
+    return operator_fail(op, status, "%s holds %.1f MiB of %s: %s", op->name,
+                         (double)op->metrics.state_bytes / (1024.0 * 1024.0), what, reason);
 }
