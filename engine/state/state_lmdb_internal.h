@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <lmdb.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -236,11 +237,11 @@ static inline bool lmdb_row_matches(const void *bytes, size_t available, const R
                   size - sizeof(RowHeader)) == 0;
 }
 
-/* Writes `row` at `to` with kind +I (what every stored row has). */
+/* Writes `row` at `to` (LMDB memory: maybe unaligned) with kind +I, as every stored row has. */
 static inline void lmdb_write_row(void *to, const Row *row)
 {
     memcpy(to, row, row_size(row));
-    ((RowHeader *)to)->kind = ROW_KIND_INSERT;
+    ((unsigned char *)to)[offsetof(RowHeader, kind)] = ROW_KIND_INSERT;
 }
 
 /* ---- keys: [hash][sequence] records, collisions resolved by the key row ---- */
