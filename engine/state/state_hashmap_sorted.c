@@ -116,7 +116,8 @@ static bool hash_sorted_reserve(HashSortedState *state, SortedBlock *block)
     SortedEntry *entries = slab_alloc(&state->slab, sorted_vector_size(capacity));
     if (!entries)
         return false;
-    memcpy(entries, block->entries, (size_t)block->count * sizeof *entries);
+    if (block->count) /* a new key has no vector yet (memcpy from NULL is undefined) */
+        memcpy(entries, block->entries, (size_t)block->count * sizeof *entries);
     slab_free(&state->slab, block->entries, sorted_vector_size(block->capacity));
     block->entries = entries;
     block->capacity = capacity;

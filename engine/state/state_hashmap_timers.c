@@ -147,7 +147,8 @@ static bool heap_reserve(HashTimerQueue *queue)
     HeapNode *heap = state_large_alloc(&queue->table.memory, (size_t)capacity * sizeof(HeapNode));
     if (!heap)
         return false;
-    memcpy(heap, queue->heap, (size_t)queue->heap_count * sizeof(HeapNode));
+    if (queue->heap_count) /* the first heap has nothing to copy (memcpy from NULL is undefined) */
+        memcpy(heap, queue->heap, (size_t)queue->heap_count * sizeof(HeapNode));
     state_large_free(&queue->table.memory, queue->heap,
                      (size_t)queue->heap_capacity * sizeof(HeapNode));
     queue->heap = heap;
@@ -208,7 +209,8 @@ static int hash_timers_add(TimerQueue *base, int64_t time, const Row *key, bool 
                 slab_free(&queue->slab, block, (uint32_t)sizeof *block + row_size(key));
             return JOINERY_ERROR_NO_MEMORY;
         }
-        memcpy(slots, block->slots, (size_t)block->count * sizeof *slots);
+        if (block->count) /* a new key has no slots yet */
+            memcpy(slots, block->slots, (size_t)block->count * sizeof *slots);
         slab_free(&queue->slab, block->slots, timer_slots_size(block->capacity));
         block->slots = slots;
         block->capacity = capacity;
