@@ -34,8 +34,8 @@
  *     the store commits;
  *   - an entry view is valid until the entry is removed, another entry of
  *     the same key part is added or removed, or the store commits; a view
- *     returned by a scan is valid until the scan's next call returning NULL
- *     or the scan ends;
+ *     returned by a scan is valid until the scan's next call (LMDB refills
+ *     its span of copies there) or the scan ends;
  *   - a ValueEntry * is valid until the next call on the same ValueState.
  * Callers never hold two views of one entry across a change made through
  * one of them (the other would be stale on a backend that copies).
