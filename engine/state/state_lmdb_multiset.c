@@ -726,6 +726,62 @@ static int entry_locate(LmdbMultiset *state, LmdbKey *key, uint32_t part, const 
     return found;
 }
 
+/*
+ * The fast path of update and remove: the state's cursor is usually still
+ * on the record find_row (or the seek before) positioned it at. True when
+ * its current record is the one of `row` under `prefix` (checked by
+ * content, so a cursor moved elsewhere only costs the seek it saves);
+ * *key then holds that record's key.
+ */
+static bool entry_is_current(LmdbMultiset *state, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET],
+                             const Row *row, uint8_t key[ENTRY_KEY_SIZE])
+{
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
+        return false;
+    MDB_val record_key, record;
+    if (mdb_cursor_get(cursor, &record_key, &record, MDB_GET_CURRENT) != MDB_SUCCESS)
+        return false;
+    if (record_key.mv_size != ENTRY_KEY_SIZE ||
+        memcmp(record_key.mv_data, prefix, ENTRY_SEQUENCE_OFFSET) != 0 ||
+        record.mv_size < ENTRY_HEADER_SIZE ||
+        !lmdb_row_matches((const char *)record.mv_data + ENTRY_HEADER_SIZE,
+                          record.mv_size - ENTRY_HEADER_SIZE, row))
+        return false;
+    memcpy(key, record_key.mv_data, ENTRY_KEY_SIZE);
+    return true;
+}
+
+/* How a record key orders against a row prefix (-1 before, 0 under it, 1 after). */
+static int prefix_order(const MDB_val *record_key, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET])
+{
+    size_t size =
+        record_key->mv_size < ENTRY_SEQUENCE_OFFSET ? record_key->mv_size : ENTRY_SEQUENCE_OFFSET;
+    int order = memcmp(record_key->mv_data, prefix, size);
+    if (order != 0)
+        return order < 0 ? -1 : 1;
+    return size < ENTRY_SEQUENCE_OFFSET ? -1 : 0;
+}
+
+/*
+ * The fast path of add_row after find_row missed: the cursor is on the
+ * first record after where `prefix` would be. True when that record and
+ * the one before are both outside the prefix, i.e. no row has it yet (the
+ * first sequence, 0, is free).
+ */
+static bool prefix_is_free(LmdbMultiset *state, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET])
+{
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
+        return false;
+    MDB_val record_key, record;
+    if (mdb_cursor_get(cursor, &record_key, &record, MDB_GET_CURRENT) != MDB_SUCCESS ||
+        prefix_order(&record_key, prefix) <= 0)
+        return false;
+    int rc = mdb_cursor_get(cursor, &record_key, &record, MDB_PREV);
+    return rc == MDB_NOTFOUND || (rc == MDB_SUCCESS && prefix_order(&record_key, prefix) < 0);
+}
+
 static const MultisetEntry *lmdb_multiset_find_row(MultisetState *base, MultisetKey *handle,
                                                    const Row *row, uint64_t hash)
 {
@@ -769,8 +825,8 @@ static const MultisetEntry *lmdb_multiset_add_row(MultisetState *base, MultisetK
     LmdbRange range;
     lmdb_range_begin(&range, &state->lmdb, entry_key, ENTRY_SEQUENCE_OFFSET, NULL, 0);
     uint32_t sequence = 0;
-    int found;
-    while ((found = lmdb_range_next(&range)) == 1) {
+    int found = prefix_is_free(state, entry_key) ? 0 : 1;
+    while (found == 1 && (found = lmdb_range_next(&range)) == 1) {
         if (range.key.mv_size != ENTRY_KEY_SIZE)
             continue;
         uint16_t at = lmdb_get_be16((const uint8_t *)range.key.mv_data + ENTRY_SEQUENCE_OFFSET);
@@ -826,15 +882,21 @@ static int lmdb_multiset_update(MultisetState *base, MultisetKey *handle,
     size_t size = ENTRY_HEADER_SIZE + row_size(entry->row);
     if (!lmdb_state_reserve(&state->lmdb, lmdb_put_pages(store, ENTRY_KEY_SIZE, size)))
         return store->base.error_status;
-    LmdbRange range;
-    int found = entry_locate(state, key, handle->part, entry->row,
-                             lmdb_row_hash(store, entry->hash), &range);
-    if (found == 0)
-        return lmdb_fail_corrupt(store, "an updated multiset entry is not stored");
-    if (found < 0)
-        return store->base.error_status;
-    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb); /* positioned by entry_locate */
-    MDB_val record_key = {range.last_size, range.last}, record = {size, NULL};
+    uint8_t prefix[ENTRY_SEQUENCE_OFFSET], record_key_bytes[ENTRY_KEY_SIZE];
+    uint32_t row_hash = lmdb_row_hash(store, entry->hash);
+    entry_row_prefix(prefix, key, handle->part, group_of(state, handle->part, entry->row),
+                     row_hash);
+    if (!entry_is_current(state, prefix, entry->row, record_key_bytes)) {
+        LmdbRange range;
+        int found = entry_locate(state, key, handle->part, entry->row, row_hash, &range);
+        if (found == 0)
+            return lmdb_fail_corrupt(store, "an updated multiset entry is not stored");
+        if (found < 0)
+            return store->base.error_status;
+        memcpy(record_key_bytes, range.last, sizeof record_key_bytes);
+    }
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb); /* on the record */
+    MDB_val record_key = {sizeof record_key_bytes, record_key_bytes}, record = {size, NULL};
     int rc = mdb_cursor_put(cursor, &record_key, &record, MDB_CURRENT | MDB_RESERVE);
     if (rc != MDB_SUCCESS)
         return lmdb_fail(store, rc, "put (multiset entry update)");
@@ -859,15 +921,24 @@ static int lmdb_multiset_remove_entry(MultisetState *base, MultisetKey *handle,
     uint32_t p = handle->part;
     if (lmdb_failed(&state->lmdb))
         return store->base.error_status;
-    LmdbRange range;
-    int found = entry_locate(state, key, p, entry->row, lmdb_row_hash(store, entry->hash), &range);
-    if (found == 0)
-        return lmdb_fail_corrupt(store, "a removed multiset entry is not stored");
-    if (found < 0)
+    uint64_t bytes = ENTRY_KEY_SIZE + ENTRY_HEADER_SIZE + row_size(entry->row);
+    uint8_t prefix[ENTRY_SEQUENCE_OFFSET], record_key[ENTRY_KEY_SIZE];
+    uint32_t row_hash = lmdb_row_hash(store, entry->hash);
+    entry_row_prefix(prefix, key, p, group_of(state, p, entry->row), row_hash);
+    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
         return store->base.error_status;
-    uint64_t bytes = range.key.mv_size + range.data.mv_size;
-    if (lmdb_range_delete(&range) != JOINERY_OK)
-        return store->base.error_status;
+    if (entry_is_current(state, prefix, entry->row, record_key)) {
+        int rc = mdb_cursor_del(lmdb_state_cursor(&state->lmdb), 0);
+        if (rc != MDB_SUCCESS)
+            return lmdb_fail(store, rc, "cursor_del (multiset entry)");
+    } else {
+        LmdbRange range;
+        int found = entry_locate(state, key, p, entry->row, row_hash, &range);
+        if (found == 0)
+            return lmdb_fail_corrupt(store, "a removed multiset entry is not stored");
+        if (found < 0 || lmdb_range_delete(&range) != JOINERY_OK)
+            return store->base.error_status;
+    }
     state->parts[p].payload_bytes -= bytes;
     part_lost_entries(state, key, p, 1);
     return JOINERY_OK;

@@ -119,13 +119,20 @@ static int record_write(LmdbValue *state, const Row *value, int64_t last_access)
     size_t size = VALUE_HEADER_SIZE + row_size(key) + (value ? row_size(value) : 0);
     if (!lmdb_state_reserve(&state->lmdb, lmdb_put_pages(store, LMDB_KEY_ID_SIZE, size)))
         return store->base.error_status;
-    MDB_txn *txn = lmdb_state_txn(&state->lmdb);
-    if (!txn)
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
         return store->base.error_status;
     uint8_t id[LMDB_KEY_ID_SIZE];
     lmdb_key_id(id, view->hash, view->sequence);
-    MDB_val record_key = {sizeof id, id}, record = {size, NULL};
-    int rc = mdb_put(txn, state->lmdb.dbi, &record_key, &record, MDB_RESERVE);
+    /* after a find the cursor is usually still on the record: no second seek */
+    MDB_val record_key, record;
+    unsigned flags = MDB_RESERVE;
+    if (mdb_cursor_get(cursor, &record_key, &record, MDB_GET_CURRENT) == MDB_SUCCESS &&
+        record_key.mv_size == sizeof id && memcmp(record_key.mv_data, id, sizeof id) == 0)
+        flags |= MDB_CURRENT;
+    record_key = (MDB_val){sizeof id, id};
+    record = (MDB_val){size, NULL};
+    int rc = mdb_cursor_put(cursor, &record_key, &record, flags);
     if (rc != MDB_SUCCESS)
         return lmdb_fail(store, rc, "put (value)");
     char *bytes = record.mv_data;
