@@ -33,8 +33,10 @@
  * only legal with no transaction open). A unit that writes a lot could
  * still fill the map: every write announces an upper estimate of the pages
  * it writes (lmdb_state_reserve), and when the used pages plus the unit's
- * estimate would pass three quarters of the map, the unit is split - the
- * transaction is committed, the map grown, a new one begun. That is
+ * estimate would pass three quarters of the map, or the estimate passes
+ * LMDB_UNIT_MAX_PAGES (LMDB keeps the pages of its largest transaction
+ * allocated), the unit is split - the transaction is committed, the map
+ * grown, a new one begun. That is
  * invisible to callers (handles and views are the backend's own memory,
  * and no LMDB pointer or cursor is kept across a reserve); atomicity of a
  * unit is not needed because these files are never recovered from. If a
@@ -56,6 +58,13 @@
 
 enum {
     LMDB_MAX_DBS = 1024, /* named DBIs per environment: one per state, dozens per task */
+    /*
+     * A unit whose estimate passes this many pages (64 MiB) is split too:
+     * LMDB keeps every page a transaction dirtied on a free list of its
+     * own until the environment closes, so the largest transaction sets
+     * the anonymous memory a store holds for good.
+     */
+    LMDB_UNIT_MAX_PAGES = 16384,
 };
 
 static const size_t LMDB_INITIAL_MAP = (size_t)64 << 20;
@@ -218,9 +227,10 @@ bool lmdb_state_reserve(LmdbState *state, uint64_t pages)
         return false;
     state->touched = true;
     store->unit_pages += pages;
-    if ((store->used_pages + store->unit_pages) * store->page_size <= store->map_size / 4 * 3)
+    if ((store->used_pages + store->unit_pages) * store->page_size <= store->map_size / 4 * 3 &&
+        (store->unit_pages <= LMDB_UNIT_MAX_PAGES || store->unit_pages == pages))
         return true;
-    /* the map could fill: split the unit */
+    /* the map could fill, or the transaction holds much memory: split the unit */
     int rc = mdb_txn_commit(store->txn);
     store->txn = NULL;
     store->generation++;

@@ -412,11 +412,41 @@ static int key_write(LmdbMultiset *state, LmdbKey *key)
     return JOINERY_OK;
 }
 
+static int key_id_order(const void *a, const void *b)
+{
+    const LmdbKey *x = *(const LmdbKey *const *)a, *y = *(const LmdbKey *const *)b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (int)x->sequence - (int)y->sequence;
+}
+
+/* Writes the records of the dirty cached keys, in key order (neighbours share pages). */
 static void multiset_before_commit(LmdbState *lmdb)
 {
     LmdbMultiset *state = lmdb->owner;
     KeyCache *cache = &state->cache;
-    for (uint32_t i = 0; i < cache->capacity && !lmdb_failed(lmdb); i++) {
+    uint32_t dirty = 0;
+    for (uint32_t i = 0; i < cache->capacity; i++) {
+        LmdbKey *key = cache->slots[i];
+        dirty += key && key->dirty && !key->dead;
+    }
+    if (!dirty)
+        return;
+    LmdbKey **order = malloc(dirty * sizeof *order);
+    if (order) {
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < cache->capacity; i++) {
+            LmdbKey *key = cache->slots[i];
+            if (key && key->dirty && !key->dead)
+                order[count++] = key;
+        }
+        qsort(order, count, sizeof *order, key_id_order);
+        for (uint32_t i = 0; i < count && !lmdb_failed(lmdb); i++)
+            (void)key_write(state, order[i]);
+        free(order);
+        return;
+    }
+    for (uint32_t i = 0; i < cache->capacity && !lmdb_failed(lmdb); i++) { /* no memory: as found */
         LmdbKey *key = cache->slots[i];
         if (key && key->dirty && !key->dead)
             (void)key_write(state, key);
