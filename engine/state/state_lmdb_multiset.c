@@ -19,9 +19,10 @@
  * the key (key row, per part entry count and oldest last_access) kept in a
  * per-unit cache by key hash, so finding a key twice in a unit gives the
  * same handle. The cache writes back: the key record is written (or
- * rewritten) at commit for keys whose figures changed (dirty), so adding a
- * row costs one put. A key inserted in this unit may have entries in LMDB
- * before its record is written; lookups treat such a sequence as taken.
+ * rewritten, in key order) at commit - and before scan_keys and cleanup
+ * walk the key records - for keys whose figures changed (dirty), so adding
+ * a row costs one put. A key inserted in this unit may have entries in
+ * LMDB before its record is written; lookups treat such a sequence as taken.
  * The cache and everything hanging from it is freed at commit. Walks over
  * keys that are not cached (scan_keys, cleanup) decode into one temporary
  * handle instead, so they need no memory per key.
@@ -33,7 +34,8 @@
  * (a restore) from holding a copy of each. Scans decode chunks of up to
  * LMDB_SCAN_CHUNK entries into a buffer of the state's pool and seek again
  * from the last key returned at each refill. An update finds its record
- * again by key id, part, group hash and row hash, and the row itself.
+ * again by key id, part, group hash and row hash, and the row itself
+ * (first checking whether the state's cursor is still on it).
  *
  * Invariants:
  * - a live cached LmdbKey's figures are the truth for its key (LMDB's key
