@@ -551,6 +551,11 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
         Operator *channel = job->channels[i];
         status = operator_open(channel, &job->tasks[channel->task]->context);
     }
+    /* the stores' first unit (operators creating their state) ends here, on the thread that
+       began it: an LMDB write transaction belongs to its thread, and a task's thread could
+       not begin its own while this one held the environment's writer lock */
+    if (status == JOINERY_OK)
+        status = job_state_commit(job);
     return status;
 }
 

@@ -95,6 +95,11 @@ struct Job {
  * JOINERY_OK or an error with the job's diag filled (job_state.c).
  */
 int job_state_open(Job *job, const JobConfig *config);
+/*
+ * Ends every store's unit of work on the calling thread (job_create, after the
+ * operators opened and created their state). JOINERY_OK or the error (job diag).
+ */
+int job_state_commit(Job *job);
 /* Ends the task's unit of work (LMDB commits); JOINERY_OK or the error (task diag). */
 int job_task_commit(JobTask *task);
 /* Closes the stores and removes the job's folder; after the operators are closed. */

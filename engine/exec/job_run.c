@@ -197,10 +197,23 @@ static int job_task_run(JobTask *task)
     }
 }
 
+/*
+ * Runs the task's loop, then ends its last unit of state work on this thread
+ * (an LMDB write transaction belongs to the thread that began it, so the job's
+ * thread could not close the store over it): after a failure too, when what
+ * the unit wrote no longer matters but the transaction must still end.
+ */
+static int job_task_execute(JobTask *task)
+{
+    int status = job_task_run(task);
+    int commit_status = job_task_commit(task);
+    return status != JOINERY_OK ? status : commit_status;
+}
+
 static void *job_task_thread(void *argument)
 {
     JobTask *task = argument;
-    int status = job_task_run(task);
+    int status = job_task_execute(task);
     if (status != JOINERY_OK && task->status == JOINERY_OK)
         task->status = status;
     if (status != JOINERY_OK)
@@ -227,7 +240,7 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
     }
     if (status == JOINERY_OK) {
         JobTask *task = job->tasks[main_task];
-        int main_status = job_task_run(task);
+        int main_status = job_task_execute(task);
         if (main_status != JOINERY_OK && task->status == JOINERY_OK)
             task->status = main_status;
         if (main_status != JOINERY_OK)

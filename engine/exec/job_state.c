@@ -131,6 +131,17 @@ int job_task_commit(JobTask *task)
     return state_store_commit(task->state_store, task->context.diag);
 }
 
+int job_state_commit(Job *job)
+{
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        StateStore *store = job->tasks[t]->state_store;
+        int status = store ? state_store_commit(store, job->diag) : JOINERY_OK;
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
 void job_state_close(Job *job)
 {
     for (uint32_t t = 0; t < job->task_count; t++) {
