@@ -1,9 +1,11 @@
 /*
  * operator.c - the framework around operator vtables: batching of output,
  * metrics, watermark, watermark status and end-of-input propagation (see
- * operator.h). The default watermark handling is a valve over the upstream
- * channels: op->current_watermark is the last watermark sent and never
- * decreases; an aligned channel is active and not behind it.
+ * operator.h). Watermarks go through a valve over the upstream channels:
+ * op->input_watermark is the merged watermark (never decreases; an aligned
+ * channel is active and not behind it); each advance reaches the operator
+ * through on_watermark, whose default forwards it, so op->current_watermark
+ * (what was sent) equals it unless the operator holds watermarks back.
  */
 #include "engine/exec/operator.h"
 
@@ -25,6 +27,7 @@ void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
     op->channel_count = input_count;
     op->impl = impl;
     op->current_watermark = INT64_MIN;
+    op->input_watermark = INT64_MIN;
     op->watermark_status = WATERMARK_STATUS_ACTIVE;
     arena_init(&op->output_arena, 64 * 1024);
 }
@@ -138,7 +141,7 @@ int operator_emit_watermark(Operator *op, int64_t watermark)
     return operator_send_watermark(op, watermark);
 }
 
-/* The default handling's record of `channel`, allocated for every channel at first use. */
+/* The valve's record of `channel`, allocated for every channel at first use. */
 static ChannelWatermark *operator_channel_watermark(Operator *op, uint32_t channel)
 {
     if (channel >= op->channel_watermark_count) {
@@ -158,7 +161,18 @@ static ChannelWatermark *operator_channel_watermark(Operator *op, uint32_t chann
     return &op->channel_watermarks[channel];
 }
 
-/* Sends the minimum over the aligned channels when it is ahead of the output. */
+/* The merged watermark advanced: the operator reacts (on_watermark) or forwards it. */
+static int valve_emit(Operator *op, int64_t watermark)
+{
+    op->input_watermark = watermark;
+    if (op->vtable->on_watermark)
+        return op->vtable->on_watermark(op, watermark);
+    if (watermark <= op->current_watermark)
+        return JOINERY_OK; /* a generator already sent a later one of its own */
+    return operator_emit_watermark(op, watermark);
+}
+
+/* Advances to the minimum over the aligned channels when it is ahead of the merged watermark. */
 static int valve_advance(Operator *op)
 {
     bool any = false;
@@ -171,9 +185,9 @@ static int valve_advance(Operator *op)
         if (channel->watermark < minimum)
             minimum = channel->watermark;
     }
-    if (!any || minimum <= op->current_watermark)
+    if (!any || minimum <= op->input_watermark)
         return JOINERY_OK;
-    return operator_emit_watermark(op, minimum);
+    return valve_emit(op, minimum);
 }
 
 static int valve_status(Operator *op, uint32_t channel, WatermarkStatus watermark_status)
@@ -185,8 +199,8 @@ static int valve_status(Operator *op, uint32_t channel, WatermarkStatus watermar
         if (!state->idle)
             return JOINERY_OK;
         state->idle = false;
-        /* a channel that comes back behind the output waits until it catches up */
-        state->aligned = state->watermark >= op->current_watermark;
+        /* a channel that comes back behind the merged watermark waits until it catches up */
+        state->aligned = state->watermark >= op->input_watermark;
         return operator_emit_watermark_status(op, WATERMARK_STATUS_ACTIVE);
     }
     if (state->idle)
@@ -199,15 +213,15 @@ static int valve_status(Operator *op, uint32_t channel, WatermarkStatus watermar
     if (any_active)
         return valve_advance(op); /* it may have held the minimum */
     /* every channel idle: none advances any more, so when the last active one held the
-       output, the output goes to the largest channel watermark; then the operator is idle */
+       merged watermark, it goes to the largest channel watermark; then the operator is idle */
     int status = JOINERY_OK;
-    if (state->watermark == op->current_watermark) {
+    if (state->watermark == op->input_watermark) {
         int64_t maximum = INT64_MIN;
         for (uint32_t i = 0; i < op->channel_watermark_count; i++)
             if (op->channel_watermarks[i].watermark > maximum)
                 maximum = op->channel_watermarks[i].watermark;
-        if (maximum > op->current_watermark)
-            status = operator_emit_watermark(op, maximum);
+        if (maximum > op->input_watermark)
+            status = valve_emit(op, maximum);
     }
     if (status == JOINERY_OK)
         status = operator_emit_watermark_status(op, WATERMARK_STATUS_IDLE);
@@ -228,7 +242,7 @@ static int valve_watermark(Operator *op, uint32_t channel, int64_t watermark)
     if (watermark <= state->watermark)
         return JOINERY_OK; /* never backwards per channel */
     state->watermark = watermark;
-    if (!state->aligned && watermark >= op->current_watermark)
+    if (!state->aligned && watermark >= op->input_watermark)
         state->aligned = true; /* caught up */
     return valve_advance(op);
 }

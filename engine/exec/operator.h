@@ -13,7 +13,7 @@
  * downstream immediately. So an operator never holds more than one output
  * batch, and backpressure is the call stack itself.
  *
- * Lifecycle: open -> (process | watermark | watermark status | timer)* ->
+ * Lifecycle: open -> (process | on_watermark | watermark status | timer)* ->
  * end_input for each input -> close. When every input of an operator has
  * ended, the framework flushes it, calls vtable->finish (if any) and forwards
  * end_input to the downstream. All functions return JOINERY_OK or an error
@@ -24,17 +24,30 @@
  * one a producer is). Each channel is ACTIVE or IDLE. Generators (a scan
  * with a pushed watermark, the WatermarkAssigner) announce IDLE when they
  * have had no input for table.exec.source.idle-timeout, and ACTIVE again
- * before their next row or watermark. The default handling (vtable entries
- * NULL, as in Flink's StatusWatermarkValve) keeps one watermark per channel:
- *  - the output watermark is the minimum over the active channels that have
- *    caught up with it (an idle channel holds nothing back; a channel that
- *    comes back behind the output is left out until it catches up), so it
- *    only moves forward;
+ * before their next row or watermark. Every operator merges its channels
+ * in one valve (as Flink's StatusWatermarkValve) that keeps one watermark
+ * per channel:
+ *  - the merged watermark is the minimum over the active channels that
+ *    have caught up with it (an idle channel holds nothing back; a channel
+ *    that comes back behind it is left out until it catches up), so it only
+ *    moves forward;
  *  - when every channel is idle the operator announces IDLE downstream
  *    (after advancing to the largest channel watermark when the last active
  *    channel was the one holding it), and ACTIVE as soon as one channel is
  *    active again; a watermark on an idle channel makes it active first.
  * Rows carry no status: a producer announces ACTIVE before rows.
+ *
+ * Which watermark entry is for what:
+ *  - on_watermark (reacting operators): called with the merged watermark
+ *    each time it advances, after the valve; NULL forwards it
+ *    (operator_emit_watermark). An operator that sets it forwards the
+ *    watermark itself (or a smaller one it holds back to).
+ *  - watermark / watermark_status (hand-over operators only: the Channel
+ *    to another task): receive every watermark and status of their one
+ *    upstream raw, bypassing the valve, to pass them on in order.
+ *  - generators emit watermarks themselves (operator_emit_watermark,
+ *    operator_emit_watermark_status): the WatermarkAssigner from its rows
+ *    and its idle timer, a scan from its splits (split_watermarks.h).
  */
 #ifndef JOINERY_EXEC_OPERATOR_H
 #define JOINERY_EXEC_OPERATOR_H
@@ -59,11 +72,11 @@ typedef enum WatermarkStatus {
     WATERMARK_STATUS_IDLE = 1,
 } WatermarkStatus;
 
-/* What the default watermark handling knows about one upstream channel. */
+/* What the valve knows about one upstream channel. */
 typedef struct ChannelWatermark {
     int64_t watermark; /* largest received; INT64_MIN before the first */
     bool idle;
-    bool aligned; /* counts in the minimum: active and not behind the output watermark */
+    bool aligned; /* counts in the minimum: active and not behind the merged watermark */
 } ChannelWatermark;
 
 /* Per-operator figures shown by SHOW JOB METRICS and the status line. */
@@ -86,11 +99,13 @@ typedef struct OperatorVtable {
     int (*open)(Operator *self, ExecContext *context);
     /* Consumes one batch arriving on `input` (0 for single-input operators). */
     int (*process)(Operator *self, uint32_t input, const RowBatch *batch);
-    /* An event-time watermark arrived on `input`; NULL: the default handling (operator.h
-       top: minimum over the active channels). */
+    /* The merged input watermark advanced to `watermark` (top of this file); NULL:
+       forward it downstream. */
+    int (*on_watermark)(Operator *self, int64_t watermark);
+    /* Hand-over operators only (top of this file): a watermark or status of the one
+       upstream channel, raw; NULL: the valve. An operator with its own `watermark` entry
+       and no status entry forwards the status as is. */
     int (*watermark)(Operator *self, uint32_t input, int64_t watermark);
-    /* A channel of `input` announced a status; NULL: the default handling. An operator
-       with its own `watermark` entry and no status entry forwards the status as is. */
     int (*watermark_status)(Operator *self, uint32_t input, WatermarkStatus status);
     /* Processing-time tick (ms since epoch): TTL cleanup, mini-batch flush. May be NULL. */
     int (*timer)(Operator *self, int64_t now_millis);
@@ -123,8 +138,11 @@ struct Operator {
     /* the watermark this operator sent downstream (what Calc's CURRENT_WATERMARK sees);
        INT64_MIN before the first; never decreases */
     int64_t current_watermark;
+    /* the valve's merged watermark of the upstream channels (what on_watermark was last
+       called with); INT64_MIN before the first; never decreases */
+    int64_t input_watermark;
     WatermarkStatus watermark_status;     /* last announced downstream; ACTIVE at first */
-    ChannelWatermark *channel_watermarks; /* default handling: one per upstream channel,
+    ChannelWatermark *channel_watermarks; /* the valve: one per upstream channel,
                                              allocated at the first watermark or status */
     uint32_t channel_watermark_count;
     uint32_t channels_linked;  /* job building: channels connected so far (the next index) */
@@ -168,7 +186,8 @@ int operator_emit(Operator *op, const Row *row, RowKind kind);
 int operator_flush(Operator *op);
 /*
  * Delivers a watermark that arrived on upstream channel `channel` (of input
- * `input`): vtable->watermark, or the default handling (top of this file).
+ * `input`): vtable->watermark (hand-over), or the valve, which calls
+ * on_watermark when the merged watermark advances (top of this file).
  */
 int operator_push_watermark(Operator *op, uint32_t input, uint32_t channel, int64_t watermark);
 /* Delivers a status announced by upstream channel `channel` of input `input`. */

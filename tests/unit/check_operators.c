@@ -671,6 +671,71 @@ START_TEST(test_default_watermark_per_channel)
 }
 END_TEST
 
+/* A two-input operator reacting to watermarks: logs each merged watermark it is given as
+   "M(x)" and forwards x - 5 (holds watermarks back, as an operator with buffered rows). */
+typedef struct Reactor {
+    Operator base;
+    Collector *log;
+} Reactor;
+
+static int reactor_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)self;
+    (void)input;
+    (void)batch;
+    return JOINERY_OK;
+}
+
+static int reactor_on_watermark(Operator *self, int64_t watermark)
+{
+    Reactor *reactor = self->impl;
+    char text[48];
+    snprintf(text, sizeof text, "M(%lld)", (long long)watermark);
+    collector_log(reactor->log, text);
+    return operator_emit_watermark(self, watermark - 5);
+}
+
+static const OperatorVtable REACTOR_VTABLE = {
+    .process = reactor_process,
+    .on_watermark = reactor_on_watermark,
+};
+
+START_TEST(test_on_watermark_after_the_valve)
+{
+    /* the valve merges the channels (and idleness) and calls on_watermark once per
+       advance of the merged watermark; what the operator forwards is its own business */
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    Reactor reactor = {.log = &h.collector};
+    operator_init(&reactor.base, &REACTOR_VTABLE, "Reactor", 2, &reactor);
+    operator_connect(&reactor.base, &h.collector.base, 0);
+    ck_assert_int_eq(operator_open(&reactor.base, &h.context), JOINERY_OK);
+    h.op = &reactor.base;
+    EVENT(&h, 0, "10");
+    EXPECT(&h, ""); /* channel 1 has sent nothing */
+    EVENT(&h, 1, "20");
+    EXPECT(&h, "M(10) W(5)");
+    EVENT(&h, 0, "30");
+    EXPECT(&h, "M(20) W(15)");
+    EVENT(&h, 0, "40");
+    EXPECT(&h, ""); /* channel 1 still holds it at 20 */
+    ck_assert_int_eq(h.op->input_watermark, 20);
+    ck_assert_int_eq(h.op->current_watermark, 15);
+    /* idleness is the valve's too: channel 1 idle, channel 0 decides */
+    EVENT(&h, 1, "I");
+    EXPECT(&h, "M(40) W(35)");
+    /* the merged watermark, not the forwarded one, decides who is behind: channel 1
+       coming back at 38 (ahead of 35 sent, behind 40 merged) does not count yet */
+    EVENT(&h, 1, "38");
+    EXPECT(&h, "");
+    EVENT(&h, 1, "50");
+    EVENT(&h, 0, "45");
+    EXPECT(&h, "M(45) W(40)");
+    harness_close(&h);
+}
+END_TEST
+
 START_TEST(test_status_through_calc_and_exchange)
 {
     /* single-input operators forward the status of their input; an exchange tells every
@@ -1467,6 +1532,7 @@ static Suite *operators_suite(void)
     tcase_add_test(stateless, test_default_watermark_skips_idle_inputs);
     tcase_add_test(stateless, test_default_watermark_all_idle_and_back);
     tcase_add_test(stateless, test_default_watermark_per_channel);
+    tcase_add_test(stateless, test_on_watermark_after_the_valve);
     tcase_add_test(stateless, test_status_through_calc_and_exchange);
     tcase_add_test(stateless, test_watermark_assigner);
     tcase_add_test(stateless, test_watermark_assigner_idle_timeout);

@@ -626,7 +626,7 @@ static int aggregate_open(Operator *self, ExecContext *context)
 static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
     .open = aggregate_open,
     .process = aggregate_process,
-    .watermark = NULL,
+    .on_watermark = NULL, /* forwards the merged watermark */
     .timer = aggregate_timer,
     .finish = NULL,
     .report_state = aggregate_report_state,

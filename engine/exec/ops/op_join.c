@@ -461,7 +461,7 @@ static void join_close(Operator *self)
 static const OperatorVtable JOIN_VTABLE = {
     .open = join_open,
     .process = join_process,
-    .watermark = NULL,
+    .on_watermark = NULL, /* forwards the merged watermark */
     .timer = join_timer,
     .finish = NULL,
     .report_state = join_report_state,

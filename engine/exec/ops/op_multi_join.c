@@ -796,7 +796,7 @@ static void multi_join_close(Operator *self)
 static const OperatorVtable MULTI_JOIN_VTABLE = {
     .open = multi_join_open,
     .process = multi_join_process,
-    .watermark = NULL,
+    .on_watermark = NULL, /* forwards the merged watermark */
     .timer = multi_join_timer,
     .finish = NULL,
     .report_state = multi_join_report_state,
