@@ -533,6 +533,8 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
         task->context.cancel_requested = &job->stop;
     }
     status = job_state_open(job, config);
+    if (status == JOINERY_OK)
+        status = job_tasks_init(job);
     if (status != JOINERY_OK)
         return status;
     for (uint32_t i = 0; i < job->source_count; i++) {
@@ -568,6 +570,7 @@ void job_destroy(Job *job)
     for (uint32_t i = 0; i < job->channel_count; i++)
         operator_close(job->channels[i]);
     job_state_close(job);
+    job_tasks_free(job);
     for (uint32_t t = 0; t < job->task_count; t++) {
         JobTask *task = job->tasks[t];
         if (task->mailbox_ready)

@@ -33,6 +33,8 @@ typedef struct JobTask {
     bool mailbox_ready;
     Operator **sources; /* polled by this task */
     uint32_t source_count;
+    Operator **operators; /* every operator the task runs (its timers fire on this thread) */
+    uint32_t operator_count;
     uint32_t ends_expected; /* channels into this task */
     uint32_t ends_received;
     ExecContext context;
@@ -104,6 +106,11 @@ int job_state_commit(Job *job);
 int job_task_commit(JobTask *task);
 /* Closes the stores and removes the job's folder; after the operators are closed. */
 void job_state_close(Job *job);
+
+/* Lists each task's operators (job_run.c); after the tasks are placed. JOINERY_OK or no memory. */
+int job_tasks_init(Job *job);
+/* Frees what job_tasks_init allocated. */
+void job_tasks_free(Job *job);
 
 /*
  * Publishes this task's rows read and state bytes for the status line; called

@@ -4,11 +4,11 @@
  *
  * Each task's loop polls its sources (each poll pushes one batch through the
  * operators synchronously) and drains its mailbox. Idle (rate-limited)
- * sources make the loop wait until the next one is due, in short slices so
- * that Ctrl-C is noticed at once. A processing-time tick every 100 ms runs
- * the operators' timers (TTL cleanup, idleness); every 250 ms each task
- * publishes its figures and the sink's task offers a status line
- * (job_metrics.c).
+ * sources make the loop wait until the next one is due or the earliest
+ * processing-time timer of its operators (TTL cleanup, idleness), in short
+ * slices so that Ctrl-C is noticed at once; due timers fire after the
+ * mailbox round. Every 250 ms each task publishes its figures and the
+ * sink's task offers a status line (job_metrics.c).
  *
  * Invariants: a task ends when its sources have ended and every channel into
  * it has delivered its end of input; any failure sets Job.stop and every task
@@ -24,7 +24,7 @@
 #include "engine/exec/ops/op_source.h"
 
 enum {
-    JOB_TIMER_INTERVAL_MILLIS = 100,
+    JOB_WAIT_SLICE_MILLIS = 50,     /* the longest wait: Ctrl-C is noticed within it */
     JOB_DRAIN_LIMIT_MILLIS = 10000, /* a cancelled job drains this long at most */
     JOB_STATUS_INTERVAL_MILLIS = 250,
 };
@@ -84,18 +84,53 @@ static int job_task_deliver(JobTask *task, MailboxMessage *message)
     return status;
 }
 
+/* The earliest processing-time timer of the task's operators; INT64_MAX when none. */
+static int64_t job_task_next_timer(const JobTask *task)
+{
+    int64_t next = INT64_MAX;
+    for (uint32_t i = 0; i < task->operator_count; i++) {
+        int64_t due = operator_next_processing_timer(task->operators[i]);
+        if (due < next)
+            next = due;
+    }
+    return next;
+}
+
+/* Fires the processing-time timers due at `now` of the task's operators. */
 static int job_task_timers(JobTask *task, int64_t now)
 {
-    Job *job = task->job;
-    for (uint32_t i = 0; i < job->operator_count; i++) {
-        Operator *op = job->operators[i].op;
-        if (op->task != task->index)
+    for (uint32_t i = 0; i < task->operator_count; i++) {
+        Operator *op = task->operators[i];
+        if (operator_next_processing_timer(op) > now)
             continue;
-        int status = operator_timer(op, now);
+        int status = operator_advance_processing_time(op, now);
         if (status != JOINERY_OK)
             return status;
     }
     return JOINERY_OK;
+}
+
+int job_tasks_init(Job *job)
+{
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        Operator *op = job->operators[i].op;
+        JobTask *task = job->tasks[op->task];
+        Operator **operators =
+            realloc(task->operators, (task->operator_count + 1) * sizeof *operators);
+        if (!operators)
+            return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        task->operators = operators;
+        task->operators[task->operator_count++] = op;
+    }
+    return JOINERY_OK;
+}
+
+void job_tasks_free(Job *job)
+{
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        free(job->tasks[t]->operators);
+        job->tasks[t]->operators = NULL;
+    }
 }
 
 /* A task whose sources and inputs ended: it counts as quiet for a drain. */
@@ -108,11 +143,10 @@ static int job_task_finished(JobTask *task)
     return JOINERY_OK;
 }
 
-/* One task's loop: poll sources, drain the mailbox, tick timers, until its inputs end. */
+/* One task's loop: poll sources, drain the mailbox, fire timers, until its inputs end. */
 static int job_task_run(JobTask *task)
 {
     Job *job = task->job;
-    int64_t next_timer = datetime_now_millis() + JOB_TIMER_INTERVAL_MILLIS;
     int64_t next_status = datetime_now_millis() + JOB_STATUS_INTERVAL_MILLIS;
     /* the task holding the sink reports progress; every task publishes its figures */
     bool report_status = job->sink && job->sink->task == task->index;
@@ -156,11 +190,15 @@ static int job_task_run(JobTask *task)
         if (draining)
             any_open = true; /* stay until the drain is done */
         now = datetime_now_millis();
+        /* timers could emit: not while draining */
+        int64_t next_timer = draining ? INT64_MAX : job_task_next_timer(task);
+        if (next_timer < earliest)
+            earliest = next_timer;
         int64_t wait = 0;
         if (!any_active) {
-            wait = earliest == INT64_MAX ? 50 : earliest - now;
-            if (wait > 50)
-                wait = 50; /* stay responsive to Ctrl-C */
+            wait = earliest == INT64_MAX ? JOB_WAIT_SLICE_MILLIS : earliest - now;
+            if (wait > JOB_WAIT_SLICE_MILLIS)
+                wait = JOB_WAIT_SLICE_MILLIS; /* stay responsive to Ctrl-C */
         }
         if (task->mailbox_ready && inputs_open) {
             /* a bounded number of messages per round keeps sources polled too */
@@ -178,11 +216,10 @@ static int job_task_run(JobTask *task)
         if (!any_open && task->ends_received == task->ends_expected)
             return job_task_finished(task);
         now = datetime_now_millis();
-        if (!draining && now >= next_timer) { /* timers could emit: not while draining */
+        if (now >= next_timer) {
             int status = job_task_timers(task, now);
             if (status != JOINERY_OK)
                 return job_task_fail(task, status);
-            next_timer = now + JOB_TIMER_INTERVAL_MILLIS;
         }
         /* one unit of state work per round: its polls, messages and timers */
         int commit_status = job_task_commit(task);

@@ -1,6 +1,7 @@
 /*
  * job_state.c - the state stores of a job: one StateStore per task (thread)
- * that runs a stateful operator, of the backend the job's config names, all
+ * that runs a stateful operator or one that registers timers (timers are
+ * state, timer_service.h), of the backend the job's config names, all
  * sharing the job's hashmap budget; with LMDB, one environment per task in
  * its own folder under the job's folder.
  *
@@ -82,13 +83,15 @@ static int job_state_folder(Job *job, const char *root)
     return JOINERY_OK;
 }
 
-/* True when an operator of task `task` keeps keyed state. */
+/* True when an operator of task `task` keeps keyed state or registers timers. */
 static bool job_task_is_stateful(const Job *job, int task)
 {
-    for (uint32_t i = 0; i < job->operator_count; i++)
-        if (job->operators[i].op->task == task && job->operators[i].node &&
-            plan_node_is_stateful(job->operators[i].node))
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const JobOperator *entry = &job->operators[i];
+        if (entry->op->task == task &&
+            (entry->op->uses_timers || (entry->node && plan_node_is_stateful(entry->node))))
             return true;
+    }
     return false;
 }
 

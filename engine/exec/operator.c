@@ -161,10 +161,40 @@ static ChannelWatermark *operator_channel_watermark(Operator *op, uint32_t chann
     return &op->channel_watermarks[channel];
 }
 
-/* The merged watermark advanced: the operator reacts (on_watermark) or forwards it. */
+/* Runs a due timer of `op` (the timer service's callback). */
+static int operator_fire_timer(void *context, TimerDomain domain, int64_t timestamp, const Row *key)
+{
+    Operator *op = context;
+    if (!op->vtable->on_timer)
+        return operator_fail(op, JOINERY_ERROR, "%s has timers but no on_timer", op->name);
+    return op->vtable->on_timer(op, domain, timestamp, key);
+}
+
+/* Fires op's timers of `domain` due at `time`, timed as op's work. */
+static int operator_fire_timers(Operator *op, TimerDomain domain, int64_t time)
+{
+    if (!op->timers)
+        return JOINERY_OK;
+    int64_t start = datetime_monotonic_nanos();
+    int status = timer_service_advance(op->timers, domain, time, operator_fire_timer, op);
+    op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (status == JOINERY_OK || status == JOINERY_CANCELLED)
+        return status;
+    /* a failing on_timer filled the diag already; otherwise the store failed */
+    const Diag *diag = op->context ? op->context->diag : NULL;
+    return diag && diag->status != JOINERY_OK ? diag->status : operator_fail_state(op, "timers");
+}
+
+/*
+ * The merged watermark advanced: event-time timers due at it fire first,
+ * then the operator reacts (on_watermark) or it is forwarded.
+ */
 static int valve_emit(Operator *op, int64_t watermark)
 {
     op->input_watermark = watermark;
+    int status = operator_fire_timers(op, TIMER_EVENT_TIME, watermark);
+    if (status != JOINERY_OK)
+        return status;
     if (op->vtable->on_watermark)
         return op->vtable->on_watermark(op, watermark);
     if (watermark <= op->current_watermark)
@@ -285,16 +315,71 @@ int operator_end_input(Operator *op, uint32_t input)
     return status;
 }
 
-int operator_timer(Operator *op, int64_t now_millis)
+/* op's timer service, created from the task's store at first use; NULL when it fails. */
+static TimerService *operator_timers(Operator *op)
 {
-    if (!op->vtable->timer)
+    if (op->timers)
+        return op->timers;
+    StateStore *store = op->context ? op->context->state_store : NULL;
+    if (!store) {
+        operator_fail(op, JOINERY_ERROR, "%s: timers need the task's state store", op->name);
+        return NULL;
+    }
+    op->timers = timer_service_create(store);
+    if (!op->timers)
+        operator_fail_state(op, "timers");
+    return op->timers;
+}
+
+static int operator_timers_failed(Operator *op)
+{
+    int status = op->context && op->context->diag ? op->context->diag->status : JOINERY_OK;
+    return status != JOINERY_OK ? status : JOINERY_ERROR;
+}
+
+int operator_register_timer(Operator *op, TimerDomain domain, int64_t timestamp, const Row *key)
+{
+    TimerService *timers = operator_timers(op);
+    if (!timers)
+        return operator_timers_failed(op);
+    if (timer_service_register(timers, domain, timestamp, key) != JOINERY_OK)
+        return operator_fail_state(op, "timers");
+    return JOINERY_OK;
+}
+
+int operator_delete_timer(Operator *op, TimerDomain domain, int64_t timestamp, const Row *key)
+{
+    if (!op->timers)
         return JOINERY_OK;
-    int64_t start = datetime_monotonic_nanos();
-    int status = op->vtable->timer(op, now_millis);
-    op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (timer_service_delete(op->timers, domain, timestamp, key) != JOINERY_OK)
+        return operator_fail_state(op, "timers");
+    return JOINERY_OK;
+}
+
+int64_t operator_next_processing_timer(const Operator *op)
+{
+    return op->timers ? timer_service_next(op->timers, TIMER_PROCESSING_TIME) : INT64_MAX;
+}
+
+int operator_advance_processing_time(Operator *op, int64_t now_millis)
+{
+    int status = operator_fire_timers(op, TIMER_PROCESSING_TIME, now_millis);
     if (status == JOINERY_OK)
         status = operator_flush(op);
     return status;
+}
+
+int64_t operator_timer_now(const Operator *op)
+{
+    int64_t advanced =
+        op->timers ? timer_service_time(op->timers, TIMER_PROCESSING_TIME) : INT64_MIN;
+    return advanced != INT64_MIN ? advanced : operator_now_millis(op);
+}
+
+int operator_schedule_cleanup(Operator *op)
+{
+    return operator_register_timer(op, TIMER_PROCESSING_TIME,
+                                   operator_timer_now(op) + OPERATOR_CLEANUP_INTERVAL_MILLIS, NULL);
 }
 
 void operator_close(Operator *op)
@@ -307,6 +392,8 @@ void operator_close(Operator *op)
     free(op->channel_watermarks);
     op->channel_watermarks = NULL;
     op->channel_watermark_count = 0;
+    timer_service_destroy(op->timers);
+    op->timers = NULL;
     /* last: the operator's close frees the operator itself */
     if (op->vtable && op->vtable->close)
         op->vtable->close(op);

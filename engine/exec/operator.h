@@ -13,7 +13,7 @@
  * downstream immediately. So an operator never holds more than one output
  * batch, and backpressure is the call stack itself.
  *
- * Lifecycle: open -> (process | on_watermark | watermark status | timer)* ->
+ * Lifecycle: open -> (process | on_watermark | watermark status | on_timer)* ->
  * end_input for each input -> close. When every input of an operator has
  * ended, the framework flushes it, calls vtable->finish (if any) and forwards
  * end_input to the downstream. All functions return JOINERY_OK or an error
@@ -48,6 +48,19 @@
  *  - generators emit watermarks themselves (operator_emit_watermark,
  *    operator_emit_watermark_status): the WatermarkAssigner from its rows
  *    and its idle timer, a scan from its splits (split_watermarks.h).
+ *
+ * Timers (timer_service.h, Flink's InternalTimerService): an operator
+ * registers event-time and processing-time timers keyed by (key row,
+ * timestamp) (operator_register_timer); they live in the task's state
+ * store, so they are state on every backend. Event-time timers fire when
+ * the merged watermark passes them (timestamp <= watermark), in timestamp
+ * order, right before on_watermark: rows they emit go downstream before
+ * the watermark (Flink's order). Processing-time timers fire when the task
+ * loop advances processing time past them (operator_advance_processing_time);
+ * the loop sleeps until the earliest timer of its operators. State TTL
+ * cleanup is a recurring processing-time timer (operator_schedule_cleanup,
+ * every 100 ms while an operator has TTL); the WatermarkAssigner's
+ * idleness is a timer at its last activity + the idle timeout.
  */
 #ifndef JOINERY_EXEC_OPERATOR_H
 #define JOINERY_EXEC_OPERATOR_H
@@ -59,8 +72,12 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/row_batch.h"
+#include "engine/exec/timer_service.h"
 
-enum { OPERATOR_MAX_INPUTS = 64 };
+enum {
+    OPERATOR_MAX_INPUTS = 64,
+    OPERATOR_CLEANUP_INTERVAL_MILLIS = 100, /* cadence of state TTL cleanup */
+};
 
 typedef struct Operator Operator;
 typedef struct ExecContext ExecContext;
@@ -83,7 +100,7 @@ typedef struct ChannelWatermark {
 typedef struct OperatorMetrics {
     uint64_t rows_in;
     uint64_t rows_out;
-    uint64_t busy_nanos;    /* time inside process/timer/finish (includes downstream work
+    uint64_t busy_nanos;    /* time inside process/on_timer/finish (includes downstream work
                                triggered when a full output batch is flushed) */
     uint64_t state_bytes;   /* bytes held in keyed state (0 for stateless) */
     uint64_t state_keys;    /* distinct keys in state */
@@ -107,8 +124,10 @@ typedef struct OperatorVtable {
        and no status entry forwards the status as is. */
     int (*watermark)(Operator *self, uint32_t input, int64_t watermark);
     int (*watermark_status)(Operator *self, uint32_t input, WatermarkStatus status);
-    /* Processing-time tick (ms since epoch): TTL cleanup, mini-batch flush. May be NULL. */
-    int (*timer)(Operator *self, int64_t now_millis);
+    /* A timer the operator registered is due (top of this file: "Timers"): `key` is its
+       key row (the empty row for operator-wide timers), valid during the call. NULL for
+       operators that register none. */
+    int (*on_timer)(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key);
     /* Every input has ended: emit what is pending. May be NULL. */
     int (*finish)(Operator *self);
     /* Refreshes metrics.state_* (stateful operators). May be NULL. */
@@ -145,7 +164,11 @@ struct Operator {
     ChannelWatermark *channel_watermarks; /* the valve: one per upstream channel,
                                              allocated at the first watermark or status */
     uint32_t channel_watermark_count;
-    uint32_t channels_linked;  /* job building: channels connected so far (the next index) */
+    uint32_t channels_linked; /* job building: channels connected so far (the next index) */
+    /* set by the constructor when the operator will register timers: its task then has a
+       state store even if nothing else keeps state (job_state.c) */
+    bool uses_timers;
+    TimerService *timers;      /* created at the first registration; NULL before */
     OperatorTarget target;     /* single downstream (unused by exchanges) */
     OperatorTarget *broadcast; /* exchanges: every downstream subtask; end of input and
                                   watermarks go to all of them */
@@ -206,8 +229,31 @@ int operator_emit_watermark(Operator *op, int64_t watermark);
 int operator_emit_watermark_status(Operator *op, WatermarkStatus status);
 /* Marks `input` ended; after the last input: flush, finish, propagate. */
 int operator_end_input(Operator *op, uint32_t input);
-/* Processing-time tick. */
-int operator_timer(Operator *op, int64_t now_millis);
+/*
+ * Registers / deletes a timer of `op` (key NULL: an operator-wide timer).
+ * The timer service is created from the task's state store at the first
+ * registration. JOINERY_OK or an error (op failed: no store, state full).
+ */
+int operator_register_timer(Operator *op, TimerDomain domain, int64_t timestamp, const Row *key);
+int operator_delete_timer(Operator *op, TimerDomain domain, int64_t timestamp, const Row *key);
+/* The earliest processing-time timer of `op`; INT64_MAX when none. */
+int64_t operator_next_processing_timer(const Operator *op);
+/*
+ * Advances op's processing time to `now_millis`: every processing-time
+ * timer due runs on_timer, in timestamp order; then op's output is flushed.
+ */
+int operator_advance_processing_time(Operator *op, int64_t now_millis);
+/*
+ * The processing time an on_timer call runs at: the time the service was
+ * advanced to, else the job's clock (operator_now_millis).
+ */
+int64_t operator_timer_now(const Operator *op);
+/*
+ * Registers the next round of a stateful operator's incremental TTL
+ * cleanup: a processing-time timer OPERATOR_CLEANUP_INTERVAL_MILLIS after
+ * operator_timer_now (from open, then from on_timer while TTL is set).
+ */
+int operator_schedule_cleanup(Operator *op);
 /* Frees the common part, then calls vtable->close, which frees the operator. */
 void operator_close(Operator *op);
 

@@ -690,8 +690,11 @@ START_TEST(test_ttl_expiry)
     multi_join_operator_input_state(h.op, 3, &bytes, &keys, &rows);
     ck_assert_uint_eq(bytes + keys + rows, 0);
     fake_now = 20000;
-    for (int tick = 0; tick < 8; tick++)
-        ck_assert_int_eq(operator_timer(h.op, fake_now), JOINERY_OK);
+    /* each cleanup round is a processing-time timer, due every interval */
+    for (int tick = 0; tick < 8; tick++) {
+        fake_now += OPERATOR_CLEANUP_INTERVAL_MILLIS;
+        ck_assert_int_eq(operator_advance_processing_time(h.op, fake_now), JOINERY_OK);
+    }
     h.op->vtable->report_state(h.op);
     ck_assert_uint_eq(h.op->metrics.state_keys, 0);
     ck_assert_uint_eq(h.op->metrics.state_rows, 0);

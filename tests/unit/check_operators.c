@@ -796,30 +796,31 @@ START_TEST(test_watermark_assigner_idle_timeout)
     fake_now = 100; /* opened at 100: the first timeout counts from there */
     harness_open(&h, watermark_assigner_operator_create(expr_make_input_ref(&h.arena, 1, types[1]),
                                                         2, 1000, &h.diag));
-    ck_assert_int_eq(operator_timer(h.op, 1099), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 1099), JOINERY_OK);
     EXPECT(&h, "");
-    ck_assert_int_eq(operator_timer(h.op, 1100), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 1100), JOINERY_OK);
     EXPECT(&h, "IDLE"); /* no row at all for the timeout */
-    ck_assert_int_eq(operator_timer(h.op, 1200), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 1200), JOINERY_OK);
     EXPECT(&h, ""); /* announced once */
     /* the next row: active first, then the row, then the watermark */
     fake_now = 1500;
     ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 1,8000"), JOINERY_OK);
     EXPECT(&h, "ACTIVE +I(1,8000) W(8000)");
-    ck_assert_int_eq(operator_timer(h.op, 2499), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 2499), JOINERY_OK);
     EXPECT(&h, "");
     fake_now = 2000;
     ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 2,9000"), JOINERY_OK);
     EXPECT(&h, "+I(2,9000) W(9000)");
-    ck_assert_int_eq(operator_timer(h.op, 2999), JOINERY_OK); /* counted from the last row */
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 2999),
+                     JOINERY_OK); /* counted from the last row */
     EXPECT(&h, "");
-    ck_assert_int_eq(operator_timer(h.op, 3000), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 3000), JOINERY_OK);
     EXPECT(&h, "IDLE");
     /* a late row after idleness: active again, the watermark does not move back */
     fake_now = 4000;
     ck_assert_int_eq(push_rows(h.op, 0, types, 2, "+I 3,1000"), JOINERY_OK);
     EXPECT(&h, "ACTIVE +I(3,1000)");
-    ck_assert_int_eq(operator_timer(h.op, 5000), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 5000), JOINERY_OK);
     EXPECT(&h, "IDLE");
     /* end of input while idle: active, +infinity, end */
     ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
@@ -829,7 +830,7 @@ START_TEST(test_watermark_assigner_idle_timeout)
     harness_init(&h, types, 2);
     harness_open(&h, watermark_assigner_operator_create(expr_make_input_ref(&h.arena, 1, types[1]),
                                                         2, 0, &h.diag));
-    ck_assert_int_eq(operator_timer(h.op, 1000000), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 1000000), JOINERY_OK);
     EXPECT(&h, "");
     harness_close(&h);
 }
@@ -1057,7 +1058,7 @@ START_TEST(test_changelog_normalize_ttl)
     EXPECT(&h, "");
     ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
     /* the timer drops expired keys from state */
-    ck_assert_int_eq(operator_timer(h.op, 20000), JOINERY_OK);
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 20000), JOINERY_OK);
     h.op->vtable->report_state(h.op);
     ck_assert_uint_eq(h.op->metrics.state_keys, 0);
     ck_assert_uint_ge(h.op->metrics.expired_rows, 1);

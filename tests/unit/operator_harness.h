@@ -32,6 +32,7 @@ typedef struct Collector {
     Operator base;
     const DataType *types;
     uint32_t field_count;
+    bool log_watermarks; /* log "W(5)" for each watermark too */
     StrBuf log;
 } Collector;
 
@@ -68,7 +69,21 @@ static inline int collector_process(Operator *self, uint32_t input, const RowBat
     return JOINERY_OK;
 }
 
-static const OperatorVtable COLLECTOR_VTABLE = {.process = collector_process};
+static inline int collector_on_watermark(Operator *self, int64_t watermark)
+{
+    Collector *collector = (Collector *)self;
+    if (!collector->log_watermarks)
+        return JOINERY_OK;
+    if (collector->log.length)
+        strbuf_append_char(&collector->log, ' ');
+    strbuf_printf(&collector->log, "W(%lld)", (long long)watermark);
+    return JOINERY_OK;
+}
+
+static const OperatorVtable COLLECTOR_VTABLE = {
+    .process = collector_process,
+    .on_watermark = collector_on_watermark,
+};
 
 typedef struct Harness {
     Diag diag;

@@ -66,14 +66,16 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
     return JOINERY_OK;
 }
 
-static int normalize_timer(Operator *self, int64_t now_millis)
+/* The recurring TTL cleanup timer (the only timer it registers). */
+static int normalize_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key)
 {
+    (void)domain;
+    (void)timestamp;
+    (void)key;
     NormalizeOperator *normalize = self->impl;
-    if (!normalize->state)
-        return JOINERY_OK;
     self->metrics.expired_rows +=
-        value_state_cleanup(normalize->state, now_millis, NORMALIZE_CLEANUP_KEYS);
-    return JOINERY_OK;
+        value_state_cleanup(normalize->state, operator_timer_now(self), NORMALIZE_CLEANUP_KEYS);
+    return operator_schedule_cleanup(self);
 }
 
 static void normalize_report_state(Operator *self)
@@ -93,7 +95,9 @@ static int normalize_open(Operator *self, ExecContext *context)
     if (!context->state_store)
         return operator_fail(self, JOINERY_ERROR, "normalize: no state store");
     normalize->state = value_state_create(context->state_store, normalize->spec.ttl_millis);
-    return normalize->state ? JOINERY_OK : operator_fail_state(self, "normalize state");
+    if (!normalize->state)
+        return operator_fail_state(self, "normalize state");
+    return normalize->spec.ttl_millis > 0 ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
 
 static void normalize_close(Operator *self)
@@ -107,7 +111,7 @@ static void normalize_close(Operator *self)
 static const OperatorVtable NORMALIZE_VTABLE = {
     .open = normalize_open,
     .process = normalize_process,
-    .timer = normalize_timer,
+    .on_timer = normalize_on_timer,
     .report_state = normalize_report_state,
     .close = normalize_close,
 };
@@ -123,5 +127,6 @@ Operator *changelog_normalize_operator_create(const ChangelogNormalizeSpec *spec
     }
     normalize->spec = *spec;
     operator_init(&normalize->base, &NORMALIZE_VTABLE, "ChangelogNormalize", 1, normalize);
+    normalize->base.uses_timers = spec->ttl_millis > 0;
     return &normalize->base;
 }

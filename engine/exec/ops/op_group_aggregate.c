@@ -572,15 +572,18 @@ static void aggregate_report_state(Operator *self)
     self->metrics.expired_rows = groups.expired + values.expired;
 }
 
-static int aggregate_timer(Operator *self, int64_t now_millis)
+/* The recurring TTL cleanup timer (the only timer an aggregate registers). */
+static int aggregate_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key)
 {
+    (void)domain;
+    (void)timestamp;
+    (void)key;
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
-    if (agg->spec.ttl_millis <= 0 || !agg->accumulators || !agg->value_counts)
-        return JOINERY_OK;
-    value_state_cleanup(agg->accumulators, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
-    multiset_state_cleanup(agg->value_counts, now_millis, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
+    int64_t now = operator_timer_now(self);
+    value_state_cleanup(agg->accumulators, now, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
+    multiset_state_cleanup(agg->value_counts, now, AGGREGATE_CLEANUP_SLOTS_PER_TIMER);
     aggregate_report_state(self);
-    return JOINERY_OK;
+    return operator_schedule_cleanup(self);
 }
 
 static void aggregate_close(Operator *self)
@@ -620,14 +623,14 @@ static int aggregate_open(Operator *self, ExecContext *context)
                             : NULL;
     if (!agg->value_counts)
         return operator_fail_state(self, "aggregate state");
-    return JOINERY_OK;
+    return agg->spec.ttl_millis > 0 ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
 
 static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
     .open = aggregate_open,
     .process = aggregate_process,
     .on_watermark = NULL, /* forwards the merged watermark */
-    .timer = aggregate_timer,
+    .on_timer = aggregate_on_timer,
     .finish = NULL,
     .report_state = aggregate_report_state,
     .close = aggregate_close,
@@ -700,6 +703,7 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     }
     agg->spec = *spec;
     operator_init(&agg->base, &GROUP_AGGREGATE_VTABLE, "GroupAggregate", 1, agg);
+    agg->base.uses_timers = spec->ttl_millis > 0;
     uint32_t calls = spec->call_count ? spec->call_count : 1;
     uint32_t keys = spec->group_key_count ? spec->group_key_count : 1;
     agg->slots = calloc(calls, sizeof(AggregateSlot));

@@ -412,7 +412,7 @@ static int join_open(Operator *self, ExecContext *context)
                                                 : NULL;
     if (!join->sides[1].state)
         return operator_fail_state(self, "join state");
-    return JOINERY_OK;
+    return join->ttl_enabled ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
 
 static void join_report_state(Operator *self)
@@ -428,15 +428,18 @@ static void join_report_state(Operator *self)
     self->metrics.expired_rows = left.expired + right.expired;
 }
 
-static int join_timer(Operator *self, int64_t now_millis)
+/* The recurring TTL cleanup timer (the only timer a join registers). */
+static int join_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key)
 {
+    (void)domain;
+    (void)timestamp;
+    (void)key;
     JoinOperator *join = (JoinOperator *)self;
-    if (!join->ttl_enabled || !join->sides[0].state)
-        return JOINERY_OK;
+    int64_t now = operator_timer_now(self);
     for (int side = 0; side < 2; side++)
-        multiset_state_cleanup(join->sides[side].state, now_millis, JOIN_CLEANUP_SLOTS_PER_TIMER);
+        multiset_state_cleanup(join->sides[side].state, now, JOIN_CLEANUP_SLOTS_PER_TIMER);
     join_report_state(self);
-    return JOINERY_OK;
+    return operator_schedule_cleanup(self);
 }
 
 static void join_close(Operator *self)
@@ -462,7 +465,7 @@ static const OperatorVtable JOIN_VTABLE = {
     .open = join_open,
     .process = join_process,
     .on_watermark = NULL, /* forwards the merged watermark */
-    .timer = join_timer,
+    .on_timer = join_on_timer,
     .finish = NULL,
     .report_state = join_report_state,
     .close = join_close,
@@ -536,6 +539,7 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     arena_init(&join->eval_arena, 4096);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
     operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
+    join->base.uses_timers = join->ttl_enabled;
     if (!join->sides[0].variable_length || !join->sides[1].variable_length || !keys_ready) {
         operator_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");

@@ -46,7 +46,8 @@ typedef struct JoinOperatorSpec {
  *
  * Metrics: state_bytes/state_keys/state_rows (both sides), expired_rows
  * (TTL), skipped_rows (retractions of rows not in state: ignored).
- * The timer runs incremental TTL cleanup of both sides.
+ * With TTL, a processing-time timer every 100 ms runs incremental TTL
+ * cleanup of both sides.
  */
 Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag);
 

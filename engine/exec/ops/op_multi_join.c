@@ -746,7 +746,7 @@ static int multi_join_open(Operator *self, ExecContext *context)
         if (join->inputs[i].group_field_count)
             multiset_state_set_group_hash(join->state, i, multi_join_row_group_hash,
                                           &join->inputs[i]);
-    return JOINERY_OK;
+    return join->ttl_enabled ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
 
 static void multi_join_report_state(Operator *self)
@@ -761,14 +761,18 @@ static void multi_join_report_state(Operator *self)
     self->metrics.expired_rows = total.expired;
 }
 
-static int multi_join_timer(Operator *self, int64_t now_millis)
+/* The recurring TTL cleanup timer (the only timer a multi-join registers). */
+static int multi_join_on_timer(Operator *self, TimerDomain domain, int64_t timestamp,
+                               const Row *key)
 {
+    (void)domain;
+    (void)timestamp;
+    (void)key;
     MultiJoinOperator *join = (MultiJoinOperator *)self;
-    if (!join->ttl_enabled || !join->state)
-        return JOINERY_OK;
-    multiset_state_cleanup(join->state, now_millis, MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
+    multiset_state_cleanup(join->state, operator_timer_now(self),
+                           MULTI_JOIN_CLEANUP_SLOTS_PER_TIMER);
     multi_join_report_state(self);
-    return JOINERY_OK;
+    return operator_schedule_cleanup(self);
 }
 
 static void multi_join_close(Operator *self)
@@ -797,7 +801,7 @@ static const OperatorVtable MULTI_JOIN_VTABLE = {
     .open = multi_join_open,
     .process = multi_join_process,
     .on_watermark = NULL, /* forwards the merged watermark */
-    .timer = multi_join_timer,
+    .on_timer = multi_join_on_timer,
     .finish = NULL,
     .report_state = multi_join_report_state,
     .close = multi_join_close,
@@ -1177,7 +1181,7 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
                 type_is_variable_length(input_spec->types[f].id);
         offset += input_spec->field_count;
         if (input_spec->ttl_millis > 0)
-            join->ttl_enabled = true;
+            join->ttl_enabled = join->base.uses_timers = true;
         if (i == 0)
             continue;
         JoinType type = spec->join_types[i];

@@ -72,7 +72,8 @@ typedef struct MultiJoinSpec {
  *
  * Metrics: state_bytes/state_keys/state_rows summed over the inputs,
  * expired_rows (TTL), skipped_rows (retractions of rows not in state:
- * ignored). The timer runs incremental TTL cleanup of every input.
+ * ignored). With TTL, a processing-time timer every 100 ms runs incremental
+ * TTL cleanup of every input.
  */
 Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag);
 

@@ -7,7 +7,8 @@
  *
  * Idleness (table.exec.source.idle-timeout, as Flink's operator): when no
  * row arrived for idle_timeout_millis of processing time (counted from open
- * for the first one; checked on every timer tick), it announces
+ * for the first one; a processing-time timer at the last activity + the
+ * timeout checks it), it announces
  * WatermarkStatus IDLE downstream, so operators with several inputs stop
  * waiting for it; its next row announces ACTIVE first. 0: never idle.
  */

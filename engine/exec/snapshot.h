@@ -1,0 +1,56 @@
+/*
+ * snapshot.h - the seams of checkpoints (Flink's aligned checkpoint
+ * barriers): the barrier that flows with the data, where the snapshots
+ * taken at a barrier go, and an in-memory byte stream to hold one.
+ *
+ * Nothing takes checkpoints yet. A barrier starts at the sources
+ * (job_trigger_barrier, job.h), travels in order with rows and watermarks
+ * through exchanges (to every downstream channel), channels and mailboxes,
+ * and is aligned at every operator (operator.h: "Barriers"); there the
+ * operator's snapshot entry writes its state and the barrier moves on.
+ */
+#ifndef JOINERY_EXEC_SNAPSHOT_H
+#define JOINERY_EXEC_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/state/state.h"
+
+/* A checkpoint barrier (Flink's CheckpointBarrier). */
+typedef struct Barrier {
+    int64_t checkpoint_id; /* increases from 1 */
+    int64_t timestamp;     /* processing time (ms) when it was triggered */
+} Barrier;
+
+typedef struct Operator Operator;
+
+/*
+ * Where snapshots go (later: the checkpoint storage). `store` is called
+ * once per operator and barrier when the operator has aligned it, with the
+ * bytes its snapshot wrote (length 0: a stateless operator, or a source
+ * starting the barrier), before the barrier moves downstream. It runs on
+ * the operator's task thread, so tasks call it concurrently; the bytes are
+ * valid during the call. A status other than JOINERY_OK fails the job.
+ */
+typedef struct SnapshotStorage {
+    int (*store)(void *context, Operator *op, const Barrier *barrier, const void *bytes,
+                 size_t length);
+    void *context;
+} SnapshotStorage;
+
+/* A growable byte stream: writers append, readers consume from read_offset. */
+typedef struct SnapshotBuffer {
+    unsigned char *bytes;
+    size_t length;
+    size_t capacity;
+    size_t read_offset;
+} SnapshotBuffer;
+
+/* A writer appending to `buffer` (empty: {0}) and a reader of it from read_offset. */
+StateWriter snapshot_buffer_writer(SnapshotBuffer *buffer);
+StateReader snapshot_buffer_reader(SnapshotBuffer *buffer);
+/* Frees the bytes; the buffer is empty again. */
+void snapshot_buffer_free(SnapshotBuffer *buffer);
+
+#endif
