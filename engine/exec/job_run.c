@@ -61,24 +61,9 @@ static int job_task_fail(JobTask *task, int status)
 /* Delivers one mailbox message to its operator. */
 static int job_task_deliver(JobTask *task, MailboxMessage *message)
 {
-    int status = JOINERY_OK;
-    switch (message->kind) {
-    case MAILBOX_BATCH:
-        status = operator_push(message->target, message->input, &message->batch);
-        break;
-    case MAILBOX_WATERMARK:
-        status = operator_push_watermark(message->target, message->input, message->channel,
-                                         message->watermark);
-        break;
-    case MAILBOX_WATERMARK_STATUS:
-        status = operator_push_watermark_status(message->target, message->input, message->channel,
-                                                message->watermark_status);
-        break;
-    case MAILBOX_END_OF_INPUT:
+    if (message->kind == STREAM_END_OF_INPUT)
         task->ends_received++;
-        status = operator_end_input(message->target, message->input);
-        break;
-    }
+    int status = operator_deliver(message);
     free(message);
     atomic_fetch_sub(&task->job->in_flight, 1); /* after what the delivery sent was counted */
     return status;

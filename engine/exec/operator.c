@@ -60,7 +60,8 @@ int operator_flush(Operator *op)
         return JOINERY_OK;
     int status = JOINERY_OK;
     if (op->target.op)
-        status = operator_push(op->target.op, op->target.input, &op->output);
+        status =
+            operator_push_channel(op->target.op, op->target.input, op->target.channel, &op->output);
     op->output.count = 0;
     arena_reset(&op->output_arena);
     return status;
@@ -68,6 +69,12 @@ int operator_flush(Operator *op)
 
 int operator_push(Operator *op, uint32_t input, const RowBatch *batch)
 {
+    return operator_push_channel(op, input, input, batch);
+}
+
+int operator_push_channel(Operator *op, uint32_t input, uint32_t channel, const RowBatch *batch)
+{
+    (void)channel;
     if (batch->count == 0)
         return JOINERY_OK;
     op->metrics.rows_in += batch->count;
@@ -98,16 +105,21 @@ int operator_emit(Operator *op, const Row *row, RowKind kind)
     return JOINERY_OK;
 }
 
-/* Pushes to every downstream target: the broadcast list, else the single target. */
-static int operator_send_watermark(Operator *op, int64_t watermark)
+/*
+ * Delivers `element` (its kind and payload) to every downstream target of
+ * op: the broadcast list, else the single target.
+ */
+static int operator_send(Operator *op, StreamElement *element)
 {
+    uint32_t count = op->broadcast_count ? op->broadcast_count : op->target.op ? 1 : 0;
+    const OperatorTarget *targets = op->broadcast_count ? op->broadcast : &op->target;
     int status = JOINERY_OK;
-    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
-        status = operator_push_watermark(op->broadcast[i].op, op->broadcast[i].input,
-                                         op->broadcast[i].channel, watermark);
-    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
-        status =
-            operator_push_watermark(op->target.op, op->target.input, op->target.channel, watermark);
+    for (uint32_t i = 0; i < count && status == JOINERY_OK; i++) {
+        element->target = targets[i].op;
+        element->input = targets[i].input;
+        element->channel = targets[i].channel;
+        status = operator_deliver(element);
+    }
     return status;
 }
 
@@ -119,13 +131,8 @@ int operator_emit_watermark_status(Operator *op, WatermarkStatus watermark_statu
     if (status != JOINERY_OK)
         return status;
     op->watermark_status = watermark_status;
-    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
-        status = operator_push_watermark_status(op->broadcast[i].op, op->broadcast[i].input,
-                                                op->broadcast[i].channel, watermark_status);
-    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
-        status = operator_push_watermark_status(op->target.op, op->target.input, op->target.channel,
-                                                watermark_status);
-    return status;
+    StreamElement element = {.kind = STREAM_WATERMARK_STATUS, .watermark_status = watermark_status};
+    return operator_send(op, &element);
 }
 
 int operator_emit_watermark(Operator *op, int64_t watermark)
@@ -138,7 +145,8 @@ int operator_emit_watermark(Operator *op, int64_t watermark)
         return status;
     if (watermark > op->current_watermark)
         op->current_watermark = watermark;
-    return operator_send_watermark(op, watermark);
+    StreamElement element = {.kind = STREAM_WATERMARK, .watermark = watermark};
+    return operator_send(op, &element);
 }
 
 /* The valve's record of `channel`, allocated for every channel at first use. */
@@ -296,7 +304,13 @@ int operator_push_watermark_status(Operator *op, uint32_t input, uint32_t channe
 
 int operator_end_input(Operator *op, uint32_t input)
 {
+    return operator_end_channel(op, input, input);
+}
+
+int operator_end_channel(Operator *op, uint32_t input, uint32_t channel)
+{
     (void)input;
+    (void)channel;
     op->inputs_ended++;
     if (op->inputs_ended < op->channel_count)
         return JOINERY_OK;
@@ -308,11 +322,64 @@ int operator_end_input(Operator *op, uint32_t input)
     }
     if (status == JOINERY_OK)
         status = operator_flush(op);
-    for (uint32_t i = 0; i < op->broadcast_count && status == JOINERY_OK; i++)
-        status = operator_end_input(op->broadcast[i].op, op->broadcast[i].input);
-    if (status == JOINERY_OK && !op->broadcast_count && op->target.op)
-        status = operator_end_input(op->target.op, op->target.input);
-    return status;
+    StreamElement element = {.kind = STREAM_END_OF_INPUT};
+    return status == JOINERY_OK ? operator_send(op, &element) : status;
+}
+
+StreamElement *stream_element_new(StreamElementKind kind, const OperatorTarget *target,
+                                  const RowBatch *batch)
+{
+    size_t pointers = 0, bytes = 0;
+    uint32_t count = kind == STREAM_BATCH && batch ? batch->count : 0;
+    if (count) {
+        pointers = sizeof(Row *) * count;
+        for (uint32_t i = 0; i < count; i++)
+            bytes += row_size(batch->rows[i]);
+    }
+    /* rows are 8-byte multiples; the pointer array keeps them 8-aligned */
+    StreamElement *element = malloc(sizeof *element + pointers + bytes + (count ? 8 : 0));
+    if (!element)
+        return NULL;
+    memset(element, 0, sizeof *element);
+    element->kind = kind;
+    element->target = target->op;
+    element->input = target->input;
+    element->channel = target->channel;
+    if (!count)
+        return element;
+    unsigned char *memory = (unsigned char *)(element + 1);
+    Row **rows = (Row **)memory;
+    unsigned char *cursor = memory + ((pointers + 7) & ~(size_t)7);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t size = row_size(batch->rows[i]);
+        memcpy(cursor, batch->rows[i], size);
+        rows[i] = (Row *)cursor;
+        cursor += size;
+    }
+    element->batch.rows = rows;
+    element->batch.count = count;
+    element->batch.capacity = count;
+    return element;
+}
+
+int operator_deliver(const StreamElement *element)
+{
+    Operator *target = element->target;
+    switch (element->kind) {
+    case STREAM_BATCH:
+        return operator_push_channel(target, element->input, element->channel, &element->batch);
+    case STREAM_WATERMARK:
+        return operator_push_watermark(target, element->input, element->channel,
+                                       element->watermark);
+    case STREAM_WATERMARK_STATUS:
+        return operator_push_watermark_status(target, element->input, element->channel,
+                                              element->watermark_status);
+    case STREAM_BARRIER:
+        return JOINERY_OK;
+    case STREAM_END_OF_INPUT:
+        return operator_end_channel(target, element->input, element->channel);
+    }
+    return JOINERY_OK;
 }
 
 /* op's timer service, created from the task's store at first use; NULL when it fails. */

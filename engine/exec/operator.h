@@ -72,6 +72,7 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/row_batch.h"
+#include "engine/exec/snapshot.h"
 #include "engine/exec/timer_service.h"
 
 enum {
@@ -143,6 +144,33 @@ typedef struct OperatorTarget {
     uint32_t channel; /* which of op's upstream channels this is (0..op->channel_count-1) */
 } OperatorTarget;
 
+/*
+ * What flows on a channel, in order: rows, watermarks, status changes,
+ * barriers and the end of input. A mailbox holds these between tasks
+ * (op_channel.h); an operator keeps them while a channel is blocked at a
+ * barrier (top of this file: "Barriers").
+ */
+typedef enum StreamElementKind {
+    STREAM_BATCH,
+    STREAM_WATERMARK,
+    STREAM_WATERMARK_STATUS,
+    STREAM_BARRIER,
+    STREAM_END_OF_INPUT,
+} StreamElementKind;
+
+typedef struct StreamElement {
+    StreamElementKind kind;
+    Operator *target; /* where it goes: input `input`, upstream channel `channel` */
+    uint32_t input;
+    uint32_t channel;
+    int64_t watermark;                /* STREAM_WATERMARK */
+    WatermarkStatus watermark_status; /* STREAM_WATERMARK_STATUS */
+    Barrier barrier;                  /* STREAM_BARRIER */
+    RowBatch batch;                   /* STREAM_BATCH: rows in the same allocation */
+    uint64_t sequence;                /* a mailbox's order of puts */
+    struct StreamElement *next;
+} StreamElement;
+
 struct Operator {
     const OperatorVtable *vtable;
     ExecContext *context;
@@ -201,7 +229,12 @@ void operator_init(Operator *op, const OperatorVtable *vtable, const char *name,
 void operator_connect(Operator *op, Operator *target, uint32_t input);
 /* Opens the operator (vtable->open). */
 int operator_open(Operator *op, ExecContext *context);
-/* Delivers a batch to `op` on `input`, then flushes op's output. */
+/*
+ * Delivers a batch to `op` on `input` from upstream channel `channel`, then
+ * flushes op's output. operator_push is for channel `input` (as
+ * operator_connect links).
+ */
+int operator_push_channel(Operator *op, uint32_t input, uint32_t channel, const RowBatch *batch);
 int operator_push(Operator *op, uint32_t input, const RowBatch *batch);
 /* Copies `row` with kind `kind` into op's output; flushes when full. */
 int operator_emit(Operator *op, const Row *row, RowKind kind);
@@ -227,8 +260,22 @@ int operator_emit_watermark(Operator *op, int64_t watermark);
  * it is what op announced last; records it in op->watermark_status.
  */
 int operator_emit_watermark_status(Operator *op, WatermarkStatus status);
-/* Marks `input` ended; after the last input: flush, finish, propagate. */
+/*
+ * Upstream channel `channel` (of input `input`) ended; after the last
+ * channel: flush, finish, propagate. operator_end_input ends channel `input`.
+ */
+int operator_end_channel(Operator *op, uint32_t input, uint32_t channel);
 int operator_end_input(Operator *op, uint32_t input);
+
+/*
+ * A heap copy of an element of `kind` for `target` (target, input and
+ * channel set; for STREAM_BATCH the rows of `batch` copied into the same
+ * allocation, batch NULL otherwise). NULL on no memory. Free with free().
+ */
+StreamElement *stream_element_new(StreamElementKind kind, const OperatorTarget *target,
+                                  const RowBatch *batch);
+/* Hands `element` to its target, by kind (the functions above); does not free it. */
+int operator_deliver(const StreamElement *element);
 /*
  * Registers / deletes a timer of `op` (key NULL: an operator-wide timer).
  * The timer service is created from the task's state store at the first

@@ -1090,24 +1090,14 @@ static void *consume(void *argument)
         if (!message)
             continue;
         consumer->messages++;
-        MailboxMessageKind kind = message->kind;
-        int status = JOINERY_OK;
-        if (kind == MAILBOX_BATCH)
-            status = operator_push(message->target, message->input, &message->batch);
-        else if (kind == MAILBOX_WATERMARK)
-            status = operator_push_watermark(message->target, message->input, message->channel,
-                                             message->watermark);
-        else if (kind == MAILBOX_WATERMARK_STATUS)
-            status = operator_push_watermark_status(message->target, message->input,
-                                                    message->channel, message->watermark_status);
-        else
-            status = operator_end_input(message->target, message->input);
+        StreamElementKind kind = message->kind;
+        int status = operator_deliver(message);
         free(message);
         if (status != JOINERY_OK)
             consumer->status = status;
-        if (kind == MAILBOX_END_OF_INPUT && consumer->ends_left <= 1)
+        if (kind == STREAM_END_OF_INPUT && consumer->ends_left <= 1)
             return NULL;
-        if (kind == MAILBOX_END_OF_INPUT)
+        if (kind == STREAM_END_OF_INPUT)
             consumer->ends_left--;
     }
 }
@@ -1222,7 +1212,7 @@ START_TEST(test_mailbox_bounded_and_stop)
     /* the rows were copied: the message outlives the producer's batch */
     MailboxMessage *message = mailbox_take(&mailbox, 0);
     ck_assert_ptr_nonnull(message);
-    ck_assert_int_eq(message->kind, MAILBOX_BATCH);
+    ck_assert_int_eq(message->kind, STREAM_BATCH);
     ck_assert_ptr_eq(message->target, &h.collector.base);
     ck_assert_uint_eq(message->input, 3);
     ck_assert_uint_eq(message->channel, 3);

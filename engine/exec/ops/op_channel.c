@@ -15,9 +15,8 @@
 typedef struct ChannelOperator {
     Operator base;
     Mailbox *mailbox;
-    Operator *target;
-    uint32_t input;
-    uint32_t channel;
+    uint32_t queue; /* its queue in the mailbox */
+    OperatorTarget destination;
 } ChannelOperator;
 
 int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
@@ -43,14 +42,34 @@ int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
 
 void mailbox_destroy(Mailbox *mailbox)
 {
-    MailboxMessage *message = mailbox->head;
-    while (message) {
-        MailboxMessage *next = message->next;
-        free(message);
-        message = next;
+    for (uint32_t q = 0; q < mailbox->queue_count; q++) {
+        MailboxMessage *message = mailbox->queues[q].head;
+        while (message) {
+            MailboxMessage *next = message->next;
+            free(message);
+            message = next;
+        }
     }
+    free(mailbox->queues);
     pthread_cond_destroy(&mailbox->changed);
     pthread_mutex_destroy(&mailbox->lock);
+}
+
+/* Adds the queue of a channel into (target, channel); its index, or -1 on no memory. */
+static int64_t mailbox_add_queue(Mailbox *mailbox, Operator *target, uint32_t channel)
+{
+    pthread_mutex_lock(&mailbox->lock);
+    MailboxQueue *queues = realloc(mailbox->queues, (mailbox->queue_count + 1) * sizeof *queues);
+    int64_t index = -1;
+    if (queues) {
+        mailbox->queues = queues;
+        index = mailbox->queue_count++;
+        memset(&queues[index], 0, sizeof queues[index]);
+        queues[index].target = target;
+        queues[index].channel = channel;
+    }
+    pthread_mutex_unlock(&mailbox->lock);
+    return index;
 }
 
 static void deadline_after(struct timespec *deadline, int64_t millis)
@@ -65,15 +84,17 @@ static void deadline_after(struct timespec *deadline, int64_t millis)
 }
 
 /*
- * Appends a message, waiting while the mailbox is full (the wait is added to
- * *blocked_nanos); false when the job stopped.
+ * Appends a message to queue `index`, waiting while that queue is full
+ * (the wait is added to *blocked_nanos); false when the job stopped.
  */
-static bool mailbox_put(Mailbox *mailbox, MailboxMessage *message, uint64_t *blocked_nanos)
+static bool mailbox_put(Mailbox *mailbox, uint32_t index, MailboxMessage *message,
+                        uint64_t *blocked_nanos)
 {
     pthread_mutex_lock(&mailbox->lock);
-    if (mailbox->depth >= mailbox->capacity) {
+    MailboxQueue *queue = &mailbox->queues[index];
+    if (queue->depth >= mailbox->capacity) {
         int64_t start = datetime_monotonic_nanos();
-        while (mailbox->depth >= mailbox->capacity && !*mailbox->stop) {
+        while (queue->depth >= mailbox->capacity && !*mailbox->stop) {
             struct timespec deadline;
             deadline_after(&deadline, 50);
             pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline);
@@ -86,35 +107,52 @@ static bool mailbox_put(Mailbox *mailbox, MailboxMessage *message, uint64_t *blo
         return false;
     }
     message->next = NULL;
+    message->sequence = mailbox->sequence++;
     if (mailbox->in_flight)
         atomic_fetch_add(mailbox->in_flight, 1);
-    if (mailbox->tail)
-        mailbox->tail->next = message;
+    if (queue->tail)
+        queue->tail->next = message;
     else
-        mailbox->head = message;
-    mailbox->tail = message;
+        queue->head = message;
+    queue->tail = message;
+    queue->depth++;
     mailbox->depth++;
     pthread_cond_broadcast(&mailbox->changed);
     pthread_mutex_unlock(&mailbox->lock);
     return true;
 }
 
+/* The unblocked queue whose head was put first; NULL when none has a message. Locked. */
+static MailboxQueue *mailbox_next_queue(Mailbox *mailbox)
+{
+    MailboxQueue *next = NULL;
+    for (uint32_t q = 0; q < mailbox->queue_count; q++) {
+        MailboxQueue *queue = &mailbox->queues[q];
+        if (!queue->head || (next && next->head->sequence < queue->head->sequence))
+            continue;
+        next = queue;
+    }
+    return next;
+}
+
 MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis)
 {
     pthread_mutex_lock(&mailbox->lock);
-    if (!mailbox->head && timeout_millis > 0) {
+    MailboxQueue *queue = mailbox_next_queue(mailbox);
+    if (!queue && timeout_millis > 0) {
         struct timespec deadline;
         deadline_after(&deadline, timeout_millis);
-        while (!mailbox->head && !*mailbox->stop) {
+        while (!(queue = mailbox_next_queue(mailbox)) && !*mailbox->stop) {
             if (pthread_cond_timedwait(&mailbox->changed, &mailbox->lock, &deadline) == ETIMEDOUT)
                 break;
         }
     }
-    MailboxMessage *message = mailbox->head;
+    MailboxMessage *message = queue ? queue->head : NULL;
     if (message) {
-        mailbox->head = message->next;
-        if (!mailbox->head)
-            mailbox->tail = NULL;
+        queue->head = message->next;
+        if (!queue->head)
+            queue->tail = NULL;
+        queue->depth--;
         mailbox->depth--;
         pthread_cond_broadcast(&mailbox->changed);
     }
@@ -122,25 +160,20 @@ MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis)
     return message;
 }
 
-static MailboxMessage *message_new(ChannelOperator *channel, MailboxMessageKind kind, size_t extra)
+static MailboxMessage *channel_message(Operator *self, StreamElementKind kind,
+                                       const RowBatch *batch)
 {
-    MailboxMessage *message = malloc(sizeof *message + extra);
-    if (!message)
-        return NULL;
-    memset(message, 0, sizeof *message);
-    message->kind = kind;
-    message->target = channel->target;
-    message->input = channel->input;
-    message->channel = channel->channel;
-    return message;
+    ChannelOperator *channel = self->impl;
+    return stream_element_new(kind, &channel->destination, batch);
 }
 
-static int channel_send(Operator *self, MailboxMessage *message)
+/* Puts `message` (NULL: it could not be made) into the channel's queue. */
+static int channel_put(Operator *self, MailboxMessage *message)
 {
     ChannelOperator *channel = self->impl;
     if (!message)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    if (!mailbox_put(channel->mailbox, message, &self->metrics.blocked_nanos))
+    if (!mailbox_put(channel->mailbox, channel->queue, message, &self->metrics.blocked_nanos))
         return JOINERY_CANCELLED;
     return JOINERY_OK;
 }
@@ -148,52 +181,33 @@ static int channel_send(Operator *self, MailboxMessage *message)
 static int channel_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
-    ChannelOperator *channel = self->impl;
-    size_t pointers = sizeof(Row *) * batch->count;
-    size_t bytes = 0;
-    for (uint32_t i = 0; i < batch->count; i++)
-        bytes += row_size(batch->rows[i]);
-    /* rows are 8-byte multiples; the pointer array keeps them 8-aligned */
-    MailboxMessage *message = message_new(channel, MAILBOX_BATCH, pointers + bytes + 8);
-    if (!message)
-        return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    unsigned char *memory = (unsigned char *)(message + 1);
-    Row **rows = (Row **)memory;
-    unsigned char *cursor = memory + ((pointers + 7) & ~(size_t)7);
-    for (uint32_t i = 0; i < batch->count; i++) {
-        uint32_t size = row_size(batch->rows[i]);
-        memcpy(cursor, batch->rows[i], size);
-        rows[i] = (Row *)cursor;
-        cursor += size;
-    }
-    message->batch.rows = rows;
-    message->batch.count = batch->count;
-    message->batch.capacity = batch->count;
-    self->metrics.rows_out += batch->count;
-    return channel_send(self, message);
+    MailboxMessage *message = channel_message(self, STREAM_BATCH, batch);
+    if (message)
+        self->metrics.rows_out += batch->count;
+    return channel_put(self, message);
 }
 
 static int channel_watermark(Operator *self, uint32_t input, int64_t watermark)
 {
     (void)input;
-    MailboxMessage *message = message_new(self->impl, MAILBOX_WATERMARK, 0);
+    MailboxMessage *message = channel_message(self, STREAM_WATERMARK, NULL);
     if (message)
         message->watermark = watermark;
-    return channel_send(self, message);
+    return channel_put(self, message);
 }
 
 static int channel_watermark_status(Operator *self, uint32_t input, WatermarkStatus status)
 {
     (void)input;
-    MailboxMessage *message = message_new(self->impl, MAILBOX_WATERMARK_STATUS, 0);
+    MailboxMessage *message = channel_message(self, STREAM_WATERMARK_STATUS, NULL);
     if (message)
         message->watermark_status = status;
-    return channel_send(self, message);
+    return channel_put(self, message);
 }
 
 static int channel_finish(Operator *self)
 {
-    return channel_send(self, message_new(self->impl, MAILBOX_END_OF_INPUT, 0));
+    return channel_put(self, channel_message(self, STREAM_END_OF_INPUT, NULL));
 }
 
 static void channel_close(Operator *self)
@@ -213,14 +227,17 @@ Operator *channel_operator_create(Mailbox *mailbox, Operator *target, uint32_t i
                                   uint32_t channel_index, Diag *diag)
 {
     ChannelOperator *channel = calloc(1, sizeof *channel);
-    if (!channel) {
+    int64_t queue = channel ? mailbox_add_queue(mailbox, target, channel_index) : -1;
+    if (queue < 0) {
+        free(channel);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     channel->mailbox = mailbox;
-    channel->target = target;
-    channel->input = input;
-    channel->channel = channel_index;
+    channel->queue = (uint32_t)queue;
+    channel->destination.op = target;
+    channel->destination.input = input;
+    channel->destination.channel = channel_index;
     operator_init(&channel->base, &CHANNEL_VTABLE, "Channel", 1, channel);
     return &channel->base;
 }

@@ -45,8 +45,8 @@ static int exchange_deliver(ExchangeOperator *exchange, uint32_t target)
     if (batch->count == 0)
         return JOINERY_OK;
     exchange->base.metrics.rows_out += batch->count;
-    int status = operator_push(exchange->base.broadcast[target].op,
-                               exchange->base.broadcast[target].input, batch);
+    const OperatorTarget *to = &exchange->base.broadcast[target];
+    int status = operator_push_channel(to->op, to->input, to->channel, batch);
     batch->count = 0;
     return status;
 }

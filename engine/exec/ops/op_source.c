@@ -314,7 +314,8 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
     if (status == JOINERY_OK && source->batch.count > 0) {
         op->metrics.rows_out += source->batch.count;
         if (op->target.op)
-            status = operator_push(op->target.op, op->target.input, &source->batch);
+            status = operator_push_channel(op->target.op, op->target.input, op->target.channel,
+                                           &source->batch);
     }
     /* rows first, then the watermark they advanced */
     if (status == JOINERY_OK && source->splits_ready)

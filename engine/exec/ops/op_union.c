@@ -12,7 +12,7 @@ static int union_process(Operator *self, uint32_t input, const RowBatch *batch)
     self->metrics.rows_out += batch->count;
     if (!self->target.op)
         return JOINERY_OK;
-    return operator_push(self->target.op, self->target.input, batch);
+    return operator_push_channel(self->target.op, self->target.input, self->target.channel, batch);
 }
 
 static void union_close(Operator *self)
