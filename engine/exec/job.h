@@ -16,6 +16,7 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
+#include "engine/exec/snapshot.h"
 #include "engine/plan/plan.h"
 #include "engine/state/state.h"
 
@@ -62,6 +63,21 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
  * non-zero (returns JOINERY_CANCELLED) or an operator fails.
  */
 int job_run(Job *job, volatile int *cancel_requested, Diag *diag);
+/*
+ * Asks every source to start checkpoint barrier `checkpoint_id` (timestamp:
+ * now) between two of its batches (snapshot.h); each task's sources start
+ * it at the task's next loop round, all in that round, and sources that
+ * ended skip it. Ids increase: JOINERY_ERROR_VALIDATE (diag filled) for an
+ * id not above the last one. Safe from any thread while the job runs (a
+ * test, later the checkpoint coordinator); before job_run, the barrier
+ * waits for the first round.
+ */
+int job_trigger_barrier(Job *job, int64_t checkpoint_id, Diag *diag);
+/*
+ * Where the snapshots operators take at barriers go (NULL: none are taken;
+ * barriers still align). Before job_run; `storage` outlives the run.
+ */
+void job_set_snapshot_storage(Job *job, const SnapshotStorage *storage);
 /* Rows written by the job's sink (INSERT INTO), or result rows (SELECT). */
 uint64_t job_rows_written(const Job *job);
 /* Bad records the job's sources skipped (json.ignore-parse-errors and the like). */

@@ -35,6 +35,14 @@ typedef struct JobTask {
     uint32_t source_count;
     Operator **operators; /* every operator the task runs (its timers fire on this thread) */
     uint32_t operator_count;
+    /* barriers triggered (job_trigger_barrier, any thread) that the task's sources have
+       still to start, in order; under barrier_lock, barriers_pending counts them */
+    pthread_mutex_t barrier_lock;
+    bool barrier_lock_ready;
+    Barrier *barriers;
+    uint32_t barrier_count;
+    uint32_t barrier_capacity;
+    _Atomic uint32_t barriers_pending;
     uint32_t ends_expected; /* channels into this task */
     uint32_t ends_received;
     ExecContext context;
@@ -75,6 +83,7 @@ struct Job {
        returns JOINERY_CANCELLED. Every row read has then gone through the whole
        pipeline, so sources may commit what they read. */
     _Atomic int64_t in_flight;
+    _Atomic int64_t last_barrier; /* the newest checkpoint id triggered (0: none) */
     _Atomic uint32_t tasks_quiet;
     volatile int drained;
     Operator *sink;

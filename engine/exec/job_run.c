@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "engine/base/value.h"
@@ -97,6 +98,12 @@ static int job_task_timers(JobTask *task, int64_t now)
 
 int job_tasks_init(Job *job)
 {
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        if (pthread_mutex_init(&task->barrier_lock, NULL) != 0)
+            return diag_error(job->diag, JOINERY_ERROR, "could not create a lock for the job");
+        task->barrier_lock_ready = true;
+    }
     for (uint32_t i = 0; i < job->operator_count; i++) {
         Operator *op = job->operators[i].op;
         JobTask *task = job->tasks[op->task];
@@ -113,9 +120,82 @@ int job_tasks_init(Job *job)
 void job_tasks_free(Job *job)
 {
     for (uint32_t t = 0; t < job->task_count; t++) {
-        free(job->tasks[t]->operators);
-        job->tasks[t]->operators = NULL;
+        JobTask *task = job->tasks[t];
+        free(task->operators);
+        task->operators = NULL;
+        free(task->barriers);
+        task->barriers = NULL;
+        if (task->barrier_lock_ready)
+            pthread_mutex_destroy(&task->barrier_lock);
+        task->barrier_lock_ready = false;
     }
+}
+
+int job_trigger_barrier(Job *job, int64_t checkpoint_id, Diag *diag)
+{
+    int64_t last = atomic_load(&job->last_barrier);
+    do {
+        if (checkpoint_id <= last)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "checkpoint %lld is not after checkpoint %lld",
+                              (long long)checkpoint_id, (long long)last);
+    } while (!atomic_compare_exchange_weak(&job->last_barrier, &last, checkpoint_id));
+    Barrier barrier = {checkpoint_id, datetime_now_millis()};
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        JobTask *task = job->tasks[t];
+        if (!task->source_count)
+            continue;
+        pthread_mutex_lock(&task->barrier_lock);
+        if (task->barrier_count == task->barrier_capacity) {
+            uint32_t capacity = task->barrier_capacity ? task->barrier_capacity * 2 : 4;
+            Barrier *grown = realloc(task->barriers, capacity * sizeof *grown);
+            if (!grown) {
+                pthread_mutex_unlock(&task->barrier_lock);
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            }
+            task->barriers = grown;
+            task->barrier_capacity = capacity;
+        }
+        task->barriers[task->barrier_count++] = barrier;
+        atomic_fetch_add(&task->barriers_pending, 1);
+        pthread_mutex_unlock(&task->barrier_lock);
+    }
+    return JOINERY_OK;
+}
+
+void job_set_snapshot_storage(Job *job, const SnapshotStorage *storage)
+{
+    job->context.snapshots = storage;
+    for (uint32_t t = 0; t < job->task_count; t++)
+        job->tasks[t]->context.snapshots = storage;
+}
+
+/*
+ * Starts the barriers triggered since the last round at every source of the
+ * task, one barrier at all of them before the next: no batch is polled in
+ * between, so in a task that runs the whole job (direct calls) every
+ * operator receives barrier n on all its channels before any row after it.
+ */
+static int job_task_start_barriers(JobTask *task)
+{
+    if (atomic_load(&task->barriers_pending) == 0)
+        return JOINERY_OK;
+    pthread_mutex_lock(&task->barrier_lock);
+    Barrier barriers[16];
+    uint32_t count = task->barrier_count < 16 ? task->barrier_count : 16;
+    memcpy(barriers, task->barriers, count * sizeof *barriers);
+    memmove(task->barriers, task->barriers + count,
+            (task->barrier_count - count) * sizeof *barriers);
+    task->barrier_count -= count;
+    atomic_fetch_sub(&task->barriers_pending, count);
+    pthread_mutex_unlock(&task->barrier_lock);
+    for (uint32_t b = 0; b < count; b++)
+        for (uint32_t i = 0; i < task->source_count; i++) {
+            int status = operator_inject_barrier(task->sources[i], &barriers[b]);
+            if (status != JOINERY_OK)
+                return status;
+        }
+    return job_task_commit(task);
 }
 
 /* A task whose sources and inputs ended: it counts as quiet for a drain. */
@@ -153,6 +233,11 @@ static int job_task_run(JobTask *task)
             job->stop = 1; /* a blocked pipeline: stop without the clean mark */
             return JOINERY_CANCELLED;
         }
+        /* barriers start even while draining: an alignment waiting for them would hold
+           back what is in flight */
+        int barrier_status = job_task_start_barriers(task);
+        if (barrier_status != JOINERY_OK)
+            return job_task_fail(task, barrier_status);
         bool any_active = false, any_open = false;
         int64_t now = datetime_now_millis();
         int64_t earliest = INT64_MAX;

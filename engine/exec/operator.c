@@ -72,11 +72,36 @@ int operator_push(Operator *op, uint32_t input, const RowBatch *batch)
     return operator_push_channel(op, input, input, batch);
 }
 
+/* ---- barriers: blocked channels keep what arrives (direct calls) ---- */
+
+/* Keeps `what` (its rows copied) at the end of its blocked channel's queue. */
+static int operator_defer(Operator *op, const StreamElement *what)
+{
+    OperatorTarget target = {op, what->input, what->channel};
+    StreamElement *kept = stream_element_new(what->kind, &target, &what->batch);
+    if (!kept)
+        return operator_fail(op, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    kept->watermark = what->watermark;
+    kept->watermark_status = what->watermark_status;
+    kept->barrier = what->barrier;
+    ChannelFlow *flow = &op->channel_flows[what->channel];
+    if (flow->deferred_tail)
+        flow->deferred_tail->next = kept;
+    else
+        flow->deferred_head = kept;
+    flow->deferred_tail = kept;
+    return JOINERY_OK;
+}
+
 int operator_push_channel(Operator *op, uint32_t input, uint32_t channel, const RowBatch *batch)
 {
-    (void)channel;
     if (batch->count == 0)
         return JOINERY_OK;
+    if (operator_channel_blocked(op, channel)) {
+        StreamElement what = {.kind = STREAM_BATCH, .input = input, .channel = channel};
+        what.batch = *batch;
+        return operator_defer(op, &what);
+    }
     op->metrics.rows_in += batch->count;
     int64_t start = datetime_monotonic_nanos();
     int status = op->vtable->process(op, input, batch);
@@ -289,6 +314,11 @@ int operator_push_watermark(Operator *op, uint32_t input, uint32_t channel, int6
 {
     if (op->vtable->watermark)
         return op->vtable->watermark(op, input, watermark);
+    if (operator_channel_blocked(op, channel)) {
+        StreamElement what = {.kind = STREAM_WATERMARK, .input = input, .channel = channel};
+        what.watermark = watermark;
+        return operator_defer(op, &what);
+    }
     return valve_watermark(op, channel, watermark);
 }
 
@@ -299,6 +329,11 @@ int operator_push_watermark_status(Operator *op, uint32_t input, uint32_t channe
         return op->vtable->watermark_status(op, input, watermark_status);
     if (op->vtable->watermark)
         return operator_emit_watermark_status(op, watermark_status);
+    if (operator_channel_blocked(op, channel)) {
+        StreamElement what = {.kind = STREAM_WATERMARK_STATUS, .input = input, .channel = channel};
+        what.watermark_status = watermark_status;
+        return operator_defer(op, &what);
+    }
     return valve_status(op, channel, watermark_status);
 }
 
@@ -307,14 +342,20 @@ int operator_end_input(Operator *op, uint32_t input)
     return operator_end_channel(op, input, input);
 }
 
+static int align_check(Operator *op);
+
 int operator_end_channel(Operator *op, uint32_t input, uint32_t channel)
 {
-    (void)input;
-    (void)channel;
+    if (operator_channel_blocked(op, channel)) {
+        StreamElement what = {.kind = STREAM_END_OF_INPUT, .input = input, .channel = channel};
+        return operator_defer(op, &what);
+    }
     op->inputs_ended++;
-    if (op->inputs_ended < op->channel_count)
-        return JOINERY_OK;
-    int status = JOINERY_OK;
+    /* an ended channel counts as having delivered the barrier being aligned */
+    int status = op->aligning ? align_check(op) : JOINERY_OK;
+    if (status != JOINERY_OK || op->inputs_ended < op->channel_count || op->finished)
+        return status;
+    op->finished = true;
     if (op->vtable->finish) {
         int64_t start = datetime_monotonic_nanos();
         status = op->vtable->finish(op);
@@ -375,11 +416,180 @@ int operator_deliver(const StreamElement *element)
         return operator_push_watermark_status(target, element->input, element->channel,
                                               element->watermark_status);
     case STREAM_BARRIER:
-        return JOINERY_OK;
+        return operator_push_barrier(target, element->input, element->channel, &element->barrier);
     case STREAM_END_OF_INPUT:
         return operator_end_channel(target, element->input, element->channel);
     }
     return JOINERY_OK;
+}
+
+/* ---- barriers: alignment, snapshots ---- */
+
+/* The alignment record of every channel, allocated at the first barrier; false on no memory. */
+static bool operator_flows_ready(Operator *op, uint32_t channel)
+{
+    if (channel < op->channel_flow_count)
+        return true;
+    uint32_t count = op->channel_count > channel ? op->channel_count : channel + 1;
+    ChannelFlow *grown = realloc(op->channel_flows, count * sizeof *grown);
+    if (!grown)
+        return false;
+    memset(grown + op->channel_flow_count, 0, (count - op->channel_flow_count) * sizeof *grown);
+    op->channel_flows = grown;
+    op->channel_flow_count = count;
+    return true;
+}
+
+/*
+ * Delivers what the channels kept while blocked, channel by channel and in
+ * order; a channel that blocks again (a later barrier among what it kept)
+ * keeps the rest.
+ */
+static int align_replay(Operator *op)
+{
+    for (uint32_t i = 0; i < op->channel_flow_count; i++) {
+        while (!op->channel_flows[i].blocked && op->channel_flows[i].deferred_head) {
+            ChannelFlow *flow = &op->channel_flows[i];
+            StreamElement *element = flow->deferred_head;
+            flow->deferred_head = element->next;
+            if (!flow->deferred_head)
+                flow->deferred_tail = NULL;
+            int status = operator_deliver(element);
+            free(element);
+            if (status != JOINERY_OK)
+                return status;
+        }
+    }
+    return JOINERY_OK;
+}
+
+static void align_unblock(Operator *op)
+{
+    for (uint32_t i = 0; i < op->channel_flow_count; i++)
+        op->channel_flows[i].blocked = false;
+}
+
+/* Tells the snapshot storage (if any) what op's snapshot at `barrier` holds. */
+static int operator_store_snapshot(Operator *op, const Barrier *barrier)
+{
+    const SnapshotStorage *storage = op->context ? op->context->snapshots : NULL;
+    if (!storage)
+        return JOINERY_OK;
+    SnapshotBuffer buffer = {0};
+    StateWriter writer = snapshot_buffer_writer(&buffer);
+    int64_t start = datetime_monotonic_nanos();
+    int status = operator_snapshot(op, barrier, &writer);
+    op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (status == JOINERY_OK)
+        status = storage->store(storage->context, op, barrier, buffer.bytes, buffer.length);
+    snapshot_buffer_free(&buffer);
+    return status;
+}
+
+/* op has the barrier from every channel (or is a source): snapshot, then pass it on. */
+static int operator_reach_barrier(Operator *op, const Barrier *barrier)
+{
+    int status = operator_flush(op);
+    if (status == JOINERY_OK)
+        status = operator_store_snapshot(op, barrier);
+    if (status == JOINERY_OK)
+        status = operator_emit_barrier(op, barrier);
+    return status;
+}
+
+/* Completes the alignment once every channel delivered the barrier or ended. */
+static int align_check(Operator *op)
+{
+    if (!op->aligning || op->barriers_received + op->inputs_ended < op->channel_count)
+        return JOINERY_OK;
+    op->aligning = false;
+    Barrier barrier = op->aligning_barrier;
+    int status = operator_reach_barrier(op, &barrier);
+    if (status != JOINERY_OK)
+        return status;
+    align_unblock(op);
+    return align_replay(op);
+}
+
+int operator_push_barrier(Operator *op, uint32_t input, uint32_t channel, const Barrier *barrier)
+{
+    if (op->vtable->barrier)
+        return op->vtable->barrier(op, input, barrier);
+    if (operator_channel_blocked(op, channel)) {
+        StreamElement what = {.kind = STREAM_BARRIER, .input = input, .channel = channel};
+        what.barrier = *barrier;
+        return operator_defer(op, &what);
+    }
+    if (!operator_flows_ready(op, channel))
+        return operator_fail(op, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    int64_t id = barrier->checkpoint_id;
+    if (id < op->checkpoint_id || (id == op->checkpoint_id && !op->aligning))
+        return JOINERY_OK; /* obsolete: that checkpoint was aligned or given up */
+    op->channel_flows[channel].blocked = true;
+    if (id == op->checkpoint_id) {
+        op->barriers_received++;
+        return align_check(op);
+    }
+    /* the first barrier of a newer checkpoint; one still aligning is given up (subsumed,
+       as Flink does): its channels flow again, up to their own barrier of this one */
+    bool subsumed = op->aligning;
+    if (subsumed) {
+        align_unblock(op);
+        op->channel_flows[channel].blocked = true;
+    }
+    op->checkpoint_id = id;
+    op->aligning = true;
+    op->aligning_barrier = *barrier;
+    op->barriers_received = 1;
+    int status = subsumed ? align_replay(op) : JOINERY_OK;
+    return status == JOINERY_OK ? align_check(op) : status;
+}
+
+int operator_emit_barrier(Operator *op, const Barrier *barrier)
+{
+    int status = operator_flush(op);
+    if (status != JOINERY_OK)
+        return status;
+    StreamElement element = {.kind = STREAM_BARRIER, .barrier = *barrier};
+    return operator_send(op, &element);
+}
+
+int operator_inject_barrier(Operator *op, const Barrier *barrier)
+{
+    return op->finished ? JOINERY_OK : operator_reach_barrier(op, barrier);
+}
+
+static TimerService *operator_timers(Operator *op);
+static int operator_timers_failed(Operator *op);
+
+int operator_snapshot(Operator *op, const Barrier *barrier, const StateWriter *writer)
+{
+    if (!op->vtable->snapshot)
+        return JOINERY_OK;
+    int status = op->vtable->snapshot(op, barrier, writer);
+    uint8_t has_timers = op->timers != NULL;
+    if (status == JOINERY_OK && writer->write(writer->context, &has_timers, 1) != JOINERY_OK)
+        status = operator_fail(op, JOINERY_ERROR, "could not write a state snapshot");
+    if (status == JOINERY_OK && has_timers)
+        status = timer_service_snapshot(op->timers, writer, op->context->diag);
+    return status;
+}
+
+int operator_restore(Operator *op, const StateReader *reader)
+{
+    if (!op->vtable->restore)
+        return operator_fail(op, JOINERY_ERROR, "%s keeps no state to restore", op->name);
+    int status = op->vtable->restore(op, reader);
+    uint8_t has_timers = 0;
+    if (status == JOINERY_OK && reader->read(reader->context, &has_timers, 1) != JOINERY_OK)
+        status =
+            operator_fail(op, JOINERY_ERROR, "the state snapshot of %s is cut short", op->name);
+    if (status != JOINERY_OK || !has_timers)
+        return status;
+    TimerService *timers = operator_timers(op);
+    if (!timers)
+        return operator_timers_failed(op);
+    return timer_service_restore(timers, reader, op->context->diag);
 }
 
 /* op's timer service, created from the task's store at first use; NULL when it fails. */
@@ -461,6 +671,17 @@ void operator_close(Operator *op)
     op->channel_watermark_count = 0;
     timer_service_destroy(op->timers);
     op->timers = NULL;
+    for (uint32_t i = 0; i < op->channel_flow_count; i++) {
+        StreamElement *element = op->channel_flows[i].deferred_head;
+        while (element) {
+            StreamElement *next = element->next;
+            free(element);
+            element = next;
+        }
+    }
+    free(op->channel_flows);
+    op->channel_flows = NULL;
+    op->channel_flow_count = 0;
     /* last: the operator's close frees the operator itself */
     if (op->vtable && op->vtable->close)
         op->vtable->close(op);

@@ -13,11 +13,12 @@
  * downstream immediately. So an operator never holds more than one output
  * batch, and backpressure is the call stack itself.
  *
- * Lifecycle: open -> (process | on_watermark | watermark status | on_timer)* ->
- * end_input for each input -> close. When every input of an operator has
+ * Lifecycle: open -> [restore] -> (process | on_watermark | watermark
+ * status | on_timer | snapshot at a barrier)* -> end of input on every
+ * upstream channel -> close. When every channel of an operator has
  * ended, the framework flushes it, calls vtable->finish (if any) and forwards
- * end_input to the downstream. All functions return JOINERY_OK or an error
- * status with the job's Diag filled; an error stops the job.
+ * the end downstream. All functions return JOINERY_OK or an error status
+ * with the job's Diag filled; an error stops the job.
  *
  * Watermarks and their status (Flink's WatermarkStatus): an operator is fed
  * by upstream channels (subtask x input; OperatorTarget.channel says which
@@ -61,6 +62,27 @@
  * cleanup is a recurring processing-time timer (operator_schedule_cleanup,
  * every 100 ms while an operator has TTL); the WatermarkAssigner's
  * idleness is a timer at its last activity + the idle timeout.
+ *
+ * Barriers (snapshot.h; Flink's aligned checkpoint barriers): a source
+ * starts one between two batches (operator_inject_barrier, from
+ * job_trigger_barrier); it travels in order with rows and watermarks, to
+ * every downstream channel of an exchange, through channels and mailboxes.
+ * Every operator aligns it over its upstream channels: once channel c has
+ * delivered barrier n, nothing more from c is processed (c is blocked)
+ * until every channel has delivered n or ended; then the operator's
+ * snapshot entry runs (its states in a fixed order; the framework adds its
+ * timers) and the result goes to ExecContext.snapshots, the barrier goes
+ * downstream, and the channels flow again. Between tasks the consumer does
+ * not take from a blocked channel's mailbox queue, so its producer waits
+ * once that queue is full (backpressure, no unbounded buffering) while the
+ * other channels flow. A direct call cannot wait: what arrives on a
+ * blocked channel is kept, in order, and delivered after the alignment. In
+ * a job whose operators share one task that does not happen: the task
+ * starts a barrier at all its sources in one loop round, so each operator
+ * receives it on every channel before any later row. A newer barrier
+ * before the alignment is complete gives the older one up (Flink's
+ * subsumed checkpoint); barriers of older checkpoints are ignored. A
+ * hand-over operator (the Channel) takes barriers raw (`barrier` entry).
  */
 #ifndef JOINERY_EXEC_OPERATOR_H
 #define JOINERY_EXEC_OPERATOR_H
@@ -89,6 +111,14 @@ typedef enum WatermarkStatus {
     WATERMARK_STATUS_ACTIVE = 0,
     WATERMARK_STATUS_IDLE = 1,
 } WatermarkStatus;
+
+/* What barrier alignment knows about one upstream channel. */
+typedef struct ChannelFlow {
+    bool blocked; /* delivered the barrier being aligned: nothing more from it is processed */
+    /* direct calls that arrived while blocked, kept in order (single-task jobs) */
+    struct StreamElement *deferred_head;
+    struct StreamElement *deferred_tail;
+} ChannelFlow;
 
 /* What the valve knows about one upstream channel. */
 typedef struct ChannelWatermark {
@@ -129,6 +159,15 @@ typedef struct OperatorVtable {
        key row (the empty row for operator-wide timers), valid during the call. NULL for
        operators that register none. */
     int (*on_timer)(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key);
+    /* The operator aligned `barrier` (top of this file: "Barriers"): writes its state
+       with the snapshot functions of state.h, each state in a fixed order (the framework
+       adds its timers). NULL: stateless. */
+    int (*snapshot)(Operator *self, const Barrier *barrier, const StateWriter *writer);
+    /* Reads what snapshot wrote into the freshly opened operator (before any input). */
+    int (*restore)(Operator *self, const StateReader *reader);
+    /* Hand-over operators only: a barrier of the one upstream channel, raw (no alignment,
+       no snapshot); NULL: aligned by the framework. */
+    int (*barrier)(Operator *self, uint32_t input, const Barrier *barrier);
     /* Every input has ended: emit what is pending. May be NULL. */
     int (*finish)(Operator *self);
     /* Refreshes metrics.state_* (stateful operators). May be NULL. */
@@ -192,6 +231,14 @@ struct Operator {
     ChannelWatermark *channel_watermarks; /* the valve: one per upstream channel,
                                              allocated at the first watermark or status */
     uint32_t channel_watermark_count;
+    /* barrier alignment: one per upstream channel, allocated at the first barrier */
+    ChannelFlow *channel_flows;
+    uint32_t channel_flow_count;
+    int64_t checkpoint_id;      /* the newest barrier seen (0: none) */
+    bool aligning;              /* checkpoint_id is not aligned yet */
+    uint32_t barriers_received; /* channels that delivered it */
+    Barrier aligning_barrier;
+    bool finished;            /* every channel ended: finish ran and the end went downstream */
     uint32_t channels_linked; /* job building: channels connected so far (the next index) */
     /* set by the constructor when the operator will register timers: its task then has a
        state store even if nothing else keeps state (job_state.c) */
@@ -217,6 +264,8 @@ struct ExecContext {
     /* the task's state backend instance: stateful operators create their state from it
        in open (engine/state/state.h); NULL for jobs of stateless operators only */
     StateStore *state_store;
+    /* where snapshots taken at barriers go (snapshot.h); NULL: none are taken */
+    const SnapshotStorage *snapshots;
 };
 
 /*
@@ -246,6 +295,34 @@ int operator_flush(Operator *op);
  * on_watermark when the merged watermark advances (top of this file).
  */
 int operator_push_watermark(Operator *op, uint32_t input, uint32_t channel, int64_t watermark);
+/*
+ * Delivers a barrier that arrived on upstream channel `channel` (of input
+ * `input`): vtable->barrier (hand-over), or the alignment (top of this
+ * file: "Barriers").
+ */
+int operator_push_barrier(Operator *op, uint32_t input, uint32_t channel, const Barrier *barrier);
+/* Sends a barrier to op's downstream (flushing pending rows first). */
+int operator_emit_barrier(Operator *op, const Barrier *barrier);
+/*
+ * Starts a barrier at a source, between its batches: the source reaches it
+ * (snapshot storage told) and sends it downstream; nothing once the source
+ * has ended.
+ */
+int operator_inject_barrier(Operator *op, const Barrier *barrier);
+/* True while upstream channel `channel` of op is blocked at a barrier. */
+static inline bool operator_channel_blocked(const Operator *op, uint32_t channel)
+{
+    return channel < op->channel_flow_count && op->channel_flows[channel].blocked;
+}
+/*
+ * Writes op's snapshot (vtable->snapshot, then its timers) / reads one into
+ * the freshly opened op (vtable->restore, then its timers). JOINERY_OK or
+ * the failing status (op's diag filled); an operator without a snapshot
+ * entry has nothing to write and refuses to restore.
+ */
+int operator_snapshot(Operator *op, const Barrier *barrier, const StateWriter *writer);
+int operator_restore(Operator *op, const StateReader *reader);
+
 /* Delivers a status announced by upstream channel `channel` of input `input`. */
 int operator_push_watermark_status(Operator *op, uint32_t input, uint32_t channel,
                                    WatermarkStatus status);

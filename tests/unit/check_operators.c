@@ -28,6 +28,7 @@
 #include "engine/exec/ops/op_source.h"
 #include "engine/exec/ops/op_union.h"
 #include "engine/exec/ops/op_watermark_assigner.h"
+#include "engine/exec/snapshot.h"
 #include "engine/exec/split_watermarks.h"
 
 /* ---- harness: fake clock, collecting operator, row helpers ---- */
@@ -953,7 +954,7 @@ START_TEST(test_sink_collector)
     init_pair_types();
     Diag diag;
     diag_clear(&diag);
-    ExecContext context = {&diag, NULL, fake_clock, NULL, 1, NULL};
+    ExecContext context = {.diag = &diag, .now_millis = fake_clock, .parallelism = 1};
     Collected collected = {STRBUF_INIT, 0, 0};
     Operator *sink = sink_operator_create_collector(collect, &collected, &diag);
     ck_assert_ptr_nonnull(sink);
@@ -1064,6 +1065,50 @@ START_TEST(test_changelog_normalize_ttl)
     ck_assert_uint_ge(h.op->metrics.expired_rows, 1);
     EXPECT(&h, "");
     harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_changelog_normalize_snapshot_restore)
+{
+    /* the last row per key (and its TTL) carried into a fresh operator on its own store */
+    init_pair_types();
+    Harness a, b;
+    harness_init(&a, pair_types, 2);
+    harness_open(&a, normalize_create(&a, 1000));
+    fake_now = 10000;
+    PUSH(&a, pair_types, 2, "+I 1,a;+I 2,b;+I 3,c");
+    fake_now = 10500;
+    PUSH(&a, pair_types, 2, "+U 2,b2;-D 3,c");
+    harness_take(&a);
+    SnapshotBuffer buffer = {0};
+    StateWriter writer = snapshot_buffer_writer(&buffer);
+    Barrier barrier = {7, 0};
+    ck_assert_int_eq(operator_snapshot(a.op, &barrier, &writer), JOINERY_OK);
+    int64_t now = fake_now;
+    harness_init(&b, pair_types, 2);
+    fake_now = now;
+    harness_open(&b, normalize_create(&b, 1000));
+    StateReader reader = snapshot_buffer_reader(&buffer);
+    ck_assert_msg(operator_restore(b.op, &reader) == JOINERY_OK, "%s", b.diag.message);
+    ck_assert_uint_eq(buffer.read_offset, buffer.length);
+    snapshot_buffer_free(&buffer);
+    /* key 1 (written at 10000) has expired at 11200, key 2 (10500) has not */
+    fake_now = 11200;
+    Harness *both[2] = {&a, &b};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(push_rows(both[i]->op, 0, pair_types, 2, "+U 1,x;+U 2,y;+U 3,z"),
+                         JOINERY_OK);
+        EXPECT(both[i], "+I(1,x) -U(2,b2) +U(2,y) +I(3,z)");
+    }
+    /* a stateless operator has no snapshot to restore */
+    Operator *stateless = union_operator_create(1, &b.diag);
+    reader = snapshot_buffer_reader(&buffer);
+    ExecContext context = {.diag = &b.diag, .now_millis = fake_clock, .parallelism = 1};
+    ck_assert_int_eq(operator_open(stateless, &context), JOINERY_OK);
+    ck_assert_int_ne(operator_restore(stateless, &reader), JOINERY_OK);
+    operator_close(stateless);
+    harness_close(&a);
+    harness_close(&b);
 }
 END_TEST
 
@@ -1540,6 +1585,7 @@ static Suite *operators_suite(void)
     TCase *normalize = tcase_create("changelog normalize");
     tcase_add_test(normalize, test_changelog_normalize);
     tcase_add_test(normalize, test_changelog_normalize_ttl);
+    tcase_add_test(normalize, test_changelog_normalize_snapshot_restore);
     suite_add_tcase(suite, normalize);
     TCase *channels = tcase_create("channels");
     tcase_set_timeout(channels, 30);

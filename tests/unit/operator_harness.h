@@ -16,6 +16,7 @@
 #include "engine/base/row.h"
 #include "engine/base/strbuf.h"
 #include "engine/exec/operator.h"
+#include "engine/exec/snapshot.h"
 #include "tests/unit/test_store.h"
 
 /* ---- harness: fake clock, collecting operator, row helpers ---- */
@@ -119,6 +120,27 @@ static inline void harness_close(Harness *h)
     operator_close(&h->collector.base);
     strbuf_free(&h->collector.log);
     state_store_close(h->context.state_store);
+}
+
+/*
+ * Snapshots h's operator (as at a barrier) and restores the snapshot into
+ * `fresh`, opened in `copy` (a harness with a store of its own): the
+ * operator's state carried over, as a restart from a checkpoint would.
+ */
+static inline void harness_fork(Harness *h, Harness *copy, Operator *fresh,
+                                const DataType *out_types, uint32_t out_count)
+{
+    SnapshotBuffer buffer = {0};
+    StateWriter writer = snapshot_buffer_writer(&buffer);
+    Barrier barrier = {1, 0};
+    ck_assert_msg(operator_snapshot(h->op, &barrier, &writer) == JOINERY_OK, "%s", h->diag.message);
+    ck_assert_uint_gt(buffer.length, 0);
+    harness_open(copy, fresh, out_types, out_count);
+    StateReader reader = snapshot_buffer_reader(&buffer);
+    ck_assert_msg(operator_restore(fresh, &reader) == JOINERY_OK, "%s", copy->diag.message);
+    ck_assert_uint_eq(buffer.read_offset, buffer.length); /* read exactly what was written */
+    snapshot_buffer_free(&buffer);
+    test_store_commit(copy->context.state_store);
 }
 
 /* Returns the changelog collected since the last call, and forgets it. */

@@ -100,6 +100,20 @@ static int normalize_open(Operator *self, ExecContext *context)
     return normalize->spec.ttl_millis > 0 ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
 
+/* The snapshot: the last row of every key. */
+static int normalize_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    NormalizeOperator *normalize = self->impl;
+    return value_state_snapshot(normalize->state, writer, self->context->diag);
+}
+
+static int normalize_restore(Operator *self, const StateReader *reader)
+{
+    NormalizeOperator *normalize = self->impl;
+    return value_state_restore(normalize->state, reader, self->context->diag);
+}
+
 static void normalize_close(Operator *self)
 {
     NormalizeOperator *normalize = self->impl;
@@ -112,6 +126,8 @@ static const OperatorVtable NORMALIZE_VTABLE = {
     .open = normalize_open,
     .process = normalize_process,
     .on_timer = normalize_on_timer,
+    .snapshot = normalize_snapshot,
+    .restore = normalize_restore,
     .report_state = normalize_report_state,
     .close = normalize_close,
 };

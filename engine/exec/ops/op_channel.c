@@ -122,13 +122,18 @@ static bool mailbox_put(Mailbox *mailbox, uint32_t index, MailboxMessage *messag
     return true;
 }
 
-/* The unblocked queue whose head was put first; NULL when none has a message. Locked. */
+/*
+ * The unblocked queue whose head was put first; NULL when none has a
+ * message. Locked; on the consumer's thread, the only one that blocks and
+ * unblocks its operators' channels.
+ */
 static MailboxQueue *mailbox_next_queue(Mailbox *mailbox)
 {
     MailboxQueue *next = NULL;
     for (uint32_t q = 0; q < mailbox->queue_count; q++) {
         MailboxQueue *queue = &mailbox->queues[q];
-        if (!queue->head || (next && next->head->sequence < queue->head->sequence))
+        if (!queue->head || (next && next->head->sequence < queue->head->sequence) ||
+            operator_channel_blocked(queue->target, queue->channel))
             continue;
         next = queue;
     }
@@ -205,6 +210,15 @@ static int channel_watermark_status(Operator *self, uint32_t input, WatermarkSta
     return channel_put(self, message);
 }
 
+static int channel_barrier(Operator *self, uint32_t input, const Barrier *barrier)
+{
+    (void)input;
+    MailboxMessage *message = channel_message(self, STREAM_BARRIER, NULL);
+    if (message)
+        message->barrier = *barrier;
+    return channel_put(self, message);
+}
+
 static int channel_finish(Operator *self)
 {
     return channel_put(self, channel_message(self, STREAM_END_OF_INPUT, NULL));
@@ -219,6 +233,7 @@ static const OperatorVtable CHANNEL_VTABLE = {
     .process = channel_process,
     .watermark = channel_watermark,
     .watermark_status = channel_watermark_status,
+    .barrier = channel_barrier,
     .finish = channel_finish,
     .close = channel_close,
 };

@@ -586,6 +586,26 @@ static int aggregate_on_timer(Operator *self, TimerDomain domain, int64_t timest
     return operator_schedule_cleanup(self);
 }
 
+/* The snapshot: the accumulators, then the value counts. */
+static int aggregate_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    int status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
+    if (status == JOINERY_OK)
+        status = multiset_state_snapshot(agg->value_counts, writer, self->context->diag);
+    return status;
+}
+
+static int aggregate_restore(Operator *self, const StateReader *reader)
+{
+    GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    int status = value_state_restore(agg->accumulators, reader, self->context->diag);
+    if (status == JOINERY_OK)
+        status = multiset_state_restore(agg->value_counts, reader, self->context->diag);
+    return status;
+}
+
 static void aggregate_close(Operator *self)
 {
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
@@ -631,6 +651,8 @@ static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
     .process = aggregate_process,
     .on_watermark = NULL, /* forwards the merged watermark */
     .on_timer = aggregate_on_timer,
+    .snapshot = aggregate_snapshot,
+    .restore = aggregate_restore,
     .finish = NULL,
     .report_state = aggregate_report_state,
     .close = aggregate_close,

@@ -442,6 +442,26 @@ static int join_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, 
     return operator_schedule_cleanup(self);
 }
 
+/* The snapshot: the left side's state, then the right side's. */
+static int join_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    JoinOperator *join = (JoinOperator *)self;
+    int status = JOINERY_OK;
+    for (int side = 0; side < 2 && status == JOINERY_OK; side++)
+        status = multiset_state_snapshot(join->sides[side].state, writer, self->context->diag);
+    return status;
+}
+
+static int join_restore(Operator *self, const StateReader *reader)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    int status = JOINERY_OK;
+    for (int side = 0; side < 2 && status == JOINERY_OK; side++)
+        status = multiset_state_restore(join->sides[side].state, reader, self->context->diag);
+    return status;
+}
+
 static void join_close(Operator *self)
 {
     JoinOperator *join = (JoinOperator *)self;
@@ -466,6 +486,8 @@ static const OperatorVtable JOIN_VTABLE = {
     .process = join_process,
     .on_watermark = NULL, /* forwards the merged watermark */
     .on_timer = join_on_timer,
+    .snapshot = join_snapshot,
+    .restore = join_restore,
     .finish = NULL,
     .report_state = join_report_state,
     .close = join_close,

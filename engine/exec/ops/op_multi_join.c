@@ -775,6 +775,20 @@ static int multi_join_on_timer(Operator *self, TimerDomain domain, int64_t times
     return operator_schedule_cleanup(self);
 }
 
+/* The snapshot: the one state (every input's rows, a part each). */
+static int multi_join_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    return multiset_state_snapshot(join->state, writer, self->context->diag);
+}
+
+static int multi_join_restore(Operator *self, const StateReader *reader)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    return multiset_state_restore(join->state, reader, self->context->diag);
+}
+
 static void multi_join_close(Operator *self)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
@@ -802,6 +816,8 @@ static const OperatorVtable MULTI_JOIN_VTABLE = {
     .process = multi_join_process,
     .on_watermark = NULL, /* forwards the merged watermark */
     .on_timer = multi_join_on_timer,
+    .snapshot = multi_join_snapshot,
+    .restore = multi_join_restore,
     .finish = NULL,
     .report_state = multi_join_report_state,
     .close = multi_join_close,
