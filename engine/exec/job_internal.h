@@ -46,6 +46,7 @@ typedef struct JobTask {
     uint32_t ends_expected; /* channels into this task */
     uint32_t ends_received;
     ExecContext context;
+    ExecIo *io; /* what the loop waits on: the mailbox's wake_fd, watched descriptors */
     StateStore *state_store; /* the task's state backend instance (job_state.c); NULL when
                                 none of its operators keeps state */
     Diag diag;

@@ -2,12 +2,15 @@
  * job_run.c - drives a built job: one loop per task (job_task_run), on its
  * own thread in a threaded job, the sink's task on the caller's thread.
  *
- * Each task's loop polls its sources (each poll pushes one batch through the
- * operators synchronously) and drains its mailbox. Idle (rate-limited)
- * sources make the loop wait until the next one is due or the earliest
- * processing-time timer of its operators (TTL cleanup, idleness), in short
- * slices so that Ctrl-C is noticed at once; due timers fire after the
- * mailbox round. Every 250 ms each task publishes its figures and the
+ * Each task's loop starts the barriers triggered since its last round at
+ * its sources, polls its sources (each poll pushes one batch through the
+ * operators synchronously) and drains its mailbox. With nothing to do
+ * (sources idle or rate-limited, mailbox empty) it waits in one poll
+ * (exec_io.h) for the first of: a put into its mailbox (eventfd), a
+ * descriptor its operators watch (their callbacks run), the next due
+ * source, the earliest processing-time timer of its operators (TTL
+ * cleanup, idleness) - at most 50 ms, so that Ctrl-C is noticed at once.
+ * Due timers fire after the mailbox round. Every 250 ms each task publishes its figures and the
  * sink's task offers a status line (job_metrics.c).
  *
  * Invariants: a task ends when its sources have ended and every channel into
@@ -18,9 +21,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine/base/value.h"
+#include "engine/exec/exec_io.h"
 #include "engine/exec/job_internal.h"
 #include "engine/exec/ops/op_source.h"
 
@@ -29,14 +32,6 @@ enum {
     JOB_DRAIN_LIMIT_MILLIS = 10000, /* a cancelled job drains this long at most */
     JOB_STATUS_INTERVAL_MILLIS = 250,
 };
-
-static void job_sleep_millis(int64_t millis)
-{
-    if (millis <= 0)
-        return;
-    struct timespec pause = {millis / 1000, (long)(millis % 1000) * 1000000L};
-    nanosleep(&pause, NULL);
-}
 
 static bool job_cancel_requested(const Job *job)
 {
@@ -103,6 +98,12 @@ int job_tasks_init(Job *job)
         if (pthread_mutex_init(&task->barrier_lock, NULL) != 0)
             return diag_error(job->diag, JOINERY_ERROR, "could not create a lock for the job");
         task->barrier_lock_ready = true;
+        task->io = exec_io_create();
+        if (!task->io)
+            return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        if (task->mailbox_ready)
+            exec_io_set_wake_fd(task->io, task->mailbox.wake_fd);
+        task->context.io = task->io;
     }
     for (uint32_t i = 0; i < job->operator_count; i++) {
         Operator *op = job->operators[i].op;
@@ -125,6 +126,8 @@ void job_tasks_free(Job *job)
         task->operators = NULL;
         free(task->barriers);
         task->barriers = NULL;
+        exec_io_destroy(task->io);
+        task->io = NULL;
         if (task->barrier_lock_ready)
             pthread_mutex_destroy(&task->barrier_lock);
         task->barrier_lock_ready = false;
@@ -270,18 +273,24 @@ static int job_task_run(JobTask *task)
             if (wait > JOB_WAIT_SLICE_MILLIS)
                 wait = JOB_WAIT_SLICE_MILLIS; /* stay responsive to Ctrl-C */
         }
-        if (task->mailbox_ready && inputs_open) {
-            /* a bounded number of messages per round keeps sources polled too */
-            for (int taken = 0; taken < 16; taken++) {
-                MailboxMessage *message = mailbox_take(&task->mailbox, taken ? 0 : wait);
-                if (!message)
-                    break;
-                int status = job_task_deliver(task, message);
-                if (status != JOINERY_OK)
-                    return job_task_fail(task, status);
-            }
-        } else if (!any_active && any_open && wait > 0) {
-            job_sleep_millis(wait);
+        bool mailbox_open = task->mailbox_ready && inputs_open;
+        /* nothing to do now: wait for a message, a watched descriptor (its callbacks run),
+           the next due source or timer; else only run the callbacks of ready descriptors */
+        int io_status = JOINERY_OK;
+        if (wait > 0 && (!mailbox_open || mailbox_prepare_wait(&task->mailbox)))
+            io_status = exec_io_wait(task->io, wait, NULL, NULL);
+        else if (exec_io_watch_count(task->io))
+            io_status = exec_io_wait(task->io, 0, NULL, NULL);
+        if (io_status != JOINERY_OK)
+            return job_task_fail(task, io_status);
+        /* a bounded number of messages per round keeps sources polled too */
+        for (int taken = 0; mailbox_open && taken < 16; taken++) {
+            MailboxMessage *message = mailbox_take(&task->mailbox, 0);
+            if (!message)
+                break;
+            int status = job_task_deliver(task, message);
+            if (status != JOINERY_OK)
+                return job_task_fail(task, status);
         }
         if (!any_open && task->ends_received == task->ends_expected)
             return job_task_finished(task);

@@ -14,11 +14,11 @@
  * batch, and backpressure is the call stack itself.
  *
  * Lifecycle: open -> [restore] -> (process | on_watermark | watermark
- * status | on_timer | snapshot at a barrier)* -> end of input on every
- * upstream channel -> close. When every channel of an operator has
- * ended, the framework flushes it, calls vtable->finish (if any) and forwards
- * the end downstream. All functions return JOINERY_OK or an error status
- * with the job's Diag filled; an error stops the job.
+ * status | on_timer | snapshot at a barrier | callbacks of watched
+ * descriptors)* -> end of input on every upstream channel -> close. When every channel of an
+ * operator has ended, the framework flushes it, calls vtable->finish (if any) and forwards the end
+ * downstream. All functions return JOINERY_OK or an error status with the job's Diag filled; an
+ * error stops the job.
  *
  * Watermarks and their status (Flink's WatermarkStatus): an operator is fed
  * by upstream channels (subtask x input; OperatorTarget.channel says which
@@ -83,6 +83,11 @@
  * before the alignment is complete gives the older one up (Flink's
  * subsumed checkpoint); barriers of older checkpoints are ignored. A
  * hand-over operator (the Channel) takes barriers raw (`barrier` entry).
+ *
+ * Asynchronous I/O (exec_io.h): an operator may watch file descriptors
+ * (exec_watch_fd); their callbacks run on its task's thread, between
+ * other work or, while the operator waits for room among its requests in
+ * flight (exec_wait_io), inside its own process.
  */
 #ifndef JOINERY_EXEC_OPERATOR_H
 #define JOINERY_EXEC_OPERATOR_H
@@ -105,6 +110,7 @@ enum {
 typedef struct Operator Operator;
 typedef struct ExecContext ExecContext;
 typedef struct StateStore StateStore;
+typedef struct ExecIo ExecIo;
 
 /* Whether a stream will carry rows and watermarks for now (Flink's WatermarkStatus). */
 typedef enum WatermarkStatus {
@@ -266,6 +272,8 @@ struct ExecContext {
     StateStore *state_store;
     /* where snapshots taken at barriers go (snapshot.h); NULL: none are taken */
     const SnapshotStorage *snapshots;
+    /* the task's wait set: descriptors its operators watch (exec_io.h); NULL: none */
+    ExecIo *io;
 };
 
 /*

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,8 +28,13 @@ int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
     mailbox->capacity = capacity;
     mailbox->stop = stop;
     mailbox->in_flight = in_flight;
-    if (pthread_mutex_init(&mailbox->lock, NULL) != 0)
+    mailbox->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (mailbox->wake_fd < 0)
         return JOINERY_ERROR;
+    if (pthread_mutex_init(&mailbox->lock, NULL) != 0) {
+        close(mailbox->wake_fd);
+        return JOINERY_ERROR;
+    }
     pthread_condattr_t attributes;
     pthread_condattr_init(&attributes);
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
@@ -35,6 +42,7 @@ int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
     pthread_condattr_destroy(&attributes);
     if (status != 0) {
         pthread_mutex_destroy(&mailbox->lock);
+        close(mailbox->wake_fd);
         return JOINERY_ERROR;
     }
     return JOINERY_OK;
@@ -53,6 +61,7 @@ void mailbox_destroy(Mailbox *mailbox)
     free(mailbox->queues);
     pthread_cond_destroy(&mailbox->changed);
     pthread_mutex_destroy(&mailbox->lock);
+    close(mailbox->wake_fd);
 }
 
 /* Adds the queue of a channel into (target, channel); its index, or -1 on no memory. */
@@ -118,6 +127,12 @@ static bool mailbox_put(Mailbox *mailbox, uint32_t index, MailboxMessage *messag
     queue->depth++;
     mailbox->depth++;
     pthread_cond_broadcast(&mailbox->changed);
+    if (mailbox->consumer_waiting) {
+        mailbox->consumer_waiting = false;
+        uint64_t one = 1;
+        ssize_t written = write(mailbox->wake_fd, &one, sizeof one);
+        (void)written; /* a full counter still wakes */
+    }
     pthread_mutex_unlock(&mailbox->lock);
     return true;
 }
@@ -138,6 +153,15 @@ static MailboxQueue *mailbox_next_queue(Mailbox *mailbox)
         next = queue;
     }
     return next;
+}
+
+bool mailbox_prepare_wait(Mailbox *mailbox)
+{
+    pthread_mutex_lock(&mailbox->lock);
+    bool wait = !mailbox_next_queue(mailbox);
+    mailbox->consumer_waiting = wait;
+    pthread_mutex_unlock(&mailbox->lock);
+    return wait;
 }
 
 MailboxMessage *mailbox_take(Mailbox *mailbox, int64_t timeout_millis)

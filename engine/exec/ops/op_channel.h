@@ -47,9 +47,11 @@ typedef struct Mailbox {
     pthread_cond_t changed;
     MailboxQueue *queues;
     uint32_t queue_count;
-    uint32_t depth;     /* messages queued, over every queue */
-    uint32_t capacity;  /* of each queue */
-    uint64_t sequence;  /* of the next put */
+    uint32_t depth;    /* messages queued, over every queue */
+    uint32_t capacity; /* of each queue */
+    uint64_t sequence; /* of the next put */
+    int wake_fd;       /* eventfd written by a put while the consumer waits (exec_io.h) */
+    bool consumer_waiting;
     volatile int *stop; /* set when the job stops: waiting producers give up */
     /* messages of the job queued or being delivered: raised by every put, before the
        message is visible; the consumer lowers it once the message is fully delivered
@@ -65,6 +67,11 @@ int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
                  _Atomic int64_t *in_flight);
 /* Frees queued messages and the synchronisation objects. */
 void mailbox_destroy(Mailbox *mailbox);
+/*
+ * The consumer is about to wait (exec_io_wait on wake_fd): false when a
+ * message can be taken now; else true, and the next put signals wake_fd.
+ */
+bool mailbox_prepare_wait(Mailbox *mailbox);
 /*
  * Takes the oldest message of the queues whose channel is not blocked,
  * waiting up to `timeout_millis` (0: do not wait). Returns NULL when none
