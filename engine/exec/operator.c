@@ -403,6 +403,15 @@ StreamElement *stream_element_new(StreamElementKind kind, const OperatorTarget *
     return element;
 }
 
+void stream_element_free_list(StreamElement *head)
+{
+    while (head) {
+        StreamElement *next = head->next;
+        free(head);
+        head = next;
+    }
+}
+
 int operator_deliver(const StreamElement *element)
 {
     Operator *target = element->target;
@@ -671,14 +680,8 @@ void operator_close(Operator *op)
     op->channel_watermark_count = 0;
     timer_service_destroy(op->timers);
     op->timers = NULL;
-    for (uint32_t i = 0; i < op->channel_flow_count; i++) {
-        StreamElement *element = op->channel_flows[i].deferred_head;
-        while (element) {
-            StreamElement *next = element->next;
-            free(element);
-            element = next;
-        }
-    }
+    for (uint32_t i = 0; i < op->channel_flow_count; i++)
+        stream_element_free_list(op->channel_flows[i].deferred_head);
     free(op->channel_flows);
     op->channel_flows = NULL;
     op->channel_flow_count = 0;

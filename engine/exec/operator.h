@@ -359,6 +359,8 @@ int operator_end_input(Operator *op, uint32_t input);
  */
 StreamElement *stream_element_new(StreamElementKind kind, const OperatorTarget *target,
                                   const RowBatch *batch);
+/* Frees a list of elements linked by `next`. */
+void stream_element_free_list(StreamElement *head);
 /* Hands `element` to its target, by kind (the functions above); does not free it. */
 int operator_deliver(const StreamElement *element);
 /*

@@ -30,6 +30,7 @@ static Row *key_row(RowBuilder *builder, int64_t value)
 typedef struct Fired {
     StrBuf log;
     TimerService *service;
+    StateStore *store;
     RowBuilder builder;
 } Fired;
 
@@ -56,6 +57,25 @@ static int log_fired(void *context, TimerDomain domain, int64_t timestamp, const
     return JOINERY_OK;
 }
 
+/* A service on a store of its own, logging into `fired`. */
+static void fired_open(Fired *fired)
+{
+    memset(fired, 0, sizeof *fired);
+    fired->store = test_store_open();
+    fired->service = timer_service_create(fired->store);
+    ck_assert_ptr_nonnull(fired->service);
+    row_builder_init(&fired->builder);
+}
+
+static void fired_close(Fired *fired)
+{
+    StateStore *store = fired->store;
+    timer_service_destroy(fired->service);
+    row_builder_free(&fired->builder);
+    strbuf_free(&fired->log);
+    state_store_close(store);
+}
+
 static const char *take(Fired *fired, char *buffer, size_t size)
 {
     snprintf(buffer, size, "%s", strbuf_cstr(&fired->log));
@@ -69,24 +89,28 @@ static const char *take(Fired *fired, char *buffer, size_t size)
         ck_assert_str_eq(take(fired, buffer_, sizeof buffer_), text);                              \
     } while (0)
 
-static void reg(TimerService *service, TimerDomain domain, int64_t timestamp, int64_t key)
+/* Registers (or, with `delete`, deletes) the timer of key value `key` (-1: the empty key). */
+static void change(TimerService *service, bool delete, TimerDomain domain, int64_t timestamp,
+                   int64_t key)
 {
     RowBuilder builder;
     row_builder_init(&builder);
     Row *row = key < 0 ? NULL : key_row(&builder, key);
-    ck_assert_int_eq(timer_service_register(service, domain, timestamp, row), JOINERY_OK);
+    int status = delete ? timer_service_delete(service, domain, timestamp, row)
+                        : timer_service_register(service, domain, timestamp, row);
+    ck_assert_int_eq(status, JOINERY_OK);
     free(row);
     row_builder_free(&builder);
 }
 
+static void reg(TimerService *service, TimerDomain domain, int64_t timestamp, int64_t key)
+{
+    change(service, false, domain, timestamp, key);
+}
+
 static void del(TimerService *service, TimerDomain domain, int64_t timestamp, int64_t key)
 {
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Row *row = key < 0 ? NULL : key_row(&builder, key);
-    ck_assert_int_eq(timer_service_delete(service, domain, timestamp, row), JOINERY_OK);
-    free(row);
-    row_builder_free(&builder);
+    change(service, true, domain, timestamp, key);
 }
 
 static int advance(Fired *fired, TimerDomain domain, int64_t time)
@@ -96,11 +120,9 @@ static int advance(Fired *fired, TimerDomain domain, int64_t time)
 
 START_TEST(test_order_dedup_delete)
 {
-    StateStore *store = test_store_open();
-    Fired fired = {STRBUF_INIT, timer_service_create(store), {0}};
-    row_builder_init(&fired.builder);
+    Fired fired;
+    fired_open(&fired);
     TimerService *service = fired.service;
-    ck_assert_ptr_nonnull(service);
     ck_assert_int_eq(timer_service_next(service, TIMER_EVENT_TIME), INT64_MAX);
     ck_assert_int_eq(timer_service_time(service, TIMER_EVENT_TIME), INT64_MIN);
     /* registered out of order, some twice, the empty key among them */
@@ -142,19 +164,15 @@ START_TEST(test_order_dedup_delete)
     ck_assert_int_eq(advance(&fired, TIMER_PROCESSING_TIME, 1000), JOINERY_OK);
     EXPECT_FIRED(&fired, "P1000:k1");
     ck_assert_uint_eq(timer_service_count(service, TIMER_EVENT_TIME), 1);
-    timer_service_destroy(service);
-    row_builder_free(&fired.builder);
-    strbuf_free(&fired.log);
-    state_store_close(store);
+    fired_close(&fired);
 }
 END_TEST
 
 START_TEST(test_many_timers_in_order)
 {
     /* a few thousand timers over ninety keys, registered in a scrambled order */
-    StateStore *store = test_store_open();
-    Fired fired = {STRBUF_INIT, timer_service_create(store), {0}};
-    row_builder_init(&fired.builder);
+    Fired fired;
+    fired_open(&fired);
     for (int i = 0; i < 3000; i++)
         reg(fired.service, TIMER_PROCESSING_TIME, (i * 7919) % 3000, i % 90);
     ck_assert_uint_eq(timer_service_count(fired.service, TIMER_PROCESSING_TIME), 3000);
@@ -168,18 +186,14 @@ START_TEST(test_many_timers_in_order)
         const char *space = strchr(cursor, ' ');
         cursor = space ? space + 1 : cursor + strlen(cursor);
     }
-    timer_service_destroy(fired.service);
-    row_builder_free(&fired.builder);
-    strbuf_free(&fired.log);
-    state_store_close(store);
+    fired_close(&fired);
 }
 END_TEST
 
 START_TEST(test_snapshot_and_restore)
 {
-    StateStore *store = test_store_open();
-    Fired fired = {STRBUF_INIT, timer_service_create(store), {0}};
-    row_builder_init(&fired.builder);
+    Fired fired, restored;
+    fired_open(&fired);
     reg(fired.service, TIMER_EVENT_TIME, 5, 1);
     reg(fired.service, TIMER_EVENT_TIME, 3, 2);
     reg(fired.service, TIMER_EVENT_TIME, 9, -1);
@@ -193,9 +207,7 @@ START_TEST(test_snapshot_and_restore)
     ck_assert_uint_gt(buffer.length, 0);
     /* a fresh service on another store, holding a timer of its own: the snapshot's
        timers replace it */
-    StateStore *other = test_store_open();
-    Fired restored = {STRBUF_INIT, timer_service_create(other), {0}};
-    row_builder_init(&restored.builder);
+    fired_open(&restored);
     reg(restored.service, TIMER_PROCESSING_TIME, 1, 1);
     StateReader reader = snapshot_buffer_reader(&buffer);
     ck_assert_msg(timer_service_restore(restored.service, &reader, &diag) == JOINERY_OK, "%s",
@@ -217,13 +229,8 @@ START_TEST(test_snapshot_and_restore)
     ck_assert_int_ne(timer_service_restore(restored.service, &reader, &diag), JOINERY_OK);
     ck_assert_int_ne(diag.status, JOINERY_OK);
     snapshot_buffer_free(&buffer);
-    for (int i = 0; i < 2; i++) {
-        timer_service_destroy(both[i]->service);
-        row_builder_free(&both[i]->builder);
-        strbuf_free(&both[i]->log);
-    }
-    state_store_close(store);
-    state_store_close(other);
+    fired_close(&fired);
+    fired_close(&restored);
 }
 END_TEST
 

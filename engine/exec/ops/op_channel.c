@@ -50,14 +50,8 @@ int mailbox_init(Mailbox *mailbox, uint32_t capacity, volatile int *stop,
 
 void mailbox_destroy(Mailbox *mailbox)
 {
-    for (uint32_t q = 0; q < mailbox->queue_count; q++) {
-        MailboxMessage *message = mailbox->queues[q].head;
-        while (message) {
-            MailboxMessage *next = message->next;
-            free(message);
-            message = next;
-        }
-    }
+    for (uint32_t q = 0; q < mailbox->queue_count; q++)
+        stream_element_free_list(mailbox->queues[q].head);
     free(mailbox->queues);
     pthread_cond_destroy(&mailbox->changed);
     pthread_mutex_destroy(&mailbox->lock);
