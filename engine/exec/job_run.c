@@ -10,8 +10,9 @@
  * descriptor its operators watch (their callbacks run), the next due
  * source, the earliest processing-time timer of its operators (TTL
  * cleanup, idleness) - at most 50 ms, so that Ctrl-C is noticed at once.
- * Due timers fire after the mailbox round. Every 250 ms each task publishes its figures and the
- * sink's task offers a status line (job_metrics.c).
+ * Due timers fire after the mailbox round. Every 250 ms each task
+ * publishes its figures and the sink's task offers a status line
+ * (job_metrics.c).
  *
  * Invariants: a task ends when its sources have ended and every channel into
  * it has delivered its end of input; any failure sets Job.stop and every task

@@ -2,23 +2,28 @@
  * operator.h - the push-based operator interface and the batches operators
  * exchange.
  *
- * Data flow: a producer calls operator_push(target, input, batch). The
- * framework counts the rows, times the call, runs target->vtable->process
- * and then flushes whatever the target emitted to its own downstream. Rows
- * in a batch are owned by the producer and valid only during the call:
- * an operator that keeps a row copies it (state does).
+ * Data flow: a producer calls operator_push_channel(target, input, channel,
+ * batch) (operator_push: channel = input). The framework counts the rows,
+ * times the call, runs target->vtable->process and then flushes whatever
+ * the target emitted to its own downstream. Rows in a batch are owned by
+ * the producer and valid only during the call: an operator that keeps a
+ * row copies it (state does).
  *
  * Emission: operator_emit copies a row (any memory, e.g. a RowBuilder's
  * buffer) into the operator's output batch; a full output batch is flushed
  * downstream immediately. So an operator never holds more than one output
  * batch, and backpressure is the call stack itself.
  *
- * Lifecycle: open -> [restore] -> (process | on_watermark | watermark
- * status | on_timer | snapshot at a barrier | callbacks of watched
- * descriptors)* -> end of input on every upstream channel -> close. When every channel of an
- * operator has ended, the framework flushes it, calls vtable->finish (if any) and forwards the end
- * downstream. All functions return JOINERY_OK or an error status with the job's Diag filled; an
- * error stops the job.
+ * Lifecycle: open -> [restore, before any input] -> (process |
+ * on_watermark | watermark status | on_timer | snapshot at a barrier |
+ * callbacks of watched descriptors)* -> end of input on every upstream
+ * channel -> close. When every channel of an operator has ended, the
+ * framework flushes it, calls vtable->finish (if any) and forwards the end
+ * downstream. All functions return JOINERY_OK or an error status with the
+ * job's Diag filled; an error stops the job. Ownership: the framework owns
+ * what it keeps per operator (the valve's channel records, the timer
+ * service, what blocked channels kept) and frees it in operator_close
+ * before the vtable's close frees the operator.
  *
  * Watermarks and their status (Flink's WatermarkStatus): an operator is fed
  * by upstream channels (subtask x input; OperatorTarget.channel says which
@@ -137,8 +142,9 @@ typedef struct ChannelWatermark {
 typedef struct OperatorMetrics {
     uint64_t rows_in;
     uint64_t rows_out;
-    uint64_t busy_nanos;    /* time inside process/on_timer/finish (includes downstream work
-                               triggered when a full output batch is flushed) */
+    uint64_t busy_nanos;    /* time inside process, on_timer, finish, snapshots and fd
+                               callbacks (includes downstream work triggered when a full
+                               output batch is flushed) */
     uint64_t state_bytes;   /* bytes held in keyed state (0 for stateless) */
     uint64_t state_keys;    /* distinct keys in state */
     uint64_t state_rows;    /* rows (records) in state */
@@ -174,7 +180,8 @@ typedef struct OperatorVtable {
     /* Hand-over operators only: a barrier of the one upstream channel, raw (no alignment,
        no snapshot); NULL: aligned by the framework. */
     int (*barrier)(Operator *self, uint32_t input, const Barrier *barrier);
-    /* Every input has ended: emit what is pending. May be NULL. */
+    /* Every input has ended: emit what is pending (an operator with requests in flight
+       waits for them here, exec_wait_io). May be NULL. */
     int (*finish)(Operator *self);
     /* Refreshes metrics.state_* (stateful operators). May be NULL. */
     void (*report_state)(Operator *self);

@@ -3,7 +3,8 @@
  * (engine/exec/timer_service.h) and the timers of the operator framework:
  * firing order, deduplication, deletion, event-time timers fired by the
  * merged watermark before it goes downstream, processing-time timers on a
- * fake clock, and snapshot/restore of timers. Stores are of the run's
+ * fake clock, snapshot/restore of timers, and a job's task loop firing an
+ * operator's recurring TTL cleanup timer. Stores are of the run's
  * default backend (test_store.h), so JOINERY_STATE_BACKEND=lmdb runs the
  * same tests on LMDB.
  */
@@ -13,9 +14,13 @@
 #include <string.h>
 
 #include "engine/base/type.h"
+#include "engine/base/value.h"
+#include "engine/exec/job.h"
+#include "engine/exec/job_internal.h" /* the job's operators */
 #include "engine/exec/snapshot.h"
 #include "engine/exec/timer_service.h"
 #include "tests/unit/operator_harness.h"
+#include "tests/unit/planner_fixture.h"
 
 /* ---- the service alone ---- */
 
@@ -382,6 +387,49 @@ START_TEST(test_timers_need_a_store)
 }
 END_TEST
 
+START_TEST(test_job_loop_fires_processing_timers)
+{
+    /* an aggregate with state TTL in a job of about 300 ms: the task loop fires its
+       recurring cleanup timer (registered 100 ms ahead each time) while the job runs */
+    static const char *const tables[] = {
+        "CREATE TABLE slow (k BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '300', "
+        "'rows-per-second' = '1000', 'fields.k.min' = '1', 'fields.k.max' = '5')"};
+    Fixture f;
+    fixture_open(&f, tables, 1);
+    set_option(&f, "table.exec.state.ttl", "1 s");
+    ck_assert_int_eq(bind(&f, "SELECT k, COUNT(*) FROM slow GROUP BY k"), JOINERY_OK);
+    ck_assert_msg(plan_optimize(&f.context, f.logical, &f.physical) == JOINERY_OK, "%s",
+                  f.diag.message);
+    JobConfig config;
+    job_config_from_options(&f.options, &config);
+    JobOutput output = {0};
+    Diag diag;
+    diag_clear(&diag);
+    Job *job = NULL;
+    ck_assert_msg(job_create(f.physical, &config, &output, &job, &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    int64_t start = datetime_now_millis();
+    volatile int cancel = 0;
+    ck_assert_msg(job_run(job, &cancel, &diag) == JOINERY_OK, "%s", diag.message);
+    int64_t end = datetime_now_millis();
+    const Operator *aggregate = NULL;
+    for (uint32_t i = 0; i < job->operator_count; i++)
+        if (strcmp(job->operators[i].op->name, "GroupAggregate") == 0)
+            aggregate = job->operators[i].op;
+    ck_assert_ptr_nonnull(aggregate);
+    ck_assert_ptr_nonnull(aggregate->timers);
+    int64_t advanced = timer_service_time(aggregate->timers, TIMER_PROCESSING_TIME);
+    int64_t next = operator_next_processing_timer(aggregate);
+    /* advanced by the loop, and rescheduled from there: it fired while the job ran */
+    ck_assert_int_ge(advanced, start + OPERATOR_CLEANUP_INTERVAL_MILLIS);
+    ck_assert_int_le(advanced, end);
+    ck_assert_int_eq(next, advanced + OPERATOR_CLEANUP_INTERVAL_MILLIS);
+    ck_assert_uint_eq(timer_service_count(aggregate->timers, TIMER_PROCESSING_TIME), 1);
+    job_destroy(job);
+    fixture_close(&f);
+}
+END_TEST
+
 static Suite *timer_service_suite(void)
 {
     Suite *suite = suite_create("timer_service");
@@ -394,6 +442,7 @@ static Suite *timer_service_suite(void)
     tcase_add_test(operators, test_event_timers_fire_before_the_watermark);
     tcase_add_test(operators, test_processing_timers_on_a_fake_clock);
     tcase_add_test(operators, test_timers_need_a_store);
+    tcase_add_test(operators, test_job_loop_fires_processing_timers);
     suite_add_tcase(suite, operators);
     return suite;
 }
