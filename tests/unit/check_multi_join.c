@@ -1166,7 +1166,7 @@ START_TEST(test_snapshot_restore_mid_stream)
 {
     srand(5151);
     ChainConfig config = random_config(4, 4);
-    config.types[1] = MULTI_JOIN_FULL;
+    config.types[1] = JOIN_TYPE_FULL;
     config.extra[2] = EXTRA_VALUE_EQUAL;
     config.ttl_millis = 2000;
     Workload w;
