@@ -192,4 +192,9 @@ extern const Connector connector_blackhole;
  */
 bool connector_option_matches(const char *pattern, const char *key);
 
+/* Option values shared by connectors: an integer (BIGINT text, such as
+   "-12"), or 'true' / 'false' in any case. False when the text is not one. */
+bool connector_parse_int64(const char *text, int64_t *result);
+bool connector_parse_bool(const char *text, bool *result);
+
 #endif

@@ -100,17 +100,6 @@ static const char *field_option(const CatalogTable *table, const char *column, c
     return catalog_table_option(table, key);
 }
 
-static bool parse_int64(const char *text, int64_t *result)
-{
-    Value value;
-    char reason[64];
-    if (value_parse_text(type_make(TYPE_BIGINT, true), text, (uint32_t)strlen(text), NULL, &value,
-                         reason, sizeof reason) != 0)
-        return false;
-    *result = value.i;
-    return true;
-}
-
 static bool parse_double(const char *text, double *result)
 {
     char *stop;
@@ -195,7 +184,8 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
                               "Could not find required property 'fields.%s.%s' for sequence "
                               "generator.",
                               column, !start ? "start" : "end");
-        if (!parse_int64(start, &field->start) || !parse_int64(end, &field->end))
+        if (!connector_parse_int64(start, &field->start) ||
+            !connector_parse_int64(end, &field->end))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "Invalid sequence bounds for column '%s': start and end must be "
                               "integers ('%s', '%s')",
@@ -272,7 +262,7 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
         field->length = (uint32_t)type.precision;
     if (length) {
         int64_t parsed;
-        if (!parse_int64(length, &parsed) || parsed < 0 || parsed > (1 << 24))
+        if (!connector_parse_int64(length, &parsed) || parsed < 0 || parsed > (1 << 24))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "Invalid value for option 'fields.%s.length': '%s'", column, length);
         if (!sized)
@@ -289,13 +279,9 @@ static int datagen_parse_field(const CatalogTable *table, const char *column, Da
             field->length = (uint32_t)type.precision;
     }
     const char *var_len = field_option(table, column, "var-len");
-    if (var_len) {
-        if (strcasecmp(var_len, "true") != 0 && strcasecmp(var_len, "false") != 0)
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "Invalid value for option 'fields.%s.var-len': '%s'", column,
-                              var_len);
-        field->var_len = strcasecmp(var_len, "true") == 0;
-    }
+    if (var_len && !connector_parse_bool(var_len, &field->var_len))
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value for option 'fields.%s.var-len': '%s'", column, var_len);
     const char *max_past = field_option(table, column, "max-past");
     if (max_past) {
         if (duration_parse_millis(max_past, &field->max_past_millis) != 0 ||
@@ -327,13 +313,13 @@ static int parse_source_options(const CatalogTable *table, int64_t *rows_per_sec
     *rows_per_second = DATAGEN_DEFAULT_ROWS_PER_SECOND;
     *number_of_rows = -1;
     const char *rate = catalog_table_option(table, "rows-per-second");
-    if (rate && (!parse_int64(rate, rows_per_second) || *rows_per_second <= 0))
+    if (rate && (!connector_parse_int64(rate, rows_per_second) || *rows_per_second <= 0))
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Invalid value for option 'rows-per-second': '%s' (expected a positive "
                           "integer)",
                           rate);
     const char *count = catalog_table_option(table, "number-of-rows");
-    if (count && (!parse_int64(count, number_of_rows) || *number_of_rows < 0))
+    if (count && (!connector_parse_int64(count, number_of_rows) || *number_of_rows < 0))
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Invalid value for option 'number-of-rows': '%s' (expected a "
                           "non-negative integer)",
@@ -417,7 +403,7 @@ static double datagen_estimate_rows(const CatalogTable *table)
 {
     const char *count = catalog_table_option(table, "number-of-rows");
     int64_t parsed;
-    if (count && parse_int64(count, &parsed))
+    if (count && connector_parse_int64(count, &parsed))
         return (double)parsed;
     return -1;
 }

@@ -11,8 +11,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/base/strbuf.h"
+#include "engine/base/value.h"
 #include "engine/connector/kafka_internal.h"
 
 static const Connector *const CONNECTORS[] = {
@@ -75,6 +77,28 @@ bool connector_option_matches(const char *pattern, const char *key)
         key++;
     }
     return *key == '\0';
+}
+
+bool connector_parse_int64(const char *text, int64_t *result)
+{
+    Value value;
+    char reason[64];
+    if (value_parse_text(type_make(TYPE_BIGINT, true), text, (uint32_t)strlen(text), NULL, &value,
+                         reason, sizeof reason) != 0)
+        return false;
+    *result = value.i;
+    return true;
+}
+
+bool connector_parse_bool(const char *text, bool *result)
+{
+    if (strcasecmp(text, "true") == 0)
+        *result = true;
+    else if (strcasecmp(text, "false") == 0)
+        *result = false;
+    else
+        return false;
+    return true;
 }
 
 /* Joins names with ", " (at most what fits in a diagnostic). */
