@@ -78,13 +78,14 @@ START_TEST(test_registry_find)
     ck_assert_ptr_nonnull(connector_find("filesystem"));
     ck_assert_ptr_nonnull(connector_find("print"));
     ck_assert_ptr_nonnull(connector_find("blackhole"));
+    ck_assert_ptr_nonnull(connector_find("nexmark"));
     ck_assert_ptr_null(connector_find("Datagen"));
     ck_assert_ptr_null(connector_find(NULL));
     const char *const *names = connector_names();
     size_t count = 0;
     while (names[count])
         ck_assert_ptr_eq(connector_find(names[count++]), connector_find(names[count - 1]));
-    ck_assert_uint_eq(count, 6);
+    ck_assert_uint_eq(count, 7);
     ck_assert(connector_option_matches("fields.#.kind", "fields.id.kind"));
     ck_assert(!connector_option_matches("fields.#.kind", "fields.a.b.kind"));
     ck_assert(!connector_option_matches("fields.#.kind", "fields..kind"));
@@ -100,8 +101,8 @@ START_TEST(test_registry_messages)
     const char *none[] = {"path", "/tmp"};
     ck_assert_int_eq(validate(none, 1, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "'connector'"));
-    ck_assert_ptr_nonnull(
-        strstr(diag.message, "blackhole, datagen, filesystem, kafka, print, upsert-kafka"));
+    ck_assert_ptr_nonnull(strstr(
+        diag.message, "blackhole, datagen, filesystem, kafka, nexmark, print, upsert-kafka"));
 
     const char *typo[] = {"connector", "datagn"};
     ck_assert_int_eq(validate(typo, 1, &diag), JOINERY_ERROR_VALIDATE);
