@@ -265,10 +265,12 @@ static void next_extra(NexmarkGenerator *generator, int32_t current_size, int32_
     *extra = (NexmarkText){generator->long_extra, (uint32_t)size};
 }
 
-/* PriceGenerator.nextPrice: cents, log-uniform between $1 and $1M. */
-static int64_t next_price(NexmarkRandom *random)
+/* PriceGenerator.nextPrice: cents, log-uniform between $1 and $1M (0 when skipping:
+   the draw is all that counts). */
+static int64_t next_price(NexmarkGenerator *generator)
 {
-    return nexmark_java_round(pow(10.0, nexmark_random_next_double(random) * 6.0) * 100.0);
+    double draw = nexmark_random_next_double(&generator->random);
+    return generator->skipping ? 0 : nexmark_java_round(pow(10.0, draw * 6.0) * 100.0);
 }
 
 /* ----------------------------------------------------------- tables */
@@ -487,14 +489,14 @@ static void next_auction(NexmarkGenerator *generator, int64_t event_id, int64_t 
         seller = next_base0_person_id(generator, event_id);
     auction->seller = seller + FIRST_PERSON_ID;
     auction->category = FIRST_CATEGORY_ID + next_int_below(random, NUM_CATEGORIES);
-    auction->initial_bid = next_price(random);
+    auction->initial_bid = next_price(generator);
     auction->expires = timestamp + next_auction_length(generator, timestamp);
     const char *start;
     uint32_t length = next_string(random, 20, ' ', generator->item_name, &start);
     auction->item_name = (NexmarkText){start, length};
     length = next_string(random, 100, ' ', generator->description, &start);
     auction->description = (NexmarkText){start, length};
-    auction->reserve = auction->initial_bid + next_price(random);
+    auction->reserve = auction->initial_bid + next_price(generator);
     int32_t size =
         8 + (int32_t)(auction->item_name.length + auction->description.length) + 8 + 8 + 8 + 8 + 8;
     next_extra(generator, size, generator->config.avg_auction_bytes, &auction->extra);
@@ -521,7 +523,7 @@ static void next_bid(NexmarkGenerator *generator, int64_t event_id, NexmarkBid *
         bidder = next_base0_person_id(generator, event_id);
     bid->bidder = bidder + FIRST_PERSON_ID;
 
-    bid->price = next_price(random);
+    bid->price = next_price(generator);
     if (next_int_below(random, HOT_CHANNELS_RATIO) > 0) {
         int32_t i = next_int_below(random, NEXMARK_HOT_CHANNELS);
         bid->channel = text_of(HOT_CHANNELS[i]);
@@ -558,4 +560,13 @@ bool nexmark_generator_next(NexmarkGenerator *generator, NexmarkEvent *event)
     }
     generator->events_count++;
     return !generator->failed;
+}
+
+bool nexmark_generator_skip(NexmarkGenerator *generator)
+{
+    NexmarkEvent event;
+    generator->skipping = true;
+    bool ok = nexmark_generator_next(generator, &event);
+    generator->skipping = false;
+    return ok;
 }

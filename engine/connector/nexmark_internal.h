@@ -119,7 +119,8 @@ typedef struct NexmarkGenerator {
     char *extra_pool; /* NEXMARK_EXTRA_POOL bytes */
     char *long_extra; /* extras of half the pool or more are generated here */
     size_t long_extra_capacity;
-    bool failed; /* memory ran out for a long extra */
+    bool failed;   /* memory ran out for a long extra */
+    bool skipping; /* in nexmark_generator_skip */
     char name[16], email[24], credit_card[20], item_name[24], description[104];
 } NexmarkGenerator;
 
@@ -137,5 +138,8 @@ int64_t nexmark_timestamp_for_event(const NexmarkGenerator *generator, int64_t n
 
 /* Generates the next event into *event. False when memory runs out. */
 bool nexmark_generator_next(NexmarkGenerator *generator, NexmarkEvent *event);
+/* Passes over the next event: the same draws, so the events after it are the
+   same, but without the work only its values need (prices). */
+bool nexmark_generator_skip(NexmarkGenerator *generator);
 
 #endif
