@@ -1,5 +1,5 @@
 -- nexmark.sql - the 'nexmark' source (engine/connector/nexmark.c): the
--- flat schema and the person / auction / bid views of bench/nexmark/ddl.sql,
+-- flat schema and person / auction / bid views like bench/nexmark/ddl.sql's,
 -- on 1000 events of the default configuration (seed 0, base time
 -- 2015-07-15 00:00:00, 10000 events per second), so every value repeats.
 -- The values match upstream's Java generator for the same seeds (see
@@ -7,85 +7,32 @@
 -- 4..49 bids, 50 the first person, then 1 person, 3 auctions, 46 bids in
 -- every 50 events.
 
+-- A subset of bench/nexmark/ddl.sql's flat table (any columns, in any
+-- order), with its computed dateTime and watermark, and views as there.
 CREATE TABLE datagen (
     event_type INT,
-    person_id BIGINT,
-    person_name STRING,
-    person_emailAddress STRING,
-    person_creditCard STRING,
-    person_city STRING,
-    person_state STRING,
-    person_dateTime TIMESTAMP(3),
-    person_extra STRING,
-    auction_id BIGINT,
-    auction_itemName STRING,
-    auction_description STRING,
-    auction_initialBid BIGINT,
-    auction_reserve BIGINT,
-    auction_dateTime TIMESTAMP(3),
-    auction_expires TIMESTAMP(3),
-    auction_seller BIGINT,
-    auction_category BIGINT,
-    auction_extra STRING,
-    bid_auction BIGINT,
-    bid_bidder BIGINT,
-    bid_price BIGINT,
-    bid_channel STRING,
-    bid_url STRING,
+    person_id BIGINT, person_name STRING, person_emailAddress STRING, person_creditCard STRING,
+    person_city STRING, person_state STRING, person_dateTime TIMESTAMP(3), person_extra STRING,
+    auction_id BIGINT, auction_itemName STRING, auction_initialBid BIGINT,
+    auction_reserve BIGINT, auction_dateTime TIMESTAMP(3), auction_expires TIMESTAMP(3),
+    auction_seller BIGINT, auction_category BIGINT,
+    bid_auction BIGINT, bid_bidder BIGINT, bid_price BIGINT, bid_channel STRING,
     bid_dateTime TIMESTAMP(3),
-    bid_extra STRING,
-    `dateTime` AS
-        CASE
-            WHEN event_type = 0 THEN person_dateTime
-            WHEN event_type = 1 THEN auction_dateTime
-            ELSE bid_dateTime
-        END,
+    `dateTime` AS CASE WHEN event_type = 0 THEN person_dateTime
+        WHEN event_type = 1 THEN auction_dateTime ELSE bid_dateTime END,
     WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
-) WITH (
-    'connector' = 'nexmark',
-    'first-event.rate' = '10000',
-    'next-event.rate' = '10000',
-    'events.num' = '1000',
-    'person.proportion' = '1',
-    'auction.proportion' = '3',
-    'bid.proportion' = '46'
-);
+) WITH ('connector' = 'nexmark', 'first-event.rate' = '10000', 'events.num' = '1000');
 
-CREATE VIEW person AS
-SELECT
-    person_id AS id,
-    person_name AS name,
-    person_emailAddress AS emailAddress,
-    person_creditCard AS creditCard,
-    person_city AS city,
-    person_state AS state,
-    `dateTime`,
-    person_extra AS extra
+CREATE VIEW person AS SELECT person_id AS id, person_name AS name,
+    person_emailAddress AS emailAddress, person_creditCard AS creditCard, person_city AS city,
+    person_state AS state, `dateTime`, person_extra AS extra
 FROM datagen WHERE event_type = 0;
-
-CREATE VIEW auction AS
-SELECT
-    auction_id AS id,
-    auction_itemName AS itemName,
-    auction_description AS description,
-    auction_initialBid AS initialBid,
-    auction_reserve AS reserve,
-    `dateTime`,
-    auction_expires AS expires,
-    auction_seller AS seller,
-    auction_category AS category,
-    auction_extra AS extra
+CREATE VIEW auction AS SELECT auction_id AS id, auction_itemName AS itemName,
+    auction_initialBid AS initialBid, auction_reserve AS reserve, `dateTime`,
+    auction_expires AS expires, auction_seller AS seller, auction_category AS category
 FROM datagen WHERE event_type = 1;
-
-CREATE VIEW bid AS
-SELECT
-    bid_auction AS auction,
-    bid_bidder AS bidder,
-    bid_price AS price,
-    bid_channel AS channel,
-    bid_url AS url,
-    `dateTime`,
-    bid_extra AS extra
+CREATE VIEW bid AS SELECT bid_auction AS auction, bid_bidder AS bidder, bid_price AS price,
+    bid_channel AS channel, `dateTime`
 FROM datagen WHERE event_type = 2;
 
 DESCRIBE bid;
@@ -94,11 +41,11 @@ DESCRIBE bid;
 -- 60 auctions, 920 bids (1 : 3 : 46).
 CREATE TABLE people_sink (id BIGINT, name STRING, emailAddress STRING, creditCard STRING,
   city STRING, state STRING, `dateTime` TIMESTAMP(3), extra STRING) WITH ('connector' = 'blackhole');
-CREATE TABLE auctions_sink (id BIGINT, itemName STRING, description STRING, initialBid BIGINT,
-  reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT,
-  extra STRING) WITH ('connector' = 'blackhole');
-CREATE TABLE bids_sink (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
-  `dateTime` TIMESTAMP(3), extra STRING) WITH ('connector' = 'blackhole');
+CREATE TABLE auctions_sink (id BIGINT, itemName STRING, initialBid BIGINT, reserve BIGINT,
+  `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT)
+  WITH ('connector' = 'blackhole');
+CREATE TABLE bids_sink (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,
+  `dateTime` TIMESTAMP(3)) WITH ('connector' = 'blackhole');
 INSERT INTO people_sink SELECT * FROM person;
 INSERT INTO auctions_sink SELECT * FROM auction;
 INSERT INTO bids_sink SELECT * FROM bid;

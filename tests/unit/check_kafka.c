@@ -20,14 +20,9 @@
 #include "engine/connector/connector.h"
 #include "engine/connector/kafka_internal.h"
 #include "engine/format/format.h"
+#include "tests/unit/connector_fixture.h"
 
 /* ------------------------------------------------------------ helpers */
-
-typedef struct TestColumn {
-    const char *name;
-    DataType type;
-    const char *metadata_key; /* non-NULL: a metadata column */
-} TestColumn;
 
 static DataType bigint_type(void)
 {
@@ -39,27 +34,12 @@ static DataType string_type(void)
     return type_make_varchar(TYPE_STRING_LENGTH, true);
 }
 
-static CatalogTable *make_table(const char *name, const TestColumn *columns, size_t column_count,
-                                const char *const *options, size_t option_count,
-                                const char *primary_key)
+/* A table of the fixture's kind, with a one-column primary key when primary_key is set. */
+static CatalogTable *make_keyed_table(const char *name, const TestColumn *columns,
+                                      size_t column_count, const char *const *options,
+                                      size_t option_count, const char *primary_key)
 {
-    CatalogTable *table = catalog_table_new(name, false);
-    ck_assert_ptr_nonnull(table);
-    table->columns = arena_calloc(&table->arena, column_count + 1, sizeof *table->columns);
-    for (size_t i = 0; i < column_count; i++) {
-        table->columns[i].name = arena_strdup(&table->arena, columns[i].name);
-        table->columns[i].type = columns[i].type;
-        table->columns[i].kind =
-            columns[i].metadata_key ? CATALOG_COLUMN_METADATA : CATALOG_COLUMN_PHYSICAL;
-        table->columns[i].metadata_key = arena_strdup(&table->arena, columns[i].metadata_key);
-    }
-    table->column_count = column_count;
-    table->options = arena_calloc(&table->arena, option_count + 1, sizeof *table->options);
-    for (size_t i = 0; i < option_count; i++) {
-        table->options[i].key = arena_strdup(&table->arena, options[2 * i]);
-        table->options[i].value = arena_strdup(&table->arena, options[2 * i + 1]);
-    }
-    table->option_count = option_count;
+    CatalogTable *table = make_table(name, columns, column_count, options, option_count);
     if (primary_key) {
         table->primary_key = arena_calloc(&table->arena, 1, sizeof *table->primary_key);
         table->primary_key[0] = arena_strdup(&table->arena, primary_key);
@@ -75,7 +55,7 @@ static const TestColumn TWO_COLUMNS[] = {
 /* Validates a two-column table (id BIGINT, name STRING) with these options. */
 static int validate(const char *const *options, size_t count, const char *primary_key, Diag *diag)
 {
-    CatalogTable *table = make_table("t", TWO_COLUMNS, 2, options, count, primary_key);
+    CatalogTable *table = make_keyed_table("t", TWO_COLUMNS, 2, options, count, primary_key);
     diag_clear(diag);
     int status = connector_validate_table(table, diag);
     catalog_table_free(table);
@@ -285,7 +265,7 @@ START_TEST(test_validation)
                             "hunter2",
                             "properties.enable.idempotence",
                             "hunter2"};
-    CatalogTable *table = make_table("t", TWO_COLUMNS, 2, secret, OPTION_COUNT(secret), NULL);
+    CatalogTable *table = make_keyed_table("t", TWO_COLUMNS, 2, secret, OPTION_COUNT(secret), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "enable.idempotence"));
@@ -400,14 +380,14 @@ START_TEST(test_validation)
                          "debezium-json",
                          "scan.bounded.mode",
                          "latest-offset"};
-    table = make_table("t", TWO_COLUMNS, 2, cdc, OPTION_COUNT(cdc), NULL);
+    table = make_keyed_table("t", TWO_COLUMNS, 2, cdc, OPTION_COUNT(cdc), NULL);
     ck_assert_int_eq(kafka->source_changelog(table), SOURCE_CHANGELOG_ALL);
     ck_assert_int_eq(connector_sink_changelog(kafka, table), SINK_CHANGELOG_ALL);
     ck_assert(kafka->is_bounded(table));
     ck_assert_int_eq(upsert_kafka->source_changelog(table), SOURCE_CHANGELOG_UPSERT);
     ck_assert_int_eq(connector_sink_changelog(upsert_kafka, table), SINK_CHANGELOG_UPSERT);
     catalog_table_free(table);
-    table = make_table("t", TWO_COLUMNS, 2, ok, OPTION_COUNT(ok), NULL);
+    table = make_keyed_table("t", TWO_COLUMNS, 2, ok, OPTION_COUNT(ok), NULL);
     ck_assert_int_eq(kafka->source_changelog(table), SOURCE_CHANGELOG_INSERT_ONLY);
     ck_assert_int_eq(connector_sink_changelog(kafka, table), SINK_CHANGELOG_INSERT_ONLY);
     ck_assert(!kafka->is_bounded(table));
@@ -433,13 +413,13 @@ START_TEST(test_metadata_validation)
                          {"p", type_make(TYPE_INT, false), "partition"},
                          {"ts", type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, true), "timestamp"},
                          {"topic", string_type(), "topic"}};
-    CatalogTable *table = make_table("t", good, 5, options, OPTION_COUNT(options), NULL);
+    CatalogTable *table = make_keyed_table("t", good, 5, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_OK);
     catalog_table_free(table);
     /* headers: MAP<STRING, BYTES> only */
     TestColumn headers[] = {{"id", bigint_type(), NULL}, {"h", string_type(), "headers"}};
-    table = make_table("t", headers, 2, options, OPTION_COUNT(options), NULL);
+    table = make_keyed_table("t", headers, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "MAP<STRING, BYTES>"));
@@ -447,25 +427,25 @@ START_TEST(test_metadata_validation)
     DataType bytes = type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true);
     TestColumn map_headers[] = {{"id", bigint_type(), NULL},
                                 {"h", type_make_map(string_type(), bytes, false), "headers"}};
-    table = make_table("t", map_headers, 2, options, OPTION_COUNT(options), NULL);
+    table = make_keyed_table("t", map_headers, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_OK);
     catalog_table_free(table);
     TestColumn string_headers[] = {
         {"id", bigint_type(), NULL},
         {"h", type_make_map(string_type(), string_type(), false), "headers"}};
-    table = make_table("t", string_headers, 2, options, OPTION_COUNT(options), NULL);
+    table = make_keyed_table("t", string_headers, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     catalog_table_free(table);
     TestColumn wrong[] = {{"id", bigint_type(), NULL}, {"o", string_type(), "offset"}};
-    table = make_table("t", wrong, 2, options, OPTION_COUNT(options), NULL);
+    table = make_keyed_table("t", wrong, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "'offset'"));
     catalog_table_free(table);
     TestColumn unknown[] = {{"id", bigint_type(), NULL}, {"x", string_type(), "value.source.db"}};
-    table = make_table("t", unknown, 2, options, OPTION_COUNT(options), NULL);
+    table = make_keyed_table("t", unknown, 2, options, OPTION_COUNT(options), NULL);
     diag_clear(&diag);
     ck_assert_int_eq(connector_validate_table(table, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "value.source.db"));
@@ -687,7 +667,7 @@ START_TEST(test_raw_and_encoding)
     /* format option parsing for the new formats */
     const char *table_options[] = {"debezium-json.schema-include", "true",
                                    "debezium-json.ignore-parse-errors", "true"};
-    CatalogTable *table = make_table("t", TWO_COLUMNS, 2, table_options, 2, NULL);
+    CatalogTable *table = make_keyed_table("t", TWO_COLUMNS, 2, table_options, 2, NULL);
     diag_clear(&diag);
     ck_assert_int_eq(
         format_options_from_table(table, "", FORMAT_KIND_DEBEZIUM_JSON, &options, &diag),
@@ -835,7 +815,7 @@ START_TEST(test_round_trip)
                                   "sink.partitioner",
                                   "round-robin"};
     CatalogTable *sink_table =
-        make_table("sink", TWO_COLUMNS, 2, sink_options, OPTION_COUNT(sink_options), NULL);
+        make_keyed_table("sink", TWO_COLUMNS, 2, sink_options, OPTION_COUNT(sink_options), NULL);
     DataType types[] = {bigint_type(), string_type()};
     const char *names[] = {"EXPR$0", "EXPR$1"}; /* query names: the table's are written */
     SinkSpec sink_spec = {sink_table, 2, types, names, NULL, NULL};
@@ -888,7 +868,7 @@ START_TEST(test_round_trip)
                             {"t", string_type(), "topic"},
                             {"p", type_make(TYPE_INT, true), "partition"}};
     CatalogTable *table =
-        make_table("rows", columns, 4, source_options, OPTION_COUNT(source_options), NULL);
+        make_keyed_table("rows", columns, 4, source_options, OPTION_COUNT(source_options), NULL);
     Collected *all = calloc(1, sizeof *all);
     Collected *part = calloc(1, sizeof *part);
     for (int subtask = 0; subtask < 2; subtask++) {
@@ -920,7 +900,7 @@ START_TEST(test_round_trip)
                                    "group-offsets",
                                    "scan.bounded.mode",
                                    "latest-offset"};
-    table = make_table("rows", columns, 4, group_options, OPTION_COUNT(group_options), NULL);
+    table = make_keyed_table("rows", columns, 4, group_options, OPTION_COUNT(group_options), NULL);
     memset(all, 0, sizeof *all);
     ck_assert_int_eq(read_table(table, 0, 1, all, &diag), SOURCE_POLL_END);
     ck_assert_int_eq(all->count, 0);
@@ -941,7 +921,8 @@ START_TEST(test_round_trip)
                                       "offset:3",
                                       "scan.bounded.mode",
                                       "latest-offset"};
-    table = make_table("rows", columns, 4, specific_options, OPTION_COUNT(specific_options), NULL);
+    table = make_keyed_table("rows", columns, 4, specific_options, OPTION_COUNT(specific_options),
+                             NULL);
     memset(all, 0, sizeof *all);
     ck_assert_int_eq(read_table(table, 0, 1, all, &diag), SOURCE_POLL_END);
     ck_assert_int_eq(all->count, 1);
@@ -979,7 +960,8 @@ START_TEST(test_bad_records)
                              "latest-offset",
                              "properties.message.max.bytes",
                              "2000"};
-    CatalogTable *table = make_table("bad", TWO_COLUMNS, 2, options, OPTION_COUNT(options), NULL);
+    CatalogTable *table =
+        make_keyed_table("bad", TWO_COLUMNS, 2, options, OPTION_COUNT(options), NULL);
     Collected *got = calloc(1, sizeof *got);
     Diag diag;
     ck_assert_int_eq(read_table(table, 0, 1, got, &diag), JOINERY_ERROR_RUNTIME);
@@ -1004,7 +986,7 @@ START_TEST(test_bad_records)
                               "2000",
                               "json.ignore-parse-errors",
                               "true"};
-    table = make_table("bad", TWO_COLUMNS, 2, skipping, OPTION_COUNT(skipping), NULL);
+    table = make_keyed_table("bad", TWO_COLUMNS, 2, skipping, OPTION_COUNT(skipping), NULL);
     memset(got, 0, sizeof *got);
     ck_assert_int_eq(read_table(table, 0, 1, got, &diag), SOURCE_POLL_END);
     ck_assert_int_eq(got->count, 1);
@@ -1031,7 +1013,8 @@ START_TEST(test_upsert_round_trip)
                              "EXCEPT_KEY",
                              "scan.bounded.mode",
                              "latest-offset"};
-    CatalogTable *table = make_table("u", TWO_COLUMNS, 2, options, OPTION_COUNT(options), "id");
+    CatalogTable *table =
+        make_keyed_table("u", TWO_COLUMNS, 2, options, OPTION_COUNT(options), "id");
     DataType types[] = {bigint_type(), string_type()};
     const char *names[] = {"id", "name"};
     SinkSpec sink_spec = {table, 2, types, names, NULL, NULL};
