@@ -40,7 +40,7 @@ TOOL_SRC = $(sort $(wildcard tests/diff/*.c bench/*.c))
 TOOL_BIN = $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(TOOL_SRC)))
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-.PHONY: all deps demo test unit sqltest clitest difftest asan bench format clean tools
+.PHONY: all deps demo test unit sqltest clitest difftest asan bench nexmark format clean tools
 
 all: $(BUILD)/joinery tools $(BUILD)/kafka-mock
 
@@ -97,6 +97,11 @@ asan: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/run-bench.sh $(BUILD)
+
+# Nexmark q0-q23 (bench/nexmark/): NEXMARK_EVENTS events a query, parallelism 1 and 2
+nexmark: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-nexmark.sh $(BUILD)
 
 format:
 	clang-format -i $$(find cli engine catalog tests bench -name '*.[ch]')

@@ -3,7 +3,7 @@
 # Runs as root, or through sudo. Quiet when everything is already there.
 set -euo pipefail
 PACKAGES="build-essential pkg-config libreadline-dev libedit-dev librdkafka-dev liblmdb-dev
-check libjsmn-dev libxxhash-dev libsqlite3-dev sqlite3 kcat lmdb-utils python3 bc"
+check libjsmn-dev libxxhash-dev libsqlite3-dev sqlite3 kcat lmdb-utils python3 bc time"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

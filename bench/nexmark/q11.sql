@@ -1,0 +1,22 @@
+-- q11 (nexmark-flink queries/q11.sql at commit 6b3646c): user sessions: bids per bidder per
+-- session with a 10 s gap (SESSION group window).
+-- The SQL is upstream's, unchanged: it reads the person, auction and bid views of
+-- ddl.sql, whose columns are upstream's.
+
+CREATE TABLE nexmark_q11 (
+  bidder BIGINT,
+  bid_count BIGINT,
+  starttime TIMESTAMP(3),
+  endtime TIMESTAMP(3)
+) WITH (
+  'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q11
+SELECT
+    B.bidder,
+    count(*) as bid_count,
+    SESSION_START(B.`dateTime`, INTERVAL '10' SECOND) as starttime,
+    SESSION_END(B.`dateTime`, INTERVAL '10' SECOND) as endtime
+FROM bid B
+GROUP BY B.bidder, SESSION(B.`dateTime`, INTERVAL '10' SECOND);

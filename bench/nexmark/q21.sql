@@ -1,0 +1,28 @@
+-- q21 (nexmark-flink queries/q21.sql at commit 6b3646c): add channel id: the channel's id from
+-- a CASE or a REGEXP_EXTRACT over the url.
+-- The SQL is upstream's, unchanged: it reads the person, auction and bid views of
+-- ddl.sql, whose columns are upstream's.
+
+CREATE TABLE nexmark_q21 (
+    auction  BIGINT,
+    bidder  BIGINT,
+    price  BIGINT,
+    channel  VARCHAR,
+    channel_id  VARCHAR
+) WITH (
+    'connector' = 'blackhole'
+);
+
+INSERT INTO nexmark_q21
+SELECT
+    auction, bidder, price, channel,
+    CASE
+        WHEN lower(channel) = 'apple' THEN '0'
+        WHEN lower(channel) = 'google' THEN '1'
+        WHEN lower(channel) = 'facebook' THEN '2'
+        WHEN lower(channel) = 'baidu' THEN '3'
+        ELSE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2)
+        END
+    AS channel_id FROM bid
+    where REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) is not null or
+          lower(channel) in ('apple', 'google', 'facebook', 'baidu');
