@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # run-tests.sh - every test of `make test`: the include layer rules
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
-# the shell's end-to-end tests, Kafka end to end and the differential test
-# against SQLite (parallelism 1 and 2). Prints a summary line
-# "N passed, N failed" and exits non-zero when anything failed.
+# the shell's end-to-end tests, Kafka end to end, the differential test
+# against SQLite (parallelism 1 and 2), state larger than memory
+# (tests/state). With JOINERY_STATE_BACKEND=lmdb set by the caller,
+# everything runs with LMDB as the default state backend. Temporary files go to a folder of the run's own, which must hold no
+# job state folder at the end (stores remove what they create). Prints a
+# summary line "N passed, N failed" and exits non-zero when anything failed.
 #
 # Usage: scripts/run-tests.sh BUILD_DIR
 set -u
@@ -12,6 +15,9 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failures=""
+run_tmp=$(mktemp -d)
+trap 'rm -rf "$run_tmp"' EXIT
+export TMPDIR="$run_tmp"
 
 record() { # name status
   if [ "$2" -eq 0 ]; then
@@ -26,33 +32,51 @@ echo "== include layer rules (scripts/check-layers.sh)"
 scripts/check-layers.sh
 record "check-layers" $?
 
+# unit_suites LABEL: every Check suite
+unit_suites() {
+  for suite in "$build"/tests/check_*; do
+    [ -x "$suite" ] || continue
+    name=$(basename "$suite")
+    output=$(timeout 300 "$suite" 2>&1)
+    status=$?
+    echo "$name: $(printf '%s\n' "$output" | tail -n 1)"
+    [ $status -eq 0 ] || printf '%s\n' "$output" | grep -v "^100%" | tail -n 20
+    record "$1$name" $status
+  done
+}
+
+# golden_scripts LABEL: every tests/sql script against its .out, byte for byte
+golden_scripts() {
+  for script in tests/sql/*.sql; do
+    [ -e "$script" ] || continue
+    expected="${script%.sql}.out"
+    actual=$(mktemp)
+    timeout 120 "$build/joinery" --continue-on-error -f "$script" >"$actual" 2>&1
+    if diff -u "$expected" "$actual" >"$actual.diff"; then
+      echo "$(basename "$script"): ok"
+      record "$1$script" 0
+    else
+      echo "$(basename "$script"): DIFFERS"
+      head -n 40 "$actual.diff"
+      record "$1$script" 1
+    fi
+    rm -f "$actual" "$actual.diff"
+  done
+}
+
+# differential LABEL: 600 random join queries against SQLite at parallelism 1 and 2
+differential() {
+  for parallelism in 1 2; do
+    timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" 2>&1 | tail -n 25
+    record "${1}diff_join-p$parallelism" "${PIPESTATUS[0]}"
+  done
+}
+
 echo "== unit suites (Check)"
-for suite in "$build"/tests/check_*; do
-  [ -x "$suite" ] || continue
-  name=$(basename "$suite")
-  output=$(timeout 300 "$suite" 2>&1)
-  status=$?
-  echo "$name: $(printf '%s\n' "$output" | tail -n 1)"
-  [ $status -eq 0 ] || printf '%s\n' "$output" | grep -v "^100%" | tail -n 20
-  record "$name" $status
-done
+unit_suites ""
 
 echo "== golden SQL scripts (tests/sql)"
-for script in tests/sql/*.sql; do
-  [ -e "$script" ] || continue
-  expected="${script%.sql}.out"
-  actual=$(mktemp)
-  timeout 120 "$build/joinery" --continue-on-error -f "$script" >"$actual" 2>&1
-  if diff -u "$expected" "$actual" >"$actual.diff"; then
-    echo "$(basename "$script"): ok"
-    record "$script" 0
-  else
-    echo "$(basename "$script"): DIFFERS"
-    head -n 40 "$actual.diff"
-    record "$script" 1
-  fi
-  rm -f "$actual" "$actual.diff"
-done
+golden_scripts ""
 
 echo "== shell end to end (tests/cli)"
 timeout 300 tests/cli/run.sh "$build"
@@ -63,10 +87,21 @@ timeout 600 tests/kafka/run.sh "$build"
 record "tests/kafka" $?
 
 echo "== differential test against SQLite (tests/diff)"
-for parallelism in 1 2; do
-  timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" 2>&1 | tail -n 25
-  record "diff_join-p$parallelism" "${PIPESTATUS[0]}"
-done
+differential ""
+
+echo "== state larger than memory, LMDB and hashmap (tests/state)"
+timeout 600 tests/state/run.sh "$build"
+record "tests/state" $?
+
+echo "== job state folders left behind"
+left=$(find "$run_tmp" -maxdepth 2 -name 'joinery-state-*' -o -maxdepth 2 -name 'joinery-job-*' | head -n 5)
+if [ -z "$left" ]; then
+  echo "none"
+  record "state folders removed" 0
+else
+  echo "left behind: $left"
+  record "state folders removed" 1
+fi
 
 echo
 [ -n "$failures" ] && echo "failed:$failures"

@@ -331,7 +331,8 @@ typedef struct Checkpoints {
     uint32_t joins[MAX_BARRIERS];
     uint64_t join_rows[MAX_BARRIERS];  /* rows the join subtasks had processed */
     uint64_t state_rows[MAX_BARRIERS]; /* rows in the join snapshots */
-    StateStore *store;                 /* to read snapshots back */
+    StateStore *store;                 /* to read snapshots back: a hashmap store, which any
+                                          thread may use (LMDB's belongs to its thread) */
     int status;
 } Checkpoints;
 
@@ -503,7 +504,7 @@ static void check_job_barriers(const char *parallelism, uint32_t subtasks)
     Checkpoints checkpoints;
     memset(&checkpoints, 0, sizeof checkpoints);
     pthread_mutex_init(&checkpoints.lock, NULL);
-    checkpoints.store = test_store_open();
+    checkpoints.store = test_store_open_backend(STATE_BACKEND_HASHMAP);
     Output barriers = run_join(parallelism, &checkpoints, 0);
     /* barriers change nothing in the output */
     ck_assert_uint_eq(barriers.count, plain.count);
@@ -555,7 +556,7 @@ START_TEST(test_job_barriers_and_cancel)
     Checkpoints checkpoints;
     memset(&checkpoints, 0, sizeof checkpoints);
     pthread_mutex_init(&checkpoints.lock, NULL);
-    checkpoints.store = test_store_open();
+    checkpoints.store = test_store_open_backend(STATE_BACKEND_HASHMAP);
     Output output = run_join("2", &checkpoints, 4);
     ck_assert_uint_le(output.count, SLOW_ROWS);
     ck_assert_int_eq(checkpoints.status, JOINERY_OK);

@@ -10,16 +10,22 @@
 
 #include "engine/state/state.h"
 
-/* Opens a store of the default backend; fails the test when it cannot. */
-static inline StateStore *test_store_open(void)
+/* Opens a store of `backend`; fails the test when it cannot. */
+static inline StateStore *test_store_open_backend(StateBackendKind backend)
 {
     Diag diag;
     diag_clear(&diag);
-    StateStoreConfig config = {state_backend_default(), NULL, NULL};
+    StateStoreConfig config = {backend, NULL, NULL};
     StateStore *store = NULL;
     int status = state_store_open(&config, &store, &diag);
     ck_assert_msg(status == JOINERY_OK, "state store: %s", diag.message);
     return store;
+}
+
+/* Opens a store of the run's default backend; fails the test when it cannot. */
+static inline StateStore *test_store_open(void)
+{
+    return test_store_open_backend(state_backend_default());
 }
 
 /* Ends the unit of work, as the task loop does after each batch. */
