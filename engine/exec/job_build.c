@@ -503,6 +503,8 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->datagen_seed = config->datagen_seed;
     job->multi_join_pruning = config->multi_join_pruning;
     job->idle_timeout_millis = config->idle_timeout_millis;
+    job->drain_limit_millis =
+        config->drain_limit_millis > 0 ? config->drain_limit_millis : JOB_DRAIN_LIMIT_MILLIS;
     job->threaded = job->parallelism > 1;
     job->context.diag = diag;
     job->context.now_millis = job_clock;

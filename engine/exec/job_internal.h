@@ -96,6 +96,7 @@ struct Job {
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
     int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
     const PlanNode *root;
+    int64_t drain_limit_millis; /* JobConfig.drain_limit_millis, or the default */
     StateBackendKind state_backend;
     StateBudget state_budget; /* shared by the tasks' hashmap stores */
     char *state_folder;       /* LMDB: the job's folder (job_state.c); NULL otherwise */

@@ -29,8 +29,7 @@
 #include "engine/exec/ops/op_source.h"
 
 enum {
-    JOB_WAIT_SLICE_MILLIS = 50,     /* the longest wait: Ctrl-C is noticed within it */
-    JOB_DRAIN_LIMIT_MILLIS = 10000, /* a cancelled job drains this long at most */
+    JOB_WAIT_SLICE_MILLIS = 50, /* the longest wait: Ctrl-C is noticed within it */
     JOB_STATUS_INTERVAL_MILLIS = 250,
 };
 
@@ -226,7 +225,7 @@ static int job_task_run(JobTask *task)
             return JOINERY_CANCELLED;
         if (!draining && job_cancel_requested(job)) {
             draining = true; /* no more polls: what was read drains through */
-            drain_deadline = datetime_now_millis() + JOB_DRAIN_LIMIT_MILLIS;
+            drain_deadline = datetime_now_millis() + job->drain_limit_millis;
             atomic_fetch_add(&job->tasks_quiet, 1);
         }
         if (draining && job_drain_done(job)) {

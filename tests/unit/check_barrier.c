@@ -452,6 +452,7 @@ static Output run_join(const char *parallelism, Checkpoints *checkpoints, int64_
                   f.diag.message);
     JobConfig config;
     job_config_from_options(&f.options, &config);
+    config.drain_limit_millis = 600000; /* a drain is not a race with the clock here */
     Output output = {0};
     JobOutput sink = {.context = &output, .row = collect_row};
     Diag diag;
