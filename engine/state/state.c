@@ -1,8 +1,8 @@
 /*
  * state.c - what the state backends share (see state.h): backend names,
  * the hashmap budget and its detected default, opening a store of the
- * configured backend, the store's error text, and the creation of states
- * through the store's interface.
+ * configured backend, the store's error text, the creation of states
+ * through the store's interface, and the order of timers of one timestamp.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/state/state.h"
@@ -39,6 +39,24 @@ const char *state_backend_name(StateBackendKind kind)
         return "lmdb";
     }
     return "hashmap";
+}
+
+/* ---- the order of timers ---------------------------------------------- */
+
+int timer_key_order(const Row *a, uint64_t a_hash, const Row *b, uint64_t b_hash)
+{
+    if (a_hash != b_hash)
+        return a_hash < b_hash ? -1 : 1;
+    uint32_t a_size = row_size(a) - (uint32_t)sizeof(RowHeader);
+    uint32_t b_size = row_size(b) - (uint32_t)sizeof(RowHeader);
+    int order = memcmp(a->words, b->words, a_size < b_size ? a_size : b_size);
+    if (order != 0)
+        return order < 0 ? -1 : 1;
+    if (a_size != b_size)
+        return a_size < b_size ? -1 : 1;
+    if (a->header.field_count != b->header.field_count)
+        return a->header.field_count < b->header.field_count ? -1 : 1;
+    return 0;
 }
 
 /* ---- the hashmap budget ---------------------------------------------- */

@@ -740,11 +740,21 @@ int sorted_state_restore(SortedState *state, const StateReader *reader, Diag *di
 
 /*
  * Timers of one domain (event time or processing time) of one operator:
- * (timestamp, key row) pairs, each present at most once, taken in
- * timestamp order (ties in no promised order).
+ * (timestamp, key row) pairs, each present at most once, taken in the
+ * order (timestamp, row_content_hash(key), key row bytes) on every backend
+ * (ties in this order: timer_key_order), so that timers of one timestamp
+ * fire in the same sequence whichever backend holds them.
  */
 typedef struct TimerQueue TimerQueue;
 typedef struct TimerQueueOps TimerQueueOps;
+
+/*
+ * How the keys of two timers of one timestamp order (hash: their
+ * row_content_hash): by hash, then by the key rows' bytes after their
+ * headers (memcmp; of two rows where one is a prefix of the other, the
+ * shorter first; then by field count). Negative, 0 (equal keys) or positive.
+ */
+int timer_key_order(const Row *a, uint64_t a_hash, const Row *b, uint64_t b_hash);
 
 struct TimerQueue {
     const TimerQueueOps *ops;

@@ -1,17 +1,20 @@
 /*
  * state_hashmap_timers.c - the hashmap backend's timer queue (see state.h),
- * after Flink's HeapPriorityQueueSet: a binary min-heap by timestamp for
- * taking timers in order, and a key table for deduplication.
+ * after Flink's HeapPriorityQueueSet: a binary min-heap in timer order
+ * (timestamp, key hash, key row bytes: timer_key_order) for taking timers
+ * in order, and a key table for deduplication.
  *
  * A StateTable of key blocks holds, per key row, its timers' slots
- * {time, position in the heap}; a heap node is {time, block, slot in the
- * block}. Adding looks the key up and its few timestamps through; removing
- * a timer anywhere in the heap is O(log n) because each slot knows its heap
+ * {time, position in the heap}; a heap node is {time, key hash, block,
+ * slot in the block} (the hash kept so that ties rarely touch the blocks).
+ * Adding looks the key up and its few timestamps through; removing a timer
+ * anywhere in the heap is O(log n) because each slot knows its heap
  * position. A key whose last timer goes is removed from the table.
  *
- * Invariants: heap[i].time <= heap[2i+1].time, heap[2i+2].time; for every
- * node n at i, n.block->slots[n.slot] = {n.time, i}; a stored block has at
- * least one slot; no two slots of a block have the same time.
+ * Invariants: no node at 2i+1 or 2i+2 orders before heap[i] (heap_before);
+ * for every node n at i, n.block->slots[n.slot] = {n.time, i} and n.hash is
+ * row_content_hash of n.block's key; a stored block has at least one slot;
+ * no two slots of a block have the same time.
  */
 #include "engine/state/state_hashmap_internal.h"
 
@@ -32,6 +35,7 @@ typedef struct TimerBlock {
 
 typedef struct HeapNode {
     int64_t time;
+    uint64_t hash; /* row_content_hash of the block's key */
     TimerBlock *block;
     uint32_t slot;
     uint32_t reserved;
@@ -84,6 +88,17 @@ static void hash_timers_destroy(TimerQueue *base)
 
 /* ---- the heap ---------------------------------------------------------- */
 
+/* True when timer `a` comes before timer `b` (state.h's order; distinct timers never tie). */
+static inline bool heap_before(const HeapNode *a, const HeapNode *b)
+{
+    if (a->time != b->time)
+        return a->time < b->time;
+    if (a->hash != b->hash)
+        return a->hash < b->hash;
+    return timer_key_order(timer_block_key(a->block), a->hash, timer_block_key(b->block), b->hash) <
+           0;
+}
+
 static inline void heap_place(HashTimerQueue *queue, uint32_t index, HeapNode node)
 {
     queue->heap[index] = node;
@@ -95,7 +110,7 @@ static void heap_sift_up(HashTimerQueue *queue, uint32_t index)
     HeapNode node = queue->heap[index];
     while (index > 0) {
         uint32_t parent = (index - 1) / 2;
-        if (queue->heap[parent].time <= node.time)
+        if (!heap_before(&node, &queue->heap[parent]))
             break;
         heap_place(queue, index, queue->heap[parent]);
         index = parent;
@@ -111,9 +126,9 @@ static void heap_sift_down(HashTimerQueue *queue, uint32_t index)
         uint32_t child = 2 * index + 1;
         if (child >= count)
             break;
-        if (child + 1 < count && queue->heap[child + 1].time < queue->heap[child].time)
+        if (child + 1 < count && heap_before(&queue->heap[child + 1], &queue->heap[child]))
             child++;
-        if (node.time <= queue->heap[child].time)
+        if (!heap_before(&queue->heap[child], &node))
             break;
         heap_place(queue, index, queue->heap[child]);
         index = child;
@@ -128,7 +143,7 @@ static void heap_remove(HashTimerQueue *queue, uint32_t index)
     if (index == last)
         return;
     heap_place(queue, index, queue->heap[last]);
-    if (index > 0 && queue->heap[(index - 1) / 2].time > queue->heap[index].time)
+    if (index > 0 && heap_before(&queue->heap[index], &queue->heap[(index - 1) / 2]))
         heap_sift_up(queue, index);
     else
         heap_sift_down(queue, index);
@@ -220,7 +235,7 @@ static int hash_timers_add(TimerQueue *base, int64_t time, const Row *key, bool 
     uint32_t slot = block->count++;
     block->slots[slot].time = time;
     uint32_t index = queue->heap_count++;
-    heap_place(queue, index, (HeapNode){.time = time, .block = block, .slot = slot});
+    heap_place(queue, index, (HeapNode){.time = time, .hash = hash, .block = block, .slot = slot});
     heap_sift_up(queue, index);
     if (added)
         *added = true;

@@ -6,12 +6,18 @@
  *
  * The earliest timer is the DBI's first record; a timer is found (to
  * deduplicate or remove it) among the records with its [time][hash]
- * prefix by comparing key rows, and a new one takes the smallest free
- * sequence there. Ties of one timestamp come in hash order.
+ * prefix by comparing key rows. Ties of one timestamp come in hash order,
+ * and the keys of one [time][hash] (64-bit hashes that collide, or hashes
+ * masked by the test seam) in timer_key_order of their rows: a timer added
+ * where others share its prefix renumbers them all, in that order, from
+ * sequence 0. So the order of the records is state.h's timer order
+ * (timestamp, row_content_hash(key), key row bytes); under the test seam
+ * it is (timestamp, masked hash, row_content_hash, key row bytes).
  *
- * Invariants: no two records of one [time][hash] hold equal key rows;
- * count is the number of records; peek's key is a copy (LMDB memory dies
- * on the next write) valid until the next call on the queue.
+ * Invariants: no two records of one [time][hash] hold equal key rows, and
+ * their sequences increase in timer_key_order of their rows; count is the
+ * number of records; peek's key is a copy (LMDB memory dies on the next
+ * write) valid until the next call on the queue.
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -60,31 +66,117 @@ static const Row *timers_copy_key(LmdbTimers *queue, const MDB_val *record)
 
 /*
  * Looks for timer (time, key) among its [time][hash] records: 1 found (the
- * range is on it), 0 absent (*free_sequence: the smallest free sequence),
+ * range is on it), 0 absent (*members: how many records share the prefix),
  * -1 failed.
  */
 static int timers_locate(LmdbTimers *queue, int64_t time, const Row *key, LmdbRange *range,
-                         uint8_t record_key[TIMER_KEY_SIZE], uint32_t *free_sequence)
+                         uint8_t record_key[TIMER_KEY_SIZE], uint32_t *members)
 {
     lmdb_put_be64(record_key, lmdb_time_key(time));
     lmdb_put_be64(record_key + TIMER_HASH_OFFSET,
                   lmdb_key_hash(queue->lmdb.store, row_content_hash(key)));
     lmdb_range_begin(range, &queue->lmdb, record_key, TIMER_SEQUENCE_OFFSET, NULL, 0);
-    uint32_t next_free = 0;
-    uint32_t free_found = UINT32_MAX;
+    uint32_t count = 0;
     int found;
     while ((found = lmdb_range_next(range)) == 1) {
         if (range->key.mv_size != TIMER_KEY_SIZE)
             continue;
-        uint16_t at = lmdb_get_be16((const uint8_t *)range->key.mv_data + TIMER_SEQUENCE_OFFSET);
-        if (free_found == UINT32_MAX && at != next_free)
-            free_found = next_free;
-        next_free = (uint32_t)at + 1;
         if (lmdb_row_matches(range->data.mv_data, range->data.mv_size, key))
             return 1;
+        count++;
     }
-    *free_sequence = free_found != UINT32_MAX ? free_found : next_free;
+    *members = count;
     return found;
+}
+
+/* A timer's key row in memory of its own, for sorting the records of one [time][hash]. */
+typedef struct TimerMember {
+    Row *key;
+    uint64_t hash; /* row_content_hash(key), unmasked */
+} TimerMember;
+
+static int timer_member_order(const void *a, const void *b)
+{
+    const TimerMember *x = a, *y = b;
+    return timer_key_order(x->key, x->hash, y->key, y->hash);
+}
+
+/* Writes record `record_key` holding `key`; JOINERY_OK or the failure. */
+static int timers_put(LmdbTimers *queue, const uint8_t record_key[TIMER_KEY_SIZE], const Row *key)
+{
+    LmdbStore *store = queue->lmdb.store;
+    if (!lmdb_state_reserve(&queue->lmdb, lmdb_put_pages(store, TIMER_KEY_SIZE, row_size(key))))
+        return store->base.error_status;
+    MDB_txn *txn = lmdb_state_txn(&queue->lmdb);
+    if (!txn)
+        return store->base.error_status;
+    MDB_val lmdb_key = {TIMER_KEY_SIZE, (void *)record_key}, record = {row_size(key), NULL};
+    int rc = mdb_put(txn, queue->lmdb.dbi, &lmdb_key, &record, MDB_RESERVE);
+    if (rc != MDB_SUCCESS)
+        return lmdb_fail(store, rc, "put (timer)");
+    lmdb_write_row(record.mv_data, key);
+    return JOINERY_OK;
+}
+
+/*
+ * Adds `key` to the `members` records of its [time][hash] (record_key's
+ * prefix): they are read out, deleted and written again with `key` among
+ * them, sequences 0.. in timer_key_order. Only keys whose (masked) hashes
+ * collide get here. JOINERY_OK or the failure.
+ */
+static int timers_add_among(LmdbTimers *queue, uint8_t record_key[TIMER_KEY_SIZE], const Row *key,
+                            uint32_t members)
+{
+    LmdbStore *store = queue->lmdb.store;
+    if (members > UINT16_MAX) {
+        state_store_set_error(&store->base, JOINERY_ERROR_RUNTIME,
+                              "LMDB state: more than 65536 timer keys share a hash");
+        return JOINERY_ERROR_RUNTIME;
+    }
+    TimerMember *all = calloc((size_t)members + 1, sizeof *all);
+    if (!all)
+        return lmdb_fail_memory(store);
+    int status = JOINERY_OK;
+    uint32_t count = 0;
+    LmdbRange range;
+    lmdb_range_begin(&range, &queue->lmdb, record_key, TIMER_SEQUENCE_OFFSET, NULL, 0);
+    int found = 0;
+    while (status == JOINERY_OK && (found = lmdb_range_next(&range)) == 1) {
+        if (range.key.mv_size != TIMER_KEY_SIZE)
+            continue;
+        uint32_t size = lmdb_stored_row_size(range.data.mv_data, range.data.mv_size);
+        if (size == 0 || count == members) {
+            status = lmdb_fail_corrupt(store, "a timer record is malformed");
+            break;
+        }
+        Row *copy = malloc(size);
+        if (!copy) {
+            status = lmdb_fail_memory(store);
+            break;
+        }
+        memcpy(copy, range.data.mv_data, size);
+        all[count].key = copy;
+        all[count].hash = row_content_hash(copy);
+        count++;
+        status = lmdb_range_delete(&range);
+    }
+    if (status == JOINERY_OK && found < 0)
+        status = store->base.error_status;
+    if (status == JOINERY_OK) {
+        all[count].key = (Row *)key; /* only read */
+        all[count].hash = row_content_hash(key);
+        count++;
+        qsort(all, count, sizeof *all, timer_member_order);
+        for (uint32_t i = 0; i < count && status == JOINERY_OK; i++) {
+            lmdb_put_be16(record_key + TIMER_SEQUENCE_OFFSET, (uint16_t)i);
+            status = timers_put(queue, record_key, all[i].key);
+        }
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (all[i].key != key)
+            free(all[i].key);
+    free(all);
+    return status;
 }
 
 static int lmdb_timers_add(TimerQueue *base, int64_t time, const Row *key, bool *added)
@@ -95,31 +187,23 @@ static int lmdb_timers_add(TimerQueue *base, int64_t time, const Row *key, bool 
         *added = false;
     if (lmdb_failed(&queue->lmdb))
         return store->base.error_status;
-    if (!lmdb_state_reserve(&queue->lmdb, lmdb_put_pages(store, TIMER_KEY_SIZE, row_size(key))))
-        return store->base.error_status;
-    uint8_t record_key_bytes[TIMER_KEY_SIZE];
+    uint8_t record_key[TIMER_KEY_SIZE];
     LmdbRange range;
-    uint32_t sequence = 0;
-    int found = timers_locate(queue, time, key, &range, record_key_bytes, &sequence);
+    uint32_t members = 0;
+    int found = timers_locate(queue, time, key, &range, record_key, &members);
     if (found < 0)
         return store->base.error_status;
     if (found == 1)
         return JOINERY_OK;
-    if (sequence > UINT16_MAX) {
-        state_store_set_error(&store->base, JOINERY_ERROR_RUNTIME,
-                              "LMDB state: more than 65536 timer keys share a hash");
-        return JOINERY_ERROR_RUNTIME;
+    int status;
+    if (members == 0) {
+        lmdb_put_be16(record_key + TIMER_SEQUENCE_OFFSET, 0);
+        status = timers_put(queue, record_key, key);
+    } else {
+        status = timers_add_among(queue, record_key, key, members);
     }
-    lmdb_put_be16(record_key_bytes + TIMER_SEQUENCE_OFFSET, (uint16_t)sequence);
-    MDB_txn *txn = lmdb_state_txn(&queue->lmdb);
-    if (!txn)
-        return store->base.error_status;
-    MDB_val record_key = {sizeof record_key_bytes, record_key_bytes},
-            record = {row_size(key), NULL};
-    int rc = mdb_put(txn, queue->lmdb.dbi, &record_key, &record, MDB_RESERVE);
-    if (rc != MDB_SUCCESS)
-        return lmdb_fail(store, rc, "put (timer)");
-    lmdb_write_row(record.mv_data, key);
+    if (status != JOINERY_OK)
+        return status;
     queue->count++;
     if (added)
         *added = true;
@@ -136,8 +220,8 @@ static int lmdb_timers_remove(TimerQueue *base, int64_t time, const Row *key, bo
         return store->base.error_status;
     uint8_t record_key[TIMER_KEY_SIZE];
     LmdbRange range;
-    uint32_t sequence;
-    int found = timers_locate(queue, time, key, &range, record_key, &sequence);
+    uint32_t members;
+    int found = timers_locate(queue, time, key, &range, record_key, &members);
     if (found < 0)
         return store->base.error_status;
     if (found == 0)

@@ -10,7 +10,9 @@
  * incremental cleanup, expired counts), key and row hash collisions (on
  * LMDB forced through the hash-mask seam of state_lmdb_internal.h), long
  * key rows (> 511 bytes) and long rows (> 4 KiB: LMDB overflow pages),
- * value state, sorted state, timer queue, snapshots taken on one backend
+ * value state, sorted state, timer queue, the firing order of timers of
+ * one timestamp (the same sequence on both, also through LMDB's collision
+ * path), snapshots taken on one backend
  * and restored on the other, units of work (handles found again after a
  * commit), LMDB map growth past 64 MiB, corrupted snapshots, a randomized
  * differential run (the same operations on a hashmap and an LMDB store,
@@ -1355,6 +1357,173 @@ START_TEST(test_timer_queue)
 }
 END_TEST
 
+/*
+ * Timers of few timestamps and many keys on the hashmap, on LMDB, and on LMDB
+ * with every key hash masked to 0 (all keys of a timestamp share one prefix:
+ * the collision path orders them): every peek agrees, and they all fire in
+ * state.h's order (timestamp, row_content_hash(key), key bytes), checked
+ * against a sort with timer_key_order. With the mask 0x3 the order is by the
+ * masked hash first (state_lmdb_timers.c), the same timers otherwise.
+ */
+typedef struct TimerTie {
+    int64_t time;
+    uint64_t hash;
+    Row *key;
+} TimerTie;
+
+static int timer_tie_order(const void *a, const void *b)
+{
+    const TimerTie *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return timer_key_order(x->key, x->hash, y->key, y->hash);
+}
+
+START_TEST(test_timer_ties)
+{
+    enum { QUEUES = 4, TIMES = 4, KEYS = 150, STEPS = 1500 };
+    static const uint64_t masks[QUEUES] = {0, UINT64_MAX, 0, 0x3};
+    StateStore *stores[QUEUES];
+    TimerQueue *queues[QUEUES];
+    for (int q = 0; q < QUEUES; q++) {
+        stores[q] = open_store(q == 0 ? STATE_BACKEND_HASHMAP : STATE_BACKEND_LMDB);
+        if (q > 0)
+            state_lmdb_set_key_hash_mask(stores[q], masks[q]);
+        queues[q] = timer_queue_create(stores[q]);
+        ck_assert_ptr_nonnull(queues[q]);
+    }
+    RowBuilder builder;
+    row_builder_init(&builder);
+    bool *present = calloc((size_t)TIMES * KEYS, sizeof *present);
+    ck_assert_ptr_nonnull(present);
+    uint64_t seed = 99;
+    uint64_t count = 0;
+    for (int step = 0; step < STEPS; step++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int t = (int)((seed >> 33) % TIMES), k = (int)((seed >> 17) % KEYS);
+        int op = (int)((seed >> 50) % 10);
+        char text[32];
+        snprintf(text, sizeof text, "key-%d", k * 7919 % 1000);
+        const Row *key = pair_row(&builder, k % 3, text);
+        if (op < 7) {
+            for (int q = 0; q < QUEUES; q++) {
+                bool added = false;
+                ck_assert_int_eq(timer_queue_add(queues[q], t * 10, key, &added), JOINERY_OK);
+                ck_assert(added == !present[t * KEYS + k]);
+            }
+            count += !present[t * KEYS + k];
+            present[t * KEYS + k] = true;
+        } else if (op < 9) {
+            for (int q = 0; q < QUEUES; q++) {
+                bool removed = false;
+                ck_assert_int_eq(timer_queue_remove(queues[q], t * 10, key, &removed), JOINERY_OK);
+                ck_assert(removed == present[t * KEYS + k]);
+            }
+            count -= present[t * KEYS + k];
+            present[t * KEYS + k] = false;
+        } else if (count > 0) { /* the earliest timer is the same one on the first three */
+            int64_t times[QUEUES];
+            const Row *keys[QUEUES];
+            char *texts[QUEUES];
+            for (int q = 0; q < 3; q++) {
+                ck_assert_int_eq(timer_queue_peek(queues[q], &times[q], &keys[q]), 1);
+                texts[q] = row_hex(keys[q]);
+            }
+            for (int q = 1; q < 3; q++) {
+                ck_assert_int_eq(times[q], times[0]);
+                ck_assert_str_eq(texts[q], texts[0]);
+            }
+            int popped_k = -1;
+            for (int i = 0; i < KEYS && popped_k < 0; i++) {
+                snprintf(text, sizeof text, "key-%d", i * 7919 % 1000);
+                if (rows_equal(keys[0], pair_row(&builder, i % 3, text)))
+                    popped_k = i;
+            }
+            ck_assert_int_ge(popped_k, 0);
+            present[(times[0] / 10) * KEYS + popped_k] = false;
+            count--;
+            for (int q = 0; q < 3; q++) {
+                free(texts[q]);
+                ck_assert_int_eq(timer_queue_pop(queues[q]), JOINERY_OK);
+            }
+            snprintf(text, sizeof text, "key-%d", popped_k * 7919 % 1000);
+            bool removed = false;
+            ck_assert_int_eq(timer_queue_remove(queues[3], times[0],
+                                                pair_row(&builder, popped_k % 3, text), &removed),
+                             JOINERY_OK);
+            ck_assert(removed);
+        }
+        if (step % 100 == 99)
+            for (int q = 0; q < QUEUES; q++)
+                commit(stores[q]);
+    }
+    /* what is left, in the promised order */
+    TimerTie *expected = calloc(count ? count : 1, sizeof *expected);
+    ck_assert_ptr_nonnull(expected);
+    uint64_t n = 0;
+    for (int t = 0; t < TIMES; t++)
+        for (int k = 0; k < KEYS; k++) {
+            if (!present[t * KEYS + k])
+                continue;
+            char text[32];
+            snprintf(text, sizeof text, "key-%d", k * 7919 % 1000);
+            expected[n].time = t * 10;
+            expected[n].key = row_copy_heap(pair_row(&builder, k % 3, text));
+            row_set_kind(expected[n].key, ROW_KIND_INSERT);
+            expected[n].hash = hash_of(expected[n].key);
+            n++;
+        }
+    ck_assert_uint_eq(n, count);
+    ck_assert_uint_gt(count, KEYS);
+    qsort(expected, n, sizeof *expected, timer_tie_order);
+    for (int q = 0; q < QUEUES; q++) {
+        ck_assert_uint_eq(timer_queue_count(queues[q]), count);
+        uint64_t previous_masked = 0;
+        int64_t previous_time = INT64_MIN;
+        bool *seen = calloc(count, sizeof *seen);
+        ck_assert_ptr_nonnull(seen);
+        for (uint64_t i = 0; i < count; i++) {
+            int64_t time;
+            const Row *key;
+            ck_assert_int_eq(timer_queue_peek(queues[q], &time, &key), 1);
+            if (q < 3) { /* exactly the promised sequence */
+                ck_assert_int_eq(time, expected[i].time);
+                ck_assert_msg(rows_equal(key, expected[i].key), "queue %d differs at %llu", q,
+                              (unsigned long long)i);
+            } else { /* by timestamp and masked hash; the same timers */
+                uint64_t masked = hash_of(key) & masks[q];
+                ck_assert(time > previous_time ||
+                          (time == previous_time && masked >= previous_masked));
+                previous_time = time;
+                previous_masked = masked;
+                uint64_t j = 0;
+                while (j < count && (expected[j].time != time || !rows_equal(expected[j].key, key)))
+                    j++;
+                ck_assert(j < count && !seen[j]);
+                seen[j] = true;
+            }
+            ck_assert_int_eq(timer_queue_pop(queues[q]), JOINERY_OK);
+        }
+        int64_t time;
+        const Row *key;
+        ck_assert_int_eq(timer_queue_peek(queues[q], &time, &key), 0);
+        free(seen);
+    }
+    fprintf(stderr, "timer ties: %llu timers of %d timestamps fired in the same order\n",
+            (unsigned long long)count, TIMES);
+    for (uint64_t i = 0; i < n; i++)
+        free(expected[i].key);
+    free(expected);
+    free(present);
+    for (int q = 0; q < QUEUES; q++) {
+        commit(stores[q]);
+        timer_queue_destroy(queues[q]);
+        state_store_close(stores[q]);
+    }
+    row_builder_free(&builder);
+}
+END_TEST
+
 /* ---- snapshots across backends ---------------------------------------------------- */
 
 static void fill_shapes(StateStore *store, MultisetState *multiset, ValueState *values,
@@ -1673,6 +1842,7 @@ typedef struct Twin {
     RowBuilder key_builder, row_builder;
     uint64_t seed;
     int64_t now;
+    bool masked; /* LMDB's hashes masked by the test seam */
 } Twin;
 
 static uint32_t twin_random(Twin *twin, uint32_t below)
@@ -1861,8 +2031,8 @@ static void twin_timer_step(Twin *twin)
                              JOINERY_OK);
         ck_assert_int_eq(removed[0], removed[1]);
     } else {
-        /* the earliest: same time on both (ties may come in another order); take
-           the LMDB one's key out of both */
+        /* the earliest: the same timer on both (under the hash mask ties come in the
+           masked hash's order on LMDB); take the LMDB one's key out of both */
         int64_t times[2];
         const Row *keys[2];
         int peeked[2];
@@ -1872,6 +2042,8 @@ static void twin_timer_step(Twin *twin)
         if (peeked[0] != 1)
             return;
         ck_assert_int_eq(times[0], times[1]);
+        if (!twin->masked)
+            ck_assert(rows_equal(keys[0], keys[1]));
         uint64_t copy[4];
         ck_assert_uint_le(row_size(keys[1]), sizeof copy);
         memcpy(copy, keys[1], row_size(keys[1]));
@@ -1938,8 +2110,10 @@ START_TEST(test_differential)
     int64_t ttls[2] = {400, 0};
     for (int b = 0; b < 2; b++) {
         twin.stores[b] = open_store(b);
-        if (b == STATE_BACKEND_LMDB && _i % 2)
+        if (b == STATE_BACKEND_LMDB && _i % 2) {
             state_lmdb_set_key_hash_mask(twin.stores[b], 0xf); /* colliding keys too */
+            twin.masked = true;
+        }
         twin.multiset[b] = multiset_state_create_parts(twin.stores[b], 2, ttls);
         multiset_state_set_group_hash(twin.multiset[b], 1, group_by_first_mod3, NULL);
         twin.values[b] = value_state_create(twin.stores[b], 300);
@@ -2133,6 +2307,10 @@ static Suite *state_backends_suite(void)
     /* the loop index is the seed; odd seeds also force LMDB key collisions */
     tcase_add_loop_test(differential, test_differential, 0, 4);
     suite_add_tcase(suite, differential);
+    TCase *timer_ties = tcase_create("timer_ties");
+    tcase_set_timeout(timer_ties, 120);
+    tcase_add_test(timer_ties, test_timer_ties);
+    suite_add_tcase(suite, timer_ties);
     TCase *lmdb = tcase_create("lmdb");
     tcase_set_timeout(lmdb, 60);
     tcase_add_test(lmdb, test_lmdb_folders);
