@@ -157,7 +157,10 @@ void state_store_close(StateStore *store);
 
 /* Figures for metrics (SHOW JOB METRICS, status line). */
 typedef struct StateCounters {
-    uint64_t bytes;   /* memory (hashmap) or pages on disk (LMDB) the state holds */
+    /* hashmap: the memory the state holds; LMDB: what its records hold (keys, values and
+       LMDB's per-record overhead), exact as records are written and deleted; the LMDB
+       file is larger (engine/state/README.md says how much) */
+    uint64_t bytes;
     uint64_t keys;    /* distinct keys */
     uint64_t entries; /* entries (distinct rows; duplicates counted once) */
     uint64_t expired; /* entries dropped by TTL since creation */

@@ -23,8 +23,9 @@
  * Units of work: the first state call after a commit begins a write
  * transaction (lmdb_state_cursor / lmdb_state_txn / lmdb_state_reserve);
  * state_store_commit lets the states write back what they cache
- * (before_commit), records each touched state's DBI size, commits, then
- * lets the states free their per-unit memory (after_commit). No read
+ * (before_commit), commits, then lets the states free their per-unit
+ * memory (after_commit). States count their own bytes as they write and
+ * delete records (lmdb_record_bytes), so commit has no figures to take. No read
  * transactions are ever opened: every call runs in the unit's write
  * transaction, so counters never need one.
  *
@@ -309,19 +310,6 @@ static int lmdb_commit(StateStore *base, Diag *diag)
     for (LmdbState *state = store->states; state && !base->failed; state = state->next)
         if (state->touched && state->before_commit)
             state->before_commit(state);
-    for (LmdbState *state = store->states; state && !base->failed; state = state->next) {
-        if (!state->touched)
-            continue;
-        MDB_stat stat;
-        int rc = mdb_stat(store->txn, state->dbi, &stat);
-        if (rc != MDB_SUCCESS) {
-            lmdb_fail(store, rc, "stat");
-            break;
-        }
-        state->bytes =
-            ((uint64_t)stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) *
-            stat.ms_psize;
-    }
     if (base->failed)
         return diag_error(diag, base->error_status, "%s", base->error);
     int rc = mdb_txn_commit(store->txn);

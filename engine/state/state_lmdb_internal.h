@@ -69,7 +69,7 @@ struct LmdbState {
     MDB_dbi dbi;
     MDB_cursor *cursor; /* valid while cursor_generation == store->generation */
     uint64_t cursor_generation;
-    uint64_t bytes;                          /* the DBI's pages * page size at the last commit */
+    uint64_t bytes;                          /* what its records hold (lmdb_record_bytes), live */
     bool touched;                            /* used in the current unit */
     void *owner;                             /* the state struct, for the hooks */
     void (*before_commit)(LmdbState *state); /* NULL: nothing to write back */
@@ -105,6 +105,21 @@ bool lmdb_state_reserve(LmdbState *state, uint64_t pages);
 /* An upper estimate of the pages a put of a record of these sizes writes. */
 uint64_t lmdb_put_pages(const LmdbStore *store, size_t key_size, size_t data_size);
 enum { LMDB_DELETE_PAGES = 2 };
+
+/*
+ * The bytes a record of these sizes holds in the file, as a state's
+ * figures count them (StateCounters.bytes): its key and value, LMDB's
+ * 8-byte leaf node header, the node padded to an even size, and the node's
+ * 2-byte slot in its page's index. Each state adds this when it writes a
+ * record and subtracts it when it deletes one, so its bytes are exact at
+ * all times. Not counted: the free room in pages, branch pages, a large
+ * value's overflow pages beyond its size, and pages copied on write or
+ * free in the file (the README says how much that is).
+ */
+static inline uint64_t lmdb_record_bytes(size_t key_size, size_t data_size)
+{
+    return ((8 + key_size + data_size + 1) & ~(uint64_t)1) + 2;
+}
 
 static inline bool lmdb_failed(const LmdbState *state)
 {

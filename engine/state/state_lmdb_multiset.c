@@ -44,7 +44,10 @@
  *   cached handle;
  * - per part, oldest_access <= last_access of every entry (a lower bound:
  *   TTL checks on find read no entries unless it says some may expire);
- * - keys, entries, expired and the per-part figures are exact at all times.
+ * - keys, entries, expired and the per-part figures are exact at all times;
+ *   key_bytes and the parts' payload_bytes are the lmdb_record_bytes of the
+ *   key and entry records (a cached key's record counted from its creation,
+ *   before commit writes it).
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -102,7 +105,7 @@ typedef struct PartFigures {
     uint64_t keys;          /* keys with at least one entry in the part */
     uint64_t entries;       /* entries of the part */
     uint64_t expired;       /* entries of the part dropped by TTL */
-    uint64_t payload_bytes; /* record keys and values of the part's entries */
+    uint64_t payload_bytes; /* lmdb_record_bytes of the part's entry records */
 } PartFigures;
 
 /* Open addressing by key hash; dead keys stay in their slots until the cache is cleared. */
@@ -121,6 +124,7 @@ typedef struct LmdbMultiset {
     uint64_t keys;
     uint64_t entries;
     uint64_t expired;
+    uint64_t key_bytes; /* lmdb_record_bytes of the keys' records (written or due at commit) */
     uint8_t cleanup_position[LMDB_KEY_ID_SIZE]; /* the last key cleanup examined */
     bool cleanup_started;
     bool ttl_enabled;
@@ -160,6 +164,12 @@ static inline LmdbKey *key_of(MultisetKey *handle)
 static inline size_t key_row_offset(const LmdbMultiset *state)
 {
     return KEY_HEADER_SIZE + (size_t)state->base.part_count * PART_META_SIZE;
+}
+
+/* What the key record of a key row of `size` bytes holds (lmdb_record_bytes). */
+static inline uint64_t key_record_bytes(const LmdbMultiset *state, uint32_t size)
+{
+    return lmdb_record_bytes(LMDB_KEY_ID_SIZE, key_row_offset(state) + size);
 }
 
 static inline uint32_t group_of(const LmdbMultiset *state, uint32_t part, const Row *row)
@@ -553,7 +563,7 @@ static uint64_t part_expire(LmdbMultiset *state, LmdbKey *key, uint32_t p, int64
                 oldest = last_access;
             continue;
         }
-        uint64_t bytes = range.key.mv_size + range.data.mv_size;
+        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
         if (lmdb_range_delete(&range) != JOINERY_OK)
             break;
         figures->payload_bytes -= bytes;
@@ -604,7 +614,7 @@ static int key_remove(LmdbMultiset *state, LmdbKey *key)
     lmdb_range_begin(&range, &state->lmdb, id, sizeof id, NULL, 0);
     int found;
     while ((found = lmdb_range_next(&range)) == 1) {
-        uint64_t bytes = range.key.mv_size + range.data.mv_size;
+        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
         uint32_t part = range.key.mv_size == ENTRY_KEY_SIZE
                             ? ((const uint8_t *)range.key.mv_data)[ENTRY_PART_OFFSET]
                             : UINT32_MAX;
@@ -617,6 +627,7 @@ static int key_remove(LmdbMultiset *state, LmdbKey *key)
         return state->lmdb.store->base.error_status;
     for (uint32_t p = 0; p < state->base.part_count; p++)
         part_lost_entries(state, key, p, key->parts[p].pub.entry_count);
+    state->key_bytes -= key_record_bytes(state, row_size(key->key_row));
     state->keys--;
     key->dead = true;
     key->dirty = false;
@@ -643,6 +654,7 @@ static LmdbKey *key_create(LmdbMultiset *state, uint64_t hash, uint16_t sequence
         lmdb_fail_memory(state->lmdb.store);
         return NULL;
     }
+    state->key_bytes += key_record_bytes(state, row_size(row));
     state->keys++;
     return key;
 }
@@ -895,7 +907,7 @@ static const MultisetEntry *lmdb_multiset_add_row(MultisetState *base, MultisetK
     if (part->pub.entry_count++ == 0)
         figures->keys++;
     figures->entries++;
-    figures->payload_bytes += ENTRY_KEY_SIZE + size;
+    figures->payload_bytes += lmdb_record_bytes(ENTRY_KEY_SIZE, size);
     state->entries++;
     key->dirty = true;
     return &view->entry;
@@ -953,7 +965,7 @@ static int lmdb_multiset_remove_entry(MultisetState *base, MultisetKey *handle,
     uint32_t p = handle->part;
     if (lmdb_failed(&state->lmdb))
         return store->base.error_status;
-    uint64_t bytes = ENTRY_KEY_SIZE + ENTRY_HEADER_SIZE + row_size(entry->row);
+    uint64_t bytes = lmdb_record_bytes(ENTRY_KEY_SIZE, ENTRY_HEADER_SIZE + row_size(entry->row));
     uint8_t prefix[ENTRY_SEQUENCE_OFFSET], record_key[ENTRY_KEY_SIZE];
     uint32_t row_hash = lmdb_row_hash(store, entry->hash);
     entry_row_prefix(prefix, key, p, group_of(state, p, entry->row), row_hash);
@@ -1220,7 +1232,9 @@ static StateCounters lmdb_multiset_counters(const MultisetState *base)
 {
     const LmdbMultiset *state = (const LmdbMultiset *)base;
     StateCounters counters;
-    counters.bytes = state->lmdb.bytes;
+    counters.bytes = state->key_bytes;
+    for (uint32_t p = 0; p < state->base.part_count; p++)
+        counters.bytes += state->parts[p].payload_bytes;
     counters.keys = state->keys;
     counters.entries = state->entries;
     counters.expired = state->expired;
@@ -1237,21 +1251,15 @@ static StateCounters lmdb_multiset_part_counters(const MultisetState *base, uint
     counters.keys = figures->keys;
     counters.entries = figures->entries;
     counters.expired = figures->expired;
-    /* as the hashmap: the part's own records, plus a share of the rest (key records,
-       page slack) in proportion to the keys it is present in */
-    uint64_t payload = 0, keys = 0;
-    for (uint32_t p = 0; p < state->base.part_count; p++) {
-        payload += state->parts[p].payload_bytes;
+    /* as the hashmap: the part's own records, plus a share of the key records in
+       proportion to the keys it is present in */
+    uint64_t keys = 0;
+    for (uint32_t p = 0; p < state->base.part_count; p++)
         keys += state->parts[p].keys;
-    }
-    uint64_t total = state->lmdb.bytes;
-    uint64_t own =
-        payload > total
-            ? (uint64_t)((double)total * (double)figures->payload_bytes / (double)payload)
-            : figures->payload_bytes;
-    uint64_t shared = payload > total ? 0 : total - payload;
-    counters.bytes = own + (keys ? (uint64_t)((double)shared * (double)figures->keys / (double)keys)
-                                 : (part == 0 ? shared : 0));
+    uint64_t shared = state->key_bytes;
+    counters.bytes = figures->payload_bytes +
+                     (keys ? (uint64_t)((double)shared * (double)figures->keys / (double)keys)
+                           : (part == 0 ? shared : 0));
     return counters;
 }
 

@@ -17,7 +17,8 @@
  * the state's pool and seek again from the last entry returned.
  *
  * Invariants: a key record exists exactly when its key has entries; keys
- * and entries are exact; every entry's sequence is below next_sequence.
+ * and entries are exact, lmdb.bytes is the records' lmdb_record_bytes;
+ * every entry's sequence is below next_sequence.
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -106,6 +107,7 @@ static int lmdb_sorted_add(SortedState *base, const Row *key, uint64_t hash, int
         if (rc != MDB_SUCCESS)
             return lmdb_fail(store, rc, "put (sorted key)");
         lmdb_write_row(record.mv_data, key);
+        state->lmdb.bytes += lmdb_record_bytes(sizeof id, row_size(key));
         state->keys++;
     }
     uint8_t record_key_bytes[SORTED_KEY_SIZE];
@@ -116,6 +118,7 @@ static int lmdb_sorted_add(SortedState *base, const Row *key, uint64_t hash, int
         return lmdb_fail(store, rc, "put (sorted entry)");
     memcpy(record.mv_data, &tag, sizeof tag);
     lmdb_write_row((char *)record.mv_data + SORTED_HEADER_SIZE, row);
+    state->lmdb.bytes += lmdb_record_bytes(sizeof record_key_bytes, size);
     state->next_sequence++;
     state->entries++;
     return JOINERY_OK;
@@ -273,8 +276,10 @@ static int lmdb_sorted_remove_range(SortedState *base, const Row *key, uint64_t 
         if (range.key.mv_size != SORTED_KEY_SIZE ||
             lmdb_get_be64((const uint8_t *)range.key.mv_data + SORTED_TIME_OFFSET) > last_time)
             break;
+        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
         if (lmdb_range_delete(&range) != JOINERY_OK)
             return store->base.error_status;
+        state->lmdb.bytes -= bytes;
         gone++;
     }
     if (found < 0)
@@ -293,8 +298,12 @@ static int lmdb_sorted_remove_range(SortedState *base, const Row *key, uint64_t 
         return store->base.error_status;
     if (records == 1) {
         lmdb_range_begin(&range, &state->lmdb, id, sizeof id, NULL, 0);
-        if (lmdb_range_next(&range) != 1 || lmdb_range_delete(&range) != JOINERY_OK)
+        if (lmdb_range_next(&range) != 1)
             return store->base.error_status;
+        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
+        if (lmdb_range_delete(&range) != JOINERY_OK)
+            return store->base.error_status;
+        state->lmdb.bytes -= bytes;
         state->keys--;
     }
     return JOINERY_OK;

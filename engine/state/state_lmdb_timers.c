@@ -16,8 +16,8 @@
  *
  * Invariants: no two records of one [time][hash] hold equal key rows, and
  * their sequences increase in timer_key_order of their rows; count is the
- * number of records; peek's key is a copy (LMDB memory dies on the next
- * write) valid until the next call on the queue.
+ * number of records and lmdb.bytes their lmdb_record_bytes; peek's key is a copy (LMDB memory dies
+ * on the next write) valid until the next call on the queue.
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -115,6 +115,7 @@ static int timers_put(LmdbTimers *queue, const uint8_t record_key[TIMER_KEY_SIZE
     if (rc != MDB_SUCCESS)
         return lmdb_fail(store, rc, "put (timer)");
     lmdb_write_row(record.mv_data, key);
+    queue->lmdb.bytes += lmdb_record_bytes(TIMER_KEY_SIZE, row_size(key));
     return JOINERY_OK;
 }
 
@@ -158,7 +159,10 @@ static int timers_add_among(LmdbTimers *queue, uint8_t record_key[TIMER_KEY_SIZE
         all[count].key = copy;
         all[count].hash = row_content_hash(copy);
         count++;
+        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
         status = lmdb_range_delete(&range);
+        if (status == JOINERY_OK)
+            queue->lmdb.bytes -= bytes;
     }
     if (status == JOINERY_OK && found < 0)
         status = store->base.error_status;
@@ -226,8 +230,10 @@ static int lmdb_timers_remove(TimerQueue *base, int64_t time, const Row *key, bo
         return store->base.error_status;
     if (found == 0)
         return JOINERY_OK;
+    uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
     if (lmdb_range_delete(&range) != JOINERY_OK)
         return store->base.error_status;
+    queue->lmdb.bytes -= bytes;
     queue->count--;
     if (removed)
         *removed = true;
@@ -273,8 +279,10 @@ static int lmdb_timers_pop(TimerQueue *base)
         return store->base.error_status;
     if (found == 0)
         return lmdb_fail_corrupt(store, "the timer count is wrong");
+    uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
     if (lmdb_range_delete(&range) != JOINERY_OK)
         return store->base.error_status;
+    queue->lmdb.bytes -= bytes;
     queue->count--;
     return JOINERY_OK;
 }

@@ -11,9 +11,11 @@
  * the next call on the state, as the contract says): a copy of the key
  * row, the value row and the key id, in memory the state keeps.
  *
- * Invariants: keys and expired are exact; the view's id names the record
- * its key and value were copied from; cleanup_position is the id of the
- * last record cleanup examined.
+ * Invariants: keys and expired are exact, lmdb.bytes is the records'
+ * lmdb_record_bytes; the view's id names the record its key and value
+ * were copied from (and it holds what the record holds, so its size is
+ * the record's); cleanup_position is the id of the last record cleanup
+ * examined.
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -110,8 +112,18 @@ static const ValueEntry *view_fill(LmdbValue *state, uint64_t hash, uint16_t seq
     return &view->pub;
 }
 
-/* Writes the record of the view's key with `value` (NULL: none) and `last_access`. */
-static int record_write(LmdbValue *state, const Row *value, int64_t last_access)
+/* The size of the record the view was copied from (or written as). */
+static size_t view_record_size(const ValueView *view)
+{
+    return VALUE_HEADER_SIZE + row_size(view_key(view)) +
+           (view->pub.value ? row_size(view->pub.value) : 0);
+}
+
+/*
+ * Writes the record of the view's key with `value` (NULL: none) and
+ * `last_access`, in place of one of `old_size` bytes (0: a new record).
+ */
+static int record_write(LmdbValue *state, const Row *value, int64_t last_access, size_t old_size)
 {
     LmdbStore *store = state->lmdb.store;
     ValueView *view = &state->view;
@@ -142,11 +154,14 @@ static int record_write(LmdbValue *state, const Row *value, int64_t last_access)
     lmdb_write_row(bytes + VALUE_HEADER_SIZE, key);
     if (value)
         lmdb_write_row(bytes + VALUE_HEADER_SIZE + row_size(key), value);
+    state->lmdb.bytes += lmdb_record_bytes(LMDB_KEY_ID_SIZE, size);
+    if (old_size)
+        state->lmdb.bytes -= lmdb_record_bytes(LMDB_KEY_ID_SIZE, old_size);
     return JOINERY_OK;
 }
 
-/* Deletes the record `id`. */
-static int record_delete(LmdbValue *state, const uint8_t id[LMDB_KEY_ID_SIZE])
+/* Deletes the record `id` (of `size` bytes). */
+static int record_delete(LmdbValue *state, const uint8_t id[LMDB_KEY_ID_SIZE], size_t size)
 {
     LmdbStore *store = state->lmdb.store;
     if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
@@ -158,6 +173,7 @@ static int record_delete(LmdbValue *state, const uint8_t id[LMDB_KEY_ID_SIZE])
     int rc = mdb_del(txn, state->lmdb.dbi, &record_key, NULL);
     if (rc != MDB_SUCCESS)
         return lmdb_fail(store, rc, "del (value)");
+    state->lmdb.bytes -= lmdb_record_bytes(LMDB_KEY_ID_SIZE, size);
     return JOINERY_OK;
 }
 
@@ -178,7 +194,7 @@ static const ValueEntry *lmdb_value_find(ValueState *base, const Row *key, uint6
         state_is_expired(state->ttl_millis, lmdb_get_i64(record.mv_data), now)) {
         uint8_t id[LMDB_KEY_ID_SIZE];
         lmdb_key_id(id, hash, sequence);
-        if (record_delete(state, id) == JOINERY_OK) {
+        if (record_delete(state, id, record.mv_size) == JOINERY_OK) {
             state->keys--;
             state->expired++;
         }
@@ -210,7 +226,7 @@ static const ValueEntry *lmdb_value_insert(ValueState *base, const Row *key, uin
     view->sequence = free_sequence;
     view->last_access = now;
     view->pub.value = NULL;
-    if (record_write(state, NULL, now) != JOINERY_OK)
+    if (record_write(state, NULL, now, 0) != JOINERY_OK)
         return NULL;
     state->keys++;
     return &view->pub;
@@ -225,7 +241,7 @@ static int lmdb_value_set(ValueState *base, const ValueEntry *entry, const Row *
     if (entry != &view->pub)
         return lmdb_fail_corrupt(state->lmdb.store, "a value entry is not the state's last");
     /* `value` may be the view's own value: write the record before touching the view */
-    int status = record_write(state, value, now);
+    int status = record_write(state, value, now, view_record_size(view));
     if (status != JOINERY_OK)
         return status;
     uint32_t key_size = row_size(view_key(view));
@@ -259,7 +275,7 @@ static int lmdb_value_remove(ValueState *base, const ValueEntry *entry)
         return lmdb_fail_corrupt(state->lmdb.store, "a value entry is not the state's last");
     uint8_t id[LMDB_KEY_ID_SIZE];
     lmdb_key_id(id, view->hash, view->sequence);
-    int status = record_delete(state, id);
+    int status = record_delete(state, id, view_record_size(view));
     if (status == JOINERY_OK)
         state->keys--;
     view->pub.value = NULL;
@@ -345,7 +361,7 @@ static uint64_t lmdb_value_cleanup(ValueState *base, int64_t now, uint32_t max_k
         memcpy(id, record_key.mv_data, sizeof id);
         examined++;
         if (state_is_expired(state->ttl_millis, lmdb_get_i64(record.mv_data), now)) {
-            if (record_delete(state, id) != JOINERY_OK)
+            if (record_delete(state, id, record.mv_size) != JOINERY_OK)
                 break;
             state->keys--;
             state->expired++;

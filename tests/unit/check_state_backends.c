@@ -1524,6 +1524,163 @@ START_TEST(test_timer_ties)
 }
 END_TEST
 
+/*
+ * The bytes a state reports fall as its state goes, within the unit (no
+ * commit between): on LMDB they are its records' exact size, so any removal
+ * lowers them and an emptied state reports 0; the hashmap keeps free-listed
+ * memory for the next inserts (and may take a chunk when a vector shrinks),
+ * so only its emptied multiset is back at its empty size exactly, and the
+ * other shapes do not grow as they empty (a timer queue's heap keeps its
+ * capacity).
+ */
+START_TEST(test_bytes_fall)
+{
+    bool lmdb = _i == STATE_BACKEND_LMDB;
+    StateStore *store = open_store(_i);
+    RowBuilder key_builder, row_builder;
+    row_builder_init(&key_builder);
+    row_builder_init(&row_builder);
+    enum { KEYS = 200, ROWS = 12 };
+    /* multiset: rows past the hashmap's index threshold, in two parts */
+    MultisetState *multiset = multiset_state_create_parts(store, 2, NULL);
+    uint64_t empty = multiset_state_counters(multiset).bytes;
+    if (lmdb)
+        ck_assert_uint_eq(empty, 0);
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        MultisetKey *handle = multiset_state_insert_key(multiset, key, hash_of(key), 0);
+        for (int r = 0; r < ROWS; r++)
+            ck_assert_ptr_nonnull(add_one(multiset, multiset_key_part(multiset, handle, r % 2),
+                                          long_row(&row_builder, k * ROWS + r, 40), 0, 0));
+    }
+    commit(store);
+    uint64_t full = multiset_state_counters(multiset).bytes;
+    ck_assert_uint_gt(full, empty + (uint64_t)KEYS * ROWS * 64);
+    uint64_t previous = full;
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        MultisetKey *handle = multiset_state_find(multiset, key, hash_of(key), 0);
+        for (int r = 0; r < ROWS; r += 2) { /* every other row of part 0 */
+            const Row *row = long_row(&row_builder, k * ROWS + r, 40);
+            const MultisetEntry *entry = multiset_key_find_row(multiset, handle, row, hash_of(row));
+            ck_assert_ptr_nonnull(entry);
+            ck_assert_int_eq(multiset_key_remove_entry(multiset, handle, entry), JOINERY_OK);
+            uint64_t now_bytes = multiset_state_counters(multiset).bytes;
+            if (lmdb)
+                ck_assert_uint_lt(now_bytes, previous);
+            previous = now_bytes;
+        }
+    }
+    StateCounters part0 = multiset_state_part_counters(multiset, 0);
+    StateCounters part1 = multiset_state_part_counters(multiset, 1);
+    ck_assert_uint_eq(part0.entries, 0);
+    ck_assert_uint_le(part0.bytes + part1.bytes, previous + 2); /* shares round down */
+    ck_assert_uint_ge(part0.bytes + part1.bytes + 2, previous);
+    if (lmdb) /* (the hashmap's shrunk vectors may take a new slab chunk) */
+        ck_assert_uint_lt(previous, full);
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        MultisetKey *handle = multiset_state_find(multiset, key, hash_of(key), 0);
+        ck_assert_int_eq(multiset_state_remove_key(multiset, handle), JOINERY_OK);
+    }
+    ck_assert_uint_eq(multiset_state_counters(multiset).bytes, empty);
+    commit(store);
+    ck_assert_uint_eq(multiset_state_counters(multiset).bytes, empty);
+    /* value state: every removal lowers the bytes on both */
+    ValueState *values = value_state_create(store, 0);
+    empty = value_state_counters(values).bytes;
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        const ValueEntry *entry = value_state_insert(values, key, hash_of(key), 0);
+        ck_assert_int_eq(value_state_set(values, entry, long_row(&row_builder, k, 30), 0),
+                         JOINERY_OK);
+        entry = value_state_find(values, key, hash_of(key), 0);
+        ck_assert_int_eq(value_state_set(values, entry, long_row(&row_builder, k, 60), 0),
+                         JOINERY_OK); /* rewritten larger */
+    }
+    full = value_state_counters(values).bytes;
+    if (lmdb)
+        ck_assert_uint_eq(full,
+                          KEYS * lmdb_record_bytes(LMDB_KEY_ID_SIZE,
+                                                   16 + row_size(int_row(&key_builder, 0)) +
+                                                       row_size(long_row(&row_builder, 0, 60))));
+    previous = full;
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        const ValueEntry *entry = value_state_find(values, key, hash_of(key), 0);
+        ck_assert_int_eq(value_state_remove(values, entry), JOINERY_OK);
+        uint64_t now_bytes = value_state_counters(values).bytes;
+        ck_assert_uint_le(now_bytes, previous);
+        if (lmdb)
+            ck_assert_uint_lt(now_bytes, previous);
+        previous = now_bytes;
+    }
+    ck_assert_uint_lt(previous, full);
+    if (lmdb)
+        ck_assert_uint_eq(previous, empty);
+    /* sorted state */
+    SortedState *sorted = sorted_state_create(store);
+    empty = sorted_state_counters(sorted).bytes;
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        for (int r = 0; r < ROWS; r++)
+            ck_assert_int_eq(
+                sorted_state_add(sorted, key, hash_of(key), r, long_row(&row_builder, r, 40), 0),
+                JOINERY_OK);
+    }
+    full = sorted_state_counters(sorted).bytes;
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        ck_assert_int_eq(
+            sorted_state_remove_range(sorted, key, hash_of(key), 0, ROWS / 2 - 1, NULL),
+            JOINERY_OK);
+    }
+    uint64_t half = sorted_state_counters(sorted).bytes;
+    ck_assert_uint_le(half, full);
+    if (lmdb)
+        ck_assert_uint_lt(half, full);
+    for (int k = 0; k < KEYS; k++) {
+        const Row *key = int_row(&key_builder, k);
+        ck_assert_int_eq(
+            sorted_state_remove_range(sorted, key, hash_of(key), INT64_MIN, INT64_MAX, NULL),
+            JOINERY_OK);
+    }
+    ck_assert_uint_lt(sorted_state_counters(sorted).bytes, full);
+    if (lmdb)
+        ck_assert_uint_eq(sorted_state_counters(sorted).bytes, empty);
+    /* timers */
+    TimerQueue *timers = timer_queue_create(store);
+    empty = timers->ops->bytes(timers);
+    const Row *one = int_row(&key_builder, 7);
+    ck_assert_int_eq(timer_queue_add(timers, 1, one, NULL), JOINERY_OK);
+    if (lmdb)
+        ck_assert_uint_eq(timers->ops->bytes(timers), lmdb_record_bytes(18, row_size(one)));
+    for (int k = 0; k < KEYS * ROWS; k++)
+        ck_assert_int_eq(timer_queue_add(timers, k % 50, int_row(&key_builder, k), NULL),
+                         JOINERY_OK);
+    full = timers->ops->bytes(timers);
+    previous = full;
+    while (timer_queue_count(timers) > 0) {
+        ck_assert_int_eq(timer_queue_pop(timers), JOINERY_OK);
+        uint64_t now_bytes = timers->ops->bytes(timers);
+        ck_assert_uint_le(now_bytes, previous);
+        if (lmdb)
+            ck_assert_uint_lt(now_bytes, previous);
+        previous = now_bytes;
+    }
+    if (lmdb)
+        ck_assert_uint_eq(previous, empty);
+    commit(store);
+    multiset_state_destroy(multiset);
+    value_state_destroy(values);
+    sorted_state_destroy(sorted);
+    timer_queue_destroy(timers);
+    state_store_close(store);
+    row_builder_free(&key_builder);
+    row_builder_free(&row_builder);
+}
+END_TEST
+
 /* ---- snapshots across backends ---------------------------------------------------- */
 
 static void fill_shapes(StateStore *store, MultisetState *multiset, ValueState *values,
@@ -1794,7 +1951,10 @@ START_TEST(test_map_growth)
     ck_assert_uint_eq(counters.entries, ROWS);
     if (_i == STATE_BACKEND_LMDB) {
         ck_assert_uint_gt(state_lmdb_map_size(store), (size_t)128 << 20);
-        ck_assert_uint_gt(counters.bytes, (uint64_t)150 << 20);
+        /* the records' exact size: the rows, and less than 128 bytes a row besides */
+        uint64_t rows_bytes = (uint64_t)ROWS * row_size(long_row(&row_builder, 0, ROW_TEXT));
+        ck_assert_uint_gt(counters.bytes, rows_bytes);
+        ck_assert_uint_lt(counters.bytes, rows_bytes + (uint64_t)ROWS * 128);
     }
     /* one unit of ~50 MiB more (split on LMDB: past 64 MiB of estimated pages) */
     uint64_t splits = _i == STATE_BACKEND_LMDB ? state_lmdb_unit_splits(store) : 0;
@@ -2294,6 +2454,7 @@ static Suite *state_backends_suite(void)
         {"snapshot_corrupt", test_snapshot_corrupt, 120},
         {"units_of_work", test_units_of_work, 60},
         {"map_growth", test_map_growth, 1200},
+        {"bytes_fall", test_bytes_fall, 60},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tcase = tcase_create(cases[i].name);
