@@ -251,6 +251,23 @@ typedef enum MultisetPrefetch {
  * multiset_scan_end). The part must not gain or lose entries while it is
  * scanned; counts may change (through the views returned). Entries come
  * in spans the backend fills; the fields are the backend's.
+ *
+ * Order, the same on every backend: a part's entries in the order they
+ * were added, where removing an entry moves the part's last entry into its
+ * place (swap-remove; TTL expiry removes the expired entries from the last
+ * one down), so that output built from scans is identical byte for byte
+ * whichever backend holds the state. The one exception is a group scan
+ * (multiset_scan_begin_group) of a grouped part whose capacity has grown
+ * past 8 rows (a part's capacity doubles when an add finds it full and
+ * halves when a removal leaves it less than a quarter full, from 4 up; the
+ * hashmap's vector): both backends then give exactly the rows of the
+ * group, the hashmap in its group index's probe order, LMDB in the order
+ * above - the same rows, possibly in another order. Up to 8, a group scan
+ * gives every entry of the part in the order above on both. (With a TTL the
+ * order also depends on when expired entries are dropped: the incremental
+ * cleanup visits keys in each backend's own order, so a part whose expired
+ * entries one backend drops in two steps, cleanup then a find, and the
+ * other in one may keep its survivors in another order.)
  */
 typedef struct MultisetScan {
     const MultisetEntry *span; /* entries ready to be returned */
@@ -435,7 +452,8 @@ static inline void multiset_scan_begin(MultisetState *state, MultisetKey *key, M
 
 /*
  * Starts a scan of the rows of part `key` whose group hash is `group_hash`
- * (a superset of them when the part is small or not grouped).
+ * (a superset of them when the part is small or not grouped: every entry;
+ * the order is MultisetScan's).
  */
 static inline void multiset_scan_begin_group(MultisetState *state, MultisetKey *key,
                                              uint32_t group_hash, MultisetScan *scan)

@@ -12,6 +12,11 @@
  *
  * Views are the stored entries themselves: a MultisetEntry * returned to a
  * caller points into the part's vector, and updates write it in place.
+ * The vector's order is the contract's scan order (state.h): appended on
+ * add, the last entry moved into a removed one's place, expiry from the
+ * last entry down; the LMDB backend reproduces it (and the capacity rule
+ * below, which decides whether a group scan gives every entry), so any
+ * change here must be made there too.
  *
  * Per-key index (when the capacity > INDEX_THRESHOLD): 2 * capacity slots
  * of two uint32 words {position + 1, the entry's 32-bit hash}; a probe
@@ -44,7 +49,7 @@ enum {
 /* One part of a key: the callers' MultisetKey, then what this backend keeps. */
 typedef struct HashKey {
     MultisetKey pub;        /* entry_count, part; backend_byte: log2 of the capacity */
-    MultisetEntry *entries; /* entry_count entries, in no particular order */
+    MultisetEntry *entries; /* entry_count entries, in state.h's order (LMDB keeps it too) */
     uint32_t *index;        /* hash index over entries, or NULL */
     int64_t oldest_access;  /* lower bound of the entries' last_access */
 } HashKey;

@@ -670,23 +670,41 @@ void lmdb_scan_buffer_give(LmdbScanPool *pool, LmdbScanBuffer *buffer)
     pool->free = buffer;
 }
 
+/* Makes room for `size` more bytes; false without memory. */
+static bool lmdb_scan_buffer_grow(LmdbScanBuffer *buffer, size_t size)
+{
+    if (buffer->used + size <= buffer->capacity)
+        return true;
+    size_t capacity = buffer->capacity ? buffer->capacity : LMDB_SCAN_INITIAL_BYTES;
+    while (capacity < buffer->used + size)
+        capacity *= 2;
+    uint64_t *bytes = realloc(buffer->bytes, capacity);
+    if (!bytes)
+        return false;
+    buffer->bytes = bytes;
+    buffer->capacity = capacity;
+    return true;
+}
+
 size_t lmdb_scan_buffer_add_row(LmdbScanBuffer *buffer, const void *row, size_t size)
 {
-    if (buffer->used + size > buffer->capacity) {
-        size_t capacity = buffer->capacity ? buffer->capacity : LMDB_SCAN_INITIAL_BYTES;
-        while (capacity < buffer->used + size)
-            capacity *= 2;
-        uint64_t *bytes = realloc(buffer->bytes, capacity);
-        if (!bytes)
-            return SIZE_MAX;
-        buffer->bytes = bytes;
-        buffer->capacity = capacity;
-    }
+    if (!lmdb_scan_buffer_grow(buffer, size))
+        return SIZE_MAX;
     size_t offset = buffer->used;
     memcpy((char *)buffer->bytes + offset, row, size);
     ((RowHeader *)((char *)buffer->bytes + offset))->kind = ROW_KIND_INSERT;
     buffer->used += size; /* rows are multiples of 8 bytes: the next stays aligned */
     return offset;
+}
+
+size_t lmdb_scan_buffer_add_tagged_row(LmdbScanBuffer *buffer, uint64_t tag, const void *row,
+                                       size_t size)
+{
+    if (!lmdb_scan_buffer_grow(buffer, sizeof tag + size))
+        return SIZE_MAX;
+    memcpy((char *)buffer->bytes + buffer->used, &tag, sizeof tag);
+    buffer->used += sizeof tag;
+    return lmdb_scan_buffer_add_row(buffer, row, size);
 }
 
 void lmdb_scan_pool_free(LmdbScanPool *pool)

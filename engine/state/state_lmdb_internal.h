@@ -175,6 +175,11 @@ static inline uint16_t lmdb_get_be16(const uint8_t *from)
     return (uint16_t)(from[0] << 8 | from[1]);
 }
 
+static inline uint32_t lmdb_get_be32(const uint8_t *from)
+{
+    return (uint32_t)from[0] << 24 | (uint32_t)from[1] << 16 | (uint32_t)from[2] << 8 | from[3];
+}
+
 static inline uint64_t lmdb_get_be64(const uint8_t *from)
 {
     uint64_t value = 0;
@@ -340,6 +345,9 @@ LmdbScanBuffer *lmdb_scan_buffer_take(LmdbScanPool *pool);
 void lmdb_scan_buffer_give(LmdbScanPool *pool, LmdbScanBuffer *buffer);
 /* Copies `size` row bytes into the buffer (kind +I): the offset, or SIZE_MAX without memory. */
 size_t lmdb_scan_buffer_add_row(LmdbScanBuffer *buffer, const void *row, size_t size);
+/* As lmdb_scan_buffer_add_row, the word `tag` right before the row's copy. */
+size_t lmdb_scan_buffer_add_tagged_row(LmdbScanBuffer *buffer, uint64_t tag, const void *row,
+                                       size_t size);
 static inline const Row *lmdb_scan_buffer_row(const LmdbScanBuffer *buffer, size_t offset)
 {
     return (const Row *)((const char *)buffer->bytes + offset);
@@ -361,8 +369,7 @@ TimerQueue *state_lmdb_create_timer_queue(StateStore *store);
  * Masks every hash the store's states store keys and multiset rows under
  * (default ~0): a test sets e.g. 0x3 so that distinct key rows share their
  * 8-byte hashes, and rows of one key part their 32-bit hashes, and the
- * collision sequences are exercised. Set before creating states. (Under a
- * mask, multiset scan views carry the masked row hash.)
+ * collision sequences are exercised. Set before creating states.
  */
 void state_lmdb_set_key_hash_mask(StateStore *store, uint64_t mask);
 /* The store's current map size in bytes, and how many units were split. */

@@ -1,31 +1,63 @@
 /*
  * state_lmdb_multiset.c - the LMDB backend's multiset state (see state.h):
- * one DBI holding, per key, a key record followed by its entries.
+ * one DBI holding, per key, a key record followed by its entries and their
+ * indexes, the entries of a part in the order the hashmap keeps them.
  *
  * Records (keys big-endian, values host order):
  *   key record   [key id 10] -> [part_count u32][0 u32]
- *                               part_count x {entry_count u32, 0 u32, oldest_access i64}
+ *                               part_count x {entry_count u32, capacity log2 u32,
+ *                                             oldest_access i64}
  *                               [key row]
- *   entry        [key id 10][part 1][group hash 4][row hash low 32 bits 4][row sequence 2]
- *                -> [count i32][0 u32][association_count i64][last_access i64][row]
- * where key id = [masked row_content_hash(key) 8][collision sequence 2]:
+ *   entry        [key id 10][part 1][position 4]
+ *                -> [count i32][row hash u32][association_count i64][last_access i64][row]
+ *   row index    [key id 10][part | 0x80 1][masked row hash 4][position 4] -> (empty)
+ *   group index  [key id 10][part | 0x40 1][group hash 4][position 4] -> (empty)
+ * with the index records only for parts whose capacity (below) is above
+ * 32, the group index only for grouped parts,
+ * and key id = [masked row_content_hash(key) 8][collision sequence 2]:
  * keys whose hashes collide get different sequences and are told apart by
- * their stored key rows (lmdb_find_key), rows of one part whose hashes
- * collide likewise by their row sequence. A key's record sorts right before
- * its entries; a part's entries are the range [key id][part], a group's the
- * range [key id][part][group hash] (ungrouped parts use group hash 0).
+ * their stored key rows (lmdb_find_key). A key's record sorts right before
+ * its records; a part's entries are the range [key id][part] (parts are
+ * below 64, so the index records sort after every part's entries). The row
+ * hash in an entry's value is the low half of row_content_hash(row),
+ * unmasked: views carry it; the row index is keyed by the hash the test
+ * seam masks (lmdb_row_hash).
+ *
+ * Positions (the hashmap's order): a part's entries are numbered 0 ..
+ * entry_count - 1 as the hashmap's vector holds them. add_row appends at
+ * entry_count; remove_entry moves the last entry into the hole (its entry
+ * record rewritten at the new position, its index records moved); TTL
+ * expiry removes from the last position down, as the hashmap's does. A
+ * scan of a part walks [key id][part] in position order: both backends
+ * give a part's entries in one sequence.
+ *
+ * Capacity and indexes: the key record keeps, per part, the capacity the
+ * hashmap's vector has (doubled when an add finds the part full, halved
+ * when a removal leaves it less than a quarter full, from 4 up: the
+ * hashmap's rules). Up to HASHMAP_INDEX_CAPACITY (8, the hashmap's index
+ * threshold) a group scan gives every entry in position order - the
+ * hashmap's sequence; beyond, the group's rows in position order, where
+ * the hashmap walks its group index in probe order: the same rows, maybe
+ * in another order (state.h). Up to INDEX_CAPACITY (32) a part has no
+ * index records: find_row walks its entries comparing row hashes, and a
+ * group scan walks them keeping its group's rows. When the capacity grows
+ * past it the indexes are built (an index record per entry), kept on
+ * every add, removal and move, and dropped when it falls back: find_row
+ * then looks the row hash up (rows whose hashes collide are told apart by
+ * their entries' rows), and a group scan walks [key id][part | 0x40][group
+ * hash].
  *
  * Handles: a MultisetKey * is part 0 of an LmdbKey, the backend's copy of
- * the key (key row, per part entry count and oldest last_access) kept in a
- * per-unit cache by key hash, so finding a key twice in a unit gives the
- * same handle. The cache writes back: the key record is written (or
- * rewritten, in key order) at commit - and before scan_keys and cleanup
+ * the key (key row, per part entry count, capacity and oldest last_access)
+ * kept in a per-unit cache by key hash, so finding a key twice in a unit
+ * gives the same handle. The cache writes back: the key record is written
+ * (or rewritten, in key order) at commit - and before scan_keys and cleanup
  * walk the key records - for keys whose figures changed (dirty), so adding
- * a row costs one put. A key inserted in this unit may have entries in
- * LMDB before its record is written; lookups treat such a sequence as taken.
- * The cache and everything hanging from it is freed at commit. Walks over
- * keys that are not cached (scan_keys, cleanup) decode into one temporary
- * handle instead, so they need no memory per key.
+ * a row costs the puts of its records. A key inserted in this unit may have
+ * entries in LMDB before its record is written; lookups treat such a
+ * sequence as taken. The cache and everything hanging from it is freed at
+ * commit. Walks over keys that are not cached (scan_keys, cleanup) decode
+ * into one temporary handle instead, so they need no memory per key.
  *
  * Views: find_row and add_row return copies (LMDB memory dies on the next
  * write) kept on the part's handle; when an entry of the part is added or
@@ -33,21 +65,28 @@
  * contract allows and which keeps a unit that adds many rows to one key
  * (a restore) from holding a copy of each. Scans decode chunks of up to
  * LMDB_SCAN_CHUNK entries into a buffer of the state's pool and seek again
- * from the last key returned at each refill. An update finds its record
- * again by key id, part, group hash and row hash, and the row itself
- * (first checking whether the state's cursor is still on it).
+ * from the last key returned at each refill. Every view's row copy follows
+ * a word holding the entry's position (LmdbView.position; a tagged row in
+ * a scan buffer): update and remove_entry find the entry record by it, and
+ * check that it holds the view's row.
  *
  * Invariants:
  * - a live cached LmdbKey's figures are the truth for its key (LMDB's key
  *   record may be older until commit); an uncached key's record is exact;
  * - entries exist in LMDB only under a key that has a record or a live
  *   cached handle;
+ * - a part of n entries has entry records at positions 0 .. n-1 exactly;
+ *   when its capacity is above INDEX_CAPACITY, one row index record per
+ *   entry and, when grouped, one group index record per entry, each naming
+ *   its entry's position, else none;
  * - per part, oldest_access <= last_access of every entry (a lower bound:
  *   TTL checks on find read no entries unless it says some may expire);
+ * - per part, backend_byte is log2 of the capacity the hashmap's vector
+ *   has after the same adds and removals;
  * - keys, entries, expired and the per-part figures are exact at all times;
  *   key_bytes and the parts' payload_bytes are the lmdb_record_bytes of the
- *   key and entry records (a cached key's record counted from its creation,
- *   before commit writes it).
+ *   key records and of the parts' entry and index records (a cached key's
+ *   record counted from its creation, before commit writes it).
  */
 #include "engine/state/state_lmdb_internal.h"
 
@@ -56,33 +95,49 @@
 
 enum {
     ENTRY_PART_OFFSET = LMDB_KEY_ID_SIZE,          /* 10 */
-    ENTRY_GROUP_OFFSET = ENTRY_PART_OFFSET + 1,    /* 11 */
-    ENTRY_HASH_OFFSET = ENTRY_GROUP_OFFSET + 4,    /* 15 */
-    ENTRY_SEQUENCE_OFFSET = ENTRY_HASH_OFFSET + 4, /* 19: the row prefix ends here */
-    ENTRY_KEY_SIZE = ENTRY_SEQUENCE_OFFSET + 2,    /* 21 */
-    ENTRY_HEADER_SIZE = 24,                        /* count, 0, association, last_access */
+    ENTRY_POSITION_OFFSET = ENTRY_PART_OFFSET + 1, /* 11 */
+    ENTRY_KEY_SIZE = ENTRY_POSITION_OFFSET + 4,    /* 15 */
+    INDEX_HASH_OFFSET = ENTRY_PART_OFFSET + 1,     /* 11: the row or group hash */
+    INDEX_POSITION_OFFSET = INDEX_HASH_OFFSET + 4, /* 15 */
+    INDEX_KEY_SIZE = INDEX_POSITION_OFFSET + 4,    /* 19 */
+    PART_GROUP_INDEX = 0x40,                       /* the part byte of group index records */
+    PART_ROW_INDEX = 0x80,                         /* the part byte of row index records */
+    PART_NUMBER = 0x3f,                            /* the part number in a part byte */
+    ENTRY_HEADER_SIZE = 24,                        /* count, row hash, association, last_access */
     KEY_HEADER_SIZE = 8,
     PART_META_SIZE = 16,
-    KEY_MAX_ENTRIES = 1 << 26, /* as the hashmap: a part holds at most 2^26 rows */
-    VIEW_REUSE_PROBES = 8,     /* views of a part looked through for one to reuse */
+    KEY_MAX_ENTRIES = 1 << 26,  /* as the hashmap: a part holds at most 2^26 rows */
+    HASHMAP_INDEX_CAPACITY = 8, /* the hashmap's group scans give every entry up to this capacity */
+    INDEX_CAPACITY = 32,        /* parts of a larger capacity have index records */
+    HASHMAP_SHRINK_FROM = 4,    /* the hashmap halves capacities above this, a quarter full */
+    VIEW_REUSE_PROBES = 8,      /* views of a part looked through for one to reuse */
     CACHE_INITIAL_CAPACITY = 64,
     CACHE_KEEP_CAPACITY = 4096, /* a larger cache's slot array is freed at commit */
 };
 
-_Static_assert((int)ENTRY_KEY_SIZE <= (int)LMDB_MAX_RECORD_KEY, "entry keys fit a range walk");
+_Static_assert((int)INDEX_KEY_SIZE <= (int)LMDB_MAX_RECORD_KEY, "record keys fit a range walk");
+_Static_assert((int)MULTISET_MAX_PARTS <= (int)PART_GROUP_INDEX,
+               "part numbers leave the index bits free");
 
-/* A find_row / add_row result: the caller's MultisetEntry, then the row's copy. */
+/*
+ * A find_row / add_row result: the caller's MultisetEntry, then the entry's
+ * position in the word right before the row's copy (as in scan spans).
+ */
 typedef struct LmdbView {
     MultisetEntry entry; /* first: a view is its entry */
     struct LmdbView *next;
     uint32_t generation; /* the part's view_generation when handed out */
     uint32_t capacity;   /* bytes of row room */
+    uint64_t position;
     uint64_t row[];
 } LmdbView;
 
+_Static_assert(offsetof(LmdbView, row) == offsetof(LmdbView, position) + sizeof(uint64_t),
+               "a view's position is the word before its row");
+
 /* One part of a cached key: the callers' MultisetKey first. */
 typedef struct LmdbKeyPart {
-    MultisetKey pub;          /* entry_count, part */
+    MultisetKey pub;          /* entry_count, part; backend_byte: log2 of the hashmap's capacity */
     uint32_t view_generation; /* bumped when the part gains or loses an entry */
     int64_t oldest_access;    /* lower bound of the entries' last_access */
     LmdbView *views;
@@ -125,6 +180,8 @@ typedef struct LmdbMultiset {
     uint64_t entries;
     uint64_t expired;
     uint64_t key_bytes; /* lmdb_record_bytes of the keys' records (written or due at commit) */
+    uint64_t *scratch;  /* an entry copied out of LMDB (moves, group hashes) */
+    size_t scratch_capacity;
     uint8_t cleanup_position[LMDB_KEY_ID_SIZE]; /* the last key cleanup examined */
     bool cleanup_started;
     bool ttl_enabled;
@@ -134,10 +191,11 @@ typedef struct LmdbMultiset {
 /* The scan's cursor in MultisetScan.backend. */
 typedef struct LmdbMultisetCursor {
     LmdbScanBuffer *buffer;
-    uint8_t last[ENTRY_KEY_SIZE]; /* the last entry key returned */
-    uint8_t prefix_size;          /* 11 (a part) or 15 (a group of a grouped part) */
+    uint8_t last[INDEX_KEY_SIZE]; /* the last record walked: an entry's key, or a group index key */
     bool started;
     bool done;
+    bool group;   /* only the group's rows (a grouped part beyond HASHMAP_INDEX_CAPACITY) */
+    bool indexed; /* ... found through the group index */
 } LmdbMultisetCursor;
 
 _Static_assert(sizeof(LmdbMultisetCursor) <= sizeof(((MultisetScan *)0)->backend),
@@ -178,14 +236,48 @@ static inline uint32_t group_of(const LmdbMultiset *state, uint32_t part, const 
     return figures->group_hash ? figures->group_hash(row, figures->group_context) : 0;
 }
 
-/* [key id][part][group hash][row hash]: the prefix of the records of one row hash. */
-static void entry_row_prefix(uint8_t *to, const LmdbKey *key, uint32_t part, uint32_t group,
-                             uint32_t hash)
+/* [key id][part][position]: the key of an entry record. */
+static void entry_key(uint8_t to[ENTRY_KEY_SIZE], const LmdbKey *key, uint32_t part,
+                      uint32_t position)
 {
     lmdb_key_id(to, key->hash, key->sequence);
     to[ENTRY_PART_OFFSET] = (uint8_t)part;
-    lmdb_put_be32(to + ENTRY_GROUP_OFFSET, group);
-    lmdb_put_be32(to + ENTRY_HASH_OFFSET, hash);
+    lmdb_put_be32(to + ENTRY_POSITION_OFFSET, position);
+}
+
+/* [key id][part byte][hash][position]: the key of an index record. */
+static void index_key(uint8_t to[INDEX_KEY_SIZE], const LmdbKey *key, uint32_t part_byte,
+                      uint32_t hash, uint32_t position)
+{
+    lmdb_key_id(to, key->hash, key->sequence);
+    to[ENTRY_PART_OFFSET] = (uint8_t)part_byte;
+    lmdb_put_be32(to + INDEX_HASH_OFFSET, hash);
+    lmdb_put_be32(to + INDEX_POSITION_OFFSET, position);
+}
+
+static inline bool part_grouped(const LmdbMultiset *state, uint32_t part)
+{
+    return state->parts[part].group_hash != NULL;
+}
+
+/* The capacity the hashmap's vector of this part has. */
+static inline uint32_t part_capacity(const LmdbKeyPart *part)
+{
+    return 1u << part->pub.backend_byte;
+}
+
+/* True when the part has index records (the hashmap has an index for it). */
+static inline bool part_indexed(const LmdbKeyPart *part)
+{
+    return part_capacity(part) > INDEX_CAPACITY;
+}
+
+/* The position of the entry a view (find_row, add_row or a scan's) shows. */
+static inline uint32_t view_position(const MultisetEntry *entry)
+{
+    uint64_t position;
+    memcpy(&position, (const char *)entry->row - sizeof position, sizeof position);
+    return (uint32_t)position;
 }
 
 static inline bool key_rows_equal(const Row *a, const Row *b)
@@ -250,6 +342,10 @@ static bool key_decode(const LmdbMultiset *state, LmdbKey *key, uint64_t hash, u
         const char *meta = bytes + KEY_HEADER_SIZE + (size_t)p * PART_META_SIZE;
         LmdbKeyPart *part = &key->parts[p];
         part->pub.entry_count = lmdb_get_u32(meta);
+        uint32_t capacity_log2 = lmdb_get_u32(meta + 4);
+        if (capacity_log2 > 26 || part->pub.entry_count > (1u << capacity_log2))
+            return false;
+        part->pub.backend_byte = (uint8_t)capacity_log2;
         part->oldest_access = lmdb_get_i64(meta + 8);
         part->view_generation++;
     }
@@ -415,7 +511,7 @@ static int key_write(LmdbMultiset *state, LmdbKey *key)
     memcpy(bytes, header, sizeof header);
     for (uint32_t p = 0; p < state->base.part_count; p++) {
         char *meta = bytes + KEY_HEADER_SIZE + (size_t)p * PART_META_SIZE;
-        uint32_t count[2] = {key->parts[p].pub.entry_count, 0};
+        uint32_t count[2] = {key->parts[p].pub.entry_count, key->parts[p].pub.backend_byte};
         memcpy(meta, count, sizeof count);
         memcpy(meta + 8, &key->parts[p].oldest_access, sizeof(int64_t));
     }
@@ -496,28 +592,251 @@ static LmdbView *view_take(LmdbMultiset *state, LmdbKeyPart *part, uint32_t size
     return view;
 }
 
-/* Fills a view from an entry record's value (and the row, copied from `row`). */
-static void view_fill(LmdbView *view, const void *value, const Row *row, uint32_t hash)
+/* Fills a view of the entry at `position` from an entry record's value, the row copied from `row`.
+ */
+static void view_fill(LmdbView *view, const void *value, const Row *row, uint32_t position)
 {
     lmdb_write_row(view->row, row);
     view->entry.row = (const Row *)view->row;
     memcpy(&view->entry.count, value, sizeof(int32_t));
+    view->entry.hash = lmdb_get_u32((const char *)value + 4);
     view->entry.association_count = lmdb_get_i64((const char *)value + 8);
     view->entry.last_access = lmdb_get_i64((const char *)value + 16);
-    view->entry.hash = hash;
+    view->position = position;
 }
 
 /* Writes an entry record's value at `to`. */
-static void entry_write(void *to, int32_t count, int64_t association_count, int64_t last_access,
-                        const Row *row)
+static void entry_write(void *to, int32_t count, uint32_t hash, int64_t association_count,
+                        int64_t last_access, const Row *row)
 {
     char *bytes = to;
-    uint32_t zero = 0;
     memcpy(bytes, &count, sizeof count);
-    memcpy(bytes + 4, &zero, sizeof zero);
+    memcpy(bytes + 4, &hash, sizeof hash);
     memcpy(bytes + 8, &association_count, sizeof association_count);
     memcpy(bytes + 16, &last_access, sizeof last_access);
     lmdb_write_row(bytes + ENTRY_HEADER_SIZE, row);
+}
+
+/* The size of the row of an entry record's value, or 0 when the record is malformed. */
+static uint32_t entry_row_size(const MDB_val *value)
+{
+    if (value->mv_size < ENTRY_HEADER_SIZE)
+        return 0;
+    uint32_t size = lmdb_stored_row_size((const char *)value->mv_data + ENTRY_HEADER_SIZE,
+                                         value->mv_size - ENTRY_HEADER_SIZE);
+    return size == value->mv_size - ENTRY_HEADER_SIZE ? size : 0;
+}
+
+/* Room for `size` bytes in the state's scratch memory (8-byte aligned); NULL (store failed). */
+static void *scratch_take(LmdbMultiset *state, size_t size)
+{
+    if (size > state->scratch_capacity) {
+        size_t capacity = state->scratch_capacity ? state->scratch_capacity : 256;
+        while (capacity < size)
+            capacity *= 2;
+        uint64_t *scratch = malloc(capacity);
+        if (!scratch) {
+            lmdb_fail_memory(state->lmdb.store);
+            return NULL;
+        }
+        free(state->scratch);
+        state->scratch = scratch;
+        state->scratch_capacity = capacity;
+    }
+    return state->scratch;
+}
+
+/* ---- records -------------------------------------------------------------------- */
+
+/*
+ * Puts a record of `size` bytes under `record_key` (replacing one that is
+ * there): where to write its value, or NULL (the store failed).
+ */
+static void *record_put(LmdbMultiset *state, const uint8_t *record_key, size_t key_size,
+                        size_t size, const char *what)
+{
+    LmdbStore *store = state->lmdb.store;
+    if (!lmdb_state_reserve(&state->lmdb, lmdb_put_pages(store, key_size, size)))
+        return NULL;
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
+        return NULL;
+    MDB_val lmdb_key = {key_size, (void *)record_key}, record = {size, NULL};
+    int rc = mdb_cursor_put(cursor, &lmdb_key, &record, MDB_RESERVE);
+    if (rc != MDB_SUCCESS) {
+        lmdb_fail(store, rc, what);
+        return NULL;
+    }
+    return record.mv_data;
+}
+
+/* Deletes the record `record_key` (it must be there). JOINERY_OK or the failure. */
+static int record_delete(LmdbMultiset *state, const uint8_t *record_key, size_t key_size,
+                         const char *what)
+{
+    LmdbStore *store = state->lmdb.store;
+    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
+        return store->base.error_status;
+    MDB_txn *txn = lmdb_state_txn(&state->lmdb);
+    if (!txn)
+        return store->base.error_status;
+    MDB_val lmdb_key = {key_size, (void *)record_key};
+    int rc = mdb_del(txn, state->lmdb.dbi, &lmdb_key, NULL);
+    if (rc == MDB_NOTFOUND)
+        return lmdb_fail_corrupt(store, "a multiset index record is missing");
+    if (rc != MDB_SUCCESS)
+        return lmdb_fail(store, rc, what);
+    return JOINERY_OK;
+}
+
+/* Puts the index record [key id][part_byte][hash][position] (empty). */
+static int index_put(LmdbMultiset *state, const LmdbKey *key, uint32_t part_byte, uint32_t hash,
+                     uint32_t position)
+{
+    uint8_t record_key[INDEX_KEY_SIZE];
+    index_key(record_key, key, part_byte, hash, position);
+    if (!record_put(state, record_key, sizeof record_key, 0, "put (multiset index)"))
+        return state->lmdb.store->base.error_status;
+    state->parts[part_byte & PART_NUMBER].payload_bytes += lmdb_record_bytes(INDEX_KEY_SIZE, 0);
+    return JOINERY_OK;
+}
+
+static int index_delete(LmdbMultiset *state, const LmdbKey *key, uint32_t part_byte, uint32_t hash,
+                        uint32_t position)
+{
+    uint8_t record_key[INDEX_KEY_SIZE];
+    index_key(record_key, key, part_byte, hash, position);
+    int status = record_delete(state, record_key, sizeof record_key, "del (multiset index)");
+    if (status == JOINERY_OK)
+        state->parts[part_byte & PART_NUMBER].payload_bytes -= lmdb_record_bytes(INDEX_KEY_SIZE, 0);
+    return status;
+}
+
+/* Enters the entry at `position` (row hash `hash`, group `group`) into part p's indexes. */
+static int entry_index_add(LmdbMultiset *state, const LmdbKey *key, uint32_t p, uint32_t hash,
+                           uint32_t group, uint32_t position)
+{
+    int status =
+        index_put(state, key, p | PART_ROW_INDEX, lmdb_row_hash(state->lmdb.store, hash), position);
+    if (status == JOINERY_OK && part_grouped(state, p))
+        status = index_put(state, key, p | PART_GROUP_INDEX, group, position);
+    return status;
+}
+
+static int entry_index_remove(LmdbMultiset *state, const LmdbKey *key, uint32_t p, uint32_t hash,
+                              uint32_t group, uint32_t position)
+{
+    int status = index_delete(state, key, p | PART_ROW_INDEX,
+                              lmdb_row_hash(state->lmdb.store, hash), position);
+    if (status == JOINERY_OK && part_grouped(state, p))
+        status = index_delete(state, key, p | PART_GROUP_INDEX, group, position);
+    return status;
+}
+
+/* The group hash of a row stored in LMDB (copied out first: LMDB memory is not aligned). */
+static bool stored_row_group(LmdbMultiset *state, uint32_t p, const void *row, size_t size,
+                             uint32_t *group)
+{
+    *group = 0;
+    if (!part_grouped(state, p))
+        return true;
+    uint64_t *copy = scratch_take(state, size);
+    if (!copy)
+        return false;
+    memcpy(copy, row, size);
+    *group = group_of(state, p, (const Row *)copy);
+    return true;
+}
+
+/*
+ * Builds part p's indexes (its capacity just grew past INDEX_CAPACITY): an
+ * index record per entry. JOINERY_OK or the failure.
+ */
+static int part_index_build(LmdbMultiset *state, const LmdbKey *key, uint32_t p)
+{
+    LmdbStore *store = state->lmdb.store;
+    uint32_t positions[INDEX_CAPACITY + 1], hashes[INDEX_CAPACITY + 1], groups[INDEX_CAPACITY + 1];
+    uint32_t count = 0;
+    uint8_t prefix[ENTRY_POSITION_OFFSET];
+    lmdb_key_id(prefix, key->hash, key->sequence);
+    prefix[ENTRY_PART_OFFSET] = (uint8_t)p;
+    LmdbRange range;
+    lmdb_range_begin(&range, &state->lmdb, prefix, sizeof prefix, NULL, 0);
+    int found;
+    while ((found = lmdb_range_next(&range)) == 1) { /* read them all before writing */
+        uint32_t size = entry_row_size(&range.data);
+        if (range.key.mv_size != ENTRY_KEY_SIZE || size == 0 || count > INDEX_CAPACITY)
+            return lmdb_fail_corrupt(store, "a multiset part outgrew its index threshold");
+        const char *value = range.data.mv_data;
+        positions[count] =
+            lmdb_get_be32((const uint8_t *)range.key.mv_data + ENTRY_POSITION_OFFSET);
+        hashes[count] = lmdb_get_u32(value + 4);
+        if (!stored_row_group(state, p, value + ENTRY_HEADER_SIZE, size, &groups[count]))
+            return store->base.error_status;
+        count++;
+    }
+    if (found < 0)
+        return store->base.error_status;
+    for (uint32_t i = 0; i < count; i++) {
+        int status = entry_index_add(state, key, p, hashes[i], groups[i], positions[i]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* Deletes part p's index records (its capacity fell back to INDEX_CAPACITY). */
+static int part_index_drop(LmdbMultiset *state, const LmdbKey *key, uint32_t p)
+{
+    LmdbStore *store = state->lmdb.store;
+    for (int region = 0; region < 2; region++) {
+        uint8_t prefix[INDEX_HASH_OFFSET];
+        lmdb_key_id(prefix, key->hash, key->sequence);
+        prefix[ENTRY_PART_OFFSET] = (uint8_t)(p | (region ? PART_GROUP_INDEX : PART_ROW_INDEX));
+        LmdbRange range;
+        lmdb_range_begin(&range, &state->lmdb, prefix, sizeof prefix, NULL, 0);
+        int found;
+        while ((found = lmdb_range_next(&range)) == 1) {
+            uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
+            if (lmdb_range_delete(&range) != JOINERY_OK)
+                return store->base.error_status;
+            state->parts[p].payload_bytes -= bytes;
+        }
+        if (found < 0)
+            return store->base.error_status;
+    }
+    return JOINERY_OK;
+}
+
+/*
+ * Positions the state's cursor on the entry record `record_key` (no seek
+ * when it is there already): 1 and *value, 0 absent, -1 failed (also on a
+ * malformed record).
+ */
+static int entry_seek(LmdbMultiset *state, const uint8_t record_key[ENTRY_KEY_SIZE], MDB_val *value)
+{
+    LmdbStore *store = state->lmdb.store;
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
+        return -1;
+    MDB_val lmdb_key;
+    int rc = mdb_cursor_get(cursor, &lmdb_key, value, MDB_GET_CURRENT);
+    if (rc != MDB_SUCCESS || lmdb_key.mv_size != ENTRY_KEY_SIZE ||
+        memcmp(lmdb_key.mv_data, record_key, ENTRY_KEY_SIZE) != 0) {
+        lmdb_key = (MDB_val){ENTRY_KEY_SIZE, (void *)record_key};
+        rc = mdb_cursor_get(cursor, &lmdb_key, value, MDB_SET);
+        if (rc == MDB_NOTFOUND)
+            return 0;
+        if (rc != MDB_SUCCESS) {
+            lmdb_fail(store, rc, "cursor_get (multiset entry)");
+            return -1;
+        }
+    }
+    if (entry_row_size(value) == 0) {
+        lmdb_fail_corrupt(store, "a multiset entry record is malformed");
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- figures -------------------------------------------------------------------- */
@@ -537,43 +856,147 @@ static void part_lost_entries(LmdbMultiset *state, LmdbKey *key, uint32_t p, uin
     key->dirty = true;
 }
 
+/* ---- removing an entry: the last one moves into its place ----------------------- */
+
+/*
+ * Removes the entry at `position` of part p, as the hashmap does: the last
+ * entry moves to `position` (its entry record rewritten there, its index
+ * records renumbered), and the capacity shrinks by the hashmap's rule
+ * (the indexes go when it falls to INDEX_CAPACITY). `expected`, when
+ * given, is the row the entry must hold. JOINERY_OK or the failure.
+ */
+static int part_remove_at(LmdbMultiset *state, LmdbKey *key, uint32_t p, uint32_t position,
+                          const Row *expected)
+{
+    LmdbStore *store = state->lmdb.store;
+    LmdbKeyPart *part = &key->parts[p];
+    bool indexed = part_indexed(part);
+    if (position >= part->pub.entry_count)
+        return lmdb_fail_corrupt(store, "a removed multiset entry is not stored");
+    uint32_t last = part->pub.entry_count - 1;
+    /* the entry's hashes and size, read before anything is written */
+    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
+        return store->base.error_status;
+    uint8_t record_key[ENTRY_KEY_SIZE];
+    entry_key(record_key, key, p, position);
+    MDB_val value;
+    int found = entry_seek(state, record_key, &value); /* usually no seek: find_row was there */
+    if (found <= 0)
+        return found == 0 ? lmdb_fail_corrupt(store, "a removed multiset entry is not stored")
+                          : store->base.error_status;
+    const char *bytes = value.mv_data;
+    if (expected &&
+        !lmdb_row_matches(bytes + ENTRY_HEADER_SIZE, value.mv_size - ENTRY_HEADER_SIZE, expected))
+        return lmdb_fail_corrupt(store, "a removed multiset entry is not where its view says");
+    size_t size = value.mv_size;
+    uint32_t hash = lmdb_get_u32(bytes + 4);
+    uint32_t group = 0;
+    if (indexed) {
+        if (expected)
+            group = group_of(state, p, expected);
+        else if (!stored_row_group(state, p, bytes + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE,
+                                   &group))
+            return store->base.error_status;
+    }
+    int rc;
+    if (position == last && (rc = mdb_cursor_del(lmdb_state_cursor(&state->lmdb), 0)) != 0)
+        return lmdb_fail(store, rc, "cursor_del (multiset entry)");
+    int status = indexed ? entry_index_remove(state, key, p, hash, group, position) : JOINERY_OK;
+    if (status == JOINERY_OK && position != last) {
+        /* the last entry, copied out, moves into the hole */
+        if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
+            return store->base.error_status;
+        uint8_t last_key[ENTRY_KEY_SIZE];
+        entry_key(last_key, key, p, last);
+        found = entry_seek(state, last_key, &value);
+        if (found <= 0)
+            return found == 0 ? lmdb_fail_corrupt(store, "a multiset part's entries have a gap")
+                              : store->base.error_status;
+        size_t last_size = value.mv_size;
+        uint64_t *moved = scratch_take(state, last_size);
+        if (!moved)
+            return store->base.error_status;
+        memcpy(moved, value.mv_data, last_size);
+        if ((rc = mdb_cursor_del(lmdb_state_cursor(&state->lmdb), 0)) != 0)
+            return lmdb_fail(store, rc, "cursor_del (multiset entry)");
+        void *to = record_put(state, record_key, sizeof record_key, last_size,
+                              "put (multiset entry move)");
+        if (!to)
+            return store->base.error_status;
+        memcpy(to, moved, last_size);
+        if (indexed) {
+            uint32_t last_hash = lmdb_get_u32((const char *)moved + 4);
+            const Row *last_row = (const Row *)((const char *)moved + ENTRY_HEADER_SIZE);
+            uint32_t last_group = group_of(state, p, last_row);
+            status = entry_index_remove(state, key, p, last_hash, last_group, last);
+            if (status == JOINERY_OK)
+                status = entry_index_add(state, key, p, last_hash, last_group, position);
+        }
+    }
+    if (status != JOINERY_OK)
+        return status;
+    state->parts[p].payload_bytes -= lmdb_record_bytes(ENTRY_KEY_SIZE, size);
+    part_lost_entries(state, key, p, 1);
+    /* the hashmap gives memory back when the vector is mostly empty */
+    if (part_capacity(part) > HASHMAP_SHRINK_FROM &&
+        part->pub.entry_count * 4 < part_capacity(part)) {
+        part->pub.backend_byte--;
+        if (indexed && !part_indexed(part))
+            return part_index_drop(state, key, p);
+    }
+    return JOINERY_OK;
+}
+
 /* ---- TTL ------------------------------------------------------------------------ */
 
-/* Drops the expired entries of part p of `key`; returns how many. */
+/*
+ * Drops the expired entries of part p of `key`, from the last position down
+ * as the hashmap does (so the survivors end where the hashmap has them);
+ * returns how many.
+ */
 static uint64_t part_expire(LmdbMultiset *state, LmdbKey *key, uint32_t p, int64_t now)
 {
     PartFigures *figures = &state->parts[p];
     LmdbKeyPart *part = &key->parts[p];
-    uint8_t prefix[ENTRY_GROUP_OFFSET];
+    uint32_t count = part->pub.entry_count;
+    int64_t *access = malloc((size_t)count * sizeof *access);
+    if (!access) {
+        lmdb_fail_memory(state->lmdb.store);
+        return 0;
+    }
+    /* the entries' write times, in position order */
+    uint8_t prefix[ENTRY_POSITION_OFFSET];
     lmdb_key_id(prefix, key->hash, key->sequence);
     prefix[ENTRY_PART_OFFSET] = (uint8_t)p;
     LmdbRange range;
     lmdb_range_begin(&range, &state->lmdb, prefix, sizeof prefix, NULL, 0);
-    uint32_t dropped = 0;
-    int64_t oldest = INT64_MAX;
+    uint32_t seen = 0;
     int found;
     while ((found = lmdb_range_next(&range)) == 1) {
-        if (range.key.mv_size != ENTRY_KEY_SIZE || range.data.mv_size < ENTRY_HEADER_SIZE) {
-            lmdb_fail_corrupt(state->lmdb.store, "a multiset entry record is malformed");
+        if (range.key.mv_size != ENTRY_KEY_SIZE || entry_row_size(&range.data) == 0 ||
+            seen == count ||
+            lmdb_get_be32((const uint8_t *)range.key.mv_data + ENTRY_POSITION_OFFSET) != seen) {
+            lmdb_fail_corrupt(state->lmdb.store, "a multiset part's entries are not 0..n-1");
             break;
         }
-        int64_t last_access = lmdb_get_i64((const char *)range.data.mv_data + 16);
-        if (!state_is_expired(figures->ttl_millis, last_access, now)) {
-            if (last_access < oldest)
-                oldest = last_access;
+        access[seen++] = lmdb_get_i64((const char *)range.data.mv_data + 16);
+    }
+    if (found == 0 && seen != count)
+        lmdb_fail_corrupt(state->lmdb.store, "a multiset key's entry count is wrong");
+    uint32_t dropped = 0;
+    for (uint32_t i = count; i-- > 0 && !lmdb_failed(&state->lmdb);) {
+        if (!state_is_expired(figures->ttl_millis, access[i], now))
             continue;
-        }
-        uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
-        if (lmdb_range_delete(&range) != JOINERY_OK)
+        if (part_remove_at(state, key, p, i, NULL) != JOINERY_OK)
             break;
-        figures->payload_bytes -= bytes;
+        access[i] = access[count - 1 - dropped]; /* the last entry moved here */
         dropped++;
     }
-    if (dropped > part->pub.entry_count) { /* the figures were wrong */
-        lmdb_fail_corrupt(state->lmdb.store, "a multiset key's entry count is wrong");
-        return 0;
-    }
-    part_lost_entries(state, key, p, dropped);
+    int64_t oldest = INT64_MAX;
+    for (uint32_t i = 0; i < count - dropped; i++)
+        if (access[i] < oldest)
+            oldest = access[i];
+    free(access);
     figures->expired += dropped;
     state->expired += dropped;
     if (oldest != part->oldest_access) {
@@ -615,8 +1038,9 @@ static int key_remove(LmdbMultiset *state, LmdbKey *key)
     int found;
     while ((found = lmdb_range_next(&range)) == 1) {
         uint64_t bytes = lmdb_record_bytes(range.key.mv_size, range.data.mv_size);
-        uint32_t part = range.key.mv_size == ENTRY_KEY_SIZE
-                            ? ((const uint8_t *)range.key.mv_data)[ENTRY_PART_OFFSET]
+        /* an entry or index record (the key record is counted in key_bytes) */
+        uint32_t part = range.key.mv_size > LMDB_KEY_ID_SIZE
+                            ? ((const uint8_t *)range.key.mv_data)[ENTRY_PART_OFFSET] & PART_NUMBER
                             : UINT32_MAX;
         if (lmdb_range_delete(&range) != JOINERY_OK)
             return state->lmdb.store->base.error_status;
@@ -747,101 +1171,88 @@ static void lmdb_multiset_set_group_hash(MultisetState *base, uint32_t part, Mul
 
 /* ---- entries -------------------------------------------------------------------- */
 
-/*
- * Positions a range on the record of `row` in part `part` of `key` (the
- * state's cursor is on it): 1 found, 0 absent, -1 failed.
+/* A view of the entry at `position` (its record's value `value`, its row `row`); NULL on failure.
  */
-static int entry_locate(LmdbMultiset *state, LmdbKey *key, uint32_t part, const Row *row,
-                        uint32_t hash, LmdbRange *range)
+static const MultisetEntry *entry_view(LmdbMultiset *state, LmdbKeyPart *part, const Row *row,
+                                       const void *value, uint32_t position)
 {
-    uint8_t prefix[ENTRY_SEQUENCE_OFFSET];
-    entry_row_prefix(prefix, key, part, group_of(state, part, row), hash);
-    lmdb_range_begin(range, &state->lmdb, prefix, sizeof prefix, NULL, 0);
-    int found;
-    while ((found = lmdb_range_next(range)) == 1) {
-        if (range->key.mv_size != ENTRY_KEY_SIZE || range->data.mv_size < ENTRY_HEADER_SIZE) {
-            lmdb_fail_corrupt(state->lmdb.store, "a multiset entry record is malformed");
-            return -1;
-        }
-        if (lmdb_row_matches((const char *)range->data.mv_data + ENTRY_HEADER_SIZE,
-                             range->data.mv_size - ENTRY_HEADER_SIZE, row))
-            return 1;
-    }
-    return found;
-}
-
-/*
- * The fast path of update and remove: the state's cursor is usually still
- * on the record find_row (or the seek before) positioned it at. True when
- * its current record is the one of `row` under `prefix` (checked by
- * content, so a cursor moved elsewhere only costs the seek it saves);
- * *key then holds that record's key.
- */
-static bool entry_is_current(LmdbMultiset *state, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET],
-                             const Row *row, uint8_t key[ENTRY_KEY_SIZE])
-{
-    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
-    if (!cursor)
-        return false;
-    MDB_val record_key, record;
-    if (mdb_cursor_get(cursor, &record_key, &record, MDB_GET_CURRENT) != MDB_SUCCESS)
-        return false;
-    if (record_key.mv_size != ENTRY_KEY_SIZE ||
-        memcmp(record_key.mv_data, prefix, ENTRY_SEQUENCE_OFFSET) != 0 ||
-        record.mv_size < ENTRY_HEADER_SIZE ||
-        !lmdb_row_matches((const char *)record.mv_data + ENTRY_HEADER_SIZE,
-                          record.mv_size - ENTRY_HEADER_SIZE, row))
-        return false;
-    memcpy(key, record_key.mv_data, ENTRY_KEY_SIZE);
-    return true;
-}
-
-/* How a record key orders against a row prefix (-1 before, 0 under it, 1 after). */
-static int prefix_order(const MDB_val *record_key, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET])
-{
-    size_t size =
-        record_key->mv_size < ENTRY_SEQUENCE_OFFSET ? record_key->mv_size : ENTRY_SEQUENCE_OFFSET;
-    int order = memcmp(record_key->mv_data, prefix, size);
-    if (order != 0)
-        return order < 0 ? -1 : 1;
-    return size < ENTRY_SEQUENCE_OFFSET ? -1 : 0;
-}
-
-/*
- * The fast path of add_row after find_row missed: the cursor is on the
- * first record after where `prefix` would be. True when that record and
- * the one before are both outside the prefix, i.e. no row has it yet (the
- * first sequence, 0, is free).
- */
-static bool prefix_is_free(LmdbMultiset *state, const uint8_t prefix[ENTRY_SEQUENCE_OFFSET])
-{
-    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
-    if (!cursor)
-        return false;
-    MDB_val record_key, record;
-    if (mdb_cursor_get(cursor, &record_key, &record, MDB_GET_CURRENT) != MDB_SUCCESS ||
-        prefix_order(&record_key, prefix) <= 0)
-        return false;
-    int rc = mdb_cursor_get(cursor, &record_key, &record, MDB_PREV);
-    return rc == MDB_NOTFOUND || (rc == MDB_SUCCESS && prefix_order(&record_key, prefix) < 0);
+    LmdbView *view = view_take(state, part, row_size(row));
+    if (!view)
+        return NULL;
+    view_fill(view, value, row, position);
+    return &view->entry;
 }
 
 static const MultisetEntry *lmdb_multiset_find_row(MultisetState *base, MultisetKey *handle,
                                                    const Row *row, uint64_t hash)
 {
     LmdbMultiset *state = lmdb_multiset(base);
+    LmdbStore *store = state->lmdb.store;
     LmdbKeyPart *part = key_part_of(handle);
+    LmdbKey *key = key_of(handle);
+    uint32_t p = handle->part;
     if (lmdb_failed(&state->lmdb) || part->pub.entry_count == 0)
         return NULL;
-    LmdbRange range;
-    uint32_t row_hash = lmdb_row_hash(state->lmdb.store, hash);
-    if (entry_locate(state, key_of(handle), handle->part, row, row_hash, &range) != 1)
+    if (!part_indexed(part)) { /* one walk over the part's few entries */
+        uint8_t prefix[ENTRY_POSITION_OFFSET];
+        lmdb_key_id(prefix, key->hash, key->sequence);
+        prefix[ENTRY_PART_OFFSET] = (uint8_t)p;
+        LmdbRange range;
+        lmdb_range_begin(&range, &state->lmdb, prefix, sizeof prefix, NULL, 0);
+        while (lmdb_range_next(&range) == 1) {
+            if (range.key.mv_size != ENTRY_KEY_SIZE || entry_row_size(&range.data) == 0) {
+                lmdb_fail_corrupt(store, "a multiset entry record is malformed");
+                return NULL;
+            }
+            const char *value = range.data.mv_data;
+            if (lmdb_get_u32(value + 4) == (uint32_t)hash &&
+                lmdb_row_matches(value + ENTRY_HEADER_SIZE, range.data.mv_size - ENTRY_HEADER_SIZE,
+                                 row))
+                return entry_view(
+                    state, part, row, value,
+                    lmdb_get_be32((const uint8_t *)range.key.mv_data + ENTRY_POSITION_OFFSET));
+        }
         return NULL;
-    LmdbView *view = view_take(state, part, row_size(row));
-    if (!view)
+    }
+    /* the row index: the positions of the rows with this hash */
+    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
+    if (!cursor)
         return NULL;
-    view_fill(view, range.data.mv_data, row, (uint32_t)hash);
-    return &view->entry;
+    uint32_t masked = lmdb_row_hash(store, hash);
+    uint32_t from = 0;
+    for (;;) {
+        uint8_t seek[INDEX_KEY_SIZE];
+        index_key(seek, key, p | PART_ROW_INDEX, masked, from);
+        MDB_val record_key = {sizeof seek, seek}, record;
+        int rc = mdb_cursor_get(cursor, &record_key, &record, MDB_SET_RANGE);
+        if (rc == MDB_NOTFOUND)
+            return NULL;
+        if (rc != MDB_SUCCESS) {
+            lmdb_fail(store, rc, "cursor_get (multiset row index)");
+            return NULL;
+        }
+        if (record_key.mv_size != INDEX_KEY_SIZE ||
+            memcmp(record_key.mv_data, seek, INDEX_POSITION_OFFSET) != 0)
+            return NULL;
+        uint32_t position =
+            lmdb_get_be32((const uint8_t *)record_key.mv_data + INDEX_POSITION_OFFSET);
+        uint8_t entry[ENTRY_KEY_SIZE];
+        entry_key(entry, key, p, position);
+        MDB_val value;
+        int found = entry_seek(state, entry, &value);
+        if (found <= 0) {
+            if (found == 0)
+                lmdb_fail_corrupt(store, "a multiset row index names no entry");
+            return NULL;
+        }
+        if (lmdb_get_u32((const char *)value.mv_data + 4) == (uint32_t)hash &&
+            lmdb_row_matches((const char *)value.mv_data + ENTRY_HEADER_SIZE,
+                             value.mv_size - ENTRY_HEADER_SIZE, row))
+            return entry_view(state, part, row, value.mv_data, position);
+        if (position == UINT32_MAX)
+            return NULL;
+        from = position + 1; /* another row of this hash */
+    }
 }
 
 static const MultisetEntry *lmdb_multiset_add_row(MultisetState *base, MultisetKey *handle,
@@ -860,54 +1271,43 @@ static const MultisetEntry *lmdb_multiset_add_row(MultisetState *base, MultisetK
                               "more than %d rows under one key", KEY_MAX_ENTRIES);
         return NULL;
     }
+    /* appended, as the hashmap's vector appends */
+    uint32_t position = part->pub.entry_count;
     size_t size = ENTRY_HEADER_SIZE + row_size(row);
-    if (!lmdb_state_reserve(&state->lmdb, lmdb_put_pages(store, ENTRY_KEY_SIZE, size)))
+    uint8_t record_key[ENTRY_KEY_SIZE];
+    entry_key(record_key, key, p, position);
+    void *to = record_put(state, record_key, sizeof record_key, size, "put (multiset entry)");
+    if (!to)
         return NULL;
-    /* the first free row sequence under [key id][part][group][row hash] */
-    uint8_t entry_key[ENTRY_KEY_SIZE];
-    entry_row_prefix(entry_key, key, p, group_of(state, p, row), lmdb_row_hash(store, hash));
-    LmdbRange range;
-    lmdb_range_begin(&range, &state->lmdb, entry_key, ENTRY_SEQUENCE_OFFSET, NULL, 0);
-    uint32_t sequence = 0;
-    int found = prefix_is_free(state, entry_key) ? 0 : 1;
-    while (found == 1 && (found = lmdb_range_next(&range)) == 1) {
-        if (range.key.mv_size != ENTRY_KEY_SIZE)
-            continue;
-        uint16_t at = lmdb_get_be16((const uint8_t *)range.key.mv_data + ENTRY_SEQUENCE_OFFSET);
-        if (at != sequence)
-            break;
-        sequence++;
-    }
-    if (found < 0)
+    entry_write(to, count, (uint32_t)hash, association_count, now, row);
+    state->parts[p].payload_bytes += lmdb_record_bytes(ENTRY_KEY_SIZE, size);
+    bool grew = position == part_capacity(part);
+    if (grew) /* the hashmap's vector doubles when full */
+        part->pub.backend_byte++;
+    int status = JOINERY_OK;
+    if (grew && part_capacity(part) == 2 * INDEX_CAPACITY) /* and its index appears */
+        status = part_index_build(state, key, p);
+    else if (part_indexed(part))
+        status = entry_index_add(state, key, p, (uint32_t)hash, group_of(state, p, row), position);
+    if (status != JOINERY_OK)
         return NULL;
-    if (sequence > UINT16_MAX) {
-        state_store_set_error(&store->base, JOINERY_ERROR_RUNTIME,
-                              "LMDB state: more than 65536 rows of one key share a row hash");
-        return NULL;
-    }
-    lmdb_put_be16(entry_key + ENTRY_SEQUENCE_OFFSET, (uint16_t)sequence);
-    MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb);
-    if (!cursor)
-        return NULL;
-    MDB_val record_key = {sizeof entry_key, entry_key}, record = {size, NULL};
-    int rc = mdb_cursor_put(cursor, &record_key, &record, MDB_RESERVE);
-    if (rc != MDB_SUCCESS) {
-        lmdb_fail(store, rc, "put (multiset entry)");
-        return NULL;
-    }
-    entry_write(record.mv_data, count, association_count, now, row);
     part->view_generation++; /* the part's other views are stale now */
     LmdbView *view = view_take(state, part, row_size(row));
     if (!view)
         return NULL;
-    view_fill(view, record.mv_data, row, (uint32_t)hash);
+    lmdb_write_row(view->row, row);
+    view->entry.row = (const Row *)view->row;
+    view->entry.count = count;
+    view->entry.hash = (uint32_t)hash;
+    view->entry.association_count = association_count;
+    view->entry.last_access = now;
+    view->position = position;
     PartFigures *figures = &state->parts[p];
     if (part->pub.entry_count == 0 || now < part->oldest_access)
         part->oldest_access = now;
     if (part->pub.entry_count++ == 0)
         figures->keys++;
     figures->entries++;
-    figures->payload_bytes += lmdb_record_bytes(ENTRY_KEY_SIZE, size);
     state->entries++;
     key->dirty = true;
     return &view->entry;
@@ -926,25 +1326,23 @@ static int lmdb_multiset_update(MultisetState *base, MultisetKey *handle,
     size_t size = ENTRY_HEADER_SIZE + row_size(entry->row);
     if (!lmdb_state_reserve(&state->lmdb, lmdb_put_pages(store, ENTRY_KEY_SIZE, size)))
         return store->base.error_status;
-    uint8_t prefix[ENTRY_SEQUENCE_OFFSET], record_key_bytes[ENTRY_KEY_SIZE];
-    uint32_t row_hash = lmdb_row_hash(store, entry->hash);
-    entry_row_prefix(prefix, key, handle->part, group_of(state, handle->part, entry->row),
-                     row_hash);
-    if (!entry_is_current(state, prefix, entry->row, record_key_bytes)) {
-        LmdbRange range;
-        int found = entry_locate(state, key, handle->part, entry->row, row_hash, &range);
-        if (found == 0)
-            return lmdb_fail_corrupt(store, "an updated multiset entry is not stored");
-        if (found < 0)
-            return store->base.error_status;
-        memcpy(record_key_bytes, range.last, sizeof record_key_bytes);
-    }
+    uint8_t record_key[ENTRY_KEY_SIZE];
+    entry_key(record_key, key, handle->part, view_position(entry));
+    MDB_val value;
+    int found = entry_seek(state, record_key, &value); /* the cursor is usually on it */
+    if (found < 0)
+        return store->base.error_status;
+    if (found == 0 || value.mv_size != size ||
+        !lmdb_row_matches((const char *)value.mv_data + ENTRY_HEADER_SIZE,
+                          value.mv_size - ENTRY_HEADER_SIZE, entry->row))
+        return lmdb_fail_corrupt(store, "an updated multiset entry is not where its view says");
+    uint32_t hash = lmdb_get_u32((const char *)value.mv_data + 4);
     MDB_cursor *cursor = lmdb_state_cursor(&state->lmdb); /* on the record */
-    MDB_val record_key = {sizeof record_key_bytes, record_key_bytes}, record = {size, NULL};
-    int rc = mdb_cursor_put(cursor, &record_key, &record, MDB_CURRENT | MDB_RESERVE);
+    MDB_val lmdb_key = {sizeof record_key, record_key}, record = {size, NULL};
+    int rc = mdb_cursor_put(cursor, &lmdb_key, &record, MDB_CURRENT | MDB_RESERVE);
     if (rc != MDB_SUCCESS)
         return lmdb_fail(store, rc, "put (multiset entry update)");
-    entry_write(record.mv_data, count, association_count, now, entry->row);
+    entry_write(record.mv_data, count, hash, association_count, now, entry->row);
     MultisetEntry *view = (MultisetEntry *)entry; /* a view is the backend's copy */
     view->count = count;
     view->association_count = association_count;
@@ -960,32 +1358,9 @@ static int lmdb_multiset_remove_entry(MultisetState *base, MultisetKey *handle,
                                       const MultisetEntry *entry)
 {
     LmdbMultiset *state = lmdb_multiset(base);
-    LmdbStore *store = state->lmdb.store;
-    LmdbKey *key = key_of(handle);
-    uint32_t p = handle->part;
     if (lmdb_failed(&state->lmdb))
-        return store->base.error_status;
-    uint64_t bytes = lmdb_record_bytes(ENTRY_KEY_SIZE, ENTRY_HEADER_SIZE + row_size(entry->row));
-    uint8_t prefix[ENTRY_SEQUENCE_OFFSET], record_key[ENTRY_KEY_SIZE];
-    uint32_t row_hash = lmdb_row_hash(store, entry->hash);
-    entry_row_prefix(prefix, key, p, group_of(state, p, entry->row), row_hash);
-    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
-        return store->base.error_status;
-    if (entry_is_current(state, prefix, entry->row, record_key)) {
-        int rc = mdb_cursor_del(lmdb_state_cursor(&state->lmdb), 0);
-        if (rc != MDB_SUCCESS)
-            return lmdb_fail(store, rc, "cursor_del (multiset entry)");
-    } else {
-        LmdbRange range;
-        int found = entry_locate(state, key, p, entry->row, row_hash, &range);
-        if (found == 0)
-            return lmdb_fail_corrupt(store, "a removed multiset entry is not stored");
-        if (found < 0 || lmdb_range_delete(&range) != JOINERY_OK)
-            return store->base.error_status;
-    }
-    state->parts[p].payload_bytes -= bytes;
-    part_lost_entries(state, key, p, 1);
-    return JOINERY_OK;
+        return state->lmdb.store->base.error_status;
+    return part_remove_at(state, key_of(handle), handle->part, view_position(entry), entry->row);
 }
 
 /* ---- scans ---------------------------------------------------------------------- */
@@ -997,40 +1372,60 @@ static void lmdb_multiset_scan_begin(MultisetState *base, MultisetKey *handle, M
     cursor->buffer = NULL;
     cursor->started = false;
     cursor->done = handle->entry_count == 0 || lmdb_failed(&state->lmdb);
-    bool grouped = scan->grouped && state->parts[handle->part].group_hash;
-    cursor->prefix_size = grouped ? ENTRY_HASH_OFFSET : ENTRY_GROUP_OFFSET;
+    /* as the hashmap: every entry while the part's vector is small, the group beyond */
+    LmdbKeyPart *part = key_part_of(handle);
+    cursor->group = scan->grouped && part_grouped(state, handle->part) &&
+                    part_capacity(part) > HASHMAP_INDEX_CAPACITY;
+    cursor->indexed = cursor->group && part_indexed(part);
 }
 
-static const MultisetEntry *lmdb_multiset_scan_refill(MultisetScan *scan)
+/* Decodes an entry record (at `position`) into the scan's buffer; false when the store failed. */
+static bool scan_decode(LmdbMultiset *state, LmdbScanBuffer *buffer, uint32_t index,
+                        const MDB_val *value, uint32_t position)
 {
-    LmdbMultiset *state = lmdb_multiset(scan->state);
+    LmdbStore *store = state->lmdb.store;
+    uint32_t size = entry_row_size(value);
+    if (size == 0) {
+        lmdb_fail_corrupt(store, "a multiset entry record is malformed");
+        return false;
+    }
+    const char *bytes = value->mv_data;
+    size_t offset =
+        lmdb_scan_buffer_add_tagged_row(buffer, position, bytes + ENTRY_HEADER_SIZE, size);
+    if (offset == SIZE_MAX) {
+        lmdb_fail_memory(store);
+        return false;
+    }
+    MultisetEntry *entry = &buffer->entries.multiset[index];
+    memcpy(&entry->count, bytes, sizeof(int32_t));
+    entry->hash = lmdb_get_u32(bytes + 4);
+    entry->association_count = lmdb_get_i64(bytes + 8);
+    entry->last_access = lmdb_get_i64(bytes + 16);
+    buffer->offsets[index] = (uint32_t)offset;
+    return true;
+}
+
+/*
+ * The next chunk of a group index walk: the group's positions (in position
+ * order), then their entries. Returns the entries decoded, or -1 failed.
+ */
+static int scan_group_chunk(LmdbMultiset *state, MultisetScan *scan, LmdbScanBuffer *buffer)
+{
     LmdbStore *store = state->lmdb.store;
     LmdbMultisetCursor *cursor = (LmdbMultisetCursor *)scan->backend;
-    if (cursor->done || lmdb_failed(&state->lmdb)) {
-        cursor->done = true;
-        return NULL;
-    }
-    if (!cursor->buffer && !(cursor->buffer = lmdb_scan_buffer_take(&state->scans))) {
-        lmdb_fail_memory(store);
-        return NULL;
-    }
-    LmdbScanBuffer *buffer = cursor->buffer;
-    buffer->used = 0;
-    uint8_t prefix[ENTRY_HASH_OFFSET];
     LmdbKey *key = key_of(scan->key);
-    lmdb_key_id(prefix, key->hash, key->sequence);
-    prefix[ENTRY_PART_OFFSET] = scan->key->part;
-    lmdb_put_be32(prefix + ENTRY_GROUP_OFFSET, scan->group_hash);
+    uint32_t p = scan->key->part;
     MDB_cursor *lmdb_cursor = lmdb_state_cursor(&state->lmdb);
     if (!lmdb_cursor)
-        return NULL;
+        return -1;
+    uint8_t prefix[INDEX_KEY_SIZE];
+    index_key(prefix, key, p | PART_GROUP_INDEX, scan->group_hash, 0);
     MDB_val record_key, record;
     int rc;
     if (!cursor->started) {
-        record_key = (MDB_val){cursor->prefix_size, prefix};
+        record_key = (MDB_val){INDEX_POSITION_OFFSET, prefix};
         rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_SET_RANGE);
     } else {
-        /* seek again: puts since the last refill may have moved the cursor */
         record_key = (MDB_val){sizeof cursor->last, cursor->last};
         rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_SET_RANGE);
         if (rc == MDB_SUCCESS && record_key.mv_size == sizeof cursor->last &&
@@ -1038,57 +1433,123 @@ static const MultisetEntry *lmdb_multiset_scan_refill(MultisetScan *scan)
             rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_NEXT);
     }
     cursor->started = true;
+    uint32_t positions[LMDB_SCAN_CHUNK];
     uint32_t count = 0;
-    MultisetEntry *entries = buffer->entries.multiset;
-    while (rc == MDB_SUCCESS && count < LMDB_SCAN_CHUNK && buffer->used < LMDB_SCAN_CHUNK_BYTES) {
-        if (record_key.mv_size != ENTRY_KEY_SIZE ||
-            memcmp(record_key.mv_data, prefix, cursor->prefix_size) != 0) {
-            rc = MDB_NOTFOUND; /* past the part (or group) */
+    while (rc == MDB_SUCCESS && count < LMDB_SCAN_CHUNK) {
+        if (record_key.mv_size != INDEX_KEY_SIZE ||
+            memcmp(record_key.mv_data, prefix, INDEX_POSITION_OFFSET) != 0) {
+            rc = MDB_NOTFOUND; /* past the group */
             break;
         }
-        const char *value = record.mv_data;
-        uint32_t size = record.mv_size < ENTRY_HEADER_SIZE
-                            ? 0
-                            : lmdb_stored_row_size(value + ENTRY_HEADER_SIZE,
-                                                   record.mv_size - ENTRY_HEADER_SIZE);
-        if (size == 0) {
-            lmdb_fail_corrupt(store, "a multiset entry record is malformed");
-            cursor->done = true;
-            return NULL;
+        positions[count++] =
+            lmdb_get_be32((const uint8_t *)record_key.mv_data + INDEX_POSITION_OFFSET);
+        memcpy(cursor->last, record_key.mv_data, sizeof cursor->last);
+        rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_NEXT);
+    }
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+        lmdb_fail(store, rc, "cursor_get (multiset group scan)");
+        return -1;
+    }
+    if (rc == MDB_NOTFOUND)
+        cursor->done = true;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t entry[ENTRY_KEY_SIZE];
+        entry_key(entry, key, p, positions[i]);
+        MDB_val value;
+        int found = entry_seek(state, entry, &value);
+        if (found == 0)
+            lmdb_fail_corrupt(store, "a multiset group index names no entry");
+        if (found <= 0 || !scan_decode(state, buffer, i, &value, positions[i]))
+            return -1;
+    }
+    return (int)count;
+}
+
+/*
+ * The next chunk of a walk over the part's entries (only the group's when
+ * the scan is for a group and the part has no group index); the entries
+ * decoded, or -1 failed.
+ */
+static int scan_entries_chunk(LmdbMultiset *state, MultisetScan *scan, LmdbScanBuffer *buffer)
+{
+    LmdbStore *store = state->lmdb.store;
+    LmdbMultisetCursor *cursor = (LmdbMultisetCursor *)scan->backend;
+    LmdbKey *key = key_of(scan->key);
+    MDB_cursor *lmdb_cursor = lmdb_state_cursor(&state->lmdb);
+    if (!lmdb_cursor)
+        return -1;
+    uint8_t prefix[ENTRY_POSITION_OFFSET];
+    lmdb_key_id(prefix, key->hash, key->sequence);
+    prefix[ENTRY_PART_OFFSET] = scan->key->part;
+    MDB_val record_key, record;
+    int rc;
+    if (!cursor->started) {
+        record_key = (MDB_val){sizeof prefix, prefix};
+        rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_SET_RANGE);
+    } else {
+        /* seek again: puts since the last refill may have moved the cursor */
+        record_key = (MDB_val){ENTRY_KEY_SIZE, cursor->last};
+        rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_SET_RANGE);
+        if (rc == MDB_SUCCESS && record_key.mv_size == ENTRY_KEY_SIZE &&
+            memcmp(record_key.mv_data, cursor->last, ENTRY_KEY_SIZE) == 0)
+            rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_NEXT);
+    }
+    cursor->started = true;
+    uint32_t count = 0;
+    while (rc == MDB_SUCCESS && count < LMDB_SCAN_CHUNK && buffer->used < LMDB_SCAN_CHUNK_BYTES) {
+        if (record_key.mv_size != ENTRY_KEY_SIZE ||
+            memcmp(record_key.mv_data, prefix, sizeof prefix) != 0) {
+            rc = MDB_NOTFOUND; /* past the part */
+            break;
         }
-        size_t offset = lmdb_scan_buffer_add_row(buffer, value + ENTRY_HEADER_SIZE, size);
-        if (offset == SIZE_MAX) {
-            lmdb_fail_memory(store);
-            cursor->done = true;
-            return NULL;
-        }
-        MultisetEntry *entry = &entries[count];
-        memcpy(&entry->count, value, sizeof(int32_t));
-        entry->association_count = lmdb_get_i64(value + 8);
-        entry->last_access = lmdb_get_i64(value + 16);
         const uint8_t *key_bytes = record_key.mv_data;
-        entry->hash = (uint32_t)key_bytes[ENTRY_HASH_OFFSET] << 24 |
-                      (uint32_t)key_bytes[ENTRY_HASH_OFFSET + 1] << 16 |
-                      (uint32_t)key_bytes[ENTRY_HASH_OFFSET + 2] << 8 |
-                      key_bytes[ENTRY_HASH_OFFSET + 3];
-        buffer->offsets[count] = (uint32_t)offset;
-        memcpy(cursor->last, key_bytes, sizeof cursor->last);
-        count++;
+        size_t used = buffer->used;
+        if (!scan_decode(state, buffer, count, &record,
+                         lmdb_get_be32(key_bytes + ENTRY_POSITION_OFFSET)))
+            return -1;
+        memcpy(cursor->last, key_bytes, ENTRY_KEY_SIZE);
+        if (!cursor->group ||
+            group_of(state, scan->key->part,
+                     lmdb_scan_buffer_row(buffer, buffer->offsets[count])) == scan->group_hash)
+            count++;
+        else
+            buffer->used = used; /* another group's row */
         rc = mdb_cursor_get(lmdb_cursor, &record_key, &record, MDB_NEXT);
     }
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
         lmdb_fail(store, rc, "cursor_get (multiset scan)");
-        cursor->done = true;
-        return NULL;
+        return -1;
     }
     if (rc == MDB_NOTFOUND)
         cursor->done = true; /* nothing after this chunk: no seek next time */
-    if (count == 0)
+    return (int)count;
+}
+
+static const MultisetEntry *lmdb_multiset_scan_refill(MultisetScan *scan)
+{
+    LmdbMultiset *state = lmdb_multiset(scan->state);
+    LmdbMultisetCursor *cursor = (LmdbMultisetCursor *)scan->backend;
+    if (cursor->done || lmdb_failed(&state->lmdb)) {
+        cursor->done = true;
         return NULL;
-    for (uint32_t i = 0; i < count; i++)
+    }
+    if (!cursor->buffer && !(cursor->buffer = lmdb_scan_buffer_take(&state->scans))) {
+        lmdb_fail_memory(state->lmdb.store);
+        return NULL;
+    }
+    LmdbScanBuffer *buffer = cursor->buffer;
+    buffer->used = 0;
+    int count = cursor->indexed ? scan_group_chunk(state, scan, buffer)
+                                : scan_entries_chunk(state, scan, buffer);
+    if (count <= 0) {
+        cursor->done = true;
+        return NULL;
+    }
+    MultisetEntry *entries = buffer->entries.multiset;
+    for (int i = 0; i < count; i++)
         entries[i].row = lmdb_scan_buffer_row(buffer, buffer->offsets[i]);
     scan->span = entries;
-    scan->span_count = count;
+    scan->span_count = (uint32_t)count;
     scan->position = 1;
     return &entries[0];
 }
@@ -1271,6 +1732,7 @@ static void lmdb_multiset_destroy(MultisetState *base)
     cache_clear(state);
     free(state->cache.slots);
     key_free(state->temp, state->base.part_count);
+    free(state->scratch);
     lmdb_scan_pool_free(&state->scans);
     lmdb_state_close(&state->lmdb);
     free(state);
