@@ -246,6 +246,23 @@ bool lmdb_state_reserve(LmdbState *state, uint64_t pages)
     return true;
 }
 
+int lmdb_state_delete(LmdbState *state, const void *record_key, size_t key_size, const char *what)
+{
+    LmdbStore *store = state->store;
+    if (!lmdb_state_reserve(state, LMDB_DELETE_PAGES))
+        return store->base.error_status;
+    MDB_txn *txn = lmdb_state_txn(state);
+    if (!txn)
+        return store->base.error_status;
+    MDB_val lmdb_key = {key_size, (void *)record_key};
+    int rc = mdb_del(txn, state->dbi, &lmdb_key, NULL);
+    if (rc == MDB_NOTFOUND)
+        return lmdb_fail_corrupt(store, "a record to delete is missing");
+    if (rc != MDB_SUCCESS)
+        return lmdb_fail(store, rc, what);
+    return JOINERY_OK;
+}
+
 /* ---- states ------------------------------------------------------------------ */
 
 bool lmdb_state_open(LmdbStore *store, LmdbState *state, char kind, void *owner)

@@ -102,6 +102,12 @@ MDB_txn *lmdb_state_txn(LmdbState *state);
  * False when the store failed.
  */
 bool lmdb_state_reserve(LmdbState *state, uint64_t pages);
+/*
+ * Deletes the record `record_key` of the state's DBI, which must be there
+ * (reserving the pages first; `what` names the call in the error).
+ * JOINERY_OK or the failure (a missing record fails the store as corrupt).
+ */
+int lmdb_state_delete(LmdbState *state, const void *record_key, size_t key_size, const char *what);
 /* An upper estimate of the pages a put of a record of these sizes writes. */
 uint64_t lmdb_put_pages(const LmdbStore *store, size_t key_size, size_t data_size);
 enum { LMDB_DELETE_PAGES = 2 };

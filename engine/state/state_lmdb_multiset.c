@@ -670,25 +670,6 @@ static void *record_put(LmdbMultiset *state, const uint8_t *record_key, size_t k
     return record.mv_data;
 }
 
-/* Deletes the record `record_key` (it must be there). JOINERY_OK or the failure. */
-static int record_delete(LmdbMultiset *state, const uint8_t *record_key, size_t key_size,
-                         const char *what)
-{
-    LmdbStore *store = state->lmdb.store;
-    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
-        return store->base.error_status;
-    MDB_txn *txn = lmdb_state_txn(&state->lmdb);
-    if (!txn)
-        return store->base.error_status;
-    MDB_val lmdb_key = {key_size, (void *)record_key};
-    int rc = mdb_del(txn, state->lmdb.dbi, &lmdb_key, NULL);
-    if (rc == MDB_NOTFOUND)
-        return lmdb_fail_corrupt(store, "a multiset index record is missing");
-    if (rc != MDB_SUCCESS)
-        return lmdb_fail(store, rc, what);
-    return JOINERY_OK;
-}
-
 /* Puts the index record [key id][part_byte][hash][position] (empty). */
 static int index_put(LmdbMultiset *state, const LmdbKey *key, uint32_t part_byte, uint32_t hash,
                      uint32_t position)
@@ -706,7 +687,8 @@ static int index_delete(LmdbMultiset *state, const LmdbKey *key, uint32_t part_b
 {
     uint8_t record_key[INDEX_KEY_SIZE];
     index_key(record_key, key, part_byte, hash, position);
-    int status = record_delete(state, record_key, sizeof record_key, "del (multiset index)");
+    int status =
+        lmdb_state_delete(&state->lmdb, record_key, sizeof record_key, "del (multiset index)");
     if (status == JOINERY_OK)
         state->parts[part_byte & PART_NUMBER].payload_bytes -= lmdb_record_bytes(INDEX_KEY_SIZE, 0);
     return status;

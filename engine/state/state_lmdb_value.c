@@ -163,18 +163,10 @@ static int record_write(LmdbValue *state, const Row *value, int64_t last_access,
 /* Deletes the record `id` (of `size` bytes). */
 static int record_delete(LmdbValue *state, const uint8_t id[LMDB_KEY_ID_SIZE], size_t size)
 {
-    LmdbStore *store = state->lmdb.store;
-    if (!lmdb_state_reserve(&state->lmdb, LMDB_DELETE_PAGES))
-        return store->base.error_status;
-    MDB_txn *txn = lmdb_state_txn(&state->lmdb);
-    if (!txn)
-        return store->base.error_status;
-    MDB_val record_key = {LMDB_KEY_ID_SIZE, (void *)id};
-    int rc = mdb_del(txn, state->lmdb.dbi, &record_key, NULL);
-    if (rc != MDB_SUCCESS)
-        return lmdb_fail(store, rc, "del (value)");
-    state->lmdb.bytes -= lmdb_record_bytes(LMDB_KEY_ID_SIZE, size);
-    return JOINERY_OK;
+    int status = lmdb_state_delete(&state->lmdb, id, LMDB_KEY_ID_SIZE, "del (value)");
+    if (status == JOINERY_OK)
+        state->lmdb.bytes -= lmdb_record_bytes(LMDB_KEY_ID_SIZE, size);
+    return status;
 }
 
 static const ValueEntry *lmdb_value_find(ValueState *base, const Row *key, uint64_t hash,

@@ -57,6 +57,17 @@ static void commit(StateStore *store)
     ck_assert_msg(status == JOINERY_OK, "commit: %s", diag.message);
 }
 
+/* Destroys a state of each shape (any may be NULL) and closes their store. */
+static void close_shapes(StateStore *store, MultisetState *multiset, ValueState *values,
+                         SortedState *sorted, TimerQueue *timers)
+{
+    multiset_state_destroy(multiset);
+    value_state_destroy(values);
+    sorted_state_destroy(sorted);
+    timer_queue_destroy(timers);
+    state_store_close(store);
+}
+
 static double seconds_now(void)
 {
     struct timespec now;
@@ -1012,11 +1023,7 @@ START_TEST(test_collisions)
     const Row *key;
     ck_assert_int_eq(timer_queue_peek(timers, &time, &key), 0);
     commit(store);
-    multiset_state_destroy(state);
-    value_state_destroy(values);
-    sorted_state_destroy(sorted);
-    timer_queue_destroy(timers);
-    state_store_close(store);
+    close_shapes(store, state, values, sorted, timers);
     row_builder_free(&key_builder);
     row_builder_free(&row_builder);
 }
@@ -1118,11 +1125,7 @@ START_TEST(test_long_rows)
     commit(store);
     ck_assert_uint_eq(multiset_state_counters(state).keys, 0);
     ck_assert_uint_eq(timer_queue_count(timers), 0);
-    multiset_state_destroy(state);
-    value_state_destroy(values);
-    sorted_state_destroy(sorted);
-    timer_queue_destroy(timers);
-    state_store_close(store);
+    close_shapes(store, state, values, sorted, timers);
     row_builder_free(&key_builder);
     row_builder_free(&row_builder);
     row_builder_free(&other_builder);
@@ -1737,11 +1740,7 @@ START_TEST(test_bytes_fall)
     if (lmdb)
         ck_assert_uint_eq(previous, empty);
     commit(store);
-    multiset_state_destroy(multiset);
-    value_state_destroy(values);
-    sorted_state_destroy(sorted);
-    timer_queue_destroy(timers);
-    state_store_close(store);
+    close_shapes(store, multiset, values, sorted, timers);
     row_builder_free(&key_builder);
     row_builder_free(&row_builder);
 }
@@ -1857,14 +1856,8 @@ START_TEST(test_snapshot_across)
     }
     for (int s = 0; s < 4; s++)
         free(buffers[s].bytes);
-    for (int b = 0; b < 2; b++) {
-        multiset_state_destroy(multiset[b]);
-        value_state_destroy(values[b]);
-        sorted_state_destroy(sorted[b]);
-        timer_queue_destroy(timers[b]);
-    }
-    state_store_close(source);
-    state_store_close(target);
+    close_shapes(source, multiset[0], values[0], sorted[0], timers[0]);
+    close_shapes(target, multiset[1], values[1], sorted[1], timers[1]);
 }
 END_TEST
 
@@ -1925,11 +1918,7 @@ START_TEST(test_snapshot_corrupt)
     commit(store);
     multiset_state_destroy(restored);
     free(buffer.bytes);
-    multiset_state_destroy(multiset);
-    value_state_destroy(values);
-    sorted_state_destroy(sorted);
-    timer_queue_destroy(timers);
-    state_store_close(store);
+    close_shapes(store, multiset, values, sorted, timers);
 }
 END_TEST
 
@@ -2085,6 +2074,15 @@ static uint32_t group_by_first_mod3(const Row *row, const void *context)
     return (uint32_t)(row_get_int64(row, 0) % 3);
 }
 
+/* Part p of `key` in `state`, the key inserted when absent. */
+static MultisetKey *twin_insert_part(MultisetState *state, const Row *key, uint64_t hash,
+                                     int64_t now, uint32_t p)
+{
+    MultisetKey *handle = multiset_state_insert_key(state, key, hash, now);
+    ck_assert_ptr_nonnull(handle);
+    return multiset_key_part(state, handle, p);
+}
+
 static void twin_multiset_step(Twin *twin)
 {
     int op = (int)twin_random(twin, 100);
@@ -2102,9 +2100,7 @@ static void twin_multiset_step(Twin *twin)
             bool fresh[2];
             for (int b = 0; b < 2; b++) {
                 MultisetState *state = twin->multiset[b];
-                MultisetKey *handle = multiset_state_insert_key(state, key, key_hash, now);
-                ck_assert_ptr_nonnull(handle);
-                MultisetKey *part = multiset_key_part(state, handle, p);
+                MultisetKey *part = twin_insert_part(state, key, key_hash, now, p);
                 fresh[b] = multiset_key_find_row(state, part, added, added_hash) == NULL;
                 if (fresh[b])
                     ck_assert_ptr_nonnull(
@@ -2116,9 +2112,7 @@ static void twin_multiset_step(Twin *twin)
         int32_t counts[2];
         for (int b = 0; b < 2; b++) {
             MultisetState *state = twin->multiset[b];
-            MultisetKey *handle = multiset_state_insert_key(state, key, key_hash, now);
-            ck_assert_ptr_nonnull(handle);
-            MultisetKey *part = multiset_key_part(state, handle, p);
+            MultisetKey *part = twin_insert_part(state, key, key_hash, now, p);
             const MultisetEntry *entry = multiset_key_find_row(state, part, row, row_hash);
             if (entry) {
                 counts[b] = entry->count + 1;
@@ -2440,13 +2434,9 @@ START_TEST(test_differential)
     }
     fprintf(stderr, "[differential %d] %d units of %d steps on both backends: %.3f s\n", _i, UNITS,
             STEPS, seconds_now() - start);
-    for (int b = 0; b < 2; b++) {
-        multiset_state_destroy(twin.multiset[b]);
-        value_state_destroy(twin.values[b]);
-        sorted_state_destroy(twin.sorted[b]);
-        timer_queue_destroy(twin.timers[b]);
-        state_store_close(twin.stores[b]);
-    }
+    for (int b = 0; b < 2; b++)
+        close_shapes(twin.stores[b], twin.multiset[b], twin.values[b], twin.sorted[b],
+                     twin.timers[b]);
     row_builder_free(&twin.key_builder);
     row_builder_free(&twin.row_builder);
 }
