@@ -3,8 +3,11 @@
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
 # the shell's end-to-end tests, Kafka end to end, the differential test
 # against SQLite (parallelism 1 and 2), state larger than memory
-# (tests/state). With JOINERY_STATE_BACKEND=lmdb set by the caller,
-# everything runs with LMDB as the default state backend. Temporary files go to a folder of the run's own, which must hold no
+# (tests/state), and then the unit suites, golden scripts and differential
+# test once more with LMDB as the default state backend
+# (JOINERY_STATE_BACKEND=lmdb: same output, byte for byte). With
+# JOINERY_STATE_BACKEND=lmdb set by the caller, everything runs on LMDB
+# once. Temporary files go to a folder of the run's own, which must hold no
 # job state folder at the end (stores remove what they create). Prints a
 # summary line "N passed, N failed" and exits non-zero when anything failed.
 #
@@ -92,6 +95,15 @@ differential ""
 echo "== state larger than memory, LMDB and hashmap (tests/state)"
 timeout 600 tests/state/run.sh "$build"
 record "tests/state" $?
+
+if [ "${JOINERY_STATE_BACKEND:-}" != lmdb ]; then
+  echo "== unit suites, golden scripts and differential test on LMDB state (JOINERY_STATE_BACKEND=lmdb)"
+  export JOINERY_STATE_BACKEND=lmdb
+  unit_suites "lmdb:"
+  golden_scripts "lmdb:"
+  differential "lmdb:"
+  unset JOINERY_STATE_BACKEND
+fi
 
 echo "== job state folders left behind"
 left=$(find "$run_tmp" -maxdepth 2 -name 'joinery-state-*' -o -maxdepth 2 -name 'joinery-job-*' | head -n 5)
