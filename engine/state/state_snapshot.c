@@ -114,6 +114,16 @@ static int out_finish(SnapshotOut *out, int status)
     return out->status;
 }
 
+/* Ends a snapshot after its scan: a scan's own failure (the backend's, not
+   the writer's, which out_* already reported) gets its diagnostic here. */
+static int out_finish_scan(SnapshotOut *out, int status, StateStore *store, const char *what)
+{
+    if (status != JOINERY_OK && out->status == JOINERY_OK)
+        diag_error(out->diag, status, "could not read %s for a snapshot: %s", what,
+                   state_store_error(store));
+    return out_finish(out, status);
+}
+
 /* ---- reading ----------------------------------------------------------- */
 
 typedef struct SnapshotIn {
@@ -291,10 +301,7 @@ int multiset_state_snapshot(MultisetState *state, const StateWriter *writer, Dia
         return out_finish(&out, out.status);
     MultisetWalk walk = {&out, state};
     int status = multiset_state_scan_keys(state, multiset_snapshot_key, &walk);
-    if (status != JOINERY_OK && out.status == JOINERY_OK)
-        diag_error(diag, status, "could not read state for a snapshot: %s",
-                   state_store_error(state->store));
-    return out_finish(&out, status);
+    return out_finish_scan(&out, status, state->store, "state");
 }
 
 int multiset_state_restore(MultisetState *state, const StateReader *reader, Diag *diag)
@@ -372,10 +379,7 @@ int value_state_snapshot(ValueState *state, const StateWriter *writer, Diag *dia
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_VALUE, 0) != JOINERY_OK)
         return out_finish(&out, out.status);
     int status = state->ops->scan(state, value_snapshot_entry, &out);
-    if (status != JOINERY_OK && out.status == JOINERY_OK)
-        diag_error(diag, status, "could not read state for a snapshot: %s",
-                   state_store_error(state->store));
-    return out_finish(&out, status);
+    return out_finish_scan(&out, status, state->store, "state");
 }
 
 int value_state_restore(ValueState *state, const StateReader *reader, Diag *diag)
@@ -445,10 +449,7 @@ int sorted_state_snapshot(SortedState *state, const StateWriter *writer, Diag *d
         return out_finish(&out, out.status);
     SortedWalk walk = {&out, state};
     int status = state->ops->scan_keys(state, sorted_snapshot_key, &walk);
-    if (status != JOINERY_OK && out.status == JOINERY_OK)
-        diag_error(diag, status, "could not read state for a snapshot: %s",
-                   state_store_error(state->store));
-    return out_finish(&out, status);
+    return out_finish_scan(&out, status, state->store, "state");
 }
 
 int sorted_state_restore(SortedState *state, const StateReader *reader, Diag *diag)
@@ -500,10 +501,7 @@ int timer_queue_snapshot(TimerQueue *queue, const StateWriter *writer, Diag *dia
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_TIMERS, 0) != JOINERY_OK)
         return out_finish(&out, out.status);
     int status = queue->ops->scan(queue, timer_snapshot_entry, &out);
-    if (status != JOINERY_OK && out.status == JOINERY_OK)
-        diag_error(diag, status, "could not read timers for a snapshot: %s",
-                   state_store_error(queue->store));
-    return out_finish(&out, status);
+    return out_finish_scan(&out, status, queue->store, "timers");
 }
 
 int timer_queue_restore(TimerQueue *queue, const StateReader *reader, Diag *diag)
