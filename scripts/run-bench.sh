@@ -6,7 +6,9 @@
 # Usage: scripts/run-bench.sh BUILD_DIR
 # Environment: BENCH_ORDERS, BENCH_USERS, BENCH_PRODUCTS (row counts; default
 # 9M, 1M, 500k: over 10 million input rows per join), BENCH_ARGS (more
-# bench_join options, e.g. --skip-datagen or --metrics).
+# bench_join options, e.g. --skip-datagen or --metrics), BENCH_STATE_ROWS,
+# BENCH_STATE_LMDB_ROWS (bench_state's rows; default 5M, and 1M for the
+# side-by-side run of both backends).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -38,6 +40,10 @@ fi
 echo
 echo "== keyed state and join operator alone (bench_state: M input rows/s, bytes per stored row) =="
 "$build/tools/bench_state" --case all --rows "${BENCH_STATE_ROWS:-5000000}" --keys 100000
+
+echo
+echo "== the same on both state backends, side by side (hashmap, LMDB; LMDB is 8-16x slower per access) =="
+"$build/tools/bench_state" --case all --backend both --rows "${BENCH_STATE_LMDB_ROWS:-1000000}" --keys 100000
 
 echo
 echo "== MultiJoin vs binary join chain on one changelog (bench_multi_join: 4-way and 10-way LEFT chains) =="
