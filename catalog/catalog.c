@@ -221,12 +221,3 @@ const char *catalog_suggest_table(const Catalog *catalog, const char *name)
     }
     return best;
 }
-
-bool catalog_option_is_secret(const char *key)
-{
-    static const char *const markers[] = {"password", "secret", "token", "jaas", "credential"};
-    for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++)
-        if (strcasestr(key, markers[i]))
-            return true;
-    return false;
-}

@@ -110,7 +110,4 @@ const char *catalog_suggest_name(const char *name, const char *const *candidates
 /* Suggestion among the catalog's table and view names. */
 const char *catalog_suggest_table(const Catalog *catalog, const char *name);
 
-/* True when an option key looks secret (password, secret, token, sasl.jaas). */
-bool catalog_option_is_secret(const char *key);
-
 #endif

@@ -149,11 +149,9 @@ void history_load(void);
 /*
  * Records one entry (a statement as typed, possibly several lines): not at
  * all when it starts with a space; in memory but never in the file when it
- * sets an option whose key mentions password, secret or token.
+ * holds a secret (joinery_statement_find_secrets).
  */
 void history_record(const char *entry, size_t length);
-/* True when entry assigns a value to a key containing password/secret/token. */
-bool history_contains_secret(const char *entry, size_t length);
 
 /* ---- completion.c ---- */
 

@@ -2,7 +2,7 @@
  * execute.c - runs one statement (see cli.h): picks the output format from
  * the session option sql-client.execution.result-mode, drives a Renderer,
  * arms SIGINT cancellation for the statement's duration and prints errors
- * Flink-style with a source line and caret.
+ * Flink-style with a source line and caret, the line's secrets masked.
  *
  * Invariants: stdout carries results; errors always go to stderr, after
  * stdout has been flushed so that the two interleave in order on a terminal.
@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -78,23 +79,44 @@ static const char *execute_find_line(const StatementBuffer *buffer, int line, si
     return text;
 }
 
-/* Prints "  L | source line" and "    |   ^" under column (tabs kept). */
-static void execute_print_caret(FILE *out, const StatementBuffer *buffer, int line, int column)
+/* The secrets of a statement as pointers into its buffer (growing array). */
+typedef struct SecretRanges {
+    const char *base;
+    const char **starts;
+    const char **ends;
+    size_t count;
+    size_t capacity;
+    bool failed; /* out of memory: mask the whole line */
+} SecretRanges;
+
+static void execute_collect_secret(void *context, size_t offset, size_t length)
 {
-    size_t length = 0;
-    const char *text = execute_find_line(buffer, line, &length);
-    if (text == NULL) {
+    SecretRanges *ranges = context;
+    if (ranges->failed)
         return;
+    if (ranges->count == ranges->capacity) {
+        size_t capacity = ranges->capacity ? 2 * ranges->capacity : 8;
+        const char **starts = realloc(ranges->starts, capacity * sizeof *starts);
+        if (starts != NULL)
+            ranges->starts = starts;
+        const char **ends = starts ? realloc(ranges->ends, capacity * sizeof *ends) : NULL;
+        if (ends == NULL) {
+            ranges->failed = true;
+            return;
+        }
+        ranges->ends = ends;
+        ranges->capacity = capacity;
     }
-    char number[16];
-    int digits = snprintf(number, sizeof number, "%d", line);
-    int gutter = digits < 3 ? 3 : digits;
-    fprintf(out, "%*s | ", gutter, number);
-    fwrite(text, 1, length, out);
-    fputc('\n', out);
-    fprintf(out, "%*s | ", gutter, "");
+    ranges->starts[ranges->count] = ranges->base + offset;
+    ranges->ends[ranges->count] = ranges->base + offset + length;
+    ranges->count++;
+}
+
+/* Writes the caret's indentation for text[0..length) (tabs kept, wide characters 2). */
+static void execute_print_indent(FILE *out, const char *text, size_t length)
+{
     size_t i = 0;
-    for (int character = 1; character < column && i < length; character++) {
+    while (i < length) {
         uint32_t code_point;
         size_t bytes = joinery_utf8_decode(text + i, length - i, &code_point);
         if (text[i] == '\t') {
@@ -105,7 +127,82 @@ static void execute_print_caret(FILE *out, const StatementBuffer *buffer, int li
         }
         i += bytes;
     }
+}
+
+/*
+ * Prints "  L | source line" and "    |   ^" under column (tabs kept). The
+ * statement's secrets (joinery_statement_find_secrets) are printed as
+ * JOINERY_SECRET_MASK, and the caret moves with the text it points at (to
+ * the mask when it points into a secret).
+ */
+static void execute_print_caret(FILE *out, const Statement *statement,
+                                const StatementBuffer *buffer, int line, int column)
+{
+    size_t length = 0;
+    const char *text = execute_find_line(buffer, line, &length);
+    if (text == NULL) {
+        return;
+    }
+    SecretRanges ranges = {.base = statement->text};
+    joinery_statement_find_secrets(statement->text, statement->length, execute_collect_secret,
+                                   &ranges);
+    /* where the caret points in the source line */
+    const char *caret = text;
+    for (int character = 1; character < column && caret < text + length; character++) {
+        uint32_t code_point;
+        caret += joinery_utf8_decode(caret, (size_t)(text + length - caret), &code_point);
+    }
+    /* the line with its secrets masked, and where the caret falls in it */
+    size_t mask_length = strlen(JOINERY_SECRET_MASK);
+    size_t ranges_on_line = ranges.failed ? 1 : ranges.count;
+    char *masked = malloc(length + ranges_on_line * mask_length + 1);
+    if (masked == NULL) {
+        free(ranges.starts);
+        free(ranges.ends);
+        return;
+    }
+    size_t masked_length = 0;
+    size_t caret_offset = SIZE_MAX;
+    const char *end = text + length;
+    const char *cursor = text;
+    size_t next_range = 0;
+    while (cursor < end) {
+        while (next_range < ranges.count && ranges.ends[next_range] <= cursor)
+            next_range++;
+        bool inside =
+            ranges.failed || (next_range < ranges.count && ranges.starts[next_range] <= cursor);
+        const char *piece_end = end;
+        if (inside) {
+            if (!ranges.failed && ranges.ends[next_range] < end)
+                piece_end = ranges.ends[next_range];
+            if (caret_offset == SIZE_MAX && caret < piece_end)
+                caret_offset = masked_length; /* the caret goes under the mask */
+            memcpy(masked + masked_length, JOINERY_SECRET_MASK, mask_length);
+            masked_length += mask_length;
+        } else {
+            if (next_range < ranges.count && ranges.starts[next_range] < end)
+                piece_end = ranges.starts[next_range];
+            if (caret_offset == SIZE_MAX && caret < piece_end)
+                caret_offset = masked_length + (size_t)(caret - cursor);
+            memcpy(masked + masked_length, cursor, (size_t)(piece_end - cursor));
+            masked_length += (size_t)(piece_end - cursor);
+        }
+        cursor = piece_end;
+    }
+    if (caret_offset == SIZE_MAX)
+        caret_offset = masked_length; /* past the end of the line */
+    char number[16];
+    int digits = snprintf(number, sizeof number, "%d", line);
+    int gutter = digits < 3 ? 3 : digits;
+    fprintf(out, "%*s | ", gutter, number);
+    fwrite(masked, 1, masked_length, out);
+    fputc('\n', out);
+    fprintf(out, "%*s | ", gutter, "");
+    execute_print_indent(out, masked, caret_offset);
     fputs("^\n", out);
+    free(masked);
+    free(ranges.starts);
+    free(ranges.ends);
 }
 
 static void execute_print_error(Cli *cli, const Statement *statement, const StatementBuffer *buffer,
@@ -129,7 +226,8 @@ static void execute_print_error(Cli *cli, const Statement *statement, const Stat
         }
     }
     if (error->line > 0) {
-        execute_print_caret(out, buffer, error->line, error->column > 0 ? error->column : 1);
+        execute_print_caret(out, statement, buffer, error->line,
+                            error->column > 0 ? error->column : 1);
     }
     fflush(out);
     (void)cli;

@@ -9,9 +9,11 @@
  *
  * Invariants:
  * - An entry whose first character is a space is recorded nowhere.
- * - An entry that assigns a value to a key containing "password", "secret"
- *   or "token" (any case; quoted, backticked or bare key followed by '=') is
- *   kept in memory for this session only, never written to the file.
+ * - An entry that holds a secret (joinery_statement_find_secrets: the value
+ *   of a sensitive key such as 'properties.sasl.password' or
+ *   'properties.sasl.jaas.config', whatever comments or spacing surround
+ *   it, or a credential inside any string) is kept in memory for this
+ *   session only, never written to the file.
  * - Loading keeps the last HISTORY_MAX_ENTRIES entries; when the file holds
  *   more than twice as many it is rewritten with those (via rename).
  */
@@ -21,7 +23,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,70 +137,6 @@ void history_load(void)
     }
 }
 
-static bool history_key_is_secret(const char *key, size_t length)
-{
-    static const char *const WORDS[] = {"password", "secret", "token"};
-    for (size_t w = 0; w < sizeof WORDS / sizeof WORDS[0]; w++) {
-        size_t word_length = strlen(WORDS[w]);
-        for (size_t i = 0; i + word_length <= length; i++) {
-            if (strncasecmp(key + i, WORDS[w], word_length) == 0) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-static bool history_is_word_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-' ||
-           (unsigned char)c >= 0x80;
-}
-
-bool history_contains_secret(const char *entry, size_t length)
-{
-    size_t i = 0;
-    while (i < length) {
-        char c = entry[i];
-        size_t key_start;
-        size_t key_end;
-        if (c == '\'' || c == '`') {
-            key_start = i + 1;
-            size_t j = key_start;
-            while (j < length) {
-                if (entry[j] == c) {
-                    if (j + 1 < length && entry[j + 1] == c) {
-                        j += 2;
-                        continue;
-                    }
-                    break;
-                }
-                j++;
-            }
-            key_end = j;
-            i = j < length ? j + 1 : length;
-        } else if (history_is_word_char(c)) {
-            key_start = i;
-            while (i < length && history_is_word_char(entry[i])) {
-                i++;
-            }
-            key_end = i;
-        } else {
-            i++;
-            continue;
-        }
-        size_t next = i;
-        while (next < length && isspace((unsigned char)entry[next])) {
-            next++;
-        }
-        if (next < length && entry[next] == '=' &&
-            history_key_is_secret(entry + key_start, key_end - key_start)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void history_append_to_file(const char *entry, size_t length)
 {
     char path[4096];
@@ -248,7 +185,8 @@ void history_record(const char *entry, size_t length)
     memcpy(copy, entry, length);
     copy[length] = '\0';
     add_history(copy);
-    if (!history_contains_secret(copy, length)) {
+    /* the engine's lexer finds secrets, so no comment or quoting hides one */
+    if (joinery_statement_find_secrets(copy, length, NULL, NULL) == 0) {
         history_append_to_file(copy, length);
     }
     free(copy);

@@ -127,6 +127,27 @@ size_t joinery_statement_end(const char *text, size_t length, bool *is_blank);
 /* Offset of the first byte that is neither whitespace nor in a plain comment. */
 size_t joinery_statement_skip_blank(const char *text, size_t length);
 
+/* ---- Secrets in statement text (engine/sql/secrets.c) ----
+ * One rule decides what is sensitive (engine/base/sensitive.h: Flink's
+ * sensitive key words, librdkafka's sensitive properties, credentials in
+ * values); this applies it to the lexer's tokens of a statement, so the
+ * shell can keep secrets out of its history file and mask them in the
+ * source lines it echoes under errors.
+ */
+
+/* What a secret is shown as. */
+#define JOINERY_SECRET_MASK "******"
+
+/*
+ * Finds the secrets in text[0..length) (one or more statements, finished or
+ * not; need not be NUL-terminated): calls emit(context, offset, length) for
+ * each byte range that holds one (a whole value token, quotes included), in
+ * increasing order, without overlaps. emit may be NULL. Returns how many.
+ */
+size_t joinery_statement_find_secrets(const char *text, size_t length,
+                                      void (*emit)(void *context, size_t offset, size_t length),
+                                      void *context);
+
 /* ---- Text helpers for the CLI's renderers: the engine's own, so both agree ---- */
 
 /*

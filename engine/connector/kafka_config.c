@@ -16,7 +16,7 @@
  * headers as MAP<STRING, BYTES>) come from the record; a sink writes its
  * persisted (not VIRTUAL) 'headers' and 'timestamp' columns into the records.
  *
- * Secrets: values of option keys catalog_option_is_secret() flags are
+ * Secrets: values of sensitive options (engine/base/sensitive.h) are
  * never printed. Only 'properties.*' reach librdkafka; a handful of
  * Java-client-only keys (serializers, max.poll.records) are ignored.
  */
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "engine/base/map.h"
+#include "engine/base/sensitive.h"
 #include "engine/base/value.h"
 #include "engine/format/format.h"
 
@@ -411,7 +412,7 @@ int kafka_conf_set(rd_kafka_conf_t *conf, const char *name, const char *value,
     rd_kafka_conf_res_t result = rd_kafka_conf_set(conf, name, value, reason, sizeof reason);
     if (result == RD_KAFKA_CONF_OK)
         return JOINERY_OK;
-    bool secret = catalog_option_is_secret(option_key);
+    bool secret = sensitive_option(option_key, value);
     if (result == RD_KAFKA_CONF_UNKNOWN)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "Unsupported Kafka client property '%s' (option '%s'): joinery's "

@@ -28,7 +28,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/base/sensitive.h"
 #include "engine/sql/lexer.h"
+#include "engine/sql/secrets.h"
 
 enum {
     PARSER_MAX_DEPTH = 200,
@@ -39,7 +41,8 @@ enum {
 };
 
 typedef struct Parser {
-    const char *text;
+    const char *text; /* what the tokens were read from (a hint: its content) */
+    size_t length;
     Arena *arena;
     Diag *diag;
     Token *tokens;
@@ -146,11 +149,40 @@ static void parser_fail_no_memory(Parser *parser)
     parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_NO_MEMORY, "out of memory");
 }
 
-/* Appends a printable form of the token to the message buffer. */
-static void describe_token(const Token *token, char *buffer, size_t size)
+typedef struct SecretProbe {
+    size_t offset; /* the token's bytes */
+    size_t length;
+    bool found;
+} SecretProbe;
+
+static void parser_probe_secret(void *context, size_t offset, size_t length)
+{
+    SecretProbe *probe = context;
+    if (offset < probe->offset + probe->length && probe->offset < offset + length)
+        probe->found = true; /* the ranges overlap */
+}
+
+/* True when the token is a secret of the text (engine/sql/secrets.h): never quoted in errors. */
+static bool parser_token_is_secret(const Parser *parser, const Token *token)
+{
+    if (parser->text == NULL || token->text < parser->text ||
+        token->text >= parser->text + parser->length)
+        return false;
+    SecretProbe probe = {
+        .offset = (size_t)(token->text - parser->text), .length = token->length, .found = false};
+    sql_find_secrets(parser->text, parser->length, parser_probe_secret, &probe);
+    return probe.found;
+}
+
+/* Appends a printable form of the token to the message buffer (a secret as the mask). */
+static void describe_token(const Parser *parser, const Token *token, char *buffer, size_t size)
 {
     if (token->kind == TOKEN_END) {
         snprintf(buffer, size, "end of statement");
+        return;
+    }
+    if (parser_token_is_secret(parser, token)) {
+        snprintf(buffer, size, "'%s'", SENSITIVE_MASK);
         return;
     }
     size_t length = token->length;
@@ -177,7 +209,7 @@ static void parser_fail_unexpected(Parser *parser)
         return;
     }
     char shown[PARSER_TOKEN_SHOWN + 32];
-    describe_token(token, shown, sizeof shown);
+    describe_token(parser, token, shown, sizeof shown);
     char expected[1024] = "";
     size_t used = 0;
     if (parser->expected_at == parser->position && parser->expected_count > 0) {
@@ -2736,6 +2768,8 @@ static AstStatement *parser_parse_statement(Parser *parser)
 /* Lexes text into parser->tokens (ending in TOKEN_END or TOKEN_ERROR). */
 static int parser_tokenize(Parser *parser, const char *text, size_t length, int line, int column)
 {
+    parser->text = text;
+    parser->length = length;
     Lexer lexer;
     lexer_init(&lexer, text, length, line, column, parser->arena);
     size_t capacity = 64;
@@ -2784,7 +2818,6 @@ int sql_parse_statement(const char *text, size_t length, int first_line, int fir
         length = 0;
     Parser parser;
     memset(&parser, 0, sizeof parser);
-    parser.text = text;
     parser.arena = arena;
     parser.diag = diag;
     parser.previous = SIZE_MAX;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/sensitive.h"
 #include "engine/base/strbuf.h"
 #include "engine/stmt/options.h"
 
@@ -64,7 +65,7 @@ static void show_quote_string(StrBuf *out, const char *text)
     strbuf_append_char(out, '\'');
 }
 
-/* DDL that parses again; secret-looking option values are masked. */
+/* DDL that parses again; sensitive options (engine/base/sensitive.h) are masked. */
 static void show_create_table_text(const CatalogTable *table, StrBuf *out)
 {
     strbuf_printf(out, "CREATE %sTABLE `default_catalog`.`default_database`.`%s` (\n",
@@ -119,9 +120,8 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
             strbuf_append_cstr(out, "  ");
             show_quote_string(out, table->options[i].key);
             strbuf_append_cstr(out, " = ");
-            show_quote_string(out, catalog_option_is_secret(table->options[i].key)
-                                       ? "******"
-                                       : table->options[i].value);
+            show_quote_string(
+                out, sensitive_option_shown(table->options[i].key, table->options[i].value));
             strbuf_append_cstr(out, i + 1 < table->option_count ? ",\n" : "\n");
         }
         strbuf_append_cstr(out, ")");

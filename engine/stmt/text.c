@@ -1,6 +1,7 @@
 /*
  * text.c - the engine.h functions about text that need no session: SQL
- * keywords, statement boundaries, UTF-8 decoding and JSON quoting. Thin
+ * keywords, statement boundaries, secrets in statement text, UTF-8 decoding
+ * and JSON quoting. Thin
  * wrappers over engine/sql/, engine/base/utf8.h and engine/format/, so that
  * engine.h stays the CLI's only header and the CLI shares the engine's code
  * instead of keeping copies.
@@ -13,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/format/format.h"
 #include "engine/sql/parser.h"
+#include "engine/sql/secrets.h"
 #include "engine/sql/split.h"
 
 const char *const *joinery_keywords(void)
@@ -41,4 +43,11 @@ int joinery_json_quote(const char *text, size_t length,
                        int (*write)(void *context, const char *bytes, size_t length), void *context)
 {
     return format_json_quote(text, length, FORMAT_JSON_QUOTE_VALID_UTF8, write, context);
+}
+
+size_t joinery_statement_find_secrets(const char *text, size_t length,
+                                      void (*emit)(void *context, size_t offset, size_t length),
+                                      void *context)
+{
+    return sql_find_secrets(text, length, emit, context);
 }
