@@ -18,7 +18,8 @@
  *
  * Secrets: values of sensitive options (engine/base/sensitive.h) are
  * never printed. Only 'properties.*' reach librdkafka; a handful of
- * Java-client-only keys (serializers, max.poll.records) are ignored.
+ * Java-client-only keys (serializers, max.poll.records) are ignored, and
+ * 'properties.sasl.jaas.config' is translated (kafka_jaas.c).
  */
 #include "engine/connector/kafka_internal.h"
 
@@ -458,7 +459,10 @@ int kafka_make_conf(const CatalogTable *table, bool consumer, rd_kafka_conf_t **
             value = "error"; /* Java's spelling */
         if (!consumer && (strcmp(name, "group.id") == 0 || strcmp(name, "auto.offset.reset") == 0))
             continue;
-        status = kafka_conf_set(conf, name, value, key, diag);
+        if (strcmp(name, "sasl.jaas.config") == 0)
+            status = kafka_conf_set_jaas(conf, table, value, diag); /* kafka_jaas.c */
+        else
+            status = kafka_conf_set(conf, name, value, key, diag);
     }
     if (status != JOINERY_OK) {
         rd_kafka_conf_destroy(conf);

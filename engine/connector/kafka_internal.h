@@ -168,6 +168,14 @@ int kafka_make_conf(const CatalogTable *table, bool consumer, rd_kafka_conf_t **
 /* Sets one client property; the error names `option_key` and hides secret values. */
 int kafka_conf_set(rd_kafka_conf_t *conf, const char *name, const char *value,
                    const char *option_key, Diag *diag);
+/*
+ * Translates 'properties.sasl.jaas.config' (Kafka's JAAS syntax, value) into
+ * librdkafka's sasl.username and sasl.password on conf (kafka_jaas.c: the
+ * PLAIN and SCRAM login modules, checked against the table's
+ * 'properties.sasl.mechanism'). Errors never quote the value.
+ */
+int kafka_conf_set_jaas(rd_kafka_conf_t *conf, const CatalogTable *table, const char *value,
+                        Diag *diag);
 /* An integer property of the configuration (librdkafka's default when unset). */
 int64_t kafka_conf_get_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback);
 /* Topics of a ';' list, trimmed, copied into `arena`; count returned. */

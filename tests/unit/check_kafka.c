@@ -2,7 +2,8 @@
  * check_kafka.c - Check suite for the Kafka connectors and the changelog
  * formats: option validation (kafka, upsert-kafka), startup/bounded mode
  * and specific-offsets parsing, Flink's split assignment, debezium-json,
- * canal-json and raw decoding and encoding, and a round trip through an
+ * canal-json and raw decoding and encoding, Flink's SASL JAAS login
+ * translated into librdkafka's configuration, and a round trip through an
  * in-process librdkafka mock cluster (sink, bounded parallel source,
  * metadata columns, upsert tombstones, bad records named by topic,
  * partition and offset, skipped and counted with ignore-parse-errors).
@@ -392,6 +393,135 @@ START_TEST(test_validation)
     ck_assert_int_eq(connector_sink_changelog(kafka, table), SINK_CHANGELOG_INSERT_ONLY);
     ck_assert(!kafka->is_bounded(table));
     catalog_table_free(table);
+}
+END_TEST
+
+/* ------------------------------------------------------------ SASL JAAS */
+
+/* The librdkafka configuration of a kafka table with these extra options; NULL on error. */
+static rd_kafka_conf_t *jaas_conf(const char *mechanism, const char *jaas, const char *extra_key,
+                                  const char *extra_value, Diag *diag)
+{
+    const char *options[] = {"connector",
+                             "kafka",
+                             "topic",
+                             "a",
+                             "properties.bootstrap.servers",
+                             "h:1",
+                             "format",
+                             "json",
+                             "properties.security.protocol",
+                             "SASL_PLAINTEXT",
+                             "properties.sasl.jaas.config",
+                             jaas,
+                             mechanism ? "properties.sasl.mechanism" : "properties.client.id",
+                             mechanism ? mechanism : "c",
+                             extra_key ? extra_key : "properties.acks",
+                             extra_key ? extra_value : "all"};
+    CatalogTable *table =
+        make_keyed_table("t", TWO_COLUMNS, 2, options, OPTION_COUNT(options), NULL);
+    diag_clear(diag);
+    rd_kafka_conf_t *conf = NULL;
+    if (kafka_make_conf(table, true, &conf, diag) != JOINERY_OK)
+        conf = NULL;
+    catalog_table_free(table);
+    return conf;
+}
+
+static void assert_conf_string(const rd_kafka_conf_t *conf, const char *name, const char *expected)
+{
+    char value[512];
+    size_t size = sizeof value;
+    ck_assert_int_eq(rd_kafka_conf_get(conf, name, value, &size), RD_KAFKA_CONF_OK);
+    ck_assert_str_eq(value, expected);
+}
+
+START_TEST(test_sasl_jaas_config)
+{
+    Diag diag;
+    /* Flink's documented PLAIN login, as users write it */
+    rd_kafka_conf_t *conf =
+        jaas_conf("PLAIN",
+                  "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                  "username=\"u\" password=\"p\";",
+                  NULL, NULL, &diag);
+    ck_assert_msg(conf != NULL, "%s", diag.message);
+    assert_conf_string(conf, "sasl.username", "u");
+    assert_conf_string(conf, "sasl.password", "p");
+    assert_conf_string(conf, "sasl.mechanisms", "PLAIN");
+    assert_conf_string(conf, "security.protocol", "sasl_plaintext");
+    rd_kafka_conf_destroy(conf);
+    /* SCRAM, Flink's shaded class name, escapes, unquoted words, comments, other flags */
+    conf = jaas_conf("SCRAM-SHA-512",
+                     "org.apache.flink.kafka.shaded.org.apache.kafka.common.security.scram."
+                     "ScramLoginModule  optional /* who */ username=alice\n"
+                     "  password=\"a \\\"quoted\\\" \\\\ pass\" ; ",
+                     NULL, NULL, &diag);
+    ck_assert_msg(conf != NULL, "%s", diag.message);
+    assert_conf_string(conf, "sasl.username", "alice");
+    assert_conf_string(conf, "sasl.password", "a \"quoted\" \\ pass");
+    assert_conf_string(conf, "sasl.mechanisms", "SCRAM-SHA-512");
+    rd_kafka_conf_destroy(conf);
+    /* errors: each names what is wrong and never shows the password */
+    static const struct {
+        const char *mechanism;
+        const char *jaas;
+        const char *extra_key;
+        const char *message;
+    } BAD[] = {
+        {NULL,
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2\";",
+         NULL, "not set (Kafka's default: GSSAPI)"},
+        {"SCRAM-SHA-256",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2\";",
+         NULL, "needs 'properties.sasl.mechanism' = 'PLAIN', but it is 'SCRAM-SHA-256'"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" "
+         "password=\"hunter2\";",
+         NULL, "'SCRAM-SHA-256' or 'SCRAM-SHA-512'"},
+        {"GSSAPI",
+         "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true "
+         "keyTab=\"hunter2\";",
+         NULL, "Unsupported login module 'com.sun.security.auth.module.Krb5LoginModule'"},
+        {"PLAIN", "hunter2", NULL, "does not start with a login module class"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule username=\"u\" "
+         "password=\"hunter2\";",
+         NULL, "control flag"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2\"",
+         NULL, "does not end with ';'"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2;",
+         NULL, "unterminated"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required password=\"hunter2\";",
+         NULL, "username is missing"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2\"; org.apache.kafka.common.security.plain.PlainLoginModule "
+         "required username=\"v\" password=\"hunter2\";",
+         NULL, "more than one login module"},
+        {"SCRAM-SHA-256",
+         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" "
+         "password=\"hunter2\" tokenauth=\"true\";",
+         NULL, "tokenauth=true"},
+        {"PLAIN",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" "
+         "password=\"hunter2\";",
+         "properties.sasl.password", "both give the SASL login"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        conf = jaas_conf(BAD[i].mechanism, BAD[i].jaas, BAD[i].extra_key, "hunter2", &diag);
+        ck_assert_msg(conf == NULL, "case %zu accepted", i);
+        ck_assert_msg(strstr(diag.message, BAD[i].message) != NULL, "case %zu: %s", i,
+                      diag.message);
+        ck_assert_msg(strstr(diag.message, "hunter2") == NULL, "case %zu: %s", i, diag.message);
+    }
 }
 END_TEST
 
@@ -1071,6 +1201,7 @@ static Suite *kafka_suite(void)
     tcase_add_test(options, test_split_owner);
     tcase_add_test(options, test_validation);
     tcase_add_test(options, test_metadata_validation);
+    tcase_add_test(options, test_sasl_jaas_config);
     suite_add_tcase(suite, options);
     TCase *formats = tcase_create("formats");
     tcase_add_test(formats, test_debezium_decoding);
