@@ -65,7 +65,8 @@ static void kafka_delivery_report(rd_kafka_t *producer, const rd_kafka_message_t
                                   void *opaque)
 {
     (void)producer;
-    KafkaWriter *writer = opaque;
+    (void)opaque; /* the client's opaque (none is set); the writer is the message's */
+    KafkaWriter *writer = message->_private; /* RD_KAFKA_V_OPAQUE of rd_kafka_producev */
     if (!message->err)
         return;
     writer->undelivered++;

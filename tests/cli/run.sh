@@ -294,5 +294,20 @@ else
   skip "pseudo-terminal tests" "python3 not found"
 fi
 
+# ---------------------------------------------------------------- secrets (canaries)
+if [ -x "$BUILD/kafka-mock" ] && command -v python3 >/dev/null 2>&1; then
+  timeout 240 "$ROOT/tests/cli/secrets.sh" "$BUILD" >"$WORK/secrets.log" 2>&1
+  cat "$WORK/secrets.log"
+  p=$(sed -n 's/^secrets: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$WORK/secrets.log")
+  f=$(sed -n 's/^secrets: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$WORK/secrets.log")
+  if [ -z "$p" ]; then
+    fail "secrets canary test did not report"
+  else
+    passed=$((passed + p)); failed=$((failed + f))
+  fi
+else
+  skip "secrets canary test" "build/kafka-mock or python3 not found"
+fi
+
 echo "$passed passed, $failed failed ($skipped skipped)"
 [ "$failed" -eq 0 ]
