@@ -440,6 +440,8 @@ const JobKind job_kinds[] = {
     [PLAN_SINK] = {.build = job_build_sink},
     [PLAN_MULTI_JOIN] = {.create = build_multi_join, .format_metrics = build_multi_join_metrics},
     [PLAN_CHANGELOG_NORMALIZE] = {.create = build_changelog_normalize},
+    [PLAN_INTERVAL_JOIN] = {.create = build_interval_join,
+                            .format_metrics = build_interval_join_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

@@ -55,6 +55,7 @@ typedef enum PlanKind {
     PLAN_SINK,
     PLAN_MULTI_JOIN,
     PLAN_CHANGELOG_NORMALIZE, /* upsert source -> full changelog, keyed by exchange.keys */
+    PLAN_INTERVAL_JOIN,       /* a time-bounded join (join.*, join.interval) */
     PLAN_KIND_COUNT           /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -95,6 +96,22 @@ typedef struct PlanKey {
     uint32_t *fields;
     uint32_t count;
 } PlanKey;
+
+/*
+ * The time bounds of an interval join (Flink's IntervalJoinSpec.WindowBounds):
+ * a left row at time l and a right row at time r may join when
+ * left_lower <= l - r <= left_upper (milliseconds). Event time reads the
+ * time attributes left_time / right_time of the inputs; processing time
+ * uses the clock when a row arrives (the fields are then the proctime
+ * attributes the condition names, printed only).
+ */
+typedef struct PlanIntervalBounds {
+    bool rowtime; /* isRowTime */
+    int64_t left_lower;
+    int64_t left_upper;
+    uint32_t left_time;  /* field of the left input */
+    uint32_t right_time; /* field of the right input */
+} PlanIntervalBounds;
 
 typedef struct PlanField {
     char *name;
@@ -150,7 +167,7 @@ struct PlanNode {
         struct { /* LOGICAL_FILTER */
             Expr *condition;
         } filter;
-        struct { /* LOGICAL_JOIN, JOIN */
+        struct { /* LOGICAL_JOIN, JOIN, INTERVAL_JOIN */
             JoinType join_type;
             Expr *condition;     /* full ON condition (logical; printing) */
             uint32_t *left_keys; /* equi keys (physical) */
@@ -163,6 +180,9 @@ struct PlanNode {
             const char *left_hint_name; /* table/alias names a STATE_TTL hint may use */
             const char *right_hint_name;
             const char *state_ttl_hint; /* the hint as EXPLAIN's AST shows it; NULL */
+            /* INTERVAL_JOIN: the time bounds; `residual` is then what remains of the
+               condition besides the equi keys and the time predicates */
+            PlanIntervalBounds interval;
         } join;
         struct {                   /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
             JoinType *join_types;  /* [i], i >= 1: how input i joins inputs 0..i-1 */

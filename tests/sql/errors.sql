@@ -73,12 +73,6 @@ SELECT id FROM good LIMIT 2;
 SELECT /*+ MULTI_JOIN(a, b) */ a.id FROM good AS a JOIN good AS b ON a.id = b.id;
 SELECT a.id FROM good AS a JOIN good AS b USING (id);
 SHOW FUNCTIONS;
--- An interval join (BETWEEN on the rowtime attributes of both inputs).
-CREATE TABLE emp_t (id INT, name STRING, dept_id INT, hired TIMESTAMP(3),
-  WATERMARK FOR hired AS hired - INTERVAL '5' SECOND) WITH (
-  'connector' = 'filesystem', 'path' = 'tests/sql/data/emp.json', 'format' = 'json');
-SELECT a.name, b.name FROM emp_t AS a JOIN emp_t AS b ON a.dept_id = b.dept_id
-  AND b.hired BETWEEN a.hired - INTERVAL '1' DAY AND a.hired;
 SET 'table.exec.mini-batch.enabled' = 'true';
 
 -- INSERT of an updating result into an insert-only filesystem sink.

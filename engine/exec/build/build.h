@@ -40,9 +40,14 @@ Operator *build_join(BuildContext *context, const PlanNode *node);
 Operator *build_multi_join(BuildContext *context, const PlanNode *node);
 Operator *build_group_aggregate(BuildContext *context, const PlanNode *node);
 Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node);
+Operator *build_interval_join(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                               StrBuf *out);
+
+/* SHOW JOB METRICS lines under an IntervalJoin: each input's rows kept and late rows. */
+void build_interval_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                 StrBuf *out);
 
 #endif

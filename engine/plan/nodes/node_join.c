@@ -4,8 +4,12 @@
  */
 #include <string.h>
 
+#include <stdio.h>
+
 #include "engine/plan/cost.h"
+#include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
+#include "engine/plan/physical.h"
 #include "engine/plan/rules/rules.h"
 
 static void explain_logical_join(ExplainContext *context, const PlanNode *node)
@@ -105,46 +109,43 @@ static int derive_join(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
-/* Sets *rowtime / *proctime when `expr` reads a time attribute of the given side. */
-static void collect_time_attributes(const Expr *expr, uint32_t left_count, bool left, bool *found,
-                                    TimeAttribute *attribute)
+/* "TIMESTAMP(3) *ROWTIME*" as Flink's messages write a rowtime type. */
+static const char *rowtime_type_text(DataType type, char *buffer, size_t size)
 {
-    if (expr->kind == EXPR_INPUT_REF) {
-        bool is_left = expr->input_index < left_count;
-        if (is_left == left && expr->type.time_attribute != TIME_ATTRIBUTE_NONE) {
-            *found = true;
-            *attribute = expr->type.time_attribute;
-        }
-        return;
-    }
-    if (expr->kind == EXPR_CALL)
-        for (uint32_t i = 0; i < expr->call.arg_count; i++)
-            collect_time_attributes(expr->call.args[i], left_count, left, found, attribute);
+    snprintf(buffer, size, "%s(%d) *ROWTIME*",
+             type.id == TYPE_TIMESTAMP_LTZ ? "TIMESTAMP_LTZ" : "TIMESTAMP", (int)type.precision);
+    return buffer;
 }
 
-/* "rowtime" or "proctime" when the conjunct compares time attributes of both sides. */
-static const char *join_interval_kind(const Expr *conjunct, uint32_t left_count)
+/*
+ * Whether a join whose condition has interval bounds runs as an interval join: its inputs
+ * must be insert-only, else it is a regular join with the time predicates in its condition
+ * (Flink 2.1+, FLINK-37403; the inputs' properties are derived here for that). Rowtime
+ * attributes of different types are Flink's error.
+ */
+static int interval_join_applies(PlannerContext *context, PlanNode *left, PlanNode *right,
+                                 const PlanIntervalBounds *bounds, bool *applies)
 {
-    if (conjunct->kind != EXPR_CALL)
-        return NULL;
-    switch (function_info(conjunct->call.function)->order) {
-    case FUNCTION_ORDER_LESS:
-    case FUNCTION_ORDER_LESS_EQUAL:
-    case FUNCTION_ORDER_GREATER:
-    case FUNCTION_ORDER_GREATER_EQUAL:
-    case FUNCTION_ORDER_EQUAL:
-        break;
-    case FUNCTION_ORDER_NOT_EQUAL:
-    case FUNCTION_ORDER_NONE:
-        return NULL;
+    *applies = false;
+    int status = plan_derive_properties(context, left);
+    if (status == JOINERY_OK)
+        status = plan_derive_properties(context, right);
+    if (status != JOINERY_OK)
+        return status;
+    if (left->changelog_mode != CHANGELOG_INSERT || right->changelog_mode != CHANGELOG_INSERT)
+        return JOINERY_OK;
+    DataType left_type = left->fields[bounds->left_time].type;
+    DataType right_type = right->fields[bounds->right_time].type;
+    if (bounds->rowtime && left_type.id != right_type.id) {
+        char a[64], b[64];
+        return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                          "Interval join with rowtime attribute requires same rowtime types, but "
+                          "the types are %s and %s",
+                          rowtime_type_text(left_type, a, sizeof a),
+                          rowtime_type_text(right_type, b, sizeof b));
     }
-    bool left = false, right = false;
-    TimeAttribute left_attribute = TIME_ATTRIBUTE_NONE, right_attribute = TIME_ATTRIBUTE_NONE;
-    collect_time_attributes(conjunct, left_count, true, &left, &left_attribute);
-    collect_time_attributes(conjunct, left_count, false, &right, &right_attribute);
-    if (!left || !right || left_attribute != right_attribute)
-        return NULL;
-    return left_attribute == TIME_ATTRIBUTE_ROWTIME ? "rowtime" : "proctime";
+    *applies = true;
+    return JOINERY_OK;
 }
 
 /* Appends computed key expressions to a side as a Calc; returns the new input. */
@@ -207,9 +208,26 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t i = 0; i < total; i++)
         to_right[i] = i < left_count ? -1 : (int32_t)(i - left_count);
+    /* a time-bounded condition between the time attributes of both inputs makes an
+       interval join (Flink's IntervalJoin): its time predicates become the bounds */
+    bool *time_predicate = arena_calloc(arena, conjunct_count + 1, sizeof(bool));
+    int32_t *key_of = arena_calloc(arena, conjunct_count + 1, sizeof(int32_t));
+    if (!time_predicate || !key_of)
+        return JOINERY_ERROR_NO_MEMORY;
+    PlanIntervalBounds bounds = {0};
+    bool interval =
+        interval_bounds_find(conjuncts, conjunct_count, left_count, &bounds, time_predicate);
+    if (interval) {
+        status = interval_join_applies(context, left, right, &bounds, &interval);
+        if (status != JOINERY_OK)
+            return status;
+    }
     uint32_t key_count = 0, residual_count = 0;
     for (uint32_t i = 0; i < conjunct_count; i++) {
         Expr *conjunct = conjuncts[i];
+        key_of[i] = -1;
+        if (interval && time_predicate[i])
+            continue;
         bool equi = conjunct->kind == EXPR_CALL && conjunct->call.arg_count == 2 &&
                     (conjunct->call.function == FUNCTION_EQUAL ||
                      conjunct->call.function == FUNCTION_IS_NOT_DISTINCT_FROM) &&
@@ -252,22 +270,12 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
             }
             if (equi) {
                 null_safe[key_count] = conjunct->call.function == FUNCTION_IS_NOT_DISTINCT_FROM;
+                key_of[i] = (int32_t)key_count;
                 key_count++;
                 continue;
             }
         }
         residual[residual_count++] = conjunct;
-    }
-    /* a time-bounded condition between the time attributes of both sides is an interval
-       join in Flink: different semantics (append-only output, state bounded by time) */
-    for (uint32_t i = 0; i < residual_count; i++) {
-        const char *kind = join_interval_kind(residual[i], left_count);
-        if (kind)
-            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "Interval joins (a join condition bounding the %s attributes of "
-                              "both inputs) are not supported yet; a later release runs them as "
-                              "Flink's IntervalJoin",
-                              kind);
     }
     /* computed keys: append them to their side with a Calc */
     uint32_t *left_fields = arena_calloc(arena, key_count + 1, sizeof(uint32_t));
@@ -313,10 +321,12 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
         if (!residual[i])
             return JOINERY_ERROR_NO_MEMORY;
     }
-    PlanNode *join = physical_new_node(context, PLAN_JOIN, 2, new_total);
+    PlanNode *join =
+        physical_new_node(context, interval ? PLAN_INTERVAL_JOIN : PLAN_JOIN, 2, new_total);
     if (!join)
         return JOINERY_ERROR_NO_MEMORY;
     join->join = node->join;
+    join->join.interval = bounds;
     join->state_ttl_millis = node->state_ttl_millis;
     join->state_ttl_right_millis = node->state_ttl_right_millis;
     join->ttl_from_hint = node->ttl_from_hint;
@@ -325,23 +335,40 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     join->join.null_safe = null_safe;
     join->join.key_count = key_count;
     join->join.residual = residual_count ? expr_make_and(arena, residual, residual_count) : NULL;
-    /* the full condition over the widened row, for printing */
-    Expr **all = arena_calloc(arena, key_count + residual_count + 1, sizeof(Expr *));
-    if (!all)
+    /* the full condition over the widened row, for printing: a regular join's keys first,
+       an interval join's conjuncts in their order (as Flink prints them) */
+    Expr **all = arena_calloc(arena, conjunct_count + key_count + 1, sizeof(Expr *));
+    Expr **key_equalities = arena_calloc(arena, key_count + 1, sizeof(Expr *));
+    if (!all || !key_equalities)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t k = 0; k < key_count; k++) {
         Expr *pair[2] = {
             expr_make_input_ref(arena, left_fields[k], left->fields[left_fields[k]].type),
             expr_make_input_ref(arena, new_left + right_fields[k],
                                 right->fields[right_fields[k]].type)};
-        all[k] =
+        key_equalities[k] =
             expr_make_call(arena, null_safe[k] ? FUNCTION_IS_NOT_DISTINCT_FROM : FUNCTION_EQUAL,
                            type_make(TYPE_BOOLEAN, false), pair, 2);
     }
-    for (uint32_t i = 0; i < residual_count; i++)
-        all[key_count + i] = residual[i];
-    join->join.condition =
-        key_count + residual_count ? expr_make_and(arena, all, key_count + residual_count) : NULL;
+    uint32_t printed = 0;
+    if (interval) {
+        for (uint32_t i = 0, r = 0; i < conjunct_count; i++) {
+            if (key_of[i] >= 0)
+                all[printed++] = key_equalities[key_of[i]];
+            else if (time_predicate[i])
+                all[printed++] = expr_remap_inputs(arena, conjuncts[i], shift);
+            else
+                all[printed++] = residual[r++];
+            if (!all[printed - 1])
+                return JOINERY_ERROR_NO_MEMORY;
+        }
+    } else {
+        for (uint32_t k = 0; k < key_count; k++)
+            all[printed++] = key_equalities[k];
+        for (uint32_t i = 0; i < residual_count; i++)
+            all[printed++] = residual[i];
+    }
+    join->join.condition = printed ? expr_make_and(arena, all, printed) : NULL;
     bool left_nullable = join_type_preserves_right(node->join.join_type);
     bool right_nullable = join_type_preserves_left(node->join.join_type);
     for (uint32_t i = 0; i < new_total; i++) {

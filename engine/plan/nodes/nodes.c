@@ -26,6 +26,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_SINK] = &plan_kind_sink,
     [PLAN_MULTI_JOIN] = &plan_kind_multi_join,
     [PLAN_CHANGELOG_NORMALIZE] = &plan_kind_changelog_normalize,
+    [PLAN_INTERVAL_JOIN] = &plan_kind_interval_join,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -113,6 +113,7 @@ extern const PlanKindInfo plan_kind_logical_union, plan_kind_union;
 extern const PlanKindInfo plan_kind_logical_values, plan_kind_values;
 extern const PlanKindInfo plan_kind_logical_sink, plan_kind_sink;
 extern const PlanKindInfo plan_kind_changelog_normalize;
+extern const PlanKindInfo plan_kind_interval_join;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 

@@ -13,11 +13,21 @@
  * class with it, and its result becomes the first input of the next group,
  * as Flink does. A step that cannot pair with anything stays a binary join.
  * Runs after projection pruning, so chains are joins directly over joins
- * and field offsets line up with the concatenated inputs.
+ * and field offsets line up with the concatenated inputs. Interval joins
+ * (interval_bounds.h) end a chain: they stay binary, the joins around them
+ * fuse as usual.
  */
 #include <string.h>
 
+#include "engine/plan/interval_bounds.h"
 #include "engine/plan/rules/rules.h"
+
+/* A regular join, which chains fuse: an interval join never joins a MultiJoin (its state is
+   bounded by time, a MultiJoin's is not); it stays binary and its inputs are fused apart. */
+static bool is_fusable_join(Arena *arena, const PlanNode *node)
+{
+    return node->kind == PLAN_LOGICAL_JOIN && !interval_bounds_of_join(arena, node);
+}
 
 typedef struct Chain {
     PlanNode **joins;  /* joins[i], i >= 1: the chain's step i (joins[0] unused) */
@@ -210,7 +220,7 @@ static int fuse_chain(PlannerContext *context, PlanNode *top, PlanNode **result)
 {
     Arena *arena = context->arena;
     uint32_t steps = 0;
-    for (PlanNode *walk = top; walk->kind == PLAN_LOGICAL_JOIN; walk = walk->inputs[0])
+    for (PlanNode *walk = top; is_fusable_join(arena, walk); walk = walk->inputs[0])
         steps++;
     Chain chain;
     chain.count = steps + 1;
@@ -277,7 +287,7 @@ static int fuse_chain(PlannerContext *context, PlanNode *top, PlanNode **result)
 
 static int fuse(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
-    if (node->kind == PLAN_LOGICAL_JOIN)
+    if (is_fusable_join(context->arena, node))
         return fuse_chain(context, node, result);
     if (node->input_count == 0) {
         *result = node;

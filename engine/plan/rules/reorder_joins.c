@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "engine/plan/cost.h"
+#include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
 
 enum { REORDER_EXHAUSTIVE_LEAVES = 7, REORDER_MAX_LEAVES = 64 };
@@ -55,9 +56,11 @@ typedef struct Search {
 static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used,
                    PlanNode **result);
 
-static bool is_inner_join(const PlanNode *node)
+/* An inner regular join: an interval join is a leaf (its time bounds pair its two inputs). */
+static bool is_inner_join(Arena *arena, const PlanNode *node)
 {
-    return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == JOIN_TYPE_INNER;
+    return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == JOIN_TYPE_INNER &&
+           !interval_bounds_of_join(arena, node);
 }
 
 /* ---------------------------------------------------------------- flattening */
@@ -101,7 +104,7 @@ static int tree_flatten(Arena *arena, Tree *tree, PlanNode *join)
     for (uint32_t side = 0; side < 2; side++) {
         PlanNode *input = join->inputs[side];
         int status;
-        if (is_inner_join(input)) {
+        if (is_inner_join(arena, input)) {
             if (side == 1)
                 tree->left_deep = false;
             status = tree_flatten(arena, tree, input);
@@ -155,7 +158,7 @@ static PlanNode *tree_rebuild_original(Arena *arena, const PlanNode *join, PlanN
         return NULL;
     for (uint32_t side = 0; side < 2; side++) {
         PlanNode *input = join->inputs[side];
-        copy->inputs[side] = is_inner_join(input)
+        copy->inputs[side] = is_inner_join(arena, input)
                                  ? tree_rebuild_original(arena, input, leaves, next)
                                  : leaves[(*next)++];
         if (!copy->inputs[side])
@@ -473,7 +476,7 @@ static uint64_t *input_used(Arena *arena, const PlanNode *node, uint32_t index,
 
 static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used, PlanNode **result)
 {
-    if (is_inner_join(node))
+    if (is_inner_join(context->arena, node))
         return reorder_tree(context, node, used, result);
     *result = node;
     if (node->input_count == 0)
