@@ -111,6 +111,8 @@ typedef struct PlanIntervalBounds {
     int64_t left_upper;
     uint32_t left_time;  /* field of the left input */
     uint32_t right_time; /* field of the right input */
+    /* table.exec.interval-join.min-cleanup-interval: how much later rows are freed */
+    int64_t min_cleanup_millis;
 } PlanIntervalBounds;
 
 typedef struct PlanField {

@@ -34,6 +34,8 @@ typedef struct PlannerConfig {
     int64_t state_ttl_millis;           /* table.exec.state.ttl (0 = keep state forever) */
     int64_t source_idle_timeout_millis; /* table.exec.source.idle-timeout (0 = never idle) */
     int64_t watermark_interval_millis;  /* pipeline.auto-watermark-interval */
+    /* table.exec.interval-join.min-cleanup-interval (Flink 1.18+: 0 by default) */
+    int64_t interval_join_min_cleanup_millis;
 } PlannerConfig;
 
 typedef struct PlannerContext {

@@ -30,6 +30,7 @@ typedef enum OptionId {
     OPTION_MINI_BATCH_SIZE,
     OPTION_SOURCE_IDLE_TIMEOUT,
     OPTION_AUTO_WATERMARK_INTERVAL,
+    OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
@@ -62,6 +63,10 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
                                     "holds back the watermark (0 = never idle)"},
     [OPTION_AUTO_WATERMARK_INTERVAL] = {"pipeline.auto-watermark-interval", OPTION_KIND_DURATION,
                                         "200 ms", NULL, "how often sources emit their watermark"},
+    [OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL] =
+        {"table.exec.interval-join.min-cleanup-interval", OPTION_KIND_DURATION, "0 ms", NULL,
+         "how much later than possible an interval join frees its rows (and pads unmatched "
+         "outer rows)"},
     [OPTION_JOIN_REORDER_ENABLED] = {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN,
                                      "false", NULL, "reorder inner joins by cost"},
     [OPTION_MULTI_JOIN_ENABLED] = {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN,
@@ -350,6 +355,8 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         options_duration_millis(options, OPTION_SOURCE_IDLE_TIMEOUT);
     config->watermark_interval_millis =
         options_duration_millis(options, OPTION_AUTO_WATERMARK_INTERVAL);
+    config->interval_join_min_cleanup_millis =
+        options_duration_millis(options, OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL);
 }
 
 const char *options_note(const char *key, const char *value)

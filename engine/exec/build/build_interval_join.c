@@ -25,6 +25,7 @@ Operator *build_interval_join(BuildContext *context, const PlanNode *node)
     spec->left_upper_bound = bounds->left_upper;
     spec->left_time_field = bounds->left_time;
     spec->right_time_field = bounds->right_time;
+    spec->min_cleanup_interval = bounds->min_cleanup_millis;
     return interval_join_operator_create(spec, context->diag);
 }
 

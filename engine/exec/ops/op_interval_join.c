@@ -543,8 +543,7 @@ Operator *interval_join_operator_create(const IntervalJoinOperatorSpec *spec, Di
                                     .outer = join_type_preserves_right(spec->join_type),
                                     .relative_size = spec->left_upper_bound};
     join->empty_window = spec->left_upper_bound < spec->left_lower_bound;
-    int64_t window = saturating_add(join->sides[0].relative_size, join->sides[1].relative_size);
-    join->min_cleanup_interval = window > 0 ? window / 2 : 0;
+    join->min_cleanup_interval = spec->min_cleanup_interval > 0 ? spec->min_cleanup_interval : 0;
     int64_t delay = join->sides[0].relative_size > join->sides[1].relative_size
                         ? join->sides[0].relative_size
                         : join->sides[1].relative_size;

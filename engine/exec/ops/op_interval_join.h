@@ -23,8 +23,9 @@
  *    kept, and if S is outer and it matched nothing, emitted padded at once.
  * Kept rows are freed by timers (event time or processing time, per key):
  * the first row kept of a side registers one at its time + the side's
- * relative size + minCleanUpInterval + 1 (minCleanUpInterval = half the
- * window, as Flink); when it fires the side's expired rows go (padded if
+ * relative size + min_cleanup_interval + 1 (Flink's formula;
+ * table.exec.interval-join.min-cleanup-interval, 0 by default since Flink
+ * 1.18, delays it); when it fires the side's expired rows go (padded if
  * outer and unmatched) and, if rows remain, the next timer is registered
  * from the earliest of them. The final watermark (+infinity) frees all.
  * Rows whose key has a NULL (not null-safe) match nothing: an outer one is
@@ -71,6 +72,7 @@ typedef struct IntervalJoinOperatorSpec {
     bool rowtime;                               /* event time; false: processing time */
     int64_t left_lower_bound, left_upper_bound; /* ms: left_lower <= l - r <= left_upper */
     uint32_t left_time_field, right_time_field; /* event time: the inputs' time fields */
+    int64_t min_cleanup_interval; /* table.exec.interval-join.min-cleanup-interval (ms, >= 0) */
 } IntervalJoinOperatorSpec;
 
 /* Per-input figures (SHOW JOB METRICS). */

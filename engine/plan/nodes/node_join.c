@@ -327,6 +327,7 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
         return JOINERY_ERROR_NO_MEMORY;
     join->join = node->join;
     join->join.interval = bounds;
+    join->join.interval.min_cleanup_millis = context->config->interval_join_min_cleanup_millis;
     join->state_ttl_millis = node->state_ttl_millis;
     join->state_ttl_right_millis = node->state_ttl_right_millis;
     join->ttl_from_hint = node->ttl_from_hint;
