@@ -265,13 +265,37 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
     char *end;
     errno = 0;
     long long amount = strtoll(text, &end, 10);
+    /* SECOND takes up to three fractional digits (milliseconds), as Flink's
+       INTERVAL '0.001' SECOND in its watermark for ascending timestamps */
+    long long millis = 0;
+    bool fraction = false;
+    if (*end == '.' && end != text && ast->interval.unit == AST_INTERVAL_SECOND &&
+        ast->interval.to_unit == AST_INTERVAL_SECOND) {
+        const char *digit = end + 1;
+        int digits = 0;
+        while (*digit >= '0' && *digit <= '9' && digits < 4) {
+            if (digits < 3)
+                millis = millis * 10 + (*digit - '0');
+            digit++;
+            digits++;
+        }
+        if (digits == 0 || digits > 3)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                              "Interval literal '%s' is not supported yet: seconds keep at "
+                              "most three fractional digits (milliseconds)",
+                              text);
+        for (; digits < 3; digits++)
+            millis *= 10;
+        fraction = true;
+        end = (char *)digit;
+    }
     while (*end == ' ')
         end++;
     if (errno == ERANGE || end == text || *end != '\0' ||
         ast->interval.unit != ast->interval.to_unit)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
-                          "Interval literal '%s' is not supported yet: use a whole number of "
-                          "one unit, e.g. INTERVAL '5' SECOND",
+                          "Interval literal '%s' is not supported yet: use a number of "
+                          "one unit, e.g. INTERVAL '5' SECOND or INTERVAL '0.5' SECOND",
                           text);
     if (ast->interval.negative)
         amount = -amount;
@@ -300,7 +324,11 @@ static int bind_interval(Binder *binder, const AstExpr *ast, Expr **result)
         break;
     }
     int64_t value;
-    if (__builtin_mul_overflow((int64_t)amount, factor, &value))
+    bool text_negative = text[0] == '-';
+    if (fraction && (text_negative != ast->interval.negative))
+        millis = -millis; /* the fraction has the amount's sign */
+    if (__builtin_mul_overflow((int64_t)amount, factor, &value) ||
+        __builtin_add_overflow(value, (int64_t)millis, &value))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "Interval literal '%s' out of range", text);
     DataType type = type_make(id, false);

@@ -127,7 +127,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "REGEXP_SUBSTR",
     "UNIX_TIMESTAMP",
     "FROM_UNIXTIME",
-    "TO_TIMESTAMP_LTZ",
     "TO_DATE",
     "CONVERT_TZ",
     "DATEDIFF",
@@ -1013,6 +1012,36 @@ static Expr *type_to_timestamp(Call *call)
     if (!require_strings(call, 0, call->count, &ok))
         return fail_memory(call->diag);
     return typed(call, ok, type_make_timestamp(TYPE_TIMESTAMP, 3, true));
+}
+
+/*
+ * TO_TIMESTAMP_LTZ(numeric [, precision]): epoch seconds (precision 0) or
+ * milliseconds (3, the default) as TIMESTAMP_LTZ(3); a literal precision
+ * other than 0 or 3 is Flink's error.
+ */
+static Expr *type_to_timestamp_ltz(Call *call)
+{
+    Expr **args = call->args;
+    bool ok = is_numeric_or_null(args[0]->type);
+    if (ok && args[0]->type.id == TYPE_NULL && !widen_arg(call, 0, type_make(TYPE_BIGINT, true)))
+        return fail_memory(call->diag);
+    if (ok && call->count == 2) {
+        if (!require_integers(call, 1, 2, &ok))
+            return fail_memory(call->diag);
+        const Expr *precision = args[1];
+        if (ok && precision->kind == EXPR_LITERAL && !precision->literal.is_null &&
+            precision->literal.i != 0 && precision->literal.i != 3) {
+            diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                       "The precision value '%lld' for function TO_TIMESTAMP_LTZ(numeric, "
+                       "precision) is unsupported, the supported value is '0' for second or "
+                       "'3' for millisecond.",
+                       (long long)precision->literal.i);
+            return NULL;
+        }
+    }
+    DataType result = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, true);
+    result.nullable = any_nullable(args, call->count);
+    return typed(call, ok, result);
 }
 
 static Expr *type_current_timestamp(Call *call)

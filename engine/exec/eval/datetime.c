@@ -326,6 +326,46 @@ Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
     return value_int(millis);
 }
 
+Value eval_to_timestamp_ltz(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value number = eval_expr(arg, input);
+    if (number.is_null)
+        return number;
+    int64_t precision = 3;
+    if (expr->call.arg_count == 2) {
+        Value given = eval_expr(expr->call.args[1], input);
+        if (given.is_null)
+            return given;
+        precision = given.i;
+    }
+    if (precision != 0 && precision != 3)
+        return eval_error(input,
+                          "The precision value '%lld' for function TO_TIMESTAMP_LTZ(numeric, "
+                          "precision) is unsupported, the supported value is '0' for second or "
+                          "'3' for millisecond.",
+                          (long long)precision);
+    /* the value in milliseconds, truncated toward zero */
+    double scaled;
+    if (arg->type.id == TYPE_FLOAT || arg->type.id == TYPE_DOUBLE) {
+        scaled = number.d * (precision == 0 ? 1000.0 : 1.0);
+    } else if (arg->type.id == TYPE_DECIMAL) {
+        double unscaled = (double)number.i;
+        for (int32_t s = 0; s < arg->type.scale; s++)
+            unscaled /= 10.0;
+        scaled = unscaled * (precision == 0 ? 1000.0 : 1.0);
+    } else {
+        int64_t millis;
+        if (precision == 0 && __builtin_mul_overflow(number.i, (int64_t)1000, &millis))
+            return eval_error(input, "TO_TIMESTAMP_LTZ: %lld seconds is out of range",
+                              (long long)number.i);
+        return value_int(precision == 0 ? millis : number.i);
+    }
+    if (!(scaled > -9.2e18 && scaled < 9.2e18))
+        return eval_error(input, "TO_TIMESTAMP_LTZ: the value is out of range");
+    return value_int((int64_t)scaled);
+}
+
 static bool unit_is(Value unit, const char *name)
 {
     return strlen(name) == unit.s.len && strncasecmp(name, unit.s.ptr, unit.s.len) == 0;
