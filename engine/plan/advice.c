@@ -65,6 +65,54 @@ static int check_unbounded_state(AdviceList *list, const PlanNode *node)
                       "attributes) so that state is cleaned by watermarks.");
 }
 
+/*
+ * The rowtime attribute an input carries: the first among its fields, else (pruned above
+ * it) the one its watermark is generated on, below a chain of one-input nodes; NULL when
+ * none (at most 64 nodes down).
+ */
+static const char *rowtime_field(const PlanNode *node)
+{
+    for (int depth = 0; node && depth < 64; depth++) {
+        for (uint32_t i = 0; i < node->field_count; i++)
+            if (node->fields[i].type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
+                return node->fields[i].name;
+        if (node->kind == PLAN_WATERMARK_ASSIGNER)
+            return node->fields[node->watermark.rowtime_field].name;
+        node = node->input_count == 1 ? node->inputs[0] : NULL;
+    }
+    return NULL;
+}
+
+/*
+ * A regular join between two append-only streams that both carry a rowtime attribute
+ * (seed 003's rule of thumb: stream + stream with a time relation -> an interval or a
+ * window join, whose state the watermark frees).
+ */
+static int check_time_bounded(AdviceList *list, const PlanNode *node)
+{
+    if (node->kind != PLAN_JOIN || node->input_count != 2)
+        return JOINERY_OK;
+    const char *times[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        const PlanNode *input = node->inputs[i];
+        if (!node_is_stream(input) || input->changelog_mode != CHANGELOG_INSERT)
+            return JOINERY_OK;
+        times[i] = rowtime_field(input);
+        if (!times[i])
+            return JOINERY_OK;
+    }
+    return advice_add(
+        list, node, PLAN_ADVICE_ADVICE,
+        arena_printf(list->arena,
+                     "Both inputs of this join are append-only streams with rowtime attributes "
+                     "(%s, %s). If their rows match only within a time range of each other, "
+                     "bound it in the join condition (e.g. AND r.%s BETWEEN l.%s - INTERVAL "
+                     "'10' MINUTE AND l.%s + INTERVAL '5' MINUTE) to run an interval join, or "
+                     "join windows of both (a window join): their state is freed as the "
+                     "watermark passes, where this join keeps its rows.",
+                     times[0], times[1], times[1], times[0], times[0]));
+}
+
 static int check_full_join(AdviceList *list, const PlanNode *node)
 {
     bool full = false;
@@ -159,6 +207,8 @@ static int collect(PlannerContext *context, AdviceList *list, const PlanNode *no
     int status = JOINERY_OK;
     if (node->kind == PLAN_JOIN || node->kind == PLAN_MULTI_JOIN) {
         status = check_unbounded_state(list, node);
+        if (status == JOINERY_OK)
+            status = check_time_bounded(list, node);
         if (status == JOINERY_OK)
             status = check_full_join(list, node);
         if (status == JOINERY_OK)
