@@ -8,7 +8,8 @@
 # 9M, 1M, 500k: over 10 million input rows per join), BENCH_ARGS (more
 # bench_join options, e.g. --skip-datagen or --metrics), BENCH_STATE_ROWS,
 # BENCH_STATE_LMDB_ROWS (bench_state's rows; default 5M, and 1M for the
-# side-by-side run of both backends).
+# side-by-side run of both backends), BENCH_INTERVAL_HOURS (bench_interval's
+# simulated hours of event time; default 4).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -60,6 +61,10 @@ echo "== MultiJoin vs binary join chain on one changelog (bench_multi_join: 4-wa
 # ... and two rows per key in every input, where intermediate results multiply
 # (10 such inputs would need tens of GiB for the binary chain: not run)
 "$build/tools/bench_multi_join" --inputs 4,6 --rows 20000 --keys 10000
+
+echo
+echo "== interval join vs regular join over hours of event time (bench_interval: state stays flat vs grows) =="
+"$build/tools/bench_interval" --hours "${BENCH_INTERVAL_HOURS:-4}" --rate 50 --every 30
 
 echo
 echo "== Kafka: kafka -> two-table join -> kafka on kafka-mock, next to kcat's consume rate =="
