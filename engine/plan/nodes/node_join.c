@@ -484,9 +484,10 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
     JoinType type = join->join.join_type;
     bool left_preserved_only = type == JOIN_TYPE_LEFT;   /* right side is NULL-generating */
     bool right_preserved_only = type == JOIN_TYPE_RIGHT; /* left side is NULL-generating */
-    RuleConjuncts left = {0}, right = {0}, above = {0}, on = {0};
+    RuleConjuncts left = {0}, right = {0}, above = {0}, on = {0}, on_from_where = {0};
     int status = JOINERY_OK;
-    /* WHERE conjuncts */
+    /* WHERE conjuncts (those that join the inputs follow the ON conjuncts, as Calcite's
+       FilterJoinRule appends them) */
     for (uint32_t i = 0; i < conjuncts->count && status == JOINERY_OK; i++) {
         Expr *conjunct = conjuncts->items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
@@ -496,7 +497,7 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
         else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
             status = rule_conjuncts_add(arena, &right, conjunct);
         else if (type == JOIN_TYPE_INNER && sides == 3 && deterministic)
-            status = rule_conjuncts_add(arena, &on, conjunct);
+            status = rule_conjuncts_add(arena, &on_from_where, conjunct);
         else
             status = rule_conjuncts_add(arena, &above, conjunct);
     }
@@ -515,6 +516,8 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
         else
             status = rule_conjuncts_add(arena, &on, conjunct);
     }
+    for (uint32_t i = 0; i < on_from_where.count && status == JOINERY_OK; i++)
+        status = rule_conjuncts_add(arena, &on, on_from_where.items[i]);
     if (status != JOINERY_OK)
         return status;
     /* right conjuncts are over the combined row: shift them to the right input */
