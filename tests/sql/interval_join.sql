@@ -243,3 +243,39 @@ JOIN pay_stream AS p ON o.order_id = p.order_id;
 EXPLAIN PLAN_ADVICE SELECT o.order_id, p.pay_time FROM order_stream AS o
 JOIN pay_stream AS p ON o.order_id = p.order_id
 AND p.pay_time BETWEEN o.order_time AND o.order_time + INTERVAL '10' MINUTE;
+
+-- Flink's IntervalJoinTestPrograms (event time, and the negative interval), their
+-- rows before and after the restore in one file each: orders 1, 2, 5 and 10 meet
+-- a shipment within 5 s; with the bounds the wrong way round (+10 s .. +5 s)
+-- nothing matches and every order is padded.
+CREATE TABLE orders_t (id INT, order_ts_str STRING, order_ts AS TO_TIMESTAMP(order_ts_str),
+  WATERMARK for `order_ts` AS `order_ts` - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = 'tests/sql/data/interval_orders_t.json', 'format' = 'json');
+CREATE TABLE shipments_t (id INT, order_id INT, shipment_ts_str STRING,
+  shipment_ts AS TO_TIMESTAMP(shipment_ts_str),
+  WATERMARK for `shipment_ts` AS `shipment_ts` - INTERVAL '1' SECOND) WITH (
+  'connector' = 'filesystem', 'path' = 'tests/sql/data/interval_shipments_t.json', 'format' = 'json');
+
+SELECT
+     o.id AS order_id,
+     o.order_ts_str,
+     s.shipment_ts_str
+ FROM orders_t o
+ JOIN shipments_t s ON o.id = s.order_id
+ WHERE o.order_ts BETWEEN s.shipment_ts - INTERVAL '5' SECOND AND s.shipment_ts + INTERVAL '5' SECOND;
+
+EXPLAIN SELECT
+     o.id AS order_id,
+     o.order_ts_str,
+     s.shipment_ts_str
+ FROM orders_t o LEFT OUTER JOIN shipments_t s
+ ON o.id = s.order_id
+ AND o.order_ts BETWEEN s.shipment_ts + INTERVAL '10' SECOND AND s.shipment_ts + INTERVAL '5' SECOND;
+
+SELECT
+     o.id AS order_id,
+     o.order_ts_str,
+     s.shipment_ts_str
+ FROM orders_t o LEFT OUTER JOIN shipments_t s
+ ON o.id = s.order_id
+ AND o.order_ts BETWEEN s.shipment_ts + INTERVAL '10' SECOND AND s.shipment_ts + INTERVAL '5' SECOND;
