@@ -129,6 +129,17 @@ START_TEST(test_regular_joins)
     /* a bound on a plain TIMESTAMP (Nexmark q4's B.dateTime BETWEEN A.dateTime AND A.expires) */
     expect_regular(&f, "SELECT t1.a FROM MyTable3 AS t1 JOIN MyTable2 AS t2 ON t1.a = t2.a AND "
                        "t2.rowtime BETWEEN t1.rowtime AND t1.d");
+    /* a time attribute that came through a regular join is a plain TIMESTAMP there */
+    expect_regular(&f, "SELECT j.a FROM (SELECT t1.a, t1.rowtime FROM MyTable t1 JOIN MyTable3 t3 "
+                       "ON t1.a = t3.a) j JOIN MyTable2 t2 ON j.a = t2.a AND j.rowtime BETWEEN "
+                       "t2.rowtime - INTERVAL '1' SECOND AND t2.rowtime");
+    /* ... but not one that came through an interval join */
+    CONTAINS(physical(&f, "SELECT j.a FROM (SELECT t1.a, t1.rowtime FROM MyTable t1 JOIN MyTable3 "
+                          "t3 ON t1.a = t3.a AND t1.rowtime = t3.rowtime) j JOIN MyTable2 t2 ON "
+                          "j.a = t2.a AND j.rowtime BETWEEN t2.rowtime - INTERVAL '1' SECOND AND "
+                          "t2.rowtime"),
+             "IntervalJoin(joinType=[InnerJoin], windowBounds=[isRowTime=true, "
+             "leftLowerBound=-1000, leftUpperBound=0");
     /* three time predicates */
     expect_regular(&f, QUERY "t1.rowtime >= t2.rowtime AND t1.rowtime <= t2.rowtime + INTERVAL "
                              "'1' SECOND AND t1.rowtime < t2.rowtime + INTERVAL '2' SECOND");
