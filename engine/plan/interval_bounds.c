@@ -11,6 +11,7 @@
  */
 #include "engine/plan/interval_bounds.h"
 
+#include "engine/plan/nodes/nodes.h"
 #include "engine/plan/rules/rules.h"
 
 enum {
@@ -237,7 +238,44 @@ bool interval_bounds_find(Expr *const *conjuncts, uint32_t count, uint32_t left_
     return true;
 }
 
+static bool bounds_of_join(Arena *arena, const PlanNode *join, int depth);
+
+/* interval_time_materialized, `depth` joins down. */
+static bool time_materialized(Arena *arena, const PlanNode *node, uint32_t field, int depth)
+{
+    for (int steps = 0; node && steps < 256; steps++) {
+        switch (node->kind) {
+        case PLAN_JOIN:
+        case PLAN_MULTI_JOIN:
+        case PLAN_LOGICAL_MULTI_JOIN:
+            return true;
+        case PLAN_LOGICAL_JOIN:
+            if (depth >= INTERVAL_MAX_DEPTH || !bounds_of_join(arena, node, depth + 1))
+                return true;
+            break;
+        default:
+            break;
+        }
+        const PlanKindInfo *info = plan_kind_info(node->kind);
+        const PlanNode *from = info->trace_field ? info->trace_field(node, &field) : NULL;
+        if (!from || from == node)
+            return false;
+        node = from;
+    }
+    return false;
+}
+
+bool interval_time_materialized(Arena *arena, const PlanNode *input, uint32_t field)
+{
+    return time_materialized(arena, input, field, 0);
+}
+
 bool interval_bounds_of_join(Arena *arena, const PlanNode *join)
+{
+    return bounds_of_join(arena, join, 0);
+}
+
+static bool bounds_of_join(Arena *arena, const PlanNode *join, int depth)
 {
     if (join->kind != PLAN_LOGICAL_JOIN || !join_type_emits_right(join->join.join_type) ||
         !join->join.condition)
@@ -250,5 +288,7 @@ bool interval_bounds_of_join(Arena *arena, const PlanNode *join)
         return false;
     PlanIntervalBounds bounds;
     return interval_bounds_find(split.items, split.count, join->inputs[0]->field_count, &bounds,
-                                flags);
+                                flags) &&
+           !time_materialized(arena, join->inputs[0], bounds.left_time, depth) &&
+           !time_materialized(arena, join->inputs[1], bounds.right_time, depth);
 }

@@ -38,10 +38,22 @@ bool interval_bounds_find(Expr *const *conjuncts, uint32_t count, uint32_t left_
                           PlanIntervalBounds *bounds, bool *time_predicate);
 
 /*
- * True when the condition of `join` (a LOGICAL_JOIN) makes it an interval
- * join (its join type projecting the right side: not SEMI or ANTI). The
- * rules that must leave interval joins alone (MultiJoin fusion, join
- * reordering) ask this.
+ * True when the time attribute `field` of `input` (a logical or physical
+ * plan) came through a regular join or a MultiJoin: Flink materializes the
+ * time attributes a regular join passes on (RelTimeIndicatorConverter), so
+ * above it they are plain TIMESTAMPs and bound no interval join. Follows
+ * the kinds' trace_field hooks; allocates (in `arena`) only to split the
+ * conditions of logical joins on the way.
+ */
+bool interval_time_materialized(Arena *arena, const PlanNode *input, uint32_t field);
+
+/*
+ * True when `join` (a LOGICAL_JOIN) is an interval join as far as its
+ * logical plan tells: its condition has interval bounds, its join type
+ * projects the right side (not SEMI or ANTI) and its time attributes did
+ * not come through a regular join. (Physical planning also requires
+ * insert-only inputs.) The rules that must leave interval joins alone
+ * (MultiJoin fusion, join reordering) ask this.
  */
 bool interval_bounds_of_join(Arena *arena, const PlanNode *join);
 

@@ -193,6 +193,12 @@ START_TEST(test_rules_leave_interval_joins)
     CONTAINS(plan, "MultiJoin(commonJoinKey=[a]");
     CONTAINS(plan, "IntervalJoin(joinType=[InnerJoin], windowBounds=[isRowTime=true, "
                    "leftLowerBound=-1000, leftUpperBound=0");
+    /* time bounds on attributes that came through a regular join: a regular join, fused */
+    plan = physical(&f, "SELECT t1.a FROM MyTable t1 JOIN MyTable3 t3 ON t1.a = t3.a JOIN "
+                        "MyTable2 t2 ON t1.a = t2.a AND t1.rowtime BETWEEN t2.rowtime - INTERVAL "
+                        "'1' SECOND AND t2.rowtime");
+    CONTAINS(plan, "MultiJoin(commonJoinKey=[a], joinTypes=[INNER, INNER]");
+    LACKS(plan, "IntervalJoin");
     fixture_close(&f);
 }
 END_TEST

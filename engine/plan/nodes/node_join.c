@@ -118,26 +118,6 @@ static const char *rowtime_type_text(DataType type, char *buffer, size_t size)
 }
 
 /*
- * True when the time attribute `field` of `input` came through a regular join below:
- * Flink materializes the time attributes a regular join passes on (its
- * RelTimeIndicatorConverter), so above it they are plain TIMESTAMPs.
- */
-static bool time_attribute_materialized(const PlanNode *input, uint32_t field)
-{
-    const PlanNode *node = input;
-    for (int depth = 0; node && depth < 256; depth++) {
-        if (node->kind == PLAN_JOIN || node->kind == PLAN_MULTI_JOIN)
-            return true;
-        const PlanKindInfo *info = plan_kind_info(node->kind);
-        const PlanNode *from = info->trace_field ? info->trace_field(node, &field) : NULL;
-        if (!from || from == node)
-            return false;
-        node = from;
-    }
-    return false;
-}
-
-/*
  * Whether a join whose condition has interval bounds runs as an interval join: its inputs
  * must be insert-only, else it is a regular join with the time predicates in its condition
  * (Flink 2.1+, FLINK-37403; the inputs' properties are derived here for that), and its time
@@ -155,8 +135,8 @@ static int interval_join_applies(PlannerContext *context, PlanNode *left, PlanNo
         return status;
     if (left->changelog_mode != CHANGELOG_INSERT || right->changelog_mode != CHANGELOG_INSERT)
         return JOINERY_OK;
-    if (time_attribute_materialized(left, bounds->left_time) ||
-        time_attribute_materialized(right, bounds->right_time))
+    if (interval_time_materialized(context->arena, left, bounds->left_time) ||
+        interval_time_materialized(context->arena, right, bounds->right_time))
         return JOINERY_OK;
     DataType left_type = left->fields[bounds->left_time].type;
     DataType right_type = right->fields[bounds->right_time].type;
