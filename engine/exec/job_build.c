@@ -442,6 +442,8 @@ const JobKind job_kinds[] = {
     [PLAN_CHANGELOG_NORMALIZE] = {.create = build_changelog_normalize},
     [PLAN_INTERVAL_JOIN] = {.create = build_interval_join,
                             .format_metrics = build_interval_join_metrics},
+    [PLAN_WINDOW_TABLE_FUNCTION] = {.create = build_window_table_function},
+    [PLAN_WINDOW_JOIN] = {.create = build_window_join, .format_metrics = build_window_join_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

@@ -486,6 +486,18 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     return JOINERY_OK;
 }
 
+int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition position,
+                       PlanNode **result)
+{
+    AstTableRef ref = {.kind = AST_TABLE_NAME, .position = position};
+    ref.table.parts = *parts;
+    BoundFrom bound = {0};
+    int status = bind_table_name(binder, &ref, &bound);
+    if (status == JOINERY_OK)
+        *result = bound.node;
+    return status;
+}
+
 static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
 {
     memset(result, 0, sizeof *result);
@@ -515,9 +527,28 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     }
     case AST_TABLE_JOIN:
         return bind_join(binder, ref, result);
-    case AST_TABLE_FUNCTION:
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
-                          "Table functions (windows, LATERAL TABLE) are not supported yet");
+    case AST_TABLE_FUNCTION: {
+        if (!bind_is_window_function(ref->function.call->function.name))
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
+                              "Table functions other than the window functions (TUMBLE, HOP, "
+                              "CUMULATE, SESSION), e.g. LATERAL TABLE, are not supported yet");
+        PlanNode *node = NULL;
+        int status = bind_window_function(binder, ref->function.call, &node);
+        if (status != JOINERY_OK)
+            return status;
+        if (ref->column_aliases.count) {
+            if (ref->column_aliases.count != node->field_count)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                                  "List of column aliases must have same degree as table");
+            status = bind_rename(binder, node, (const char *const *)ref->column_aliases.items,
+                                 node->field_count, &node);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        result->node = node;
+        result->alias = ref->alias;
+        return bind_scope_of(binder, node, ref->alias, &result->scope);
+    }
     }
     return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
                       "FROM item not supported yet");

@@ -66,6 +66,13 @@ int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, co
                ...) __attribute__((format(printf, 4, 5)));
 /* Binds a query (used for subqueries, views, CTEs). */
 int bind_query(Binder *binder, const AstQuery *query, PlanNode **result);
+/* Binds a table, view or CTE by name (a FROM item's name) into *result. */
+int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition position,
+                       PlanNode **result);
+/* bind_window.c: true when `name` is a window table function (TUMBLE, HOP, CUMULATE, SESSION). */
+bool bind_is_window_function(const char *name);
+/* bind_window.c: the LogicalTableFunctionScan of a window table function call. */
+int bind_window_function(Binder *binder, const AstExpr *call, PlanNode **result);
 /* Allocates a fresh node with an id. */
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count);
 

@@ -24,6 +24,7 @@
 #include "engine/base/arena.h"
 #include "engine/plan/expr.h"
 #include "engine/plan/join_type.h"
+#include "engine/plan/window_spec.h"
 
 /*
  * The node kinds. What a kind is and does (its name, flags, EXPLAIN printer,
@@ -42,7 +43,8 @@ typedef enum PlanKind {
     PLAN_LOGICAL_UNION,
     PLAN_LOGICAL_VALUES,
     PLAN_LOGICAL_SINK,
-    PLAN_LOGICAL_MULTI_JOIN, /* made by rules/fuse_multi_join.c, never by the binder */
+    PLAN_LOGICAL_MULTI_JOIN,          /* made by rules/fuse_multi_join.c, never by the binder */
+    PLAN_LOGICAL_TABLE_FUNCTION_SCAN, /* a window table function (TUMBLE, HOP, ...) */
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -54,9 +56,11 @@ typedef enum PlanKind {
     PLAN_VALUES,
     PLAN_SINK,
     PLAN_MULTI_JOIN,
-    PLAN_CHANGELOG_NORMALIZE, /* upsert source -> full changelog, keyed by exchange.keys */
-    PLAN_INTERVAL_JOIN,       /* a time-bounded join (join.*, join.interval) */
-    PLAN_KIND_COUNT           /* not a kind: the number of kinds (keep it last) */
+    PLAN_CHANGELOG_NORMALIZE,   /* upsert source -> full changelog, keyed by exchange.keys */
+    PLAN_INTERVAL_JOIN,         /* a time-bounded join (join.*, join.interval) */
+    PLAN_WINDOW_TABLE_FUNCTION, /* window bounds added to every row (window.*) */
+    PLAN_WINDOW_JOIN,           /* two windowed inputs joined per window (window_join.*) */
+    PLAN_KIND_COUNT             /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
@@ -214,6 +218,30 @@ struct PlanNode {
             Expr ***rows; /* rows[r][c]: constant expressions */
             uint32_t row_count;
         } values;
+        struct { /* LOGICAL_TABLE_FUNCTION_SCAN, WINDOW_TABLE_FUNCTION */
+            WindowSpec spec;
+            uint32_t time_field;      /* the input's time attribute (DESCRIPTOR) */
+            uint32_t *partition_keys; /* SESSION's PARTITION BY, input fields */
+            uint32_t partition_key_count;
+            /* the interval arguments as written, in Flink's order (TUMBLE size
+               [, offset]; HOP slide, size [, offset]; CUMULATE step, size [, offset];
+               SESSION gap), for the AST's invocation=[...] */
+            Expr **arguments;
+            uint32_t argument_count;
+        } window;
+        struct {                 /* WINDOW_JOIN */
+            JoinType join_type;  /* INNER, LEFT, RIGHT, FULL */
+            Expr *condition;     /* where=[...]: the equi keys and residual, over left ++ right */
+            uint32_t *left_keys; /* equi keys other than the window bounds */
+            uint32_t *right_keys;
+            bool *null_safe;
+            uint32_t key_count;
+            Expr *residual; /* non-equi part; NULL when none */
+            WindowSpec left_window, right_window;
+            /* each input's window_start / window_end fields */
+            uint32_t left_window_start, left_window_end;
+            uint32_t right_window_start, right_window_end;
+        } window_join;
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */
             uint32_t *target_columns;  /* sink column per input field */

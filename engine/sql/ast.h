@@ -64,7 +64,8 @@ typedef enum AstExprKind {
     AST_EXPR_LIKE,           /* operand [NOT] LIKE pattern [ESCAPE escape] (negated) */
     AST_EXPR_INTERVAL,       /* INTERVAL 'text' unit [TO unit] */
     AST_EXPR_SUBQUERY,       /* ( query ) used as an expression: rejected by the binder */
-    AST_EXPR_TABLE_ARGUMENT, /* TABLE name as a function argument: TUMBLE(TABLE t, ...) */
+    AST_EXPR_TABLE_ARGUMENT, /* TABLE name [PARTITION BY keys] as a function argument:
+                                TUMBLE(TABLE t, ...) */
 } AstExprKind;
 
 typedef enum AstLiteralKind {
@@ -148,6 +149,9 @@ struct AstExpr {
         struct {
             char *name;   /* as written, e.g. "COUNT", "date_format" */
             AstList args; /* AstExpr*; COUNT(*) has one AST_EXPR_STAR arg */
+            /* char* per arg: the name of a named argument (SIZE => ...), NULL for a
+               positional one; empty (count 0) when no argument is named */
+            AstList arg_names;
             bool distinct;
         } function;
         struct {
@@ -203,7 +207,8 @@ struct AstExpr {
             AstQuery *query;
         } subquery;
         struct {
-            AstList name_parts; /* char*: 1 to 3 name parts */
+            AstList name_parts;   /* char*: 1 to 3 name parts */
+            AstList partition_by; /* char*: TABLE t PARTITION BY k / (k1, k2); usually empty */
         } table_argument;
     };
 };

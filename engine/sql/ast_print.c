@@ -227,7 +227,14 @@ static void print_expr(const AstExpr *expr, Printer *out)
         printer_format(out, "(call %s", expr->function.name);
         if (expr->function.distinct)
             printer_text(out, " distinct");
-        print_expr_list(&expr->function.args, out);
+        for (size_t i = 0; i < expr->function.args.count; i++) {
+            const char *arg_name =
+                i < expr->function.arg_names.count ? expr->function.arg_names.items[i] : NULL;
+            printer_char(out, ' ');
+            if (arg_name)
+                printer_format(out, "%s => ", arg_name);
+            print_expr(expr->function.args.items[i], out);
+        }
         printer_char(out, ')');
         break;
     case AST_EXPR_CAST:
@@ -322,6 +329,10 @@ static void print_expr(const AstExpr *expr, Printer *out)
     case AST_EXPR_TABLE_ARGUMENT:
         printer_text(out, "(table ");
         print_names(&expr->table_argument.name_parts, ".", out);
+        if (expr->table_argument.partition_by.count) {
+            printer_text(out, " partition by ");
+            print_names(&expr->table_argument.partition_by, ", ", out);
+        }
         printer_char(out, ')');
         break;
     }

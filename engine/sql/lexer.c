@@ -121,6 +121,8 @@ const char *token_kind_describe(TokenKind kind)
         return "']'";
     case TOKEN_SEMICOLON:
         return "';'";
+    case TOKEN_ARROW:
+        return "'=>'";
     case TOKEN_ERROR:
         return "invalid token";
     }
@@ -402,7 +404,10 @@ int lexer_next_token(Lexer *lexer, Token *token, Diag *diag)
         lexer_read_operator(lexer, token, TOKEN_SLASH, 1, start);
         return JOINERY_OK;
     case '=':
-        lexer_read_operator(lexer, token, TOKEN_EQUAL, next == '=' ? 2 : 1, start);
+        if (next == '>')
+            lexer_read_operator(lexer, token, TOKEN_ARROW, 2, start);
+        else
+            lexer_read_operator(lexer, token, TOKEN_EQUAL, next == '=' ? 2 : 1, start);
         return JOINERY_OK;
     case '<':
         if (next == '>')

@@ -55,6 +55,7 @@ typedef enum TokenKind {
     TOKEN_LEFT_BRACKET,  /* [ */
     TOKEN_RIGHT_BRACKET, /* ] */
     TOKEN_SEMICOLON,     /* ; */
+    TOKEN_ARROW,         /* => (a named argument: SIZE => INTERVAL ...) */
     TOKEN_ERROR,         /* a lexical error; the diagnostic says which */
 } TokenKind;
 

@@ -1108,6 +1108,18 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
     return false;
 }
 
+/*
+ * Records the name (NULL: positional) of the argument about to be parsed; the
+ * first named one fills NULL for the positional ones before it.
+ */
+static bool parser_push_arg_name(Parser *parser, AstExpr *call, char *name)
+{
+    while (call->function.arg_names.count < call->function.args.count)
+        if (!ast_list_push(parser, &call->function.arg_names, NULL))
+            return false;
+    return ast_list_push(parser, &call->function.arg_names, name);
+}
+
 static AstExpr *parser_parse_function(Parser *parser, char *name)
 {
     AstExpr *expr = parser_new_expr(parser, AST_EXPR_FUNCTION, parser_current(parser));
@@ -1133,6 +1145,19 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
                 return NULL;
         } else {
             do {
+                /* name => value: a named argument (the window table functions') */
+                char *arg_name = NULL;
+                if (token_is_identifier(parser_current(parser)) &&
+                    parser_peek(parser, 1)->kind == TOKEN_ARROW) {
+                    arg_name = parser_identifier_text(parser, parser_current(parser));
+                    if (!arg_name)
+                        return NULL;
+                    parser_advance(parser);
+                    parser_advance(parser);
+                }
+                if ((arg_name || expr->function.arg_names.count) &&
+                    !parser_push_arg_name(parser, expr, arg_name))
+                    return NULL;
                 AstExpr *arg = parser_parse_expression(parser);
                 if (!arg || !ast_list_push(parser, &expr->function.args, arg))
                     return NULL;
@@ -1217,6 +1242,22 @@ static AstExpr *parser_parse_table_argument(Parser *parser)
     parser_advance(parser);
     if (!parser_parse_name(parser, &expr->table_argument.name_parts, "table name"))
         return NULL;
+    /* PARTITION BY k or PARTITION BY (k1, k2): SESSION's partition keys */
+    const Token *word = parser_current(parser);
+    if (word->kind == TOKEN_IDENTIFIER && !word->quoted && word->length == 9 &&
+        strncasecmp(word->text, "PARTITION", 9) == 0 &&
+        token_is_keyword(parser_peek(parser, 1), KEYWORD_BY)) {
+        parser_advance(parser);
+        parser_advance(parser);
+        bool parenthesized = parser_accept(parser, TOKEN_LEFT_PAREN);
+        do {
+            char *key = parser_expect_identifier(parser, "partition key");
+            if (!key || !ast_list_push(parser, &expr->table_argument.partition_by, key))
+                return NULL;
+        } while (parenthesized && parser_accept(parser, TOKEN_COMMA));
+        if (parenthesized && !parser_expect(parser, TOKEN_RIGHT_PAREN))
+            return NULL;
+    }
     return parser_finish_expr(parser, expr);
 }
 

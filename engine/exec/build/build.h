@@ -41,6 +41,8 @@ Operator *build_multi_join(BuildContext *context, const PlanNode *node);
 Operator *build_group_aggregate(BuildContext *context, const PlanNode *node);
 Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node);
 Operator *build_interval_join(BuildContext *context, const PlanNode *node);
+Operator *build_window_table_function(BuildContext *context, const PlanNode *node);
+Operator *build_window_join(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
@@ -49,5 +51,10 @@ void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, u
 /* SHOW JOB METRICS lines under an IntervalJoin: each input's rows kept and late rows. */
 void build_interval_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                  StrBuf *out);
+
+/* SHOW JOB METRICS lines under a WindowJoin: the late rows dropped per side, summed over
+   subtasks (Flink's leftNumLateRecordsDropped / rightNumLateRecordsDropped). */
+void build_window_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                               StrBuf *out);
 
 #endif

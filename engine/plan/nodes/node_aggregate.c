@@ -7,6 +7,7 @@
 
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
+#include "engine/plan/window_properties.h"
 
 static const char *aggregate_name(PlanAggregateKind kind)
 {
@@ -115,8 +116,33 @@ static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
     return JOINERY_OK;
 }
 
+/*
+ * True when the group keys hold window_start and window_end of one window table
+ * function: Flink runs that as a WindowAggregate (one final row per window), not as a
+ * GroupAggregate (updates as rows arrive), so it must not plan as one.
+ */
+static bool groups_by_window(const PlanNode *node)
+{
+    const WindowSpec *start_spec = NULL, *end_spec = NULL;
+    for (uint32_t i = 0; i < node->aggregate.group_key_count; i++) {
+        const WindowSpec *spec = NULL;
+        WindowFieldRole role =
+            plan_window_field(node->inputs[0], node->aggregate.group_keys[i], &spec);
+        if (role == WINDOW_FIELD_START)
+            start_spec = spec;
+        else if (role == WINDOW_FIELD_END)
+            end_spec = spec;
+    }
+    return start_spec && end_spec && start_spec == end_spec;
+}
+
 static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    if (groups_by_window(node))
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Window aggregation (GROUP BY window_start, window_end of a window "
+                          "table function) is not supported yet; Flink runs it as a "
+                          "WindowAggregate, not as a GroupAggregate");
     PlanNode *input = NULL;
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)

@@ -11,6 +11,7 @@
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/physical.h"
 #include "engine/plan/rules/rules.h"
+#include "engine/plan/window_properties.h"
 
 static void explain_logical_join(ExplainContext *context, const PlanNode *node)
 {
@@ -186,6 +187,8 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
 {
     Arena *arena = context->arena;
     PlanNode *left, *right;
+    if (plan_join_is_window_join(node))
+        return plan_convert_window_join(context, node, result);
     int status = plan_check_join_type(context, node->join.join_type);
     if (status != JOINERY_OK)
         return status;

@@ -15,6 +15,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_LOGICAL_VALUES] = &plan_kind_logical_values,
     [PLAN_LOGICAL_SINK] = &plan_kind_logical_sink,
     [PLAN_LOGICAL_MULTI_JOIN] = &plan_kind_logical_multi_join,
+    [PLAN_LOGICAL_TABLE_FUNCTION_SCAN] = &plan_kind_logical_table_function_scan,
     [PLAN_TABLE_SOURCE_SCAN] = &plan_kind_table_source_scan,
     [PLAN_WATERMARK_ASSIGNER] = &plan_kind_watermark_assigner,
     [PLAN_CALC] = &plan_kind_calc,
@@ -27,6 +28,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_MULTI_JOIN] = &plan_kind_multi_join,
     [PLAN_CHANGELOG_NORMALIZE] = &plan_kind_changelog_normalize,
     [PLAN_INTERVAL_JOIN] = &plan_kind_interval_join,
+    [PLAN_WINDOW_TABLE_FUNCTION] = &plan_kind_window_table_function,
+    [PLAN_WINDOW_JOIN] = &plan_kind_window_join,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

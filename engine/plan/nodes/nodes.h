@@ -114,6 +114,8 @@ extern const PlanKindInfo plan_kind_logical_values, plan_kind_values;
 extern const PlanKindInfo plan_kind_logical_sink, plan_kind_sink;
 extern const PlanKindInfo plan_kind_changelog_normalize;
 extern const PlanKindInfo plan_kind_interval_join;
+extern const PlanKindInfo plan_kind_logical_table_function_scan, plan_kind_window_table_function;
+extern const PlanKindInfo plan_kind_window_join;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -147,6 +149,9 @@ PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projec
 /* node_join.c: JOINERY_OK for the join types that run, else "not supported yet" (semi and
    anti joins). */
 int plan_check_join_type(PlannerContext *context, JoinType type);
+/* node_window_join.c: the WindowJoin of a LogicalJoin for which plan_join_is_window_join
+   holds (window_properties.h); an error when the two inputs' windows differ. */
+int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);

@@ -21,12 +21,15 @@
 
 #include "engine/plan/interval_bounds.h"
 #include "engine/plan/rules/rules.h"
+#include "engine/plan/window_properties.h"
 
-/* A regular join, which chains fuse: an interval join never joins a MultiJoin (its state is
-   bounded by time, a MultiJoin's is not); it stays binary and its inputs are fused apart. */
+/* A regular join, which chains fuse: an interval or window join never joins a MultiJoin (its
+   state is bounded by time, a MultiJoin's is not); it stays binary and its inputs are fused
+   apart. */
 static bool is_fusable_join(Arena *arena, const PlanNode *node)
 {
-    return node->kind == PLAN_LOGICAL_JOIN && !interval_bounds_of_join(arena, node);
+    return node->kind == PLAN_LOGICAL_JOIN && !interval_bounds_of_join(arena, node) &&
+           !plan_join_is_window_join(node);
 }
 
 typedef struct Chain {

@@ -26,6 +26,7 @@
 #include "engine/plan/cost.h"
 #include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
+#include "engine/plan/window_properties.h"
 
 enum { REORDER_EXHAUSTIVE_LEAVES = 7, REORDER_MAX_LEAVES = 64 };
 
@@ -56,11 +57,12 @@ typedef struct Search {
 static int reorder(PlannerContext *context, PlanNode *node, const uint64_t *used,
                    PlanNode **result);
 
-/* An inner regular join: an interval join is a leaf (its time bounds pair its two inputs). */
+/* An inner regular join: an interval join is a leaf (its time bounds pair its two inputs), and
+   so is a window join (its window equalities must keep joining the two windowed inputs). */
 static bool is_inner_join(Arena *arena, const PlanNode *node)
 {
     return node->kind == PLAN_LOGICAL_JOIN && node->join.join_type == JOIN_TYPE_INNER &&
-           !interval_bounds_of_join(arena, node);
+           !interval_bounds_of_join(arena, node) && !plan_join_is_window_join(node);
 }
 
 /* ---------------------------------------------------------------- flattening */
