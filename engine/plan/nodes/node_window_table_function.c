@@ -8,9 +8,9 @@
  * Invariants: the node's fields are its input's, then window_start,
  * window_end, window_time; window.time_field is an input field holding a
  * rowtime attribute; the input is insert-only (derive rejects updates, as
- * Flink does). SESSION windows are known only once merged: a SESSION
- * table function runs only as Flink runs it at a later merge, which is not
- * built yet, so its conversion is refused with a clear error.
+ * Flink does). SESSION windows are known only once merged (Flink's
+ * unaligned window table function operator), which is not built: the
+ * binder refuses SESSION with a clear error, the conversion too.
  */
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
@@ -63,11 +63,10 @@ static void explain_window(ExplainContext *context, const PlanNode *node)
 
 static int convert_window(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    /* the binder refuses SESSION; the operator assigns aligned windows only */
     if (node->window.spec.kind == WINDOW_SESSION)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "The SESSION window table function is not supported yet: its windows "
-                          "are known only once merged (Flink's unaligned window operator); use "
-                          "TUMBLE, HOP or CUMULATE");
+                          "The SESSION window table function is not supported yet");
     return physical_convert_twin(context, node, PLAN_WINDOW_TABLE_FUNCTION, result);
 }
 
