@@ -70,8 +70,9 @@ golden_scripts() {
   done
 }
 
-# differential LABEL: 600 random join queries and 600 random interval joins (plus the
-# late-row cases at parallelism 1) against SQLite at parallelism 1 and 2
+# differential LABEL: 600 random join queries, 600 random interval joins (plus the
+# late-row cases at parallelism 1) and 40 random window joins against SQLite at
+# parallelism 1 and 2
 differential() {
   for parallelism in 1 2; do
     timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" 2>&1 | tail -n 25
@@ -79,6 +80,8 @@ differential() {
     timeout 300 "$build/tools/diff_interval" --cases 600 --late 6 --parallelism "$parallelism" 2>&1 |
       tail -n 25
     record "${1}diff_interval-p$parallelism" "${PIPESTATUS[0]}"
+    timeout 600 "$build/tools/diff_window" --cases 40 --parallelism "$parallelism" 2>&1 | tail -n 25
+    record "${1}diff_window-p$parallelism" "${PIPESTATUS[0]}"
   done
 }
 
