@@ -444,6 +444,8 @@ const JobKind job_kinds[] = {
                             .format_metrics = build_interval_join_metrics},
     [PLAN_WINDOW_TABLE_FUNCTION] = {.create = build_window_table_function},
     [PLAN_WINDOW_JOIN] = {.create = build_window_join, .format_metrics = build_window_join_metrics},
+    [PLAN_SESSION_WINDOW_TABLE_FUNCTION] = {.create = build_session_window_table_function,
+                                            .format_metrics = build_session_window_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

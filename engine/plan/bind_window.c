@@ -11,9 +11,7 @@
  * window_end (TIMESTAMP(3)) and window_time (the time attribute's type:
  * TIMESTAMP(3) or TIMESTAMP_LTZ(3), *ROWTIME*), as Flink's
  * SqlWindowTableFunction types them. The time column must be a rowtime
- * attribute of the data; a processing-time one is refused (not built),
- * and so is SESSION, whose windows exist only once merged (the merging
- * operator is not built; window_assigner.h has the merging).
+ * attribute of the data; a processing-time one is refused (not built).
  */
 #include <string.h>
 #include <strings.h>
@@ -142,11 +140,6 @@ static int window_data(Binder *binder, const AstExpr *ast, PlanNode **result)
 int bind_window_function(Binder *binder, const AstExpr *call, PlanNode **result)
 {
     const WindowFunction *function = window_function(call->function.name);
-    if (function->kind == WINDOW_SESSION)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, call->position,
-                          "The SESSION window table function is not supported yet: its windows "
-                          "are known only once merged (Flink's unaligned window operator); use "
-                          "TUMBLE, HOP or CUMULATE");
     const AstExpr *arguments[WINDOW_MAX_PARAMETERS] = {0};
     int status = window_arguments(binder, call, function, arguments);
     if (status != JOINERY_OK)

@@ -60,7 +60,8 @@ typedef enum PlanKind {
     PLAN_INTERVAL_JOIN,         /* a time-bounded join (join.*, join.interval) */
     PLAN_WINDOW_TABLE_FUNCTION, /* window bounds added to every row (window.*) */
     PLAN_WINDOW_JOIN,           /* two windowed inputs joined per window (window_join.*) */
-    PLAN_KIND_COUNT             /* not a kind: the number of kinds (keep it last) */
+    PLAN_SESSION_WINDOW_TABLE_FUNCTION, /* SESSION windows merged per partition key (window.*) */
+    PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
@@ -218,7 +219,7 @@ struct PlanNode {
             Expr ***rows; /* rows[r][c]: constant expressions */
             uint32_t row_count;
         } values;
-        struct { /* LOGICAL_TABLE_FUNCTION_SCAN, WINDOW_TABLE_FUNCTION */
+        struct { /* LOGICAL_TABLE_FUNCTION_SCAN, [SESSION_]WINDOW_TABLE_FUNCTION */
             WindowSpec spec;
             uint32_t time_field;      /* the input's time attribute (DESCRIPTOR) */
             uint32_t *partition_keys; /* SESSION's PARTITION BY, input fields */

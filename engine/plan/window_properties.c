@@ -13,7 +13,8 @@ WindowFieldRole plan_window_field(const PlanNode *node, uint32_t field, const Wi
             return WINDOW_FIELD_NONE;
         switch (node->kind) {
         case PLAN_LOGICAL_TABLE_FUNCTION_SCAN:
-        case PLAN_WINDOW_TABLE_FUNCTION: {
+        case PLAN_WINDOW_TABLE_FUNCTION:
+        case PLAN_SESSION_WINDOW_TABLE_FUNCTION: {
             uint32_t inputs = node->inputs[0]->field_count;
             if (field < inputs) {
                 node = node->inputs[0];

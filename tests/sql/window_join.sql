@@ -153,6 +153,12 @@ FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '10' MINUTES)) o
 JOIN TABLE(HOP(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES)) p
 ON o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end;
 
+-- a window join right after SESSION windows is refused, as in Flink
+SELECT o.order_id, p.pay_id
+FROM TABLE(SESSION(TABLE orders PARTITION BY order_id, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
+JOIN TABLE(SESSION(TABLE payments PARTITION BY order_id, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
+ON o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end;
+
 -- semi / anti window joins (IN, EXISTS): subqueries in WHERE are not supported yet
 SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
 WHERE EXISTS (SELECT * FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p

@@ -2,7 +2,8 @@
 -- own: TUMBLE, HOP and CUMULATE with and without offsets, positional and
 -- named arguments, over a table, a view, a CTE and a subquery; the columns
 -- they add (window_start, window_end, window_time = window_end - 1 ms, a
--- rowtime attribute); EXPLAIN as Flink's WindowTableFunctionTest.xml prints
+-- rowtime attribute); SESSION, whose rows wait for the end of their merged
+-- session (PARTITION BY keys); EXPLAIN as Flink's WindowTableFunctionTest.xml prints
 -- it (LogicalTableFunctionScan, WindowTableFunction(window=[...])); the forms
 -- Flink refuses and those joinery does not run yet.
 CREATE TABLE orders (
@@ -57,6 +58,17 @@ SELECT * FROM TABLE(TUMBLE(TABLE small, DESCRIPTOR(rowtime), INTERVAL '10' MINUT
 SELECT t.order_id, t.window_start
 FROM TABLE(TUMBLE((SELECT order_id, rowtime FROM orders WHERE user_id = 20), DESCRIPTOR(rowtime), INTERVAL '10' MINUTES)) AS t;
 
+-- SESSION: rows wait per partition key until the watermark passes their session's end
+-- (sessions merge when their windows [t, t + gap) touch); Exchange(hash[keys]) below
+EXPLAIN SELECT * FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
+SELECT * FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
+-- without PARTITION BY: one subtask (Exchange(single)); order 6 at 10:03 bridges two sessions
+EXPLAIN SELECT * FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
+SELECT order_id, rowtime, window_start, window_end
+FROM TABLE(SESSION(DATA => TABLE orders PARTITION BY (user_id), TIMECOL => DESCRIPTOR(rowtime), GAP => INTERVAL '1' MINUTE));
+SELECT order_id, rowtime, window_start, window_end
+FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
+
 -- Flink's validation
 SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_id), INTERVAL '5' MINUTES));
 SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(nowhere), INTERVAL '5' MINUTES));
@@ -69,11 +81,12 @@ SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), 5));
 SELECT * FROM TABLE(TUMBLE(TABLE orders PARTITION BY user_id, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES));
 SELECT * FROM TABLE(TUMBLE(TABLE missing, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES));
 
+SELECT * FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '0' MINUTES));
+
 -- not run yet, with a clear reason
 CREATE TABLE clicks (user_id BIGINT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/window_orders.json', 'format' = 'json');
 SELECT * FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '5' MINUTES));
-SELECT * FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
 SELECT window_start, window_end, COUNT(*) AS cnt
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES))
 GROUP BY window_start, window_end;

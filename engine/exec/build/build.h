@@ -43,6 +43,7 @@ Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node)
 Operator *build_interval_join(BuildContext *context, const PlanNode *node);
 Operator *build_window_table_function(BuildContext *context, const PlanNode *node);
 Operator *build_window_join(BuildContext *context, const PlanNode *node);
+Operator *build_session_window_table_function(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
@@ -56,5 +57,10 @@ void build_interval_join_metrics(const PlanNode *node, Operator *const *subtasks
    subtasks (Flink's leftNumLateRecordsDropped / rightNumLateRecordsDropped). */
 void build_window_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                StrBuf *out);
+
+/* SHOW JOB METRICS line under a SESSION window table function: its late rows dropped (Flink's
+   numLateRecordsDropped), summed over subtasks. */
+void build_session_window_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                  StrBuf *out);
 
 #endif

@@ -114,6 +114,11 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
                           "is %s, the right window table function is %s.",
                           window_text(arena, match.left_spec),
                           window_text(arena, match.right_spec));
+    if (match.left_spec->kind == WINDOW_SESSION)
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "A window join directly after a SESSION window table function is not "
+                          "supported (as in Flink: the window table function has to be TUMBLE, "
+                          "HOP or CUMULATE)");
     int status = plan_check_join_type(context, node->join.join_type);
     if (status != JOINERY_OK)
         return status;

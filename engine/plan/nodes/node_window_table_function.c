@@ -8,9 +8,11 @@
  * Invariants: the node's fields are its input's, then window_start,
  * window_end, window_time; window.time_field is an input field holding a
  * rowtime attribute; the input is insert-only (derive rejects updates, as
- * Flink does). SESSION windows are known only once merged (Flink's
- * unaligned window table function operator), which is not built: the
- * binder refuses SESSION with a clear error, the conversion too.
+ * Flink does). SESSION windows are known only once merged: a SESSION call
+ * becomes its own physical kind, printed WindowTableFunction too, stateful
+ * (rows kept per partition key until their session ends: Flink's unaligned
+ * window table function operator), over Exchange(hash[partition keys]) or
+ * Exchange(single).
  */
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
@@ -61,13 +63,24 @@ static void explain_window(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, ")]");
 }
 
+/* SESSION: over Exchange(hash[partition keys]), single without them, as Flink plans it. */
 static int convert_window(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
-    /* the binder refuses SESSION; the operator assigns aligned windows only */
-    if (node->window.spec.kind == WINDOW_SESSION)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "The SESSION window table function is not supported yet");
-    return physical_convert_twin(context, node, PLAN_WINDOW_TABLE_FUNCTION, result);
+    if (node->window.spec.kind != WINDOW_SESSION)
+        return physical_convert_twin(context, node, PLAN_WINDOW_TABLE_FUNCTION, result);
+    PlanNode *input = NULL;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *session = physical_copy_as(context, node, PLAN_SESSION_WINDOW_TABLE_FUNCTION);
+    if (!session)
+        return JOINERY_ERROR_NO_MEMORY;
+    session->inputs[0] = plan_make_exchange(context, input, node->window.partition_keys,
+                                            node->window.partition_key_count);
+    if (!session->inputs[0])
+        return JOINERY_ERROR_NO_MEMORY;
+    *result = session;
+    return JOINERY_OK;
 }
 
 /* Rows out per row in: one per window a time falls into. */
@@ -180,6 +193,17 @@ const PlanKindInfo plan_kind_window_table_function = {
     .kind = PLAN_WINDOW_TABLE_FUNCTION,
     .name = "WindowTableFunction",
     .physical = true,
+    .explain = explain_window,
+    .derive = derive_window,
+    .estimate = estimate_window,
+    .trace_field = trace_window,
+};
+
+const PlanKindInfo plan_kind_session_window_table_function = {
+    .kind = PLAN_SESSION_WINDOW_TABLE_FUNCTION,
+    .name = "WindowTableFunction",
+    .physical = true,
+    .stateful = true,
     .explain = explain_window,
     .derive = derive_window,
     .estimate = estimate_window,

@@ -30,6 +30,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_INTERVAL_JOIN] = &plan_kind_interval_join,
     [PLAN_WINDOW_TABLE_FUNCTION] = &plan_kind_window_table_function,
     [PLAN_WINDOW_JOIN] = &plan_kind_window_join,
+    [PLAN_SESSION_WINDOW_TABLE_FUNCTION] = &plan_kind_session_window_table_function,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -115,7 +115,7 @@ extern const PlanKindInfo plan_kind_logical_sink, plan_kind_sink;
 extern const PlanKindInfo plan_kind_changelog_normalize;
 extern const PlanKindInfo plan_kind_interval_join;
 extern const PlanKindInfo plan_kind_logical_table_function_scan, plan_kind_window_table_function;
-extern const PlanKindInfo plan_kind_window_join;
+extern const PlanKindInfo plan_kind_window_join, plan_kind_session_window_table_function;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
