@@ -38,6 +38,12 @@ WindowFieldRole plan_window_field(const PlanNode *node, uint32_t field, const Wi
         case PLAN_EXCHANGE:
             node = node->inputs[0];
             continue;
+        case PLAN_LOGICAL_JOIN:
+            /* a window join's output keeps both inputs' window columns (a window join can
+               follow a window join, as in Flink) */
+            if (!plan_join_is_window_join(node))
+                return WINDOW_FIELD_NONE;
+            /* fall through */
         case PLAN_WINDOW_JOIN: {
             uint32_t left = node->inputs[0]->field_count;
             if (field < left) {

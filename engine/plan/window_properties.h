@@ -6,7 +6,8 @@
  * A field is a window field when it traces, through plain references of
  * projections and Calcs, filters, exchanges, watermark assigners and
  * window joins, to the window_start, window_end or window_time a window
- * table function appended (logical or physical plans alike). Window
+ * table function appended (logical or physical plans alike; through window
+ * joins, logical or physical, too). Window
  * aggregation (its output's window columns) extends the walk.
  */
 #ifndef JOINERY_PLAN_WINDOW_PROPERTIES_H

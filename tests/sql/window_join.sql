@@ -5,8 +5,8 @@
 -- then. Seed 003's window join example runs verbatim (files instead of
 -- Kafka). EXPLAIN as Flink's WindowJoinTest.xml prints it: the window
 -- equalities are not in where=[...], the inputs are hashed on the other
--- keys. Also: what Flink refuses or runs as a regular join, and that a
--- window join is never fused into a MultiJoin.
+-- keys. Also: a window join after a window join, what Flink refuses or runs
+-- as a regular join, and that a window join is never fused into a MultiJoin.
 -- Data: 8 orders and 8 payments in 10:00-10:15, 5-minute windows
 -- [10:00, 10:05) [10:05, 10:10) [10:10, 10:15); payment 102 pays order 2 in
 -- the window after the order's, payment 106 an order that does not exist.
@@ -114,6 +114,26 @@ SELECT o.order_id, p.pay_id, p.order_id
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
 JOIN TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
 ON o.window_start = p.window_start AND o.window_end = p.window_end AND o.order_id < p.order_id;
+
+-- a window join over a window join's output (its window columns are windowed too)
+EXPLAIN SELECT w.order_id, w.pay_id, p2.pay_id AS other_pay
+FROM (
+  SELECT o.order_id, p.pay_id, o.window_start, o.window_end
+  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
+  JOIN TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
+  ON o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end
+) w
+JOIN TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p2
+ON w.order_id = p2.order_id AND w.window_start = p2.window_start AND w.window_end = p2.window_end AND w.pay_id < p2.pay_id;
+SELECT w.order_id, w.pay_id, p2.pay_id AS other_pay
+FROM (
+  SELECT o.order_id, p.pay_id, o.window_start, o.window_end
+  FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
+  JOIN TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
+  ON o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end
+) w
+JOIN TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p2
+ON w.order_id = p2.order_id AND w.window_start = p2.window_start AND w.window_end = p2.window_end AND w.pay_id < p2.pay_id;
 
 -- the plan at parallelism 2: hash exchanges on the key
 SET 'parallelism.default' = '2';

@@ -9,11 +9,11 @@
  * 10 s) as the table function assigns them, joined ON name and the window
  * bounds, INNER, LEFT, RIGHT, FULL, SEMI and ANTI; halfway the operator is
  * snapshotted and restored into a fresh one (Flink's before / after
- * restore), then the input ends (final watermark). The outputs are
- * compared as multisets with Flink's expected rows (Flink's test compares
- * them unordered too), and the late rows counted per side. Stores are of
- * the run's default backend (test_store.h): JOINERY_STATE_BACKEND=lmdb
- * runs the same cases on LMDB.
+ * restore); the table function cases port WindowTableFunctionTestPrograms
+ * (TUMBLE with offsets of +-6 s, HOP, CUMULATE, in Flink's output order), then the input ends
+ * (final watermark). The outputs are compared as multisets with Flink's expected rows (Flink's test
+ * compares them unordered too), and the late rows counted per side. Stores are of the run's default
+ * backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs the same cases on LMDB.
  */
 #include <check.h>
 #include <stdio.h>
@@ -504,6 +504,74 @@ START_TEST(test_window_table_function_assigns)
 }
 END_TEST
 
+/*
+ * Flink's WindowTableFunctionTestPrograms: bids at 08:00:05 .. 08:00:27 (here seconds after
+ * 08:00:00), each row's windows in the order Flink's sink receives them.
+ */
+static const char *program_windows(WindowSpec window)
+{
+    static const int bid_seconds[] = {5, 7, 9, 11, 13, 17, 21, 27};
+    static const char *const items[] = {"C", "A", "D", "B", "E", "F", "A", "C"};
+    init_types();
+    DataType in_types[2] = {type_make(TYPE_VARCHAR, true),
+                            type_make_timestamp(TYPE_TIMESTAMP, 3, true)};
+    DataType out_types[5] = {in_types[0], in_types[1], in_types[1], in_types[1], in_types[1]};
+    WindowTableFunctionSpec spec = {
+        .window = window, .time_field = 1, .input_field_count = 2, .input_types = in_types};
+    static Harness h;
+    static char result[16384];
+    Diag diag;
+    diag_clear(&diag);
+    harness_open(&h, window_table_function_operator_create(&spec, &diag), out_types, 5);
+    for (int i = 0; i < 8; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "+I %s,%d", items[i], bid_seconds[i] * 1000);
+        push_text(&h, 0, in_types, 2, text);
+    }
+    snprintf(result, sizeof result, "%s", harness_take(&h));
+    harness_close(&h);
+    return result;
+}
+
+START_TEST(test_window_table_function_programs)
+{
+    ck_assert_str_eq(program_windows((WindowSpec){.kind = WINDOW_TUMBLE, .size_millis = 10000}),
+                     "+I(C,5000,0,10000,9999) +I(A,7000,0,10000,9999) +I(D,9000,0,10000,9999) "
+                     "+I(B,11000,10000,20000,19999) +I(E,13000,10000,20000,19999) "
+                     "+I(F,17000,10000,20000,19999) +I(A,21000,20000,30000,29999) "
+                     "+I(C,27000,20000,30000,29999)");
+    /* offset 6 s: 07:59:56-08:00:06, 08:00:06-08:00:16, ... */
+    ck_assert_str_eq(program_windows((WindowSpec){
+                         .kind = WINDOW_TUMBLE, .size_millis = 10000, .offset_millis = 6000}),
+                     "+I(C,5000,-4000,6000,5999) +I(A,7000,6000,16000,15999) "
+                     "+I(D,9000,6000,16000,15999) +I(B,11000,6000,16000,15999) "
+                     "+I(E,13000,6000,16000,15999) +I(F,17000,16000,26000,25999) "
+                     "+I(A,21000,16000,26000,25999) +I(C,27000,26000,36000,35999)");
+    /* offset -6 s: 08:00:04-08:00:14, ... */
+    ck_assert_str_eq(program_windows((WindowSpec){
+                         .kind = WINDOW_TUMBLE, .size_millis = 10000, .offset_millis = -6000}),
+                     "+I(C,5000,4000,14000,13999) +I(A,7000,4000,14000,13999) "
+                     "+I(D,9000,4000,14000,13999) +I(B,11000,4000,14000,13999) "
+                     "+I(E,13000,4000,14000,13999) +I(F,17000,14000,24000,23999) "
+                     "+I(A,21000,14000,24000,23999) +I(C,27000,24000,34000,33999)");
+    ck_assert_str_eq(
+        program_windows(HOP_5S_10S),
+        "+I(C,5000,5000,15000,14999) +I(C,5000,0,10000,9999) +I(A,7000,5000,15000,14999) "
+        "+I(A,7000,0,10000,9999) +I(D,9000,5000,15000,14999) +I(D,9000,0,10000,9999) "
+        "+I(B,11000,10000,20000,19999) +I(B,11000,5000,15000,14999) "
+        "+I(E,13000,10000,20000,19999) +I(E,13000,5000,15000,14999) "
+        "+I(F,17000,15000,25000,24999) +I(F,17000,10000,20000,19999) "
+        "+I(A,21000,20000,30000,29999) +I(A,21000,15000,25000,24999) "
+        "+I(C,27000,25000,35000,34999) +I(C,27000,20000,30000,29999)");
+    ck_assert_str_eq(program_windows(CUMULATE_5S_10S),
+                     "+I(C,5000,0,10000,9999) +I(A,7000,0,10000,9999) +I(D,9000,0,10000,9999) "
+                     "+I(B,11000,10000,15000,14999) +I(B,11000,10000,20000,19999) "
+                     "+I(E,13000,10000,15000,14999) +I(E,13000,10000,20000,19999) "
+                     "+I(F,17000,10000,20000,19999) +I(A,21000,20000,25000,24999) "
+                     "+I(A,21000,20000,30000,29999) +I(C,27000,20000,30000,29999)");
+}
+END_TEST
+
 static Suite *window_join_suite(void)
 {
     Suite *suite = suite_create("window_join");
@@ -521,6 +589,7 @@ static Suite *window_join_suite(void)
     tcase_add_test(operator, test_fires_at_window_end_and_drops_late_rows);
     tcase_add_test(operator, test_residual_and_null_keys);
     tcase_add_test(operator, test_window_table_function_assigns);
+    tcase_add_test(operator, test_window_table_function_programs);
     suite_add_tcase(suite, operator);
     return suite;
 }
