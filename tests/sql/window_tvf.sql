@@ -69,6 +69,16 @@ FROM TABLE(SESSION(DATA => TABLE orders PARTITION BY (user_id), TIMECOL => DESCR
 SELECT order_id, rowtime, window_start, window_end
 FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '2' MINUTES));
 
+-- a TIMESTAMP_LTZ rowtime: window_time is TIMESTAMP_LTZ(3) *ROWTIME*, the bounds TIMESTAMP(3)
+-- (the session time zone is UTC); Flink's rowType spells strings without NOT NULL
+CREATE TABLE ltz_orders (order_id BIGINT, note STRING NOT NULL, rowtime TIMESTAMP_LTZ(3),
+  WATERMARK FOR rowtime AS rowtime - INTERVAL '5' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/window_orders.json', 'format' = 'json',
+  'json.fail-on-missing-field' = 'false');
+EXPLAIN SELECT order_id, window_time FROM TABLE(TUMBLE(TABLE ltz_orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES));
+SELECT order_id, rowtime, window_start, window_end, window_time
+FROM TABLE(TUMBLE(TABLE ltz_orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) WHERE order_id < 3;
+
 -- Flink's validation
 SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_id), INTERVAL '5' MINUTES));
 SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(nowhere), INTERVAL '5' MINUTES));

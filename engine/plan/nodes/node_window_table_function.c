@@ -36,12 +36,16 @@ static void explain_logical_window(ExplainContext *context, const PlanNode *node
     }
     strbuf_append_cstr(out, ")], rowType=[RecordType(");
     for (uint32_t f = 0; f < node->field_count; f++) {
-        /* Flink's rowType here prints no NOT NULL */
+        /* Calcite's names without NOT NULL or character set, as Flink's rowType here; a
+           TIMESTAMP_LTZ time attribute prints as Flink's TimeIndicatorRelDataType does */
         char type[96];
         DataType shown = node->fields[f].type;
         shown.nullable = true;
-        strbuf_printf(out, "%s%s %s", f ? ", " : "", expr_type_name(shown, true, type, sizeof type),
-                      node->fields[f].name);
+        bool ltz_attribute =
+            shown.id == TYPE_TIMESTAMP_LTZ && shown.time_attribute != TIME_ATTRIBUTE_NONE;
+        unsigned flags = TYPE_FORMAT_TIME_ATTRIBUTE | (ltz_attribute ? 0 : TYPE_FORMAT_CALCITE);
+        strbuf_printf(out, "%s%s %s", f ? ", " : "",
+                      type_format_as(shown, flags, type, sizeof type), node->fields[f].name);
     }
     strbuf_append_cstr(out, ")]");
 }
