@@ -15,7 +15,10 @@
  * applied to a multiset (append-only: a retraction is a failure), must
  * equal SQLite's join of the same rows on window bounds SQLite computes
  * itself: from the time's remainder on the window grid, independently of
- * engine/exec/window/window_assigner.c.
+ * engine/exec/window/window_assigner.c. A fifth of the cases run the
+ * SESSION window table function over l instead, against sessions SQLite
+ * finds as islands of each key's times (a new one after a step beyond
+ * the gap).
  *
  * Late rows: in a quarter of the cases at parallelism 1, rows an hour
  * older than the others are appended after the first two batches of a
@@ -79,6 +82,10 @@ typedef struct Case {
     const char *residual_flink, *residual_sqlite; /* NULL: none */
     Side left, right;
     bool with_late;
+    /* a SESSION window table function over l alone instead of a join */
+    bool session;
+    bool partitioned;
+    int64_t gap;
 } Case;
 
 typedef struct Options {
@@ -102,7 +109,12 @@ static int64_t pick(Random *random, const int64_t *values, int count)
     return values[random_below(random, count)];
 }
 
-static void side_generate(Side *side, Random *random, int count, int64_t gap, int64_t jitter)
+/*
+ * Row i at i x gap plus a jitter below `jitter`, all on a grid of `quantum` ms (1: any time;
+ * SESSION cases use 250 ms, so that times a gap apart, whose sessions touch, are common).
+ */
+static void side_generate(Side *side, Random *random, int count, int64_t gap, int64_t jitter,
+                          int64_t quantum)
 {
     side->count = count;
     side->late_count = 0;
@@ -110,8 +122,8 @@ static void side_generate(Side *side, Random *random, int count, int64_t gap, in
         DataRow *row = &side->rows[i];
         row->k = random_percent(random, 5) ? INT32_MIN : random_range(random, 1, 6);
         row->v = random_percent(random, 5) ? INT32_MIN : random_range(random, 0, 20);
-        row->ts = BASE_MILLIS + (int64_t)i * gap +
-                  (jitter ? (int64_t)random_below(random, (int)jitter) : 0);
+        int64_t shift = jitter / quantum ? random_below(random, (int)(jitter / quantum)) : 0;
+        row->ts = BASE_MILLIS + (int64_t)i * gap + shift * quantum;
         row->late = false;
     }
 }
@@ -163,6 +175,13 @@ static void case_generate(Case *c, int number, const Options *options)
             c->offset += period * (random_percent(&random, 50) ? 2 : -1);
     }
     c->delay_seconds = random_range(&random, 1, 5);
+    c->session = random_percent(&random, 20);
+    if (c->session) {
+        static const int64_t gaps[] = {1000, 2000, 5000};
+        c->gap = pick(&random, gaps, 3);
+        c->partitioned = random_percent(&random, 70);
+        c->size = c->gap * random_range(&random, 1, 8); /* rows 10 to 60 a "size" apart */
+    }
     static const char *const joins[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"};
     c->join = joins[random_below(&random, 4)];
     c->keyed = !random_percent(&random, 10);
@@ -184,9 +203,10 @@ static void case_generate(Case *c, int number, const Options *options)
         break;
     }
     /* rows per window per key stay small: 10 to 60 rows per window */
-    int64_t gap = c->size / random_range(&random, 10, 60);
-    if (gap < 1)
-        gap = 1;
+    int64_t quantum = c->session ? 250 : 1;
+    int64_t gap = c->size / random_range(&random, 10, 60) / quantum * quantum;
+    if (gap < quantum)
+        gap = quantum;
     int64_t jitter = random_percent(&random, 80) ? c->delay_seconds * 1000 - 1 : 0;
     int sizes[2];
     for (int s = 0; s < 2; s++)
@@ -200,8 +220,8 @@ static void case_generate(Case *c, int number, const Options *options)
             sizes[s] =
                 2 * SOURCE_BATCH_ROWS + random_range(&random, 1, MAX_ROWS - 2 * SOURCE_BATCH_ROWS);
     }
-    side_generate(&c->left, &random, sizes[0], gap, jitter);
-    side_generate(&c->right, &random, sizes[1], gap * right_gap_factor, jitter);
+    side_generate(&c->left, &random, sizes[0], gap, jitter, quantum);
+    side_generate(&c->right, &random, sizes[1], gap * right_gap_factor, jitter, quantum);
     if (c->with_late) {
         side_add_late(&c->left, &random);
         if (random_percent(&random, 60))
@@ -256,6 +276,13 @@ static void case_query(const Case *c, Text *sql)
 {
     Text left = {0}, right = {0};
     text_clear(sql);
+    if (c->session) {
+        text_printf(sql,
+                    "SELECT k, v, ts, window_start, window_end, window_time FROM "
+                    "TABLE(SESSION(TABLE l%s, DESCRIPTOR(ts), INTERVAL '%lld' SECOND))",
+                    c->partitioned ? " PARTITION BY k" : "", (long long)(c->gap / 1000));
+        return;
+    }
     text_printf(sql,
                 "SELECT L.k, L.v, L.ts, L.window_start, L.window_end, L.window_time, R.k, R.v, "
                 "R.ts, R.window_start, R.window_end FROM TABLE(%s) L %s TABLE(%s) R ON ",
@@ -404,21 +431,50 @@ static int64_t sqlite_count(sqlite3 *database, const char *sql)
     return count;
 }
 
-/* SQLite's answer: the join of the windowed rows that are not late. */
+/*
+ * SQLite's answer for a SESSION case: islands of each key's rows (not late) in time order, a
+ * new one where a time is more than the gap after the one before (windows [t, t + gap) that
+ * touch merge), each from its first time to its last time + gap.
+ */
+static void sqlite_session_query(const Case *c, Text *sql)
+{
+    const char *partition = c->partitioned ? "PARTITION BY k " : "";
+    long long gap = (long long)c->gap;
+    text_printf(sql,
+                "WITH x AS (SELECT k, v, ts, CASE WHEN ts - LAG(ts) OVER (%sORDER BY ts, rowid) "
+                "<= %lld THEN 0 ELSE 1 END AS fresh, rowid AS rid FROM l WHERE late = 0), "
+                "y AS (SELECT *, SUM(fresh) OVER (%sORDER BY ts, rid ROWS UNBOUNDED PRECEDING) "
+                "AS island FROM x) "
+                "SELECT k, v, ts_text(ts), ts_text(MIN(ts) OVER w), "
+                "ts_text(MAX(ts) OVER w + %lld), ts_text(MAX(ts) OVER w + %lld - 1) FROM y "
+                "WINDOW w AS (%s)",
+                partition, gap, partition, gap, gap,
+                c->partitioned ? "PARTITION BY k, island" : "PARTITION BY island");
+}
+
+/* SQLite's answer for a join case: the join of the windowed rows that are not late. */
+static void sqlite_join_query(const Case *c, Text *sql)
+{
+    text_printf(sql,
+                "SELECT L.k, L.v, ts_text(L.ts), ts_text(L.ws), ts_text(L.we), ts_text(L.we - 1), "
+                "R.k, R.v, ts_text(R.ts), ts_text(R.ws), ts_text(R.we) "
+                "FROM lw AS L %s rw AS R ON ",
+                c->join);
+    if (c->keyed)
+        text_printf(sql, "L.k = R.k AND ");
+    text_printf(sql, "L.ws = R.ws AND L.we = R.we");
+    if (c->residual_sqlite)
+        text_printf(sql, " AND %s", c->residual_sqlite);
+}
+
 static int sqlite_expected(sqlite3 *database, const Case *c, RowList *expected, Text *error)
 {
     Text sql = {0};
-    text_printf(&sql,
-                "SELECT L.k, L.v, ts_text(L.ts), ts_text(L.ws), ts_text(L.we), ts_text(L.we - 1), "
-                "R.k, R.v, ts_text(R.ts), ts_text(R.ws), ts_text(R.we) "
-                "FROM lw AS L %s rw AS R "
-                "ON ",
-                c->join);
-    if (c->keyed)
-        text_printf(&sql, "L.k = R.k AND ");
-    text_printf(&sql, "L.ws = R.ws AND L.we = R.we");
-    if (c->residual_sqlite)
-        text_printf(&sql, " AND %s", c->residual_sqlite);
+    int columns = c->session ? 6 : 11;
+    if (c->session)
+        sqlite_session_query(c, &sql);
+    else
+        sqlite_join_query(c, &sql);
     sqlite3_stmt *statement = NULL;
     if (sqlite3_prepare_v2(database, sql.data, -1, &statement, NULL) != SQLITE_OK) {
         text_printf(error, "sqlite: %s", sqlite3_errmsg(database));
@@ -431,7 +487,7 @@ static int sqlite_expected(sqlite3 *database, const Case *c, RowList *expected, 
     while ((step = sqlite3_step(statement)) == SQLITE_ROW) {
         text_clear(&row);
         text_append(&row, "", 0);
-        for (int i = 0; i < 11; i++) {
+        for (int i = 0; i < columns; i++) {
             if (i)
                 text_append(&row, (const char[]){ROW_SEPARATOR}, 1);
             if (sqlite3_column_type(statement, i) == SQLITE_NULL)
@@ -474,14 +530,14 @@ static long long metrics_value(const char *text, const char *name)
     return strtoll(found + strlen(name), NULL, 10);
 }
 
-/* The "state rows" column of the WindowJoin line, -1 when absent. */
-static long long metrics_window_join_state_rows(const char *text)
+/* The "state rows" column of the line of operator `name` (" WindowJoin "), -1 when absent. */
+static long long metrics_state_rows(const char *text, const char *name)
 {
-    const char *line = strstr(text, " WindowJoin ");
+    const char *line = strstr(text, name);
     if (!line)
         return -1;
     long long subtasks, rows_in, rows_out, state_rows;
-    if (sscanf(line, " WindowJoin %lld %lld %lld %lld", &subtasks, &rows_in, &rows_out,
+    if (sscanf(line + strlen(name), "%lld %lld %lld %lld", &subtasks, &rows_in, &rows_out,
                &state_rows) != 4)
         return -1;
     return state_rows;
@@ -548,7 +604,10 @@ static int case_run(const Case *c, const char *directory, const Options *options
         failed = -1; /* too large: skipped, not counted */
         goto done;
     }
-    long long late_left = sqlite_count(database, "SELECT COUNT(*) FROM lw_all WHERE late = 1");
+    /* late rows: every windowed row of a join's late rows; a SESSION case's late rows once */
+    long long late_left =
+        sqlite_count(database, c->session ? "SELECT COUNT(*) FROM l WHERE late = 1"
+                                          : "SELECT COUNT(*) FROM lw_all WHERE late = 1");
     long long late_right = sqlite_count(database, "SELECT COUNT(*) FROM rw_all WHERE late = 1");
     /* joinery */
     session = joinery_session_open();
@@ -609,9 +668,16 @@ static int case_run(const Case *c, const char *directory, const Options *options
         goto done;
     }
     const char *text = metrics.text.data ? metrics.text.data : "";
-    long long dropped_left = metrics_value(text, "leftNumLateRecordsDropped");
-    long long dropped_right = metrics_value(text, "rightNumLateRecordsDropped");
-    long long state_rows = metrics_window_join_state_rows(text);
+    long long dropped_left, dropped_right, state_rows;
+    if (c->session) {
+        dropped_left = metrics_value(text, "numLateRecordsDropped");
+        dropped_right = late_right = 0;
+        state_rows = metrics_state_rows(text, " WindowTableFunction ");
+    } else {
+        dropped_left = metrics_value(text, "leftNumLateRecordsDropped");
+        dropped_right = metrics_value(text, "rightNumLateRecordsDropped");
+        state_rows = metrics_state_rows(text, " WindowJoin ");
+    }
     if (dropped_left != late_left || dropped_right != late_right || state_rows != 0) {
         text_printf(&error,
                     "metrics: late rows dropped %lld / %lld (expected %lld / %lld), window join "

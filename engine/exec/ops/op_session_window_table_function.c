@@ -44,24 +44,26 @@ typedef struct SessionWindowOperator {
 
 static const OperatorVtable SESSION_WINDOW_VTABLE;
 
-/* Reads the key's sessions into op->set; *counter gets its arrival counter (0 when new). */
-static void session_read(SessionWindowOperator *op, const ValueEntry *entry, int64_t *counter)
+/*
+ * Reads the key's sessions (stored sorted and apart) into op->set; *counter gets its arrival
+ * counter (0 when new). False when memory is exhausted.
+ */
+static bool session_read(SessionWindowOperator *op, const ValueEntry *entry, int64_t *counter)
 {
     op->set.count = 0;
     *counter = 0;
     if (!entry || !entry->value)
-        return;
+        return true;
     const Row *value = entry->value;
     *counter = row_get_int64(value, 0);
     uint32_t pairs = (row_field_count(value) - 1) / 2;
-    for (uint32_t i = 0; i < pairs; i++) {
-        WindowBounds result;
-        uint32_t absorbed;
-        /* stored sessions are apart: adding them rebuilds the same set */
-        session_windows_add(&op->set, row_get_int64(value, 1 + 2 * i),
-                            row_get_int64(value, 2 + 2 * i) - row_get_int64(value, 1 + 2 * i),
-                            &result, NULL, 0, &absorbed);
-    }
+    if (!session_windows_reserve(&op->set, pairs))
+        return false;
+    for (uint32_t i = 0; i < pairs; i++)
+        op->set.windows[i] =
+            (WindowBounds){row_get_int64(value, 1 + 2 * i), row_get_int64(value, 2 + 2 * i)};
+    op->set.count = pairs;
+    return true;
 }
 
 /* Writes op->set and the counter back (the key goes when it has no session left). */
@@ -118,7 +120,8 @@ static int session_process_row(SessionWindowOperator *op, const Row *row)
     if (!entry && state_store_failed(op->sessions->store))
         return operator_fail_state(&op->base, "session window state");
     int64_t counter;
-    session_read(op, entry, &counter);
+    if (!session_read(op, entry, &counter))
+        return operator_fail(&op->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     WindowBounds merged, absorbed[SESSION_MAX_ABSORBED];
     uint32_t absorbed_count;
     if (!session_windows_add(&op->set, time, spec->gap_millis, &merged, absorbed,
@@ -234,7 +237,8 @@ static int session_on_timer(Operator *self, TimerDomain domain, int64_t timestam
                    ? operator_fail_state(self, "session window state")
                    : JOINERY_OK;
     int64_t counter;
-    session_read(op, entry, &counter);
+    if (!session_read(op, entry, &counter))
+        return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
     int status = JOINERY_OK;
     for (uint32_t i = 0; i < op->set.count && status == JOINERY_OK; i++) {
         WindowBounds session = op->set.windows[i];

@@ -119,6 +119,21 @@ bool session_windows_add(SessionWindows *set, int64_t timestamp, int64_t gap, Wi
     return true;
 }
 
+bool session_windows_reserve(SessionWindows *set, uint32_t count)
+{
+    if (count <= set->capacity)
+        return true;
+    uint32_t capacity = set->capacity ? set->capacity : 4;
+    while (capacity < count)
+        capacity *= 2;
+    WindowBounds *windows = realloc(set->windows, capacity * sizeof *windows);
+    if (!windows)
+        return false;
+    set->windows = windows;
+    set->capacity = capacity;
+    return true;
+}
+
 uint32_t session_windows_remove_ended(SessionWindows *set, int64_t bound)
 {
     uint32_t kept = 0;

@@ -63,6 +63,8 @@ typedef struct SessionWindows {
 bool session_windows_add(SessionWindows *set, int64_t timestamp, int64_t gap, WindowBounds *result,
                          WindowBounds *absorbed, uint32_t absorbed_capacity,
                          uint32_t *absorbed_count);
+/* Makes room for `count` windows in all (a caller filling the array itself); false on no memory. */
+bool session_windows_reserve(SessionWindows *set, uint32_t count);
 /* Removes the windows with end <= bound (those a watermark has passed); returns how many. */
 uint32_t session_windows_remove_ended(SessionWindows *set, int64_t bound);
 /* Frees the array. Safe on a zeroed set. */
