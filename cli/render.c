@@ -173,6 +173,12 @@ static int renderer_on_info(void *context, const char *message)
     return renderer_write_line(renderer, renderer->message_out, "[INFO] ", message);
 }
 
+static int renderer_on_warning(void *context, const char *message)
+{
+    Renderer *renderer = context;
+    return renderer_write_line(renderer, renderer->message_out, "[WARNING] ", message);
+}
+
 static int renderer_on_status(void *context, const char *line)
 {
     Renderer *renderer = context;
@@ -205,6 +211,7 @@ JoineryResultHandler renderer_handler(Renderer *renderer)
         .end = renderer_on_end,
         .text = renderer_on_text,
         .info = renderer_on_info,
+        .warning = renderer_on_warning,
         .status = renderer_on_status,
     };
     return handler;

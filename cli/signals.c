@@ -9,6 +9,7 @@
  *   loop polls (so the line editor is only touched outside the handler);
  * - otherwise (a script between statements): the default action.
  * SIGPIPE is ignored: a closed stdout shows up as a write error instead.
+ * SIGINT is installed without SA_RESTART, so it interrupts a blocking call.
  *
  * Invariant: the handler touches only volatile sig_atomic_t flags, write(2),
  * signal(2), raise(3) and joinery_session_cancel.
@@ -51,8 +52,11 @@ void signals_install(JoinerySession *session)
     action.sa_handler = SIG_IGN;
     sigemptyset(&action.sa_mask);
     sigaction(SIGPIPE, &action, NULL);
+    /* no SA_RESTART: a call blocked when Ctrl-C comes (a write to a full pipe, a wait)
+       returns EINTR, so the cancel reaches whoever waits instead of the call resuming;
+       every caller that waits treats EINTR as "look again" or as a failed write */
     action.sa_handler = signals_on_interrupt;
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = 0;
     sigaction(SIGINT, &action, NULL);
 }
 

@@ -66,6 +66,9 @@ typedef struct JoineryResultHandler {
     int (*info)(void *context, const char *message);
     /* Progress while a job runs: a one-line status (rows, state, busy). */
     int (*status)(void *context, const char *line);
+    /* "[WARNING] ..." messages (what a job passed over: a dangling link in a source
+       directory): the text after "[WARNING] ". NULL: shown through info. */
+    int (*warning)(void *context, const char *message);
 } JoineryResultHandler;
 
 typedef struct JoineryError {

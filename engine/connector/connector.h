@@ -23,6 +23,7 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/row_batch.h"
+#include "engine/base/strbuf.h"
 #include "engine/base/type.h"
 
 /* One option a connector accepts. */
@@ -71,6 +72,9 @@ struct SourceReader {
     const SourceReaderVtable *vtable;
     const SourceSpec *spec;
     uint64_t skipped_rows; /* bad records skipped (json.ignore-parse-errors etc.) */
+    StrBuf warnings;       /* what the reader passed over and the user should know (a
+                              dangling link in a source directory), one line each, shown
+                              after the job; owned (and freed) by the reader */
     bool stopped_cleanly;  /* set by the job before close: every row read was fully
                               processed (end of input, or a user cancel with no rows in
                               flight), so positions read may be committed */
@@ -100,6 +104,10 @@ typedef struct SinkWriterVtable {
     int (*write)(SinkWriter *writer, const RowBatch *batch, Diag *diag);
     /* End of input: flush and commit. May be NULL. */
     int (*finish)(SinkWriter *writer, Diag *diag);
+    /* The job failed (or stopped without draining) before finish: discards what is not
+       committed and appends to `note` one sentence saying what the output holds now
+       ("'out.csv' keeps its previous contents; ..."), for the job's error. May be NULL. */
+    void (*abort)(SinkWriter *writer, StrBuf *note);
     /* Frees the writer. */
     void (*close)(SinkWriter *writer);
 } SinkWriterVtable;

@@ -4,8 +4,15 @@
  *
  * Source: 'path' names a file or a directory; a directory is read
  * recursively, regular files only, skipping names starting with '.' or '_'
- * (in-progress and marker files), in byte order of their paths. Each file
- * is mapped (or read whole when it cannot be mapped) and split into records
+ * (in-progress and marker files), in byte order of their paths. The walk
+ * knows every directory and file by (device, inode): a link back to an
+ * ancestor directory is an error naming the link, a second path to a file
+ * or directory is read once; those, dangling links and entries that are not
+ * regular files are warnings (SourceReader.warnings), never silent. FIFOs
+ * are read only with 'source.fifo.enabled' = 'true': opened non-blocking
+ * and read as bytes arrive (a poll without a complete record is idle, so a
+ * cancel stops the wait), until the writer closes them; devices never.
+ * Each file is mapped (or read whole when it cannot be mapped) and split into records
  * (lines; CSV quoted fields may span lines), which the format decodes
  * straight into Values and then rows via RowBuilder (one +I row per record,
  * or the +I/-U/+U/-D rows of a debezium-json or canal-json change event:
@@ -21,14 +28,20 @@
  * union over subtasks is exactly the input.
  *
  * Sink: rows are encoded as JSON lines or CSV and written with large
- * buffered writes to 'path' when it is a file (created or truncated), or,
- * when 'path' is an existing directory or ends with '/', to a new part file
- * in it, written as '.part-...inprogress' and renamed on finish so readers
- * never see a half-written file. Only insert rows are accepted.
+ * buffered writes to a hidden temporary file renamed into place when the
+ * job finishes: '.<name>.inprogress-<pid>-<n>' beside 'path' when it is a
+ * file (the old file stays whole until the rename, and after a kill), or,
+ * when 'path' is an existing directory or ends with '/', '.part-...
+ * inprogress' in it, renamed to a new part file. Readers never see a
+ * half-written file. A failed job removes the temporary file and its error
+ * says what the target holds (abort). Insert rows only, unless the format
+ * is a changelog format.
  */
 #include "engine/connector/connector.h"
 
 #include <dirent.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -46,6 +59,10 @@
 enum {
     SINK_BUFFER_FLUSH = 1 << 20,
     RELEASE_STEP = 32 << 20, /* mapped input given back in steps of this many bytes */
+    MAX_DIRECTORY_DEPTH = 64,
+    STREAM_READ_CHUNK = 1 << 20,      /* a FIFO is read in steps of this many bytes */
+    MAX_STREAM_RECORD = 64 << 20,     /* a FIFO record longer than this is an error */
+    STREAM_POLL_INTERVAL_MILLIS = 10, /* a FIFO without data is polled again after this */
 };
 
 typedef enum FileMetadata {
@@ -58,6 +75,7 @@ typedef enum FileMetadata {
 
 typedef struct FileEntry {
     char *path;
+    bool stream; /* a FIFO ('source.fifo.enabled'): read as it comes, non-blocking */
     int64_t size;
     int64_t modification_millis;
 } FileEntry;
@@ -73,8 +91,11 @@ typedef struct FilesystemReader {
     FileList files;
     size_t file_index; /* file being read (or next to open) */
     bool file_open;
-    char *data; /* contents of the open file */
+    char *data; /* contents of the open file (of a stream: what was read and not consumed) */
     size_t length;
+    int stream_fd;       /* the open FIFO, non-blocking; -1 for a mapped or read file */
+    bool stream_ended;   /* the FIFO's writer closed it: `data` holds the rest */
+    size_t capacity;     /* of `data` for a stream */
     bool mapped;         /* data is an mmap (else malloc) */
     size_t offset;       /* next record's start */
     size_t record_start; /* start of the last record read (rows may still come from it) */
@@ -144,6 +165,11 @@ static int filesystem_validate(const CatalogTable *table, Diag *diag)
                           "Option 'source.monitor-interval' is not supported yet: the "
                           "filesystem source reads the files present when the job starts and "
                           "ends (continuous monitoring comes later)");
+    const char *fifo = catalog_table_option(table, "source.fifo.enabled");
+    bool flag;
+    if (fifo && !connector_parse_bool(fifo, &flag))
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Option 'source.fifo.enabled' must be 'true' or 'false', not '%s'", fifo);
     const char *path = catalog_table_option(table, "path");
     if (path && local_path(path)[0] == '\0')
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "Option 'path' must not be empty");
@@ -208,7 +234,7 @@ static double filesystem_estimate_rows(const CatalogTable *table)
 
 /* ---------------------------------------------------------------- listing */
 
-static int file_list_add(FileList *list, const char *path, const struct stat *info)
+static int file_list_add(FileList *list, const char *path, const struct stat *info, bool stream)
 {
     if (list->count == list->capacity) {
         size_t capacity = list->capacity ? list->capacity * 2 : 16;
@@ -223,6 +249,7 @@ static int file_list_add(FileList *list, const char *path, const struct stat *in
         return -1;
     FileEntry *entry = &list->entries[list->count++];
     entry->path = copy;
+    entry->stream = stream;
     entry->size = (int64_t)info->st_size;
     entry->modification_millis =
         (int64_t)info->st_mtim.tv_sec * 1000 + info->st_mtim.tv_nsec / 1000000;
@@ -242,43 +269,255 @@ static int compare_entries(const void *a, const void *b)
     return strcmp(((const FileEntry *)a)->path, ((const FileEntry *)b)->path);
 }
 
-static int list_directory(FileList *list, const char *directory, int depth, Diag *diag)
+/*
+ * The walk of a source path. Directories and files are identified by
+ * (device, inode): a directory reached again through a symbolic link that
+ * points back to one of its own ancestors is a cycle (an error naming the
+ * link); a directory or file reached a second time another way is read once
+ * (the second path is a warning). Dangling links, and entries that are not
+ * regular files (devices, sockets, FIFOs without 'source.fifo.enabled'),
+ * are skipped with a warning, never silently.
+ */
+typedef struct FileIdentity {
+    dev_t device;
+    ino_t inode;
+    size_t path_index; /* into FileWalk.first_paths: where it was first met */
+} FileIdentity;
+
+typedef struct FileWalk {
+    FileList *list;
+    StrBuf *warnings;
+    const char *table_name;
+    bool read_fifos;
+    FileIdentity *visited; /* open addressing, capacity a power of two */
+    size_t visited_count;
+    size_t visited_capacity;
+    char **first_paths;
+    size_t first_path_count;
+    FileIdentity ancestors[MAX_DIRECTORY_DEPTH + 1]; /* the directories being listed */
+    const char *ancestor_paths[MAX_DIRECTORY_DEPTH + 1];
+    int depth;
+} FileWalk;
+
+static size_t identity_slot(const FileWalk *walk, dev_t device, ino_t inode)
 {
-    if (depth > 64)
-        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Directory tree too deep at '%s'",
-                          directory);
+    uint64_t hash =
+        ((uint64_t)device * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)inode * 0xC2B2AE3D27D4EB4Full);
+    hash ^= hash >> 29;
+    size_t mask = walk->visited_capacity - 1;
+    size_t slot = (size_t)hash & mask;
+    while (walk->visited[slot].path_index != SIZE_MAX &&
+           (walk->visited[slot].device != device || walk->visited[slot].inode != inode))
+        slot = (slot + 1) & mask;
+    return slot;
+}
+
+/* The path where (device, inode) was first met, or NULL (then it is recorded as `path`);
+   -1 in *failed on no memory. */
+static const char *walk_visit(FileWalk *walk, const struct stat *info, const char *path,
+                              bool *failed)
+{
+    *failed = false;
+    if (walk->visited_count * 2 >= walk->visited_capacity) {
+        size_t capacity = walk->visited_capacity ? walk->visited_capacity * 2 : 64;
+        FileIdentity *old = walk->visited;
+        size_t old_capacity = walk->visited_capacity;
+        walk->visited = malloc(capacity * sizeof *walk->visited);
+        if (!walk->visited) {
+            walk->visited = old;
+            *failed = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < capacity; i++)
+            walk->visited[i].path_index = SIZE_MAX;
+        walk->visited_capacity = capacity;
+        for (size_t i = 0; i < old_capacity; i++)
+            if (old[i].path_index != SIZE_MAX)
+                walk->visited[identity_slot(walk, old[i].device, old[i].inode)] = old[i];
+        free(old);
+    }
+    size_t slot = identity_slot(walk, info->st_dev, info->st_ino);
+    if (walk->visited[slot].path_index != SIZE_MAX)
+        return walk->first_paths[walk->visited[slot].path_index];
+    char **paths = realloc(walk->first_paths, (walk->first_path_count + 1) * sizeof *paths);
+    char *copy = paths ? strdup(path) : NULL;
+    if (paths)
+        walk->first_paths = paths;
+    if (!copy) {
+        *failed = true;
+        return NULL;
+    }
+    walk->first_paths[walk->first_path_count] = copy;
+    walk->visited[slot] = (FileIdentity){info->st_dev, info->st_ino, walk->first_path_count++};
+    walk->visited_count++;
+    return NULL;
+}
+
+static void walk_free(FileWalk *walk)
+{
+    for (size_t i = 0; i < walk->first_path_count; i++)
+        free(walk->first_paths[i]);
+    free(walk->first_paths);
+    free(walk->visited);
+}
+
+static const char *file_kind_name(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+static void walk_warn(FileWalk *walk, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void walk_warn(FileWalk *walk, const char *format, ...)
+{
+    if (!walk->warnings)
+        return;
+    va_list args;
+    va_start(args, format);
+    strbuf_printf(walk->warnings, "Table '%s': ", walk->table_name);
+    strbuf_vprintf(walk->warnings, format, args);
+    strbuf_append_char(walk->warnings, '\n');
+    va_end(args);
+}
+
+static int walk_directory(FileWalk *walk, const char *directory, const struct stat *directory_info,
+                          Diag *diag);
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One entry met in a directory (or the path itself): `path` as the walk spells it. */
+static int walk_entry(FileWalk *walk, const char *path, Diag *diag)
+{
+    struct stat link_info, info;
+    if (lstat(path, &link_info) != 0)
+        return JOINERY_OK; /* vanished since it was listed */
+    bool is_link = S_ISLNK(link_info.st_mode);
+    if (stat(path, &info) != 0) {
+        if (is_link) {
+            char target[1024];
+            ssize_t length = readlink(path, target, sizeof target - 1);
+            target[length > 0 ? length : 0] = '\0';
+            walk_warn(walk, "skipped the dangling symbolic link '%s' (to '%s': %s)", path, target,
+                      strerror(errno));
+        } else {
+            walk_warn(walk, "skipped '%s': %s", path, strerror(errno));
+        }
+        return JOINERY_OK;
+    }
+    if (S_ISDIR(info.st_mode)) {
+        for (int i = 0; i < walk->depth; i++)
+            if (walk->ancestors[i].device == info.st_dev && walk->ancestors[i].inode == info.st_ino)
+                return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                                  "Cannot read table '%s': the symbolic link '%s' points back to "
+                                  "'%s', a directory that contains it (a cycle)",
+                                  walk->table_name, path, walk->ancestor_paths[i]);
+        return walk_directory(walk, path, &info, diag);
+    }
+    bool fifo = S_ISFIFO(info.st_mode);
+    if (!S_ISREG(info.st_mode) && !(fifo && walk->read_fifos)) {
+        walk_warn(walk, "skipped '%s': %s%s", path, file_kind_name(info.st_mode),
+                  fifo ? " (read FIFOs with 'source.fifo.enabled' = 'true')"
+                       : " (only regular files are read)");
+        return JOINERY_OK;
+    }
+    bool failed;
+    const char *first = walk_visit(walk, &info, path, &failed);
+    if (failed)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+    if (first) {
+        walk_warn(walk, "skipped '%s': the same file as '%s', read once", path, first);
+        return JOINERY_OK;
+    }
+    if (file_list_add(walk->list, path, &info, fifo) != 0)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+    return JOINERY_OK;
+}
+
+static int walk_directory(FileWalk *walk, const char *directory, const struct stat *directory_info,
+                          Diag *diag)
+{
+    if (walk->depth >= MAX_DIRECTORY_DEPTH)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot read table '%s': directory tree deeper than %d levels at '%s'",
+                          walk->table_name, MAX_DIRECTORY_DEPTH, directory);
+    bool failed;
+    const char *first = walk_visit(walk, directory_info, directory, &failed);
+    if (failed)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+    if (first) {
+        walk_warn(walk, "skipped '%s': the same directory as '%s', read once", directory, first);
+        return JOINERY_OK;
+    }
+    /* names first, then the walk: no directory stays open while its children are walked
+       (a listing of /proc/self/fd sees only the descriptors the walk does not hold) */
     DIR *dir = opendir(directory);
     if (!dir)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read directory '%s': %s", directory,
                           strerror(errno));
     int status = JOINERY_OK;
-    StrBuf child = STRBUF_INIT;
+    char **names = NULL;
+    size_t name_count = 0, name_capacity = 0;
     struct dirent *entry;
-    while (status == JOINERY_OK && (entry = readdir(dir)) != NULL) {
+    while ((entry = readdir(dir)) != NULL) {
         if (entry->d_name[0] == '.' || entry->d_name[0] == '_')
             continue;
-        strbuf_clear(&child);
-        size_t length = strlen(directory);
-        if (strbuf_append(&child, directory, length) != 0 ||
-            (length && directory[length - 1] != '/' && strbuf_append_char(&child, '/') != 0) ||
-            strbuf_append_cstr(&child, entry->d_name) != 0) {
+        if (name_count == name_capacity) {
+            size_t capacity = name_capacity ? name_capacity * 2 : 16;
+            char **grown = realloc(names, capacity * sizeof *grown);
+            if (!grown) {
+                status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+                break;
+            }
+            names = grown;
+            name_capacity = capacity;
+        }
+        if (!(names[name_count] = strdup(entry->d_name))) {
             status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
             break;
         }
-        struct stat info;
-        if (stat(child.data, &info) != 0)
-            continue; /* vanished or a dangling link */
-        if (S_ISDIR(info.st_mode))
-            status = list_directory(list, child.data, depth + 1, diag);
-        else if (S_ISREG(info.st_mode) && file_list_add(list, child.data, &info) != 0)
-            status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+        name_count++;
     }
-    strbuf_free(&child);
     closedir(dir);
+    /* in byte order, so the first of two paths to one file is the one the sorted list
+       would read first */
+    if (name_count > 1)
+        qsort(names, name_count, sizeof *names, compare_names);
+    walk->ancestors[walk->depth] =
+        (FileIdentity){directory_info->st_dev, directory_info->st_ino, 0};
+    walk->ancestor_paths[walk->depth] = directory;
+    walk->depth++;
+    StrBuf child = STRBUF_INIT;
+    size_t length = strlen(directory);
+    for (size_t i = 0; i < name_count && status == JOINERY_OK; i++) {
+        strbuf_clear(&child);
+        if (strbuf_append(&child, directory, length) != 0 ||
+            (length && directory[length - 1] != '/' && strbuf_append_char(&child, '/') != 0) ||
+            strbuf_append_cstr(&child, names[i]) != 0) {
+            status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
+            break;
+        }
+        status = walk_entry(walk, child.data, diag);
+    }
+    walk->depth--;
+    strbuf_free(&child);
+    for (size_t i = 0; i < name_count; i++)
+        free(names[i]);
+    free(names);
     return status;
 }
 
-static int list_files(const CatalogTable *table, FileList *list, Diag *diag)
+static int list_files(const CatalogTable *table, FileList *list, StrBuf *warnings, Diag *diag)
 {
     const char *option = catalog_table_option(table, "path");
     if (!option)
@@ -289,19 +528,38 @@ static int list_files(const CatalogTable *table, FileList *list, Diag *diag)
     if (stat(path, &info) != 0)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read table '%s': path '%s' %s",
                           table->name, path, errno == ENOENT ? "does not exist" : strerror(errno));
+    bool read_fifos = false;
+    const char *fifo_option = catalog_table_option(table, "source.fifo.enabled");
+    if (fifo_option)
+        connector_parse_bool(fifo_option, &read_fifos);
     if (S_ISDIR(info.st_mode)) {
-        int status = list_directory(list, path, 0, diag);
+        FileWalk walk = {.list = list,
+                         .warnings = warnings,
+                         .table_name = table->name,
+                         .read_fifos = read_fifos};
+        int status = walk_directory(&walk, path, &info, diag);
+        walk_free(&walk);
         if (status != JOINERY_OK)
             return status;
         if (list->count > 1)
             qsort(list->entries, list->count, sizeof *list->entries, compare_entries);
         return JOINERY_OK;
     }
-    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode) && !S_ISCHR(info.st_mode))
+    bool fifo = S_ISFIFO(info.st_mode);
+    if (fifo && !read_fifos)
         return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                          "Cannot read table '%s': '%s' is not a file or directory", table->name,
-                          path);
-    if (file_list_add(list, path, &info) != 0)
+                          "Cannot read table '%s': '%s' is a FIFO; set 'source.fifo.enabled' = "
+                          "'true' to read it (until its writer closes it)",
+                          table->name, path);
+    if (!S_ISREG(info.st_mode) && !fifo)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot read table '%s': '%s' is %s; the filesystem connector reads "
+                          "regular files and directories of them",
+                          table->name, path,
+                          S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) || S_ISSOCK(info.st_mode)
+                              ? file_kind_name(info.st_mode)
+                              : "not a file or directory");
+    if (file_list_add(list, path, &info, fifo) != 0)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory listing files");
     return JOINERY_OK;
 }
@@ -316,12 +574,16 @@ static void reader_close_file(FilesystemReader *reader)
         munmap(reader->data, reader->length);
     else
         free(reader->data);
+    if (reader->stream_fd >= 0)
+        close(reader->stream_fd);
+    reader->stream_fd = -1;
     reader->data = NULL;
     reader->length = 0;
+    reader->capacity = 0;
     reader->file_open = false;
 }
 
-/* Reads a whole stream (pipes, devices, files that cannot be mapped). */
+/* Reads a whole regular file that cannot be mapped (an empty-looking /proc file). */
 static int read_whole(int fd, char **data, size_t *length)
 {
     size_t capacity = 1 << 16, used = 0;
@@ -356,8 +618,11 @@ static int read_whole(int fd, char **data, size_t *length)
 
 static int reader_open_file(FilesystemReader *reader, Diag *diag)
 {
-    const char *path = reader->files.entries[reader->file_index].path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const FileEntry *entry = &reader->files.entries[reader->file_index];
+    const char *path = entry->path;
+    /* O_NONBLOCK: opening a FIFO never waits for its writer, and a file replaced by a
+       FIFO or a device since the listing is not read (the fstat below) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot open '%s': %s", path,
                           strerror(errno));
@@ -365,7 +630,27 @@ static int reader_open_file(FilesystemReader *reader, Diag *diag)
     reader->mapped = false;
     reader->data = NULL;
     reader->length = 0;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    reader->capacity = 0;
+    reader->stream_ended = false;
+    reader->offset = 0;
+    reader->record_start = 0;
+    reader->released = 0;
+    reader->line = 1;
+    if (fstat(fd, &info) != 0 ||
+        (entry->stream ? !S_ISFIFO(info.st_mode) : !S_ISREG(info.st_mode))) {
+        close(fd);
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read '%s': it is no longer %s", path,
+                          entry->stream ? "a FIFO" : "a regular file");
+    }
+    if (entry->stream) {
+        reader->stream_fd = fd;
+        reader->file_open = true;
+        return JOINERY_OK;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    if (info.st_size > 0) {
         void *map = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
             madvise(map, (size_t)info.st_size, MADV_SEQUENTIAL);
@@ -382,11 +667,58 @@ static int reader_open_file(FilesystemReader *reader, Diag *diag)
     }
     close(fd);
     reader->file_open = true;
-    reader->offset = 0;
-    reader->record_start = 0;
-    reader->released = 0;
-    reader->line = 1;
     return JOINERY_OK;
+}
+
+/*
+ * Reads what the open FIFO holds now, without waiting: 1 when bytes came or
+ * the writer closed it (stream_ended), 0 when nothing is there yet (no
+ * writer, or a writer that has not written: the job polls again, so a
+ * cancel stops the wait), or an error. Consumed bytes are dropped first.
+ */
+static int reader_read_stream(FilesystemReader *reader, Diag *diag)
+{
+    const char *path = reader->files.entries[reader->file_index].path;
+    if (reader->offset > 0) {
+        memmove(reader->data, reader->data + reader->offset, reader->length - reader->offset);
+        reader->length -= reader->offset;
+        reader->offset = 0;
+        reader->record_start = 0;
+    }
+    if (reader->length >= MAX_STREAM_RECORD)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "%s:%llu: a record longer than %d MiB (no line end)", path,
+                          (unsigned long long)reader->line, MAX_STREAM_RECORD >> 20);
+    if (reader->capacity - reader->length < STREAM_READ_CHUNK) {
+        size_t capacity = reader->capacity ? reader->capacity * 2 : STREAM_READ_CHUNK;
+        while (capacity - reader->length < STREAM_READ_CHUNK)
+            capacity *= 2;
+        char *grown = realloc(reader->data, capacity);
+        if (!grown)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory reading '%s'", path);
+        reader->data = grown;
+        reader->capacity = capacity;
+    }
+    /* a FIFO that never had a writer polls as not ready (Linux reports POLLHUP only after
+       a writer came and went), so its end is not mistaken for an empty input */
+    struct pollfd ready = {.fd = reader->stream_fd, .events = POLLIN};
+    int count = poll(&ready, 1, 0);
+    if (count < 0 && errno != EINTR)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read '%s': %s", path,
+                          strerror(errno));
+    if (count <= 0)
+        return 0;
+    ssize_t n =
+        read(reader->stream_fd, reader->data + reader->length, reader->capacity - reader->length);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n < 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot read '%s': %s", path,
+                          strerror(errno));
+    if (n == 0)
+        reader->stream_ended = true;
+    reader->length += (size_t)n;
+    return 1;
 }
 
 static void set_metadata(FilesystemReader *reader, uint32_t field, const FileEntry *file)
@@ -460,8 +792,6 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
                            int64_t now_millis, int64_t *next_poll_millis, Diag *diag)
 {
     FilesystemReader *reader = (FilesystemReader *)base;
-    (void)now_millis;
-    (void)next_poll_millis;
     uint32_t limit = max_rows;
     if (reader->pending_status != JOINERY_OK)
         return diag_error(diag, (JoineryStatus)reader->pending_status, "%s", reader->pending_error);
@@ -470,6 +800,7 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
     if (limit > out->capacity - out->count)
         limit = out->capacity - out->count;
     uint32_t produced = 0;
+    bool waiting = false; /* a FIFO has no complete record yet */
     char error[512];
     while (produced < limit) {
         if (reader->pending_next < reader->pending_count) {
@@ -486,9 +817,29 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
                 reader->ended = true;
                 break;
             }
+            if (reader->files.entries[reader->file_index].stream && reader->subtask != 0) {
+                reader->file_index++; /* a FIFO has one reader: subtask 0 takes all of it */
+                continue;
+            }
             int status = reader_open_file(reader, diag);
             if (status != JOINERY_OK)
                 return status;
+        }
+        if (reader->stream_fd >= 0 && !reader->stream_ended) {
+            size_t available = reader->length - reader->offset;
+            uint32_t newlines;
+            if (available == 0 ||
+                format_record_length(reader->decoder, reader->data + reader->offset, available,
+                                     &newlines) >= available) {
+                int status = reader_read_stream(reader, diag);
+                if (status < 0)
+                    return status;
+                if (status == 0) {
+                    waiting = true;
+                    break;
+                }
+                continue;
+            }
         }
         if (reader->offset >= reader->length) {
             reader_close_file(reader);
@@ -504,7 +855,8 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
         uint64_t line = reader->line;
         reader->offset += record_length < available ? record_length + 1 : record_length;
         reader->line += (uint64_t)embedded_newlines + 1;
-        if (reader->record_index++ % (uint64_t)reader->parallelism != (uint64_t)reader->subtask)
+        if (reader->stream_fd < 0 &&
+            reader->record_index++ % (uint64_t)reader->parallelism != (uint64_t)reader->subtask)
             continue;
         uint32_t row_count = 0;
         int status = format_decode_changelog(reader->decoder, record, record_length, &row_count,
@@ -533,6 +885,10 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
     reader_release_consumed(reader);
     if (produced == 0 && reader->ended)
         return SOURCE_POLL_END;
+    if (produced == 0 && waiting) {
+        *next_poll_millis = now_millis + STREAM_POLL_INTERVAL_MILLIS;
+        return SOURCE_POLL_IDLE;
+    }
     return SOURCE_POLL_ROWS;
 }
 
@@ -568,6 +924,7 @@ static void filesystem_close_reader(SourceReader *base)
     free(reader->metadata);
     free(reader->values);
     row_builder_free(&reader->builder);
+    strbuf_free(&reader->base.warnings);
     free(reader);
 }
 
@@ -593,8 +950,11 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
     reader->base.vtable = &FILESYSTEM_READER;
     reader->base.spec = spec;
     reader->base.impl = reader;
+    reader->stream_fd = -1;
     row_builder_init(&reader->builder);
-    status = list_files(table, &reader->files, diag);
+    /* every subtask lists the same files: the first one reports what it skipped */
+    status = list_files(table, &reader->files,
+                        spec->subtask_index <= 0 ? &reader->base.warnings : NULL, diag);
     if (status != JOINERY_OK) {
         filesystem_close_reader(&reader->base);
         return status;
@@ -674,8 +1034,10 @@ typedef struct FilesystemWriter {
     FormatEncoder *encoder;
     bool changelog; /* the format carries row kinds (debezium-json, canal-json) */
     int fd;
-    char *path;       /* file being written */
-    char *final_path; /* rename target on finish (directory mode), else NULL */
+    char *path;       /* the temporary file being written */
+    char *final_path; /* what it is renamed to on finish: the part file or the 'path' file */
+    bool directory;   /* writing a part file into the 'path' directory */
+    bool replaces;    /* the 'path' file existed before the job */
     bool finished;
     StrBuf buffer;
 } FilesystemWriter;
@@ -735,11 +1097,39 @@ static int filesystem_finish(SinkWriter *base, Diag *diag)
                           strerror(errno));
     }
     writer->fd = -1;
-    if (writer->final_path && rename(writer->path, writer->final_path) != 0)
+    if (rename(writer->path, writer->final_path) != 0)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot rename '%s' to '%s': %s",
                           writer->path, writer->final_path, strerror(errno));
     writer->finished = true;
     return JOINERY_OK;
+}
+
+/* A job that failed (or stopped without draining): its output is removed and the note
+   says what the target holds now. */
+static void filesystem_abort(SinkWriter *base, StrBuf *note)
+{
+    FilesystemWriter *writer = (FilesystemWriter *)base;
+    if (writer->finished || !writer->path)
+        return;
+    if (writer->fd >= 0)
+        close(writer->fd);
+    writer->fd = -1;
+    bool removed = unlink(writer->path) == 0 || errno == ENOENT;
+    if (writer->directory)
+        strbuf_printf(note, "No part file was added to '%s'", writer->final_path);
+    else if (writer->replaces)
+        strbuf_printf(note, "'%s' keeps its previous contents", writer->final_path);
+    else
+        strbuf_printf(note, "'%s' was not created", writer->final_path);
+    if (removed)
+        strbuf_printf(note, "; the partial output was removed (%llu rows)",
+                      (unsigned long long)base->rows_written);
+    else
+        strbuf_printf(note, "; the partial output is left in '%s': %s", writer->path,
+                      strerror(errno));
+    writer->finished = true; /* nothing to remove at close */
+    free(writer->path);
+    writer->path = NULL;
 }
 
 static void filesystem_close_writer(SinkWriter *base)
@@ -749,8 +1139,8 @@ static void filesystem_close_writer(SinkWriter *base)
         return;
     if (writer->fd >= 0)
         close(writer->fd);
-    if (!writer->finished && writer->final_path && writer->path)
-        unlink(writer->path); /* an unfinished part file is not output */
+    if (!writer->finished && writer->path)
+        unlink(writer->path); /* an unfinished temporary file is not output */
     format_encoder_free(writer->encoder);
     strbuf_free(&writer->buffer);
     free(writer->path);
@@ -761,6 +1151,7 @@ static void filesystem_close_writer(SinkWriter *base)
 static const SinkWriterVtable FILESYSTEM_WRITER = {
     .write = filesystem_write,
     .finish = filesystem_finish,
+    .abort = filesystem_abort,
     .close = filesystem_close_writer,
 };
 
@@ -802,15 +1193,25 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     }
     struct stat info;
     size_t length = strlen(path);
-    bool directory =
-        (length && path[length - 1] == '/') || (stat(path, &info) == 0 && S_ISDIR(info.st_mode));
+    bool exists = stat(path, &info) == 0;
+    bool directory = (length && path[length - 1] == '/') || (exists && S_ISDIR(info.st_mode));
+    if (exists && !directory && !S_ISREG(info.st_mode)) {
+        filesystem_close_writer(&writer->base);
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot write table '%s': '%s' is %s; the filesystem sink writes a "
+                          "regular file (a temporary file renamed into place) or part files in "
+                          "a directory",
+                          table->name, path, file_kind_name(info.st_mode));
+    }
+    writer->directory = directory;
+    writer->replaces = exists && !directory;
+    unsigned part = atomic_fetch_add(&sink_part_counter, 1);
     if (directory) {
         if (mkdir(path, 0777) != 0 && errno != EEXIST) {
             filesystem_close_writer(&writer->base);
             return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create directory '%s': %s", path,
                               strerror(errno));
         }
-        unsigned part = atomic_fetch_add(&sink_part_counter, 1);
         const char *separator = path[length - 1] == '/' ? "" : "/";
         const char *extension = format_kind_name(kind);
         StrBuf name = STRBUF_INIT, final_name = STRBUF_INIT;
@@ -821,9 +1222,18 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         writer->path = strbuf_detach(&name);
         writer->final_path = strbuf_detach(&final_name);
     } else {
-        writer->path = strdup(path);
+        /* the new contents go to a hidden temporary file beside the target (same file
+           system, skipped by a source reading the folder), renamed over it on finish:
+           readers see the old file or the new one, and a killed job leaves the old one */
+        const char *slash = strrchr(path, '/');
+        size_t folder = slash ? (size_t)(slash - path) + 1 : 0;
+        StrBuf name = STRBUF_INIT;
+        strbuf_printf(&name, "%.*s.%s.inprogress-%d-%u", (int)folder, path, path + folder,
+                      (int)getpid(), part);
+        writer->path = strbuf_detach(&name);
+        writer->final_path = strdup(path);
     }
-    if (!writer->encoder || !writer->path || (directory && !writer->final_path)) {
+    if (!writer->encoder || !writer->path || !writer->final_path) {
         filesystem_close_writer(&writer->base);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");
     }
@@ -832,11 +1242,13 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         int saved = errno;
         status = diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create '%s': %s", writer->path,
                             strerror(saved));
-        free(writer->final_path); /* nothing to unlink */
-        writer->final_path = NULL;
+        free(writer->path); /* nothing to unlink */
+        writer->path = NULL;
         filesystem_close_writer(&writer->base);
         return status;
     }
+    if (writer->replaces)
+        fchmod(writer->fd, info.st_mode & 07777); /* the new file keeps the old one's mode */
     *result = &writer->base;
     return JOINERY_OK;
 }
@@ -849,6 +1261,7 @@ static const ConnectorOption FILESYSTEM_OPTIONS[] = {
     {"canal-json.*", false, "canal-json format options"},
     {"source.monitor-interval", false, "not supported yet"},
     {"source.path.regex-pattern", false, "accepted, not applied"},
+    {"source.fifo.enabled", false, "read FIFOs (named pipes) too, until their writer closes them"},
     {"json.ignore-parse-errors", false, "skip bad records instead of failing"},
     {"json.fail-on-missing-field", false, "fail when a field is missing (default NULL)"},
     {"json.timestamp-format.standard", false, "SQL or ISO-8601"},

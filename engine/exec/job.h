@@ -87,6 +87,10 @@ void job_set_snapshot_storage(Job *job, const SnapshotStorage *storage);
 uint64_t job_rows_written(const Job *job);
 /* Bad records the job's sources skipped (json.ignore-parse-errors and the like). */
 uint64_t job_skipped_rows(const Job *job);
+/* Calls warn(context, line) for each warning of the job's sources (a dangling link skipped),
+   one line each without '\n', in source order. */
+void job_report_warnings(const Job *job, void (*warn)(void *context, const char *line),
+                         void *context);
 /* Appends a per-operator metrics table (rows in/out, state, busy) to out. */
 void job_format_metrics(Job *job, StrBuf *out);
 /* Frees the job and its operators. NULL is a no-op. */

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/base/value.h"
 #include "engine/exec/job_internal.h"
@@ -28,6 +29,23 @@ uint64_t job_skipped_rows(const Job *job)
     for (uint32_t i = 0; i < job->source_count; i++)
         skipped += source_operator_skipped_rows(job->sources[i]);
     return skipped;
+}
+
+void job_report_warnings(const Job *job, void (*warn)(void *context, const char *line),
+                         void *context)
+{
+    for (uint32_t i = 0; i < job->source_count; i++) {
+        const char *text = source_operator_warnings(job->sources[i]);
+        while (*text) {
+            const char *end = strchr(text, '\n');
+            size_t length = end ? (size_t)(end - text) : strlen(text);
+            char *line = strndup(text, length);
+            if (line)
+                warn(context, line);
+            free(line);
+            text += length + (end != NULL);
+        }
+    }
 }
 
 /* Publishes this task's rows read and state bytes (only its own thread touches its

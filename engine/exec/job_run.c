@@ -20,12 +20,14 @@
  * drained cancel or a normal end lets the sources commit what they read.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/base/value.h"
 #include "engine/exec/exec_io.h"
 #include "engine/exec/job_internal.h"
+#include "engine/exec/ops/op_sink.h"
 #include "engine/exec/ops/op_source.h"
 
 enum {
@@ -337,6 +339,22 @@ static void *job_task_thread(void *argument)
     return NULL;
 }
 
+/* A failed job: the sink discards its uncommitted output, and the error says what is left
+   (on a line of its own under the reason). */
+static void job_abort_sink(Job *job, Diag *diag)
+{
+    if (!job->sink || !diag_failed(diag))
+        return;
+    StrBuf note = STRBUF_INIT;
+    sink_operator_abort(job->sink, &note);
+    if (note.length) {
+        size_t used = strlen(diag->message);
+        if (used + 2 < sizeof diag->message)
+            snprintf(diag->message + used, sizeof diag->message - used, "\n%s.", note.data);
+    }
+    strbuf_free(&note);
+}
+
 int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
 {
     job->cancel_requested = cancel_requested;
@@ -376,6 +394,7 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
             continue;
         if (job->threaded && diag->status == JOINERY_OK && task->diag.status != JOINERY_OK)
             *diag = task->diag;
+        job_abort_sink(job, diag);
         return diag->status != JOINERY_OK ? diag->status : task->status;
     }
     bool cancelled = false;
@@ -390,6 +409,7 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
             const Diag *sink_diag = &job->tasks[job->sink->task]->diag;
             if (job->threaded && diag->status == JOINERY_OK && sink_diag->status != JOINERY_OK)
                 *diag = *sink_diag;
+            job_abort_sink(job, diag);
             return diag->status != JOINERY_OK ? diag->status : finish_status;
         }
     }

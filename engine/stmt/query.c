@@ -100,6 +100,16 @@ static void query_remember_metrics(StatementContext *context, Job *job, const ch
 }
 
 /* Runs a planned job; results go to the handler. */
+/* One warning of the job, to the handler's warning callback (else its info). */
+static void query_warn(void *context, const char *line)
+{
+    const JoineryResultHandler *handler = context;
+    if (handler->warning)
+        handler->warning(handler->context, line);
+    else if (handler->info)
+        handler->info(handler->context, line);
+}
+
 static int query_run(StatementContext *context, const PlanNode *physical, bool is_insert,
                      const char *job_name)
 {
@@ -143,6 +153,8 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     /* a failed job gets no footer: the client shows the rows, then the error */
     if (began && status == JOINERY_OK && handler && handler->end)
         handler->end(handler->context, writer.rows, cancelled);
+    if (job && handler)
+        job_report_warnings(job, query_warn, (void *)handler);
     uint64_t skipped = job ? job_skipped_rows(job) : 0;
     if (skipped && handler && handler->info) {
         char message[160];

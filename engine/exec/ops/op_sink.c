@@ -43,6 +43,13 @@ static int sink_finish(Operator *self)
     return JOINERY_OK;
 }
 
+void sink_operator_abort(Operator *op, StrBuf *note)
+{
+    SinkOperator *sink = op->impl;
+    if (sink->writer && sink->writer->vtable->abort)
+        sink->writer->vtable->abort(sink->writer, note);
+}
+
 static void sink_close(Operator *self)
 {
     SinkOperator *sink = self->impl;

@@ -19,5 +19,8 @@ Operator *sink_operator_create_collector(SinkCollectFunction collect, void *cont
 uint64_t sink_operator_rows(const Operator *op);
 /* True when the collector's client asked to stop. */
 bool sink_operator_stopped(const Operator *op);
+/* The job did not finish: the writer discards its uncommitted output and appends what is
+   left to `note` (SinkWriterVtable.abort); nothing for a collector. */
+void sink_operator_abort(Operator *op, StrBuf *note);
 
 #endif

@@ -119,6 +119,12 @@ uint64_t source_operator_skipped_rows(const Operator *op)
     return source->reader ? source->reader->skipped_rows : 0;
 }
 
+const char *source_operator_warnings(const Operator *op)
+{
+    const SourceOperator *source = op->impl;
+    return source->reader ? strbuf_cstr(&source->reader->warnings) : "";
+}
+
 int64_t source_operator_watermark(const Operator *op)
 {
     const SourceOperator *source = op->impl;

@@ -55,6 +55,8 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
 void source_operator_mark_stopped_cleanly(Operator *op);
 /* Rows skipped as bad records by the reader (json.ignore-parse-errors). */
 uint64_t source_operator_skipped_rows(const Operator *op);
+/* What the reader passed over and reports (SourceReader.warnings): lines, "" when none. */
+const char *source_operator_warnings(const Operator *op);
 /* The watermark a scan generated and sent so far; INT64_MIN when none (or no watermark). */
 int64_t source_operator_watermark(const Operator *op);
 
