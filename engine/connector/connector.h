@@ -75,6 +75,9 @@ struct SourceReader {
     StrBuf warnings;       /* what the reader passed over and the user should know (a
                               dangling link in a source directory), one line each, shown
                               after the job; owned (and freed) by the reader */
+    StrBuf skip_report;    /* where the skipped records were, for SHOW JOB METRICS: lines
+                              "file:line: reason" for the first few, then a count per
+                              file; empty when the reader does not say; owned */
     bool stopped_cleanly;  /* set by the job before close: every row read was fully
                               processed (end of input, or a user cancel with no rows in
                               flight), so positions read may be committed */

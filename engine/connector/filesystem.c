@@ -60,6 +60,7 @@ enum {
     SINK_BUFFER_FLUSH = 1 << 20,
     RELEASE_STEP = 32 << 20, /* mapped input given back in steps of this many bytes */
     MAX_DIRECTORY_DEPTH = 64,
+    SKIP_REPORT_RECORDS = 5,          /* skipped records listed with file and line, per reader */
     STREAM_READ_CHUNK = 1 << 20,      /* a FIFO is read in steps of this many bytes */
     MAX_STREAM_RECORD = 64 << 20,     /* a FIFO record longer than this is an error */
     STREAM_POLL_INTERVAL_MILLIS = 10, /* a FIFO without data is polled again after this */
@@ -75,7 +76,9 @@ typedef enum FileMetadata {
 
 typedef struct FileEntry {
     char *path;
-    bool stream; /* a FIFO ('source.fifo.enabled'): read as it comes, non-blocking */
+    bool stream;          /* a FIFO ('source.fifo.enabled'): read as it comes, non-blocking */
+    uint64_t skipped;     /* bad records skipped in it */
+    uint64_t skip_listed; /* of them, listed one by one in the skip report */
     int64_t size;
     int64_t modification_millis;
 } FileEntry;
@@ -111,6 +114,7 @@ typedef struct FilesystemReader {
     uint32_t pending_count; /* rows the last record decoded into */
     FormatDecoder *decoder;
     bool ignore_parse_errors;
+    uint32_t skip_listed; /* skipped records listed one by one (SKIP_REPORT_RECORDS at most) */
     uint32_t field_count;
     int32_t *decoder_field; /* produced field -> decoder field, -1 for metadata */
     FileMetadata *metadata; /* produced field -> metadata kind */
@@ -746,6 +750,32 @@ static void set_metadata(FilesystemReader *reader, uint32_t field, const FileEnt
     }
 }
 
+/*
+ * A bad record skipped (ignore-parse-errors): counted, and where it was
+ * goes to the reader's skip report (SHOW JOB METRICS): file and line of
+ * the first SKIP_REPORT_RECORDS, then a count per file for the rest.
+ */
+static void reader_note_skipped(FilesystemReader *reader, FileEntry *file, uint64_t line,
+                                const char *reason)
+{
+    reader->base.skipped_rows++;
+    file->skipped++;
+    if (reader->skip_listed < SKIP_REPORT_RECORDS) {
+        reader->skip_listed++;
+        file->skip_listed++;
+        strbuf_printf(&reader->base.skip_report, "%s:%llu: %s\n", file->path,
+                      (unsigned long long)line, reason);
+    }
+}
+
+/* The end of a file's records: the count of its skipped records not listed one by one. */
+static void reader_report_file_skips(FilesystemReader *reader, const FileEntry *file)
+{
+    if (file->skipped > file->skip_listed)
+        strbuf_printf(&reader->base.skip_report, "%s: %llu bad records skipped in all\n",
+                      file->path, (unsigned long long)file->skipped);
+}
+
 /* Builds decoded row `index` of the last record (with metadata) into the batch. */
 static int emit_decoded_row(FilesystemReader *reader, RowBatch *out, Arena *arena, uint32_t index,
                             Diag *diag)
@@ -843,6 +873,7 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
         }
         if (reader->offset >= reader->length) {
             reader_close_file(reader);
+            reader_report_file_skips(reader, &reader->files.entries[reader->file_index]);
             reader->file_index++;
             continue;
         }
@@ -853,19 +884,37 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
         size_t record_length =
             format_record_length(reader->decoder, record, available, &embedded_newlines);
         uint64_t line = reader->line;
+        uint32_t row_count = 0;
+        int status = FORMAT_RECORD_ROW;
+        bool decoded = false;
+        if (embedded_newlines > 0 && reader->ignore_parse_errors) {
+            /* a record over several lines that does not decode (an unterminated quote would
+               take the rest of the file with it): only its first line is the bad record, and
+               the next line may start one. Every subtask decides so (records are dealt out
+               by index), so each decodes such a record, whichever subtask owns it. */
+            status = format_decode_changelog(reader->decoder, record, record_length, &row_count,
+                                             error, sizeof error);
+            decoded = true;
+            if (status == JOINERY_ERROR_RUNTIME) {
+                record_length =
+                    (size_t)((const char *)memchr(record, '\n', record_length) - record);
+                embedded_newlines = 0;
+                decoded = false; /* its owner decodes the line alone, for its own reason */
+            }
+        }
         reader->offset += record_length < available ? record_length + 1 : record_length;
         reader->line += (uint64_t)embedded_newlines + 1;
         if (reader->stream_fd < 0 &&
             reader->record_index++ % (uint64_t)reader->parallelism != (uint64_t)reader->subtask)
             continue;
-        uint32_t row_count = 0;
-        int status = format_decode_changelog(reader->decoder, record, record_length, &row_count,
+        if (!decoded)
+            status = format_decode_changelog(reader->decoder, record, record_length, &row_count,
                                              error, sizeof error);
         if (status == FORMAT_RECORD_EMPTY)
             continue;
-        const FileEntry *file = &reader->files.entries[reader->file_index];
+        FileEntry *file = &reader->files.entries[reader->file_index];
         if (status == JOINERY_ERROR_RUNTIME && reader->ignore_parse_errors) {
-            base->skipped_rows++;
+            reader_note_skipped(reader, file, line, error);
             continue;
         }
         if (status != FORMAT_RECORD_ROW) {
@@ -925,6 +974,7 @@ static void filesystem_close_reader(SourceReader *base)
     free(reader->values);
     row_builder_free(&reader->builder);
     strbuf_free(&reader->base.warnings);
+    strbuf_free(&reader->base.skip_report);
     free(reader);
 }
 

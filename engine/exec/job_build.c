@@ -30,6 +30,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
@@ -425,6 +426,14 @@ static void job_scan_metrics(const PlanNode *node, Operator *const *subtasks, ui
     if (skipped)
         strbuf_printf(out, "%-4s   %llu bad records skipped in %s\n", "",
                       (unsigned long long)skipped, node->scan.table->name);
+    /* where they were, as the readers say (file and line of the first few, counts per file) */
+    for (uint32_t i = 0; i < count; i++)
+        for (const char *text = source_operator_skip_report(subtasks[i]); *text;) {
+            const char *end = strchr(text, '\n');
+            int length = end ? (int)(end - text) : (int)strlen(text);
+            strbuf_printf(out, "%-4s     %.*s\n", "", length, text);
+            text += length + (end != NULL);
+        }
 }
 
 /* The physical kinds (the logical ones cannot run); check_plan_kinds checks for holes. */

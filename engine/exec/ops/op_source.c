@@ -125,6 +125,12 @@ const char *source_operator_warnings(const Operator *op)
     return source->reader ? strbuf_cstr(&source->reader->warnings) : "";
 }
 
+const char *source_operator_skip_report(const Operator *op)
+{
+    const SourceOperator *source = op->impl;
+    return source->reader ? strbuf_cstr(&source->reader->skip_report) : "";
+}
+
 int64_t source_operator_watermark(const Operator *op)
 {
     const SourceOperator *source = op->impl;

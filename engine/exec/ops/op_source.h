@@ -57,6 +57,8 @@ void source_operator_mark_stopped_cleanly(Operator *op);
 uint64_t source_operator_skipped_rows(const Operator *op);
 /* What the reader passed over and reports (SourceReader.warnings): lines, "" when none. */
 const char *source_operator_warnings(const Operator *op);
+/* Where the reader's skipped records were (SourceReader.skip_report): lines, "" when none. */
+const char *source_operator_skip_report(const Operator *op);
 /* The watermark a scan generated and sent so far; INT64_MIN when none (or no watermark). */
 int64_t source_operator_watermark(const Operator *op);
 
