@@ -98,3 +98,29 @@ void strbuf_free(StrBuf *buffer)
     buffer->data = NULL;
     buffer->length = buffer->capacity = 0;
 }
+
+int strbuf_show_nul(StrBuf *buffer, size_t from)
+{
+    size_t count = 0;
+    for (size_t i = from; i < buffer->length; i++)
+        count += buffer->data[i] == '\0';
+    if (count == 0)
+        return 0;
+    if (strbuf_reserve(buffer, 2 * count) != 0)
+        return -1;
+    /* from the end, so every byte moves once */
+    size_t read = buffer->length, write = buffer->length + 2 * count;
+    buffer->data[write] = '\0';
+    while (read > from) {
+        char c = buffer->data[--read];
+        if (c == '\0') {
+            buffer->data[--write] = '\x80';
+            buffer->data[--write] = '\x90';
+            buffer->data[--write] = '\xe2';
+        } else {
+            buffer->data[--write] = c;
+        }
+    }
+    buffer->length += 2 * count;
+    return 0;
+}

@@ -27,6 +27,14 @@ int strbuf_append_cstr(StrBuf *buffer, const char *text);
 int strbuf_append_char(StrBuf *buffer, char c);
 int strbuf_printf(StrBuf *buffer, const char *format, ...) __attribute__((format(printf, 2, 3)));
 int strbuf_vprintf(StrBuf *buffer, const char *format, va_list args);
+/*
+ * Replaces every NUL byte from offset `from` on by U+2400 SYMBOL FOR NULL
+ * ("\xe2\x90\x80", shown as a small "NUL"), so text that holds NUL bytes
+ * (a SQL string may) survives being handed on as a C string and shows where
+ * the NUL was. joinery's one rendering of NUL for people (the shell's
+ * results, the print sink, EXPLAIN). 0, or -1 on no memory (unchanged).
+ */
+int strbuf_show_nul(StrBuf *buffer, size_t from);
 /* Empties the buffer, keeping its memory. */
 void strbuf_clear(StrBuf *buffer);
 /* Returns the text ("" for an empty buffer); valid until the next change. */

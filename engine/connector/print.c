@@ -168,6 +168,7 @@ static int print_write(SinkWriter *writer, const RowBatch *batch, Diag *diag)
             failed |= print_append_value(type, value_from_row(row, field, type), line);
         }
         failed |= strbuf_append_char(line, ']');
+        failed |= strbuf_show_nul(line, 0); /* lines are C strings: a NUL shows as U+2400 */
         if (failed)
             return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in print sink");
         if (spec->write_line) {

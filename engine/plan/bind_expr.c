@@ -205,7 +205,7 @@ static int bind_literal(Binder *binder, const AstExpr *ast, Expr **result)
                                     value_double(strtod(text, NULL)));
         break;
     case AST_LITERAL_STRING: {
-        uint32_t length = (uint32_t)strlen(text);
+        uint32_t length = (uint32_t)ast->literal.text_length; /* NUL bytes included */
         type = type_make(TYPE_CHAR, false);
         type.precision = length ? (int32_t)length : 1;
         if (length == 0) {

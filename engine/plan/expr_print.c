@@ -158,19 +158,24 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
     case TYPE_CHAR:
     case TYPE_VARCHAR:
         if (!prefix) {
-            if (strbuf_append_char(out, '\'') != 0 ||
-                strbuf_append(out, value.s.ptr, value.s.len) != 0)
+            if (strbuf_append_char(out, '\'') != 0)
+                return -1;
+            size_t from = out->length;
+            if (strbuf_append(out, value.s.ptr, value.s.len) != 0 ||
+                strbuf_show_nul(out, from) != 0)
                 return -1;
             return strbuf_append_char(out, '\'');
         }
         if (strbuf_append_cstr(out, "_UTF-16LE'") != 0)
             return -1;
+        size_t start = out->length;
         for (uint32_t i = 0; i < value.s.len; i++) {
             char c = value.s.ptr[i];
             if (strbuf_append_char(out, c) != 0 || (c == '\'' && strbuf_append_char(out, c) != 0))
                 return -1;
         }
-        if (strbuf_append_char(out, '\'') != 0)
+        /* the plan is C text: a NUL shows as U+2400 */
+        if (strbuf_show_nul(out, start) != 0 || strbuf_append_char(out, '\'') != 0)
             return -1;
         if (type.id == TYPE_VARCHAR)
             return strbuf_printf(out, ":%s",

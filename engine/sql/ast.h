@@ -125,7 +125,9 @@ struct AstExpr {
     union {
         struct {
             AstLiteralKind kind;
-            char *text; /* NULL for NULL and BOOLEAN */
+            char *text; /* NULL for NULL and BOOLEAN; NUL-terminated, but a STRING's text
+                           may hold NUL bytes: text_length is its length */
+            size_t text_length;
             bool boolean_value;
             bool integer_overflow; /* INTEGER whose digits exceed BIGINT (9223372036854775807) */
         } literal;

@@ -47,15 +47,20 @@ static void print_expr(const AstExpr *expr, Printer *out);
 static void print_query(const AstQuery *query, Printer *out);
 static void print_statement(const AstStatement *statement, Printer *out);
 
-static void print_quoted(const char *text, Printer *out)
+static void print_quoted_length(const char *text, size_t length, Printer *out)
 {
     printer_char(out, '\'');
-    for (const char *c = text ? text : ""; *c; c++) {
-        if (*c == '\'')
+    for (size_t i = 0; text && i < length; i++) {
+        if (text[i] == '\'')
             printer_char(out, '\'');
-        printer_char(out, *c);
+        printer_char(out, text[i]);
     }
     printer_char(out, '\'');
+}
+
+static void print_quoted(const char *text, Printer *out)
+{
+    print_quoted_length(text, text ? strlen(text) : 0, out);
 }
 
 static void print_names(const AstList *names, const char *separator, Printer *out)
@@ -166,7 +171,7 @@ static void print_literal(const AstExpr *expr, Printer *out)
             printer_text(out, "!overflow");
         break;
     case AST_LITERAL_STRING:
-        print_quoted(expr->literal.text, out);
+        print_quoted_length(expr->literal.text, expr->literal.text_length, out);
         break;
     case AST_LITERAL_DATE:
         printer_text(out, "(date ");

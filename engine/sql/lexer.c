@@ -274,7 +274,11 @@ static int lexer_read_quoted(Lexer *lexer, Token *token, Diag *diag, char quote,
     }
     value[out] = '\0';
     token->value = value;
+    token->value_length = out;
     lexer_finish(lexer, token, start);
+    if (quote != '\'' && memchr(value, '\0', out))
+        return lexer_fail(lexer, token, diag, JOINERY_ERROR_PARSE,
+                          "Syntax error: a quoted identifier must not contain a NUL character");
     return JOINERY_OK;
 }
 

@@ -228,12 +228,14 @@ typedef enum Keyword {
 
 typedef struct Token {
     TokenKind kind;
-    Keyword keyword;  /* TOKEN_KEYWORD only, else KEYWORD_NONE */
-    bool quoted;      /* TOKEN_IDENTIFIER written in backticks */
-    const char *text; /* first character in the source (hint: first content char) */
-    size_t length;    /* source bytes of the token (hint: content bytes) */
-    char *value;      /* STRING and IDENTIFIER: decoded, NUL-terminated, in the arena */
-    int line;         /* 1-based position of the first character */
+    Keyword keyword;     /* TOKEN_KEYWORD only, else KEYWORD_NONE */
+    bool quoted;         /* TOKEN_IDENTIFIER written in backticks */
+    const char *text;    /* first character in the source (hint: first content char) */
+    size_t length;       /* source bytes of the token (hint: content bytes) */
+    char *value;         /* STRING and IDENTIFIER: decoded, NUL-terminated, in the arena */
+    size_t value_length; /* bytes of value: a string literal may hold NUL bytes, so its
+                            value is length-delimited (a quoted identifier may not) */
+    int line;            /* 1-based position of the first character */
     int column;
     int end_line; /* position just after the token */
     int end_column;

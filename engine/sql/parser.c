@@ -364,6 +364,23 @@ static char *parser_expect_identifier(Parser *parser, const char *what)
     return text;
 }
 
+/*
+ * The text of a string literal used as a name or a setting (an option key or
+ * value, a SET value, a hint option), which is C text: NULL (failed) when it
+ * holds a NUL byte, which would cut it. String literals in expressions keep
+ * their NUL bytes (literal.text_length).
+ */
+static char *parser_text_value(Parser *parser, const Token *token)
+{
+    if (memchr(token->value, '\0', token->value_length)) {
+        parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_PARSE,
+                       "Syntax error: a NUL character is not allowed in an option key or "
+                       "value (only in string values of expressions)");
+        return NULL;
+    }
+    return token->value;
+}
+
 /* Consumes a string literal; returns its unescaped text. */
 static char *parser_expect_string(Parser *parser, const char *what)
 {
@@ -373,8 +390,10 @@ static char *parser_expect_string(Parser *parser, const char *what)
         parser_fail_unexpected(parser);
         return NULL;
     }
-    parser_advance(parser);
-    return token->value;
+    char *text = parser_text_value(parser, token);
+    if (text)
+        parser_advance(parser);
+    return text;
 }
 
 /* name { . name }, at most PARSER_MAX_NAME_PARTS parts, into parts. */
@@ -516,7 +535,9 @@ static AstHint *parser_parse_hint(Parser *parser)
         do {
             char *name = NULL;
             if (parser_is(parser, TOKEN_STRING)) {
-                name = parser_current(parser)->value;
+                name = parser_text_value(parser, parser_current(parser));
+                if (!name)
+                    return NULL;
                 parser_advance(parser);
             } else {
                 AstList parts = {0};
@@ -1078,6 +1099,7 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
         literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
         if (!literal->literal.text)
             return true;
+        literal->literal.text_length = unit->length;
         for (char *c = literal->literal.text; *c; c++)
             *c = (char)toupper((unsigned char)*c);
         parser_advance(parser); /* unit */
@@ -1212,6 +1234,7 @@ static AstExpr *parser_parse_literal(Parser *parser, AstLiteralKind kind)
     case AST_LITERAL_STRING:
     case AST_LITERAL_BINARY:
         expr->literal.text = token->value;
+        expr->literal.text_length = token->value_length;
         break;
     case AST_LITERAL_DATE:
     case AST_LITERAL_TIME:
@@ -2571,8 +2594,10 @@ static char *parser_parse_config_key(Parser *parser, SourcePosition *position)
     const Token *first = parser_current(parser);
     *position = token_position(first);
     if (first->kind == TOKEN_STRING) {
-        parser_advance(parser);
-        return first->value;
+        char *text = parser_text_value(parser, first);
+        if (text)
+            parser_advance(parser);
+        return text;
     }
     if (first->kind == TOKEN_EQUAL) {
         parser_note(parser, "key");
@@ -2602,8 +2627,10 @@ static AstStatement *parser_parse_set(Parser *parser, const Token *first)
         return NULL;
     const Token *value = parser_current(parser);
     if (value->kind == TOKEN_STRING) {
+        statement->set.value = parser_text_value(parser, value);
+        if (!statement->set.value)
+            return NULL;
         parser_advance(parser);
-        statement->set.value = value->value;
         return statement;
     }
     if (parser_at_statement_end(parser)) {

@@ -100,11 +100,15 @@ size_t split_skip_blank(const char *text, size_t length)
                 i++;
             }
         } else if (c == '/' && next == '*' && !(i + 2 < length && text[i + 2] == '+')) {
-            i += 2;
-            while (i < length && !(text[i] == '*' && i + 1 < length && text[i + 1] == '/')) {
-                i++;
+            size_t end = i + 2;
+            while (end < length &&
+                   !(text[end] == '*' && end + 1 < length && text[end + 1] == '/')) {
+                end++;
             }
-            i = i < length ? i + 2 : length;
+            if (end >= length) {
+                break; /* unterminated: not blank, so the lexer reports it where it starts */
+            }
+            i = end + 2;
         } else {
             break;
         }

@@ -31,7 +31,9 @@ size_t split_statement_end(const char *text, size_t length, bool *is_blank);
 /*
  * Returns the offset of the first byte of text that is neither whitespace nor
  * inside a plain (non-hint) comment; length when there is none. An
- * unterminated block comment runs to the end of text.
+ * unterminated block comment is not skipped (its start is returned), so the
+ * statement handed to the parser begins with it and the lexer reports
+ * "unterminated comment" at its position.
  */
 size_t split_skip_blank(const char *text, size_t length);
 

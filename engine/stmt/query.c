@@ -45,7 +45,9 @@ static int query_write_row(void *context, const Row *row)
             writer->values[i] = NULL;
             continue;
         }
-        if (value_format_text(root->fields[i].type, value, &writer->cells[i]) != 0)
+        /* the client gets C strings: a NUL in a string shows as U+2400 */
+        if (value_format_text(root->fields[i].type, value, &writer->cells[i]) != 0 ||
+            strbuf_show_nul(&writer->cells[i], 0) != 0)
             return -1;
         writer->values[i] = strbuf_cstr(&writer->cells[i]);
     }

@@ -143,6 +143,34 @@ START_TEST(test_strings)
 }
 END_TEST
 
+/* A NUL byte inside a string literal is part of it: values are length-delimited. */
+START_TEST(test_string_with_nul)
+{
+    static const char text[] = "'a\0b' 'x'";
+    Lexer lexer;
+    Diag diag;
+    Token token;
+    diag_clear(&diag);
+    lexer_init(&lexer, text, sizeof text - 1, 1, 1, &test_arena);
+    lexer_next_token(&lexer, &token, &diag);
+    ck_assert_int_eq(token.kind, TOKEN_STRING);
+    ck_assert_uint_eq(token.value_length, 3);
+    ck_assert(memcmp(token.value, "a\0b", 3) == 0);
+    ck_assert_uint_eq(token.length, 5);
+    lexer_next_token(&lexer, &token, &diag);
+    ck_assert_int_eq(token.kind, TOKEN_STRING);
+    ck_assert_str_eq(token.value, "x");
+    ck_assert_int_eq(token.column, 7);
+    /* a quoted identifier is a name (C text): a NUL in it is an error */
+    static const char name[] = "`a\0b`";
+    lexer_init(&lexer, name, sizeof name - 1, 1, 1, &test_arena);
+    lexer_next_token(&lexer, &token, &diag);
+    ck_assert_int_eq(token.kind, TOKEN_ERROR);
+    ck_assert_str_eq(diag.message,
+                     "Syntax error: a quoted identifier must not contain a NUL character");
+}
+END_TEST
+
 START_TEST(test_comments_and_hints)
 {
     Token tokens[MAX_TOKENS];
@@ -287,6 +315,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(core, test_keyword_table);
     tcase_add_test(core, test_numbers);
     tcase_add_test(core, test_strings);
+    tcase_add_test(core, test_string_with_nul);
     tcase_add_test(core, test_comments_and_hints);
     tcase_add_test(core, test_positions_with_offsets_and_utf8);
     tcase_add_test(core, test_errors_at_start);
