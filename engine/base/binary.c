@@ -128,13 +128,5 @@ int binary_append_utf8(const uint8_t *bytes, size_t length, StrBuf *out)
 
 bool binary_is_utf8(const uint8_t *bytes, size_t length)
 {
-    size_t i = 0;
-    while (i < length) {
-        size_t consumed;
-        uint32_t code_point;
-        if (!utf8_decode((const char *)bytes + i, length - i, &code_point, &consumed))
-            return false;
-        i += consumed;
-    }
-    return true;
+    return utf8_valid_prefix((const char *)bytes, length) == length;
 }

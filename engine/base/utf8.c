@@ -3,6 +3,8 @@
  */
 #include "engine/base/utf8.h"
 
+#include <string.h>
+
 size_t utf8_decode(const char *text, size_t length, uint32_t *code_point, size_t *consumed)
 {
     const unsigned char *bytes = (const unsigned char *)text;
@@ -79,4 +81,31 @@ size_t utf8_encode(uint32_t code_point, char *out)
     out[2] = (char)(0x80 | ((code_point >> 6) & 0x3F));
     out[3] = (char)(0x80 | (code_point & 0x3F));
     return 4;
+}
+
+size_t utf8_valid_prefix(const char *text, size_t length)
+{
+    size_t i = 0;
+    while (i < length) {
+        /* ASCII runs, a word at a time */
+        while (i + 8 <= length) {
+            uint64_t word;
+            memcpy(&word, text + i, 8);
+            if (word & 0x8080808080808080ull)
+                break;
+            i += 8;
+        }
+        if (i >= length)
+            break;
+        if ((unsigned char)text[i] < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t code_point;
+        size_t consumed;
+        if (!utf8_decode(text + i, length - i, &code_point, &consumed))
+            return i;
+        i += consumed;
+    }
+    return length;
 }

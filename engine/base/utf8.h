@@ -35,6 +35,13 @@
 size_t utf8_decode(const char *text, size_t length, uint32_t *code_point, size_t *consumed);
 
 /*
+ * Length of the longest well-formed prefix of text[0..length) (utf8_decode's
+ * rules): length when all of it is well-formed, else the offset of the
+ * first ill-formed sequence. ASCII runs are skipped 8 bytes at a time.
+ */
+size_t utf8_valid_prefix(const char *text, size_t length);
+
+/*
  * Writes the UTF-8 form of code_point (a Unicode scalar value) at out, which
  * has room for 4 bytes; returns the bytes written (1 to 4).
  */

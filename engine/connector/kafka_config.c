@@ -31,6 +31,7 @@
 
 #include "engine/base/map.h"
 #include "engine/base/sensitive.h"
+#include "engine/base/utf8.h"
 #include "engine/base/value.h"
 #include "engine/format/format.h"
 
@@ -158,14 +159,13 @@ int kafka_split_owner(const char *topic, int32_t partition, int readers)
         return 0;
     /* Java's String.hashCode over UTF-16 code units, with int32 wrap-around */
     uint32_t hash = 0;
-    const unsigned char *cursor = (const unsigned char *)topic;
-    while (*cursor) {
-        uint32_t code = *cursor++;
-        int extra = code >= 0xF0 ? 3 : code >= 0xE0 ? 2 : code >= 0xC0 ? 1 : 0;
-        if (extra)
-            code &= 0x3Fu >> extra;
-        for (int i = 0; i < extra && (*cursor & 0xC0) == 0x80; i++)
-            code = (code << 6) | (*cursor++ & 0x3Fu);
+    size_t length = strlen(topic);
+    for (size_t i = 0; i < length;) {
+        uint32_t code;
+        size_t consumed;
+        if (!utf8_decode(topic + i, length - i, &code, &consumed))
+            code = 0xFFFD; /* as Java decodes an ill-formed sequence */
+        i += consumed;
         if (code >= 0x10000) {
             code -= 0x10000;
             hash = hash * 31u + (0xD800u + (code >> 10));

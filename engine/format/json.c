@@ -154,6 +154,279 @@ static int json_find_field(const FormatDecoder *decoder, const char *key, size_t
     return -1;
 }
 
+/* ------------------------------------------------------------ what is wrong */
+
+enum { JSON_DIAGNOSE_MAX_DEPTH = 512 };
+
+/* How a byte is shown in a message: 'x' when printable ASCII, else its code. */
+static void json_describe_byte(unsigned char c, char *out, size_t size)
+{
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(out, size, "'%c'", c);
+    else
+        snprintf(out, size, "byte 0x%02x", c);
+}
+
+/* Reads a JSON string from data[*at] (its opening quote) to after its closing quote: NULL,
+   or what is wrong with *at at the offending byte. */
+static const char *json_check_string(const char *data, size_t length, size_t *at, char *what,
+                                     size_t what_size)
+{
+    size_t i = *at + 1;
+    while (i < length) {
+        unsigned char c = (unsigned char)data[i];
+        if (c == '"') {
+            *at = i + 1;
+            return NULL;
+        }
+        if (c < 0x20) {
+            *at = i;
+            snprintf(what, what_size,
+                     "a control character (byte 0x%02x) in a string must be "
+                     "escaped",
+                     c);
+            return what;
+        }
+        if (c == '\\') {
+            if (i + 1 >= length)
+                break;
+            char e = data[i + 1];
+            if (e == 'u') {
+                for (size_t k = 0; k < 4; k++)
+                    if (i + 2 + k >= length || binary_hex_digit(data[i + 2 + k]) < 0) {
+                        *at = i;
+                        snprintf(what, what_size, "invalid escape \\u: four hex digits expected");
+                        return what;
+                    }
+                i += 6;
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", e) || e == '\0') {
+                *at = i;
+                char shown[16];
+                json_describe_byte((unsigned char)e, shown, sizeof shown);
+                if (e >= 0x20 && e < 0x7f)
+                    snprintf(what, what_size, "invalid escape \\%c", e);
+                else
+                    snprintf(what, what_size, "invalid escape: backslash before %s", shown);
+                return what;
+            }
+            i += 2;
+            continue;
+        }
+        if (c >= 0x80) {
+            uint32_t code_point;
+            size_t consumed;
+            if (!utf8_decode(data + i, length - i, &code_point, &consumed)) {
+                *at = i;
+                snprintf(what, what_size, "invalid UTF-8 (byte 0x%02x)", c);
+                return what;
+            }
+            i += consumed;
+            continue;
+        }
+        i++;
+    }
+    *at = length;
+    snprintf(what, what_size, "unterminated string");
+    return what;
+}
+
+/* A number or a literal (true, false, null) at data[*at]: NULL when it is one (*at after
+   it), else what is wrong. */
+static const char *json_check_scalar(const char *data, size_t length, size_t *at, char *what,
+                                     size_t what_size)
+{
+    size_t i = *at;
+    unsigned char c = (unsigned char)data[i];
+    if (c == 't' || c == 'f' || c == 'n') {
+        const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        size_t word_length = strlen(word);
+        size_t end = i;
+        while (end < length &&
+               ((data[end] >= 'a' && data[end] <= 'z') || (data[end] >= 'A' && data[end] <= 'Z')))
+            end++;
+        if (end - i == word_length && memcmp(data + i, word, word_length) == 0) {
+            *at = end;
+            return NULL;
+        }
+        snprintf(what, what_size, "invalid literal '%.*s' (true, false or null expected)",
+                 (int)(end - i > 24 ? 24 : end - i), data + i);
+        return what;
+    }
+    /* -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+    size_t start = i;
+    if (i < length && data[i] == '-')
+        i++;
+    size_t digits = i;
+    while (i < length && data[i] >= '0' && data[i] <= '9')
+        i++;
+    bool ok = i > digits && !(data[digits] == '0' && i - digits > 1);
+    if (ok && i < length && data[i] == '.') {
+        size_t fraction = ++i;
+        while (i < length && data[i] >= '0' && data[i] <= '9')
+            i++;
+        ok = i > fraction;
+    }
+    if (ok && i < length && (data[i] == 'e' || data[i] == 'E')) {
+        i++;
+        if (i < length && (data[i] == '+' || data[i] == '-'))
+            i++;
+        size_t exponent = i;
+        while (i < length && data[i] >= '0' && data[i] <= '9')
+            i++;
+        ok = i > exponent;
+    }
+    if (ok) {
+        *at = i;
+        return NULL;
+    }
+    *at = start;
+    if (i == start || (i == start + 1 && data[start] == '-' && i == digits)) {
+        char shown[16];
+        json_describe_byte(c, shown, sizeof shown);
+        snprintf(what, what_size, "expected a value but found %s", shown);
+    } else {
+        snprintf(what, what_size, "invalid number");
+    }
+    return what;
+}
+
+/* A primitive token (number or literal) as JSON's grammar has it; else false with the
+   offset in it and the reason. */
+static bool json_primitive_is_valid(const char *text, size_t length, size_t *wrong_at, char *what,
+                                    size_t what_size)
+{
+    size_t end = 0;
+    if (json_check_scalar(text, length, &end, what, what_size)) {
+        *wrong_at = end;
+        return false;
+    }
+    if (end != length) {
+        *wrong_at = end;
+        snprintf(what, what_size, "invalid number");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Says what is wrong with a record the tokenizer rejected (or with the UTF-8
+ * of one it accepted): a walk of the JSON grammar with a stack of open
+ * containers (no recursion), stopping at the first error: its offset in
+ * *offset and the reason in `what` ("expected a string key", "invalid
+ * escape \x", "expected ',' or '}'", ...). Returns false when the record is
+ * well-formed after all.
+ */
+static bool json_diagnose(const char *data, size_t length, size_t *offset, char *what,
+                          size_t what_size)
+{
+    enum { VALUE, VALUE_OR_END, KEY, KEY_OR_END, COLON, AFTER_VALUE, DONE } state = VALUE;
+    char stack[JSON_DIAGNOSE_MAX_DEPTH];
+    size_t opened_at[JSON_DIAGNOSE_MAX_DEPTH];
+    size_t depth = 0;
+    size_t i = 0;
+    char shown[16];
+    for (;;) {
+        while (i < length &&
+               (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+            i++;
+        if (i >= length) {
+            if (state == DONE)
+                return false;
+            *offset = length;
+            if (depth)
+                snprintf(what, what_size,
+                         "unexpected end of record (the %s opened at byte %zu is not closed)",
+                         stack[depth - 1] == '{' ? "object" : "array", opened_at[depth - 1] + 1);
+            else
+                snprintf(what, what_size, "unexpected end of record");
+            return true;
+        }
+        unsigned char c = (unsigned char)data[i];
+        *offset = i;
+        json_describe_byte(c, shown, sizeof shown);
+        switch (state) {
+        case VALUE:
+        case VALUE_OR_END:
+            if (c == ']' && state == VALUE_OR_END) {
+                depth--;
+                i++;
+                state = depth ? AFTER_VALUE : DONE;
+            } else if (c == '{' || c == '[') {
+                if (depth == JSON_DIAGNOSE_MAX_DEPTH) {
+                    snprintf(what, what_size, "nested more than %d levels deep",
+                             JSON_DIAGNOSE_MAX_DEPTH);
+                    return true;
+                }
+                opened_at[depth] = i;
+                stack[depth++] = (char)c;
+                i++;
+                state = c == '{' ? KEY_OR_END : VALUE_OR_END;
+            } else if (c == '"') {
+                if (json_check_string(data, length, &i, what, what_size)) {
+                    *offset = i;
+                    return true;
+                }
+                state = AFTER_VALUE;
+            } else {
+                if (json_check_scalar(data, length, &i, what, what_size)) {
+                    *offset = i;
+                    return true;
+                }
+                state = AFTER_VALUE;
+            }
+            if (state == AFTER_VALUE && depth == 0)
+                state = DONE;
+            break;
+        case KEY:
+        case KEY_OR_END:
+            if (c == '}' && state == KEY_OR_END) {
+                depth--;
+                i++;
+                state = depth ? AFTER_VALUE : DONE;
+            } else if (c == '"') {
+                if (json_check_string(data, length, &i, what, what_size)) {
+                    *offset = i;
+                    return true;
+                }
+                state = COLON;
+            } else {
+                snprintf(what, what_size, "expected a string key but found %s", shown);
+                return true;
+            }
+            break;
+        case COLON:
+            if (c != ':') {
+                snprintf(what, what_size, "expected ':' after the key but found %s", shown);
+                return true;
+            }
+            i++;
+            state = VALUE;
+            break;
+        case AFTER_VALUE: {
+            char open = stack[depth - 1];
+            char close = open == '{' ? '}' : ']';
+            if (c == ',') {
+                i++;
+                state = open == '{' ? KEY : VALUE;
+            } else if ((char)c == close) {
+                depth--;
+                i++;
+                state = depth ? AFTER_VALUE : DONE;
+            } else {
+                snprintf(what, what_size, "expected ',' or '%c' but found %s", close, shown);
+                return true;
+            }
+            break;
+        }
+        case DONE:
+            snprintf(what, what_size, "unexpected content after the object");
+            return true;
+        }
+    }
+}
+
 static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length, int *count,
                          char *error, size_t error_size)
 {
@@ -171,11 +444,23 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
         int result =
             jsmn_parse(&parser, data, length, decoder->json_tokens, decoder->json_token_capacity);
         if (result >= 0) {
+            /* the tokenizer takes any bytes in strings: a record must be UTF-8, as Jackson
+               (Flink's JSON format) requires */
+            size_t valid = utf8_valid_prefix(data, length);
+            if (valid < length) {
+                char what[64];
+                snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02x)",
+                         (unsigned char)data[valid]);
+                return json_malformed(error, error_size, valid, what);
+            }
             *count = result;
             return JOINERY_OK;
         }
         if (result != JSMN_ERROR_NOMEM) {
             size_t position = parser.pos < length ? parser.pos : length;
+            char what[160];
+            if (json_diagnose(data, length, &position, what, sizeof what))
+                return json_malformed(error, error_size, position, what);
             return json_malformed(error, error_size, position,
                                   result == JSMN_ERROR_PART ? "unexpected end of record" : NULL);
         }
@@ -330,18 +615,25 @@ static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char
     const char *text = data + token->start;
     size_t length = (size_t)(token->end - token->start);
     bool is_string_type = type_is_string(type.id);
+    size_t wrong_at;
+    char what[96];
     switch (token->type) {
     case JSMN_PRIMITIVE:
+        /* the tokenizer takes any run of number characters: JSON's grammar decides */
+        if (!json_primitive_is_valid(text, length, &wrong_at, what, sizeof what))
+            return json_malformed(error, error_size, (size_t)token->start + wrong_at, what);
         if (text[0] == 'n') {
             if (length != 4 || memcmp(text, "null", 4) != 0)
-                return json_malformed(error, error_size, (size_t)token->start, NULL);
+                return json_malformed(error, error_size, (size_t)token->start,
+                                      "invalid literal (true, false or null expected)");
             *value = value_null();
             return 0;
         }
         if (text[0] == 't' || text[0] == 'f') {
             if (!(length == 4 && memcmp(text, "true", 4) == 0) &&
                 !(length == 5 && memcmp(text, "false", 5) == 0))
-                return json_malformed(error, error_size, (size_t)token->start, NULL);
+                return json_malformed(error, error_size, (size_t)token->start,
+                                      "invalid literal (true, false or null expected)");
             if (type.id != TYPE_BOOLEAN && !is_string_type)
                 return format_parse_field(decoder, field, text, length, false, value, error,
                                           error_size);
@@ -384,7 +676,7 @@ static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char
                                       length);
         }
     default:
-        return json_malformed(error, error_size, (size_t)token->start, NULL);
+        return json_malformed(error, error_size, (size_t)token->start, "expected a value");
     }
 }
 
@@ -419,11 +711,17 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
     int index = 1;
     for (int key = 0; key < tokens[0].size; key++) {
         if (index >= count)
-            return json_malformed(error, error_size, length, NULL);
+            return json_malformed(error, error_size, length, "unexpected end of record");
         const jsmntok_t *key_token = &tokens[index];
-        if (key_token->type != JSMN_STRING || key_token->size != 1 || index + 1 >= count)
+        if (key_token->type != JSMN_STRING || key_token->size != 1 || index + 1 >= count) {
+            /* the tokenizer let a structural mistake through (a missing ','): say which */
+            size_t position = (size_t)key_token->start;
+            char what[160];
+            if (json_diagnose(data, length, &position, what, sizeof what))
+                return json_malformed(error, error_size, position, what);
             return json_malformed(error, error_size, (size_t)key_token->start,
                                   "expected \"key\": value");
+        }
         const char *name = data + key_token->start;
         size_t name_length = (size_t)(key_token->end - key_token->start);
         char unescaped[256];

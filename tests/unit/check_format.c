@@ -437,6 +437,67 @@ START_TEST(test_csv_bytes_base64_and_no_maps)
 }
 END_TEST
 
+/* Malformed JSON says what is wrong, where; a record must be UTF-8 (as Jackson requires). */
+START_TEST(test_json_error_reasons)
+{
+    const char *names[] = {"a"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_JSON, 1, names, types, NULL);
+    Value values[1];
+    char error[512];
+    static const struct {
+        const char *record, *error;
+    } cases[] = {
+        {"{a: 1}", "malformed JSON at byte 2: expected a string key but found 'a'"},
+        {"{\"a\" 1}", "malformed JSON at byte 6: expected ':' after the key but found '1'"},
+        {"{\"a\": \"x\\qy\"}", "malformed JSON at byte 9: invalid escape \\q"},
+        {"{\"a\": \"\\u12\"}", "malformed JSON at byte 8: invalid escape \\u: four hex digits "
+                               "expected"},
+        {"{\"a\": 1 \"b\": 2}", "malformed JSON at byte 9: expected ',' or '}' but found '\"'"},
+        {"{\"a\": [1, 2}", "malformed JSON at byte 12: expected ',' or ']' but found '}'"},
+        {"{\"a\": 1", "malformed JSON at byte 8: unexpected end of record (the object opened at "
+                      "byte 1 is not closed)"},
+        {"{\"a\": \"open", "malformed JSON at byte 12: unterminated string"},
+        {"{\"a\": nul}", "malformed JSON at byte 7: invalid literal 'nul' (true, false or null "
+                         "expected)"},
+        {"{\"a\": 01}", "malformed JSON at byte 7: invalid number"},
+        {"{\"a\": @}", "malformed JSON at byte 7: expected a value but found '@'"},
+        {"{\"a\": \"\xff\xfe\"}", "malformed JSON at byte 8: invalid UTF-8 (byte 0xff)"},
+        {"{\"a\": \"\xc3\"}", "malformed JSON at byte 8: invalid UTF-8 (byte 0xc3)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(decode(decoder, cases[i].record, values, error), JOINERY_ERROR_RUNTIME);
+        ck_assert_str_eq(error, cases[i].error);
+    }
+    ck_assert_int_eq(decode(decoder, "{\"a\": \"caf\xc3\xa9\"}", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[0], "caf\xc3\xa9");
+    format_decoder_free(decoder);
+}
+END_TEST
+
+/* raw into a STRING: ill-formed UTF-8 becomes U+FFFD, one per maximal ill-formed subpart. */
+START_TEST(test_raw_string_replaces_invalid_utf8)
+{
+    const char *names[] = {"s"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_RAW, 1, names, types, NULL);
+    Value values[1];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "ok\xff\xfe!\xe2\x82", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[0], "ok\xef\xbf\xbd\xef\xbf\xbd!\xef\xbf\xbd");
+    ck_assert_int_eq(decode(decoder, "caf\xc3\xa9", values, error), FORMAT_RECORD_ROW);
+    assert_string(values[0], "caf\xc3\xa9");
+    format_decoder_free(decoder);
+    /* BYTES keep the bytes */
+    DataType bytes[] = {type_make_binary(TYPE_VARBINARY, TYPE_STRING_LENGTH, true)};
+    decoder = make_decoder(FORMAT_KIND_RAW, 1, names, bytes, NULL);
+    ck_assert_int_eq(decode(decoder, "\xff", values, error), FORMAT_RECORD_ROW);
+    ck_assert_uint_eq(values[0].s.len, 1);
+    ck_assert_int_eq((unsigned char)values[0].s.ptr[0], 0xff);
+    format_decoder_free(decoder);
+}
+END_TEST
+
 START_TEST(test_csv_encode_round_trip)
 {
     const char *names[] = {"id", "text", "amount"};
@@ -540,6 +601,8 @@ static Suite *format_suite(void)
     tcase_add_test(csv, test_csv_bytes_base64_and_no_maps);
     tcase_add_test(csv, test_json_bytes_and_maps);
     tcase_add_test(csv, test_format_options);
+    tcase_add_test(csv, test_json_error_reasons);
+    tcase_add_test(csv, test_raw_string_replaces_invalid_utf8);
     suite_add_tcase(suite, csv);
     return suite;
 }
