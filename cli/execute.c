@@ -129,6 +129,51 @@ static void execute_print_indent(FILE *out, const char *text, size_t length)
     }
 }
 
+/* Longest source line shown whole under an error; a longer one is cut to a window of
+   about this many bytes around the caret, marked with "..." where it was cut. */
+enum { EXECUTE_CONTEXT_WIDTH = 160 };
+
+/* Steps back from `offset` to the start of the character it falls in. */
+static size_t execute_character_start(const char *text, size_t offset)
+{
+    while (offset > 0 && ((unsigned char)text[offset] & 0xC0) == 0x80) {
+        offset--;
+    }
+    return offset;
+}
+
+/*
+ * Prints "  L | text" and "    |   ^" under text[caret]. A text longer than
+ * EXECUTE_CONTEXT_WIDTH bytes is shown as a window around the caret ("...",
+ * the window, "..."), so an error on a 1 MB line prints a few hundred bytes,
+ * not the line and a caret line as long.
+ */
+static void execute_print_window(FILE *out, int line, const char *text, size_t length,
+                                 size_t caret)
+{
+    size_t start = 0, end = length;
+    if (length > EXECUTE_CONTEXT_WIDTH) {
+        size_t half = EXECUTE_CONTEXT_WIDTH / 2;
+        start = caret > half ? execute_character_start(text, caret - half) : 0;
+        end = start + EXECUTE_CONTEXT_WIDTH < length
+                  ? execute_character_start(text, start + EXECUTE_CONTEXT_WIDTH)
+                  : length;
+        if (end < caret) {
+            end = caret;
+        }
+    }
+    const char *before = start > 0 ? "..." : "";
+    char number[16];
+    int digits = snprintf(number, sizeof number, "%d", line);
+    int gutter = digits < 3 ? 3 : digits;
+    fprintf(out, "%*s | %s", gutter, number, before);
+    fwrite(text + start, 1, end - start, out);
+    fputs(end < length ? "...\n" : "\n", out);
+    fprintf(out, "%*s | %s", gutter, "", start > 0 ? "   " : "");
+    execute_print_indent(out, text + start, caret - start);
+    fputs("^\n", out);
+}
+
 /*
  * Prints "  L | source line" and "    |   ^" under column (tabs kept). The
  * statement's secrets (joinery_statement_find_secrets) are printed as
@@ -191,15 +236,7 @@ static void execute_print_caret(FILE *out, const Statement *statement,
     }
     if (caret_offset == SIZE_MAX)
         caret_offset = masked_length; /* past the end of the line */
-    char number[16];
-    int digits = snprintf(number, sizeof number, "%d", line);
-    int gutter = digits < 3 ? 3 : digits;
-    fprintf(out, "%*s | ", gutter, number);
-    fwrite(masked, 1, masked_length, out);
-    fputc('\n', out);
-    fprintf(out, "%*s | ", gutter, "");
-    execute_print_indent(out, masked, caret_offset);
-    fputs("^\n", out);
+    execute_print_window(out, line, masked, masked_length, caret_offset);
     free(masked);
     free(ranges.starts);
     free(ranges.ends);

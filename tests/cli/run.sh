@@ -267,6 +267,18 @@ if [ $rc -le 1 ]; then pass "junk input does not crash (-f)"; else fail "junk in
 timeout "$LIMIT" "$JOINERY" --continue-on-error <"$WORK/junk.sql" >"$WORK/out" 2>"$WORK/err"; rc=$?
 if [ $rc -le 1 ]; then pass "junk input does not crash (stdin)"; else fail "junk input does not crash (stdin, rc=$rc)"; fi
 
+# an error on a 1 MB line shows a window around the position, not the line
+python3 -c "print('SELECT ' + ', '.join(['1'] * 350000) + ', nope;')" >"$WORK/long.sql"
+run -f "$WORK/long.sql"
+if [ $rc -eq 1 ] && err_has "Column 'nope' not found" && err_has "  1 | ..., 1, 1, 1" &&
+  err_has "1, 1, nope;" && [ "$(wc -c <"$WORK/err")" -lt 1000 ] &&
+  [ "$(sed -n 3p "$WORK/err" | awk '{ print index($0, "nope") }')" = \
+    "$(sed -n 4p "$WORK/err" | awk '{ print index($0, "^") }')" ]; then
+  pass "an error on a 1 MB line shows a window around its position"
+else
+  fail "an error on a 1 MB line shows a window around its position (rc=$rc, $(wc -c <"$WORK/err") bytes)"
+fi
+
 if command -v valgrind >/dev/null 2>&1 && [ "${JOINERY_CLI_VALGRIND:-1}" = 1 ]; then
   timeout 120 valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     "$JOINERY" --output json -e "SET 'parallelism.default' = '2'; SET; HELP; $query SELECT * FROM nowhere;" \
