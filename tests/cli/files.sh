@@ -176,3 +176,14 @@ CREATE TABLE q (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 
 CREATE TABLE b (id INT, name STRING) WITH ('connector' = 'blackhole');
 INSERT INTO b SELECT * FROM q;
 SHOW JOB METRICS;
+EOF
+run -f "$FILES/q.sql"
+if [ $rc -eq 0 ] && out_has "Job finished: 997 rows written to b." &&
+  out_has "2 bad records skipped in q" &&
+  out_has "unterminated_quote.csv:2: malformed CSV at byte 3: unterminated quoted field" &&
+  out_has "unterminated_quote.csv:900: field 'id': not a valid INT: \"x\""; then
+  pass "SHOW JOB METRICS lists the file and line of skipped records"
+else
+  fail "SHOW JOB METRICS lists the file and line of skipped records (rc=$rc)"
+fi
+rm -f "$WORK/out" "$WORK/err"
