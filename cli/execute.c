@@ -167,7 +167,16 @@ static void execute_print_window(FILE *out, int line, const char *text, size_t l
     int digits = snprintf(number, sizeof number, "%d", line);
     int gutter = digits < 3 ? 3 : digits;
     fprintf(out, "%*s | %s", gutter, number, before);
-    fwrite(text + start, 1, end - start, out);
+    for (size_t i = start; i < end;) { /* a NUL shows as U+2400, as in results */
+        const char *nul = memchr(text + i, '\0', end - i);
+        size_t run = nul ? (size_t)(nul - (text + i)) : end - i;
+        fwrite(text + i, 1, run, out);
+        i += run;
+        if (nul) {
+            fputs("\xe2\x90\x80", out);
+            i++;
+        }
+    }
     fputs(end < length ? "...\n" : "\n", out);
     fprintf(out, "%*s | %s", gutter, "", start > 0 ? "   " : "");
     execute_print_indent(out, text + start, caret - start);

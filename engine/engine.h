@@ -56,7 +56,8 @@ typedef struct JoineryResultHandler {
     /* A result set starts: its columns and kind. */
     int (*begin)(void *context, JoineryResultKind kind, const JoineryColumn *columns,
                  size_t column_count);
-    /* One row. values[i] is NULL for SQL NULL, else the text form. */
+    /* One row. values[i] is NULL for SQL NULL, else the text form; a NUL byte inside a
+       string value is given as U+2400 (the symbol for NUL), since values are C strings. */
     int (*row)(void *context, JoineryRowKind kind, const char *const *values, size_t column_count);
     /* The result set ends; cancelled is true after joinery_session_cancel. */
     int (*end)(void *context, uint64_t row_count, bool cancelled);

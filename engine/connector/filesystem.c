@@ -917,6 +917,14 @@ static int filesystem_poll(SourceReader *base, RowBatch *out, Arena *arena, uint
             reader_note_skipped(reader, file, line, error);
             continue;
         }
+        if (status != FORMAT_RECORD_ROW && embedded_newlines > 0) {
+            size_t used = strlen(error);
+            snprintf(error + used, sizeof error - used,
+                     " (in a record over lines %llu to %llu: the quote opened on line %llu may "
+                     "lack its closing quote)",
+                     (unsigned long long)line, (unsigned long long)(line + embedded_newlines),
+                     (unsigned long long)line);
+        }
         if (status != FORMAT_RECORD_ROW) {
             JoineryStatus failure =
                 status == JOINERY_ERROR_NO_MEMORY ? JOINERY_ERROR_NO_MEMORY : JOINERY_ERROR_RUNTIME;
