@@ -43,6 +43,9 @@ typedef struct SourceSpec {
     int subtask_index;       /* which split of the source this reader reads */
     int parallelism;         /* how many readers read the source */
     uint64_t seed;           /* for random data: runs repeat */
+    /* set asynchronously on Ctrl-C (may be NULL): a reader that waits or retries while it is
+       created or opened (Kafka's metadata look-ups) gives up with JOINERY_CANCELLED */
+    volatile int *cancel_requested;
 } SourceSpec;
 
 typedef enum SourcePollStatus {
@@ -98,6 +101,7 @@ typedef struct SinkSpec {
     /* Where text output goes (print connector): one call per line, no '\n'. */
     int (*write_line)(void *context, const char *line);
     void *line_context;
+    volatile int *cancel_requested; /* as SourceSpec.cancel_requested */
 } SinkSpec;
 
 typedef struct SinkWriter SinkWriter;

@@ -28,6 +28,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/base/map.h"
 #include "engine/base/sensitive.h"
@@ -775,6 +776,21 @@ SourceChangelog kafka_table_source_changelog(const CatalogTable *table, bool ups
 }
 
 /* ================================================================ clock */
+
+bool kafka_retry_pause(volatile int *cancel)
+{
+    for (int step = 0; step < 10; step++) {
+        if (cancel && *cancel)
+            return true;
+        usleep(20 * 1000);
+    }
+    return cancel && *cancel;
+}
+
+int kafka_start_failure(volatile int *cancel)
+{
+    return cancel && *cancel ? JOINERY_CANCELLED : JOINERY_ERROR_RUNTIME;
+}
 
 int64_t kafka_monotonic_millis(void)
 {

@@ -184,5 +184,14 @@ size_t kafka_split_topics(const char *list, Arena *arena, char **topics, size_t 
 int kafka_count_topics(const char *list);
 /* Monotonic clock for start-up deadlines. */
 int64_t kafka_monotonic_millis(void);
+/*
+ * The pause between two retries of a look-up at start (200 ms), in steps that
+ * watch `cancel` (a SourceSpec/SinkSpec cancel_requested, may be NULL): true
+ * when the user cancelled, so the retry loop gives up at once.
+ */
+bool kafka_retry_pause(volatile int *cancel);
+/* The status a start look-up that gave up fails with: JOINERY_CANCELLED after a cancel,
+   else JOINERY_ERROR_RUNTIME. */
+int kafka_start_failure(volatile int *cancel);
 
 #endif

@@ -397,11 +397,11 @@ static int writer_count_partitions(KafkaWriter *writer, Diag *diag)
         if (metadata)
             rd_kafka_metadata_destroy(metadata);
         metadata = NULL;
-        if (kafka_monotonic_millis() >= deadline)
+        if (kafka_monotonic_millis() >= deadline ||
+            kafka_retry_pause(writer->base.spec->cancel_requested))
             break;
-        usleep(200 * 1000);
     }
-    return diag_error(diag, JOINERY_ERROR_RUNTIME,
+    return diag_error(diag, kafka_start_failure(writer->base.spec->cancel_requested),
                       "Cannot read the partitions of Kafka topic '%s' (table '%s'): %s",
                       writer->topic_name, writer->table_name,
                       err ? rd_kafka_err2str(err) : "topic not found");

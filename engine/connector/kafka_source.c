@@ -59,7 +59,8 @@ typedef struct KafkaFieldSource {
 
 typedef struct KafkaReader {
     SourceReader base;
-    Arena arena; /* topic names, states */
+    volatile int *cancel_requested; /* SourceSpec.cancel_requested: start look-ups give up */
+    Arena arena;                    /* topic names, states */
     rd_kafka_t *consumer;
     rd_kafka_queue_t *queue;
     KafkaPartitionState *partitions;
@@ -550,14 +551,13 @@ static int reader_discover_partitions(KafkaReader *reader, const CatalogTable *t
         }
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR && !missing)
             break;
-        if (kafka_monotonic_millis() >= deadline)
+        if (kafka_monotonic_millis() >= deadline || kafka_retry_pause(spec->cancel_requested))
             break;
-        usleep(200 * 1000);
     } while (1);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         if (pattern)
             regfree(&regex);
-        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+        return diag_error(diag, kafka_start_failure(spec->cancel_requested),
                           "Cannot read the metadata of the Kafka cluster at '%s' for table '%s': "
                           "%s",
                           catalog_table_option(table, "properties.bootstrap.servers"), table->name,
@@ -632,12 +632,12 @@ static int query_watermarks(KafkaReader *reader, const KafkaPartitionState *stat
     for (;;) {
         err = rd_kafka_query_watermark_offsets(reader->consumer, state->topic, state->partition,
                                                low, high, KAFKA_METADATA_TIMEOUT_MS);
-        if (err == RD_KAFKA_RESP_ERR_NO_ERROR || kafka_monotonic_millis() >= deadline)
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR || kafka_monotonic_millis() >= deadline ||
+            kafka_retry_pause(reader->cancel_requested))
             break;
-        usleep(200 * 1000);
     }
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
-        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+        return diag_error(diag, kafka_start_failure(reader->cancel_requested),
                           "Cannot read the offsets of topic '%s', partition %d (table '%s'): %s",
                           state->topic, (int)state->partition, reader->table_name,
                           rd_kafka_err2str(err));
@@ -680,13 +680,15 @@ static int lookup_offsets(KafkaReader *reader, bool by_timestamp, int64_t timest
             break;
         for (int i = 0; by_timestamp && i < list->cnt; i++)
             list->elems[i].offset = timestamp;
-        usleep(200 * 1000);
+        if (kafka_retry_pause(reader->cancel_requested))
+            break;
     }
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         rd_kafka_topic_partition_list_destroy(list);
-        return diag_error(
-            diag, JOINERY_ERROR_RUNTIME, "Cannot read the %s offsets of table '%s': %s",
-            by_timestamp ? "timestamp" : "committed", reader->table_name, rd_kafka_err2str(err));
+        return diag_error(diag, kafka_start_failure(reader->cancel_requested),
+                          "Cannot read the %s offsets of table '%s': %s",
+                          by_timestamp ? "timestamp" : "committed", reader->table_name,
+                          rd_kafka_err2str(err));
     }
     *result = list;
     return JOINERY_OK;
@@ -903,6 +905,7 @@ int kafka_create_source(const SourceSpec *spec, bool upsert, SourceReader **resu
     }
     reader->base.vtable = &KAFKA_READER;
     reader->base.spec = spec;
+    reader->cancel_requested = spec->cancel_requested;
     reader->base.impl = reader;
     reader->upsert = upsert;
     reader->table_name = table->name;

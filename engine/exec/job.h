@@ -39,6 +39,9 @@ typedef struct JobConfig {
     /* how long a cancelled job drains before it stops hard (a stuck sink); 0: the default,
        JOB_DRAIN_LIMIT_MILLIS; not an option (tests under valgrind give more) */
     int64_t drain_limit_millis;
+    /* the session's cancel flag (Ctrl-C), for the waits connectors make while the job is
+       created (Kafka's metadata retries): they give up when it is set. May be NULL. */
+    volatile int *cancel_requested;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };

@@ -261,6 +261,7 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
         spec->source.subtask_index = (int)i;
         spec->source.parallelism = (int)count;
         spec->source.seed = job->datagen_seed;
+        spec->source.cancel_requested = job->create_cancel;
         spec->output_count = node->scan.column_count;
         spec->filter = node->scan.filter;
         spec->watermark = node->scan.watermark;
@@ -393,6 +394,7 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     spec->types = build_field_types(&job->arena, node);
     spec->names = names;
     spec->write_line = job_line_to_output;
+    spec->cancel_requested = job->create_cancel;
     spec->line_context = job;
     SinkWriter *writer = NULL;
     status = connector->create_sink(spec, &writer, job->diag);
@@ -516,6 +518,7 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->root = physical;
     job->parallelism = config->parallelism < 1 ? 1 : config->parallelism;
     job->datagen_seed = config->datagen_seed;
+    job->create_cancel = config->cancel_requested;
     job->multi_join_pruning = config->multi_join_pruning;
     job->idle_timeout_millis = config->idle_timeout_millis;
     job->drain_limit_millis =

@@ -93,6 +93,7 @@ struct Job {
     JobOutput output;
     int parallelism;
     uint64_t datagen_seed;
+    volatile int *create_cancel; /* JobConfig.cancel_requested, handed to connectors */
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
     int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
     const PlanNode *root;

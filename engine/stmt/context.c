@@ -18,6 +18,7 @@ void statement_context_init(StatementContext *context, JoinerySession *session, 
     context->handler = handler;
     planner_config_from_options(&session->options, &context->planner_config);
     job_config_from_options(&session->options, &context->job_config);
+    context->job_config.cancel_requested = &session->cancel_requested;
 }
 
 PlannerContext statement_planner_context(StatementContext *context)

@@ -170,7 +170,7 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
         char message[256];
         snprintf(message, sizeof message, "%s: %llu rows written to %s.",
                  cancelled ? "Job cancelled" : "Job finished",
-                 (unsigned long long)job_rows_written(job), job_name);
+                 (unsigned long long)(job ? job_rows_written(job) : 0), job_name);
         handler->info(handler->context, message);
     }
     job_destroy(job);

@@ -267,6 +267,61 @@ if [ $rc -le 1 ]; then pass "junk input does not crash (-f)"; else fail "junk in
 timeout "$LIMIT" "$JOINERY" --continue-on-error <"$WORK/junk.sql" >"$WORK/out" 2>"$WORK/err"; rc=$?
 if [ $rc -le 1 ]; then pass "junk input does not crash (stdin)"; else fail "junk input does not crash (stdin, rc=$rc)"; fi
 
+# SIGINT stops a query blocked writing its rows to a full pipe (SIGINT has no SA_RESTART:
+# the blocked write returns and the cancel is seen)
+cat >"$WORK/endless.sql" <<'SQL'
+CREATE TABLE g (a BIGINT) WITH ('connector' = 'datagen', 'fields.a.kind' = 'sequence', 'fields.a.start' = '1', 'fields.a.end' = '1000000000');
+SELECT a FROM g;
+SQL
+mkfifo "$WORK/full_pipe"
+exec 9<>"$WORK/full_pipe" # a reader that never reads
+"$JOINERY" -f "$WORK/endless.sql" >"$WORK/full_pipe" 2>"$WORK/err" &
+pid=$!
+blocked=0
+for _ in $(seq 1 $((LIMIT * 10))); do
+  grep -q pipe_write "/proc/$pid/wchan" 2>/dev/null && { blocked=1; break; }
+  sleep 0.1
+done
+kill -INT $pid 2>/dev/null
+waited=0
+while kill -0 $pid 2>/dev/null && [ $waited -lt $((LIMIT * 10)) ]; do sleep 0.1; waited=$((waited + 1)); done
+if kill -0 $pid 2>/dev/null; then
+  kill -KILL $pid; wait $pid 2>/dev/null
+  fail "SIGINT stops a query blocked on a full pipe"
+elif [ $blocked -eq 1 ]; then
+  wait $pid
+  pass "SIGINT stops a query blocked on a full pipe"
+else
+  wait $pid
+  fail "SIGINT stops a query blocked on a full pipe (it never blocked in pipe_write)"
+fi
+exec 9<&-
+
+# SIGINT stops a query whose Kafka source retries its metadata look-ups at start (no
+# broker at the address: the retries would go on for a minute)
+cat >"$WORK/nobroker.sql" <<'SQL'
+CREATE TABLE k (a INT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+SELECT * FROM k;
+SQL
+"$JOINERY" -f "$WORK/nobroker.sql" >"$WORK/out" 2>"$WORK/err" </dev/null &
+pid=$!
+for _ in $(seq 1 $((LIMIT * 10))); do out_has "Execute statement succeeded" && break; sleep 0.1; done
+sleep 0.5
+kill -INT $pid 2>/dev/null
+waited=0
+while kill -0 $pid 2>/dev/null && [ $waited -lt $((LIMIT * 10)) ]; do sleep 0.1; waited=$((waited + 1)); done
+if kill -0 $pid 2>/dev/null; then
+  kill -KILL $pid; wait $pid 2>/dev/null
+  fail "SIGINT stops a Kafka source retrying its start look-ups"
+else
+  wait $pid
+  if err_has "Cannot read the metadata"; then
+    fail "SIGINT stops a Kafka source retrying its start look-ups (it failed instead)"
+  else
+    pass "SIGINT stops a Kafka source retrying its start look-ups"
+  fi
+fi
+
 # an error on a 1 MB line shows a window around the position, not the line
 python3 -c "print('SELECT ' + ', '.join(['1'] * 350000) + ', nope;')" >"$WORK/long.sql"
 run -f "$WORK/long.sql"

@@ -600,7 +600,7 @@ START_TEST(test_filesystem_sink_round_trip)
         DataType types[4];
         for (int i = 0; i < 4; i++)
             types[i] = table->columns[i].type;
-        SinkSpec spec = {table, 4, types, names, NULL, NULL};
+        SinkSpec spec = {table, 4, types, names, NULL, NULL, NULL};
         SinkWriter *writer = NULL;
         Diag diag;
         diag_clear(&diag);
@@ -658,7 +658,7 @@ START_TEST(test_filesystem_sink_directory)
     DataType types[4];
     for (int i = 0; i < 4; i++)
         types[i] = table->columns[i].type;
-    SinkSpec spec = {table, 4, types, names, NULL, NULL};
+    SinkSpec spec = {table, 4, types, names, NULL, NULL, NULL};
     SinkWriter *writer = NULL;
     Diag diag;
     diag_clear(&diag);
@@ -719,7 +719,7 @@ START_TEST(test_print_format)
         names[i] = columns[i].name;
     }
     Lines lines = {0};
-    SinkSpec spec = {table, 7, types, names, collect_line, &lines};
+    SinkSpec spec = {table, 7, types, names, collect_line, &lines, NULL};
     SinkWriter *writer = NULL;
     Diag diag;
     diag_clear(&diag);

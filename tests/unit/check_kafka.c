@@ -948,7 +948,7 @@ START_TEST(test_round_trip)
         make_keyed_table("sink", TWO_COLUMNS, 2, sink_options, OPTION_COUNT(sink_options), NULL);
     DataType types[] = {bigint_type(), string_type()};
     const char *names[] = {"EXPR$0", "EXPR$1"}; /* query names: the table's are written */
-    SinkSpec sink_spec = {sink_table, 2, types, names, NULL, NULL};
+    SinkSpec sink_spec = {sink_table, 2, types, names, NULL, NULL, NULL};
     SinkWriter *writer = NULL;
     Diag diag;
     diag_clear(&diag);
@@ -1147,7 +1147,7 @@ START_TEST(test_upsert_round_trip)
         make_keyed_table("u", TWO_COLUMNS, 2, options, OPTION_COUNT(options), "id");
     DataType types[] = {bigint_type(), string_type()};
     const char *names[] = {"id", "name"};
-    SinkSpec sink_spec = {table, 2, types, names, NULL, NULL};
+    SinkSpec sink_spec = {table, 2, types, names, NULL, NULL, NULL};
     SinkWriter *writer = NULL;
     Diag diag;
     diag_clear(&diag);
