@@ -57,6 +57,8 @@ typedef struct KafkaFieldSource {
     KafkaMetadata metadata;
 } KafkaFieldSource;
 
+enum { KAFKA_SKIP_REPORT_RECORDS = 5 }; /* skipped records listed one by one, per reader */
+
 typedef struct KafkaReader {
     SourceReader base;
     volatile int *cancel_requested; /* SourceSpec.cancel_requested: start look-ups give up */
@@ -274,7 +276,14 @@ static int reader_bad_record(KafkaReader *reader, const rd_kafka_message_t *mess
                              const char *reason, int status, Diag *diag)
 {
     if (status != JOINERY_ERROR_NO_MEMORY && reader->ignore_parse_errors) {
-        reader->base.skipped_rows++;
+        /* where, for SHOW JOB METRICS: the first few by topic, partition and offset */
+        if (reader->base.skipped_rows++ < KAFKA_SKIP_REPORT_RECORDS)
+            strbuf_printf(&reader->base.skip_report, "topic '%s', partition %d, offset %lld: %s\n",
+                          rd_kafka_topic_name(message->rkt), (int)message->partition,
+                          (long long)message->offset, reason);
+        else if (reader->base.skipped_rows == KAFKA_SKIP_REPORT_RECORDS + 1)
+            strbuf_append_cstr(&reader->base.skip_report,
+                               "(and more: only the first are listed)\n");
         return JOINERY_OK;
     }
     return diag_error(diag, status == JOINERY_ERROR_NO_MEMORY ? status : JOINERY_ERROR_RUNTIME,
@@ -496,6 +505,8 @@ static void kafka_close_reader(SourceReader *base)
     free(reader->split_finished);
     row_builder_free(&reader->builder);
     strbuf_free(&reader->headers);
+    strbuf_free(&reader->base.skip_report);
+    strbuf_free(&reader->base.warnings);
     free(reader->header_entries);
     arena_destroy(&reader->arena);
     free(reader);

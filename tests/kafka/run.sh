@@ -534,6 +534,7 @@ WITH ('connector' = 'kafka', 'topic' = 'bad_json;bad_type;bad_large',
       'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
       'properties.message.max.bytes' = '2000', 'json.ignore-parse-errors' = 'true');
 SELECT * FROM skipping;
+SHOW JOB METRICS;
 EOF
 if run_joinery skip "$WORK/skip.sql" --output csv &&
   [ "$(grep -c '^+I,' "$WORK/skip.out")" -eq 6 ] && ! grep -q '^+I,2,' "$WORK/skip.out"; then
@@ -541,6 +542,13 @@ if run_joinery skip "$WORK/skip.sql" --output csv &&
 else
   cat "$WORK/skip.out" "$WORK/skip.err" >"$WORK/detail" 2>/dev/null
   DETAIL="$WORK/detail" fail "json.ignore-parse-errors"
+fi
+if grep -q "topic 'bad_json', partition 0, offset 1: malformed JSON" "$WORK/skip.out" &&
+  grep -q "topic 'bad_type', partition 0, offset 1: field 'order_id'" "$WORK/skip.out"; then
+  pass "SHOW JOB METRICS names the topic, partition and offset of skipped records"
+else
+  cat "$WORK/skip.out" "$WORK/skip.err" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "SHOW JOB METRICS names the skipped records"
 fi
 if grep -qi "skipped" "$WORK/skip.out" "$WORK/skip.err"; then
   pass "the skipped-record count is shown to the user"
