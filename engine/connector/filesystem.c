@@ -252,6 +252,7 @@ static int file_list_add(FileList *list, const char *path, const struct stat *in
     if (!copy)
         return -1;
     FileEntry *entry = &list->entries[list->count++];
+    memset(entry, 0, sizeof *entry);
     entry->path = copy;
     entry->stream = stream;
     entry->size = (int64_t)info->st_size;
