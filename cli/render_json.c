@@ -9,8 +9,8 @@
  *   BOOLEAN values "true"/"false" (any case) become true/false. SQL NULL is
  *   null. Everything else is a JSON string.
  * - Strings are escaped: quote, backslash, control characters, U+2028/U+2029;
- *   a byte that is not valid UTF-8 becomes \u00XX (its Latin-1 reading), so
- *   the output is always valid UTF-8 JSON.
+ *   an ill-formed UTF-8 sequence becomes \ufffd (U+FFFD, as Java decodes
+ *   it), so the output is always valid UTF-8 JSON.
  * - Every line is flushed as it is written; no header and no footer.
  */
 #include "cli/render.h"

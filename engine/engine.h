@@ -166,8 +166,8 @@ size_t joinery_utf8_decode(const char *text, size_t length, uint32_t *code_point
  * Writes text[0..length-1] as a JSON string, quotes included, through
  * write(context, bytes, length), in pieces. Escaped: '"', '\\', control
  * characters (\n \r \t \b \f, else \u00xx), DEL, U+2028 and U+2029 (\u2028,
- * \u2029), and every byte that is not well-formed UTF-8 (\u00xx, its Latin-1
- * reading), so the output is valid UTF-8 JSON whatever the input. Stops at
+ * \u2029), and every ill-formed UTF-8 sequence (\ufffd, the U+FFFD Java's
+ * decoder makes of it), so the output is valid UTF-8 JSON whatever the input. Stops at
  * the first write that returns non-zero and returns that; 0 otherwise.
  */
 int joinery_json_quote(const char *text, size_t length,

@@ -161,8 +161,9 @@ int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out);
 typedef enum FormatJsonQuote {
     /* every other byte as it is: the json format, as Flink writes it */
     FORMAT_JSON_QUOTE_MINIMAL = 0,
-    /* also DEL and U+2028/U+2029 as \uXXXX, and each byte that is not well-formed UTF-8
-       as \u00XX (its Latin-1 reading): valid UTF-8 JSON whatever the input (the shell) */
+    /* also DEL and U+2028/U+2029 as \uXXXX, and each ill-formed UTF-8 sequence (maximal
+       subpart, as utf8_decode steps over it) as \ufffd, the U+FFFD Java's decoder would
+       have made of it: valid UTF-8 JSON whatever the input (the shell) */
     FORMAT_JSON_QUOTE_VALID_UTF8 = 1,
 } FormatJsonQuote;
 

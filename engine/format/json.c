@@ -795,7 +795,12 @@ int format_json_quote(const char *text, size_t length, FormatJsonQuote mode,
             if (bytes) {
                 escaped = code_point == 0x2028 ? "\\u2028" : "\\u2029";
                 width = bytes;
-            } /* else one ill-formed byte, as \u00xx: its Latin-1 reading */
+            } else {
+                /* an ill-formed sequence (its maximal subpart) is one U+FFFD, as Java's
+                   UTF-8 decoder would have made it */
+                escaped = "\\ufffd";
+                width = consumed;
+            }
         } else {
             i++;
             continue;

@@ -475,6 +475,25 @@ START_TEST(test_json_error_reasons)
 }
 END_TEST
 
+static int append_to_strbuf(void *context, const char *bytes, size_t length)
+{
+    return strbuf_append(context, bytes, length);
+}
+
+/* The shell's JSON strings: valid UTF-8 whatever the input; an ill-formed sequence is one
+   \ufffd (as Java decodes it), U+2028/U+2029 and DEL escaped. */
+START_TEST(test_json_quote_valid_utf8)
+{
+    StrBuf out = STRBUF_INIT;
+    static const char text[] = "a\xff\xfe b \xe2\x82 caf\xc3\xa9 \xe2\x80\xa8\x7f\"";
+    ck_assert_int_eq(format_json_quote(text, sizeof text - 1, FORMAT_JSON_QUOTE_VALID_UTF8,
+                                       append_to_strbuf, &out),
+                     0);
+    ck_assert_str_eq(out.data, "\"a\\ufffd\\ufffd b \\ufffd caf\xc3\xa9 \\u2028\\u007f\\\"\"");
+    strbuf_free(&out);
+}
+END_TEST
+
 /* raw into a STRING: ill-formed UTF-8 becomes U+FFFD, one per maximal ill-formed subpart. */
 START_TEST(test_raw_string_replaces_invalid_utf8)
 {
@@ -603,6 +622,7 @@ static Suite *format_suite(void)
     tcase_add_test(csv, test_format_options);
     tcase_add_test(csv, test_json_error_reasons);
     tcase_add_test(csv, test_raw_string_replaces_invalid_utf8);
+    tcase_add_test(csv, test_json_quote_valid_utf8);
     suite_add_tcase(suite, csv);
     return suite;
 }
