@@ -16,6 +16,8 @@
  */
 #include "engine/format/format_internal.h"
 
+#include "engine/base/utf8.h"
+
 #include "engine/base/binary.h"
 
 #include <stdio.h>
@@ -97,6 +99,13 @@ int format_csv_decode(FormatDecoder *decoder, const char *data, size_t length, V
         return FORMAT_RECORD_EMPTY;
     if (options->allow_comments && data[0] == '#')
         return FORMAT_RECORD_EMPTY;
+    /* a record must be UTF-8, as Jackson's CSV parser (Flink's csv format) reads it */
+    size_t valid = utf8_valid_prefix(data, length);
+    if (valid < length) {
+        snprintf(error, error_size, "malformed CSV at byte %zu: invalid UTF-8 (byte 0x%02x)",
+                 valid + 1, (unsigned char)data[valid]);
+        return JOINERY_ERROR_RUNTIME;
+    }
     char delimiter = options->field_delimiter;
     char quote = options->quote_character;
     char escape = options->escape_character;

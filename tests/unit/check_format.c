@@ -494,6 +494,21 @@ START_TEST(test_json_quote_valid_utf8)
 }
 END_TEST
 
+/* A CSV record must be UTF-8 too (Jackson's CSV parser reads it as such). */
+START_TEST(test_csv_invalid_utf8)
+{
+    const char *names[] = {"id", "s"};
+    DataType types[] = {type_make(TYPE_INT, true), type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, 2, names, types, NULL);
+    Value values[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, "1,caf\xc3\xa9", values, error), FORMAT_RECORD_ROW);
+    ck_assert_int_eq(decode(decoder, "1,ab\xff", values, error), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(error, "malformed CSV at byte 5: invalid UTF-8 (byte 0xff)");
+    format_decoder_free(decoder);
+}
+END_TEST
+
 /* raw into a STRING: ill-formed UTF-8 becomes U+FFFD, one per maximal ill-formed subpart. */
 START_TEST(test_raw_string_replaces_invalid_utf8)
 {
@@ -623,6 +638,7 @@ static Suite *format_suite(void)
     tcase_add_test(csv, test_json_error_reasons);
     tcase_add_test(csv, test_raw_string_replaces_invalid_utf8);
     tcase_add_test(csv, test_json_quote_valid_utf8);
+    tcase_add_test(csv, test_csv_invalid_utf8);
     suite_add_tcase(suite, csv);
     return suite;
 }
