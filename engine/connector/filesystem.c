@@ -1150,6 +1150,11 @@ static int filesystem_finish(SinkWriter *base, Diag *diag)
     int status = writer_flush(writer, diag);
     if (status != JOINERY_OK)
         return status;
+    /* the new contents are on disk before the rename makes them the file: after a crash
+       of the machine too, the path names the old file or the whole new one */
+    if (fsync(writer->fd) != 0 && errno != EINVAL && errno != EROFS)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot write '%s': %s", writer->path,
+                          strerror(errno));
     if (close(writer->fd) != 0) {
         writer->fd = -1;
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot write '%s': %s", writer->path,
