@@ -40,11 +40,27 @@ TOOL_SRC = $(sort $(wildcard tests/diff/*.c bench/*.c))
 TOOL_BIN = $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(TOOL_SRC)))
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-.PHONY: all deps demo test unit sqltest clitest difftest asan bench nexmark format clean tools
+# Fuzzing (tests/fuzz/README.md): one libFuzzer target a name; the same
+# harnesses linked with tests/fuzz/replay_main.c replay tests/fuzz/regressions
+# in every build, with any compiler.
+FUZZ_NAMES      = statement split format_json format_csv format_raw format_debezium_json \
+                  format_canal_json
+FUZZ_BUILD     ?= build-fuzz
+FUZZ_SECONDS   ?= 600
+FUZZ_GENERATOR_SECONDS ?= 180
+FUZZ_COMMON     = tests/fuzz/fuzz_prelude.c
+FUZZ_REPLAY_BIN = $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+FUZZ_BIN        = $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+# the harness source and its defines for a name
+fuzz_source  = $(if $(filter format_%,$(1)),tests/fuzz/fuzz_format.c,tests/fuzz/fuzz_$(1).c)
+fuzz_defines = $(if $(filter format_%,$(1)),-DFUZZ_FORMAT=FORMAT_KIND_$(shell echo $(1:format_%=%) | tr a-z A-Z))
+
+.PHONY: all deps demo test unit sqltest clitest difftest asan bench nexmark format clean tools \
+        fuzz fuzz-build fuzz-targets
 
 all: $(BUILD)/joinery tools $(BUILD)/kafka-mock
 
-tools: $(TOOL_BIN) $(UNIT_BIN)
+tools: $(TOOL_BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN) $(BUILD)/tools/statement_generator
 
 deps:
 	@scripts/install-deps.sh
@@ -76,6 +92,44 @@ $(BUILD)/tools/%: bench/%.c $(BUILD)/libjoinery.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libjoinery.a -lsqlite3 $(LDLIBS)
 
+$(BUILD)/fuzz/replay_%: tests/fuzz/*.c tests/fuzz/*.h $(BUILD)/libjoinery.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call fuzz_defines,$*) -o $@ $(call fuzz_source,$*) \
+	  tests/fuzz/replay_main.c $(FUZZ_COMMON) $(BUILD)/libjoinery.a $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/*.c tests/fuzz/*.h $(BUILD)/libjoinery.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(call fuzz_defines,$*) -o $@ \
+	  $(call fuzz_source,$*) $(FUZZ_COMMON) $(BUILD)/libjoinery.a $(LDLIBS)
+
+$(BUILD)/tools/statement_generator: tests/fuzz/statement_generator.c $(FUZZ_COMMON) \
+	  tests/fuzz/fuzz_prelude.h $(BUILD)/libjoinery.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/statement_generator.c $(FUZZ_COMMON) \
+	  $(BUILD)/libjoinery.a $(LDLIBS)
+
+# the SQL dictionary: every keyword of the lexer, then tests/fuzz/sql_tokens.dict
+$(BUILD)/fuzz/sql.dict: engine/sql/lexer.h tests/fuzz/sql_tokens.dict
+	@mkdir -p $(dir $@)
+	sed -n 's/^ *X(\([A-Z_]*\), .*/"\1"/p' engine/sql/lexer.h >$@
+	grep -v '^#' tests/fuzz/sql_tokens.dict >>$@
+
+fuzz-targets: $(FUZZ_BIN) $(BUILD)/tools/statement_generator $(BUILD)/fuzz/sql.dict
+
+# clang with libFuzzer, ASan and UBSan, in $(FUZZ_BUILD)/
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
+	  OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+	  LDFLAGS="-fsanitize=address,undefined" fuzz-targets
+
+# FUZZ_SECONDS a target (default 600: ten CPU-minutes), then the statement
+# generator for FUZZ_GENERATOR_SECONDS; findings go to $(FUZZ_BUILD)/findings/
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_GENERATOR_SECONDS=$(FUZZ_GENERATOR_SECONDS) \
+	  scripts/run-fuzz.sh $(FUZZ_BUILD)
+
 # kafka-mock: librdkafka's mock cluster for trying and testing the kafka connectors
 $(BUILD)/kafka-mock: tools/kafka_mock.c $(BUILD)/libjoinery.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS)
@@ -86,7 +140,8 @@ demo: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests.sh $(BUILD)
+	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory fuzz-build; fi
+	@FUZZ_BUILD=$(FUZZ_BUILD) scripts/run-tests.sh $(BUILD)
 
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -107,6 +162,6 @@ format:
 	clang-format -i $$(find cli engine catalog tests bench -name '*.[ch]')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(DEPS)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages joinery needs to build and test, when missing.
 # Runs as root, or through sudo. Quiet when everything is already there.
+# clang and libclang-rt-dev (libFuzzer, the sanitizers) are for make fuzz.
 set -euo pipefail
 PACKAGES="build-essential pkg-config libreadline-dev libedit-dev librdkafka-dev liblmdb-dev
-check libjsmn-dev libxxhash-dev libsqlite3-dev sqlite3 kcat lmdb-utils python3 bc time"
+check libjsmn-dev libxxhash-dev libsqlite3-dev sqlite3 kcat lmdb-utils python3 bc time
+clang libclang-rt-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

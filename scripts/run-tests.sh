@@ -2,7 +2,8 @@
 # run-tests.sh - every test of `make test`: the include layer rules
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
 # the shell's end-to-end tests, Kafka end to end, the differential test
-# against SQLite (parallelism 1 and 2), state larger than memory
+# against SQLite (parallelism 1 and 2), the fuzz regressions replayed and
+# (with clang) every fuzz target run a few seconds, state larger than memory
 # (tests/state), and then the unit suites, golden scripts and differential
 # test once more with LMDB as the default state backend
 # (JOINERY_STATE_BACKEND=lmdb: same output, byte for byte). With
@@ -101,6 +102,30 @@ record "tests/kafka" $?
 
 echo "== differential test against SQLite (tests/diff)"
 differential ""
+
+echo "== fuzz regressions and harnesses (tests/fuzz)"
+# every saved finding replayed through its harness (any compiler) ...
+for replay in "$build"/fuzz/replay_*; do
+  [ -x "$replay" ] || continue
+  name=${replay##*/replay_}
+  inputs=tests/fuzz/regressions/$name
+  [ -d "$inputs" ] || inputs=
+  output=$(timeout 300 "$replay" $inputs 2>&1)
+  status=$?
+  echo "replay_$name: $(printf '%s\n' "$output" | tail -n 1)"
+  [ $status -eq 0 ] || printf '%s\n' "$output" | tail -n 20
+  record "fuzz-replay-$name" $status
+done
+# ... and, when clang built them (make test does), each libFuzzer target and the
+# statement generator for a few seconds, so a broken harness shows here first
+fuzz_build=${FUZZ_BUILD:-build-fuzz}
+if [ -x "$fuzz_build/fuzz/fuzz_statement" ]; then
+  FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-4} FUZZ_GENERATOR_SECONDS=5 FUZZ_PLAN_LIMIT_MS=0 \
+    timeout 600 scripts/run-fuzz.sh "$fuzz_build"
+  record "fuzz-smoke" $?
+else
+  echo "fuzz targets not built (no clang): replay only"
+fi
 
 echo "== state larger than memory, LMDB and hashmap (tests/state)"
 timeout 600 tests/state/run.sh "$build"

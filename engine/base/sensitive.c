@@ -1,7 +1,8 @@
 /*
  * sensitive.c - the rule of sensitive.h. Matching is byte-wise and
  * case-insensitive for ASCII letters; keys and values need not be
- * NUL-terminated and may hold any bytes.
+ * NUL-terminated and may hold any bytes (memmem finds the words: this runs
+ * on every token of every statement the shell records).
  */
 #include "engine/base/sensitive.h"
 
@@ -18,58 +19,71 @@ static const char *const SENSITIVE_KEY_WORDS[] = {
     /* joinery's own: credentials of any client */
     "credential"};
 
-/* True when text[0..length) contains word (ASCII case-insensitive). */
-static bool sensitive_contains(const char *text, size_t length, const char *word)
+enum { SENSITIVE_CHUNK = 4096, SENSITIVE_OVERLAP = 32 };
+
+/*
+ * Calls found() on text[0..length) in ASCII lower case, in pieces of
+ * SENSITIVE_CHUNK bytes that overlap by SENSITIVE_OVERLAP (so no word of
+ * the rule is ever cut), and returns true as soon as it does.
+ */
+static bool sensitive_scan_lower(const char *text, size_t length,
+                                 bool (*found)(const char *lower, size_t length))
 {
-    size_t word_length = strlen(word);
-    for (size_t i = 0; i + word_length <= length; i++) {
-        size_t j = 0;
-        while (j < word_length && tolower((unsigned char)text[i + j]) == word[j])
-            j++;
-        if (j == word_length)
+    char lower[SENSITIVE_CHUNK];
+    size_t start = 0;
+    for (;;) {
+        size_t piece = length - start < SENSITIVE_CHUNK ? length - start : SENSITIVE_CHUNK;
+        for (size_t i = 0; i < piece; i++)
+            lower[i] = (char)tolower((unsigned char)text[start + i]);
+        if (found(lower, piece))
             return true;
+        if (start + piece >= length)
+            return false;
+        start += piece - SENSITIVE_OVERLAP;
     }
+}
+
+static bool sensitive_has_key_word(const char *lower, size_t length)
+{
+    for (size_t i = 0; i < sizeof SENSITIVE_KEY_WORDS / sizeof SENSITIVE_KEY_WORDS[0]; i++)
+        if (memmem(lower, length, SENSITIVE_KEY_WORDS[i], strlen(SENSITIVE_KEY_WORDS[i])))
+            return true;
     return false;
 }
 
 bool sensitive_key(const char *key, size_t length)
 {
-    for (size_t i = 0; i < sizeof SENSITIVE_KEY_WORDS / sizeof SENSITIVE_KEY_WORDS[0]; i++)
-        if (sensitive_contains(key, length, SENSITIVE_KEY_WORDS[i]))
-            return true;
-    return false;
+    return sensitive_scan_lower(key, length, sensitive_has_key_word);
 }
 
-/* `password` followed by optional blanks and '=' anywhere in the value. */
-static bool sensitive_has_password_assignment(const char *value, size_t length)
+/* `password`, optional blanks or '"', then '=' or ':' (in lower-case text). */
+static bool sensitive_has_password_assignment(const char *lower, size_t length)
 {
     static const char WORD[] = "password";
-    size_t word_length = sizeof WORD - 1;
-    for (size_t i = 0; i + word_length <= length; i++) {
-        size_t j = 0;
-        while (j < word_length && tolower((unsigned char)value[i + j]) == WORD[j])
-            j++;
-        if (j < word_length)
-            continue;
-        size_t k = i + word_length;
-        while (k < length && (value[k] == ' ' || value[k] == '\t' || value[k] == '\n' ||
-                              value[k] == '\r' || value[k] == '"'))
+    const char *end = lower + length;
+    const char *hit;
+    for (const char *cursor = lower;
+         (hit = memmem(cursor, (size_t)(end - cursor), WORD, sizeof WORD - 1)) != NULL;
+         cursor = hit + 1) {
+        const char *k = hit + sizeof WORD - 1;
+        while (k < end && (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r' || *k == '"'))
             k++;
-        if (k < length && (value[k] == '=' || value[k] == ':'))
+        if (k < end && (*k == '=' || *k == ':'))
             return true;
     }
     return false;
 }
 
-/* "://" then user info holding ':' and ending in '@' before any '/', '?' or '#'. */
+/* "://" then user info holding ':' and ending in '@' before any '/', '?', '#' or blank. */
 static bool sensitive_has_url_password(const char *value, size_t length)
 {
-    for (size_t i = 0; i + 3 <= length; i++) {
-        if (memcmp(value + i, "://", 3) != 0)
-            continue;
+    const char *end = value + length;
+    const char *hit;
+    for (const char *cursor = value; (hit = memmem(cursor, (size_t)(end - cursor), "://", 3));
+         cursor = hit + 1) {
         bool colon = false;
-        for (size_t k = i + 3; k < length; k++) {
-            char c = value[k];
+        for (const char *k = hit + 3; k < end; k++) {
+            char c = *k;
             if (c == '/' || c == '?' || c == '#' || c == ' ' || c == '\n' || c == '\t')
                 break;
             if (c == ':')
@@ -86,8 +100,8 @@ static bool sensitive_has_url_password(const char *value, size_t length)
 
 bool sensitive_value(const char *value, size_t length)
 {
-    return sensitive_has_password_assignment(value, length) ||
-           sensitive_has_url_password(value, length);
+    return sensitive_has_url_password(value, length) ||
+           sensitive_scan_lower(value, length, sensitive_has_password_assignment);
 }
 
 bool sensitive_option(const char *key, const char *value)
