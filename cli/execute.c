@@ -185,21 +185,23 @@ static void execute_print_window(FILE *out, int line, const char *text, size_t l
 
 /*
  * Prints "  L | source line" and "    |   ^" under column (tabs kept). The
- * statement's secrets (joinery_statement_find_secrets) are printed as
+ * buffer's secrets (joinery_statement_find_secrets) are printed as
  * JOINERY_SECRET_MASK, and the caret moves with the text it points at (to
  * the mask when it points into a secret).
  */
-static void execute_print_caret(FILE *out, const Statement *statement,
-                                const StatementBuffer *buffer, int line, int column)
+static void execute_print_caret(FILE *out, const StatementBuffer *buffer, int line, int column)
 {
     size_t length = 0;
     const char *text = execute_find_line(buffer, line, &length);
     if (text == NULL) {
         return;
     }
-    SecretRanges ranges = {.base = statement->text};
-    joinery_statement_find_secrets(statement->text, statement->length, execute_collect_secret,
-                                   &ranges);
+    /*
+     * The whole buffer, not only this statement: the line may hold the end
+     * of an earlier statement (SET 'a.token' = 'x'; SELECT ...).
+     */
+    SecretRanges ranges = {.base = buffer->text};
+    joinery_statement_find_secrets(buffer->text, buffer->length, execute_collect_secret, &ranges);
     /* where the caret points in the source line */
     const char *caret = text;
     for (int character = 1; character < column && caret < text + length; character++) {
@@ -272,8 +274,7 @@ static void execute_print_error(Cli *cli, const Statement *statement, const Stat
         }
     }
     if (error->line > 0) {
-        execute_print_caret(out, statement, buffer, error->line,
-                            error->column > 0 ? error->column : 1);
+        execute_print_caret(out, buffer, error->line, error->column > 0 ? error->column : 1);
     }
     fflush(out);
     (void)cli;

@@ -89,6 +89,7 @@ CREATE TABLE canary_s4 (a INT) WITH ('connector' = 'datagen', 'properties.sasl.p
 SELECT * FROM canary_kafka /*+ OPTIONS('properties.sasl.password' = 'CANARY_SYNTAX_5' 'x') */;
 SET 'properties.sasl.password' = 'CANARY_SET';
 SET properties.sasl.password = CANARY_SET_BARE;
+SET 'a.token' = 'CANARY_SAME_LINE'; SELECT nope FROM;
 SET;
 CREATE TABLE canary_visible (a INT) WITH ('connector' = 'datagen', 'fields.a.kind' = 'VISIBLE_CONTROL');
 EOF
@@ -107,6 +108,7 @@ for mode in tableau csv json; do
                   "Option 'properties.ssl.key.password' is given twice" \
                   "Syntax error: unexpected '******'" \
                   "Unknown option 'properties.sasl.password'" \
+                  "SELECT nope FROM;" \
                   "VISIBLE_CONTROL" "TableSourceScan" "Job: canary_kafka"; do
     if ! grep -qF -- "$expected" "$out"; then
       ran=0; echo "  missing in $mode: $expected"
