@@ -485,7 +485,7 @@ static double now_ms(void)
 typedef struct ErrorCount {
     char message[160];
     size_t count;
-    char example[600];
+    char example[4000];
 } ErrorCount;
 
 static void count_error(ErrorCount *errors, size_t *error_kinds, const char *message,
@@ -509,7 +509,7 @@ static void count_error(ErrorCount *errors, size_t *error_kinds, const char *mes
     if (*error_kinds < 256) {
         ErrorCount *entry = &errors[(*error_kinds)++];
         snprintf(entry->message, sizeof entry->message, "%.159s", key);
-        snprintf(entry->example, sizeof entry->example, "%.599s", statement);
+        snprintf(entry->example, sizeof entry->example, "%.3999s", statement);
         entry->count = 1;
     }
 }
@@ -606,7 +606,7 @@ int main(int argc, char **argv)
            planned, seconds, (unsigned long long)seed, rejected, error_kinds, slow, max_plan_ms,
            slowest);
     for (size_t i = 0; i < error_kinds && i < TOP_ERRORS; i++)
-        printf("  %6zu  %s\n          e.g. %.300s\n", errors[i].count, errors[i].message,
+        printf("  %6zu  %s\n          e.g. %s\n", errors[i].count, errors[i].message,
                errors[i].example);
     printf("  slowest: %.300s\n", slowest_statement);
     return slow > 0 ? 1 : 0;
