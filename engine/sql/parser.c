@@ -1081,8 +1081,9 @@ static AstExpr *parser_parse_case(Parser *parser)
 
 /* name ( [DISTINCT|ALL] [* | expr {, expr}] ); the current token is the name. */
 /*
- * The SQL-standard argument forms of EXTRACT(unit FROM x) and POSITION(a IN b),
- * read as EXTRACT('UNIT', x) and POSITION(a, b) (the '(' is consumed). Returns
+ * The SQL-standard argument forms of EXTRACT(unit FROM x), POSITION(a IN b)
+ * and SUBSTRING(s FROM a [FOR b]), read as EXTRACT('UNIT', x), POSITION(a, b)
+ * and SUBSTRING(s, a [, b]) (the '(' is consumed). Returns
  * false when the call has the ordinary form (nothing consumed); true when it
  * read a special form (or failed in it: parser->failed).
  */
@@ -1122,6 +1123,27 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
             if (haystack && ast_list_push(parser, &call->function.args, needle) &&
                 ast_list_push(parser, &call->function.args, haystack))
                 parser_expect(parser, TOKEN_RIGHT_PAREN);
+            return true;
+        }
+        *parser = saved;
+        *parser->diag = saved_diag;
+    }
+    if (strcasecmp(name, "SUBSTRING") == 0) {
+        /* SUBSTRING(s FROM a [FOR b]) is SUBSTRING(s, a [, b]); FROM ends an expression */
+        Parser saved = *parser;
+        Diag saved_diag = *parser->diag;
+        AstExpr *text = parser_parse_expression(parser);
+        if (text && parser_accept_keyword(parser, KEYWORD_FROM)) {
+            AstExpr *start = parser_parse_expression(parser);
+            if (!start || !ast_list_push(parser, &call->function.args, text) ||
+                !ast_list_push(parser, &call->function.args, start))
+                return true;
+            if (parser_accept_keyword(parser, KEYWORD_FOR)) {
+                AstExpr *count = parser_parse_expression(parser);
+                if (!count || !ast_list_push(parser, &call->function.args, count))
+                    return true;
+            }
+            parser_expect(parser, TOKEN_RIGHT_PAREN);
             return true;
         }
         *parser = saved;
