@@ -256,8 +256,10 @@ static void gen_expr(const Scope *scope, FuzzColumnClass kind, int depth, StrBuf
         } else if (what == 2) {
             strbuf_append_cstr(out, "SUBSTRING(");
             gen_expr(scope, FUZZ_STRING, depth + 1, out);
-            /* SUBSTRING(s FROM a FOR b) is not parsed yet: the function call form */
-            put(out, ", %u, %u)", 1 + rnd(4), rnd(5));
+            if (chance(50))
+                put(out, " FROM %u FOR %u)", 1 + rnd(4), rnd(5));
+            else
+                put(out, ", %u, %u)", 1 + rnd(4), rnd(5));
         } else if (what == 3) {
             strbuf_append_cstr(out, "CAST(");
             gen_expr(scope, FUZZ_INTEGER, depth + 1, out);
