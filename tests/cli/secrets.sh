@@ -7,7 +7,8 @@
 # echoed under them (unknown options, an option given twice, syntax errors
 # right at the secret, a comment between key and '='), SHOW JOB METRICS,
 # the failed Kafka job's error (a SASL login against build/kafka-mock, which
-# refuses the SASL handshake, so delivery times out), each output mode
+# refuses the SASL handshake, so delivery times out; the same table without
+# the SASL options delivers, so the login did reach the client), each output mode
 # (tableau, csv, json), and ~/.joinery_history after the same statements
 # were typed into the shell on a pseudo-terminal. Each check also asserts
 # that the statement did run (its result or its error is there), so the
@@ -68,6 +69,10 @@ EXPLAIN SELECT * FROM canary_kafka;
 EXPLAIN SELECT * FROM canary_kafka /*+ OPTIONS('properties.sasl.oauthbearer.config' = 'principal=CANARY_HINT') */;
 INSERT INTO canary_kafka VALUES (1, 'public_row');
 SHOW JOB METRICS;
+CREATE TABLE plain_kafka (id INT, name STRING) WITH (
+  'connector' = 'kafka', 'topic' = 'canary_out', 'format' = 'json',
+  'properties.bootstrap.servers' = '$BOOTSTRAP', 'properties.message.timeout.ms' = '1500');
+INSERT INTO plain_kafka VALUES (2, 'plain_row');
 CREATE TABLE canary_u1 (a INT) WITH ('connector' = 'datagen', 'a.password' = 'CANARY_F_PASSWORD');
 CREATE TABLE canary_u2 (a INT) WITH ('connector' = 'datagen', 'a.secret' = 'CANARY_F_SECRET');
 CREATE TABLE canary_u3 (a INT) WITH ('connector' = 'datagen', 'fs.azure.account.key.x' = 'CANARY_F_AZURE');
@@ -105,6 +110,7 @@ for mode in tableau csv json; do
                   "'properties.client.rack' = '******'" \
                   "'topic' = 'canary_out'" \
                   "Failed to deliver a record to Kafka topic 'canary_out'" \
+                  "Job finished: 1 rows written to plain_kafka" \
                   "Option 'properties.ssl.key.password' is given twice" \
                   "Syntax error: unexpected '******'" \
                   "Unknown option 'properties.sasl.password'" \
