@@ -22,8 +22,9 @@
 
 #define CLI_VERSION "0.1.0"
 #define CLI_RESULT_MODE_KEY "sql-client.execution.result-mode"
-#define CLI_MAX_COLUMN_WIDTH_KEY "sql-client.display.max-column-width"
+#define CLI_MAX_COLUMN_WIDTH_KEY "table.display.max-column-width"
 #define CLI_DEFAULT_MAX_COLUMN_WIDTH 30
+#define CLI_PRINT_TIME_COST_KEY "sql-client.display.print-time-cost"
 
 typedef struct Cli {
     JoinerySession *session;

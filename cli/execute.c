@@ -254,6 +254,8 @@ int cli_execute_statement(Cli *cli, const Statement *statement, const StatementB
     renderer_init(&renderer, execute_current_format(cli), stdout, stderr, status_mode,
                   execute_max_column_width(cli));
     renderer.erase_interrupt_echo = cli->interactive && isatty(STDOUT_FILENO) == 1;
+    const char *time_cost = joinery_session_get_option(cli->session, CLI_PRINT_TIME_COST_KEY);
+    renderer.print_time_cost = time_cost != NULL && strcasecmp(time_cost, "true") == 0;
     JoineryResultHandler handler = renderer_handler(&renderer);
     JoineryError error;
     memset(&error, 0, sizeof error);

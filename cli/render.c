@@ -7,6 +7,14 @@
 
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+static double render_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
 
 void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *status_out,
                    RenderStatusMode status_mode, size_t max_column_width)
@@ -29,6 +37,17 @@ void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *
     renderer->status_out = status_out;
     renderer->status_mode = status_out != NULL ? status_mode : RENDER_STATUS_IGNORE;
     renderer->max_column_width = max_column_width < 4 ? 4 : max_column_width;
+    renderer->started = render_now();
+}
+
+const char *render_time_cost(const Renderer *renderer, char *buffer, size_t size)
+{
+    if (!renderer->print_time_cost) {
+        snprintf(buffer, size, "%s", "");
+        return buffer;
+    }
+    snprintf(buffer, size, " (%.2f seconds)", render_now() - renderer->started);
+    return buffer;
 }
 
 const char *render_row_term(uint64_t row_count)

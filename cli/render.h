@@ -61,10 +61,14 @@ struct Renderer {
     /* out is the terminal: a cancelled result starts with \r so that its
        footer overwrites the "^C" the terminal echoed */
     bool erase_interrupt_echo;
-    size_t max_column_width; /* tableau: sql-client.display.max-column-width */
-    JoineryResultKind kind;  /* of the open result */
-    size_t column_count;     /* of the open result */
-    void *state;             /* the format's per-result state */
+    size_t max_column_width; /* tableau: table.display.max-column-width */
+    /* sql-client.display.print-time-cost: tableau footers end " (N.NN seconds)", the time
+       since started (CLOCK_MONOTONIC seconds, set by renderer_init) */
+    bool print_time_cost;
+    double started;
+    JoineryResultKind kind; /* of the open result */
+    size_t column_count;    /* of the open result */
+    void *state;            /* the format's per-result state */
 };
 
 extern const RenderFormat RENDER_FORMAT_TABLEAU;
@@ -98,6 +102,12 @@ void renderer_clear_status(Renderer *renderer);
  * returns 0, or -1 once a write has failed.
  */
 int renderer_check_output(Renderer *renderer);
+
+/*
+ * " (N.NN seconds)", the time since renderer_init, when print_time_cost is on;
+ * "" otherwise. Returns buffer.
+ */
+const char *render_time_cost(const Renderer *renderer, char *buffer, size_t size);
 
 /* "row" for at most one row, else "rows" (Flink's getRowTerm). */
 const char *render_row_term(uint64_t row_count);

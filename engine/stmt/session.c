@@ -120,16 +120,31 @@ static int session_reset(StatementContext *context, const AstStatement *statemen
     return statement_info(context, "Session property has been reset.");
 }
 
+/* USE [CATALOG] name: only default_catalog.default_database exists; others fail as Flink. */
 static int session_use(StatementContext *context, const AstStatement *statement)
 {
     const AstList *parts = &statement->use.name_parts;
-    const char *name = parts->items[parts->count - 1];
-    const char *expected = statement->use.catalog ? "default_catalog" : "default_database";
-    if (strcmp(name, expected) != 0)
-        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                             statement->position.column,
-                             "joinery has only default_catalog.default_database; cannot use %s",
-                             name);
+    SourcePosition position = statement->position;
+    if (statement->use.catalog) {
+        const char *name = parts->items[parts->count - 1];
+        if (parts->count != 1 || strcmp(name, "default_catalog") != 0)
+            return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line,
+                                 position.column, "A catalog with name [%s] does not exist.", name);
+        return statement_info(context, "Execute statement succeeded.");
+    }
+    const char *catalog_name =
+        parts->count >= 2 ? parts->items[parts->count - 2] : "default_catalog";
+    const char *database_name = parts->items[parts->count - 1];
+    if (parts->count > 2)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A database is named [catalog.]database; got %zu parts", parts->count);
+    if (strcmp(catalog_name, "default_catalog") != 0)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A catalog with name [%s] does not exist.", catalog_name);
+    if (strcmp(database_name, "default_database") != 0)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A database with name [%s] does not exist in the catalog: [%s].",
+                             database_name, catalog_name);
     return statement_info(context, "Execute statement succeeded.");
 }
 
@@ -153,25 +168,24 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
     case AST_STMT_RESET:
         return session_reset(context, statement);
     case AST_STMT_SHOW_TABLES:
-        return show_tables(context, false);
     case AST_STMT_SHOW_VIEWS:
-        return show_tables(context, true);
+        return show_tables(context, statement);
+    case AST_STMT_SHOW_FUNCTIONS:
+        return show_functions(context, statement);
+    case AST_STMT_SHOW_CATALOGS:
+    case AST_STMT_SHOW_DATABASES:
+    case AST_STMT_SHOW_CURRENT_CATALOG:
+    case AST_STMT_SHOW_CURRENT_DATABASE:
+    case AST_STMT_SHOW_MODULES:
+    case AST_STMT_SHOW_JARS:
+        return show_catalog_objects(context, statement);
     case AST_STMT_SHOW_CREATE:
         return show_create(context, statement);
     case AST_STMT_DESCRIBE:
+    case AST_STMT_SHOW_COLUMNS:
         return show_describe(context, statement);
     case AST_STMT_SHOW_JOB_METRICS:
         return show_job_metrics(context);
-    case AST_STMT_SHOW_CATALOGS: {
-        const char *cells[] = {"default_catalog"};
-        const char *columns[] = {"catalog name"};
-        return statement_emit_table(context, columns, 1, cells, 1);
-    }
-    case AST_STMT_SHOW_DATABASES: {
-        const char *cells[] = {"default_database"};
-        const char *columns[] = {"database name"};
-        return statement_emit_table(context, columns, 1, cells, 1);
-    }
     case AST_STMT_USE:
         return session_use(context, statement);
     case AST_STMT_HELP:
@@ -182,12 +196,11 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
         return statement_info(context, "Exiting joinery.");
     case AST_STMT_ANALYZE:
         return analyze_table(context, statement);
-    case AST_STMT_SHOW_FUNCTIONS:
     case AST_STMT_SHOW_JOBS:
         break;
     }
     return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                         statement->position.column, "This statement is not supported yet");
+                         statement->position.column, "SHOW JOBS is not supported yet");
 }
 
 int joinery_session_execute(JoinerySession *session, const char *text, size_t length,

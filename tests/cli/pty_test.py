@@ -132,7 +132,7 @@ def test_multi_line_continuation(term, home):
     term.expect(PROMPT, start)
     start = term.mark()
     term.send(b"SET;\r")
-    term.expect(b"| 17 ", start)
+    term.expect(b" 17 |", start)
     term.expect(PROMPT, start)
     term.send(b"EXIT;\r")
     assert term.wait_exit() == 0

@@ -65,7 +65,7 @@ if [ $rc -eq 2 ]; then pass "-f without argument exits 2"; else fail "-f without
 # ---------------------------------------------------------------- -e
 run -e "SET 'parallelism.default' = '7'; SET;"
 if [ $rc -eq 0 ] && out_has "[INFO] Session property has been set." \
-   && grep -q '^| parallelism.default  *| 7  *|$' "$WORK/out" && out_has "rows in set"; then
+   && grep -q '^|  *parallelism.default |  *7 |$' "$WORK/out" && out_has "rows in set"; then
   pass "-e SET and SET listing (tableau)"
 else fail "-e SET and SET listing (tableau)"; fi
 
@@ -117,14 +117,14 @@ if [ $rc -eq 1 ] && err_has "does-not-exist.sql"; then pass "-f missing file exi
 
 printf "SET 'parallelism.default' = '42';\n" >"$WORK/init.sql"
 run -i "$WORK/init.sql" -e "SET;"
-if [ $rc -eq 0 ] && grep -q '| 42 ' "$WORK/out"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
+if [ $rc -eq 0 ] && grep -q ' 42 |' "$WORK/out"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
 
 # ---------------------------------------------------------------- piped stdin
 run_input "SET 'parallelism.default' = '5';
 SET
 ;
 SET;"
-if [ $rc -eq 0 ] && [ "$(grep -c '| 5 ' "$WORK/out")" -eq 2 ] && ! out_has "joinery>" && ! grep -q "joinery>" "$WORK/err"; then
+if [ $rc -eq 0 ] && [ "$(grep -c ' 5 |' "$WORK/out")" -eq 2 ] && ! out_has "joinery>" && ! grep -q "joinery>" "$WORK/err"; then
   pass "piped stdin runs as a script without prompts"
 else fail "piped stdin runs as a script without prompts"; fi
 
@@ -154,7 +154,7 @@ if wait_for "[INFO]" "$WORK/out"; then streamed=1; else streamed=0; fi
 printf "SET;\n" >&3
 exec 3>&-
 wait $pid; rc=$?
-if [ $streamed -eq 1 ] && [ $rc -eq 0 ] && grep -q '| 3 ' "$WORK/out"; then
+if [ $streamed -eq 1 ] && [ $rc -eq 0 ] && grep -q ' 3 |' "$WORK/out"; then
   pass "piped stdin runs each statement as soon as it is complete"
 else fail "piped stdin runs each statement as soon as it is complete"; fi
 
