@@ -394,6 +394,7 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         options_duration_millis(options, OPTION_AUTO_WATERMARK_INTERVAL);
     config->interval_join_min_cleanup_millis =
         options_duration_millis(options, OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL);
+    config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
 }
 
 const char *options_note(const char *key, const char *value)

@@ -89,6 +89,16 @@ RESET 'sql-client.display.print-time-cost';
 -- EXPLAIN PLAN FOR is EXPLAIN.
 EXPLAIN PLAN FOR SELECT `user` FROM orders WHERE amount > 5;
 
+-- EXPLAIN JSON_EXECUTION_PLAN: the three sections, then the operator graph as
+-- Flink's JSON (exchanges become HASH edges; ids in input order from 1).
+CREATE TABLE users (user_id BIGINT, name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+SET 'parallelism.default' = '2';
+EXPLAIN JSON_EXECUTION_PLAN
+SELECT o.`user`, u.name FROM orders AS o JOIN users AS u ON o.`user` = u.user_id;
+RESET 'parallelism.default';
+CREATE TABLE out_print (`user` BIGINT, amount INT) WITH ('connector' = 'print');
+EXPLAIN JSON_EXECUTION_PLAN, CHANGELOG_MODE INSERT INTO out_print SELECT `user`, amount FROM orders;
+
 -- Flink statements joinery does not run: named, at the statement's position.
 CREATE FUNCTION lower_udf AS 'com.example.LowerUdf';
 CREATE TEMPORARY SYSTEM FUNCTION f AS 'com.example.F';
