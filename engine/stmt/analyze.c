@@ -299,7 +299,7 @@ int analyze_table(StatementContext *context, const AstStatement *statement)
         return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,
                              statement->position.column, "Table `%s` not found%s%s%s", name,
                              suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
-                             suggestion ? "'?" : "");
+                             catalog_suggestion_end(name, suggestion));
     }
     if (table->is_view)
         return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,

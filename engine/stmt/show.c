@@ -251,7 +251,7 @@ static CatalogTable *show_find(StatementContext *context, const AstList *parts,
                       "Tables or views with the identifier "
                       "'default_catalog.default_database.%s' doesn't exist.%s%s%s",
                       name, suggestion ? " Did you mean '" : "", suggestion ? suggestion : "",
-                      suggestion ? "'?" : "");
+                      catalog_suggestion_end(name, suggestion));
     }
     return table;
 }

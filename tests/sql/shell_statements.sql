@@ -74,6 +74,18 @@ SHOW CREATE TABLE big_orders;
 SHOW CREATE VIEW orders;
 SHOW COLUMNS FROM big_orders;
 
+-- Identifiers are case-sensitive as in Flink (keywords and function names
+-- are not): a name in the other case is not found, and the error says so.
+select `user`, AMOUNT from ORDERS;
+SELECT Amount FROM orders;
+SELECT O.amount FROM orders AS o;
+sElEcT o.amount, upper(o.product) FrOm orders AS o WHERE o.amount > 1000;
+DESCRIBE Orders;
+CREATE TABLE Orders (id INT, Id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');
+SHOW TABLES LIKE '%rders';
+DROP TABLE ORDERS;
+DROP TABLE Orders;
+
 -- Functions: the built-in table (engine/plan/function_list.h) and aggregates.
 SHOW FUNCTIONS LIKE 'C%';
 SHOW FUNCTIONS NOT LIKE '%\_%';
