@@ -65,24 +65,55 @@ void joinery_session_list_names(JoinerySession *session,
     }
 }
 
+/*
+ * HELP: every statement joinery runs, with Flink's SQL-client layout (command,
+ * then what it does), then the connectors (connector/registry.c) and formats
+ * (format/format.c) there are. Keep it in step with session_dispatch.
+ */
 const char *joinery_help_text(void)
 {
-    return "Statements (end each with ';'):\n"
-           "  SET;                              list session options\n"
-           "  SET 'key' = 'value';              set a session option\n"
-           "  RESET ['key'];                    reset one or all options\n"
-           "  CREATE TABLE [IF NOT EXISTS] t (col TYPE, ..., WATERMARK FOR c AS expr,\n"
-           "      PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = '...', ...);\n"
-           "  CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS query;\n"
-           "  DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name;\n"
-           "  SHOW TABLES; SHOW VIEWS; SHOW CREATE TABLE t; DESCRIBE t;\n"
-           "  SHOW JOB METRICS;                 per-operator rows, state and busy time\n"
-           "                                    of the last job\n"
-           "  EXPLAIN [ESTIMATED_COST, CHANGELOG_MODE] query | INSERT ...;\n"
-           "  SELECT ...;                       stream the changelog (+I -U +U -D)\n"
-           "  INSERT INTO t SELECT ...;         run a job into a sink table\n"
-           "  HELP;  QUIT;  EXIT;\n"
-           "Connectors: datagen, filesystem (json, csv), print, blackhole.\n"
+    return "The following statements are available (end each with ';'):\n"
+           "\n"
+           "HELP                       Prints the available statements.\n"
+           "QUIT / EXIT                Quits the shell (Ctrl-D too).\n"
+           "SET                        Sets a session property: SET 'key' = 'value';\n"
+           "                           SET; lists every property with its value.\n"
+           "RESET                      Resets a session property (RESET 'key';) or all of them "
+           "(RESET;).\n"
+           "CREATE TABLE               CREATE TABLE [IF NOT EXISTS] t (col TYPE, c AS expr,\n"
+           "                           col TYPE METADATA [FROM 'key'] [VIRTUAL], WATERMARK FOR c "
+           "AS "
+           "expr,\n"
+           "                           PRIMARY KEY (k) NOT ENFORCED) [COMMENT '...'] WITH "
+           "('connector' = '...', ...);\n"
+           "CREATE VIEW                CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v [(cols)] AS "
+           "query;\n"
+           "DROP                       DROP [TEMPORARY] TABLE | VIEW [IF EXISTS] name;\n"
+           "SHOW                       SHOW TABLES | VIEWS | FUNCTIONS | CATALOGS | DATABASES "
+           "[[NOT] LIKE 'p'];\n"
+           "                           SHOW COLUMNS FROM t [[NOT] LIKE 'p']; SHOW CREATE TABLE t;\n"
+           "                           SHOW CREATE VIEW v; SHOW CURRENT CATALOG | DATABASE;\n"
+           "                           SHOW [FULL] MODULES; SHOW JARS;\n"
+           "SHOW JOB METRICS           Per-operator rows, state, busy time, backpressure and "
+           "watermark\n"
+           "                           of the last job.\n"
+           "DESCRIBE / DESC            Describes the columns of a table or view.\n"
+           "USE                        USE [CATALOG] name (default_catalog.default_database).\n"
+           "ANALYZE TABLE              ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS]: row,\n"
+           "                           distinct and null counts for the cost model.\n"
+           "EXPLAIN                    EXPLAIN [PLAN FOR] [ESTIMATED_COST, CHANGELOG_MODE, "
+           "PLAN_ADVICE,\n"
+           "                           JSON_EXECUTION_PLAN] query | INSERT ...;\n"
+           "SELECT                     Runs a query and prints its changelog (+I -U +U -D).\n"
+           "INSERT INTO                INSERT INTO t [(cols)] query; runs a job into a sink "
+           "table.\n"
+           "\n"
+           "Connectors: datagen, filesystem, kafka, upsert-kafka, nexmark, print, blackhole.\n"
+           "Formats: json, csv, raw, debezium-json, canal-json.\n"
+           "Result modes: SET 'sql-client.execution.result-mode' = 'tableau' | 'table' | "
+           "'changelog' | 'csv' | 'json';\n"
+           "\n"
+           "Hint: make sure that a statement ends with ';' to run it (statements may span lines).\n"
            "Ctrl-C stops a running query; Ctrl-D leaves.\n";
 }
 

@@ -212,7 +212,7 @@ def test_tab_completes_keyword(term, home):
     term.send(b"HEL\t")
     term.expect(b"P ", start)  # completed in upper case, then a space
     term.send(b";\r")
-    term.expect(b"Statements", start)  # HELP ran
+    term.expect(b"statements are available", start)  # HELP ran
     term.expect(PROMPT, start)
     assert b"[ERROR]" not in term.output[start:], term.shown()
     # lower case in, lower case out
@@ -220,7 +220,7 @@ def test_tab_completes_keyword(term, home):
     term.send(b"hel\t")
     term.expect(b"p ", start)
     term.send(b";\r")
-    term.expect(b"Statements", start)
+    term.expect(b"statements are available", start)
     term.expect(PROMPT, start)
     term.send(b"\x04")
     assert term.wait_exit() == 0
@@ -281,6 +281,51 @@ def test_ctrl_c_cancels_query(term, home):
     assert term.wait_exit() == 0
 
 
+def test_shell_slips_get_a_hint(term, home):
+    """Other shells' habits typed alone get a one-line hint and a fresh prompt."""
+    term.expect(PROMPT)
+    for typed, hint in [(b"\\q", b"leave with QUIT; or Ctrl-D."),
+                        (b"\\d", b"SHOW TABLES;"),
+                        (b".mode csv", b"'sql-client.execution.result-mode' = 'csv';"),
+                        (b"help", b"type HELP; for the statements.")]:
+        start = term.mark()
+        term.send(typed + b"\r")
+        end = term.expect(hint, start)
+        term.expect(PROMPT, end)  # a new statement's prompt, not the continuation one
+        assert CONTINUATION not in term.output[start:], term.shown()
+    # the same words inside a statement are left alone: the statement goes on
+    start = term.mark()
+    term.send(b"SELECT\r")
+    term.expect(CONTINUATION, start)
+    term.send(b"help\r")
+    term.expect(CONTINUATION, start)
+    term.send(b"\x03")
+    term.expect(PROMPT, start)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
+def test_print_time_cost(term, home):
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"SET 'sql-client.display.print-time-cost' = 'true';\r")
+    term.expect(b"[INFO] Session property has been set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SHOW CATALOGS;\r")
+    end = term.expect(b"1 row in set (", start)
+    term.expect(PROMPT, end)
+    # the figure itself is wall-clock time: only its shape is checked
+    assert re.search(rb"1 row in set \(\d+\.\d\d seconds\)", term.output[start:]), term.shown()
+    start = term.mark()
+    term.send(b"RESET 'sql-client.display.print-time-cost';\rSHOW CATALOGS;\r")
+    end = term.expect(b"1 row in set", start)
+    term.expect(PROMPT, end)
+    assert b" seconds)" not in term.output[start:], term.shown()
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
 class Skip(Exception):
     pass
 
@@ -297,6 +342,8 @@ TESTS = [
     test_tab_completes_table_name,
     test_error_with_caret,
     test_ctrl_c_cancels_query,
+    test_shell_slips_get_a_hint,
+    test_print_time_cost,
 ]
 
 

@@ -71,6 +71,18 @@ else fail "-e SET and SET listing (tableau)"; fi
 
 run -e "HELP;"
 if [ $rc -eq 0 ] && [ -s "$WORK/out" ] && ! grep -q '^\[ERROR\]' "$WORK/err"; then pass "-e HELP"; else fail "-e HELP"; fi
+# HELP lists what exists: every connector of the registry and every format
+missing=""
+for name in $(sed -n '/CONNECTOR_NAMES\[\] = {/,/};/p' "$ROOT/engine/connector/registry.c" \
+                | grep -o '"[a-z-]*"' | tr -d '"') \
+            $(grep -o 'strcmp(name, "[a-z-]*") == 0' "$ROOT/engine/format/format.c" | grep -o '"[a-z-]*"' | tr -d '"'); do
+  grep -q -- "[ ,]$name[,.]" "$WORK/out" || missing="$missing $name"
+done
+for word in ANALYZE PLAN_ADVICE "SHOW JOB METRICS" "SHOW COLUMNS" kafka; do
+  grep -q -- "$word" "$WORK/out" || missing="$missing $word"
+done
+if [ -z "$missing" ]; then pass "HELP lists every connector, format and statement"
+else fail "HELP lists every connector, format and statement (missing:$missing)"; fi
 
 run -e "SET 'parallelism.default' = '3'"
 if [ $rc -eq 0 ] && out_has "[INFO]"; then pass "-e last statement without ';'"; else fail "-e last statement without ';'"; fi
