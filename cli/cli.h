@@ -126,7 +126,8 @@ bool signals_take_prompt_interrupt(void);
 int script_run_file(Cli *cli, const char *path);
 /* Runs the statements of -e text; same return as script_run_file. */
 int script_run_text(Cli *cli, const char *text);
-/* Runs statements from a stream (piped stdin) as they complete, no prompts. */
+/* Runs statements from a stream (piped stdin) as they complete, no prompts; errors in
+   stdin are prefixed "<stdin>:L:C: " as -f files are. */
 int script_run_stream(Cli *cli, FILE *stream);
 /*
  * Runs the complete statements of buffer (and the unterminated rest when

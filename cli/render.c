@@ -165,6 +165,9 @@ static int renderer_write_line(Renderer *renderer, FILE *stream, const char *pre
         return -1;
     }
     renderer_clear_status(renderer);
+    if (stream != renderer->out) {
+        fflush(renderer->out); /* results first: stdout is flushed before stderr */
+    }
     size_t length = text != NULL ? strlen(text) : 0;
     fputs(prefix, stream);
     if (length > 0) {
@@ -203,6 +206,9 @@ static int renderer_on_status(void *context, const char *line)
     while (line[length] != '\0' && (unsigned char)line[length] >= 0x20 && length < 200) {
         length++;
     }
+    if (renderer->status_out != renderer->out) {
+        fflush(renderer->out); /* results first: stdout is flushed before stderr */
+    }
     if (renderer->status_mode == RENDER_STATUS_LIVE) {
         fputs("\r\033[K", renderer->status_out);
         fwrite(line, 1, length, renderer->status_out);
@@ -238,6 +244,8 @@ void renderer_finish(Renderer *renderer, bool cancelled)
             fputc('\r', renderer->out);
         }
         renderer->format->end(renderer, renderer->rows_received, true);
+    } else if (renderer->result_open && !renderer->write_failed && renderer->format->close) {
+        renderer->format->close(renderer);
     }
     renderer->format->discard(renderer);
     renderer->result_open = false;

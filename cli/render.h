@@ -43,6 +43,9 @@ typedef struct RenderFormat {
     int (*row)(Renderer *renderer, JoineryRowKind kind, const char *const *values,
                size_t column_count);
     int (*end)(Renderer *renderer, uint64_t row_count, bool cancelled);
+    /* Closes a result the engine left open without end (it failed, e.g. on a bad record):
+       what is printed is made whole (tableau's bottom border), no footer. May be NULL. */
+    void (*close)(Renderer *renderer);
     /* Frees per-result state; safe to call when there is none. */
     void (*discard)(Renderer *renderer);
 } RenderFormat;
@@ -90,7 +93,9 @@ JoineryResultHandler renderer_handler(Renderer *renderer);
  * Ends the renderer's statement: erases the status line and frees format
  * state. When a result is still open (the engine stopped without calling end)
  * and cancelled is true, ends it as cancelled first, so the user still sees
- * "Query terminated, received a total of N rows".
+ * "Query terminated, received a total of N rows"; when not cancelled (the
+ * statement failed), closes it (RenderFormat.close) so that the error that
+ * follows does not hang off an open table.
  */
 void renderer_finish(Renderer *renderer, bool cancelled);
 

@@ -381,9 +381,20 @@ static int tableau_end(Renderer *renderer, uint64_t row_count, bool cancelled)
     return 0;
 }
 
+/* A streaming result abandoned after some rows gets its bottom border (no footer). */
+static void tableau_close(Renderer *renderer)
+{
+    TableauState *state = renderer->state;
+    if (state != NULL && state->streaming && renderer->rows_received > 0) {
+        tableau_write_border(renderer->out, state);
+        fflush(renderer->out);
+    }
+}
+
 const RenderFormat RENDER_FORMAT_TABLEAU = {
     .begin = tableau_begin,
     .row = tableau_row,
     .end = tableau_end,
+    .close = tableau_close,
     .discard = tableau_discard,
 };

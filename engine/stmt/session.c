@@ -253,6 +253,12 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)
         diag_error(&diag, status, "statement failed");
+    /* a feature found deep in the planner or job builder has no position of its own: it is
+       reported at the statement, so every "not supported yet" error gets a caret */
+    if (status == JOINERY_ERROR_UNSUPPORTED && diag.line == 0 && statement) {
+        diag.line = statement->position.line;
+        diag.column = statement->position.column;
+    }
     if (error) {
         error->status = status;
         error->line = status == JOINERY_OK ? 0 : diag.line;

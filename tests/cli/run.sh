@@ -132,6 +132,12 @@ run -i "$WORK/init.sql" -e "SET;"
 if [ $rc -eq 0 ] && grep -q ' 42 |' "$WORK/out"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
 
 # ---------------------------------------------------------------- piped stdin
+printf "SET 'parallelism.default' = '2';\nSELECT *\n  FROM nowhere;\n" >"$WORK/stdin.sql"
+timeout "$LIMIT" "$JOINERY" <"$WORK/stdin.sql" >"$WORK/out" 2>"$WORK/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q '^<stdin>:3:8: \[ERROR\] Could not execute SQL statement\. Reason:$' "$WORK/err" \
+   && err_has "  3 |   FROM nowhere;" && grep -q '^    |        \^$' "$WORK/err"; then
+  pass "piped stdin errors say <stdin>:LINE:COL: with the line and a caret"
+else fail "piped stdin errors say <stdin>:LINE:COL: with the line and a caret"; fi
 run_input "SET 'parallelism.default' = '5';
 SET
 ;

@@ -111,6 +111,12 @@ RESET 'parallelism.default';
 CREATE TABLE out_print (`user` BIGINT, amount INT) WITH ('connector' = 'print');
 EXPLAIN JSON_EXECUTION_PLAN, CHANGELOG_MODE INSERT INTO out_print SELECT `user`, amount FROM orders;
 
+-- A bad record in the middle of a result: the table is closed (bottom
+-- border, no footer) before the error, which names the file and line.
+CREATE TABLE people (id INT, name STRING, score INT) WITH (
+  'connector' = 'filesystem', 'path' = 'tests/sql/data/bad_type.json', 'format' = 'json');
+SELECT id, name, score FROM people;
+
 -- Flink statements joinery does not run: named, at the statement's position.
 CREATE FUNCTION lower_udf AS 'com.example.LowerUdf';
 CREATE TEMPORARY SYSTEM FUNCTION f AS 'com.example.F';
