@@ -21,10 +21,12 @@
  * union over subtasks is exactly the input.
  *
  * Sink: rows are encoded as JSON lines or CSV and written with large
- * buffered writes to 'path' when it is a file (created or truncated), or,
- * when 'path' is an existing directory or ends with '/', to a new part file
- * in it, written as '.part-...inprogress' and renamed on finish so readers
- * never see a half-written file. Only insert rows are accepted.
+ * buffered writes, as Flink does, to a new part file in the directory
+ * 'path' (created with its parents when it does not exist), written as
+ * '.part-...inprogress' and renamed on finish so readers never see a
+ * half-written file; each INSERT adds a part file. When 'path' is an
+ * existing regular file it is rewritten instead (truncated). Only insert
+ * rows are accepted.
  */
 #include "engine/connector/connector.h"
 
@@ -802,8 +804,10 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     }
     struct stat info;
     size_t length = strlen(path);
-    bool directory =
-        (length && path[length - 1] == '/') || (stat(path, &info) == 0 && S_ISDIR(info.st_mode));
+    /* as Flink: 'path' names a directory, created when missing, that receives part files;
+       an existing regular file is the one exception, rewritten (joinery's single-file form) */
+    bool exists = stat(path, &info) == 0;
+    bool directory = (length && path[length - 1] == '/') || !exists || S_ISDIR(info.st_mode);
     if (directory) {
         if (mkdir(path, 0777) != 0 && errno != EEXIST) {
             filesystem_close_writer(&writer->base);
