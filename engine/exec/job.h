@@ -39,6 +39,9 @@ typedef struct JobConfig {
     /* how long a cancelled job drains before it stops hard (a stuck sink); 0: the default,
        JOB_DRAIN_LIMIT_MILLIS; not an option (tests under valgrind give more) */
     int64_t drain_limit_millis;
+    /* not an option: the session's cancel flag, so that job_create's own waits (a source
+       connecting to its cluster) stop on Ctrl-C; NULL: none */
+    volatile int *cancel_requested;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };

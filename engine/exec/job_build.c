@@ -260,6 +260,9 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
         spec->source.subtask_index = (int)i;
         spec->source.parallelism = (int)count;
         spec->source.seed = job->datagen_seed;
+        spec->source.cancel_requested = job->cancel_requested;
+        spec->source.progress = job->output.status;
+        spec->source.progress_context = job->output.context;
         spec->output_count = node->scan.column_count;
         spec->filter = node->scan.filter;
         spec->watermark = node->scan.watermark;
@@ -507,6 +510,7 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->root = physical;
     job->parallelism = config->parallelism < 1 ? 1 : config->parallelism;
     job->datagen_seed = config->datagen_seed;
+    job->cancel_requested = config->cancel_requested;
     job->multi_join_pruning = config->multi_join_pruning;
     job->idle_timeout_millis = config->idle_timeout_millis;
     job->drain_limit_millis =

@@ -119,7 +119,10 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     }
     JobOutput output = {&writer, query_write_row, query_write_line, query_write_status};
     Job *job = NULL;
-    int status = job_create(physical, &context->job_config, &output, &job, context->diag);
+    JobConfig config = context->job_config;
+    config.cancel_requested = &context->session->cancel_requested; /* Ctrl-C while starting */
+    int status = job_create(physical, &config, &output, &job, context->diag);
+    bool cancelled_starting = status == JOINERY_CANCELLED;
     bool began = false;
     if (status == JOINERY_OK && !is_insert) {
         for (uint32_t i = 0; i < columns; i++) {
@@ -152,7 +155,9 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
                  (unsigned long long)skipped, skipped == 1 ? " was" : "s were");
         handler->info(handler->context, message);
     }
-    if (status == JOINERY_OK && is_insert && handler && handler->info) {
+    if (cancelled_starting && handler && handler->info)
+        handler->info(handler->context, "Job cancelled while it was starting.");
+    if (status == JOINERY_OK && is_insert && !cancelled_starting && handler && handler->info) {
         char message[256];
         snprintf(message, sizeof message, "%s: %llu rows written to %s.",
                  cancelled ? "Job cancelled" : "Job finished",

@@ -326,6 +326,26 @@ def test_print_time_cost(term, home):
     assert term.wait_exit() == 0
 
 
+def test_ctrl_c_stops_kafka_wait(term, home):
+    """An unreachable Kafka cluster: a progress line after a second, Ctrl-C stops at once
+    (long before the 60 s look-up; TIMEOUT bounds every wait here)."""
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE unreachable (id BIGINT) WITH ('connector' = 'kafka', "
+              b"'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', "
+              b"'format' = 'json', 'scan.startup.mode' = 'earliest-offset');\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SELECT * FROM unreachable;\r")
+    term.expect(b"Waiting for the Kafka cluster at '127.0.0.1:1'", start)
+    term.send(b"\x03")
+    end = term.expect(b"Job cancelled while it was starting.", start)
+    term.expect(PROMPT, end)
+    assert b"[ERROR]" not in term.output[start:], term.shown()
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
 class Skip(Exception):
     pass
 
@@ -344,6 +364,7 @@ TESTS = [
     test_ctrl_c_cancels_query,
     test_shell_slips_get_a_hint,
     test_print_time_cost,
+    test_ctrl_c_stops_kafka_wait,
 ]
 
 

@@ -190,6 +190,29 @@ else
   skip "SIGINT during a script query" "engine: no rows from an unbounded datagen table"
 fi
 
+# a Kafka table whose cluster cannot be reached (port 1 of this machine refuses): the wait
+# for its metadata is shown after a second (--progress) and SIGINT stops it at once, long
+# before the 60 s the look-up would take (bounded by LIMIT, which is shorter)
+printf "CREATE TABLE unreachable (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');\nSELECT * FROM unreachable;\nSET 'parallelism.default' = '2';\n" >"$WORK/unreachable.sql"
+"$JOINERY" --progress -f "$WORK/unreachable.sql" >"$WORK/out" 2>"$WORK/err" </dev/null &
+pid=$!
+if wait_for "Waiting for the Kafka cluster at '127.0.0.1:1'" "$WORK/err"; then
+  kill -INT $pid
+  timeout "$LIMIT" tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+  if [ $rc -eq 130 ] && out_has "Job cancelled while it was starting." \
+     && ! out_has "Session property has been set"; then
+    pass "SIGINT stops the wait for an unreachable Kafka cluster at once, exit 130"
+  else fail "SIGINT stops the wait for an unreachable Kafka cluster at once, exit 130 (rc=$rc)"; fi
+else
+  kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+  fail "a Kafka table with an unreachable cluster shows that it waits"
+fi
+printf "CREATE TABLE unreachable (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'properties.default.api.timeout.ms' = '1500');\nSELECT * FROM unreachable;\n" >"$WORK/bounded.sql"
+run -f "$WORK/bounded.sql"
+if [ $rc -eq 1 ] && err_has "Cannot read the metadata of the Kafka cluster at '127.0.0.1:1'"; then
+  pass "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"
+else fail "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"; fi
+
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"
 if [ $rc -eq 0 ] && grep -q '^parallelism\.default,9$' "$WORK/out" && ! out_has "+---" \
