@@ -27,13 +27,19 @@ void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *
     case CLI_OUTPUT_JSON:
         renderer->format = &RENDER_FORMAT_JSON;
         break;
+    case CLI_OUTPUT_TABLE:
+    case CLI_OUTPUT_CHANGELOG:
+        renderer->format = &RENDER_FORMAT_TABLEAU; /* the view replaces it for streaming results */
+        renderer->view_mode = format;
+        renderer->view_input_fd = 0; /* standard input */
+        break;
     case CLI_OUTPUT_TABLEAU:
     default:
         renderer->format = &RENDER_FORMAT_TABLEAU;
         break;
     }
     renderer->out = out;
-    renderer->message_out = format == CLI_OUTPUT_TABLEAU ? out : stderr;
+    renderer->message_out = format == CLI_OUTPUT_CSV || format == CLI_OUTPUT_JSON ? stderr : out;
     renderer->status_out = status_out;
     renderer->status_mode = status_out != NULL ? status_mode : RENDER_STATUS_IGNORE;
     renderer->max_column_width = max_column_width < 4 ? 4 : max_column_width;
@@ -60,9 +66,12 @@ bool render_parse_format(const char *name, CliOutputFormat *format)
     if (name == NULL) {
         return false;
     }
-    if (strcasecmp(name, "tableau") == 0 || strcasecmp(name, "table") == 0 ||
-        strcasecmp(name, "changelog") == 0) {
+    if (strcasecmp(name, "tableau") == 0) {
         *format = CLI_OUTPUT_TABLEAU;
+    } else if (strcasecmp(name, "table") == 0) {
+        *format = CLI_OUTPUT_TABLE;
+    } else if (strcasecmp(name, "changelog") == 0) {
+        *format = CLI_OUTPUT_CHANGELOG;
     } else if (strcasecmp(name, "csv") == 0) {
         *format = CLI_OUTPUT_CSV;
     } else if (strcasecmp(name, "json") == 0) {
@@ -100,6 +109,10 @@ static int renderer_on_begin(void *context, JoineryResultKind kind, const Joiner
     }
     renderer_clear_status(renderer);
     renderer->format->discard(renderer); /* a result left open by a previous begin */
+    if (renderer->view_mode != 0) {
+        renderer->format =
+            kind == JOINERY_RESULT_CHANGELOG ? &RENDER_FORMAT_VIEW : &RENDER_FORMAT_TABLEAU;
+    }
     renderer->kind = kind;
     renderer->column_count = column_count;
     renderer->result_open = true;
@@ -198,6 +211,10 @@ static int renderer_on_info(void *context, const char *message)
 static int renderer_on_status(void *context, const char *line)
 {
     Renderer *renderer = context;
+    if (line != NULL && renderer->result_open && renderer->format->status != NULL &&
+        !renderer->write_failed) {
+        return renderer->format->status(renderer, line);
+    }
     if (renderer->status_mode == RENDER_STATUS_IGNORE || line == NULL) {
         return renderer->write_failed ? -1 : 0;
     }

@@ -26,6 +26,8 @@ typedef enum CliOutputFormat {
     CLI_OUTPUT_TABLEAU = 0,
     CLI_OUTPUT_CSV,
     CLI_OUTPUT_JSON,
+    CLI_OUTPUT_TABLE,     /* result-mode 'table': the full-screen materialised view */
+    CLI_OUTPUT_CHANGELOG, /* result-mode 'changelog': the full-screen changelog view */
 } CliOutputFormat;
 
 typedef enum RenderStatusMode {
@@ -43,6 +45,8 @@ typedef struct RenderFormat {
     int (*row)(Renderer *renderer, JoineryRowKind kind, const char *const *values,
                size_t column_count);
     int (*end)(Renderer *renderer, uint64_t row_count, bool cancelled);
+    /* The job's status line while a result is open; NULL: the renderer's status line. */
+    int (*status)(Renderer *renderer, const char *line);
     /* Closes a result the engine left open without end (it failed, e.g. on a bad record):
        what is printed is made whole (tableau's bottom border), no footer. May be NULL. */
     void (*close)(Renderer *renderer);
@@ -69,19 +73,35 @@ struct Renderer {
        since started (CLOCK_MONOTONIC seconds, set by renderer_init) */
     bool print_time_cost;
     double started;
-    JoineryResultKind kind; /* of the open result */
-    size_t column_count;    /* of the open result */
-    void *state;            /* the format's per-result state */
+    /* CLI_OUTPUT_TABLE or CLI_OUTPUT_CHANGELOG (0: none): streaming results open the
+       full-screen view (RENDER_FORMAT_VIEW), reading keys from view_input_fd; other
+       results print as tableau */
+    CliOutputFormat view_mode;
+    int view_input_fd;
+    JoinerySession *session; /* the view's Q stops the running query (joinery_session_cancel) */
+    JoineryResultKind kind;  /* of the open result */
+    size_t column_count;     /* of the open result */
+    void *state;             /* the format's per-result state */
 };
 
 extern const RenderFormat RENDER_FORMAT_TABLEAU;
 extern const RenderFormat RENDER_FORMAT_CSV;
 extern const RenderFormat RENDER_FORMAT_JSON;
+extern const RenderFormat RENDER_FORMAT_VIEW;
+
+/*
+ * Width the tableau reserves for values of a type (Flink's columnWidthsByType),
+ * from its Flink spelling ("BIGINT NOT NULL", "DECIMAL(10, 2)"); types of
+ * unbounded width get max_column_width.
+ */
+size_t render_type_width(const char *type_name, size_t max_column_width);
 
 /*
  * Prepares a renderer writing results to out (normally stdout) and status to
  * status_out per status_mode. [INFO] messages go to out in tableau format and
  * to stderr in csv/json, so that machine-readable output stays parseable.
+ * CLI_OUTPUT_TABLE / CHANGELOG open the full-screen view for streaming
+ * results (the caller passes them only when out and stdin are a terminal).
  */
 void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *status_out,
                    RenderStatusMode status_mode, size_t max_column_width);

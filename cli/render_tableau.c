@@ -104,11 +104,8 @@ static size_t tableau_timestamp_width(long precision)
     return 29;
 }
 
-/*
- * Width Flink reserves for values of a type (columnWidthsByType), from its
- * Flink spelling ("BIGINT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP(3) *ROWTIME*").
- */
-static size_t tableau_type_width(const char *type_name, size_t max_column_width)
+/* render.h: Flink's columnWidthsByType, from the type's spelling ("TIMESTAMP(3) *ROWTIME*"). */
+size_t render_type_width(const char *type_name, size_t max_column_width)
 {
     if (type_name == NULL) {
         return max_column_width;
@@ -222,8 +219,7 @@ static int tableau_begin(Renderer *renderer, JoineryResultKind kind, const Joine
         }
         size_t width = text_display_width(name, strlen(name));
         if (state->streaming) {
-            size_t type_width =
-                tableau_type_width(columns[i].type_name, renderer->max_column_width);
+            size_t type_width = render_type_width(columns[i].type_name, renderer->max_column_width);
             if (type_width < strlen(TABLEAU_NULL_TEXT)) {
                 type_width = strlen(TABLEAU_NULL_TEXT);
             }

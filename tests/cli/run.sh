@@ -213,6 +213,16 @@ if [ $rc -eq 1 ] && err_has "Cannot read the metadata of the Kafka cluster at '1
   pass "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"
 else fail "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"; fi
 
+# result modes table and changelog: full-screen views in a terminal only; piped output
+# keeps the tableau, with --output as with SET
+for mode in table changelog; do
+  run --output $mode -e "SELECT k, COUNT(*) AS c FROM (VALUES ('a'), ('a')) AS t(k) GROUP BY k;"
+  if [ $rc -eq 0 ] && grep -q '^| -U |  *a |  *1 |$' "$WORK/out" && out_has "Received a total of 3 rows" \
+     && ! grep -q $'\033' "$WORK/out"; then
+    pass "--output $mode piped: the tableau, no screen codes"
+  else fail "--output $mode piped: the tableau, no screen codes"; fi
+done
+
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"
 if [ $rc -eq 0 ] && grep -q '^parallelism\.default,9$' "$WORK/out" && ! out_has "+---" \
