@@ -157,8 +157,10 @@ void history_record(const char *entry, size_t length);
 
 /* ---- completion.c ---- */
 
-/* Installs tab completion of keywords, table and column names of session. */
+/* Installs context-aware tab completion (tables, columns, option keys, functions, keywords). */
 void completion_install(JoinerySession *session);
+/* The unfinished statement's earlier lines (completion reads its context from them); NULL: none. */
+void completion_set_pending(const char *text, size_t length);
 /* Frees the last completion's candidates. */
 void completion_free(void);
 

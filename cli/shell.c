@@ -84,6 +84,7 @@ static void shell_clear_input(StatementBuffer *buffer, ShellEntry *entry)
     rl_callback_handler_remove();
     statement_buffer_reset(buffer, 1);
     entry->length = 0;
+    completion_set_pending(NULL, 0);
     rl_callback_handler_install(SHELL_PROMPT, shell_on_line);
 }
 
@@ -250,6 +251,8 @@ void shell_run(Cli *cli)
         if (running) {
             /* the handler is installed again: it stays installed while running is true */
             bool pending = !statement_buffer_pending_is_blank(&buffer);
+            completion_set_pending(pending ? buffer.text + buffer.scan_offset : NULL,
+                                   pending ? buffer.length - buffer.scan_offset : 0);
             rl_callback_handler_install(pending ? SHELL_CONTINUATION_PROMPT : SHELL_PROMPT,
                                         shell_on_line);
         }

@@ -70,6 +70,21 @@ void joinery_session_list_names(JoinerySession *session,
  * then what it does), then the connectors (connector/registry.c) and formats
  * (format/format.c) there are. Keep it in step with session_dispatch.
  */
+void joinery_session_list_tables(JoinerySession *session,
+                                 void (*emit)(void *context, const char *name), void *context)
+{
+    for (size_t i = 0; i < catalog_count(session->catalog); i++)
+        emit(context, catalog_at(session->catalog, i)->name);
+}
+
+void joinery_session_list_columns(JoinerySession *session, const char *table_name,
+                                  void (*emit)(void *context, const char *name), void *context)
+{
+    CatalogTable *table = table_name ? catalog_find(session->catalog, table_name) : NULL;
+    for (size_t c = 0; table && c < table->column_count; c++)
+        emit(context, table->columns[c].name);
+}
+
 const char *joinery_help_text(void)
 {
     return "The following statements are available (end each with ';'):\n"

@@ -247,6 +247,36 @@ def test_tab_completes_table_name(term, home):
     assert term.wait_exit() == 0
 
 
+def test_completion_knows_the_context(term, home):
+    """Tab completes what may stand there: tables after FROM (not the keyword ORDER),
+    an alias's columns after 'o.', option keys after SET (quoted or raw), the connector's
+    keys inside WITH (...), connector names, functions with their '('. Each completed
+    line is then finished and run: what it does shows what the completion wrote (the
+    editor's redrawing is not checked)."""
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE orders (order_id BIGINT, user_id BIGINT) WITH ("
+              b"'connector' = 'datagen', 'number-of-rows' = '1');\r")
+    term.expect(PROMPT, start)
+    cases = [
+        (b"SELECT COUNT(*) AS n FROM ord\t", b";\r", b"Received a total of"),
+        (b"SELECT upp\t", b"'x') AS u;\r", b" X |"),
+        (b"SET 'table.exec.st\t", b" = '1 h';\r", b"Session property has been set."),
+        (b"SET table.optimizer.mu\t", b"nabled = true;\r", b"Session property has been set."),
+        (b"SELECT *\rFROM orders AS o WHERE o.us\t", b"= 0;\r", b"Received a total of"),
+        (b"CREATE TABLE t2 (x INT) WITH ('connector' = 'datagen', 'number-of\t", b" = '1');\r",
+         b"[INFO] Execute statement succeeded."),
+        (b"CREATE TABLE t3 (x INT) WITH ('connector' = 'upsert-k\t", b");\r", b"'upsert-kafka'"),
+    ]
+    for typed, rest, effect in cases:
+        mark = term.mark()
+        term.send(typed + rest)  # the editor takes the Tab before the characters after it
+        term.expect(effect, mark)
+        term.expect(PROMPT, mark)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
 def test_error_with_caret(term, home):
     term.expect(PROMPT)
     start = term.mark()
@@ -540,6 +570,7 @@ TESTS = [
     test_history_recall,
     test_tab_completes_keyword,
     test_tab_completes_table_name,
+    test_completion_knows_the_context,
     test_error_with_caret,
     test_ctrl_c_cancels_query,
     test_shell_slips_get_a_hint,
