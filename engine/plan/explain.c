@@ -10,6 +10,7 @@
  * node of the physical and execution plans. JSON_EXECUTION_PLAN appends
  * "== Physical Execution Plan ==", the operator graph as Flink's JSON
  * generator prints it (numbered from 1 in input order, so it repeats).
+ * joinery's FORMAT DOT prints the physical plan as a Graphviz graph instead.
  */
 #include <stdio.h>
 #include <string.h>
@@ -379,9 +380,141 @@ static int explain_json_execution_plan(ExplainContext *context, PlannerContext *
     return JOINERY_OK;
 }
 
+/* ------------------------------------------------------ FORMAT DOT: the plan as a graph */
+
+/* text in a DOT label: '"' and '\\' escaped, a new left-justified line at ", " past `wrap`. */
+static void dot_label_text(StrBuf *out, const char *text, size_t wrap)
+{
+    size_t column = 0;
+    int depth = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '[' || *p == '(')
+            depth++;
+        else if ((*p == ']' || *p == ')') && depth > 0)
+            depth--;
+        if (*p == ',' && p[1] == ' ' && depth <= 1 && column >= wrap) {
+            strbuf_append_cstr(out, ",\\l  ");
+            p++;
+            column = 2;
+            continue;
+        }
+        if (*p == '"' || *p == '\\')
+            strbuf_append_char(out, '\\');
+        strbuf_append_char(out, *p);
+        column++;
+    }
+    strbuf_append_cstr(out, "\\l");
+}
+
+/*
+ * EXPLAIN FORMAT DOT: the physical plan as a Graphviz digraph, inputs below
+ * their consumers; one box per operator with its physical-plan line, and for
+ * stateful operators their state TTL and estimated state (rows and bytes, as
+ * ESTIMATED_COST's memory); Exchanges are the edges they stand on, labelled
+ * with their distribution. Numbered as JSON_EXECUTION_PLAN numbers them.
+ */
+static int explain_dot(ExplainContext *context, PlannerContext *planner, const PlanNode *physical)
+{
+    JsonPlan plan = {NULL, 0, 0, context->arena, 1};
+    int status = json_plan_number(&plan, physical, 0, planner->diag);
+    if (status != JOINERY_OK)
+        return status;
+    StrBuf *out = context->out;
+    strbuf_append_cstr(out, "digraph plan {\n  rankdir=BT;\n"
+                            "  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+                            "  edge [fontname=\"monospace\", fontsize=9];\n");
+    StrBuf line = STRBUF_INIT;
+    StrBuf *saved = context->out;
+    for (uint32_t i = 0; i < plan.count; i++) {
+        const PlanNode *node = plan.nodes[i].node;
+        if (node->kind == PLAN_EXCHANGE)
+            continue;
+        line.length = 0;
+        if (line.data)
+            line.data[0] = '\0';
+        context->out = &line;
+        explain_node(context, node);
+        context->out = saved;
+        strbuf_printf(out, "  n%d [label=\"", plan.nodes[i].id);
+        dot_label_text(out, strbuf_cstr(&line), 48);
+        const PlanKindInfo *info = plan_kind_info(node->kind);
+        if (info->stateful) {
+            char left[32], right[32];
+            const char *left_text = explain_ttl_text(node->state_ttl_millis, left, sizeof left);
+            if (node->input_count == 2 && node->state_ttl_right_millis != node->state_ttl_millis)
+                strbuf_printf(out, "state TTL: left %s, right %s\\l", left_text,
+                              explain_ttl_text(node->state_ttl_right_millis, right, sizeof right));
+            else
+                strbuf_printf(out, "state TTL: %s\\l", left_text);
+            /* a join keeps its inputs' rows, an aggregate one row per group */
+            double rows = 0, bytes = 0;
+            bool keeps_inputs = node->kind == PLAN_JOIN || node->kind == PLAN_MULTI_JOIN;
+            for (uint32_t k = 0; k < (keeps_inputs ? node->input_count : 1); k++) {
+                const PlanNode *kept = keeps_inputs ? node->inputs[k] : node;
+                double count = kept->row_count < 0 ? 1e8 : kept->row_count;
+                rows += count;
+                bytes += count * (8.0 * kept->field_count + 8);
+            }
+            if (bytes < 10240)
+                strbuf_printf(out, "estimated state: %.0f rows, %.0f B\\l", rows, bytes);
+            else if (bytes < 10.0 * 1024 * 1024)
+                strbuf_printf(out, "estimated state: %.0f rows, %.1f KiB\\l", rows, bytes / 1024.0);
+            else
+                strbuf_printf(out, "estimated state: %.0f rows, %.1f MiB\\l", rows,
+                              bytes / (1024.0 * 1024.0));
+        }
+        strbuf_printf(out, "\"%s];\n", info->stateful ? ", style=bold" : "");
+    }
+    strbuf_free(&line);
+    for (uint32_t i = 0; i < plan.count; i++) {
+        const PlanNode *node = plan.nodes[i].node;
+        if (node->kind == PLAN_EXCHANGE)
+            continue;
+        for (uint32_t k = 0; k < node->input_count; k++) {
+            const PlanNode *input = node->inputs[k];
+            const char *label = NULL;
+            StrBuf edge = STRBUF_INIT;
+            while (input->kind == PLAN_EXCHANGE && input->input_count == 1) {
+                edge.length = 0;
+                context->out = &edge;
+                const PlanKindInfo *info = plan_kind_info(input->kind);
+                info->explain(context, input);
+                context->out = saved;
+                label = strbuf_cstr(&edge);
+                input = input->inputs[0];
+            }
+            const JsonPlanNode *from = json_plan_find(&plan, input);
+            strbuf_printf(out, "  n%d -> n%d", from ? from->id : 0, plan.nodes[i].id);
+            if (label) {
+                strbuf_append_cstr(out, " [label=\"Exchange\\n");
+                for (const char *p = label; *p; p++) {
+                    if (*p == '"' || *p == '\\')
+                        strbuf_append_char(out, '\\');
+                    strbuf_append_char(out, *p);
+                }
+                strbuf_append_cstr(out, "\", style=dashed]");
+            }
+            strbuf_append_cstr(out, ";\n");
+            strbuf_free(&edge);
+        }
+    }
+    strbuf_append_cstr(out, "}\n");
+    return JOINERY_OK;
+}
+
 int plan_explain(PlannerContext *context, const PlanNode *logical, const PlanNode *physical,
                  unsigned details, StrBuf *out)
 {
+    if (details & AST_EXPLAIN_FORMAT_DOT) {
+        if (details & (AST_EXPLAIN_JSON_EXECUTION_PLAN | AST_EXPLAIN_PLAN_ADVICE))
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "FORMAT DOT with %s is not supported yet; EXPLAIN FORMAT DOT takes "
+                              "CHANGELOG_MODE and ESTIMATED_COST",
+                              details & AST_EXPLAIN_PLAN_ADVICE ? "PLAN_ADVICE"
+                                                                : "JSON_EXECUTION_PLAN");
+        ExplainContext dot = {context->arena, out, EXPR_STYLE_PREFIX, false, details, NULL, 0};
+        return explain_dot(&dot, context, physical);
+    }
     ExplainContext explain = {context->arena, out, EXPR_STYLE_PREFIX, true, details, NULL, 0};
     explain_section(&explain, "Abstract Syntax Tree", logical);
     strbuf_append_char(out, '\n');

@@ -394,6 +394,7 @@ enum {
     AST_EXPLAIN_CHANGELOG_MODE = 1 << 1,
     AST_EXPLAIN_PLAN_ADVICE = 1 << 2,
     AST_EXPLAIN_JSON_EXECUTION_PLAN = 1 << 3,
+    AST_EXPLAIN_FORMAT_DOT = 1 << 4, /* joinery: FORMAT DOT, the plan as a Graphviz graph */
 };
 
 typedef enum AstStatementKind {

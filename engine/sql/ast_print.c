@@ -746,6 +746,7 @@ static void print_statement(const AstStatement *statement, Printer *out)
             {AST_EXPLAIN_CHANGELOG_MODE, "changelog-mode"},
             {AST_EXPLAIN_PLAN_ADVICE, "plan-advice"},
             {AST_EXPLAIN_JSON_EXECUTION_PLAN, "json-execution-plan"},
+            {AST_EXPLAIN_FORMAT_DOT, "format-dot"},
         };
         printer_text(out, "(explain");
         for (size_t i = 0; i < sizeof DETAILS / sizeof DETAILS[0]; i++)

@@ -2876,6 +2876,14 @@ static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
     } else {
         for (;;) {
             bool found = false;
+            /* joinery's FORMAT DOT, among the details */
+            if (token_is_word(parser_current(parser), "FORMAT") &&
+                token_is_word(parser_peek(parser, 1), "DOT")) {
+                parser_advance(parser);
+                parser_advance(parser);
+                statement->explain.details |= AST_EXPLAIN_FORMAT_DOT;
+                found = true;
+            }
             for (size_t i = 0; i < sizeof DETAILS / sizeof DETAILS[0] && !found; i++)
                 if (parser_accept_keyword(parser, DETAILS[i].keyword)) {
                     statement->explain.details |= DETAILS[i].bit;

@@ -223,6 +223,18 @@ for mode in table changelog; do
   else fail "--output $mode piped: the tableau, no screen codes"; fi
 done
 
+# EXPLAIN FORMAT DOT is a graph Graphviz reads (checked when Graphviz is installed)
+run -e "CREATE TABLE a (k BIGINT, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1'); CREATE TABLE b (k BIGINT, w INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1'); EXPLAIN FORMAT DOT SELECT a.v, b.w FROM a JOIN b ON a.k = b.k;"
+if [ $rc -ne 0 ] || ! out_has "digraph plan {"; then
+  fail "EXPLAIN FORMAT DOT prints a digraph"
+elif command -v dot >/dev/null; then
+  if sed -n '/^digraph/,/^}/p' "$WORK/out" | dot -Tsvg >/dev/null 2>"$WORK/err"; then
+    pass "EXPLAIN FORMAT DOT: Graphviz draws it"
+  else fail "EXPLAIN FORMAT DOT: Graphviz draws it"; fi
+else
+  skip "EXPLAIN FORMAT DOT: Graphviz draws it" "no dot (graphviz) installed"
+fi
+
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"
 if [ $rc -eq 0 ] && grep -q '^parallelism\.default,9$' "$WORK/out" && ! out_has "+---" \

@@ -111,6 +111,14 @@ RESET 'parallelism.default';
 CREATE TABLE out_print (`user` BIGINT, amount INT) WITH ('connector' = 'print');
 EXPLAIN JSON_EXECUTION_PLAN, CHANGELOG_MODE INSERT INTO out_print SELECT `user`, amount FROM orders;
 
+-- EXPLAIN FORMAT DOT (joinery's): the physical plan as a Graphviz graph, with
+-- exchanges as edges, state TTL and estimated state on the stateful operators.
+SET 'table.exec.state.ttl' = '1 h';
+EXPLAIN FORMAT DOT
+SELECT o.`user`, u.name FROM orders AS o LEFT JOIN users AS u ON o.`user` = u.user_id WHERE o.amount > 10;
+EXPLAIN FORMAT DOT, JSON_EXECUTION_PLAN SELECT `user` FROM orders;
+RESET 'table.exec.state.ttl';
+
 -- A filesystem sink whose path does not exist: a folder of part files, as
 -- Flink makes; each INSERT adds one (read back: the rows twice).
 CREATE TABLE parts (`user` BIGINT, amount INT) WITH (

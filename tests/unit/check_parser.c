@@ -403,6 +403,7 @@ START_TEST(test_other_statements)
     assert_parses_as("SHOW MODULES", "(show-modules)");
     assert_parses_as("SHOW FULL MODULES", "(show-full-modules)");
     assert_parses_as("SHOW JARS", "(show-jars)");
+    assert_parses_as("EXPLAIN FORMAT DOT SELECT 1", "(explain format-dot (select 1))");
     assert_parses_as("DESCRIBE orders", "(describe orders)");
     assert_parses_as("DESC c.d.orders;", "(describe c.d.orders)");
     assert_parses_as("EXPLAIN PLAN FOR SELECT 1", "(explain (select 1))");
