@@ -18,8 +18,9 @@
  * Keys: Q leaves (a running query is stopped), Up/Down or k/j scroll a row,
  * PgUp/PgDn or b/space a page, Home/End or g/G the top/bottom. While rows
  * arrive the screen is redrawn at most every VIEW_REDRAW_SECONDS; when the
- * result ends the view stays until Q, then the normal screen comes back
- * with a one-line summary and the shell goes on.
+ * result ends the view stays until Q (a query stopped by Q or Ctrl-C leaves
+ * at once), then the normal screen comes back with a one-line summary and
+ * the shell goes on.
  *
  * Column widths follow the tableau's (render_type_width); every value is
  * right-aligned and cut with "..." as there; NULL is "<NULL>".
@@ -602,8 +603,9 @@ static int view_end(Renderer *renderer, uint64_t row_count, bool cancelled)
     if (state == NULL) {
         return -1;
     }
-    if (!state->quit && state->active) {
-        const char *phase = cancelled ? "terminated, Q leaves" : "finished, Q leaves";
+    /* a finished result stays until Q; one the user stopped (Q, Ctrl-C) leaves at once */
+    if (!state->quit && !cancelled && state->active) {
+        const char *phase = "finished, Q leaves";
         state->rate = 0;
         view_draw(renderer, state, phase);
         while (!state->quit) {

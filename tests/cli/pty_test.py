@@ -477,6 +477,27 @@ def last_frame(output, start):
     return screen.text()
 
 
+def test_ctrl_c_in_a_view(term, home):
+    """Ctrl-C while a view shows a running query stops it and leaves the view at once."""
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE endless (x BIGINT) WITH ('connector' = 'datagen', "
+              b"'rows-per-second' = '20');\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SET 'sql-client.execution.result-mode' = 'changelog';\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SELECT * FROM endless;\r")
+    term.expect(b"rows received: 1", start)  # rows arrive in the view
+    term.send(b"\x03")
+    end = term.expect(b"Query terminated, received a total of", start)
+    term.expect(PROMPT, end)
+    assert term.output.rfind(b"\x1b[?1049l") > start, term.shown()  # the normal screen is back
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
 def test_view_scrolls_and_pages(term, home):
     """25 rows on a 20-row page: space pages down (to the last page), g goes to the top,
     j scrolls one row; the status line says which rows are shown."""
@@ -580,6 +601,7 @@ TESTS = [
     test_changelog_mode_view,
     test_table_view_of_a_running_join,
     test_view_scrolls_and_pages,
+    test_ctrl_c_in_a_view,
 ]
 
 
