@@ -235,6 +235,12 @@ else
   skip "EXPLAIN FORMAT DOT: Graphviz draws it" "no dot (graphviz) installed"
 fi
 
+# csv output tells NULL (an empty field) from the empty string ("")
+run --output csv -e "SELECT CAST(NULL AS STRING) AS n, '' AS e, 'a,b' AS c;"
+if [ $rc -eq 0 ] && [ "$(sed -n 2p "$WORK/out")" = '+I,,"","a,b"' ]; then
+  pass "csv: NULL is an empty field, the empty string is \"\""
+else fail "csv: NULL is an empty field, the empty string is \"\""; fi
+
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"
 if [ $rc -eq 0 ] && grep -q '^parallelism\.default,9$' "$WORK/out" && ! out_has "+---" \
