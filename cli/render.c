@@ -208,6 +208,16 @@ static int renderer_on_info(void *context, const char *message)
     return renderer_write_line(renderer, renderer->message_out, "[INFO] ", message);
 }
 
+static int renderer_on_metrics(void *context, const char *text)
+{
+    Renderer *renderer = context;
+    if (text == NULL || !renderer->result_open || renderer->format->metrics == NULL ||
+        renderer->write_failed) {
+        return renderer->write_failed ? -1 : 0;
+    }
+    return renderer->format->metrics(renderer, text);
+}
+
 static int renderer_on_status(void *context, const char *line)
 {
     Renderer *renderer = context;
@@ -248,6 +258,7 @@ JoineryResultHandler renderer_handler(Renderer *renderer)
         .text = renderer_on_text,
         .info = renderer_on_info,
         .status = renderer_on_status,
+        .metrics = renderer_on_metrics,
     };
     return handler;
 }

@@ -47,6 +47,8 @@ typedef struct RenderFormat {
     int (*end)(Renderer *renderer, uint64_t row_count, bool cancelled);
     /* The job's status line while a result is open; NULL: the renderer's status line. */
     int (*status)(Renderer *renderer, const char *line);
+    /* The running job's per-operator metrics table; NULL: not shown. */
+    int (*metrics)(Renderer *renderer, const char *text);
     /* Closes a result the engine left open without end (it failed, e.g. on a bad record):
        what is printed is made whole (tableau's bottom border), no footer. May be NULL. */
     void (*close)(Renderer *renderer);

@@ -15,6 +15,11 @@
  * the column header, the rows, a status line (rows received, rows in the
  * view, updates/s) and the engine's job status line (rows read, state size,
  * the watermark the result has reached).
+ * M switches to the live job view and back: the job's per-operator table
+ * (SHOW JOB METRICS's: rows in/out, state rows/keys/bytes, busy,
+ * backpressure, watermarks), refreshed about every second while the job
+ * runs on one thread (the engine sends it only then), and once more when
+ * it ends; h/l or Left/Right scroll it sideways, j/k up and down.
  * Keys: Q leaves (a running query is stopped), Up/Down or k/j scroll a row,
  * PgUp/PgDn or b/space a page, Home/End or g/G the top/bottom. While rows
  * arrive the screen is redrawn at most every VIEW_REDRAW_SECONDS; when the
@@ -82,7 +87,11 @@ typedef struct ViewState {
     bool quit;        /* the user pressed Q */
     bool cancel_sent; /* Q asked the engine to stop the query */
     char status[320];
-    char escape[8]; /* a key sequence being read */
+    char *metrics;     /* the job's latest per-operator table (parallelism 1), or NULL */
+    bool show_metrics; /* M: the live job view instead of the rows */
+    size_t metrics_top;
+    size_t metrics_left; /* columns scrolled away to the left (h/l, Left/Right) */
+    char escape[8];      /* a key sequence being read */
     size_t escape_length;
 } ViewState;
 
@@ -252,6 +261,26 @@ static void view_clamp(ViewState *state)
     }
 }
 
+/* The column header on line 2, then a page of rows from state->top. */
+static void view_draw_rows(Renderer *renderer, ViewState *state, ViewLine *line, size_t page,
+                           int columns)
+{
+    FILE *out = renderer->out;
+    view_format_row(state, line, "op", state->names, true);
+    view_put_line(out, 2, line->data ? line->data : "", line->length, columns, false);
+    for (size_t i = 0; i < page; i++) {
+        int row = (int)i + 3;
+        size_t index = state->top + i;
+        if (index < state->row_count) {
+            view_format_row(state, line, view_kind_text(state->rows[index].kind),
+                            state->rows[index].cells, false);
+            view_put_line(out, row, line->data ? line->data : "", line->length, columns, false);
+        } else {
+            fprintf(out, "\033[%d;1H\033[K", row);
+        }
+    }
+}
+
 static void view_draw(Renderer *renderer, ViewState *state, const char *phase)
 {
     FILE *out = renderer->out;
@@ -262,21 +291,40 @@ static void view_draw(Renderer *renderer, ViewState *state, const char *phase)
     ViewLine line = {NULL, 0, 0};
     char title[256];
     snprintf(title, sizeof title,
-             " joinery %s view   Q leave  Up/Down j/k row  PgUp/PgDn b/space page  g/G top/end",
-             state->changelog ? "changelog" : "table");
+             " joinery %s   Q leave  M job/rows  Up/Down j/k  PgUp/PgDn b/space  g/G top/end",
+             state->show_metrics ? "job view"
+             : state->changelog  ? "changelog view"
+                                 : "table view");
     view_put_line(out, 1, title, strlen(title), columns, true);
-    view_format_row(state, &line, "op", state->names, true);
-    view_put_line(out, 2, line.data ? line.data : "", line.length, columns, false);
-    for (size_t i = 0; i < page; i++) {
-        int row = (int)i + 3;
-        size_t index = state->top + i;
-        if (index < state->row_count) {
-            view_format_row(state, &line, view_kind_text(state->rows[index].kind),
-                            state->rows[index].cells, false);
-            view_put_line(out, row, line.data ? line.data : "", line.length, columns, false);
-        } else {
-            fprintf(out, "\033[%d;1H\033[K", row);
+    if (state->show_metrics) {
+        /* the live job view: SHOW JOB METRICS's table, as the job runs */
+        const char *text = state->metrics
+                               ? state->metrics
+                               : "The live job view needs the job on one thread "
+                                 "(parallelism.default = 1);\nSHOW JOB METRICS shows the "
+                                 "metrics when the job has ended.\n";
+        size_t skipped = 0;
+        const char *cursor = text;
+        while (*cursor && skipped < state->metrics_top) {
+            const char *newline = strchr(cursor, '\n');
+            cursor = newline ? newline + 1 : cursor + strlen(cursor);
+            skipped++;
         }
+        for (size_t i = 0; i < page + 1; i++) {
+            int row = (int)i + 2;
+            const char *newline = strchr(cursor, '\n');
+            size_t length = newline ? (size_t)(newline - cursor) : strlen(cursor);
+            if (*cursor) {
+                /* the table is ASCII: a column is a byte */
+                size_t left = state->metrics_left < length ? state->metrics_left : length;
+                view_put_line(out, row, cursor + left, length - left, columns, false);
+                cursor += length + (newline ? 1 : 0);
+            } else {
+                fprintf(out, "\033[%d;1H\033[K", row);
+            }
+        }
+    } else {
+        view_draw_rows(renderer, state, &line, page, columns);
     }
     char status[600];
     snprintf(
@@ -313,6 +361,10 @@ static void view_key(ViewState *state, unsigned char c)
             c = 'k';
         } else if (strcmp(sequence, "\033[B") == 0) {
             c = 'j';
+        } else if (strcmp(sequence, "\033[C") == 0) {
+            c = 'l';
+        } else if (strcmp(sequence, "\033[D") == 0) {
+            c = 'h';
         } else if (strcmp(sequence, "\033[5~") == 0) {
             c = 'b';
         } else if (strcmp(sequence, "\033[6~") == 0) {
@@ -325,7 +377,31 @@ static void view_key(ViewState *state, unsigned char c)
             return;
         }
     }
+    if (state->show_metrics && (c == 'h' || c == 'l')) {
+        /* the job table is wider than most terminals: it scrolls sideways */
+        if (c == 'l') {
+            state->metrics_left += 10;
+        } else {
+            state->metrics_left = state->metrics_left > 10 ? state->metrics_left - 10 : 0;
+        }
+        return;
+    }
+    if (state->show_metrics && (c == 'j' || c == 'k' || c == 'g')) {
+        /* the scrolling keys move the job view while it is shown */
+        if (c == 'j') {
+            state->metrics_top++;
+        } else if (c == 'k' && state->metrics_top > 0) {
+            state->metrics_top--;
+        } else if (c == 'g') {
+            state->metrics_top = 0;
+        }
+        return;
+    }
     switch (c) {
+    case 'm':
+    case 'M':
+        state->show_metrics = !state->show_metrics;
+        break;
     case 'q':
     case 'Q':
     case 0x04: /* Ctrl-D */
@@ -411,6 +487,7 @@ static void view_discard(Renderer *renderer)
     }
     free(state->names);
     free(state->widths);
+    free(state->metrics);
     free(state);
     renderer->state = NULL;
 }
@@ -596,6 +673,20 @@ static int view_status(Renderer *renderer, const char *line)
     return view_refresh(renderer, state, true);
 }
 
+static int view_metrics(Renderer *renderer, const char *text)
+{
+    ViewState *state = renderer->state;
+    if (state == NULL) {
+        return 0;
+    }
+    char *copy = view_copy(text);
+    if (copy != NULL) {
+        free(state->metrics);
+        state->metrics = copy;
+    }
+    return state->show_metrics ? view_refresh(renderer, state, true) : 0;
+}
+
 /* The result is complete (or stopped): the final view stays until Q. */
 static int view_end(Renderer *renderer, uint64_t row_count, bool cancelled)
 {
@@ -645,5 +736,6 @@ const RenderFormat RENDER_FORMAT_VIEW = {
     .end = view_end,
     .close = view_close,
     .status = view_status,
+    .metrics = view_metrics,
     .discard = view_discard,
 };

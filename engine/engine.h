@@ -66,6 +66,13 @@ typedef struct JoineryResultHandler {
     int (*info)(void *context, const char *message);
     /* Progress while a job runs: a one-line status (rows, state, busy). */
     int (*status)(void *context, const char *line);
+    /*
+     * The running job's per-operator metrics, the table SHOW JOB METRICS
+     * prints (rows in/out, state rows, keys and bytes, busy, backpressure,
+     * watermarks), about every second while it runs on one thread
+     * (parallelism 1: the metrics are read where they are written). May be NULL.
+     */
+    int (*metrics)(void *context, const char *text);
 } JoineryResultHandler;
 
 typedef struct JoineryError {

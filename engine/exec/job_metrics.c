@@ -77,6 +77,17 @@ void job_status_line(Job *job)
         strbuf_free(&text);
     }
     job->output.status(job->output.context, line);
+    /* the live per-operator table, where it is safe: every operator runs on this thread */
+    if (job->output.metrics && !job->threaded) {
+        int64_t now = datetime_monotonic_nanos() / 1000000;
+        if (now >= job->next_metrics_millis) {
+            job->next_metrics_millis = now + 1000;
+            StrBuf text = STRBUF_INIT;
+            job_format_metrics(job, &text);
+            job->output.metrics(job->output.context, strbuf_cstr(&text));
+            strbuf_free(&text);
+        }
+    }
 }
 
 /* True when watermarks reach the node: it or something below it generates them. */

@@ -212,7 +212,7 @@ static int analyze_run(StatementContext *context, const PlanNode *scan, Analysis
        reads no other option of the job) */
     JobConfig config = context->job_config;
     config.parallelism = 1;
-    JobOutput output = {analysis, analyze_row, analyze_ignore_line, analyze_status};
+    JobOutput output = {analysis, analyze_row, analyze_ignore_line, analyze_status, NULL};
     Job *job = NULL;
     int status = job_create(scan, &config, &output, &job, context->diag);
     analysis->started_millis = datetime_now_millis();

@@ -569,6 +569,18 @@ def test_table_view_of_a_running_join(term, home):
               b"LEFT JOIN clicks AS c ON p.user_id = c.user_id GROUP BY p.user_id;\r")
     term.expect(b"running: ", start)  # the job's status line inside the view
     term.expect(b"state ", start)
+    # M: the live job view, the job's per-operator table as it runs (parallelism 1)
+    mark = term.mark()
+    term.send(b"m")
+    term.expect(b"joinery job view", mark)
+    term.expect(b"rows in", mark)
+    term.expect(b"GroupAggregate", mark)
+    mark = term.mark()
+    term.send(b"llllll")  # the table is wider than 80 columns: scroll it sideways
+    term.expect(b"backpressure", mark)
+    mark = term.mark()
+    term.send(b"m")
+    term.expect(b"joinery table view", mark)
     term.send(b"q")
     end = term.expect(b"Query terminated, received a total of", start)
     term.expect(PROMPT, end)
