@@ -61,7 +61,7 @@ static size_t catalog_position(const Catalog *catalog, const char *name, bool *f
     size_t low = 0, high = catalog->count;
     while (low < high) {
         size_t middle = (low + high) / 2;
-        int c = strcasecmp(catalog->tables[middle]->name, name);
+        int c = strcmp(catalog->tables[middle]->name, name); /* names are case-sensitive */
         if (c == 0) {
             *found = true;
             return middle;
@@ -129,8 +129,9 @@ int catalog_drop(Catalog *catalog, const char *name, bool is_view, bool if_exist
         if (suggestion)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "%s `default_catalog`.`default_database`.`%s` does not exist; "
-                              "did you mean '%s'?",
-                              is_view ? "View" : "Table", name, suggestion);
+                              "did you mean '%s%s",
+                              is_view ? "View" : "Table", name, suggestion,
+                              catalog_suggestion_end(name, suggestion));
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "%s `default_catalog`.`default_database`.`%s` does not exist",
                           is_view ? "View" : "Table", name);
@@ -163,7 +164,7 @@ const char *catalog_table_option(const CatalogTable *table, const char *key)
 int catalog_table_column_index(const CatalogTable *table, const char *name)
 {
     for (size_t i = 0; i < table->column_count; i++)
-        if (strcasecmp(table->columns[i].name, name) == 0)
+        if (strcmp(table->columns[i].name, name) == 0)
             return (int)i;
     return -1;
 }
@@ -220,4 +221,11 @@ const char *catalog_suggest_table(const Catalog *catalog, const char *name)
         }
     }
     return best;
+}
+
+const char *catalog_suggestion_end(const char *name, const char *suggestion)
+{
+    if (!suggestion)
+        return "";
+    return strcasecmp(name, suggestion) == 0 ? "'? Names are case-sensitive." : "'?";
 }

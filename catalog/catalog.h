@@ -109,5 +109,11 @@ int catalog_table_column_index(const CatalogTable *table, const char *name);
 const char *catalog_suggest_name(const char *name, const char *const *candidates, size_t count);
 /* Suggestion among the catalog's table and view names. */
 const char *catalog_suggest_table(const Catalog *catalog, const char *name);
+/*
+ * The end of a "; did you mean 'suggestion" message: "'?", or "'? Names are
+ * case-sensitive." when the two differ only in case (names are case-sensitive
+ * as in Flink; keywords are not); "" when there is no suggestion.
+ */
+const char *catalog_suggestion_end(const char *name, const char *suggestion);
 
 #endif

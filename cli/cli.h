@@ -22,8 +22,9 @@
 
 #define CLI_VERSION "0.1.0"
 #define CLI_RESULT_MODE_KEY "sql-client.execution.result-mode"
-#define CLI_MAX_COLUMN_WIDTH_KEY "sql-client.display.max-column-width"
+#define CLI_MAX_COLUMN_WIDTH_KEY "table.display.max-column-width"
 #define CLI_DEFAULT_MAX_COLUMN_WIDTH 30
+#define CLI_PRINT_TIME_COST_KEY "sql-client.display.print-time-cost"
 
 typedef struct Cli {
     JoinerySession *session;
@@ -125,7 +126,8 @@ bool signals_take_prompt_interrupt(void);
 int script_run_file(Cli *cli, const char *path);
 /* Runs the statements of -e text; same return as script_run_file. */
 int script_run_text(Cli *cli, const char *text);
-/* Runs statements from a stream (piped stdin) as they complete, no prompts. */
+/* Runs statements from a stream (piped stdin) as they complete, no prompts; errors in
+   stdin are prefixed "<stdin>:L:C: " as -f files are. */
 int script_run_stream(Cli *cli, FILE *stream);
 /*
  * Runs the complete statements of buffer (and the unterminated rest when
@@ -155,8 +157,10 @@ void history_record(const char *entry, size_t length);
 
 /* ---- completion.c ---- */
 
-/* Installs tab completion of keywords, table and column names of session. */
+/* Installs context-aware tab completion (tables, columns, option keys, functions, keywords). */
 void completion_install(JoinerySession *session);
+/* The unfinished statement's earlier lines (completion reads its context from them); NULL: none. */
+void completion_set_pending(const char *text, size_t length);
 /* Frees the last completion's candidates. */
 void completion_free(void);
 

@@ -36,6 +36,12 @@ static CliOutputFormat execute_current_format(Cli *cli)
         return format;
     }
     render_parse_format(value, &format);
+    /* the full-screen views need a terminal to draw on and to read keys from; piped output
+       and scripts keep the tableau */
+    if ((format == CLI_OUTPUT_TABLE || format == CLI_OUTPUT_CHANGELOG) &&
+        !(cli->interactive && isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1)) {
+        format = CLI_OUTPUT_TABLEAU;
+    }
     return format;
 }
 
@@ -301,6 +307,9 @@ int cli_execute_statement(Cli *cli, const Statement *statement, const StatementB
     renderer_init(&renderer, execute_current_format(cli), stdout, stderr, status_mode,
                   execute_max_column_width(cli));
     renderer.erase_interrupt_echo = cli->interactive && isatty(STDOUT_FILENO) == 1;
+    renderer.session = cli->session;
+    const char *time_cost = joinery_session_get_option(cli->session, CLI_PRINT_TIME_COST_KEY);
+    renderer.print_time_cost = time_cost != NULL && strcasecmp(time_cost, "true") == 0;
     JoineryResultHandler handler = renderer_handler(&renderer);
     JoineryError error;
     memset(&error, 0, sizeof error);

@@ -30,28 +30,29 @@ typedef struct MainAction {
 
 static void main_print_usage(FILE *out)
 {
-    fputs(
-        "Usage: joinery [options]\n"
-        "\n"
-        "A streaming-SQL shell speaking the Apache Flink SQL dialect.\n"
-        "Without -f or -e, reads statements from the terminal (interactive shell)\n"
-        "or from standard input when it is not a terminal.\n"
-        "\n"
-        "Options:\n"
-        "  -f, --file FILE          run the statements of FILE, then exit; stops at the\n"
-        "                           first failing statement (exit code 1)\n"
-        "  -e, --execute SQL        run the given statements, then exit\n"
-        "  -i, --init FILE          run FILE first (e.g. CREATE TABLE and SET statements)\n"
-        "      --output FORMAT      result format: tableau (default), csv or json;\n"
-        "                           in a session: SET 'sql-client.execution.result-mode' = 'csv';\n"
-        "      --continue-on-error  keep running after a failing statement (exit code 1)\n"
-        "      --progress           show job progress on stderr when running scripts\n"
-        "  -h, --help               show this help\n"
-        "      --version            show the version\n"
-        "\n"
-        "Statements end with ';'. In the shell: HELP; lists statements, QUIT; or Ctrl-D\n"
-        "leaves, Ctrl-C stops a running query. History: ~/.joinery_history.\n",
-        out);
+    fputs("Usage: joinery [options]\n"
+          "\n"
+          "A streaming-SQL shell speaking the Apache Flink SQL dialect.\n"
+          "Without -f or -e, reads statements from the terminal (interactive shell)\n"
+          "or from standard input when it is not a terminal.\n"
+          "\n"
+          "Options:\n"
+          "  -f, --file FILE          run the statements of FILE, then exit; stops at the\n"
+          "                           first failing statement (exit code 1)\n"
+          "  -e, --execute SQL        run the given statements, then exit\n"
+          "  -i, --init FILE          run FILE first (e.g. CREATE TABLE and SET statements)\n"
+          "      --output FORMAT      result format: tableau (default), table, changelog, csv or\n"
+          "                           json (table and changelog: a full-screen view in a\n"
+          "                           terminal, tableau otherwise); in a session:\n"
+          "                           SET 'sql-client.execution.result-mode' = 'csv';\n"
+          "      --continue-on-error  keep running after a failing statement (exit code 1)\n"
+          "      --progress           show job progress on stderr when running scripts\n"
+          "  -h, --help               show this help\n"
+          "      --version            show the version\n"
+          "\n"
+          "Statements end with ';'. In the shell: HELP; lists statements, QUIT; or Ctrl-D\n"
+          "leaves, Ctrl-C stops a running query. History: ~/.joinery_history.\n",
+          out);
 }
 
 enum {
@@ -90,9 +91,10 @@ static int main_parse_arguments(int argc, char **argv, Cli *cli, MainAction *act
             init_files[(*init_count)++] = optarg;
             break;
         case MAIN_OPTION_OUTPUT:
-            if (!render_parse_format(optarg, &cli->default_format) ||
-                strcmp(optarg, "changelog") == 0) {
-                fprintf(stderr, "joinery: unknown output format '%s' (tableau, csv or json)\n",
+            if (!render_parse_format(optarg, &cli->default_format)) {
+                fprintf(stderr,
+                        "joinery: unknown output format '%s' (tableau, table, changelog, csv or "
+                        "json)\n",
                         optarg);
                 return -1;
             }

@@ -7,6 +7,14 @@
 
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+static double render_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
 
 void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *status_out,
                    RenderStatusMode status_mode, size_t max_column_width)
@@ -19,16 +27,33 @@ void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *
     case CLI_OUTPUT_JSON:
         renderer->format = &RENDER_FORMAT_JSON;
         break;
+    case CLI_OUTPUT_TABLE:
+    case CLI_OUTPUT_CHANGELOG:
+        renderer->format = &RENDER_FORMAT_TABLEAU; /* the view replaces it for streaming results */
+        renderer->view_mode = format;
+        renderer->view_input_fd = 0; /* standard input */
+        break;
     case CLI_OUTPUT_TABLEAU:
     default:
         renderer->format = &RENDER_FORMAT_TABLEAU;
         break;
     }
     renderer->out = out;
-    renderer->message_out = format == CLI_OUTPUT_TABLEAU ? out : stderr;
+    renderer->message_out = format == CLI_OUTPUT_CSV || format == CLI_OUTPUT_JSON ? stderr : out;
     renderer->status_out = status_out;
     renderer->status_mode = status_out != NULL ? status_mode : RENDER_STATUS_IGNORE;
     renderer->max_column_width = max_column_width < 4 ? 4 : max_column_width;
+    renderer->started = render_now();
+}
+
+const char *render_time_cost(const Renderer *renderer, char *buffer, size_t size)
+{
+    if (!renderer->print_time_cost) {
+        snprintf(buffer, size, "%s", "");
+        return buffer;
+    }
+    snprintf(buffer, size, " (%.2f seconds)", render_now() - renderer->started);
+    return buffer;
 }
 
 const char *render_row_term(uint64_t row_count)
@@ -41,9 +66,12 @@ bool render_parse_format(const char *name, CliOutputFormat *format)
     if (name == NULL) {
         return false;
     }
-    if (strcasecmp(name, "tableau") == 0 || strcasecmp(name, "table") == 0 ||
-        strcasecmp(name, "changelog") == 0) {
+    if (strcasecmp(name, "tableau") == 0) {
         *format = CLI_OUTPUT_TABLEAU;
+    } else if (strcasecmp(name, "table") == 0) {
+        *format = CLI_OUTPUT_TABLE;
+    } else if (strcasecmp(name, "changelog") == 0) {
+        *format = CLI_OUTPUT_CHANGELOG;
     } else if (strcasecmp(name, "csv") == 0) {
         *format = CLI_OUTPUT_CSV;
     } else if (strcasecmp(name, "json") == 0) {
@@ -81,6 +109,10 @@ static int renderer_on_begin(void *context, JoineryResultKind kind, const Joiner
     }
     renderer_clear_status(renderer);
     renderer->format->discard(renderer); /* a result left open by a previous begin */
+    if (renderer->view_mode != 0) {
+        renderer->format =
+            kind == JOINERY_RESULT_CHANGELOG ? &RENDER_FORMAT_VIEW : &RENDER_FORMAT_TABLEAU;
+    }
     renderer->kind = kind;
     renderer->column_count = column_count;
     renderer->result_open = true;
@@ -146,6 +178,9 @@ static int renderer_write_line(Renderer *renderer, FILE *stream, const char *pre
         return -1;
     }
     renderer_clear_status(renderer);
+    if (stream != renderer->out) {
+        fflush(renderer->out); /* results first: stdout is flushed before stderr */
+    }
     size_t length = text != NULL ? strlen(text) : 0;
     fputs(prefix, stream);
     if (length > 0) {
@@ -179,9 +214,23 @@ static int renderer_on_warning(void *context, const char *message)
     return renderer_write_line(renderer, renderer->message_out, "[WARNING] ", message);
 }
 
+static int renderer_on_metrics(void *context, const char *text)
+{
+    Renderer *renderer = context;
+    if (text == NULL || !renderer->result_open || renderer->format->metrics == NULL ||
+        renderer->write_failed) {
+        return renderer->write_failed ? -1 : 0;
+    }
+    return renderer->format->metrics(renderer, text);
+}
+
 static int renderer_on_status(void *context, const char *line)
 {
     Renderer *renderer = context;
+    if (line != NULL && renderer->result_open && renderer->format->status != NULL &&
+        !renderer->write_failed) {
+        return renderer->format->status(renderer, line);
+    }
     if (renderer->status_mode == RENDER_STATUS_IGNORE || line == NULL) {
         return renderer->write_failed ? -1 : 0;
     }
@@ -189,6 +238,9 @@ static int renderer_on_status(void *context, const char *line)
     size_t length = 0;
     while (line[length] != '\0' && (unsigned char)line[length] >= 0x20 && length < 200) {
         length++;
+    }
+    if (renderer->status_out != renderer->out) {
+        fflush(renderer->out); /* results first: stdout is flushed before stderr */
     }
     if (renderer->status_mode == RENDER_STATUS_LIVE) {
         fputs("\r\033[K", renderer->status_out);
@@ -213,6 +265,7 @@ JoineryResultHandler renderer_handler(Renderer *renderer)
         .info = renderer_on_info,
         .warning = renderer_on_warning,
         .status = renderer_on_status,
+        .metrics = renderer_on_metrics,
     };
     return handler;
 }
@@ -226,6 +279,8 @@ void renderer_finish(Renderer *renderer, bool cancelled)
             fputc('\r', renderer->out);
         }
         renderer->format->end(renderer, renderer->rows_received, true);
+    } else if (renderer->result_open && !renderer->write_failed && renderer->format->close) {
+        renderer->format->close(renderer);
     }
     renderer->format->discard(renderer);
     renderer->result_open = false;

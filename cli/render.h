@@ -26,6 +26,8 @@ typedef enum CliOutputFormat {
     CLI_OUTPUT_TABLEAU = 0,
     CLI_OUTPUT_CSV,
     CLI_OUTPUT_JSON,
+    CLI_OUTPUT_TABLE,     /* result-mode 'table': the full-screen materialised view */
+    CLI_OUTPUT_CHANGELOG, /* result-mode 'changelog': the full-screen changelog view */
 } CliOutputFormat;
 
 typedef enum RenderStatusMode {
@@ -43,6 +45,13 @@ typedef struct RenderFormat {
     int (*row)(Renderer *renderer, JoineryRowKind kind, const char *const *values,
                size_t column_count);
     int (*end)(Renderer *renderer, uint64_t row_count, bool cancelled);
+    /* The job's status line while a result is open; NULL: the renderer's status line. */
+    int (*status)(Renderer *renderer, const char *line);
+    /* The running job's per-operator metrics table; NULL: not shown. */
+    int (*metrics)(Renderer *renderer, const char *text);
+    /* Closes a result the engine left open without end (it failed, e.g. on a bad record):
+       what is printed is made whole (tableau's bottom border), no footer. May be NULL. */
+    void (*close)(Renderer *renderer);
     /* Frees per-result state; safe to call when there is none. */
     void (*discard)(Renderer *renderer);
 } RenderFormat;
@@ -61,7 +70,17 @@ struct Renderer {
     /* out is the terminal: a cancelled result starts with \r so that its
        footer overwrites the "^C" the terminal echoed */
     bool erase_interrupt_echo;
-    size_t max_column_width; /* tableau: sql-client.display.max-column-width */
+    size_t max_column_width; /* tableau: table.display.max-column-width */
+    /* sql-client.display.print-time-cost: tableau footers end " (N.NN seconds)", the time
+       since started (CLOCK_MONOTONIC seconds, set by renderer_init) */
+    bool print_time_cost;
+    double started;
+    /* CLI_OUTPUT_TABLE or CLI_OUTPUT_CHANGELOG (0: none): streaming results open the
+       full-screen view (RENDER_FORMAT_VIEW), reading keys from view_input_fd; other
+       results print as tableau */
+    CliOutputFormat view_mode;
+    int view_input_fd;
+    JoinerySession *session; /* the view's Q stops the running query (joinery_session_cancel) */
     JoineryResultKind kind;  /* of the open result */
     size_t column_count;     /* of the open result */
     void *state;             /* the format's per-result state */
@@ -70,11 +89,21 @@ struct Renderer {
 extern const RenderFormat RENDER_FORMAT_TABLEAU;
 extern const RenderFormat RENDER_FORMAT_CSV;
 extern const RenderFormat RENDER_FORMAT_JSON;
+extern const RenderFormat RENDER_FORMAT_VIEW;
+
+/*
+ * Width the tableau reserves for values of a type (Flink's columnWidthsByType),
+ * from its Flink spelling ("BIGINT NOT NULL", "DECIMAL(10, 2)"); types of
+ * unbounded width get max_column_width.
+ */
+size_t render_type_width(const char *type_name, size_t max_column_width);
 
 /*
  * Prepares a renderer writing results to out (normally stdout) and status to
  * status_out per status_mode. [INFO] messages go to out in tableau format and
  * to stderr in csv/json, so that machine-readable output stays parseable.
+ * CLI_OUTPUT_TABLE / CHANGELOG open the full-screen view for streaming
+ * results (the caller passes them only when out and stdin are a terminal).
  */
 void renderer_init(Renderer *renderer, CliOutputFormat format, FILE *out, FILE *status_out,
                    RenderStatusMode status_mode, size_t max_column_width);
@@ -86,7 +115,9 @@ JoineryResultHandler renderer_handler(Renderer *renderer);
  * Ends the renderer's statement: erases the status line and frees format
  * state. When a result is still open (the engine stopped without calling end)
  * and cancelled is true, ends it as cancelled first, so the user still sees
- * "Query terminated, received a total of N rows".
+ * "Query terminated, received a total of N rows"; when not cancelled (the
+ * statement failed), closes it (RenderFormat.close) so that the error that
+ * follows does not hang off an open table.
  */
 void renderer_finish(Renderer *renderer, bool cancelled);
 
@@ -98,6 +129,12 @@ void renderer_clear_status(Renderer *renderer);
  * returns 0, or -1 once a write has failed.
  */
 int renderer_check_output(Renderer *renderer);
+
+/*
+ * " (N.NN seconds)", the time since renderer_init, when print_time_cost is on;
+ * "" otherwise. Returns buffer.
+ */
+const char *render_time_cost(const Renderer *renderer, char *buffer, size_t size);
 
 /* "row" for at most one row, else "rows" (Flink's getRowTerm). */
 const char *render_row_term(uint64_t row_count);

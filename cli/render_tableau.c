@@ -11,9 +11,11 @@
  *   least 6 for "<NULL>". Longer values are cut and end with "...". Each row
  *   is printed and flushed as it arrives; footer "Received a total of N rows".
  * - TABLE (SHOW, DESCRIBE, SET listing) results: no op column; rows are
- *   buffered until end so that widths fit the content (capped at the maximum
- *   column width); values left-aligned; footer "N rows in set", or only
- *   "Empty set" when there are no rows.
+ *   buffered until end so that widths fit the content, never cut (Flink
+ *   prints statement results with no maximum width, so SET; shows whole
+ *   keys); values right-aligned as everywhere in tableau; NULL printed as an
+ *   empty cell (Flink's printNullAsEmpty for non-query results); footer
+ *   "N rows in set", or only "Empty set" when there are no rows.
  *
  * Invariant: state is NULL outside a result; discard frees all of it.
  */
@@ -102,11 +104,8 @@ static size_t tableau_timestamp_width(long precision)
     return 29;
 }
 
-/*
- * Width Flink reserves for values of a type (columnWidthsByType), from its
- * Flink spelling ("BIGINT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP(3) *ROWTIME*").
- */
-static size_t tableau_type_width(const char *type_name, size_t max_column_width)
+/* render.h: Flink's columnWidthsByType, from the type's spelling ("TIMESTAMP(3) *ROWTIME*"). */
+size_t render_type_width(const char *type_name, size_t max_column_width)
 {
     if (type_name == NULL) {
         return max_column_width;
@@ -158,43 +157,32 @@ static void tableau_write_border(FILE *out, const TableauState *state)
     fputc('\n', out);
 }
 
-/* One cell padded (or cut, ending "...") to width columns. */
-static void tableau_write_cell(FILE *out, const char *text, size_t width, bool right_align)
+/* One cell right-aligned in width columns (or cut, ending "..."). */
+static void tableau_write_cell(FILE *out, const char *text, size_t width)
 {
     size_t length = strlen(text);
     size_t display = text_display_width(text, length);
     if (display <= width) {
-        if (right_align) {
-            fprintf(out, "%*s", (int)(width - display), "");
-        }
+        fprintf(out, "%*s", (int)(width - display), "");
         fwrite(text, 1, length, out);
-        if (!right_align) {
-            fprintf(out, "%*s", (int)(width - display), "");
-        }
         return;
     }
     size_t mark = strlen(TABLEAU_TRUNCATED_MARK);
     size_t room = width > mark ? width - mark : 0;
     size_t used = 0;
     size_t bytes = text_prefix_for_width(text, length, room, &used);
-    if (right_align) {
-        fprintf(out, "%*s", (int)(room - used), "");
-    }
+    fprintf(out, "%*s", (int)(room - used), "");
     fwrite(text, 1, bytes, out);
     fputs(TABLEAU_TRUNCATED_MARK, out);
-    if (!right_align) {
-        fprintf(out, "%*s", (int)(room - used), "");
-    }
 }
 
-static void tableau_write_row(FILE *out, const TableauState *state, const char *const *cells,
-                              bool right_align)
+static void tableau_write_row(FILE *out, const TableauState *state, const char *const *cells)
 {
+    const char *null_text = state->streaming ? TABLEAU_NULL_TEXT : "";
     fputc('|', out);
     for (size_t i = 0; i < state->cell_count; i++) {
         fputc(' ', out);
-        tableau_write_cell(out, cells[i] != NULL ? cells[i] : TABLEAU_NULL_TEXT, state->widths[i],
-                           right_align);
+        tableau_write_cell(out, cells[i] != NULL ? cells[i] : null_text, state->widths[i]);
         fputs(" |", out);
     }
     fputc('\n', out);
@@ -231,8 +219,7 @@ static int tableau_begin(Renderer *renderer, JoineryResultKind kind, const Joine
         }
         size_t width = text_display_width(name, strlen(name));
         if (state->streaming) {
-            size_t type_width =
-                tableau_type_width(columns[i].type_name, renderer->max_column_width);
+            size_t type_width = render_type_width(columns[i].type_name, renderer->max_column_width);
             if (type_width < strlen(TABLEAU_NULL_TEXT)) {
                 type_width = strlen(TABLEAU_NULL_TEXT);
             }
@@ -245,7 +232,7 @@ static int tableau_begin(Renderer *renderer, JoineryResultKind kind, const Joine
     if (state->streaming) {
         FILE *out = renderer->out;
         tableau_write_border(out, state);
-        tableau_write_row(out, state, (const char *const *)state->names, true);
+        tableau_write_row(out, state, (const char *const *)state->names);
         tableau_write_border(out, state);
         fflush(out);
     }
@@ -316,7 +303,7 @@ static int tableau_row(Renderer *renderer, JoineryRowKind kind, const char *cons
     for (size_t i = 1; i < state->cell_count; i++) {
         cells[i] = i - 1 < column_count ? values[i - 1] : NULL;
     }
-    tableau_write_row(renderer->out, state, cells, true);
+    tableau_write_row(renderer->out, state, cells);
     fflush(renderer->out);
     if (cells != stack_cells) {
         free(cells);
@@ -327,40 +314,38 @@ static int tableau_row(Renderer *renderer, JoineryRowKind kind, const char *cons
 static int tableau_end_table(Renderer *renderer, TableauState *state, bool cancelled)
 {
     FILE *out = renderer->out;
+    char cost[48];
+    render_time_cost(renderer, cost, sizeof cost);
     if (state->buffered_rows == 0) {
-        fputs(cancelled ? "Query terminated, received a total of 0 row\n" : "Empty set\n", out);
+        fprintf(out, "%s%s\n",
+                cancelled ? "Query terminated, received a total of 0 row" : "Empty set", cost);
         fflush(out);
         return 0;
     }
     for (size_t r = 0; r < state->buffered_rows; r++) {
         char **cells = state->buffered + r * state->cell_count;
         for (size_t i = 0; i < state->cell_count; i++) {
-            const char *text = cells[i] != NULL ? cells[i] : TABLEAU_NULL_TEXT;
+            const char *text = cells[i] != NULL ? cells[i] : "";
             size_t width = text_display_width(text, strlen(text));
             if (width > state->widths[i]) {
                 state->widths[i] = width;
             }
         }
     }
-    for (size_t i = 0; i < state->cell_count; i++) {
-        if (state->widths[i] > renderer->max_column_width) {
-            state->widths[i] = renderer->max_column_width;
-        }
-    }
     tableau_write_border(out, state);
-    tableau_write_row(out, state, (const char *const *)state->names, false);
+    tableau_write_row(out, state, (const char *const *)state->names);
     tableau_write_border(out, state);
     for (size_t r = 0; r < state->buffered_rows; r++) {
         tableau_write_row(out, state,
-                          (const char *const *)(state->buffered + r * state->cell_count), false);
+                          (const char *const *)(state->buffered + r * state->cell_count));
     }
     tableau_write_border(out, state);
     uint64_t rows = state->buffered_rows;
     if (cancelled) {
-        fprintf(out, "Query terminated, received a total of %llu %s\n", (unsigned long long)rows,
-                render_row_term(rows));
+        fprintf(out, "Query terminated, received a total of %llu %s%s\n", (unsigned long long)rows,
+                render_row_term(rows), cost);
     } else {
-        fprintf(out, "%llu %s in set\n", (unsigned long long)rows, render_row_term(rows));
+        fprintf(out, "%llu %s in set%s\n", (unsigned long long)rows, render_row_term(rows), cost);
     }
     fflush(out);
     return 0;
@@ -379,20 +364,33 @@ static int tableau_end(Renderer *renderer, uint64_t row_count, bool cancelled)
     if (row_count > 0) {
         tableau_write_border(out, state);
     }
+    char cost[48];
+    render_time_cost(renderer, cost, sizeof cost);
     if (cancelled) {
-        fprintf(out, "Query terminated, received a total of %llu %s\n",
-                (unsigned long long)row_count, render_row_term(row_count));
+        fprintf(out, "Query terminated, received a total of %llu %s%s\n",
+                (unsigned long long)row_count, render_row_term(row_count), cost);
     } else {
-        fprintf(out, "Received a total of %llu %s\n", (unsigned long long)row_count,
-                render_row_term(row_count));
+        fprintf(out, "Received a total of %llu %s%s\n", (unsigned long long)row_count,
+                render_row_term(row_count), cost);
     }
     fflush(out);
     return 0;
+}
+
+/* A streaming result abandoned after some rows gets its bottom border (no footer). */
+static void tableau_close(Renderer *renderer)
+{
+    TableauState *state = renderer->state;
+    if (state != NULL && state->streaming && renderer->rows_received > 0) {
+        tableau_write_border(renderer->out, state);
+        fflush(renderer->out);
+    }
 }
 
 const RenderFormat RENDER_FORMAT_TABLEAU = {
     .begin = tableau_begin,
     .row = tableau_row,
     .end = tableau_end,
+    .close = tableau_close,
     .discard = tableau_discard,
 };

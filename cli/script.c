@@ -83,6 +83,8 @@ int script_run_text(Cli *cli, const char *text)
 
 int script_run_stream(Cli *cli, FILE *stream)
 {
+    /* errors in piped SQL say where they are, as for -f: "<stdin>:LINE:COL: " */
+    const char *source_name = stream == stdin ? "<stdin>" : NULL;
     StatementBuffer buffer;
     statement_buffer_init(&buffer, 1);
     char *line = NULL;
@@ -95,14 +97,14 @@ int script_run_stream(Cli *cli, FILE *stream)
             status = -1;
             break;
         }
-        status = script_run_buffer(cli, &buffer, false, NULL);
+        status = script_run_buffer(cli, &buffer, false, source_name);
         if (status != 0) {
             break;
         }
         statement_buffer_compact(&buffer);
     }
     if (status == 0) {
-        status = script_run_buffer(cli, &buffer, true, NULL);
+        status = script_run_buffer(cli, &buffer, true, source_name);
     }
     free(line);
     statement_buffer_free(&buffer);

@@ -9,6 +9,10 @@
  * statement runs the line editor is removed (the terminal is back in its
  * normal mode) and SIGINT cancels the statement instead.
  *
+ * A line that is another shell's habit (\q, \d, .mode csv, help without
+ * ';') at the start of a statement gets a one-line hint (shell_slip_hint)
+ * instead of a continuation prompt.
+ *
  * Invariants: the buffer holds the unfinished input since the last complete
  * statement(s), numbered from line 1; the history entry is the text typed
  * since the buffer was last empty, recorded once the input holds no
@@ -80,6 +84,7 @@ static void shell_clear_input(StatementBuffer *buffer, ShellEntry *entry)
     rl_callback_handler_remove();
     statement_buffer_reset(buffer, 1);
     entry->length = 0;
+    completion_set_pending(NULL, 0);
     rl_callback_handler_install(SHELL_PROMPT, shell_on_line);
 }
 
@@ -98,6 +103,64 @@ static bool shell_pending_is_quit(const StatementBuffer *buffer)
     return length == 4 && (strncasecmp(text, "quit", 4) == 0 || strncasecmp(text, "exit", 4) == 0);
 }
 
+/*
+ * Habits from other shells typed as a whole line at the start of a
+ * statement (psql's \q and \d, sqlite's .mode and .tables, help without
+ * ';'): the one-line hint to show instead of a continuation prompt, or NULL
+ * when the line is no such slip.
+ */
+static const char *shell_slip_hint(const char *line)
+{
+    while (isspace((unsigned char)*line)) {
+        line++;
+    }
+    size_t length = strlen(line);
+    while (length > 0 && isspace((unsigned char)line[length - 1])) {
+        length--;
+    }
+    if (length == 0) {
+        return NULL;
+    }
+    char word[16];
+    size_t word_length = 0;
+    while (word_length < length && word_length + 1 < sizeof word &&
+           !isspace((unsigned char)line[word_length])) {
+        word[word_length] = (char)tolower((unsigned char)line[word_length]);
+        word_length++;
+    }
+    word[word_length] = '\0';
+    bool alone = word_length == length;
+    static const struct {
+        const char *word;
+        bool alone; /* the word must be the whole line */
+        const char *hint;
+    } SLIPS[] = {
+        {"\\q", true, "\\q is psql's; leave with QUIT; or Ctrl-D."},
+        {"\\quit", true, "\\quit is psql's; leave with QUIT; or Ctrl-D."},
+        {".quit", true, ".quit is sqlite's; leave with QUIT; or Ctrl-D."},
+        {".exit", true, ".exit is sqlite's; leave with QUIT; or Ctrl-D."},
+        {"\\d", false, "\\d is psql's; list tables with SHOW TABLES; and columns with DESCRIBE t;"},
+        {"\\dt", false, "\\dt is psql's; list tables with SHOW TABLES;"},
+        {"\\l", true, "\\l is psql's; list databases with SHOW DATABASES;"},
+        {"\\?", true, "\\? is psql's; type HELP; for the statements."},
+        {"\\h", false, "\\h is psql's; type HELP; for the statements."},
+        {".tables", true, ".tables is sqlite's; list tables with SHOW TABLES;"},
+        {".schema", false, ".schema is sqlite's; see a table's DDL with SHOW CREATE TABLE t;"},
+        {".help", true, ".help is sqlite's; type HELP; for the statements."},
+        {".mode", false,
+         ".mode is sqlite's; choose the output with SET 'sql-client.execution.result-mode' = "
+         "'csv'; (or tableau, json)"},
+        {"help", true, "Statements end with ';': type HELP; for the statements."},
+        {"?", true, "Type HELP; for the statements."},
+    };
+    for (size_t i = 0; i < sizeof SLIPS / sizeof SLIPS[0]; i++) {
+        if (strcmp(word, SLIPS[i].word) == 0 && (alone || !SLIPS[i].alone)) {
+            return SLIPS[i].hint;
+        }
+    }
+    return NULL;
+}
+
 /* Runs what the line completed; returns false when the shell must end. */
 static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *entry,
                                const char *line)
@@ -106,6 +169,12 @@ static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *en
     if (statement_buffer_pending_is_blank(buffer)) {
         statement_buffer_reset(buffer, 1);
         entry->length = 0;
+        const char *hint = shell_slip_hint(line);
+        if (hint != NULL) {
+            fprintf(stdout, "[INFO] %s\n", hint);
+            fflush(stdout);
+            return true;
+        }
     }
     if (statement_buffer_append(buffer, line, length) != 0 ||
         statement_buffer_append(buffer, "\n", 1) != 0) {
@@ -182,6 +251,8 @@ void shell_run(Cli *cli)
         if (running) {
             /* the handler is installed again: it stays installed while running is true */
             bool pending = !statement_buffer_pending_is_blank(&buffer);
+            completion_set_pending(pending ? buffer.text + buffer.scan_offset : NULL,
+                                   pending ? buffer.length - buffer.scan_offset : 0);
             rl_callback_handler_install(pending ? SHELL_CONTINUATION_PROMPT : SHELL_PROMPT,
                                         shell_on_line);
         }

@@ -70,6 +70,13 @@ typedef struct JoineryResultHandler {
     /* "[WARNING] ..." messages (what a job passed over: a dangling link in a source
        directory): the text after "[WARNING] ". NULL: shown through info. */
     int (*warning)(void *context, const char *message);
+    /*
+     * The running job's per-operator metrics, the table SHOW JOB METRICS
+     * prints (rows in/out, state rows, keys and bytes, busy, backpressure,
+     * watermarks), about every second while it runs on one thread
+     * (parallelism 1: the metrics are read where they are written). May be NULL.
+     */
+    int (*metrics)(void *context, const char *text);
 } JoineryResultHandler;
 
 typedef struct JoineryError {
@@ -106,6 +113,29 @@ const char *joinery_session_get_option(JoinerySession *session, const char *key)
  */
 void joinery_session_list_names(JoinerySession *session,
                                 void (*emit)(void *context, const char *name), void *context);
+
+/*
+ * Names for context-aware completion; each calls emit(context, name) per name.
+ * Tables: every table and view. Columns: those of the table or view `table`
+ * (exact name), none when there is no such table.
+ */
+void joinery_session_list_tables(JoinerySession *session,
+                                 void (*emit)(void *context, const char *name), void *context);
+void joinery_session_list_columns(JoinerySession *session, const char *table,
+                                  void (*emit)(void *context, const char *name), void *context);
+/* The session option keys SET knows, in SET;'s order. */
+void joinery_list_option_keys(void (*emit)(void *context, const char *name), void *context);
+/* The connectors ('connector' = '...'). */
+void joinery_list_connectors(void (*emit)(void *context, const char *name), void *context);
+/*
+ * The WITH option keys of `connector`: 'connector' first, then the
+ * connector's own (patterns such as fields.#.kind as written, '#' standing for
+ * a column name); only 'connector' when the connector is unknown or NULL.
+ */
+void joinery_list_connector_options(const char *connector,
+                                    void (*emit)(void *context, const char *name), void *context);
+/* The built-in function names (upper case, each once). */
+void joinery_list_functions(void (*emit)(void *context, const char *name), void *context);
 
 /* NULL-terminated list of SQL keywords (for completion and highlighting). */
 const char *const *joinery_keywords(void);

@@ -43,9 +43,13 @@ typedef struct SourceSpec {
     int subtask_index;       /* which split of the source this reader reads */
     int parallelism;         /* how many readers read the source */
     uint64_t seed;           /* for random data: runs repeat */
-    /* set asynchronously on Ctrl-C (may be NULL): a reader that waits or retries while it is
-       created or opened (Kafka's metadata look-ups) gives up with JOINERY_CANCELLED */
+    /* While the reader is created (a connection to a cluster): waits stop soon after
+       *cancel_requested becomes non-zero (create_source then returns JOINERY_CANCELLED), and
+       a wait longer than a second is reported through progress(progress_context, line).
+       Both may be NULL. */
     volatile int *cancel_requested;
+    int (*progress)(void *context, const char *line);
+    void *progress_context;
 } SourceSpec;
 
 typedef enum SourcePollStatus {

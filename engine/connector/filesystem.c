@@ -28,14 +28,16 @@
  * union over subtasks is exactly the input.
  *
  * Sink: rows are encoded as JSON lines or CSV and written with large
- * buffered writes to a hidden temporary file renamed into place when the
- * job finishes: '.<name>.inprogress-<pid>-<n>' beside 'path' when it is a
- * file (the old file stays whole until the rename, and after a kill), or,
- * when 'path' is an existing directory or ends with '/', '.part-...
- * inprogress' in it, renamed to a new part file. Readers never see a
- * half-written file. A failed job removes the temporary file and its error
- * says what the target holds (abort). Insert rows only, unless the format
- * is a changelog format.
+ * buffered writes, as Flink does, to a hidden temporary file renamed into
+ * place when the job finishes. When 'path' does not exist, ends with '/'
+ * or is a directory, it is a directory (created with its parents) that
+ * receives a new part file per INSERT, written as '.part-...inprogress'
+ * and renamed; when it is an existing regular file, the new contents go
+ * to '.<name>.inprogress-<pid>-<n>' beside it and replace it by rename
+ * (the old file stays whole until then, and after a kill). Readers never
+ * see a half-written file. A failed job removes the temporary file and its
+ * error says what the target holds (abort). Insert rows only, unless the
+ * format is a changelog format.
  */
 #include "engine/connector/connector.h"
 
@@ -1258,7 +1260,8 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     struct stat info;
     size_t length = strlen(path);
     bool exists = stat(path, &info) == 0;
-    bool directory = (length && path[length - 1] == '/') || (exists && S_ISDIR(info.st_mode));
+    /* as Flink: a path that does not exist names a directory of part files */
+    bool directory = (length && path[length - 1] == '/') || !exists || S_ISDIR(info.st_mode);
     if (exists && !directory && !S_ISREG(info.st_mode)) {
         filesystem_close_writer(&writer->base);
         return diag_error(diag, JOINERY_ERROR_RUNTIME,

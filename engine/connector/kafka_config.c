@@ -797,6 +797,18 @@ int64_t kafka_monotonic_millis(void)
     return datetime_monotonic_nanos() / 1000000;
 }
 
+int64_t kafka_start_deadline_millis(const CatalogTable *table)
+{
+    const char *value = catalog_table_option(table, "properties.default.api.timeout.ms");
+    if (value) {
+        char *end = NULL;
+        long long millis = strtoll(value, &end, 10);
+        if (end != value && *end == '\0' && millis > 0)
+            return (int64_t)millis;
+    }
+    return KAFKA_START_DEADLINE_MS;
+}
+
 /* ================================================================ the 'kafka' connector */
 
 const char *const KAFKA_SINK_METADATA_KEYS[] = {"headers", "timestamp", NULL};

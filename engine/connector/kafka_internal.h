@@ -99,7 +99,16 @@ enum {
     KAFKA_MAX_KEY_FIELDS = 64,
     KAFKA_METADATA_TIMEOUT_MS = 5000,
     KAFKA_START_DEADLINE_MS = 60000, /* metadata and offset look-ups at start, retried */
+    KAFKA_WAIT_STEP_MS = 200, /* one attempt of a retried look-up: Ctrl-C is seen this soon */
 };
+
+/*
+ * How long a reader waits at start for the cluster's metadata: the table's
+ * 'properties.default.api.timeout.ms' (the Java client's bound on such
+ * calls, which Flink's source honours) when set to a positive number, else
+ * KAFKA_START_DEADLINE_MS.
+ */
+int64_t kafka_start_deadline_millis(const CatalogTable *table);
 
 /* Which record metadata a column reads (METADATA FROM 'key'). */
 typedef enum KafkaMetadata {

@@ -545,13 +545,35 @@ static int reader_discover_partitions(KafkaReader *reader, const CatalogTable *t
     }
     const struct rd_kafka_metadata *metadata = NULL;
     rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
-    int64_t deadline = kafka_monotonic_millis() + KAFKA_START_DEADLINE_MS;
+    const char *servers = catalog_table_option(table, "properties.bootstrap.servers");
+    int64_t started = kafka_monotonic_millis();
+    int64_t deadline = started + kafka_start_deadline_millis(table);
     bool missing;
+    bool reported = false;
     do {
         if (metadata)
             rd_kafka_metadata_destroy(metadata);
         metadata = NULL;
-        err = rd_kafka_metadata(reader->consumer, 1, NULL, &metadata, KAFKA_METADATA_TIMEOUT_MS);
+        /* short attempts, so that Ctrl-C stops the wait at once */
+        if (spec->cancel_requested && *spec->cancel_requested) {
+            if (pattern)
+                regfree(&regex);
+            return diag_error(diag, JOINERY_CANCELLED,
+                              "cancelled while waiting for the Kafka cluster at '%s'", servers);
+        }
+        int64_t now = kafka_monotonic_millis();
+        if (!reported && now - started >= 1000 && spec->progress) {
+            char line[400];
+            snprintf(line, sizeof line,
+                     "Waiting for the Kafka cluster at '%s' (table '%s', up to %lld s; Ctrl-C "
+                     "stops)...",
+                     servers ? servers : "", table->name, (long long)((deadline - started) / 1000));
+            spec->progress(spec->progress_context, line);
+            reported = true;
+        }
+        int64_t attempt = deadline - now < KAFKA_WAIT_STEP_MS ? deadline - now : KAFKA_WAIT_STEP_MS;
+        err =
+            rd_kafka_metadata(reader->consumer, 1, NULL, &metadata, attempt > 0 ? (int)attempt : 1);
         missing = false;
         for (size_t t = 0; err == RD_KAFKA_RESP_ERR_NO_ERROR && t < topic_count; t++) {
             bool found = false;

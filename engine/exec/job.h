@@ -55,6 +55,9 @@ typedef struct JobOutput {
     int (*write_line)(void *context, const char *line);
     /* Progress line (rows, state) about every 200 ms while running. May be NULL. */
     int (*status)(void *context, const char *line);
+    /* job_format_metrics's table about every second while a job runs on one thread (not
+       threaded: read where written). May be NULL. */
+    int (*metrics)(void *context, const char *text);
 } JobOutput;
 
 /*

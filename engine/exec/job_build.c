@@ -262,6 +262,8 @@ static int job_build_scan(Job *job, const PlanNode *node, Ports *result)
         spec->source.parallelism = (int)count;
         spec->source.seed = job->datagen_seed;
         spec->source.cancel_requested = job->create_cancel;
+        spec->source.progress = job->output.status;
+        spec->source.progress_context = job->output.context;
         spec->output_count = node->scan.column_count;
         spec->filter = node->scan.filter;
         spec->watermark = node->scan.watermark;

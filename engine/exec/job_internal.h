@@ -76,7 +76,8 @@ struct Job {
     JobTask **tasks; /* each allocated alone: channels keep pointers to mailboxes */
     uint32_t task_count;
     bool threaded;
-    volatile int stop; /* a task failed, or a cancel could not drain: stop at once */
+    int64_t next_metrics_millis;    /* when job_status_line sends output.metrics next */
+    volatile int stop;              /* a task failed, or a cancel could not drain: stop at once */
     volatile int *cancel_requested;
     /* Cancel (Ctrl-C) drains: every task stops polling its sources (it is then
        "quiet", as is a task that finished) and keeps delivering its mailbox until no

@@ -80,11 +80,32 @@ void job_status_line(Job *job)
         state_bytes +=
             atomic_load_explicit(&job->tasks[t]->published_state_bytes, memory_order_relaxed);
     }
-    char line[256];
-    snprintf(line, sizeof line, "running: %llu rows read, %llu rows out, state %.1f MiB",
-             (unsigned long long)source_rows, (unsigned long long)job_rows_written(job),
-             (double)state_bytes / (1024.0 * 1024.0));
+    char line[320];
+    int used = snprintf(line, sizeof line, "running: %llu rows read, %llu rows out, state %.1f MiB",
+                        (unsigned long long)source_rows, (unsigned long long)job_rows_written(job),
+                        (double)state_bytes / (1024.0 * 1024.0));
+    /* the watermark the result has reached (the sink's, read on its own task), once there is one */
+    const Operator *sink = job->sink;
+    if (sink && sink->current_watermark != INT64_MIN && sink->current_watermark != INT64_MAX &&
+        used > 0 && (size_t)used < sizeof line) {
+        StrBuf text = STRBUF_INIT;
+        if (value_format_text(type_make_timestamp(TYPE_TIMESTAMP, 3, false),
+                              value_int(sink->current_watermark), &text) == 0)
+            snprintf(line + used, sizeof line - (size_t)used, ", watermark %s", strbuf_cstr(&text));
+        strbuf_free(&text);
+    }
     job->output.status(job->output.context, line);
+    /* the live per-operator table, where it is safe: every operator runs on this thread */
+    if (job->output.metrics && !job->threaded) {
+        int64_t now = datetime_monotonic_nanos() / 1000000;
+        if (now >= job->next_metrics_millis) {
+            job->next_metrics_millis = now + 1000;
+            StrBuf text = STRBUF_INIT;
+            job_format_metrics(job, &text);
+            job->output.metrics(job->output.context, strbuf_cstr(&text));
+            strbuf_free(&text);
+        }
+    }
 }
 
 /* True when watermarks reach the node: it or something below it generates them. */

@@ -272,7 +272,7 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result);
 static const CommonTableExpression *bind_find_cte(Binder *binder, const char *name)
 {
     for (uint32_t i = binder->cte_count; i-- > 0;)
-        if (strcasecmp(binder->ctes[i].name, name) == 0)
+        if (strcmp(binder->ctes[i].name, name) == 0)
             return &binder->ctes[i];
     return NULL;
 }
@@ -323,7 +323,7 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
                               "Object '%s' not found%s%s%s", name,
                               suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
-                              suggestion ? "'?" : "");
+                              catalog_suggestion_end(name, suggestion));
         }
         status = table->is_view ? bind_view(binder, table, ref->position, &node)
                                 : bind_table(binder, table, &node);
@@ -613,8 +613,7 @@ static int bind_select_items(Binder *binder, const AstQuery *query, const Scope 
             bool any = false;
             for (uint32_t c = 0; c < scope->count; c++) {
                 const ScopeColumn *column = &scope->columns[c];
-                if (qualifier &&
-                    (!column->qualifier || strcasecmp(column->qualifier, qualifier) != 0))
+                if (qualifier && (!column->qualifier || strcmp(column->qualifier, qualifier) != 0))
                     continue;
                 Expr *ref = expr_make_input_ref(binder->arena, c, column->type);
                 if (!ref || select_list_add(binder, list, ref, column->name) != JOINERY_OK)
@@ -1140,12 +1139,12 @@ int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode 
     CatalogTable *table = catalog_find(context->catalog, name);
     if (!table || table->is_view) {
         const char *suggestion = catalog_suggest_table(context->catalog, name);
-        return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
-                          "%s `default_catalog`.`default_database`.`%s` %s%s%s%s",
-                          table ? "View" : "Table", name,
-                          table ? "cannot be written to; INSERT needs a table" : "does not exist",
-                          suggestion && !table ? "; did you mean '" : "",
-                          suggestion && !table ? suggestion : "", suggestion && !table ? "'?" : "");
+        return diag_error(
+            context->diag, JOINERY_ERROR_VALIDATE,
+            "%s `default_catalog`.`default_database`.`%s` %s%s%s%s", table ? "View" : "Table", name,
+            table ? "cannot be written to; INSERT needs a table" : "does not exist",
+            suggestion && !table ? "; did you mean '" : "", suggestion && !table ? suggestion : "",
+            !table ? catalog_suggestion_end(name, suggestion) : "");
     }
     PlanNode *query = NULL;
     int status = bind_query(&binder, insert->query, &query);

@@ -95,11 +95,11 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
     for (uint32_t i = 0; i < scope->count; i++) {
         const ScopeColumn *column = &scope->columns[i];
         if (qualifier) {
-            if (!column->qualifier || strcasecmp(column->qualifier, qualifier) != 0)
+            if (!column->qualifier || strcmp(column->qualifier, qualifier) != 0)
                 continue;
             qualifier_known = true;
         }
-        if (strcasecmp(column->name, name) != 0)
+        if (strcmp(column->name, name) != 0)
             continue;
         if (found >= 0)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
@@ -117,22 +117,23 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
             const char *candidate = scope->columns[i].qualifier;
             bool seen = false;
             for (uint32_t j = 0; j < count && candidate; j++)
-                seen = seen || strcasecmp(names[j], candidate) == 0;
+                seen = seen || strcmp(names[j], candidate) == 0;
             if (candidate && !seen)
                 names[count++] = candidate;
         }
         const char *suggestion = catalog_suggest_name(qualifier, names, count);
         if (suggestion)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
-                              "Table '%s' not found; did you mean '%s'?", qualifier, suggestion);
+                              "Table '%s' not found; did you mean '%s%s", qualifier, suggestion,
+                              catalog_suggestion_end(qualifier, suggestion));
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position, "Table '%s' not found",
                           qualifier);
     }
     const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
     uint32_t count = 0;
     for (uint32_t i = 0; i < scope->count; i++)
-        if (!qualifier || (scope->columns[i].qualifier &&
-                           strcasecmp(scope->columns[i].qualifier, qualifier) == 0))
+        if (!qualifier ||
+            (scope->columns[i].qualifier && strcmp(scope->columns[i].qualifier, qualifier) == 0))
             names[count++] = scope->columns[i].name;
     const char *suggestion = catalog_suggest_name(name, names, count);
     SourcePosition position =
@@ -141,10 +142,11 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
         return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
                           "Column '%s' not found in table '%s'%s%s%s", name, qualifier,
                           suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
-                          suggestion ? "'?" : "");
-    return bind_error(
-        binder, JOINERY_ERROR_VALIDATE, position, "Column '%s' not found in any table%s%s%s", name,
-        suggestion ? "; did you mean '" : "", suggestion ? suggestion : "", suggestion ? "'?" : "");
+                          catalog_suggestion_end(name, suggestion));
+    return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                      "Column '%s' not found in any table%s%s%s", name,
+                      suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
+                      catalog_suggestion_end(name, suggestion));
 }
 
 /* ------------------------------------------------------------ literals */

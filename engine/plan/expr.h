@@ -218,6 +218,14 @@ Expr *function_resolve(Arena *arena, const char *name, FunctionId function, Expr
 /* True when `name` is an aggregate function name (COUNT, SUM, MIN, MAX, AVG). */
 bool function_is_aggregate_name(const char *name);
 
+/*
+ * Calls emit(context, name) for every name a query can call a function by:
+ * the named and niladic rows of function_list.h, their aliases, then the
+ * aggregate functions (SHOW FUNCTIONS, completion). Names are upper case and
+ * may repeat (MIN, MAX); the caller sorts and deduplicates as it needs.
+ */
+void function_list_names(void (*emit)(void *context, const char *name), void *context);
+
 /* Deep structural equality (same shape, types, literals, refs). */
 bool expr_equals(const Expr *a, const Expr *b);
 /* Copy with every input ref i replaced by mapping[i] (mapping[i] < 0 is an error: returns NULL). */

@@ -1286,6 +1286,14 @@ bool function_is_aggregate_name(const char *name)
                            sizeof AGGREGATE_FUNCTIONS / sizeof AGGREGATE_FUNCTIONS[0]);
 }
 
+void function_list_names(void (*emit)(void *context, const char *name), void *context)
+{
+    for (size_t i = 0; i < FUNCTION_NAME_COUNT; i++)
+        emit(context, FUNCTION_NAMES[i].name);
+    for (size_t i = 0; i < sizeof AGGREGATE_FUNCTIONS / sizeof AGGREGATE_FUNCTIONS[0]; i++)
+        emit(context, AGGREGATE_FUNCTIONS[i]);
+}
+
 static Expr *fail_unknown(const char *name, Expr **args, uint32_t count, Diag *diag)
 {
     char signature[512];

@@ -36,6 +36,7 @@ typedef struct PlannerConfig {
     int64_t watermark_interval_millis;  /* pipeline.auto-watermark-interval */
     /* table.exec.interval-join.min-cleanup-interval (Flink 1.18+: 0 by default) */
     int64_t interval_join_min_cleanup_millis;
+    int parallelism;                    /* parallelism.default (EXPLAIN JSON_EXECUTION_PLAN) */
 } PlannerConfig;
 
 typedef struct PlannerContext {

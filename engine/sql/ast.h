@@ -396,6 +396,7 @@ enum {
     AST_EXPLAIN_CHANGELOG_MODE = 1 << 1,
     AST_EXPLAIN_PLAN_ADVICE = 1 << 2,
     AST_EXPLAIN_JSON_EXECUTION_PLAN = 1 << 3,
+    AST_EXPLAIN_FORMAT_DOT = 1 << 4, /* joinery: FORMAT DOT, the plan as a Graphviz graph */
 };
 
 typedef enum AstStatementKind {
@@ -417,10 +418,22 @@ typedef enum AstStatementKind {
     AST_STMT_DESCRIBE, /* DESCRIBE / DESC name */
     AST_STMT_EXPLAIN,  /* explain.statement: a QUERY or INSERT */
     AST_STMT_HELP,
-    AST_STMT_QUIT,    /* QUIT / EXIT (handled by the CLI, parsed for completeness) */
-    AST_STMT_ANALYZE, /* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] */
-    AST_STMT_USE,     /* USE [CATALOG] name: only the default names are accepted */
+    AST_STMT_QUIT,                  /* QUIT / EXIT (handled by the CLI, parsed for completeness) */
+    AST_STMT_ANALYZE,               /* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] */
+    AST_STMT_USE,                   /* USE [CATALOG] name: only the default names are accepted */
+    AST_STMT_SHOW_COLUMNS,          /* SHOW COLUMNS FROM|IN name [[NOT] LIKE 'p'] */
+    AST_STMT_SHOW_CURRENT_CATALOG,  /* SHOW CURRENT CATALOG */
+    AST_STMT_SHOW_CURRENT_DATABASE, /* SHOW CURRENT DATABASE */
+    AST_STMT_SHOW_MODULES,          /* SHOW [FULL] MODULES (show.full) */
+    AST_STMT_SHOW_JARS,             /* SHOW JARS */
 } AstStatementKind;
+
+/* The LIKE filter of SHOW TABLES / VIEWS / COLUMNS / FUNCTIONS / DATABASES. */
+typedef struct AstShowLike {
+    char *pattern;    /* NULL: no filter */
+    bool negated;     /* NOT LIKE */
+    bool ignore_case; /* ILIKE */
+} AstShowLike;
 
 typedef struct AstStatement {
     AstStatementKind kind;
@@ -446,6 +459,13 @@ typedef struct AstStatement {
         struct {
             AstList name_parts; /* char* */
         } describe;
+        /* SHOW TABLES / VIEWS / FUNCTIONS / CATALOGS / DATABASES / COLUMNS / MODULES */
+        struct {
+            AstList name_parts; /* COLUMNS: the table; others: FROM|IN qualifier, may be empty */
+            AstShowLike like;
+            bool full; /* SHOW FULL MODULES */
+            bool user; /* SHOW USER FUNCTIONS */
+        } show;
         struct {
             unsigned details; /* AST_EXPLAIN_* bits */
             struct AstStatement *statement;

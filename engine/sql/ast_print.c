@@ -622,6 +622,23 @@ static void print_create_table(const AstCreateTable *table, Printer *out)
     printer_char(out, ')');
 }
 
+/* "(NAME [qualifier] [not-like|like|ilike 'p'])" for the SHOW listings. */
+static void print_show(const AstStatement *statement, const char *name, Printer *out)
+{
+    printer_format(out, "(%s", name);
+    if (statement->show.name_parts.count) {
+        printer_char(out, ' ');
+        print_names(&statement->show.name_parts, ".", out);
+    }
+    const AstShowLike *like = &statement->show.like;
+    if (like->pattern) {
+        printer_format(out, " %s%s ", like->negated ? "not-" : "",
+                       like->ignore_case ? "ilike" : "like");
+        print_quoted(like->pattern, out);
+    }
+    printer_char(out, ')');
+}
+
 static void print_statement(const AstStatement *statement, Printer *out)
 {
     switch (statement->kind) {
@@ -680,10 +697,25 @@ static void print_statement(const AstStatement *statement, Printer *out)
         printer_char(out, ')');
         break;
     case AST_STMT_SHOW_TABLES:
-        printer_text(out, "(show-tables)");
+        print_show(statement, "show-tables", out);
         break;
     case AST_STMT_SHOW_VIEWS:
-        printer_text(out, "(show-views)");
+        print_show(statement, "show-views", out);
+        break;
+    case AST_STMT_SHOW_COLUMNS:
+        print_show(statement, "show-columns", out);
+        break;
+    case AST_STMT_SHOW_CURRENT_CATALOG:
+        printer_text(out, "(show-current-catalog)");
+        break;
+    case AST_STMT_SHOW_CURRENT_DATABASE:
+        printer_text(out, "(show-current-database)");
+        break;
+    case AST_STMT_SHOW_MODULES:
+        printer_text(out, statement->show.full ? "(show-full-modules)" : "(show-modules)");
+        break;
+    case AST_STMT_SHOW_JARS:
+        printer_text(out, "(show-jars)");
         break;
     case AST_STMT_SHOW_CREATE:
         printer_format(out, "(show-create-%s ", statement->show_create.is_view ? "view" : "table");
@@ -691,13 +723,13 @@ static void print_statement(const AstStatement *statement, Printer *out)
         printer_char(out, ')');
         break;
     case AST_STMT_SHOW_FUNCTIONS:
-        printer_text(out, "(show-functions)");
+        print_show(statement, statement->show.user ? "show-user-functions" : "show-functions", out);
         break;
     case AST_STMT_SHOW_CATALOGS:
-        printer_text(out, "(show-catalogs)");
+        print_show(statement, "show-catalogs", out);
         break;
     case AST_STMT_SHOW_DATABASES:
-        printer_text(out, "(show-databases)");
+        print_show(statement, "show-databases", out);
         break;
     case AST_STMT_SHOW_JOBS:
         printer_text(out, "(show-jobs)");
@@ -719,6 +751,7 @@ static void print_statement(const AstStatement *statement, Printer *out)
             {AST_EXPLAIN_CHANGELOG_MODE, "changelog-mode"},
             {AST_EXPLAIN_PLAN_ADVICE, "plan-advice"},
             {AST_EXPLAIN_JSON_EXECUTION_PLAN, "json-execution-plan"},
+            {AST_EXPLAIN_FORMAT_DOT, "format-dot"},
         };
         printer_text(out, "(explain");
         for (size_t i = 0; i < sizeof DETAILS / sizeof DETAILS[0]; i++)

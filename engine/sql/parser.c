@@ -2684,20 +2684,119 @@ static AstStatement *parser_parse_reset(Parser *parser, const Token *first)
     return statement->reset.key ? statement : NULL;
 }
 
+/* A word of a statement's skeleton: a keyword or an unquoted identifier spelling it (any case). */
+static bool token_is_word(const Token *token, const char *word)
+{
+    if (token->kind != TOKEN_KEYWORD && (token->kind != TOKEN_IDENTIFIER || token->quoted))
+        return false;
+    return strlen(word) == token->length && strncasecmp(token->text, word, token->length) == 0;
+}
+
+static bool parser_accept_word(Parser *parser, const char *word)
+{
+    if (token_is_word(parser_current(parser), word)) {
+        parser_advance(parser);
+        return true;
+    }
+    parser_note(parser, word);
+    return false;
+}
+
+/* [[NOT] LIKE|ILIKE 'pattern'] after a SHOW listing. */
+static bool parser_parse_show_like(Parser *parser, AstShowLike *like)
+{
+    const Token *next = parser_peek(parser, 1);
+    if (parser_is_keyword(parser, KEYWORD_NOT) &&
+        (token_is_keyword(next, KEYWORD_LIKE) || token_is_word(next, "ILIKE"))) {
+        parser_advance(parser);
+        like->negated = true;
+    }
+    if (parser_accept_word(parser, "ILIKE"))
+        like->ignore_case = true;
+    else if (!parser_accept_keyword(parser, KEYWORD_LIKE))
+        return true;
+    like->pattern = parser_expect_string(parser, "pattern");
+    return like->pattern != NULL;
+}
+
+/* SHOW TABLES / VIEWS / FUNCTIONS / DATABASES [FROM|IN name] [[NOT] LIKE 'p']. */
+static AstStatement *parser_parse_show_listing(Parser *parser, const Token *first,
+                                               AstStatementKind kind, bool qualified)
+{
+    AstStatement *statement = parser_new_statement(parser, kind, first);
+    if (!statement)
+        return NULL;
+    if (qualified &&
+        (parser_accept_keyword(parser, KEYWORD_FROM) ||
+         parser_accept_keyword(parser, KEYWORD_IN)) &&
+        !parser_parse_name(parser, &statement->show.name_parts, "name"))
+        return NULL;
+    return parser_parse_show_like(parser, &statement->show.like) ? statement : NULL;
+}
+
 static AstStatement *parser_parse_show(Parser *parser, const Token *first)
 {
     parser_advance(parser);
     static const struct {
         Keyword keyword;
         AstStatementKind kind;
-    } SIMPLE[] = {
-        {KEYWORD_TABLES, AST_STMT_SHOW_TABLES},       {KEYWORD_VIEWS, AST_STMT_SHOW_VIEWS},
-        {KEYWORD_FUNCTIONS, AST_STMT_SHOW_FUNCTIONS}, {KEYWORD_CATALOGS, AST_STMT_SHOW_CATALOGS},
-        {KEYWORD_DATABASES, AST_STMT_SHOW_DATABASES}, {KEYWORD_JOBS, AST_STMT_SHOW_JOBS},
+        bool qualified; /* takes FROM|IN name */
+    } LISTINGS[] = {
+        {KEYWORD_TABLES, AST_STMT_SHOW_TABLES, true},
+        {KEYWORD_VIEWS, AST_STMT_SHOW_VIEWS, true},
+        {KEYWORD_FUNCTIONS, AST_STMT_SHOW_FUNCTIONS, true},
+        {KEYWORD_CATALOGS, AST_STMT_SHOW_CATALOGS, false},
+        {KEYWORD_DATABASES, AST_STMT_SHOW_DATABASES, true},
     };
-    for (size_t i = 0; i < sizeof SIMPLE / sizeof SIMPLE[0]; i++)
-        if (parser_accept_keyword(parser, SIMPLE[i].keyword))
-            return parser_new_statement(parser, SIMPLE[i].kind, first);
+    for (size_t i = 0; i < sizeof LISTINGS / sizeof LISTINGS[0]; i++)
+        if (parser_accept_keyword(parser, LISTINGS[i].keyword))
+            return parser_parse_show_listing(parser, first, LISTINGS[i].kind,
+                                             LISTINGS[i].qualified);
+    if (token_is_word(parser_current(parser), "USER") &&
+        token_is_keyword(parser_peek(parser, 1), KEYWORD_FUNCTIONS)) {
+        parser_advance(parser);
+        parser_advance(parser);
+        AstStatement *statement =
+            parser_parse_show_listing(parser, first, AST_STMT_SHOW_FUNCTIONS, true);
+        if (statement)
+            statement->show.user = true;
+        return statement;
+    }
+    if (parser_accept_keyword(parser, KEYWORD_COLUMNS)) {
+        AstStatement *statement = parser_new_statement(parser, AST_STMT_SHOW_COLUMNS, first);
+        if (!statement)
+            return NULL;
+        if (!parser_accept_keyword(parser, KEYWORD_FROM) &&
+            !parser_expect_keyword(parser, KEYWORD_IN))
+            return NULL;
+        if (!parser_parse_name(parser, &statement->show.name_parts, "table name"))
+            return NULL;
+        return parser_parse_show_like(parser, &statement->show.like) ? statement : NULL;
+    }
+    if (parser_accept_word(parser, "CURRENT")) {
+        if (parser_accept_keyword(parser, KEYWORD_CATALOG))
+            return parser_new_statement(parser, AST_STMT_SHOW_CURRENT_CATALOG, first);
+        if (!parser_accept_word(parser, "DATABASE")) {
+            parser_fail_unexpected(parser);
+            return NULL;
+        }
+        return parser_new_statement(parser, AST_STMT_SHOW_CURRENT_DATABASE, first);
+    }
+    if (parser_is_keyword(parser, KEYWORD_FULL) &&
+        token_is_word(parser_peek(parser, 1), "MODULES")) {
+        parser_advance(parser);
+        parser_advance(parser);
+        AstStatement *statement = parser_new_statement(parser, AST_STMT_SHOW_MODULES, first);
+        if (statement)
+            statement->show.full = true;
+        return statement;
+    }
+    if (parser_accept_word(parser, "MODULES"))
+        return parser_new_statement(parser, AST_STMT_SHOW_MODULES, first);
+    if (parser_accept_word(parser, "JARS"))
+        return parser_new_statement(parser, AST_STMT_SHOW_JARS, first);
+    if (parser_accept_keyword(parser, KEYWORD_JOBS))
+        return parser_new_statement(parser, AST_STMT_SHOW_JOBS, first);
     if (parser_accept_keyword(parser, KEYWORD_JOB)) {
         if (!parser_expect_keyword(parser, KEYWORD_METRICS))
             return NULL;
@@ -2716,6 +2815,93 @@ static AstStatement *parser_parse_show(Parser *parser, const Token *first)
     }
     parser_fail_unexpected(parser);
     return NULL;
+}
+
+/*
+ * Flink SQL statements joinery does not run, by their leading words: rejected
+ * with their name at the statement's position rather than as a syntax error.
+ */
+static bool parser_reject_unsupported(Parser *parser, const Token *first)
+{
+    static const char *const STATEMENTS[][4] = {
+        {"CREATE", "TEMPORARY", "SYSTEM", "FUNCTION"},
+        {"CREATE", "TEMPORARY", "FUNCTION"},
+        {"CREATE", "FUNCTION"},
+        {"CREATE", "CATALOG"},
+        {"CREATE", "DATABASE"},
+        {"CREATE", "MATERIALIZED", "TABLE"},
+        {"CREATE", "MODEL"},
+        {"CREATE", "OR", "REPLACE"},
+        {"CREATE", "TEMPORARY", "MODEL"},
+        {"DROP", "TEMPORARY", "SYSTEM", "FUNCTION"},
+        {"DROP", "TEMPORARY", "FUNCTION"},
+        {"DROP", "FUNCTION"},
+        {"DROP", "CATALOG"},
+        {"DROP", "DATABASE"},
+        {"DROP", "MATERIALIZED", "TABLE"},
+        {"DROP", "MODEL"},
+        {"ALTER", "MATERIALIZED", "TABLE"},
+        {"ALTER", "TABLE"},
+        {"ALTER", "VIEW"},
+        {"ALTER", "DATABASE"},
+        {"ALTER", "CATALOG"},
+        {"ALTER", "FUNCTION"},
+        {"ALTER", "MODEL"},
+        {"ALTER"},
+        {"LOAD", "MODULE"},
+        {"UNLOAD", "MODULE"},
+        {"USE", "MODULES"},
+        {"ADD", "JAR"},
+        {"REMOVE", "JAR"},
+        {"BEGIN", "STATEMENT", "SET"},
+        {"EXECUTE", "STATEMENT", "SET"},
+        {"EXECUTE", "INSERT"},
+        {"EXECUTE", "PLAN"},
+        {"EXECUTE"},
+        {"COMPILE", "PLAN"},
+        {"END"},
+        {"CALL"},
+        {"TRUNCATE", "TABLE"},
+        {"DELETE", "FROM"},
+        {"UPDATE"},
+        {"DESCRIBE", "CATALOG"},
+        {"DESCRIBE", "DATABASE"},
+        {"DESCRIBE", "FUNCTION"},
+        {"DESCRIBE", "MODEL"},
+        {"DESCRIBE", "EXTENDED"},
+        {"DESC", "CATALOG"},
+        {"DESC", "DATABASE"},
+        {"DESC", "FUNCTION"},
+        {"DESC", "MODEL"},
+        {"DESC", "EXTENDED"},
+        {"SHOW", "CREATE", "CATALOG"},
+        {"SHOW", "CREATE", "MATERIALIZED", "TABLE"},
+        {"SHOW", "CREATE", "MODEL"},
+        {"SHOW", "MATERIALIZED", "TABLES"},
+        {"SHOW", "PARTITIONS"},
+        {"SHOW", "PROCEDURES"},
+        {"SHOW", "MODELS"},
+        {"EXPLAIN", "STATEMENT", "SET"},
+        {"EXPLAIN", "EXECUTE"},
+        {"EXPLAIN", "CREATE"},
+    };
+    for (size_t i = 0; i < sizeof STATEMENTS / sizeof STATEMENTS[0]; i++) {
+        size_t words = 0;
+        while (words < 4 && STATEMENTS[i][words] &&
+               token_is_word(parser_peek(parser, words), STATEMENTS[i][words]))
+            words++;
+        if (words == 4 || !STATEMENTS[i][words]) {
+            char name[96] = "";
+            for (size_t w = 0; w < words; w++) {
+                strncat(name, w ? " " : "", sizeof name - strlen(name) - 1);
+                strncat(name, STATEMENTS[i][w], sizeof name - strlen(name) - 1);
+            }
+            parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_UNSUPPORTED,
+                           "%s is not supported yet", name);
+            return true;
+        }
+    }
+    return false;
 }
 
 static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
@@ -2739,6 +2925,14 @@ static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
     } else {
         for (;;) {
             bool found = false;
+            /* joinery's FORMAT DOT, among the details */
+            if (token_is_word(parser_current(parser), "FORMAT") &&
+                token_is_word(parser_peek(parser, 1), "DOT")) {
+                parser_advance(parser);
+                parser_advance(parser);
+                statement->explain.details |= AST_EXPLAIN_FORMAT_DOT;
+                found = true;
+            }
             for (size_t i = 0; i < sizeof DETAILS / sizeof DETAILS[0] && !found; i++)
                 if (parser_accept_keyword(parser, DETAILS[i].keyword)) {
                     statement->explain.details |= DETAILS[i].bit;
@@ -2769,6 +2963,8 @@ static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
 static AstStatement *parser_parse_statement(Parser *parser)
 {
     const Token *first = parser_current(parser);
+    if (parser_reject_unsupported(parser, first))
+        return NULL;
     if (first->kind == TOKEN_KEYWORD) {
         AstStatement *statement = NULL;
         switch (first->keyword) {

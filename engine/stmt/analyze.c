@@ -212,7 +212,7 @@ static int analyze_run(StatementContext *context, const PlanNode *scan, Analysis
        reads no other option of the job) */
     JobConfig config = context->job_config;
     config.parallelism = 1;
-    JobOutput output = {analysis, analyze_row, analyze_ignore_line, analyze_status};
+    JobOutput output = {analysis, analyze_row, analyze_ignore_line, analyze_status, NULL};
     Job *job = NULL;
     int status = job_create(scan, &config, &output, &job, context->diag);
     analysis->started_millis = datetime_now_millis();
@@ -299,7 +299,7 @@ int analyze_table(StatementContext *context, const AstStatement *statement)
         return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,
                              statement->position.column, "Table `%s` not found%s%s%s", name,
                              suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
-                             suggestion ? "'?" : "");
+                             catalog_suggestion_end(name, suggestion));
     }
     if (table->is_view)
         return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,

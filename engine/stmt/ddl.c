@@ -39,7 +39,7 @@ static int ddl_copy_columns(StatementContext *context, const AstCreateTable *cre
         const AstColumnDef *definition = create->columns.items[i];
         for (size_t j = 0; j < i; j++) {
             const AstColumnDef *other = create->columns.items[j];
-            if (strcasecmp(other->name, definition->name) == 0)
+            if (strcmp(other->name, definition->name) == 0)
                 return diag_error_at(diag, JOINERY_ERROR_VALIDATE, definition->position.line,
                                      definition->position.column, "Column '%s' is defined twice",
                                      definition->name);

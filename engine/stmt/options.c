@@ -43,6 +43,8 @@ typedef enum OptionId {
     OPTION_STATE_BACKEND_LMDB_PATH,
     OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES,
     OPTION_DATAGEN_SEED,
+    OPTION_DISPLAY_MAX_COLUMN_WIDTH,
+    OPTION_PRINT_TIME_COST,
     OPTION_COUNT
 } OptionId;
 
@@ -96,7 +98,32 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
          "memory limit of the process, when it has one)"},
     [OPTION_DATAGEN_SEED] = {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
                              "joinery: seed of datagen's random values, so runs repeat"},
+    [OPTION_DISPLAY_MAX_COLUMN_WIDTH] = {"table.display.max-column-width", OPTION_KIND_INTEGER,
+                                         "30", NULL,
+                                         "characters of a query result's unbounded-width column "
+                                         "(STRING, DOUBLE, ...) shown before it is cut"},
+    [OPTION_PRINT_TIME_COST] = {"sql-client.display.print-time-cost", OPTION_KIND_BOOLEAN, "false",
+                                NULL,
+                                "print the time a statement took after its result (joinery's "
+                                "default is false, so outputs repeat byte for byte)"},
 };
+
+/* Deprecated Flink keys that name a key of the table: SET and RESET act on the new key. */
+static const struct {
+    const char *deprecated;
+    OptionId id;
+} OPTION_ALIASES[] = {
+    {"sql-client.display.max-column-width", OPTION_DISPLAY_MAX_COLUMN_WIDTH},
+};
+
+/* The key `key` stands for: itself, or the new key of a deprecated one. */
+static const char *options_canonical_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof OPTION_ALIASES / sizeof OPTION_ALIASES[0]; i++)
+        if (strcmp(OPTION_ALIASES[i].deprecated, key) == 0)
+            return OPTION_SPECS[OPTION_ALIASES[i].id].key;
+    return key;
+}
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
@@ -224,6 +251,7 @@ static int options_check_value(const OptionSpec *spec, const char *value, Diag *
 
 int options_set(SessionOptions *options, const char *key, const char *value, Diag *diag)
 {
+    key = options_canonical_key(key);
     const OptionSpec *spec = options_find_spec(key);
     if (!spec)
         return options_unknown_key(key, diag);
@@ -242,6 +270,13 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "%s is not supported yet: '%s' can only be 'false'",
                               not_yet[i].feature, key);
+    if (spec == &OPTION_SPECS[OPTION_DISPLAY_MAX_COLUMN_WIDTH]) {
+        long long width = strtoll(value, NULL, 10);
+        if (width < 1 || width > 100000)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected 1 to 100000", value,
+                              spec->key);
+    }
     if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
@@ -286,6 +321,7 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
 
 int options_reset(SessionOptions *options, const char *key, Diag *diag)
 {
+    key = options_canonical_key(key);
     if (!options_find_spec(key))
         return options_unknown_key(key, diag);
     for (size_t i = 0; i < options->count; i++) {
@@ -303,6 +339,7 @@ int options_reset(SessionOptions *options, const char *key, Diag *diag)
 
 const char *options_get(const SessionOptions *options, const char *key)
 {
+    key = options_canonical_key(key);
     for (size_t i = 0; i < options->count; i++)
         if (strcmp(options->keys[i], key) == 0)
             return options->values[i];
@@ -357,10 +394,14 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         options_duration_millis(options, OPTION_AUTO_WATERMARK_INTERVAL);
     config->interval_join_min_cleanup_millis =
         options_duration_millis(options, OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL);
+    config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
 }
 
 const char *options_note(const char *key, const char *value)
 {
+    if (strcmp(options_canonical_key(key), key) != 0)
+        return "This key is deprecated; joinery stores it as 'table.display.max-column-width', "
+               "as Flink reads it.";
     StateBackendKind kind;
     bool substituted = false;
     if (strcmp(key, OPTION_SPECS[OPTION_STATE_BACKEND_TYPE].key) == 0 &&

@@ -76,6 +76,15 @@ static int query_write_status(void *context, const char *line)
     return 0;
 }
 
+static int query_write_metrics(void *context, const char *text)
+{
+    ResultWriter *writer = context;
+    const JoineryResultHandler *handler = writer->context->handler;
+    if (handler && handler->metrics)
+        return handler->metrics(handler->context, text);
+    return 0;
+}
+
 /* Binds and optimizes; *logical may be NULL when the caller does not need it. */
 static int query_plan(StatementContext *context, const AstStatement *statement, PlanNode **logical,
                       PlanNode **physical)
@@ -129,9 +138,11 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
         free(type_names);
         return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
-    JobOutput output = {&writer, query_write_row, query_write_line, query_write_status};
+    JobOutput output = {&writer, query_write_row, query_write_line, query_write_status,
+                        query_write_metrics};
     Job *job = NULL;
     int status = job_create(physical, &context->job_config, &output, &job, context->diag);
+    bool cancelled_starting = status == JOINERY_CANCELLED;
     bool began = false;
     if (status == JOINERY_OK && !is_insert) {
         for (uint32_t i = 0; i < columns; i++) {
@@ -150,8 +161,12 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
         status = JOINERY_OK;
         diag_clear(context->diag);
     }
-    if (job)
+    if (job) {
         query_remember_metrics(context, job, job_name);
+        /* the job has ended (every thread joined): its final table, whatever the parallelism */
+        if (began && handler && handler->metrics)
+            handler->metrics(handler->context, strbuf_cstr(&context->session->last_job_metrics));
+    }
     /* a failed job gets no footer: the client shows the rows, then the error */
     if (began && status == JOINERY_OK && handler && handler->end)
         handler->end(handler->context, writer.rows, cancelled);
@@ -166,7 +181,9 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
                  (unsigned long long)skipped, skipped == 1 ? " was" : "s were");
         handler->info(handler->context, message);
     }
-    if (status == JOINERY_OK && is_insert && handler && handler->info) {
+    if (cancelled_starting && handler && handler->info)
+        handler->info(handler->context, "Job cancelled while it was starting.");
+    if (status == JOINERY_OK && is_insert && !cancelled_starting && handler && handler->info) {
         char message[256];
         snprintf(message, sizeof message, "%s: %llu rows written to %s.",
                  cancelled ? "Job cancelled" : "Job finished",

@@ -65,24 +65,70 @@ void joinery_session_list_names(JoinerySession *session,
     }
 }
 
+/*
+ * HELP: every statement joinery runs, with Flink's SQL-client layout (command,
+ * then what it does), then the connectors (connector/registry.c) and formats
+ * (format/format.c) there are. Keep it in step with session_dispatch.
+ */
+void joinery_session_list_tables(JoinerySession *session,
+                                 void (*emit)(void *context, const char *name), void *context)
+{
+    for (size_t i = 0; i < catalog_count(session->catalog); i++)
+        emit(context, catalog_at(session->catalog, i)->name);
+}
+
+void joinery_session_list_columns(JoinerySession *session, const char *table_name,
+                                  void (*emit)(void *context, const char *name), void *context)
+{
+    CatalogTable *table = table_name ? catalog_find(session->catalog, table_name) : NULL;
+    for (size_t c = 0; table && c < table->column_count; c++)
+        emit(context, table->columns[c].name);
+}
+
 const char *joinery_help_text(void)
 {
-    return "Statements (end each with ';'):\n"
-           "  SET;                              list session options\n"
-           "  SET 'key' = 'value';              set a session option\n"
-           "  RESET ['key'];                    reset one or all options\n"
-           "  CREATE TABLE [IF NOT EXISTS] t (col TYPE, ..., WATERMARK FOR c AS expr,\n"
-           "      PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = '...', ...);\n"
-           "  CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v AS query;\n"
-           "  DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name;\n"
-           "  SHOW TABLES; SHOW VIEWS; SHOW CREATE TABLE t; DESCRIBE t;\n"
-           "  SHOW JOB METRICS;                 per-operator rows, state and busy time\n"
-           "                                    of the last job\n"
-           "  EXPLAIN [ESTIMATED_COST, CHANGELOG_MODE] query | INSERT ...;\n"
-           "  SELECT ...;                       stream the changelog (+I -U +U -D)\n"
-           "  INSERT INTO t SELECT ...;         run a job into a sink table\n"
-           "  HELP;  QUIT;  EXIT;\n"
-           "Connectors: datagen, filesystem (json, csv), print, blackhole.\n"
+    return "The following statements are available (end each with ';'):\n"
+           "\n"
+           "HELP                       Prints the available statements.\n"
+           "QUIT / EXIT                Quits the shell (Ctrl-D too).\n"
+           "SET                        Sets a session property: SET 'key' = 'value';\n"
+           "                           SET; lists every property with its value.\n"
+           "RESET                      Resets a session property (RESET 'key';) or all of them "
+           "(RESET;).\n"
+           "CREATE TABLE               CREATE TABLE [IF NOT EXISTS] t (col TYPE, c AS expr,\n"
+           "                           col TYPE METADATA [FROM 'key'] [VIRTUAL], WATERMARK FOR c "
+           "AS "
+           "expr,\n"
+           "                           PRIMARY KEY (k) NOT ENFORCED) [COMMENT '...'] WITH "
+           "('connector' = '...', ...);\n"
+           "CREATE VIEW                CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v [(cols)] AS "
+           "query;\n"
+           "DROP                       DROP [TEMPORARY] TABLE | VIEW [IF EXISTS] name;\n"
+           "SHOW                       SHOW TABLES | VIEWS | FUNCTIONS | CATALOGS | DATABASES "
+           "[[NOT] LIKE 'p'];\n"
+           "                           SHOW COLUMNS FROM t [[NOT] LIKE 'p']; SHOW CREATE TABLE t;\n"
+           "                           SHOW CREATE VIEW v; SHOW CURRENT CATALOG | DATABASE;\n"
+           "                           SHOW [FULL] MODULES; SHOW JARS;\n"
+           "SHOW JOB METRICS           Per-operator rows, state, busy time, backpressure and "
+           "watermark\n"
+           "                           of the last job.\n"
+           "DESCRIBE / DESC            Describes the columns of a table or view.\n"
+           "USE                        USE [CATALOG] name (default_catalog.default_database).\n"
+           "ANALYZE TABLE              ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS]: row,\n"
+           "                           distinct and null counts for the cost model.\n"
+           "EXPLAIN                    EXPLAIN [PLAN FOR] [ESTIMATED_COST, CHANGELOG_MODE, "
+           "PLAN_ADVICE,\n"
+           "                           JSON_EXECUTION_PLAN] query | INSERT ...;\n"
+           "SELECT                     Runs a query and prints its changelog (+I -U +U -D).\n"
+           "INSERT INTO                INSERT INTO t [(cols)] query; runs a job into a sink "
+           "table.\n"
+           "\n"
+           "Connectors: datagen, filesystem, kafka, upsert-kafka, nexmark, print, blackhole.\n"
+           "Formats: json, csv, raw, debezium-json, canal-json.\n"
+           "Result modes: SET 'sql-client.execution.result-mode' = 'tableau' | 'table' | "
+           "'changelog' | 'csv' | 'json';\n"
+           "\n"
+           "Hint: make sure that a statement ends with ';' to run it (statements may span lines).\n"
            "Ctrl-C stops a running query; Ctrl-D leaves.\n";
 }
 
@@ -120,16 +166,31 @@ static int session_reset(StatementContext *context, const AstStatement *statemen
     return statement_info(context, "Session property has been reset.");
 }
 
+/* USE [CATALOG] name: only default_catalog.default_database exists; others fail as Flink. */
 static int session_use(StatementContext *context, const AstStatement *statement)
 {
     const AstList *parts = &statement->use.name_parts;
-    const char *name = parts->items[parts->count - 1];
-    const char *expected = statement->use.catalog ? "default_catalog" : "default_database";
-    if (strcmp(name, expected) != 0)
-        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                             statement->position.column,
-                             "joinery has only default_catalog.default_database; cannot use %s",
-                             name);
+    SourcePosition position = statement->position;
+    if (statement->use.catalog) {
+        const char *name = parts->items[parts->count - 1];
+        if (parts->count != 1 || strcmp(name, "default_catalog") != 0)
+            return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line,
+                                 position.column, "A catalog with name [%s] does not exist.", name);
+        return statement_info(context, "Execute statement succeeded.");
+    }
+    const char *catalog_name =
+        parts->count >= 2 ? parts->items[parts->count - 2] : "default_catalog";
+    const char *database_name = parts->items[parts->count - 1];
+    if (parts->count > 2)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A database is named [catalog.]database; got %zu parts", parts->count);
+    if (strcmp(catalog_name, "default_catalog") != 0)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A catalog with name [%s] does not exist.", catalog_name);
+    if (strcmp(database_name, "default_database") != 0)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, position.line, position.column,
+                             "A database with name [%s] does not exist in the catalog: [%s].",
+                             database_name, catalog_name);
     return statement_info(context, "Execute statement succeeded.");
 }
 
@@ -153,25 +214,24 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
     case AST_STMT_RESET:
         return session_reset(context, statement);
     case AST_STMT_SHOW_TABLES:
-        return show_tables(context, false);
     case AST_STMT_SHOW_VIEWS:
-        return show_tables(context, true);
+        return show_tables(context, statement);
+    case AST_STMT_SHOW_FUNCTIONS:
+        return show_functions(context, statement);
+    case AST_STMT_SHOW_CATALOGS:
+    case AST_STMT_SHOW_DATABASES:
+    case AST_STMT_SHOW_CURRENT_CATALOG:
+    case AST_STMT_SHOW_CURRENT_DATABASE:
+    case AST_STMT_SHOW_MODULES:
+    case AST_STMT_SHOW_JARS:
+        return show_catalog_objects(context, statement);
     case AST_STMT_SHOW_CREATE:
         return show_create(context, statement);
     case AST_STMT_DESCRIBE:
+    case AST_STMT_SHOW_COLUMNS:
         return show_describe(context, statement);
     case AST_STMT_SHOW_JOB_METRICS:
         return show_job_metrics(context);
-    case AST_STMT_SHOW_CATALOGS: {
-        const char *cells[] = {"default_catalog"};
-        const char *columns[] = {"catalog name"};
-        return statement_emit_table(context, columns, 1, cells, 1);
-    }
-    case AST_STMT_SHOW_DATABASES: {
-        const char *cells[] = {"default_database"};
-        const char *columns[] = {"database name"};
-        return statement_emit_table(context, columns, 1, cells, 1);
-    }
     case AST_STMT_USE:
         return session_use(context, statement);
     case AST_STMT_HELP:
@@ -182,12 +242,11 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
         return statement_info(context, "Exiting joinery.");
     case AST_STMT_ANALYZE:
         return analyze_table(context, statement);
-    case AST_STMT_SHOW_FUNCTIONS:
     case AST_STMT_SHOW_JOBS:
         break;
     }
     return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                         statement->position.column, "This statement is not supported yet");
+                         statement->position.column, "SHOW JOBS is not supported yet");
 }
 
 int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
@@ -209,6 +268,12 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)
         diag_error(&diag, status, "statement failed");
+    /* a feature found deep in the planner or job builder has no position of its own: it is
+       reported at the statement, so every "not supported yet" error gets a caret */
+    if (status == JOINERY_ERROR_UNSUPPORTED && diag.line == 0 && statement) {
+        diag.line = statement->position.line;
+        diag.column = statement->position.column;
+    }
     if (error) {
         error->status = status;
         error->line = status == JOINERY_OK ? 0 : diag.line;

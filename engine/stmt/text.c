@@ -1,7 +1,8 @@
 /*
  * text.c - the engine.h functions about text that need no session: SQL
  * keywords, statement boundaries, secrets in statement text, UTF-8 decoding
- * and JSON quoting. Thin
+ * and JSON quoting, and the name lists completion offers (option keys,
+ * connectors and their options, functions). Thin
  * wrappers over engine/sql/, engine/base/utf8.h and engine/format/, so that
  * engine.h stays the CLI's only header and the CLI shares the engine's code
  * instead of keeping copies.
@@ -11,11 +12,14 @@
 #include <stdint.h>
 
 #include "engine/base/utf8.h"
+#include "engine/connector/connector.h"
 #include "engine/engine.h"
 #include "engine/format/format.h"
 #include "engine/sql/parser.h"
 #include "engine/sql/secrets.h"
 #include "engine/sql/split.h"
+#include "engine/plan/expr.h"
+#include "engine/stmt/options.h"
 
 const char *const *joinery_keywords(void)
 {
@@ -50,4 +54,32 @@ size_t joinery_statement_find_secrets(const char *text, size_t length,
                                       void *context)
 {
     return sql_find_secrets(text, length, emit, context);
+}
+
+void joinery_list_option_keys(void (*emit)(void *context, const char *name), void *context)
+{
+    size_t count;
+    const OptionSpec *specs = options_specs(&count);
+    for (size_t i = 0; i < count; i++)
+        emit(context, specs[i].key);
+}
+
+void joinery_list_connectors(void (*emit)(void *context, const char *name), void *context)
+{
+    for (const char *const *name = connector_names(); *name; name++)
+        emit(context, *name);
+}
+
+void joinery_list_connector_options(const char *connector_name,
+                                    void (*emit)(void *context, const char *name), void *context)
+{
+    emit(context, "connector");
+    const Connector *connector = connector_name ? connector_find(connector_name) : NULL;
+    for (size_t i = 0; connector && i < connector->option_count; i++)
+        emit(context, connector->options[i].key);
+}
+
+void joinery_list_functions(void (*emit)(void *context, const char *name), void *context)
+{
+    function_list_names(emit, context);
 }

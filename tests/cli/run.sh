@@ -65,12 +65,24 @@ if [ $rc -eq 2 ]; then pass "-f without argument exits 2"; else fail "-f without
 # ---------------------------------------------------------------- -e
 run -e "SET 'parallelism.default' = '7'; SET;"
 if [ $rc -eq 0 ] && out_has "[INFO] Session property has been set." \
-   && grep -q '^| parallelism.default  *| 7  *|$' "$WORK/out" && out_has "rows in set"; then
+   && grep -q '^|  *parallelism.default |  *7 |$' "$WORK/out" && out_has "rows in set"; then
   pass "-e SET and SET listing (tableau)"
 else fail "-e SET and SET listing (tableau)"; fi
 
 run -e "HELP;"
 if [ $rc -eq 0 ] && [ -s "$WORK/out" ] && ! grep -q '^\[ERROR\]' "$WORK/err"; then pass "-e HELP"; else fail "-e HELP"; fi
+# HELP lists what exists: every connector of the registry and every format
+missing=""
+for name in $(sed -n '/CONNECTOR_NAMES\[\] = {/,/};/p' "$ROOT/engine/connector/registry.c" \
+                | grep -o '"[a-z-]*"' | tr -d '"') \
+            $(grep -o 'strcmp(name, "[a-z-]*") == 0' "$ROOT/engine/format/format.c" | grep -o '"[a-z-]*"' | tr -d '"'); do
+  grep -q -- "[ ,]$name[,.]" "$WORK/out" || missing="$missing $name"
+done
+for word in ANALYZE PLAN_ADVICE "SHOW JOB METRICS" "SHOW COLUMNS" kafka; do
+  grep -q -- "$word" "$WORK/out" || missing="$missing $word"
+done
+if [ -z "$missing" ]; then pass "HELP lists every connector, format and statement"
+else fail "HELP lists every connector, format and statement (missing:$missing)"; fi
 
 run -e "SET 'parallelism.default' = '3'"
 if [ $rc -eq 0 ] && out_has "[INFO]"; then pass "-e last statement without ';'"; else fail "-e last statement without ';'"; fi
@@ -117,14 +129,20 @@ if [ $rc -eq 1 ] && err_has "does-not-exist.sql"; then pass "-f missing file exi
 
 printf "SET 'parallelism.default' = '42';\n" >"$WORK/init.sql"
 run -i "$WORK/init.sql" -e "SET;"
-if [ $rc -eq 0 ] && grep -q '| 42 ' "$WORK/out"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
+if [ $rc -eq 0 ] && grep -q ' 42 |' "$WORK/out"; then pass "-i runs before -e"; else fail "-i runs before -e"; fi
 
 # ---------------------------------------------------------------- piped stdin
+printf "SET 'parallelism.default' = '2';\nSELECT *\n  FROM nowhere;\n" >"$WORK/stdin.sql"
+timeout "$LIMIT" "$JOINERY" <"$WORK/stdin.sql" >"$WORK/out" 2>"$WORK/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q '^<stdin>:3:8: \[ERROR\] Could not execute SQL statement\. Reason:$' "$WORK/err" \
+   && err_has "  3 |   FROM nowhere;" && grep -q '^    |        \^$' "$WORK/err"; then
+  pass "piped stdin errors say <stdin>:LINE:COL: with the line and a caret"
+else fail "piped stdin errors say <stdin>:LINE:COL: with the line and a caret"; fi
 run_input "SET 'parallelism.default' = '5';
 SET
 ;
 SET;"
-if [ $rc -eq 0 ] && [ "$(grep -c '| 5 ' "$WORK/out")" -eq 2 ] && ! out_has "joinery>" && ! grep -q "joinery>" "$WORK/err"; then
+if [ $rc -eq 0 ] && [ "$(grep -c ' 5 |' "$WORK/out")" -eq 2 ] && ! out_has "joinery>" && ! grep -q "joinery>" "$WORK/err"; then
   pass "piped stdin runs as a script without prompts"
 else fail "piped stdin runs as a script without prompts"; fi
 
@@ -154,7 +172,7 @@ if wait_for "[INFO]" "$WORK/out"; then streamed=1; else streamed=0; fi
 printf "SET;\n" >&3
 exec 3>&-
 wait $pid; rc=$?
-if [ $streamed -eq 1 ] && [ $rc -eq 0 ] && grep -q '| 3 ' "$WORK/out"; then
+if [ $streamed -eq 1 ] && [ $rc -eq 0 ] && grep -q ' 3 |' "$WORK/out"; then
   pass "piped stdin runs each statement as soon as it is complete"
 else fail "piped stdin runs each statement as soon as it is complete"; fi
 
@@ -171,6 +189,57 @@ else
   kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
   skip "SIGINT during a script query" "engine: no rows from an unbounded datagen table"
 fi
+
+# a Kafka table whose cluster cannot be reached (port 1 of this machine refuses): the wait
+# for its metadata is shown after a second (--progress) and SIGINT stops it at once, long
+# before the 60 s the look-up would take (bounded by LIMIT, which is shorter)
+printf "CREATE TABLE unreachable (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');\nSELECT * FROM unreachable;\nSET 'parallelism.default' = '2';\n" >"$WORK/unreachable.sql"
+"$JOINERY" --progress -f "$WORK/unreachable.sql" >"$WORK/out" 2>"$WORK/err" </dev/null &
+pid=$!
+if wait_for "Waiting for the Kafka cluster at '127.0.0.1:1'" "$WORK/err"; then
+  kill -INT $pid
+  timeout "$LIMIT" tail --pid=$pid -f /dev/null; wait $pid; rc=$?
+  if [ $rc -eq 130 ] && out_has "Job cancelled while it was starting." \
+     && ! out_has "Session property has been set"; then
+    pass "SIGINT stops the wait for an unreachable Kafka cluster at once, exit 130"
+  else fail "SIGINT stops the wait for an unreachable Kafka cluster at once, exit 130 (rc=$rc)"; fi
+else
+  kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+  fail "a Kafka table with an unreachable cluster shows that it waits"
+fi
+printf "CREATE TABLE unreachable (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'properties.default.api.timeout.ms' = '1500');\nSELECT * FROM unreachable;\n" >"$WORK/bounded.sql"
+run -f "$WORK/bounded.sql"
+if [ $rc -eq 1 ] && err_has "Cannot read the metadata of the Kafka cluster at '127.0.0.1:1'"; then
+  pass "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"
+else fail "properties.default.api.timeout.ms bounds the wait for the Kafka cluster"; fi
+
+# result modes table and changelog: full-screen views in a terminal only; piped output
+# keeps the tableau, with --output as with SET
+for mode in table changelog; do
+  run --output $mode -e "SELECT k, COUNT(*) AS c FROM (VALUES ('a'), ('a')) AS t(k) GROUP BY k;"
+  if [ $rc -eq 0 ] && grep -q '^| -U |  *a |  *1 |$' "$WORK/out" && out_has "Received a total of 3 rows" \
+     && ! grep -q $'\033' "$WORK/out"; then
+    pass "--output $mode piped: the tableau, no screen codes"
+  else fail "--output $mode piped: the tableau, no screen codes"; fi
+done
+
+# EXPLAIN FORMAT DOT is a graph Graphviz reads (checked when Graphviz is installed)
+run -e "CREATE TABLE a (k BIGINT, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1'); CREATE TABLE b (k BIGINT, w INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1'); EXPLAIN FORMAT DOT SELECT a.v, b.w FROM a JOIN b ON a.k = b.k;"
+if [ $rc -ne 0 ] || ! out_has "digraph plan {"; then
+  fail "EXPLAIN FORMAT DOT prints a digraph"
+elif command -v dot >/dev/null; then
+  if sed -n '/^digraph/,/^}/p' "$WORK/out" | dot -Tsvg >/dev/null 2>"$WORK/err"; then
+    pass "EXPLAIN FORMAT DOT: Graphviz draws it"
+  else fail "EXPLAIN FORMAT DOT: Graphviz draws it"; fi
+else
+  skip "EXPLAIN FORMAT DOT: Graphviz draws it" "no dot (graphviz) installed"
+fi
+
+# csv output tells NULL (an empty field) from the empty string ("")
+run --output csv -e "SELECT CAST(NULL AS STRING) AS n, '' AS e, 'a,b' AS c;"
+if [ $rc -eq 0 ] && [ "$(sed -n 2p "$WORK/out")" = '+I,,"","a,b"' ]; then
+  pass "csv: NULL is an empty field, the empty string is \"\""
+else fail "csv: NULL is an empty field, the empty string is \"\""; fi
 
 # ---------------------------------------------------------------- output formats
 run --output csv -e "SET 'parallelism.default' = '9'; SET;"

@@ -72,7 +72,7 @@ SELECT id FROM good ORDER BY id;
 SELECT id FROM good LIMIT 2;
 SELECT /*+ MULTI_JOIN(a, b) */ a.id FROM good AS a JOIN good AS b ON a.id = b.id;
 SELECT a.id FROM good AS a JOIN good AS b USING (id);
-SHOW FUNCTIONS;
+CREATE FUNCTION lower_udf AS 'com.example.LowerUdf';
 SET 'table.exec.mini-batch.enabled' = 'true';
 
 -- INSERT of an updating result into an insert-only filesystem sink.

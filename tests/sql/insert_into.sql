@@ -1,6 +1,7 @@
 -- insert_into.sql - INSERT INTO print, blackhole and filesystem sinks; the
--- filesystem output (tests/sql/data/out/, ignored by git; each INSERT INTO a
--- file path rewrites the file) is read back through a second table.
+-- filesystem output (tests/sql/data/out/, ignored by git and emptied before
+-- each script by run-tests.sh; each path is a folder of part files, as in
+-- Flink) is read back through a second table.
 
 CREATE TABLE emp (
   id      INT,

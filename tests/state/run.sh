@@ -114,7 +114,8 @@ EOF
 }
 
 # LMDB: completes, exactly right
-script lmdb "$WORK/lmdb.csv" >"$WORK/lmdb.sql"
+# the sink's path is a folder of part files (as Flink's filesystem sink)
+script lmdb "$WORK/lmdb_out" >"$WORK/lmdb.sql"
 limited timeout 600 "$JOINERY" -f "$WORK/lmdb.sql" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 check=$(awk -F, -v n="$ORDERS" -v len=$((NOTE + NAME)) '
@@ -122,7 +123,7 @@ check=$(awk -F, -v n="$ORDERS" -v len=$((NOTE + NAME)) '
   END { expected = n * (n + 1) / 2;
         printf "%s", (rows == n && sum == expected && !bad && !bad_length) ? "ok" : "wrong";
         printf " rows=%d sum=%.0f expected=%.0f mismatched=%d lengths=%d\n", rows, sum, expected, bad, bad_length }' \
-  "$WORK/lmdb.csv" 2>/dev/null)
+  "$WORK"/lmdb_out/part-* 2>/dev/null)
 state_line=$(grep -E '^[0-9]+ +Join' "$WORK/out" | head -n 1)
 state_bytes=$(echo "$state_line" | awk 'NF >= 3 {print $(NF-2)}')
 echo "  lmdb: exit $rc, $check; join state $((${state_bytes:-0} / 1048576)) MiB"
@@ -131,10 +132,10 @@ if [ $rc -eq 0 ] && [ "${check%% *}" = ok ] && [ "${state_bytes:-0}" -gt $((3 * 
 else
   fail "lmdb: a join with state several times the memory limit completes, output exact"
 fi
-rm -f "$WORK/lmdb.csv"
+rm -rf "$WORK/lmdb_out"
 
 # hashmap: a clear error naming the state size and the cure, not a kill
-script hashmap "$WORK/hashmap.csv" >"$WORK/hashmap.sql"
+script hashmap "$WORK/hashmap_out" >"$WORK/hashmap.sql"
 limited timeout 600 "$JOINERY" -f "$WORK/hashmap.sql" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "MiB" "$WORK/err" &&

@@ -88,9 +88,16 @@ START_TEST(test_resolve_qualified_and_unqualified)
                      "LogicalProject(order_id=[$0], name=[$6], city=[$7])\n"
                      "+- LogicalJoin(condition=[=($1, $5)], joinType=[inner])\n"
                      "   :- " SCAN("orders") "   +- " SCAN("users"));
-    /* names match case-insensitively and keep the catalog's spelling */
-    ck_assert_str_eq(ast_of(&f, "SELECT O.ORDER_ID, Amount FROM orders o"),
+    /* names are case-sensitive as in Flink (keywords are not); the other case is suggested */
+    ck_assert_str_eq(ast_of(&f, "select o.order_id, amount FROM orders o"),
                      "LogicalProject(order_id=[$0], amount=[$3])\n+- " SCAN("orders"));
+    expect_error(&f, "SELECT O.order_id FROM orders o", JOINERY_ERROR_VALIDATE, 1, 8,
+                 "Table 'O' not found; did you mean 'o'? Names are case-sensitive.");
+    expect_error(&f, "SELECT o.ORDER_ID FROM orders o", JOINERY_ERROR_VALIDATE, 1, 10,
+                 "Column 'ORDER_ID' not found in table 'o'; did you mean 'order_id'? Names are "
+                 "case-sensitive.");
+    expect_error(&f, "SELECT 1 FROM Orders", JOINERY_ERROR_VALIDATE, 1, 15,
+                 "Object 'Orders' not found; did you mean 'orders'? Names are case-sensitive.");
     /* the table name qualifies when there is no alias */
     ck_assert_str_eq(ast_of(&f, "SELECT orders.amount FROM orders"),
                      "LogicalProject(amount=[$3])\n+- " SCAN("orders"));

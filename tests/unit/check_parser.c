@@ -391,6 +391,19 @@ START_TEST(test_other_statements)
     assert_parses_as("SHOW JOB METRICS", "(show-job-metrics)");
     assert_parses_as("SHOW CREATE TABLE db.t", "(show-create-table db.t)");
     assert_parses_as("SHOW CREATE VIEW v", "(show-create-view v)");
+    assert_parses_as("SHOW COLUMNS FROM t", "(show-columns t)");
+    assert_parses_as("show columns in db.t not like '%r'", "(show-columns db.t not-like '%r')");
+    assert_parses_as("SHOW TABLES FROM default_database LIKE 'o%'",
+                     "(show-tables default_database like 'o%')");
+    assert_parses_as("SHOW DATABASES NOT ILIKE 'D%'", "(show-databases not-ilike 'D%')");
+    assert_parses_as("SHOW USER FUNCTIONS", "(show-user-functions)");
+    assert_parses_as("SHOW FUNCTIONS LIKE 'c%'", "(show-functions like 'c%')");
+    assert_parses_as("SHOW CURRENT CATALOG", "(show-current-catalog)");
+    assert_parses_as("show current database", "(show-current-database)");
+    assert_parses_as("SHOW MODULES", "(show-modules)");
+    assert_parses_as("SHOW FULL MODULES", "(show-full-modules)");
+    assert_parses_as("SHOW JARS", "(show-jars)");
+    assert_parses_as("EXPLAIN FORMAT DOT SELECT 1", "(explain format-dot (select 1))");
     assert_parses_as("DESCRIBE orders", "(describe orders)");
     assert_parses_as("DESC c.d.orders;", "(describe c.d.orders)");
     assert_parses_as("EXPLAIN PLAN FOR SELECT 1", "(explain (select 1))");
@@ -721,9 +734,19 @@ START_TEST(test_error_messages)
                  "EXISTS subqueries are not supported yet");
     assert_fails("SELECT * FROM TABLE(a + 1)", JOINERY_ERROR_PARSE, 1, 21,
                  "Syntax error: TABLE(...) expects a function call");
+    assert_fails("  CREATE FUNCTION f AS 'x'", JOINERY_ERROR_UNSUPPORTED, 1, 3,
+                 "CREATE FUNCTION is not supported yet");
+    assert_fails("create temporary system function f as 'x'", JOINERY_ERROR_UNSUPPORTED, 1, 1,
+                 "CREATE TEMPORARY SYSTEM FUNCTION is not supported yet");
+    assert_fails("ALTER TABLE t RENAME TO u", JOINERY_ERROR_UNSUPPORTED, 1, 1,
+                 "ALTER TABLE is not supported yet");
+    assert_fails("SHOW COLUMNS t", JOINERY_ERROR_PARSE, 1, 14,
+                 "Syntax error: unexpected 't'; expected FROM or IN");
+    assert_fails("SHOW COLUMNS FROM t LIKE", JOINERY_ERROR_PARSE, 1, 25,
+                 "Syntax error: unexpected end of statement; expected pattern");
     assert_fails("SHOW STUFF", JOINERY_ERROR_PARSE, 1, 6,
                  "Syntax error: unexpected 'STUFF'; expected TABLES, VIEWS, FUNCTIONS, CATALOGS, "
-                 "DATABASES, JOBS, JOB or CREATE");
+                 "DATABASES, COLUMNS, CURRENT, MODULES, JARS, JOBS, JOB or CREATE");
     assert_fails("EXPLAIN DROP TABLE t", JOINERY_ERROR_PARSE, 1, 9,
                  "Syntax error: unexpected 'DROP'; expected PLAN, ESTIMATED_COST, CHANGELOG_MODE, "
                  "PLAN_ADVICE, JSON_EXECUTION_PLAN, SELECT or INSERT");

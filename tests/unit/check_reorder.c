@@ -123,8 +123,11 @@ static char *capture_rows_sorted(Capture *capture)
 
 static void execute(JoinerySession *session, Capture *capture, const char *sql)
 {
-    JoineryResultHandler handler = {capture,      capture_begin, capture_row, NULL,
-                                    capture_text, capture_text,  NULL,        NULL};
+    JoineryResultHandler handler = {.context = capture,
+                                    .begin = capture_begin,
+                                    .row = capture_row,
+                                    .text = capture_text,
+                                    .info = capture_text};
     JoineryError error;
     int status = joinery_session_execute(session, sql, strlen(sql), 1, 1, &handler, &error);
     ck_assert_msg(status == 0, "%s failed: %s", sql, error.message);
@@ -520,8 +523,9 @@ START_TEST(test_analyze_exact_counts)
     execute(session, &capture, "EXPLAIN ESTIMATED_COST SELECT * FROM small WHERE k = 2");
     ck_assert_ptr_nonnull(strstr(strbuf_cstr(&capture.text), "rowcount = 1.7"));
     capture_reset(&capture);
-    JoineryResultHandler handler = {&capture,     NULL,         NULL, NULL,
-                                    capture_text, capture_text, NULL, NULL};
+    JoineryResultHandler handler = {.context = &capture,
+                                    .text = capture_text,
+                                    .info = capture_text};
     JoineryError error;
     const char *missing = "ANALYZE TABLE nowhere COMPUTE STATISTICS";
     ck_assert_int_ne(

@@ -1,6 +1,5 @@
 -- pending/ddl_set_listing.sql - not yet golden:
--- 1. SET; truncates keys to 30 characters ('table.optimizer.multi-join....'),
---    so the listed keys cannot be read or copied; Flink prints them whole.
+-- 1. (fixed: SET; prints whole keys, right-aligned, as Flink)
 -- 2. (fixed: COMMENT and WITH are on lines of their own now)
 --    Computed columns and watermarks are printed as written (price * qty,
 --    ts - INTERVAL '5' SECOND); Flink prints them serialized with quoted

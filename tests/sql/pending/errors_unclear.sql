@@ -15,10 +15,10 @@ SELECT * FROM good MATCH_RECOGNIZE (ORDER BY ts MEASURES A.id AS aid PATTERN (A)
 SELECT POSITION('m' IN 'stream');
 SELECT EXTRACT(MINUTE FROM TIMESTAMP '2024-06-01 13:45:00');
 
--- 3. A SELECT whose source fails on line 2 prints the result header, the
---    footer "Received a total of 0 row", then the error; Flink prints the
---    error after the header without a footer (and row 1, which is valid,
---    is never shown).
+-- 3. A SELECT whose source fails on line 2 prints the result header, row 1
+--    and the table's bottom border (no footer: fixed), then the error; Flink
+--    prints the error after the header (row 1, which is valid, is never
+--    shown there).
 CREATE TABLE people (id INT, name STRING, score INT) WITH (
   'connector' = 'filesystem', 'path' = 'tests/sql/data/bad_type.json', 'format' = 'json');
 SELECT id, name, score FROM people;
