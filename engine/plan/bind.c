@@ -265,6 +265,7 @@ typedef struct BoundFrom {
     Scope scope;
     const char *hint_name; /* table name (for STATE_TTL) when the ref is one table */
     const char *alias;
+    const CatalogTable *table; /* the catalog table or view when the ref names one */
 } BoundFrom;
 
 static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result);
@@ -277,7 +278,8 @@ static const CommonTableExpression *bind_find_cte(Binder *binder, const char *na
     return NULL;
 }
 
-static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+static int bind_table_name(Binder *binder, const AstTableRef *ref, bool versioned,
+                           BoundFrom *result)
 {
     const AstList *parts = &ref->table.parts;
     const char *name = parts->items[parts->count - 1];
@@ -289,10 +291,10 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
                               "Object '%s' not found within '%s.%s'", name, catalog_name, database);
     }
-    if (ref->table.system_time)
+    if (ref->table.system_time && !versioned)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
-                          "FOR SYSTEM_TIME AS OF (temporal and lookup joins) is not supported "
-                          "yet");
+                          "FOR SYSTEM_TIME AS OF is supported only on the right side of a JOIN "
+                          "(a temporal join)");
     if (ref->hints.count) {
         const AstHint *hint = ref->hints.items[0];
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
@@ -328,6 +330,7 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
         status = table->is_view ? bind_view(binder, table, ref->position, &node)
                                 : bind_table(binder, table, &node);
         result->hint_name = table->name;
+        result->table = table;
     }
     if (status != JOINERY_OK)
         return status;
@@ -392,6 +395,117 @@ static const char *bind_state_ttl_text(Binder *binder)
     return result;
 }
 
+/* Adds field `field` to a sorted set of `*count` fields unless present. */
+static void bind_add_field(uint32_t *fields, uint32_t *count, uint32_t field)
+{
+    uint32_t at = 0;
+    while (at < *count && fields[at] < field)
+        at++;
+    if (at < *count && fields[at] == field)
+        return;
+    memmove(fields + at + 1, fields + at, (*count - at) * sizeof *fields);
+    fields[at] = field;
+    (*count)++;
+}
+
+static void bind_collect_left_fields(const Expr *expr, uint32_t left_count, uint32_t *fields,
+                                     uint32_t *count, int depth)
+{
+    if (!expr || depth > 256)
+        return;
+    if (expr->kind == EXPR_INPUT_REF && expr->input_index < left_count)
+        bind_add_field(fields, count, expr->input_index);
+    if (expr->kind == EXPR_CALL)
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            bind_collect_left_fields(expr->call.args[i], left_count, fields, count, depth + 1);
+}
+
+/*
+ * `left JOIN versioned FOR SYSTEM_TIME AS OF left.t ON ...`, bound as a LogicalJoin in
+ * *join, made what Calcite binds: LogicalCorrelate(left, LogicalFilter(ON,
+ * LogicalSnapshot(versioned))). Checks what Flink checks when it plans one, with its
+ * messages: the period is a time attribute of the left input, the join is INNER or LEFT,
+ * and an event-time one has a versioned table with a primary key and a rowtime.
+ */
+static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const BoundFrom *left,
+                              const BoundFrom *right, PlanNode **join)
+{
+    const AstTableRef *right_ref = ref->join.right;
+    const AstExpr *period_ast = right_ref->table.system_time;
+    Expr *period = NULL;
+    int status = bind_expr(binder, &left->scope, period_ast, &period);
+    if (status != JOINERY_OK)
+        return status;
+    if (period->kind != EXPR_INPUT_REF || period->type.time_attribute == TIME_ATTRIBUTE_NONE)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, period_ast->position,
+                          "Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "
+                          "left table's time attribute field");
+    PlanNode *logical = *join;
+    JoinType type = logical->join.join_type;
+    if (ref->join.kind == AST_JOIN_CROSS || !logical->join.condition)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.keyword_position,
+                          "Temporal table join needs an ON condition with an equality on the "
+                          "versioned table's primary key");
+    if (type != JOIN_TYPE_INNER && type != JOIN_TYPE_LEFT)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "Temporal table join currently only supports INNER JOIN and LEFT JOIN, "
+                          "not %s JOIN",
+                          type == JOIN_TYPE_RIGHT ? "RIGHT" : "FULL");
+    if (period->type.time_attribute == TIME_ATTRIBUTE_PROCTIME)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, period_ast->position,
+                          "Processing-time temporal join is not supported yet.");
+    const CatalogTable *table = right->table;
+    if (!table || table->is_view)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, right_ref->position,
+                          "An event-time temporal join against a view or WITH item is not "
+                          "supported yet: the versioned side must be a table with a primary key "
+                          "and a watermark (a deduplicating view needs ROW_NUMBER() OVER, which "
+                          "is not supported yet)");
+    if (table->primary_key_count == 0)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Temporal Table Join requires primary key in versioned table, but no "
+                          "primary key can be found.");
+    if (!table->watermark_column)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Event-Time Temporal Table Join requires both primary key and row time "
+                          "attribute in versioned table, but no row time attribute can be "
+                          "found.");
+    PlanNode *versioned = logical->inputs[1];
+    uint32_t left_count = logical->inputs[0]->field_count;
+    const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
+    uint32_t *required = arena_calloc(binder->arena, left_count + 1, sizeof(uint32_t));
+    PlanNode *snapshot = bind_new_node(binder, PLAN_LOGICAL_SNAPSHOT, 1, versioned->field_count);
+    PlanNode *filter =
+        bind_new_node(binder, PLAN_LOGICAL_CORRELATE_FILTER, 1, versioned->field_count);
+    PlanNode *correlate = bind_new_node(binder, PLAN_LOGICAL_CORRELATE, 2, logical->field_count);
+    if (!left_names || !required || !snapshot || !filter || !correlate)
+        return bind_no_memory(binder);
+    for (uint32_t i = 0; i < left_count; i++)
+        left_names[i] = logical->inputs[0]->fields[i].name;
+    uint32_t required_count = 0;
+    bind_collect_left_fields(logical->join.condition, left_count, required, &required_count, 0);
+    bind_add_field(required, &required_count, period->input_index);
+    PlanNode *nodes[3] = {snapshot, filter, correlate};
+    for (int n = 0; n < 3; n++) {
+        nodes[n]->temporal.join_type = type;
+        nodes[n]->temporal.condition = logical->join.condition;
+        nodes[n]->temporal.period_field = period->input_index;
+        nodes[n]->temporal.left_names = left_names;
+        nodes[n]->temporal.left_count = left_count;
+        nodes[n]->temporal.required = required;
+        nodes[n]->temporal.required_count = required_count;
+    }
+    snapshot->inputs[0] = versioned;
+    memcpy(snapshot->fields, versioned->fields, versioned->field_count * sizeof(PlanField));
+    filter->inputs[0] = snapshot;
+    memcpy(filter->fields, versioned->fields, versioned->field_count * sizeof(PlanField));
+    correlate->inputs[0] = logical->inputs[0];
+    correlate->inputs[1] = filter;
+    memcpy(correlate->fields, logical->fields, logical->field_count * sizeof(PlanField));
+    *join = correlate;
+    return JOINERY_OK;
+}
+
 static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
 {
     if (ref->join.natural)
@@ -401,9 +515,15 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
                           "JOIN ... USING is not supported yet; write the ON condition");
     BoundFrom left = {0}, right = {0};
+    const AstTableRef *right_ref = ref->join.right;
+    bool temporal = right_ref->kind == AST_TABLE_NAME && right_ref->table.system_time;
     int status = bind_from(binder, ref->join.left, &left);
-    if (status == JOINERY_OK)
-        status = bind_from(binder, ref->join.right, &right);
+    if (status == JOINERY_OK && temporal) {
+        memset(&right, 0, sizeof right);
+        status = bind_table_name(binder, right_ref, true, &right);
+    } else if (status == JOINERY_OK) {
+        status = bind_from(binder, right_ref, &right);
+    }
     if (status != JOINERY_OK)
         return status;
     uint32_t count = left.node->field_count + right.node->field_count;
@@ -479,6 +599,11 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     join->state_ttl_right_millis = right_found ? right_ttl : -1;
     join->join.left_hint_name = left.alias;
     join->join.right_hint_name = right.alias;
+    if (temporal) {
+        status = bind_temporal_join(binder, ref, &left, &right, &join);
+        if (status != JOINERY_OK)
+            return status;
+    }
     result->node = join;
     result->scope = scope;
     result->hint_name = NULL;
@@ -492,7 +617,7 @@ int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition posi
     AstTableRef ref = {.kind = AST_TABLE_NAME, .position = position};
     ref.table.parts = *parts;
     BoundFrom bound = {0};
-    int status = bind_table_name(binder, &ref, &bound);
+    int status = bind_table_name(binder, &ref, false, &bound);
     if (status == JOINERY_OK)
         *result = bound.node;
     return status;
@@ -503,7 +628,7 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     memset(result, 0, sizeof *result);
     switch (ref->kind) {
     case AST_TABLE_NAME:
-        return bind_table_name(binder, ref, result);
+        return bind_table_name(binder, ref, false, result);
     case AST_TABLE_SUBQUERY: {
         Binder inner = *binder;
         inner.aggregate = NULL;

@@ -139,6 +139,7 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
     }
     const PlanKindInfo *info = plan_kind_info(node->kind);
     strbuf_printf(out, "%s(", info->name);
+    size_t attributes_start = out->length;
     if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
         /* advice=[1, 2] first, as Flink marks the nodes advice is about */
         bool first = true;
@@ -155,7 +156,13 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_changelog_mode(context, node);
-    strbuf_append_cstr(out, ")");
+    if (out->length == attributes_start) {
+        /* a node without attributes prints its bare name, as Calcite does */
+        out->length--;
+        out->data[out->length] = '\0';
+    } else {
+        strbuf_append_cstr(out, ")");
+    }
     if (!context->logical && (context->details & AST_EXPLAIN_ESTIMATED_COST) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_cost(context, node);

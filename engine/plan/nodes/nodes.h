@@ -116,6 +116,9 @@ extern const PlanKindInfo plan_kind_changelog_normalize;
 extern const PlanKindInfo plan_kind_interval_join;
 extern const PlanKindInfo plan_kind_logical_table_function_scan, plan_kind_window_table_function;
 extern const PlanKindInfo plan_kind_window_join, plan_kind_session_window_table_function;
+extern const PlanKindInfo plan_kind_logical_correlate, plan_kind_logical_correlate_filter;
+extern const PlanKindInfo plan_kind_logical_snapshot, plan_kind_temporal_join;
+extern const PlanKindInfo plan_kind_drop_update_before;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
