@@ -156,8 +156,8 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_changelog_mode(context, node);
-    if (out->length == attributes_start) {
-        /* a node without attributes prints its bare name, as Calcite does */
+    if (!context->logical && out->length == attributes_start) {
+        /* a physical node without attributes prints its bare name (DropUpdateBefore) */
         out->length--;
         out->data[out->length] = '\0';
     } else {
