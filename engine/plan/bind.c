@@ -420,6 +420,59 @@ static void bind_collect_left_fields(const Expr *expr, uint32_t left_count, uint
             bind_collect_left_fields(expr->call.args[i], left_count, fields, count, depth + 1);
 }
 
+/* The equalities of a condition (left field = right field), as Calcite's JoinInfo lists
+   them: "amount=rate, currency=currency0". */
+static void bind_collect_equalities(const Expr *expr, const PlanNode *join, uint32_t left_count,
+                                    StrBuf *text, uint64_t *right_keys, int depth)
+{
+    if (!expr || depth > 256 || expr->kind != EXPR_CALL)
+        return;
+    if (expr->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            bind_collect_equalities(expr->call.args[i], join, left_count, text, right_keys,
+                                    depth + 1);
+        return;
+    }
+    if (expr->call.function != FUNCTION_EQUAL || expr->call.args[0]->kind != EXPR_INPUT_REF ||
+        expr->call.args[1]->kind != EXPR_INPUT_REF)
+        return;
+    uint32_t a = expr->call.args[0]->input_index, b = expr->call.args[1]->input_index;
+    if ((a < left_count) == (b < left_count))
+        return;
+    strbuf_printf(text, "%s%s=%s", text->length ? ", " : "", join->fields[a].name,
+                  join->fields[b].name);
+    uint32_t right = a < left_count ? b - left_count : a - left_count;
+    if (right < 64)
+        *right_keys |= (uint64_t)1 << right;
+}
+
+/* The versioned table's primary key must be among the equalities of the ON condition. */
+static int bind_check_temporal_key(Binder *binder, const AstTableRef *ref,
+                                   const CatalogTable *table, const PlanNode *join,
+                                   uint32_t left_count)
+{
+    StrBuf pairs = STRBUF_INIT, keys = STRBUF_INIT;
+    uint64_t right_keys = 0;
+    bind_collect_equalities(join->join.condition, join, left_count, &pairs, &right_keys, 0);
+    bool covered = true;
+    for (size_t k = 0; k < table->primary_key_count; k++) {
+        int column = catalog_table_column_index(table, table->primary_key[k]);
+        strbuf_printf(&keys, "%s%s", k ? ", " : "", join->fields[left_count + column].name);
+        if (column >= 64 || !((right_keys >> column) & 1))
+            covered = false;
+    }
+    int status = JOINERY_OK;
+    if (!covered)
+        status = bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+                            "Temporal table's primary key [%s] must be included in the "
+                            "equivalence condition of temporal join, but current temporal join "
+                            "condition is [%s].",
+                            strbuf_cstr(&keys), strbuf_cstr(&pairs));
+    strbuf_free(&pairs);
+    strbuf_free(&keys);
+    return status;
+}
+
 /*
  * `left JOIN versioned FOR SYSTEM_TIME AS OF left.t ON ...`, bound as a LogicalJoin in
  * *join, made what Calcite binds: LogicalCorrelate(left, LogicalFilter(ON,
@@ -472,6 +525,13 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
                           "found.");
     PlanNode *versioned = logical->inputs[1];
     uint32_t left_count = logical->inputs[0]->field_count;
+    status = bind_check_temporal_key(binder, ref, table, logical, left_count);
+    if (status != JOINERY_OK)
+        return status;
+    if (binder->context->config && binder->context->config->state_ttl_millis > 0)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "'table.exec.state.ttl' is not supported by the temporal join yet: its "
+                          "state is freed by the watermark; reset the option for this query");
     const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
     uint32_t *required = arena_calloc(binder->arena, left_count + 1, sizeof(uint32_t));
     PlanNode *snapshot = bind_new_node(binder, PLAN_LOGICAL_SNAPSHOT, 1, versioned->field_count);
@@ -502,6 +562,9 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
     correlate->inputs[0] = logical->inputs[0];
     correlate->inputs[1] = filter;
     memcpy(correlate->fields, logical->fields, logical->field_count * sizeof(PlanField));
+    /* the versioned side's rowtime is a plain timestamp above the join (Flink) */
+    for (uint32_t i = left_count; i < correlate->field_count; i++)
+        correlate->fields[i].type.time_attribute = TIME_ATTRIBUTE_NONE;
     *join = correlate;
     return JOINERY_OK;
 }
@@ -603,6 +666,8 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
         status = bind_temporal_join(binder, ref, &left, &right, &join);
         if (status != JOINERY_OK)
             return status;
+        for (uint32_t i = left.node->field_count; i < count; i++)
+            scope.columns[i].type.time_attribute = TIME_ATTRIBUTE_NONE;
     }
     result->node = join;
     result->scope = scope;

@@ -1,0 +1,147 @@
+-- temporal_join.sql - event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime):
+-- seed 003's example verbatim over a debezium-json file, Flink's TemporalJoinITCase
+-- data, the plans Flink prints (LogicalCorrelate / LogicalSnapshot in the AST,
+-- TemporalJoin over hash exchanges, DropUpdateBefore above a changelog source, no
+-- ChangelogNormalize for upsert-kafka), INNER and LEFT results, and Flink's
+-- rejections. Each probe row is emitted once the watermark passes its time, with the
+-- version of its key valid at that time.
+
+-- Seed 003 ("Temporal Join"): orders joined with the price valid when they were placed.
+CREATE TABLE orders (
+  order_id STRING,
+  product_id STRING,
+  order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time - INTERVAL '5' MINUTE
+) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/seed003_orders.json', 'format' = 'json');
+-- the price history as a CDC changelog: p1 10.00 -> 12.50 at 10:10, p2 20.00 -> 18.00
+-- at 10:40 and deleted at 10:50, p3 from 10:40 on
+CREATE TABLE product_price (
+  product_id STRING,
+  price DECIMAL(10, 2),
+  update_time TIMESTAMP(3),
+  WATERMARK FOR update_time AS update_time,
+  PRIMARY KEY (product_id) NOT ENFORCED
+) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/seed003_product_price.debezium.json', 'format' = 'debezium-json');
+
+EXPLAIN SELECT
+    o.order_id,
+    o.product_id,
+    o.order_time,
+    p.price
+FROM orders o
+JOIN product_price p
+FOR SYSTEM_TIME AS OF o.order_time
+ON o.product_id = p.product_id;
+
+-- o1 10.00 (10:00), o2 20.00, o3 and o4 12.50 (after 10:10), o6 18.00 (10:45); o5 (p3
+-- only from 10:40), o7 (before any price) and o8 (p2 deleted at 10:50) find none
+SELECT
+    o.order_id,
+    o.product_id,
+    o.order_time,
+    p.price
+FROM orders o
+JOIN product_price p
+FOR SYSTEM_TIME AS OF o.order_time
+ON o.product_id = p.product_id;
+
+-- LEFT pads the orders without a valid price
+SELECT o.order_id, o.order_time, p.price, p.update_time
+FROM orders AS o LEFT JOIN product_price FOR SYSTEM_TIME AS OF o.order_time AS p
+ON o.product_id = p.product_id;
+
+-- Flink's TemporalJoinITCase data (the debezium "before" rows carry the old time: the
+-- -U rows are dropped above the scan, the delete of RMB at 00:00:04 ends its only
+-- version, so order 3 finds none, as Flink's testEventTimeTemporalJoinChangelogUsingBeforeTime)
+CREATE TABLE itcase_orders (
+  order_id BIGINT,
+  currency STRING,
+  amount BIGINT,
+  order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time
+) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/temporal_orders.json', 'format' = 'json');
+CREATE TABLE currency_rates (
+  currency STRING,
+  rate BIGINT,
+  currency_time TIMESTAMP(3),
+  WATERMARK FOR currency_time AS currency_time - INTERVAL '10' SECOND,
+  PRIMARY KEY (currency) NOT ENFORCED
+) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/temporal_rates.debezium.json', 'format' = 'debezium-json');
+SELECT o.order_id, o.currency, o.amount, o.order_time, r.rate, r.currency_time
+FROM itcase_orders AS o LEFT JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
+
+-- conditions: left-only ones of an INNER join go below the left, versioned-side-only
+-- ones below the right (then the -U rows are kept: a filter needs them), the rest
+-- stays in the join; LEFT keeps its left-only conditions in the join
+EXPLAIN -- with the filter below, the -U rows reach the join: this file's -U of Euro carries the
+-- old time 00:00:01 and replaces that version (Flink's operator keeps one row per time),
+-- so order 1 finds a retraction; orders 3 and 5 have no RMB version, order 4 fails
+-- 14 * 9 < 118: no row
+SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND o.amount > 10 AND r.rate < 200 AND o.amount * 9 < r.rate;
+-- without it (-U dropped above the scan) order 1 joins 114
+SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND o.amount > 10 AND o.amount * 9 < r.rate;
+EXPLAIN SELECT o.order_id, r.rate FROM itcase_orders AS o LEFT JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND o.amount > 10;
+-- with the filter below, the -U rows reach the join: this file's -U of Euro carries the
+-- old time 00:00:01 and replaces that version (Flink's operator keeps one row per time),
+-- so order 1 finds a retraction; orders 3 and 5 have no RMB version, order 4 fails
+-- 14 * 9 < 118: no row
+SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND o.amount > 10 AND r.rate < 200 AND o.amount * 9 < r.rate;
+-- without it (-U dropped above the scan) order 1 joins 114
+SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND o.amount > 10 AND o.amount * 9 < r.rate;
+
+-- upsert-kafka as the versioned side: no ChangelogNormalize (EXPLAIN needs no broker)
+CREATE TABLE rates_upsert (
+  currency STRING,
+  rate BIGINT,
+  currency_time TIMESTAMP(3),
+  WATERMARK FOR currency_time AS currency_time,
+  PRIMARY KEY (currency) NOT ENFORCED
+) WITH (
+  'connector' = 'upsert-kafka',
+  'topic' = 'rates',
+  'properties.bootstrap.servers' = '127.0.0.1:9',
+  'key.format' = 'json',
+  'value.format' = 'json'
+);
+EXPLAIN SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN rates_upsert FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
+-- a filter on an upsert versioned side would lose versions: Flink's reason
+EXPLAIN SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN rates_upsert FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency AND r.rate > 100;
+
+-- with multi-join fusion on, the regular join above stays a Join and the temporal join
+-- is never fused
+SET 'table.optimizer.multi-join.enabled' = 'true';
+EXPLAIN SELECT o.order_id, r.rate, c.rate AS other_rate
+FROM itcase_orders AS o
+JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency
+JOIN currency_rates AS c ON o.currency = c.currency;
+RESET 'table.optimizer.multi-join.enabled';
+
+-- Flink's rejections
+CREATE TABLE rates_no_pk (currency STRING, rate BIGINT, currency_time TIMESTAMP(3),
+  WATERMARK FOR currency_time AS currency_time)
+WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/temporal_orders.json', 'format' = 'json');
+CREATE TABLE rates_no_rowtime (currency STRING, rate BIGINT, currency_time TIMESTAMP(3),
+  PRIMARY KEY (currency) NOT ENFORCED)
+WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/temporal_rates.debezium.json', 'format' = 'debezium-json');
+CREATE TABLE orders_proctime (order_id BIGINT, currency STRING, proc_time AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/temporal_orders.json', 'format' = 'json');
+SELECT * FROM itcase_orders AS o JOIN rates_no_pk FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+SELECT * FROM itcase_orders AS o JOIN rates_no_rowtime FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+SELECT * FROM orders_proctime AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.proc_time AS r ON o.currency = r.currency;
+SELECT * FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.amount AS r ON o.currency = r.currency;
+SELECT * FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.amount = r.rate;
+SELECT * FROM itcase_orders AS o RIGHT JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+SELECT * FROM itcase_orders AS o FULL JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+CREATE VIEW last_rates AS SELECT * FROM currency_rates;
+SELECT * FROM itcase_orders AS o JOIN last_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+SELECT * FROM currency_rates FOR SYSTEM_TIME AS OF TIMESTAMP '2020-08-15 00:00:00';
+SET 'table.exec.state.ttl' = '1 h';
+SELECT * FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
