@@ -145,3 +145,11 @@ SELECT * FROM itcase_orders AS o JOIN last_rates FOR SYSTEM_TIME AS OF o.order_t
 SELECT * FROM currency_rates FOR SYSTEM_TIME AS OF TIMESTAMP '2020-08-15 00:00:00';
 SET 'table.exec.state.ttl' = '1 h';
 SELECT * FROM itcase_orders AS o JOIN currency_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
+RESET 'table.exec.state.ttl';
+
+-- PLAN_ADVICE: a kafka versioned side (unbounded) without an idle timeout holds rows back
+EXPLAIN PLAN_ADVICE SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN rates_upsert FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
+SET 'table.exec.source.idle-timeout' = '1 min';
+EXPLAIN PLAN_ADVICE SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN rates_upsert FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
