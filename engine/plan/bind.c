@@ -545,6 +545,13 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
     uint32_t required_count = 0;
     bind_collect_left_fields(logical->join.condition, left_count, required, &required_count, 0);
     bind_add_field(required, &required_count, period->input_index);
+    uint32_t *primary_key =
+        arena_calloc(binder->arena, table->primary_key_count + 1, sizeof(uint32_t));
+    if (!primary_key)
+        return bind_no_memory(binder);
+    /* a table's fields are its columns, in order */
+    for (size_t k = 0; k < table->primary_key_count; k++)
+        primary_key[k] = (uint32_t)catalog_table_column_index(table, table->primary_key[k]);
     PlanNode *nodes[3] = {snapshot, filter, correlate};
     for (int n = 0; n < 3; n++) {
         nodes[n]->temporal.join_type = type;
@@ -554,6 +561,10 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
         nodes[n]->temporal.left_count = left_count;
         nodes[n]->temporal.required = required;
         nodes[n]->temporal.required_count = required_count;
+        nodes[n]->temporal.right_time_field =
+            (uint32_t)catalog_table_column_index(table, table->watermark_column);
+        nodes[n]->temporal.primary_key = primary_key;
+        nodes[n]->temporal.primary_key_count = (uint32_t)table->primary_key_count;
     }
     snapshot->inputs[0] = versioned;
     memcpy(snapshot->fields, versioned->fields, versioned->field_count * sizeof(PlanField));

@@ -262,13 +262,13 @@ struct PlanNode {
             uint32_t left_count;
             uint32_t *required;
             uint32_t required_count;
+            uint32_t right_time_field; /* the versioned side's rowtime */
+            uint32_t *primary_key;     /* its primary key, versioned side fields */
+            uint32_t primary_key_count;
             /* physical */
             uint32_t *left_keys, *right_keys;
             uint32_t key_count;
-            Expr *residual;            /* non-equi part; NULL when none */
-            uint32_t right_time_field; /* the versioned side's rowtime */
-            uint32_t *primary_key;     /* versioned side fields */
-            uint32_t primary_key_count;
+            Expr *residual; /* non-equi part; NULL when none */
         } temporal;
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */

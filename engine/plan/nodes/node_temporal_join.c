@@ -75,6 +75,93 @@ static int convert_part(PlannerContext *context, PlanNode *node, PlanNode **resu
     return physical_convert(context, node->inputs[0], result);
 }
 
+/*
+ * Projection pruning: each side keeps what is read above, what the condition reads, the
+ * period (left) and the rowtime and primary key (versioned side); the filter and the
+ * snapshot are rebuilt over the pruned versioned side.
+ */
+static int prune_correlate(PlannerContext *context, PlanNode *node, uint64_t *used,
+                           RulePruned *result)
+{
+    Arena *arena = context->arena;
+    const PlanNode *filter = node->inputs[1];
+    const PlanNode *snapshot = filter->inputs[0];
+    uint32_t left_count = node->temporal.left_count;
+    uint32_t right_count = node->field_count - left_count;
+    uint64_t *all = rule_fields_copy(arena, used, node->field_count);
+    if (!all)
+        return JOINERY_ERROR_NO_MEMORY;
+    rule_fields_add_expr(all, node->temporal.condition);
+    rule_fields_add(all, node->temporal.period_field);
+    rule_fields_add(all, left_count + node->temporal.right_time_field);
+    for (uint32_t k = 0; k < node->temporal.primary_key_count; k++)
+        rule_fields_add(all, left_count + node->temporal.primary_key[k]);
+    uint64_t *left_used = rule_fields_slice(arena, all, 0, left_count);
+    uint64_t *right_used = rule_fields_slice(arena, all, left_count, right_count);
+    if (!left_used || !right_used)
+        return JOINERY_ERROR_NO_MEMORY;
+    RulePruned left, right;
+    int status = rule_prune_fields_of(context, node->inputs[0], left_used, &left);
+    if (status == JOINERY_OK)
+        status = rule_prune_fields_of(context, snapshot->inputs[0], right_used, &right);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t new_left = left.node->field_count, new_right = right.node->field_count;
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    PlanNode *correlate = plan_node_copy(arena, node);
+    PlanNode *new_filter = plan_node_copy(arena, filter);
+    PlanNode *new_snapshot = plan_node_copy(arena, snapshot);
+    PlanField *fields = arena_calloc(arena, new_left + new_right + 1, sizeof(PlanField));
+    const char **left_names = arena_calloc(arena, new_left + 1, sizeof(char *));
+    uint32_t *required = arena_calloc(arena, node->temporal.required_count + 1, sizeof(uint32_t));
+    uint32_t *primary_key =
+        arena_calloc(arena, node->temporal.primary_key_count + 1, sizeof(uint32_t));
+    if (!mapping || !correlate || !new_filter || !new_snapshot || !fields || !left_names ||
+        !required || !primary_key)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < left_count; i++)
+        mapping[i] = left.mapping[i];
+    for (uint32_t i = 0; i < right_count; i++)
+        mapping[left_count + i] = right.mapping[i] < 0 ? -1 : (int32_t)new_left + right.mapping[i];
+    rule_compact_fields(node->fields, node->field_count, mapping, fields);
+    for (uint32_t i = 0; i < new_left; i++)
+        left_names[i] = left.node->fields[i].name;
+    Expr *condition = expr_remap_inputs(arena, node->temporal.condition, mapping);
+    if (!condition)
+        return JOINERY_ERROR_NO_MEMORY;
+    uint32_t required_count = 0;
+    for (uint32_t i = 0; i < node->temporal.required_count; i++)
+        if (mapping[node->temporal.required[i]] >= 0)
+            required[required_count++] = (uint32_t)mapping[node->temporal.required[i]];
+    for (uint32_t k = 0; k < node->temporal.primary_key_count; k++)
+        primary_key[k] = (uint32_t)right.mapping[node->temporal.primary_key[k]];
+    PlanNode *nodes[3] = {correlate, new_filter, new_snapshot};
+    for (int n = 0; n < 3; n++) {
+        nodes[n]->temporal.condition = condition;
+        nodes[n]->temporal.period_field = (uint32_t)mapping[node->temporal.period_field];
+        nodes[n]->temporal.left_names = left_names;
+        nodes[n]->temporal.left_count = new_left;
+        nodes[n]->temporal.required = required;
+        nodes[n]->temporal.required_count = required_count;
+        nodes[n]->temporal.right_time_field =
+            (uint32_t)right.mapping[node->temporal.right_time_field];
+        nodes[n]->temporal.primary_key = primary_key;
+    }
+    new_snapshot->inputs[0] = right.node;
+    new_snapshot->fields = fields + new_left;
+    new_snapshot->field_count = new_right;
+    new_filter->inputs[0] = new_snapshot;
+    new_filter->fields = fields + new_left;
+    new_filter->field_count = new_right;
+    correlate->inputs[0] = left.node;
+    correlate->inputs[1] = new_filter;
+    correlate->fields = fields;
+    correlate->field_count = new_left + new_right;
+    result->node = correlate;
+    result->mapping = mapping;
+    return JOINERY_OK;
+}
+
 /* ---------------------------------------------------------------- conversion */
 
 static Expr **identity_projects(Arena *arena, const PlanNode *input)
@@ -201,13 +288,9 @@ static int convert_correlate(PlannerContext *context, PlanNode *node, PlanNode *
     uint32_t total = left_count + right_count;
     if (left_count != node->temporal.left_count || total != node->field_count)
         return diag_error(context->diag, JOINERY_ERROR, "temporal join: inputs changed shape");
-    /* the versioned side's rowtime and primary key (a table's fields are its columns) */
-    const PlanNode *source = right;
-    for (int depth = 0; source->input_count == 1 && depth < TEMPORAL_MAX_DEPTH; depth++)
-        source = source->inputs[0];
-    const CatalogTable *table = source->kind == PLAN_TABLE_SOURCE_SCAN ? source->scan.table : NULL;
-    int time_field = table ? catalog_table_column_index(table, table->watermark_column) : -1;
-    if (!table || time_field < 0 || (uint32_t)time_field >= right_count ||
+    /* the versioned side's rowtime (the binder checked the table has one, and its key) */
+    uint32_t time_field = node->temporal.right_time_field;
+    if (time_field >= right_count ||
         right->fields[time_field].type.time_attribute != TIME_ATTRIBUTE_ROWTIME)
         return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                           "Event-Time Temporal Table Join requires both primary key and row time "
@@ -217,21 +300,17 @@ static int convert_correlate(PlannerContext *context, PlanNode *node, PlanNode *
         return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                           "Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "
                           "left table's time attribute field");
-    if (left->fields[node->temporal.period_field].type.id != right->fields[time_field].type.id)
-        return diag_error(
-            context->diag, JOINERY_ERROR_VALIDATE,
-            "Event-Time Temporal Table Join requires same rowtime type in left table and "
-            "versioned table, but the rowtime types are %s *ROWTIME* and %s *ROWTIME*.",
-            left->fields[node->temporal.period_field].type.id == TYPE_TIMESTAMP_LTZ
-                ? "TIMESTAMP_LTZ(3)"
-                : "TIMESTAMP(3)",
-            right->fields[time_field].type.id == TYPE_TIMESTAMP_LTZ ? "TIMESTAMP_LTZ(3)"
-                                                                    : "TIMESTAMP(3)");
-    uint32_t *primary_key = arena_calloc(arena, table->primary_key_count + 1, sizeof(uint32_t));
-    if (!primary_key)
-        return JOINERY_ERROR_NO_MEMORY;
-    for (size_t k = 0; k < table->primary_key_count; k++)
-        primary_key[k] = (uint32_t)catalog_table_column_index(table, table->primary_key[k]);
+    TypeId left_type = left->fields[node->temporal.period_field].type.id;
+    TypeId right_type = right->fields[time_field].type.id;
+    if (left_type != right_type)
+        return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                          "Event-Time Temporal Table Join requires same rowtime type in left "
+                          "table and versioned table, but the rowtime types are %s *ROWTIME* and "
+                          "%s *ROWTIME*.",
+                          left_type == TYPE_TIMESTAMP_LTZ ? "TIMESTAMP_LTZ(3)" : "TIMESTAMP(3)",
+                          right_type == TYPE_TIMESTAMP_LTZ ? "TIMESTAMP_LTZ(3)" : "TIMESTAMP(3)");
+    const uint32_t *primary_key = node->temporal.primary_key;
+    uint32_t primary_key_count = node->temporal.primary_key_count;
 
     /* split the ON condition */
     RuleConjuncts split = {0};
@@ -278,14 +357,14 @@ static int convert_correlate(PlannerContext *context, PlanNode *node, PlanNode *
             residual[residual_count++] = c;
     }
     /* the primary key must be among the equi keys */
-    for (size_t k = 0; k < table->primary_key_count; k++) {
+    for (uint32_t k = 0; k < primary_key_count; k++) {
         bool found = false;
         for (uint32_t j = 0; j < key_count; j++)
             found |= right_keys[j] == primary_key[k];
         if (found)
             continue;
         StrBuf keys = STRBUF_INIT;
-        for (size_t p = 0; p < table->primary_key_count; p++)
+        for (uint32_t p = 0; p < primary_key_count; p++)
             strbuf_printf(&keys, "%s%s", p ? ", " : "",
                           node->fields[left_count + primary_key[p]].name);
         status =
@@ -314,9 +393,6 @@ static int convert_correlate(PlannerContext *context, PlanNode *node, PlanNode *
     join->temporal.key_count = key_count;
     join->temporal.residual =
         residual_count ? expr_make_and(arena, residual, residual_count) : NULL;
-    join->temporal.right_time_field = (uint32_t)time_field;
-    join->temporal.primary_key = primary_key;
-    join->temporal.primary_key_count = (uint32_t)table->primary_key_count;
     Expr **printed = arena_calloc(arena, key_count + residual_count + 1, sizeof(Expr *));
     if (!printed)
         return JOINERY_ERROR_NO_MEMORY;
@@ -412,6 +488,7 @@ const PlanKindInfo plan_kind_logical_correlate = {
     .name = "LogicalCorrelate",
     .explain = explain_correlate,
     .convert = convert_correlate,
+    .prune_fields = prune_correlate,
 };
 
 const PlanKindInfo plan_kind_logical_correlate_filter = {
