@@ -446,19 +446,73 @@ static void bind_collect_equalities(const Expr *expr, const PlanNode *join, uint
         *right_keys |= (uint64_t)1 << right;
 }
 
+/*
+ * The primary key of a versioned side, as Flink derives its unique key: a table's primary
+ * key, kept through watermark assigners, filters and projections that pass its fields on
+ * (a computed or dropped key field loses it). Fields of `node` in *fields; false when it
+ * has none.
+ */
+static bool bind_versioned_key(const PlanNode *node, uint32_t *fields, uint32_t *count, int depth)
+{
+    if (depth > 64)
+        return false;
+    switch (node->kind) {
+    case PLAN_LOGICAL_TABLE_SCAN: {
+        const CatalogTable *table = node->scan.table;
+        if (table->primary_key_count == 0)
+            return false;
+        *count = 0;
+        for (size_t k = 0; k < table->primary_key_count; k++) {
+            int column = catalog_table_column_index(table, table->primary_key[k]);
+            int field = -1;
+            for (uint32_t f = 0; f < node->scan.column_count && field < 0; f++)
+                if ((int)node->scan.columns[f] == column)
+                    field = (int)f;
+            if (field < 0)
+                return false;
+            fields[(*count)++] = (uint32_t)field;
+        }
+        return true;
+    }
+    case PLAN_LOGICAL_WATERMARK_ASSIGNER:
+    case PLAN_LOGICAL_FILTER:
+        return bind_versioned_key(node->inputs[0], fields, count, depth + 1);
+    case PLAN_LOGICAL_PROJECT: {
+        uint32_t input_count = node->inputs[0]->field_count;
+        uint32_t *below = calloc(input_count + 1, sizeof(uint32_t));
+        bool found = below && bind_versioned_key(node->inputs[0], below, count, depth + 1);
+        for (uint32_t k = 0; found && k < *count; k++) {
+            int at = -1;
+            for (uint32_t p = 0; p < node->calc.project_count && at < 0; p++)
+                if (node->calc.projects[p]->kind == EXPR_INPUT_REF &&
+                    node->calc.projects[p]->input_index == below[k])
+                    at = (int)p;
+            if (at < 0)
+                found = false;
+            else
+                fields[k] = (uint32_t)at;
+        }
+        free(below);
+        return found;
+    }
+    default:
+        return false;
+    }
+}
+
 /* The versioned table's primary key must be among the equalities of the ON condition. */
 static int bind_check_temporal_key(Binder *binder, const AstTableRef *ref,
-                                   const CatalogTable *table, const PlanNode *join,
-                                   uint32_t left_count)
+                                   const uint32_t *primary_key, uint32_t primary_key_count,
+                                   const PlanNode *join, uint32_t left_count)
 {
     StrBuf pairs = STRBUF_INIT, keys = STRBUF_INIT;
     uint64_t right_keys = 0;
     bind_collect_equalities(join->join.condition, join, left_count, &pairs, &right_keys, 0);
     bool covered = true;
-    for (size_t k = 0; k < table->primary_key_count; k++) {
-        int column = catalog_table_column_index(table, table->primary_key[k]);
-        strbuf_printf(&keys, "%s%s", k ? ", " : "", join->fields[left_count + column].name);
-        if (column >= 64 || !((right_keys >> column) & 1))
+    for (uint32_t k = 0; k < primary_key_count; k++) {
+        uint32_t field = primary_key[k];
+        strbuf_printf(&keys, "%s%s", k ? ", " : "", join->fields[left_count + field].name);
+        if (field >= 64 || !((right_keys >> field) & 1))
             covered = false;
     }
     int status = JOINERY_OK;
@@ -507,25 +561,29 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
     if (period->type.time_attribute == TIME_ATTRIBUTE_PROCTIME)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, period_ast->position,
                           "Processing-time temporal join is not supported yet.");
-    const CatalogTable *table = right->table;
-    if (!table || table->is_view)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, right_ref->position,
-                          "An event-time temporal join against a view or WITH item is not "
-                          "supported yet: the versioned side must be a table with a primary key "
-                          "and a watermark (a deduplicating view needs ROW_NUMBER() OVER, which "
-                          "is not supported yet)");
-    if (table->primary_key_count == 0)
+    (void)right;
+    PlanNode *versioned = logical->inputs[1];
+    uint32_t *primary_key =
+        arena_calloc(binder->arena, versioned->field_count + 1, sizeof(uint32_t));
+    if (!primary_key)
+        return bind_no_memory(binder);
+    uint32_t primary_key_count = 0;
+    if (!bind_versioned_key(versioned, primary_key, &primary_key_count, 0))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
                           "Temporal Table Join requires primary key in versioned table, but no "
                           "primary key can be found.");
-    if (!table->watermark_column)
+    int right_time_field = -1;
+    for (uint32_t i = 0; i < versioned->field_count && right_time_field < 0; i++)
+        if (versioned->fields[i].type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
+            right_time_field = (int)i;
+    if (right_time_field < 0)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
                           "Event-Time Temporal Table Join requires both primary key and row time "
                           "attribute in versioned table, but no row time attribute can be "
                           "found.");
-    PlanNode *versioned = logical->inputs[1];
     uint32_t left_count = logical->inputs[0]->field_count;
-    status = bind_check_temporal_key(binder, ref, table, logical, left_count);
+    status =
+        bind_check_temporal_key(binder, ref, primary_key, primary_key_count, logical, left_count);
     if (status != JOINERY_OK)
         return status;
     if (binder->context->config && binder->context->config->state_ttl_millis > 0)
@@ -545,13 +603,6 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
     uint32_t required_count = 0;
     bind_collect_left_fields(logical->join.condition, left_count, required, &required_count, 0);
     bind_add_field(required, &required_count, period->input_index);
-    uint32_t *primary_key =
-        arena_calloc(binder->arena, table->primary_key_count + 1, sizeof(uint32_t));
-    if (!primary_key)
-        return bind_no_memory(binder);
-    /* a table's fields are its columns, in order */
-    for (size_t k = 0; k < table->primary_key_count; k++)
-        primary_key[k] = (uint32_t)catalog_table_column_index(table, table->primary_key[k]);
     PlanNode *nodes[3] = {snapshot, filter, correlate};
     for (int n = 0; n < 3; n++) {
         nodes[n]->temporal.join_type = type;
@@ -561,10 +612,9 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
         nodes[n]->temporal.left_count = left_count;
         nodes[n]->temporal.required = required;
         nodes[n]->temporal.required_count = required_count;
-        nodes[n]->temporal.right_time_field =
-            (uint32_t)catalog_table_column_index(table, table->watermark_column);
+        nodes[n]->temporal.right_time_field = (uint32_t)right_time_field;
         nodes[n]->temporal.primary_key = primary_key;
-        nodes[n]->temporal.primary_key_count = (uint32_t)table->primary_key_count;
+        nodes[n]->temporal.primary_key_count = primary_key_count;
     }
     snapshot->inputs[0] = versioned;
     memcpy(snapshot->fields, versioned->fields, versioned->field_count * sizeof(PlanField));
