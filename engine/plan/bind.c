@@ -474,8 +474,28 @@ static bool bind_versioned_key(const PlanNode *node, uint32_t *fields, uint32_t 
         }
         return true;
     }
+    case PLAN_LOGICAL_FILTER: {
+        /* WHERE rn = 1 over ROW_NUMBER() OVER (PARTITION BY k ...): k is the key */
+        const PlanNode *rank = node->inputs[0];
+        if (rank->kind == PLAN_LOGICAL_ROW_NUMBER &&
+            plan_is_first_rank_condition(node->filter.condition, rank->rank.number_field)) {
+            *count = 0;
+            for (uint32_t k = 0; k < rank->rank.partition_count; k++) {
+                int at = -1;
+                for (uint32_t p = 0; p < rank->rank.project_count && at < 0; p++)
+                    if (p != rank->rank.number_field &&
+                        rank->rank.projects[p]->kind == EXPR_INPUT_REF &&
+                        rank->rank.projects[p]->input_index == rank->rank.partition[k])
+                        at = (int)p;
+                if (at < 0)
+                    return false;
+                fields[(*count)++] = (uint32_t)at;
+            }
+            return *count > 0;
+        }
+        return bind_versioned_key(node->inputs[0], fields, count, depth + 1);
+    }
     case PLAN_LOGICAL_WATERMARK_ASSIGNER:
-    case PLAN_LOGICAL_FILTER:
         return bind_versioned_key(node->inputs[0], fields, count, depth + 1);
     case PLAN_LOGICAL_PROJECT: {
         uint32_t input_count = node->inputs[0]->field_count;
@@ -851,11 +871,27 @@ static int select_list_add(Binder *binder, SelectList *list, Expr *expr, const c
 
 /* Expands * and t.* and binds the other items. */
 static int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
-                             SelectList *list)
+                             SelectList *list, int *over_position)
 {
     const AstList *items = &query->select.items;
     for (size_t i = 0; i < items->count; i++) {
         const AstSelectItem *item = items->items[i];
+        if (over_position && item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over) {
+            /* ROW_NUMBER() OVER: a place for it (bind_row_number) */
+            if (*over_position >= 0)
+                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->position,
+                                  "Only one ROW_NUMBER() OVER per SELECT is supported yet");
+            *over_position = (int)list->count;
+            Expr *place =
+                expr_make_literal(binder->arena, type_make(TYPE_BIGINT, false), value_int(1));
+            const char *name =
+                item->alias ? item->alias : arena_printf(binder->arena, "EXPR$%u", list->count);
+            int status =
+                place ? select_list_add(binder, list, place, name) : bind_no_memory(binder);
+            if (status != JOINERY_OK)
+                return status;
+            continue;
+        }
         if (item->expr->kind == AST_EXPR_STAR) {
             if (binder->aggregate)
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position,
@@ -908,6 +944,68 @@ static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
     }
     plan_uniquify_names(binder->arena, project->fields, count);
     return project;
+}
+
+/*
+ * A SELECT whose item `position` is ROW_NUMBER() OVER (PARTITION BY columns ORDER BY a
+ * column): one LogicalRowNumber node (nodes/node_deduplicate.c) over *node.
+ */
+static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *scope,
+                           SelectList *list, uint32_t position, PlanNode **node)
+{
+    const AstSelectItem *item = NULL;
+    for (size_t i = 0; i < query->select.items.count && !item; i++) {
+        const AstSelectItem *candidate = query->select.items.items[i];
+        if (candidate->expr->kind == AST_EXPR_FUNCTION && candidate->expr->function.over)
+            item = candidate;
+    }
+    const AstOver *over = item->expr->function.over;
+    if (over->order_by.count != 1)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->position,
+                          "ROW_NUMBER() OVER needs exactly one ORDER BY column (a time attribute "
+                          "for deduplication); other forms are not supported yet");
+    uint32_t *partition =
+        arena_calloc(binder->arena, over->partition_by.count + 1, sizeof(uint32_t));
+    if (!partition)
+        return bind_no_memory(binder);
+    for (size_t k = 0; k < over->partition_by.count; k++) {
+        const AstExpr *key_ast = over->partition_by.items[k];
+        Expr *key = NULL;
+        int status = bind_expr(binder, scope, key_ast, &key);
+        if (status != JOINERY_OK)
+            return status;
+        if (key->kind != EXPR_INPUT_REF)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, key_ast->position,
+                              "PARTITION BY an expression is not supported yet; use a column");
+        partition[k] = key->input_index;
+    }
+    const AstOrderItem *order = over->order_by.items[0];
+    Expr *order_expr = NULL;
+    int status = bind_expr(binder, scope, order->expr, &order_expr);
+    if (status != JOINERY_OK)
+        return status;
+    if (order_expr->kind != EXPR_INPUT_REF)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
+                          "ORDER BY an expression in OVER is not supported yet; use a column");
+    PlanNode *rank = bind_new_node(binder, PLAN_LOGICAL_ROW_NUMBER, 1, list->count);
+    if (!rank)
+        return binder->diag->status;
+    rank->inputs[0] = *node;
+    rank->rank.projects = list->exprs;
+    rank->rank.projects[position] = NULL;
+    rank->rank.project_count = list->count;
+    rank->rank.number_field = position;
+    rank->rank.partition = partition;
+    rank->rank.partition_count = (uint32_t)over->partition_by.count;
+    rank->rank.order_field = order_expr->input_index;
+    rank->rank.descending = order->descending;
+    for (uint32_t i = 0; i < list->count; i++) {
+        rank->fields[i].name = arena_strdup(binder->arena, list->names[i]);
+        rank->fields[i].type = i == position ? type_make(TYPE_BIGINT, false) : list->exprs[i]->type;
+    }
+    plan_uniquify_names(binder->arena, rank->fields, list->count);
+    *node = rank;
+    return JOINERY_OK;
 }
 
 /* True when projecting `exprs` over `input` would only repeat it (Calcite drops such projects). */
@@ -1055,10 +1153,16 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
     }
     SelectList list = {0};
     if (!grouped) {
-        status = bind_select_items(binder, query, &scope, &list);
+        int over_position = -1;
+        status = bind_select_items(binder, query, &scope, &list, &over_position);
         if (status != JOINERY_OK)
             return status;
-        node = bind_project(binder, node, list.exprs, list.names, list.count);
+        if (over_position >= 0)
+            status = bind_row_number(binder, query, &scope, &list, (uint32_t)over_position, &node);
+        else
+            node = bind_project(binder, node, list.exprs, list.names, list.count);
+        if (status != JOINERY_OK)
+            return status;
     } else {
         AggregateBinding aggregate = {0};
         uint32_t group_count = (uint32_t)query->select.group_by.count;
@@ -1080,7 +1184,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         }
         aggregate.group_count = group_count;
         binder->aggregate = &aggregate;
-        status = bind_select_items(binder, query, &scope, &list);
+        status = bind_select_items(binder, query, &scope, &list, NULL);
         Expr *having = NULL;
         if (status == JOINERY_OK && query->select.having) {
             status = bind_expr(binder, &scope, query->select.having, &having);

@@ -138,7 +138,10 @@ static void explain_tree(ExplainContext *context, const PlanNode *node, StrBuf *
         strbuf_append_cstr(out, is_last ? "+- " : ":- ");
     }
     const PlanKindInfo *info = plan_kind_info(node->kind);
-    strbuf_printf(out, "%s(", info->name);
+    bool physical_section = !context->logical && context->style == EXPR_STYLE_PREFIX;
+    strbuf_printf(out, "%s(",
+                  physical_section && info->physical_plan_name ? info->physical_plan_name
+                                                               : info->name);
     size_t attributes_start = out->length;
     if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
         /* advice=[1, 2] first, as Flink marks the nodes advice is about */

@@ -210,6 +210,10 @@ static int versioned_changes(PlannerContext *context, PlanNode **slot, bool filt
     case PLAN_WATERMARK_ASSIGNER:
     case PLAN_EXCHANGE:
         return versioned_changes(context, &node->inputs[0], filtered, depth + 1);
+    case PLAN_DEDUPLICATE:
+        /* a versioned view: its updates as upserts, unless a filter needs the -U rows */
+        node->rank.generate_update_before = filtered;
+        return JOINERY_OK;
     case PLAN_CHANGELOG_NORMALIZE: {
         /* an upsert source: the join takes its upserts as they are */
         if (filtered)
