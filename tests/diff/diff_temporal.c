@@ -15,6 +15,14 @@
  * the largest not after the probe's time, when that version is not a delete
  * (and the residual holds), else nothing (INNER) or NULLs (LEFT).
  *
+ * Every third round the versioned side is instead Flink's versioned view: an
+ * append-only history deduplicated by `ROW_NUMBER() OVER (PARTITION BY k
+ * ORDER BY vt DESC) = 1`; its versions are the rows the Deduplicate keeps in
+ * file order (computed here). Those rounds run at parallelism 1: a parallel
+ * file read interleaves one key's rows in an order that varies from run to
+ * run, and which rows a last-row deduplication keeps depends on it (in Flink
+ * too).
+ *
  *     build/tools/diff_temporal [--rounds N] [--seed S] [--parallelism P]
  *                               [--only ROUND] [--verbose] [--keep] [--timeout S]
  *
@@ -47,6 +55,7 @@ typedef struct Change {
     char op;      /* 'c', 'u' or 'd' */
     int arrival;  /* time + jitter: the order the file has */
     uint64_t tie; /* breaks arrival ties */
+    bool version; /* deduplicated rounds: the row the Deduplicate keeps as a version */
 } Change;
 
 typedef struct Probe {
@@ -64,6 +73,9 @@ typedef struct Round {
     Probe probes[MAX_PROBES];
     int probe_count;
     int delay; /* the watermark delay B, seconds */
+    /* every third round: v is a view deduplicating an append-only history by rowtime
+       (Flink's versioned view) instead of a debezium changelog */
+    bool deduplicated;
     char directory[512];
 } Round;
 
@@ -89,13 +101,56 @@ static int compare_probes(const void *a, const void *b)
     return x->tie < y->tie ? -1 : x->tie > y->tie;
 }
 
-static void round_generate(Round *round, Random *random)
+/*
+ * An append-only history per key at random times (equal times too), arriving out of order
+ * by a few seconds more than the watermark delay (the Deduplicate does not wait for the
+ * watermark), and which rows become versions: in arrival order, a row whose time is not
+ * before the kept one's replaces it (LastRow), and of the rows kept at one time the last is
+ * the version (the temporal join keeps one per time).
+ */
+static void round_generate_history(Round *round, Random *random, int keys)
+{
+    for (int k = 1; k <= keys; k++) {
+        int count = random_range(random, 0, MAX_CHANGES / MAX_KEYS);
+        for (int i = 0; i < count; i++) {
+            Change *change = &round->changes[round->change_count++];
+            change->k = k;
+            change->op = 'c';
+            change->time = random_range(random, 0, 200);
+            change->val = random_range(random, 0, 100);
+        }
+    }
+    for (int i = 0; i < round->change_count; i++) {
+        round->changes[i].arrival =
+            round->changes[i].time + random_range(random, 0, round->delay - 1);
+        round->changes[i].tie = random_next(random);
+    }
+    qsort(round->changes, (size_t)round->change_count, sizeof *round->changes, compare_changes);
+    int kept_time[MAX_KEYS + 2];
+    bool kept[MAX_KEYS + 2] = {false};
+    for (int i = 0; i < round->change_count; i++) {
+        Change *change = &round->changes[i];
+        if (kept[change->k] && kept_time[change->k] > change->time)
+            continue;
+        kept[change->k] = true;
+        kept_time[change->k] = change->time;
+        for (int j = 0; j < i; j++)
+            if (round->changes[j].k == change->k && round->changes[j].time == change->time)
+                round->changes[j].version = false;
+        change->version = true;
+    }
+}
+
+static void round_generate(Round *round, Random *random, bool deduplicated)
 {
     memset(round->changes, 0, sizeof round->changes);
     round->delay = random_range(random, 1, 5);
+    round->deduplicated = deduplicated;
     int keys = random_range(random, 1, MAX_KEYS);
     round->change_count = 0;
-    for (int k = 1; k <= keys; k++) {
+    if (deduplicated)
+        round_generate_history(round, random, keys);
+    for (int k = 1; k <= keys && !deduplicated; k++) {
         int count = random_range(random, 0, MAX_CHANGES / MAX_KEYS);
         int time = random_range(random, 0, 20);
         bool exists = false;
@@ -123,12 +178,13 @@ static void round_generate(Round *round, Random *random)
             time += random_range(random, 1, 30); /* distinct times per key */
         }
     }
-    for (int i = 0; i < round->change_count; i++) {
+    for (int i = 0; i < round->change_count && !deduplicated; i++) {
         round->changes[i].arrival =
             round->changes[i].time + random_range(random, 0, round->delay - 1);
         round->changes[i].tie = random_next(random);
     }
-    qsort(round->changes, (size_t)round->change_count, sizeof *round->changes, compare_changes);
+    if (!deduplicated)
+        qsort(round->changes, (size_t)round->change_count, sizeof *round->changes, compare_changes);
     round->probe_count = random_range(random, 5, MAX_PROBES);
     for (int i = 0; i < round->probe_count; i++) {
         Probe *probe = &round->probes[i];
@@ -145,7 +201,8 @@ static void round_generate(Round *round, Random *random)
 static int round_write(const Round *round)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/v.debezium.json", round->directory);
+    snprintf(path, sizeof path, "%s/%s", round->directory,
+             round->deduplicated ? "history.json" : "v.debezium.json");
     FILE *file = fopen(path, "w");
     if (!file)
         return -1;
@@ -154,7 +211,9 @@ static int round_write(const Round *round)
         const Change *c = &round->changes[i];
         format_time(time, sizeof time, c->time);
         format_time(old_time, sizeof old_time, c->old_time);
-        if (c->op == 'c')
+        if (round->deduplicated)
+            fprintf(file, "{\"k\":%d,\"val\":%d,\"vt\":\"%s\"}\n", c->k, c->val, time);
+        else if (c->op == 'c')
             fprintf(
                 file,
                 "{\"before\":null,\"after\":{\"k\":%d,\"val\":%d,\"vt\":\"%s\"},\"op\":\"c\"}\n",
@@ -198,6 +257,8 @@ static int round_load_sqlite(const Round *round, sqlite3 *database)
     char time[32];
     for (int i = 0; i < round->change_count; i++) {
         const Change *c = &round->changes[i];
+        if (round->deduplicated && !c->version)
+            continue;
         format_time(time, sizeof time, c->time);
         text_printf(&sql, "INSERT INTO vh VALUES (%d, %d, '%s', '%c');", c->k, c->val, time,
                     c->op == 'd' ? 'd' : 'c');
@@ -347,12 +408,22 @@ static int round_run(Round *round, int index, const Options *options, int *passe
                 "SET 'parallelism.default' = '%d';\n"
                 "CREATE TABLE p (id INT, k INT, amount INT, pt TIMESTAMP(3), WATERMARK FOR pt AS "
                 "pt - INTERVAL '%d' SECOND) WITH ('connector' = 'filesystem', 'path' = "
-                "'%s/p.json', 'format' = 'json');\n"
-                "CREATE TABLE v (k INT, val INT, vt TIMESTAMP(3), WATERMARK FOR vt AS vt - "
-                "INTERVAL '%d' SECOND, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = "
-                "'filesystem', 'path' = '%s/v.debezium.json', 'format' = 'debezium-json');\n",
-                options->parallelism, round->delay, round->directory, round->delay,
-                round->directory);
+                "'%s/p.json', 'format' = 'json');\n",
+                round->deduplicated ? 1 : options->parallelism, round->delay, round->directory);
+    if (round->deduplicated)
+        text_printf(&setup,
+                    "CREATE TABLE history (k INT, val INT, vt TIMESTAMP(3), WATERMARK FOR vt AS vt "
+                    "- INTERVAL '%d' SECOND) WITH ('connector' = 'filesystem', 'path' = "
+                    "'%s/history.json', 'format' = 'json');\n"
+                    "CREATE VIEW v AS SELECT k, val, vt FROM (SELECT *, ROW_NUMBER() OVER "
+                    "(PARTITION BY k ORDER BY vt DESC) AS rn FROM history) WHERE rn = 1;\n",
+                    round->delay, round->directory);
+    else
+        text_printf(&setup,
+                    "CREATE TABLE v (k INT, val INT, vt TIMESTAMP(3), WATERMARK FOR vt AS vt - "
+                    "INTERVAL '%d' SECOND, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = "
+                    "'filesystem', 'path' = '%s/v.debezium.json', 'format' = 'debezium-json');\n",
+                    round->delay, round->directory);
     int status = 0;
     for (char *statement = setup.data; statement && *statement && status == 0;) {
         char *end = strchr(statement, '\n');
@@ -435,7 +506,7 @@ int main(int argc, char **argv)
     static Round round;
     for (int r = 0; r < options.rounds; r++) {
         Random random = {options.seed * 1000003u + (uint64_t)r};
-        round_generate(&round, &random);
+        round_generate(&round, &random, r % 3 == 2);
         if (options.only >= 0 && r != options.only)
             continue;
         snprintf(round.directory, sizeof round.directory, "%s/round-%03d", base, r);
