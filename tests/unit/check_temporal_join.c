@@ -6,7 +6,7 @@
  * passed it, versions arriving out of order, deletes ending a version, probe
  * rows before any version, LEFT padding, the probe row's kind kept, version
  * cleanup as the watermark moves (the latest one at or before it kept),
- * late probe rows, NULL keys and times, snapshot and restore.
+ * late probe rows, NULL keys, NULL times failing the job, snapshot and restore.
  *
  * Probe rows P(id BIGINT, cur STRING, amount BIGINT, t BIGINT), versions
  * V(cur STRING, rate BIGINT, t BIGINT); times are plain numbers (seconds of
@@ -288,14 +288,30 @@ START_TEST(test_residual_and_null_keys)
     probe(&h, "+I 1,Euro,1,15");
     probe(&h, "+I 2,Euro,1,25");
     probe(&h, "+I 3,NULL,1,25");
-    probe(&h, "+I 4,Euro,1,NULL"); /* no time: skipped */
     watermark(&h, 100);
     /* the NULL key's timer is at 1 (its version), Euro's at 10 */
     EXPECT(&h, "+I(3,NULL,1,25,NULL,NULL,NULL) +I(1,Euro,1,15,NULL,NULL,NULL) "
                "+I(2,Euro,1,25,Euro,50,20)");
-    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
     harness_close(&h);
     arena_destroy(&arena);
+}
+END_TEST
+
+/* A row without a time fails the job (Flink fails at its watermark generator). */
+START_TEST(test_null_time_fails)
+{
+    Harness h;
+    TemporalJoinSpec spec = make_spec(JOIN_TYPE_LEFT);
+    open_join(&h, &spec);
+    ck_assert_int_eq(push_text_status(&h, 1, version_types, 3, "-D Euro,NULL,NULL"),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(h.diag.message, "METADATA FROM 'timestamp'"));
+    harness_close(&h);
+    open_join(&h, &spec);
+    ck_assert_int_eq(push_text_status(&h, 0, probe_types, 4, "+I 4,Euro,1,NULL"),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(h.diag.message, "probe side"));
+    harness_close(&h);
 }
 END_TEST
 
@@ -370,6 +386,7 @@ static Suite *temporal_join_suite(void)
     tcase_add_test(core, test_delete_ends_version);
     tcase_add_test(core, test_late_probe_row);
     tcase_add_test(core, test_residual_and_null_keys);
+    tcase_add_test(core, test_null_time_fails);
     tcase_add_test(core, test_state_cleanup);
     tcase_add_test(core, test_snapshot_restore);
     tcase_add_test(core, test_rejects_right_and_full);

@@ -114,10 +114,17 @@ static int temporal_process(Operator *self, uint32_t input, const RowBatch *batc
     TemporalSide *side = &join->sides[input];
     for (uint32_t r = 0; r < batch->count; r++) {
         const Row *row = batch->rows[r];
-        if (row_is_null(row, side->time_field)) {
-            self->metrics.skipped_rows++;
-            continue;
-        }
+        if (row_is_null(row, side->time_field))
+            /* Flink fails the job at the watermark generator; a delete without its time
+               (an upsert tombstone whose time is a value column) would be lost */
+            return operator_fail(self, JOINERY_ERROR_RUNTIME,
+                                 "RowTime field should not be null: a row of the %s side of the "
+                                 "temporal join has no time%s",
+                                 input == 0 ? "probe" : "versioned",
+                                 input == 1 && row_kind(row) == ROW_KIND_DELETE
+                                     ? " (an upsert delete carries only its key: declare the "
+                                       "time as METADATA FROM 'timestamp')"
+                                     : "");
         int64_t time = row_get_int64(row, side->time_field);
         const Row *key = key_extractor_build(&side->key, row, NULL);
         if (!key)

@@ -25,8 +25,8 @@
  *   smallest time a row of that key waits for, as Flink registers it. A
  *   late probe row (time <= watermark) waits for the next watermark and
  *   joins what the versioned side still holds.
- * - Rows whose time attribute is NULL cannot be placed in time: they are
- *   skipped and counted (metrics.skipped_rows).
+ * - A row whose time attribute is NULL cannot be placed in time: the job fails
+ *   (Flink fails it earlier, at the watermark generator).
  * State: the probe rows and the versions in SortedState (tag = row kind),
  * the registered timer per key in ValueState; snapshot writes the three in
  * this order (the framework adds the timers).
