@@ -256,7 +256,8 @@ static int temporal_on_timer(Operator *self, TimerDomain domain, int64_t timesta
     sorted_scan_end(&scan);
 
     /* emit in arrival order */
-    qsort(pending, pending_count, sizeof *pending, compare_pending);
+    if (pending_count > 1)
+        qsort(pending, pending_count, sizeof *pending, compare_pending);
     bool key_has_null = false;
     for (uint32_t f = 0; f < row_field_count(own_key); f++)
         key_has_null |= row_is_null(own_key, f);
