@@ -22,3 +22,24 @@ Operator *build_temporal_join(BuildContext *context, const PlanNode *node)
     spec->residual = node->temporal.residual;
     return temporal_join_operator_create(spec, context->diag);
 }
+
+void build_temporal_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                 StrBuf *out)
+{
+    (void)node;
+    static const char *const labels[2] = {"  probe rows waiting", "  versions kept"};
+    for (uint32_t side = 0; side < 2; side++) {
+        uint64_t bytes = 0, keys = 0, rows = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            uint64_t part_bytes, part_keys, part_rows;
+            temporal_join_operator_side_state(subtasks[i], side, &part_bytes, &part_keys,
+                                              &part_rows);
+            bytes += part_bytes;
+            keys += part_keys;
+            rows += part_rows;
+        }
+        strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10llu %10llu %12llu %10s\n", "", labels[side],
+                      "", "", "", (unsigned long long)rows, (unsigned long long)keys,
+                      (unsigned long long)bytes, "");
+    }
+}

@@ -307,7 +307,7 @@ static void temporal_report_state(Operator *self)
     StateCounters right = sorted_state_counters(join->sides[1].state);
     StateCounters timers = value_state_counters(join->timers);
     self->metrics.state_bytes = left.bytes + right.bytes + timers.bytes;
-    self->metrics.state_keys = timers.keys > left.keys ? timers.keys : left.keys;
+    self->metrics.state_keys = left.keys > right.keys ? left.keys : right.keys;
     self->metrics.state_rows = left.entries + right.entries;
 }
 
@@ -379,6 +379,23 @@ static const OperatorVtable TEMPORAL_JOIN_VTABLE = {
     .report_state = temporal_report_state,
     .close = temporal_close,
 };
+
+void temporal_join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes,
+                                       uint64_t *keys, uint64_t *rows)
+{
+    StateCounters counters = {0, 0, 0, 0};
+    if (op && op->vtable == &TEMPORAL_JOIN_VTABLE && side < 2) {
+        const TemporalJoinOperator *join = op->impl;
+        if (join->sides[side].state)
+            counters = sorted_state_counters(join->sides[side].state);
+    }
+    if (bytes)
+        *bytes = counters.bytes;
+    if (keys)
+        *keys = counters.keys;
+    if (rows)
+        *rows = counters.entries;
+}
 
 static bool temporal_side_init(TemporalSide *side, uint32_t field_count, const DataType *types,
                                const uint32_t *keys, uint32_t key_count, uint32_t time_field)

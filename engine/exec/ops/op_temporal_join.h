@@ -63,4 +63,11 @@ typedef struct TemporalJoinSpec {
  */
 Operator *temporal_join_operator_create(const TemporalJoinSpec *spec, Diag *diag);
 
+/*
+ * State figures of one side (0: the probe rows waiting for the watermark, 1: the versions
+ * kept) of a temporal join operator; zeros when `op` is not one. Outputs may be NULL.
+ */
+void temporal_join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes,
+                                       uint64_t *keys, uint64_t *rows);
+
 #endif
