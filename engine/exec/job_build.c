@@ -459,6 +459,10 @@ const JobKind job_kinds[] = {
     [PLAN_WINDOW_JOIN] = {.create = build_window_join, .format_metrics = build_window_join_metrics},
     [PLAN_SESSION_WINDOW_TABLE_FUNCTION] = {.create = build_session_window_table_function,
                                             .format_metrics = build_session_window_metrics},
+    [PLAN_TEMPORAL_JOIN] = {.create = build_temporal_join,
+                            .format_metrics = build_temporal_join_metrics},
+    [PLAN_DROP_UPDATE_BEFORE] = {.create = build_drop_update_before},
+    [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

@@ -202,6 +202,34 @@ static int check_filter_above_join(AdviceList *list, const PlanNode *node)
                       "subquery or ON clause.");
 }
 
+/*
+ * A temporal join emits a probe row once the watermarks of both inputs have passed its
+ * time. An unbounded versioned table's watermark moves only when the table changes, so
+ * without an idle timeout the probe rows wait while it is quiet.
+ */
+static int check_temporal_join_waits(PlannerContext *context, AdviceList *list,
+                                     const PlanNode *node)
+{
+    const PlanNode *right = node->inputs[1];
+    if (right->bounded || context->config->source_idle_timeout_millis > 0)
+        return JOINERY_OK;
+    const PlanNode *source = right;
+    for (int depth = 0; source->input_count == 1 && depth < 64; depth++)
+        source = source->inputs[0];
+    const char *name =
+        source->kind == PLAN_TABLE_SOURCE_SCAN ? source->scan.table->name : "the versioned table";
+    return advice_add(
+        list, node, PLAN_ADVICE_ADVICE,
+        arena_printf(context->arena,
+                     "The temporal join emits a row only once the watermarks of both inputs "
+                     "have passed its time, so that the version it joins can no longer change. "
+                     "The watermark of %s moves only when it changes: while it gets no "
+                     "updates, rows wait in state and nothing is emitted. Set "
+                     "'table.exec.source.idle-timeout' so that a quiet versioned source stops "
+                     "holding the watermark back.",
+                     name));
+}
+
 static int collect(PlannerContext *context, AdviceList *list, const PlanNode *node)
 {
     int status = JOINERY_OK;
@@ -216,6 +244,8 @@ static int collect(PlannerContext *context, AdviceList *list, const PlanNode *no
         if (status == JOINERY_OK)
             status = check_two_input_multi_join(list, node);
     }
+    if (node->kind == PLAN_TEMPORAL_JOIN)
+        status = check_temporal_join_waits(context, list, node);
     if (status == JOINERY_OK)
         status = check_filter_above_join(list, node);
     for (uint32_t i = 0; i < node->input_count && status == JOINERY_OK; i++)

@@ -265,6 +265,7 @@ typedef struct BoundFrom {
     Scope scope;
     const char *hint_name; /* table name (for STATE_TTL) when the ref is one table */
     const char *alias;
+    const CatalogTable *table; /* the catalog table or view when the ref names one */
 } BoundFrom;
 
 static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result);
@@ -277,7 +278,8 @@ static const CommonTableExpression *bind_find_cte(Binder *binder, const char *na
     return NULL;
 }
 
-static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+static int bind_table_name(Binder *binder, const AstTableRef *ref, bool versioned,
+                           BoundFrom *result)
 {
     const AstList *parts = &ref->table.parts;
     const char *name = parts->items[parts->count - 1];
@@ -289,10 +291,10 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
                               "Object '%s' not found within '%s.%s'", name, catalog_name, database);
     }
-    if (ref->table.system_time)
+    if (ref->table.system_time && !versioned)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
-                          "FOR SYSTEM_TIME AS OF (temporal and lookup joins) is not supported "
-                          "yet");
+                          "FOR SYSTEM_TIME AS OF is supported only on the right side of a JOIN "
+                          "(a temporal join)");
     if (ref->hints.count) {
         const AstHint *hint = ref->hints.items[0];
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, hint->position,
@@ -328,6 +330,7 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, BoundFrom *re
         status = table->is_view ? bind_view(binder, table, ref->position, &node)
                                 : bind_table(binder, table, &node);
         result->hint_name = table->name;
+        result->table = table;
     }
     if (status != JOINERY_OK)
         return status;
@@ -392,6 +395,261 @@ static const char *bind_state_ttl_text(Binder *binder)
     return result;
 }
 
+/* Adds field `field` to a sorted set of `*count` fields unless present. */
+static void bind_add_field(uint32_t *fields, uint32_t *count, uint32_t field)
+{
+    uint32_t at = 0;
+    while (at < *count && fields[at] < field)
+        at++;
+    if (at < *count && fields[at] == field)
+        return;
+    memmove(fields + at + 1, fields + at, (*count - at) * sizeof *fields);
+    fields[at] = field;
+    (*count)++;
+}
+
+static void bind_collect_left_fields(const Expr *expr, uint32_t left_count, uint32_t *fields,
+                                     uint32_t *count, int depth)
+{
+    if (!expr || depth > 256)
+        return;
+    if (expr->kind == EXPR_INPUT_REF && expr->input_index < left_count)
+        bind_add_field(fields, count, expr->input_index);
+    if (expr->kind == EXPR_CALL)
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            bind_collect_left_fields(expr->call.args[i], left_count, fields, count, depth + 1);
+}
+
+/* The equalities of a condition (left field = right field), as Calcite's JoinInfo lists
+   them: "amount=rate, currency=currency0". */
+static void bind_collect_equalities(const Expr *expr, const PlanNode *join, uint32_t left_count,
+                                    StrBuf *text, uint64_t *right_keys, int depth)
+{
+    if (!expr || depth > 256 || expr->kind != EXPR_CALL)
+        return;
+    if (expr->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < expr->call.arg_count; i++)
+            bind_collect_equalities(expr->call.args[i], join, left_count, text, right_keys,
+                                    depth + 1);
+        return;
+    }
+    if (expr->call.function != FUNCTION_EQUAL || expr->call.args[0]->kind != EXPR_INPUT_REF ||
+        expr->call.args[1]->kind != EXPR_INPUT_REF)
+        return;
+    uint32_t a = expr->call.args[0]->input_index, b = expr->call.args[1]->input_index;
+    if ((a < left_count) == (b < left_count))
+        return;
+    strbuf_printf(text, "%s%s=%s", text->length ? ", " : "", join->fields[a].name,
+                  join->fields[b].name);
+    uint32_t right = a < left_count ? b - left_count : a - left_count;
+    if (right < 64)
+        *right_keys |= (uint64_t)1 << right;
+}
+
+/*
+ * The primary key of a versioned side, as Flink derives its unique key: a table's primary
+ * key, kept through watermark assigners, filters and projections that pass its fields on
+ * (a computed or dropped key field loses it). Fields of `node` in *fields; false when it
+ * has none.
+ */
+static bool bind_versioned_key(const PlanNode *node, uint32_t *fields, uint32_t *count, int depth)
+{
+    if (depth > 64)
+        return false;
+    switch (node->kind) {
+    case PLAN_LOGICAL_TABLE_SCAN: {
+        const CatalogTable *table = node->scan.table;
+        if (table->primary_key_count == 0)
+            return false;
+        *count = 0;
+        for (size_t k = 0; k < table->primary_key_count; k++) {
+            int column = catalog_table_column_index(table, table->primary_key[k]);
+            int field = -1;
+            for (uint32_t f = 0; f < node->scan.column_count && field < 0; f++)
+                if ((int)node->scan.columns[f] == column)
+                    field = (int)f;
+            if (field < 0)
+                return false;
+            fields[(*count)++] = (uint32_t)field;
+        }
+        return true;
+    }
+    case PLAN_LOGICAL_FILTER: {
+        /* WHERE rn = 1 over ROW_NUMBER() OVER (PARTITION BY k ...): k is the key */
+        const PlanNode *rank = node->inputs[0];
+        if (rank->kind == PLAN_LOGICAL_ROW_NUMBER &&
+            plan_is_first_rank_condition(node->filter.condition, rank->rank.number_field)) {
+            *count = 0;
+            for (uint32_t k = 0; k < rank->rank.partition_count; k++) {
+                int at = -1;
+                for (uint32_t p = 0; p < rank->rank.project_count && at < 0; p++)
+                    if (p != rank->rank.number_field &&
+                        rank->rank.projects[p]->kind == EXPR_INPUT_REF &&
+                        rank->rank.projects[p]->input_index == rank->rank.partition[k])
+                        at = (int)p;
+                if (at < 0)
+                    return false;
+                fields[(*count)++] = (uint32_t)at;
+            }
+            return *count > 0;
+        }
+        return bind_versioned_key(node->inputs[0], fields, count, depth + 1);
+    }
+    case PLAN_LOGICAL_WATERMARK_ASSIGNER:
+        return bind_versioned_key(node->inputs[0], fields, count, depth + 1);
+    case PLAN_LOGICAL_PROJECT: {
+        uint32_t input_count = node->inputs[0]->field_count;
+        uint32_t *below = calloc(input_count + 1, sizeof(uint32_t));
+        bool found = below && bind_versioned_key(node->inputs[0], below, count, depth + 1);
+        for (uint32_t k = 0; found && k < *count; k++) {
+            int at = -1;
+            for (uint32_t p = 0; p < node->calc.project_count && at < 0; p++)
+                if (node->calc.projects[p]->kind == EXPR_INPUT_REF &&
+                    node->calc.projects[p]->input_index == below[k])
+                    at = (int)p;
+            if (at < 0)
+                found = false;
+            else
+                fields[k] = (uint32_t)at;
+        }
+        free(below);
+        return found;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The versioned table's primary key must be among the equalities of the ON condition. */
+static int bind_check_temporal_key(Binder *binder, const AstTableRef *ref,
+                                   const uint32_t *primary_key, uint32_t primary_key_count,
+                                   const PlanNode *join, uint32_t left_count)
+{
+    StrBuf pairs = STRBUF_INIT, keys = STRBUF_INIT;
+    uint64_t right_keys = 0;
+    bind_collect_equalities(join->join.condition, join, left_count, &pairs, &right_keys, 0);
+    bool covered = true;
+    for (uint32_t k = 0; k < primary_key_count; k++) {
+        uint32_t field = primary_key[k];
+        strbuf_printf(&keys, "%s%s", k ? ", " : "", join->fields[left_count + field].name);
+        if (field >= 64 || !((right_keys >> field) & 1))
+            covered = false;
+    }
+    int status = JOINERY_OK;
+    if (!covered)
+        status = bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+                            "Temporal table's primary key [%s] must be included in the "
+                            "equivalence condition of temporal join, but current temporal join "
+                            "condition is [%s].",
+                            strbuf_cstr(&keys), strbuf_cstr(&pairs));
+    strbuf_free(&pairs);
+    strbuf_free(&keys);
+    return status;
+}
+
+/*
+ * `left JOIN versioned FOR SYSTEM_TIME AS OF left.t ON ...`, bound as a LogicalJoin in
+ * *join, made what Calcite binds: LogicalCorrelate(left, LogicalFilter(ON,
+ * LogicalSnapshot(versioned))). Checks what Flink checks when it plans one, with its
+ * messages: the period is a time attribute of the left input, the join is INNER or LEFT,
+ * and an event-time one has a versioned table with a primary key and a rowtime.
+ */
+static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const BoundFrom *left,
+                              const BoundFrom *right, PlanNode **join)
+{
+    const AstTableRef *right_ref = ref->join.right;
+    const AstExpr *period_ast = right_ref->table.system_time;
+    Expr *period = NULL;
+    int status = bind_expr(binder, &left->scope, period_ast, &period);
+    if (status != JOINERY_OK)
+        return status;
+    if (period->kind != EXPR_INPUT_REF || period->type.time_attribute == TIME_ATTRIBUTE_NONE)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, period_ast->position,
+                          "Temporal table join currently only supports 'FOR SYSTEM_TIME AS OF' "
+                          "left table's time attribute field");
+    PlanNode *logical = *join;
+    JoinType type = logical->join.join_type;
+    if (ref->join.kind == AST_JOIN_CROSS || !logical->join.condition)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.keyword_position,
+                          "Temporal table join needs an ON condition with an equality on the "
+                          "versioned table's primary key");
+    if (type != JOIN_TYPE_INNER && type != JOIN_TYPE_LEFT)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "Temporal table join currently only supports INNER JOIN and LEFT JOIN, "
+                          "not %s JOIN",
+                          type == JOIN_TYPE_RIGHT ? "RIGHT" : "FULL");
+    if (period->type.time_attribute == TIME_ATTRIBUTE_PROCTIME)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, period_ast->position,
+                          "Processing-time temporal join is not supported yet.");
+    (void)right;
+    PlanNode *versioned = logical->inputs[1];
+    uint32_t *primary_key =
+        arena_calloc(binder->arena, versioned->field_count + 1, sizeof(uint32_t));
+    if (!primary_key)
+        return bind_no_memory(binder);
+    uint32_t primary_key_count = 0;
+    if (!bind_versioned_key(versioned, primary_key, &primary_key_count, 0))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Temporal Table Join requires primary key in versioned table, but no "
+                          "primary key can be found.");
+    int right_time_field = -1;
+    for (uint32_t i = 0; i < versioned->field_count && right_time_field < 0; i++)
+        if (versioned->fields[i].type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
+            right_time_field = (int)i;
+    if (right_time_field < 0)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Event-Time Temporal Table Join requires both primary key and row time "
+                          "attribute in versioned table, but no row time attribute can be "
+                          "found.");
+    uint32_t left_count = logical->inputs[0]->field_count;
+    status =
+        bind_check_temporal_key(binder, ref, primary_key, primary_key_count, logical, left_count);
+    if (status != JOINERY_OK)
+        return status;
+    if (binder->context->config && binder->context->config->state_ttl_millis > 0)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "'table.exec.state.ttl' is not supported by the temporal join yet: its "
+                          "state is freed by the watermark; reset the option for this query");
+    const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
+    uint32_t *required = arena_calloc(binder->arena, left_count + 1, sizeof(uint32_t));
+    PlanNode *snapshot = bind_new_node(binder, PLAN_LOGICAL_SNAPSHOT, 1, versioned->field_count);
+    PlanNode *filter =
+        bind_new_node(binder, PLAN_LOGICAL_CORRELATE_FILTER, 1, versioned->field_count);
+    PlanNode *correlate = bind_new_node(binder, PLAN_LOGICAL_CORRELATE, 2, logical->field_count);
+    if (!left_names || !required || !snapshot || !filter || !correlate)
+        return bind_no_memory(binder);
+    for (uint32_t i = 0; i < left_count; i++)
+        left_names[i] = logical->inputs[0]->fields[i].name;
+    uint32_t required_count = 0;
+    bind_collect_left_fields(logical->join.condition, left_count, required, &required_count, 0);
+    bind_add_field(required, &required_count, period->input_index);
+    PlanNode *nodes[3] = {snapshot, filter, correlate};
+    for (int n = 0; n < 3; n++) {
+        nodes[n]->temporal.join_type = type;
+        nodes[n]->temporal.condition = logical->join.condition;
+        nodes[n]->temporal.period_field = period->input_index;
+        nodes[n]->temporal.left_names = left_names;
+        nodes[n]->temporal.left_count = left_count;
+        nodes[n]->temporal.required = required;
+        nodes[n]->temporal.required_count = required_count;
+        nodes[n]->temporal.right_time_field = (uint32_t)right_time_field;
+        nodes[n]->temporal.primary_key = primary_key;
+        nodes[n]->temporal.primary_key_count = primary_key_count;
+    }
+    snapshot->inputs[0] = versioned;
+    memcpy(snapshot->fields, versioned->fields, versioned->field_count * sizeof(PlanField));
+    filter->inputs[0] = snapshot;
+    memcpy(filter->fields, versioned->fields, versioned->field_count * sizeof(PlanField));
+    correlate->inputs[0] = logical->inputs[0];
+    correlate->inputs[1] = filter;
+    memcpy(correlate->fields, logical->fields, logical->field_count * sizeof(PlanField));
+    /* the versioned side's rowtime is a plain timestamp above the join (Flink) */
+    for (uint32_t i = left_count; i < correlate->field_count; i++)
+        correlate->fields[i].type.time_attribute = TIME_ATTRIBUTE_NONE;
+    *join = correlate;
+    return JOINERY_OK;
+}
+
 static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
 {
     if (ref->join.natural)
@@ -401,9 +659,15 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
                           "JOIN ... USING is not supported yet; write the ON condition");
     BoundFrom left = {0}, right = {0};
+    const AstTableRef *right_ref = ref->join.right;
+    bool temporal = right_ref->kind == AST_TABLE_NAME && right_ref->table.system_time;
     int status = bind_from(binder, ref->join.left, &left);
-    if (status == JOINERY_OK)
-        status = bind_from(binder, ref->join.right, &right);
+    if (status == JOINERY_OK && temporal) {
+        memset(&right, 0, sizeof right);
+        status = bind_table_name(binder, right_ref, true, &right);
+    } else if (status == JOINERY_OK) {
+        status = bind_from(binder, right_ref, &right);
+    }
     if (status != JOINERY_OK)
         return status;
     uint32_t count = left.node->field_count + right.node->field_count;
@@ -479,6 +743,13 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     join->state_ttl_right_millis = right_found ? right_ttl : -1;
     join->join.left_hint_name = left.alias;
     join->join.right_hint_name = right.alias;
+    if (temporal) {
+        status = bind_temporal_join(binder, ref, &left, &right, &join);
+        if (status != JOINERY_OK)
+            return status;
+        for (uint32_t i = left.node->field_count; i < count; i++)
+            scope.columns[i].type.time_attribute = TIME_ATTRIBUTE_NONE;
+    }
     result->node = join;
     result->scope = scope;
     result->hint_name = NULL;
@@ -492,7 +763,7 @@ int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition posi
     AstTableRef ref = {.kind = AST_TABLE_NAME, .position = position};
     ref.table.parts = *parts;
     BoundFrom bound = {0};
-    int status = bind_table_name(binder, &ref, &bound);
+    int status = bind_table_name(binder, &ref, false, &bound);
     if (status == JOINERY_OK)
         *result = bound.node;
     return status;
@@ -503,7 +774,7 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     memset(result, 0, sizeof *result);
     switch (ref->kind) {
     case AST_TABLE_NAME:
-        return bind_table_name(binder, ref, result);
+        return bind_table_name(binder, ref, false, result);
     case AST_TABLE_SUBQUERY: {
         Binder inner = *binder;
         inner.aggregate = NULL;
@@ -600,11 +871,27 @@ static int select_list_add(Binder *binder, SelectList *list, Expr *expr, const c
 
 /* Expands * and t.* and binds the other items. */
 static int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
-                             SelectList *list)
+                             SelectList *list, int *over_position)
 {
     const AstList *items = &query->select.items;
     for (size_t i = 0; i < items->count; i++) {
         const AstSelectItem *item = items->items[i];
+        if (over_position && item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over) {
+            /* ROW_NUMBER() OVER: a place for it (bind_row_number) */
+            if (*over_position >= 0)
+                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->position,
+                                  "Only one ROW_NUMBER() OVER per SELECT is supported yet");
+            *over_position = (int)list->count;
+            Expr *place =
+                expr_make_literal(binder->arena, type_make(TYPE_BIGINT, false), value_int(1));
+            const char *name =
+                item->alias ? item->alias : arena_printf(binder->arena, "EXPR$%u", list->count);
+            int status =
+                place ? select_list_add(binder, list, place, name) : bind_no_memory(binder);
+            if (status != JOINERY_OK)
+                return status;
+            continue;
+        }
         if (item->expr->kind == AST_EXPR_STAR) {
             if (binder->aggregate)
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position,
@@ -656,6 +943,68 @@ static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
     }
     plan_uniquify_names(binder->arena, project->fields, count);
     return project;
+}
+
+/*
+ * A SELECT whose item `position` is ROW_NUMBER() OVER (PARTITION BY columns ORDER BY a
+ * column): one LogicalRowNumber node (nodes/node_deduplicate.c) over *node.
+ */
+static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *scope,
+                           SelectList *list, uint32_t position, PlanNode **node)
+{
+    const AstSelectItem *item = NULL;
+    for (size_t i = 0; i < query->select.items.count && !item; i++) {
+        const AstSelectItem *candidate = query->select.items.items[i];
+        if (candidate->expr->kind == AST_EXPR_FUNCTION && candidate->expr->function.over)
+            item = candidate;
+    }
+    const AstOver *over = item->expr->function.over;
+    if (over->order_by.count != 1)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->position,
+                          "ROW_NUMBER() OVER needs exactly one ORDER BY column (a time attribute "
+                          "for deduplication); other forms are not supported yet");
+    uint32_t *partition =
+        arena_calloc(binder->arena, over->partition_by.count + 1, sizeof(uint32_t));
+    if (!partition)
+        return bind_no_memory(binder);
+    for (size_t k = 0; k < over->partition_by.count; k++) {
+        const AstExpr *key_ast = over->partition_by.items[k];
+        Expr *key = NULL;
+        int status = bind_expr(binder, scope, key_ast, &key);
+        if (status != JOINERY_OK)
+            return status;
+        if (key->kind != EXPR_INPUT_REF)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, key_ast->position,
+                              "PARTITION BY an expression is not supported yet; use a column");
+        partition[k] = key->input_index;
+    }
+    const AstOrderItem *order = over->order_by.items[0];
+    Expr *order_expr = NULL;
+    int status = bind_expr(binder, scope, order->expr, &order_expr);
+    if (status != JOINERY_OK)
+        return status;
+    if (order_expr->kind != EXPR_INPUT_REF)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
+                          "ORDER BY an expression in OVER is not supported yet; use a column");
+    PlanNode *rank = bind_new_node(binder, PLAN_LOGICAL_ROW_NUMBER, 1, list->count);
+    if (!rank)
+        return binder->diag->status;
+    rank->inputs[0] = *node;
+    rank->rank.projects = list->exprs;
+    rank->rank.projects[position] = NULL;
+    rank->rank.project_count = list->count;
+    rank->rank.number_field = position;
+    rank->rank.partition = partition;
+    rank->rank.partition_count = (uint32_t)over->partition_by.count;
+    rank->rank.order_field = order_expr->input_index;
+    rank->rank.descending = order->descending;
+    for (uint32_t i = 0; i < list->count; i++) {
+        rank->fields[i].name = arena_strdup(binder->arena, list->names[i]);
+        rank->fields[i].type = i == position ? type_make(TYPE_BIGINT, false) : list->exprs[i]->type;
+    }
+    plan_uniquify_names(binder->arena, rank->fields, list->count);
+    *node = rank;
+    return JOINERY_OK;
 }
 
 /* True when projecting `exprs` over `input` would only repeat it (Calcite drops such projects). */
@@ -803,10 +1152,16 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
     }
     SelectList list = {0};
     if (!grouped) {
-        status = bind_select_items(binder, query, &scope, &list);
+        int over_position = -1;
+        status = bind_select_items(binder, query, &scope, &list, &over_position);
         if (status != JOINERY_OK)
             return status;
-        node = bind_project(binder, node, list.exprs, list.names, list.count);
+        if (over_position >= 0)
+            status = bind_row_number(binder, query, &scope, &list, (uint32_t)over_position, &node);
+        else
+            node = bind_project(binder, node, list.exprs, list.names, list.count);
+        if (status != JOINERY_OK)
+            return status;
     } else {
         AggregateBinding aggregate = {0};
         uint32_t group_count = (uint32_t)query->select.group_by.count;
@@ -828,7 +1183,7 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         }
         aggregate.group_count = group_count;
         binder->aggregate = &aggregate;
-        status = bind_select_items(binder, query, &scope, &list);
+        status = bind_select_items(binder, query, &scope, &list, NULL);
         Expr *having = NULL;
         if (status == JOINERY_OK && query->select.having) {
             status = bind_expr(binder, &scope, query->select.having, &having);

@@ -686,6 +686,10 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args, 2,
                          result);
     case AST_EXPR_FUNCTION:
+        if (ast->function.over)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.over->position,
+                              "ROW_NUMBER() OVER is supported only as a SELECT item of a query "
+                              "without GROUP BY");
         return bind_function(binder, scope, ast, result);
     case AST_EXPR_CAST:
         status = bind_expr(binder, scope, ast->cast.operand, &args[0]);

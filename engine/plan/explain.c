@@ -137,7 +137,11 @@ static void explain_node(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
     const PlanKindInfo *info = plan_kind_info(node->kind);
-    strbuf_printf(out, "%s(", info->name);
+    bool physical_section = !context->logical && context->style == EXPR_STYLE_PREFIX;
+    strbuf_printf(out, "%s(",
+                  physical_section && info->physical_plan_name ? info->physical_plan_name
+                                                               : info->name);
+    size_t attributes_start = out->length;
     if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
         /* advice=[1, 2] first, as Flink marks the nodes advice is about */
         bool first = true;
@@ -154,7 +158,13 @@ static void explain_node(ExplainContext *context, const PlanNode *node)
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_changelog_mode(context, node);
-    strbuf_append_cstr(out, ")");
+    if (!context->logical && out->length == attributes_start) {
+        /* a physical node without attributes prints its bare name (DropUpdateBefore) */
+        out->length--;
+        out->data[out->length] = '\0';
+    } else {
+        strbuf_append_cstr(out, ")");
+    }
     if (!context->logical && (context->details & AST_EXPLAIN_ESTIMATED_COST) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_cost(context, node);

@@ -45,6 +45,13 @@ typedef enum PlanKind {
     PLAN_LOGICAL_SINK,
     PLAN_LOGICAL_MULTI_JOIN,          /* made by rules/fuse_multi_join.c, never by the binder */
     PLAN_LOGICAL_TABLE_FUNCTION_SCAN, /* a window table function (TUMBLE, HOP, ...) */
+    /* FOR SYSTEM_TIME AS OF, as Calcite binds it: LogicalCorrelate(left, LogicalFilter(ON,
+       LogicalSnapshot(versioned))); nodes/node_temporal_join.c */
+    PLAN_LOGICAL_CORRELATE,
+    PLAN_LOGICAL_CORRELATE_FILTER,
+    PLAN_LOGICAL_SNAPSHOT,
+    /* a SELECT with ROW_NUMBER() OVER, printed LogicalProject (nodes/node_deduplicate.c) */
+    PLAN_LOGICAL_ROW_NUMBER,
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -61,6 +68,9 @@ typedef enum PlanKind {
     PLAN_WINDOW_TABLE_FUNCTION, /* window bounds added to every row (window.*) */
     PLAN_WINDOW_JOIN,           /* two windowed inputs joined per window (window_join.*) */
     PLAN_SESSION_WINDOW_TABLE_FUNCTION, /* SESSION windows merged per partition key (window.*) */
+    PLAN_TEMPORAL_JOIN,                 /* event-time temporal join (node_temporal_join.c) */
+    PLAN_DROP_UPDATE_BEFORE,            /* drops -U rows a versioned side does not need */
+    PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -243,6 +253,40 @@ struct PlanNode {
             uint32_t left_window_start, left_window_end;
             uint32_t right_window_start, right_window_end;
         } window_join;
+        struct { /* LOGICAL_CORRELATE, LOGICAL_CORRELATE_FILTER, LOGICAL_SNAPSHOT, TEMPORAL_JOIN */
+            JoinType join_type;
+            /* the ON condition over left then right fields (logical: the filter's; physical:
+               the equi keys then the residual, printed with __TEMPORAL_JOIN_CONDITION) */
+            Expr *condition;
+            uint32_t period_field; /* the left field FOR SYSTEM_TIME AS OF names */
+            /* logical: the left fields, for printing $cor0.name; required = the left fields
+               the condition and the period read (Calcite's requiredColumns) */
+            const char *const *left_names;
+            uint32_t left_count;
+            uint32_t *required;
+            uint32_t required_count;
+            uint32_t right_time_field; /* the versioned side's rowtime */
+            uint32_t *primary_key;     /* its primary key, versioned side fields */
+            uint32_t primary_key_count;
+            /* physical */
+            uint32_t *left_keys, *right_keys;
+            uint32_t key_count;
+            Expr *residual; /* non-equi part; NULL when none */
+        } temporal;
+        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE */
+            Expr **projects; /* logical: the SELECT items, NULL at number_field */
+            uint32_t project_count;
+            uint32_t number_field; /* logical: where ROW_NUMBER() is */
+            uint32_t *partition;   /* PARTITION BY fields of the input */
+            uint32_t partition_count;
+            uint32_t order_field; /* ORDER BY field of the input */
+            bool descending;
+            /* logical: 1 once a filter rn = 1 (rn <= 1, rn < 2) was pushed into it, else 0 */
+            uint32_t rank_end;
+            /* physical */
+            bool keep_last;              /* ORDER BY ... DESC */
+            bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
+        } rank;
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */
             uint32_t *target_columns;  /* sink column per input field */
@@ -250,6 +294,9 @@ struct PlanNode {
     };
 };
 
+/* True when `condition` (a conjunct or an AND) keeps row number 1 only of field
+   `number_field`: rn = 1, rn <= 1, rn < 2 (nodes/node_deduplicate.c). */
+bool plan_is_first_rank_condition(const Expr *condition, uint32_t number_field);
 /* Allocates a node with `input_count` inputs and `field_count` fields. */
 PlanNode *plan_node_new(Arena *arena, PlanKind kind, uint32_t input_count, uint32_t field_count);
 /* True when scans of the table produce an upsert stream (ChangelogNormalize needed). */

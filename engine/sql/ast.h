@@ -155,6 +155,7 @@ struct AstExpr {
                positional one; empty (count 0) when no argument is named */
             AstList arg_names;
             bool distinct;
+            struct AstOver *over; /* ROW_NUMBER() OVER (...); NULL without OVER */
         } function;
         struct {
             AstExpr *operand;
@@ -281,6 +282,13 @@ typedef struct AstOrderItem {
     bool descending;
     int nulls_first; /* -1 default, 0 NULLS LAST, 1 NULLS FIRST */
 } AstOrderItem;
+
+/* OVER ([PARTITION BY expr, ...] [ORDER BY item, ...]) of ROW_NUMBER(). */
+typedef struct AstOver {
+    AstList partition_by;    /* AstExpr* */
+    AstList order_by;        /* AstOrderItem* */
+    SourcePosition position; /* of OVER */
+} AstOver;
 
 typedef enum AstQueryKind {
     AST_QUERY_SELECT,

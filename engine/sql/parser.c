@@ -1163,6 +1163,7 @@ static bool parser_push_arg_name(Parser *parser, AstExpr *call, char *name)
             return false;
     return ast_list_push(parser, &call->function.arg_names, name);
 }
+static bool parser_parse_over(Parser *parser, AstExpr *expr);
 
 static AstExpr *parser_parse_function(Parser *parser, char *name)
 {
@@ -1215,9 +1216,18 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
         strncasecmp(next->value, "OVER", 4) == 0 &&
         (parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN ||
          token_is_identifier(parser_peek(parser, 1)))) {
-        parser_fail_at(parser, next->line, next->column, JOINERY_ERROR_UNSUPPORTED,
-                       "OVER windows are not supported yet");
-        return NULL;
+        /* ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...): deduplication; other OVER
+           aggregates and named windows come with OVER aggregation */
+        bool row_number = strcasecmp(expr->function.name, "ROW_NUMBER") == 0 &&
+                          expr->function.args.count == 0 &&
+                          parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN;
+        if (!row_number) {
+            parser_fail_at(parser, next->line, next->column, JOINERY_ERROR_UNSUPPORTED,
+                           "OVER windows are not supported yet");
+            return NULL;
+        }
+        if (!parser_parse_over(parser, expr))
+            return NULL;
     }
     return parser_finish_expr(parser, expr);
 }
@@ -2194,6 +2204,46 @@ static bool parser_parse_with_items(Parser *parser, AstList *items)
             !ast_list_push(parser, items, item))
             return false;
     } while (parser_accept(parser, TOKEN_COMMA));
+    return true;
+}
+
+static bool parser_parse_order_by(Parser *parser, AstList *items);
+
+/* OVER ( [PARTITION BY expr, ...] [ORDER BY item, ...] ) after ROW_NUMBER(); OVER is
+   current. A window frame is rejected as not supported yet. */
+static bool parser_parse_over(Parser *parser, AstExpr *expr)
+{
+    const Token *over_token = parser_current(parser);
+    AstOver *over = parser_alloc(parser, sizeof *over);
+    if (!over)
+        return false;
+    over->position = token_position(over_token);
+    parser_advance(parser);
+    if (!parser_expect(parser, TOKEN_LEFT_PAREN))
+        return false;
+    const Token *token = parser_current(parser);
+    if (token->kind == TOKEN_IDENTIFIER && !token->quoted &&
+        strcasecmp(token->value, "PARTITION") == 0) {
+        parser_advance(parser);
+        if (!parser_expect_keyword(parser, KEYWORD_BY))
+            return false;
+        do {
+            AstExpr *key = parser_parse_expression(parser);
+            if (!key || !ast_list_push(parser, &over->partition_by, key))
+                return false;
+        } while (parser_accept(parser, TOKEN_COMMA));
+    }
+    if (parser_accept_keyword(parser, KEYWORD_ORDER) &&
+        !parser_parse_order_by(parser, &over->order_by))
+        return false;
+    if (!parser_is(parser, TOKEN_RIGHT_PAREN)) {
+        const Token *frame = parser_current(parser);
+        parser_fail_at(parser, frame->line, frame->column, JOINERY_ERROR_UNSUPPORTED,
+                       "Window frames in OVER are not supported yet");
+        return false;
+    }
+    parser_advance(parser);
+    expr->function.over = over;
     return true;
 }
 

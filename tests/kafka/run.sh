@@ -18,7 +18,9 @@
 # json.ignore-parse-errors; watermarks per partition, and an idle table
 # that holds a join's watermark back until table.exec.source.idle-timeout
 # marks it idle (CURRENT_WATERMARK after the join; SHOW JOB METRICS shows
-# each operator's watermark). Every wait has a timeout and checks for a
+# each operator's watermark); an event-time temporal join against an
+# upsert-kafka versioned table, and a tombstone there failing the job with its
+# hint. Every wait has a timeout and checks for a
 # result, never for a duration; only 127.0.0.1 is used. Prints
 # "N passed, N failed" and exits non-zero when anything failed.
 set -u
@@ -87,6 +89,7 @@ CONTROL="$WORK/control"
   --topic wm_held:2 --topic wm_idle:2 --topic hdrs:1 --topic hdrs_out:1 \
   --topic wmj_held_a:1 --topic wmj_held_b:2 --topic wmj_idle_a:1 --topic wmj_idle_b:2 \
   --topic wmj_p2_a:1 --topic wmj_p2_b:2 --topic wmj_show_a:1 --topic wmj_show_b:2 \
+  --topic tj_orders:2 --topic tj_rates:2 --topic tj_rates_deleted:2 \
   >"$WORK/mock.out" 2>"$WORK/mock.err" &
 MOCK_PID=$!
 mock_ready() { [ -s "$WORK/mock.out" ]; }
@@ -831,6 +834,70 @@ if timeout 120 python3 "$WORK/wmj_show.py" "$ROOT/tests/cli" "$JOINERY" "$WORK/p
   pass "SHOW JOB METRICS: the watermark of each scan and operator, the idle table marked idle"
 else
   DETAIL="$WORK/wmj_show.log" fail "SHOW JOB METRICS shows watermarks and idleness"
+fi
+
+# ---------------------------------------------------------------- temporal join on upsert-kafka
+# An upsert-kafka versioned table (no ChangelogNormalize under the temporal join: its
+# upserts are the versions) joined by kafka orders at their event time, bounded, LEFT;
+# then a tombstone, whose row has only its key and no time: the job fails with the hint to
+# take the time from the record's metadata.
+cat >"$WORK/tj_rates.keyed" <<'EOF'
+{"currency":"Euro"}	{"currency":"Euro","rate":114,"currency_time":"2020-08-15 00:00:01"}
+{"currency":"US Dollar"}	{"currency":"US Dollar","rate":102,"currency_time":"2020-08-15 00:00:02"}
+{"currency":"Yen"}	{"currency":"Yen","rate":1,"currency_time":"2020-08-15 00:00:03"}
+{"currency":"RMB"}	{"currency":"RMB","rate":702,"currency_time":"2020-08-15 00:00:04"}
+{"currency":"Euro"}	{"currency":"Euro","rate":118,"currency_time":"2020-08-16 00:01:00"}
+{"currency":"US Dollar"}	{"currency":"US Dollar","rate":104,"currency_time":"2020-08-16 00:02:00"}
+EOF
+cat >"$WORK/tj_orders.keyed" <<'EOF'
+1	{"order_id":1,"currency":"Euro","amount":12,"order_time":"2020-08-15 00:01:00"}
+2	{"order_id":2,"currency":"US Dollar","amount":1,"order_time":"2020-08-15 00:02:00"}
+3	{"order_id":3,"currency":"RMB","amount":40,"order_time":"2020-08-15 00:03:00"}
+4	{"order_id":4,"currency":"Euro","amount":14,"order_time":"2020-08-16 00:04:00"}
+5	{"order_id":5,"currency":"RMB","amount":40,"order_time":"2020-08-16 00:03:00"}
+6	{"order_id":6,"currency":"Pound","amount":7,"order_time":"2020-08-16 00:05:00"}
+EOF
+tj_table() {
+  echo "CREATE TABLE $2 (currency STRING, rate BIGINT, currency_time TIMESTAMP(3),
+  WATERMARK FOR currency_time AS currency_time, PRIMARY KEY (currency) NOT ENFORCED)
+WITH ('connector' = 'upsert-kafka', 'topic' = '$1', 'properties.bootstrap.servers' = '$BOOTSTRAP',
+      'key.format' = 'json', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');"
+}
+cat >"$WORK/tj.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, currency STRING, amount BIGINT, order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time) WITH ($(bounded tj_orders));
+$(tj_table tj_rates rates)
+SELECT o.order_id, r.rate FROM orders AS o LEFT JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
+EOF
+printf '%s\n' 'op,order_id,rate' '+I,1,114' '+I,2,102' '+I,3,702' '+I,4,118' '+I,5,702' '+I,6,' \
+  >"$WORK/tj.expected"
+if produce tj_rates "$WORK/tj_rates.keyed" && produce tj_orders "$WORK/tj_orders.keyed" &&
+  run_joinery tj "$WORK/tj.sql" --output csv &&
+  (head -n 1 "$WORK/tj.out"; tail -n +2 "$WORK/tj.out" | sort -t, -k2n) >"$WORK/tj.actual" &&
+  diff "$WORK/tj.expected" "$WORK/tj.actual" >"$WORK/tj.diff"; then
+  pass "temporal join against upsert-kafka: each order joins the rate valid at its time, LEFT pads"
+else
+  cat "$WORK/tj.err" "$WORK/tj.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "temporal join against upsert-kafka"
+fi
+printf '%s\t\n' '{"currency":"Euro"}' >"$WORK/tj_tombstone.keyed"
+cat >"$WORK/tj_deleted.sql" <<EOF
+CREATE TABLE orders (order_id BIGINT, currency STRING, amount BIGINT, order_time TIMESTAMP(3),
+  WATERMARK FOR order_time AS order_time) WITH ($(bounded tj_orders));
+$(tj_table tj_rates_deleted rates)
+SELECT o.order_id, r.rate FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r
+ON o.currency = r.currency;
+EOF
+if produce tj_rates_deleted "$WORK/tj_rates.keyed" &&
+  timeout 60 kcat -P -b "$BOOTSTRAP" -t tj_rates_deleted -K $'\t' -Z -l "$WORK/tj_tombstone.keyed" \
+    2>>"$WORK/kcat.err" &&
+  ! run_joinery tj_deleted "$WORK/tj_deleted.sql" &&
+  grep -q "METADATA FROM 'timestamp'" "$WORK/tj_deleted.err"; then
+  pass "a tombstone on a temporal join's versioned side (no time) fails the job with the hint"
+else
+  cat "$WORK/tj_deleted.out" "$WORK/tj_deleted.err" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "tombstone on the versioned side of a temporal join"
 fi
 
 echo

@@ -473,7 +473,8 @@ START_TEST(test_rejected_features)
                  "LIMIT is not supported yet");
     expect_error(&f, "SELECT * FROM orders FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'",
                  JOINERY_ERROR_UNSUPPORTED, 1, 15,
-                 "FOR SYSTEM_TIME AS OF (temporal and lookup joins) is not supported yet");
+                 "FOR SYSTEM_TIME AS OF is supported only on the right side of a JOIN (a "
+                 "temporal join)");
     expect_error(&f, "SELECT COUNT(*) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)",
                  JOINERY_ERROR_UNSUPPORTED, 1, 38, "Group window TUMBLE is not supported yet");
     expect_error(&f, "SELECT * FROM orders NATURAL JOIN users", JOINERY_ERROR_UNSUPPORTED, 1, 22,

@@ -728,8 +728,10 @@ START_TEST(test_error_messages)
                  "SECOND");
     assert_fails("SELECT INTERVAL 5 SECOND", JOINERY_ERROR_PARSE, 1, 17,
                  "Syntax error: unexpected '5'; expected '-', '+' or interval string");
-    assert_fails("SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t", JOINERY_ERROR_UNSUPPORTED, 1, 21,
+    assert_fails("SELECT SUM(a) OVER (ORDER BY a) FROM t", JOINERY_ERROR_UNSUPPORTED, 1, 15,
                  "OVER windows are not supported yet");
+    assert_fails("SELECT ROW_NUMBER() OVER (ORDER BY a ROWS UNBOUNDED PRECEDING) FROM t",
+                 JOINERY_ERROR_UNSUPPORTED, 1, 38, "Window frames in OVER are not supported yet");
     assert_fails("SELECT EXISTS (SELECT 1)", JOINERY_ERROR_UNSUPPORTED, 1, 8,
                  "EXISTS subqueries are not supported yet");
     assert_fails("SELECT * FROM TABLE(a + 1)", JOINERY_ERROR_PARSE, 1, 21,

@@ -44,6 +44,12 @@ Operator *build_interval_join(BuildContext *context, const PlanNode *node);
 Operator *build_window_table_function(BuildContext *context, const PlanNode *node);
 Operator *build_window_join(BuildContext *context, const PlanNode *node);
 Operator *build_session_window_table_function(BuildContext *context, const PlanNode *node);
+Operator *build_temporal_join(BuildContext *context, const PlanNode *node);
+/* SHOW JOB METRICS lines under a TemporalJoin: the probe rows waiting, the versions kept. */
+void build_temporal_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                 StrBuf *out);
+Operator *build_drop_update_before(BuildContext *context, const PlanNode *node);
+Operator *build_deduplicate(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,

@@ -16,6 +16,10 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_LOGICAL_SINK] = &plan_kind_logical_sink,
     [PLAN_LOGICAL_MULTI_JOIN] = &plan_kind_logical_multi_join,
     [PLAN_LOGICAL_TABLE_FUNCTION_SCAN] = &plan_kind_logical_table_function_scan,
+    [PLAN_LOGICAL_CORRELATE] = &plan_kind_logical_correlate,
+    [PLAN_LOGICAL_CORRELATE_FILTER] = &plan_kind_logical_correlate_filter,
+    [PLAN_LOGICAL_SNAPSHOT] = &plan_kind_logical_snapshot,
+    [PLAN_LOGICAL_ROW_NUMBER] = &plan_kind_logical_row_number,
     [PLAN_TABLE_SOURCE_SCAN] = &plan_kind_table_source_scan,
     [PLAN_WATERMARK_ASSIGNER] = &plan_kind_watermark_assigner,
     [PLAN_CALC] = &plan_kind_calc,
@@ -31,6 +35,9 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_WINDOW_TABLE_FUNCTION] = &plan_kind_window_table_function,
     [PLAN_WINDOW_JOIN] = &plan_kind_window_join,
     [PLAN_SESSION_WINDOW_TABLE_FUNCTION] = &plan_kind_session_window_table_function,
+    [PLAN_TEMPORAL_JOIN] = &plan_kind_temporal_join,
+    [PLAN_DROP_UPDATE_BEFORE] = &plan_kind_drop_update_before,
+    [PLAN_DEDUPLICATE] = &plan_kind_deduplicate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

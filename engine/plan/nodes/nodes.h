@@ -41,9 +41,12 @@ typedef struct ExplainContext {
 typedef struct PlanKindInfo {
     PlanKind kind;
     const char *name; /* as Flink prints it: "LogicalJoin", "Join", "TableSourceScan" */
-    bool physical;    /* false: a logical kind (binder and rules) */
-    bool stateful;    /* keeps keyed state (plan_node_is_stateful) */
-    bool shuffles;    /* sends rows to other subtasks: EXPLAIN's network cost */
+    /* the name in the "Optimized Physical Plan" section when Flink prints another one there
+       (Deduplicate is a Rank in it); NULL: name */
+    const char *physical_plan_name;
+    bool physical; /* false: a logical kind (binder and rules) */
+    bool stateful; /* keeps keyed state (plan_node_is_stateful) */
+    bool shuffles; /* sends rows to other subtasks: EXPLAIN's network cost */
     /* emits the row kinds its input sends, unchanged: a sink's changelog error names the
        node below it */
     bool forwards_changes;
@@ -116,6 +119,10 @@ extern const PlanKindInfo plan_kind_changelog_normalize;
 extern const PlanKindInfo plan_kind_interval_join;
 extern const PlanKindInfo plan_kind_logical_table_function_scan, plan_kind_window_table_function;
 extern const PlanKindInfo plan_kind_window_join, plan_kind_session_window_table_function;
+extern const PlanKindInfo plan_kind_logical_correlate, plan_kind_logical_correlate_filter;
+extern const PlanKindInfo plan_kind_logical_snapshot, plan_kind_temporal_join;
+extern const PlanKindInfo plan_kind_drop_update_before;
+extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 

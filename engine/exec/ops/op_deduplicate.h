@@ -1,0 +1,44 @@
+/*
+ * op_deduplicate.h - Deduplicate on a rowtime attribute (Flink's
+ * RowTimeDeduplicateFunction): the first or the last row per key by event
+ * time, what `ROW_NUMBER() OVER (PARTITION BY k ORDER BY rt [DESC]) = 1`
+ * keeps. Input is append-only (+I).
+ *
+ * Per row of key k at time t, with p the row kept for k (ValueState):
+ * - keep last (ORDER BY rt DESC): the row replaces p when there is none or
+ *   p's time <= t; keep first (ASC): when there is none or t < p's time;
+ *   otherwise it is dropped (a late row of a "last" dedup changes nothing);
+ * - a replacement is emitted at once: +I when k had no row, else -U(p) (only
+ *   with generate_update_before) then +U(row). A consumer that needs only
+ *   the update-after rows (the versioned side of a temporal join) turns
+ *   update-before rows off.
+ * Rows with a NULL time are skipped and counted (metrics.skipped_rows).
+ * State TTL (ttl_millis > 0) expires kept rows as the other operators' state.
+ * Reusable by the Top-N/deduplication issue: nothing here is temporal-join
+ * specific.
+ */
+#ifndef JOINERY_EXEC_OPS_OP_DEDUPLICATE_H
+#define JOINERY_EXEC_OPS_OP_DEDUPLICATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/type.h"
+#include "engine/exec/operator.h"
+
+typedef struct DeduplicateSpec {
+    uint32_t field_count;
+    const DataType *types;
+    const uint32_t *key_fields; /* PARTITION BY; key_count may be 0 (one global key) */
+    uint32_t key_count;
+    uint32_t time_field; /* the ORDER BY rowtime */
+    bool keep_last;
+    bool generate_update_before;
+    int64_t ttl_millis; /* 0 = keep forever */
+} DeduplicateSpec;
+
+/* Creates the operator; the spec's arrays are borrowed. NULL with diag set on failure. */
+Operator *deduplicate_operator_create(const DeduplicateSpec *spec, Diag *diag);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * check_deduplicate.c - Check suite for Deduplicate on a rowtime attribute
+ * (engine/exec/ops/op_deduplicate.c), as Flink's RowTimeDeduplicateFunction
+ * tests assert: keep the last row per key (a row of the same time replaces,
+ * an older one is dropped) or the first (only an older row replaces), with
+ * and without update-before rows, NULL times skipped, a non-insert input
+ * refused, state per key, snapshot and restore.
+ *
+ * Rows R(k STRING, v BIGINT, t BIGINT); the key is k, the time t.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/exec/ops/op_deduplicate.h"
+#include "tests/unit/operator_harness.h"
+
+static DataType types[3];
+static const uint32_t key_fields[1] = {0};
+
+static DeduplicateSpec make_spec(bool keep_last, bool update_before)
+{
+    types[0] = type_make_varchar(TYPE_STRING_LENGTH, true);
+    types[1] = type_make(TYPE_BIGINT, true);
+    types[2] = type_make(TYPE_BIGINT, true);
+    DeduplicateSpec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.field_count = 3;
+    spec.types = types;
+    spec.key_fields = key_fields;
+    spec.key_count = 1;
+    spec.time_field = 2;
+    spec.keep_last = keep_last;
+    spec.generate_update_before = update_before;
+    return spec;
+}
+
+static void open_dedup(Harness *h, const DeduplicateSpec *spec)
+{
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = deduplicate_operator_create(spec, &diag);
+    ck_assert_msg(op != NULL, "%s", diag.message);
+    harness_open(h, op, types, 3);
+}
+
+static void row(Harness *h, const char *text)
+{
+    push_text(h, 0, types, 3, text);
+}
+
+#define EXPECT(h, text) ck_assert_str_eq(harness_take(h), text)
+
+START_TEST(test_keep_last_row)
+{
+    Harness h;
+    DeduplicateSpec spec = make_spec(true, true);
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    EXPECT(&h, "+I(a,1,10)");
+    row(&h, "+I a,2,20");
+    EXPECT(&h, "-U(a,1,10) +U(a,2,20)");
+    row(&h, "+I a,3,15"); /* older than the row kept: dropped */
+    EXPECT(&h, "");
+    row(&h, "+I a,4,20"); /* the same time replaces */
+    EXPECT(&h, "-U(a,2,20) +U(a,4,20)");
+    row(&h, "+I b,5,1");
+    EXPECT(&h, "+I(b,5,1)");
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_keys, 2);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_keep_last_row_without_update_before)
+{
+    Harness h;
+    DeduplicateSpec spec = make_spec(true, false);
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,20");
+    row(&h, "+I a,3,5");
+    EXPECT(&h, "+I(a,1,10) +U(a,2,20)");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_keep_first_row)
+{
+    Harness h;
+    DeduplicateSpec spec = make_spec(false, true);
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,20"); /* later: the first row stays */
+    row(&h, "+I a,3,10"); /* the same time: stays too */
+    EXPECT(&h, "+I(a,1,10)");
+    row(&h, "+I a,4,5"); /* earlier: it is the first row now */
+    EXPECT(&h, "-U(a,1,10) +U(a,4,5)");
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_null_time_and_updating_input)
+{
+    Harness h;
+    DeduplicateSpec spec = make_spec(true, true);
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,NULL");
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
+    ck_assert_int_eq(push_text_status(&h, 0, types, 3, "-D a,1,10"), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(h.diag.message, "append-only"));
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_snapshot_restore)
+{
+    Harness original, restored;
+    DeduplicateSpec spec = make_spec(true, true);
+    open_dedup(&original, &spec);
+    row(&original, "+I a,1,10");
+    row(&original, "+I b,2,10");
+    harness_take(&original);
+    Diag diag;
+    diag_clear(&diag);
+    Operator *fresh = deduplicate_operator_create(&spec, &diag);
+    ck_assert_ptr_nonnull(fresh);
+    harness_fork(&original, &restored, fresh, types, 3);
+    Harness *both[2] = {&original, &restored};
+    for (int i = 0; i < 2; i++) {
+        row(both[i], "+I a,3,5");
+        row(both[i], "+I a,4,11");
+        EXPECT(both[i], "-U(a,1,10) +U(a,4,11)");
+    }
+    harness_close(&original);
+    harness_close(&restored);
+}
+END_TEST
+
+static Suite *deduplicate_suite(void)
+{
+    Suite *suite = suite_create("deduplicate");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, test_keep_last_row);
+    tcase_add_test(core, test_keep_last_row_without_update_before);
+    tcase_add_test(core, test_keep_first_row);
+    tcase_add_test(core, test_null_time_and_updating_input);
+    tcase_add_test(core, test_snapshot_restore);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(deduplicate_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
