@@ -356,6 +356,9 @@ int operator_end_channel(Operator *op, uint32_t input, uint32_t channel)
     if (status != JOINERY_OK || op->inputs_ended < op->channel_count || op->finished)
         return status;
     op->finished = true;
+    const SnapshotStorage *storage = op->context ? op->context->snapshots : NULL;
+    if (storage && storage->finished)
+        storage->finished(storage->context, op);
     if (op->vtable->finish) {
         int64_t start = datetime_monotonic_nanos();
         status = op->vtable->finish(op);

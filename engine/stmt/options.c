@@ -43,6 +43,12 @@ typedef enum OptionId {
     OPTION_STATE_BACKEND_LMDB_PATH,
     OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES,
     OPTION_DATAGEN_SEED,
+    OPTION_CHECKPOINTING_INTERVAL,
+    OPTION_CHECKPOINTING_MODE,
+    OPTION_CHECKPOINTING_DIR,
+    OPTION_CHECKPOINTING_NUM_RETAINED,
+    OPTION_CHECKPOINTING_TIMEOUT,
+    OPTION_STATE_RECOVERY_PATH,
     OPTION_COUNT
 } OptionId;
 
@@ -96,15 +102,43 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
          "memory limit of the process, when it has one)"},
     [OPTION_DATAGEN_SEED] = {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
                              "joinery: seed of datagen's random values, so runs repeat"},
+    [OPTION_CHECKPOINTING_INTERVAL] = {"execution.checkpointing.interval", OPTION_KIND_DURATION,
+                                       NULL, NULL,
+                                       "take a checkpoint this often (unset: no checkpoints)"},
+    [OPTION_CHECKPOINTING_MODE] = {"execution.checkpointing.mode", OPTION_KIND_ENUM, "EXACTLY_ONCE",
+                                   "EXACTLY_ONCE|AT_LEAST_ONCE",
+                                   "checkpoint guarantee (joinery always aligns barriers, so "
+                                   "AT_LEAST_ONCE runs exactly-once)"},
+    [OPTION_CHECKPOINTING_DIR] = {"execution.checkpointing.dir", OPTION_KIND_STRING, NULL, NULL,
+                                  "folder of checkpoints: <dir>/<job id>/chk-<n>/ "
+                                  "('state.checkpoints.dir' accepted)"},
+    [OPTION_CHECKPOINTING_NUM_RETAINED] = {"execution.checkpointing.num-retained",
+                                           OPTION_KIND_INTEGER, "1", NULL,
+                                           "completed checkpoints kept "
+                                           "('state.checkpoints.num-retained' accepted)"},
+    [OPTION_CHECKPOINTING_TIMEOUT] = {"execution.checkpointing.timeout", OPTION_KIND_DURATION,
+                                      "10 min", NULL,
+                                      "a checkpoint not complete after this long is given up"},
+    [OPTION_STATE_RECOVERY_PATH] = {"execution.state-recovery.path", OPTION_KIND_STRING, NULL, NULL,
+                                    "the next INSERT resumes from this checkpoint folder "
+                                    "('execution.savepoint.path' accepted)"},
+};
+
+/* Flink's older names of keys, accepted and stored under the current key. */
+static const struct {
+    const char *alias;
+    OptionId id;
+} OPTION_ALIASES[] = {
+    {"state.checkpoints.dir", OPTION_CHECKPOINTING_DIR},
+    {"state.checkpoints.num-retained", OPTION_CHECKPOINTING_NUM_RETAINED},
+    {"execution.savepoint.path", OPTION_STATE_RECOVERY_PATH},
 };
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
-    "execution.checkpointing.interval",
     "table.exec.async-lookup.buffer-capacity",
     "table.exec.async-lookup.timeout",
     "table.exec.async-lookup.output-mode",
-    "state.checkpoints.dir",
     "table.exec.sink.upsert-materialize",
 };
 
@@ -114,8 +148,18 @@ const OptionSpec *options_specs(size_t *count)
     return OPTION_SPECS;
 }
 
+/* The current key of an accepted older name; `key` itself otherwise. */
+static const char *options_canonical_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof OPTION_ALIASES / sizeof OPTION_ALIASES[0]; i++)
+        if (strcmp(OPTION_ALIASES[i].alias, key) == 0)
+            return OPTION_SPECS[OPTION_ALIASES[i].id].key;
+    return key;
+}
+
 static const OptionSpec *options_find_spec(const char *key)
 {
+    key = options_canonical_key(key);
     for (size_t i = 0; i < sizeof OPTION_SPECS / sizeof OPTION_SPECS[0]; i++)
         if (strcmp(OPTION_SPECS[i].key, key) == 0)
             return &OPTION_SPECS[i];
@@ -224,6 +268,7 @@ static int options_check_value(const OptionSpec *spec, const char *value, Diag *
 
 int options_set(SessionOptions *options, const char *key, const char *value, Diag *diag)
 {
+    key = options_canonical_key(key);
     const OptionSpec *spec = options_find_spec(key);
     if (!spec)
         return options_unknown_key(key, diag);
@@ -242,6 +287,19 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
             return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                               "%s is not supported yet: '%s' can only be 'false'",
                               not_yet[i].feature, key);
+    if (spec == &OPTION_SPECS[OPTION_CHECKPOINTING_NUM_RETAINED] && strtoll(value, NULL, 10) < 1)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected at least 1", value,
+                          spec->key);
+    if (spec == &OPTION_SPECS[OPTION_CHECKPOINTING_INTERVAL] ||
+        spec == &OPTION_SPECS[OPTION_CHECKPOINTING_TIMEOUT]) {
+        int64_t millis = 0;
+        duration_parse_millis(value, &millis);
+        if (millis < 10)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected at least 10 ms", value,
+                              spec->key);
+    }
     if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
@@ -286,6 +344,7 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
 
 int options_reset(SessionOptions *options, const char *key, Diag *diag)
 {
+    key = options_canonical_key(key);
     if (!options_find_spec(key))
         return options_unknown_key(key, diag);
     for (size_t i = 0; i < options->count; i++) {
@@ -303,6 +362,7 @@ int options_reset(SessionOptions *options, const char *key, Diag *diag)
 
 const char *options_get(const SessionOptions *options, const char *key)
 {
+    key = options_canonical_key(key);
     for (size_t i = 0; i < options->count; i++)
         if (strcmp(options->keys[i], key) == 0)
             return options->values[i];
@@ -403,4 +463,13 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
     config->datagen_seed = (uint64_t)options_integer(options, OPTION_DATAGEN_SEED);
     config->multi_join_pruning = options_boolean(options, OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING);
     config->idle_timeout_millis = options_duration_millis(options, OPTION_SOURCE_IDLE_TIMEOUT);
+    config->checkpoint_interval_millis =
+        options_duration_millis(options, OPTION_CHECKPOINTING_INTERVAL);
+    config->checkpoint_dir =
+        options_get(options, options_spec_of(OPTION_CHECKPOINTING_DIR, OPTION_KIND_STRING)->key);
+    config->checkpoint_retained = (int)options_integer(options, OPTION_CHECKPOINTING_NUM_RETAINED);
+    config->checkpoint_timeout_millis =
+        options_duration_millis(options, OPTION_CHECKPOINTING_TIMEOUT);
+    config->restore_path =
+        options_get(options, options_spec_of(OPTION_STATE_RECOVERY_PATH, OPTION_KIND_STRING)->key);
 }
