@@ -119,6 +119,14 @@ static int checkpoints_complete(Job *job, Diag *diag)
         bytes += checkpoints->entries[i].bytes;
     checkpoints->last_bytes = bytes;
     checkpoints->last_duration_millis = datetime_now_millis() - checkpoints->pending_started;
+    if (checkpoints->history_count == 8)
+        memmove(checkpoints->history, checkpoints->history + 1, 7 * sizeof checkpoints->history[0]);
+    else
+        checkpoints->history_count++;
+    int64_t *record = checkpoints->history[checkpoints->history_count - 1];
+    record[0] = checkpoints->pending_id;
+    record[1] = checkpoints->last_duration_millis;
+    record[2] = (int64_t)bytes;
     checkpoints->completed_folders[checkpoints->completed_count++] = checkpoints->pending_folder;
     checkpoints->pending_folder = NULL;
     atomic_store(&checkpoints->completed_id, checkpoints->pending_id);
@@ -501,14 +509,16 @@ void job_checkpoints_format(Job *job, StrBuf *out)
     if (!checkpoints->enabled)
         return;
     pthread_mutex_lock(&checkpoints->lock);
-    strbuf_printf(
-        out,
-        "Checkpoints: %llu completed, %llu failed, latest %lld (%llu bytes, %lld ms) "
-        "in %s/%s\n",
-        (unsigned long long)checkpoints->completed, (unsigned long long)checkpoints->failed,
-        (long long)atomic_load(&checkpoints->completed_id),
-        (unsigned long long)checkpoints->last_bytes, (long long)checkpoints->last_duration_millis,
-        checkpoints->dir, checkpoints->job_id);
+    strbuf_printf(out, "checkpoints: %llu completed, %llu failed, in %s/%s/\n",
+                  (unsigned long long)checkpoints->completed,
+                  (unsigned long long)checkpoints->failed, checkpoints->dir, checkpoints->job_id);
+    if (checkpoints->restored_id)
+        strbuf_printf(out, "  restored from checkpoint %lld\n",
+                      (long long)checkpoints->restored_id);
+    for (uint32_t i = 0; i < checkpoints->history_count; i++)
+        strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes\n",
+                      (long long)checkpoints->history[i][0], (long long)checkpoints->history[i][1],
+                      (long long)checkpoints->history[i][2]);
     pthread_mutex_unlock(&checkpoints->lock);
 }
 

@@ -97,6 +97,9 @@ typedef struct JobCheckpoints {
     uint64_t failed;
     uint64_t last_bytes;
     int64_t last_duration_millis;
+    /* the last completed ones, for SHOW JOB METRICS: id, duration (ms), bytes */
+    int64_t history[8][3];
+    uint32_t history_count;
 } JobCheckpoints;
 
 typedef struct JobOperator {

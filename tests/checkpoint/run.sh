@@ -8,7 +8,7 @@
 # Each job (jobs.sql: a GROUP BY, a LEFT JOIN, a MultiJoin of three inputs one
 # of which is an aggregate - so updates and deletes) reads rate-limited datagen
 # tables and writes debezium-json part files to a filesystem sink, checkpointed
-# every 150 ms. It runs once uninterrupted, then at parallelism 1 and 2 it is
+# every 150 ms, for about 0.7 s per kill. It runs once uninterrupted, then at parallelism 1 and 2 it is
 # SIGKILLed at CHECKPOINT_KILLS random moments (150-1250 ms after each start)
 # and restarted each time from the latest complete checkpoint (the highest
 # chk-<n> with a _metadata), until it finishes. The visible part files must then
@@ -28,6 +28,11 @@ JOINERY="$BUILD/joinery"
 HERE="$ROOT/tests/checkpoint"
 KILLS=${CHECKPOINT_KILLS:-3}
 RANDOM=${CHECKPOINT_SEED:-12}
+# each start runs 0.7 s on average before its kill: the jobs last about that times the kills
+# plus a second (orders at 800 rows/s, payments at 200 rows/s; users end after 2 s)
+TENTHS=$((KILLS * 7 + 10))
+ORDERS_ROWS=$((TENTHS * 80))
+PAYMENTS_ROWS=$((TENTHS * 20))
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # a killed job leaves its temporary LMDB folder behind: here, removed with the rest
@@ -58,7 +63,7 @@ job_sql() {
   echo "SET 'execution.checkpointing.num-retained' = '2';"
   echo "SET 'table.optimizer.multi-join.enabled' = 'true';"
   [ -n "$restore" ] && echo "SET 'execution.state-recovery.path' = '$restore';"
-  cat "$HERE/tables.sql"
+  sed -e "s/@ORDERS_ROWS@/$ORDERS_ROWS/" -e "s/@PAYMENTS_ROWS@/$PAYMENTS_ROWS/" "$HERE/tables.sql"
   local columns
   columns=$(sed -n "s/^-- $name: \(.*\);\$/\1/p" "$HERE/jobs.sql" | head -n 1)
   echo "CREATE TABLE sink $columns WITH ('connector' = 'filesystem', 'path' = '$out/', 'format' = 'debezium-json');"
