@@ -589,12 +589,12 @@ void job_destroy(Job *job)
 {
     if (!job)
         return;
+    job_checkpoints_close(job); /* its writer thread reads the operators */
     for (uint32_t i = 0; i < job->operator_count; i++)
         operator_close(job->operators[i].op);
     for (uint32_t i = 0; i < job->channel_count; i++)
         operator_close(job->channels[i]);
     job_state_close(job);
-    job_checkpoints_close(job);
     job_tasks_free(job);
     for (uint32_t t = 0; t < job->task_count; t++) {
         JobTask *task = job->tasks[t];

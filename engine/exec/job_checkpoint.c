@@ -5,8 +5,9 @@
  * Taking one: every `interval` the sink's task (job_checkpoints_tick)
  * creates <dir>/<job id>/chk-<n>/ and triggers barrier n at every source
  * (job_trigger_barrier). Each operator that aligns it stores its snapshot
- * (snapshot.h: the SnapshotStorage here) on its own task's thread: the file
- * is written and synced there, then the operator is counted under the lock.
+ * (snapshot.h: the SnapshotStorage here): its task serialises it into a
+ * buffer and goes on; the job's writer thread writes and syncs the file and
+ * then counts the operator under the lock (Flink's asynchronous phase).
  * An operator whose input ended before the barrier reached it is counted as
  * finished (SnapshotStorage.finished). The thread that counts the last
  * operator writes _metadata - the checkpoint is then complete - and removes
@@ -199,6 +200,102 @@ static int checkpoints_store(void *context, Operator *op, const Barrier *barrier
     return status;
 }
 
+/* A snapshot waiting for the writer thread. */
+typedef struct CheckpointWrite {
+    int64_t checkpoint_id;
+    uint32_t index; /* the job operator */
+    SnapshotBuffer buffer;
+    struct CheckpointWrite *next;
+} CheckpointWrite;
+
+/* SnapshotStorage.store_buffer: on the operator's task thread; the file is the writer's. */
+static int checkpoints_store_buffer(void *context, Operator *op, const Barrier *barrier,
+                                    SnapshotBuffer *buffer)
+{
+    Job *job = context;
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    if (buffer->length == 0) /* a stateless operator: counted now */
+        return checkpoints_store(context, op, barrier, NULL, 0);
+    int index = job_operator_index(job, op);
+    CheckpointWrite *write = index >= 0 ? calloc(1, sizeof *write) : NULL;
+    if (!write) {
+        snapshot_buffer_free(buffer);
+        return index < 0 ? JOINERY_OK : operator_fail(op, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    write->checkpoint_id = barrier->checkpoint_id;
+    write->index = (uint32_t)index;
+    write->buffer = *buffer;
+    memset(buffer, 0, sizeof *buffer);
+    pthread_mutex_lock(&checkpoints->lock);
+    if (barrier->checkpoint_id != checkpoints->pending_id) {
+        pthread_mutex_unlock(&checkpoints->lock);
+        snapshot_buffer_free(&write->buffer);
+        free(write);
+        return JOINERY_OK; /* given up already */
+    }
+    if (checkpoints->writes_tail)
+        checkpoints->writes_tail->next = write;
+    else
+        checkpoints->writes_head = write;
+    checkpoints->writes_tail = write;
+    pthread_cond_signal(&checkpoints->writes_ready);
+    pthread_mutex_unlock(&checkpoints->lock);
+    return JOINERY_OK;
+}
+
+/*
+ * The writer thread: writes and syncs each queued snapshot of the pending
+ * checkpoint, then counts its operator (the last one completes it). A file
+ * that cannot be written fails that checkpoint (counted in `failed`); the
+ * job goes on and the next checkpoint tries again.
+ */
+static void *checkpoints_writer(void *argument)
+{
+    Job *job = argument;
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    pthread_mutex_lock(&checkpoints->lock);
+    for (;;) {
+        while (!checkpoints->writer_stopping && !checkpoints->writes_head)
+            pthread_cond_wait(&checkpoints->writes_ready, &checkpoints->lock);
+        CheckpointWrite *write = checkpoints->writes_head;
+        if (!write)
+            break; /* stopping, nothing queued */
+        checkpoints->writes_head = write->next;
+        if (!checkpoints->writes_head)
+            checkpoints->writes_tail = NULL;
+        char *folder = !checkpoints->writer_stopping &&
+                               write->checkpoint_id == checkpoints->pending_id &&
+                               checkpoints->pending_folder
+                           ? strdup(checkpoints->pending_folder)
+                           : NULL;
+        pthread_mutex_unlock(&checkpoints->lock);
+        CheckpointEntry entry = checkpoints_entry(job, write->index);
+        Diag diag = {0};
+        int status = JOINERY_ERROR;
+        if (folder) {
+            const Operator *op = job->operators[write->index].op;
+            checkpoint_store_file_name(op->plan_node_id, op->subtask_index, entry.file);
+            entry.bytes = write->buffer.length;
+            status = checkpoint_store_write_file(folder, entry.file, write->buffer.bytes,
+                                                 write->buffer.length, &entry.checksum, &diag);
+        }
+        free(folder);
+        snapshot_buffer_free(&write->buffer);
+        pthread_mutex_lock(&checkpoints->lock);
+        if (folder && write->checkpoint_id == checkpoints->pending_id) {
+            if (status == JOINERY_OK) {
+                checkpoints->entries[write->index] = entry;
+                checkpoints_count(job, write->index, &diag);
+            } else {
+                checkpoints_drop_pending(checkpoints, true);
+            }
+        }
+        free(write);
+    }
+    pthread_mutex_unlock(&checkpoints->lock);
+    return NULL;
+}
+
 /* SnapshotStorage.finished: on the operator's task thread. */
 static void checkpoints_finished(void *context, Operator *op)
 {
@@ -319,8 +416,15 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
     if (!checkpoints->completed_folders || !checkpoints->dir)
         return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     checkpoint_store_new_job_id(checkpoints->job_id);
+    if (pthread_cond_init(&checkpoints->writes_ready, NULL) != 0)
+        return diag_error(job->diag, JOINERY_ERROR, "could not create a lock for the job");
+    checkpoints->writes_ready_made = true;
+    if (pthread_create(&checkpoints->writer, NULL, checkpoints_writer, job) != 0)
+        return diag_error(job->diag, JOINERY_ERROR, "could not start a thread for checkpoints");
+    checkpoints->writer_started = true;
     checkpoints->storage = (SnapshotStorage){
         .store = checkpoints_store,
+        .store_buffer = checkpoints_store_buffer,
         .context = job,
         .finished = checkpoints_finished,
         .final_id = sink_operator_exactly_once(job->sink) ? checkpoints_final_id : NULL,
@@ -525,6 +629,15 @@ void job_checkpoints_format(Job *job, StrBuf *out)
 void job_checkpoints_close(Job *job)
 {
     JobCheckpoints *checkpoints = &job->checkpoints;
+    if (checkpoints->writer_started) {
+        pthread_mutex_lock(&checkpoints->lock);
+        checkpoints->writer_stopping = true; /* what is still queued is dropped */
+        pthread_cond_signal(&checkpoints->writes_ready);
+        pthread_mutex_unlock(&checkpoints->lock);
+        pthread_join(checkpoints->writer, NULL);
+    }
+    if (checkpoints->writes_ready_made)
+        pthread_cond_destroy(&checkpoints->writes_ready);
     if (checkpoints->lock_ready) {
         /* an incomplete checkpoint is not left behind (a crash leaves one, without _metadata) */
         checkpoints_drop_pending(checkpoints, false);

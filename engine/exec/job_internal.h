@@ -65,6 +65,7 @@ typedef struct JobTask {
  * next_trigger belong to the sink's task.
  */
 struct CheckpointEntry;
+struct CheckpointWrite;
 
 typedef struct JobCheckpoints {
     bool enabled; /* execution.checkpointing.interval set */
@@ -97,6 +98,15 @@ typedef struct JobCheckpoints {
     uint64_t failed;
     uint64_t last_bytes;
     int64_t last_duration_millis;
+    /* snapshots waiting for the writer thread (under lock), which writes and syncs their
+       files off the tasks' threads */
+    struct CheckpointWrite *writes_head;
+    struct CheckpointWrite *writes_tail;
+    pthread_cond_t writes_ready;
+    bool writes_ready_made;
+    pthread_t writer;
+    bool writer_started;
+    bool writer_stopping;
     /* the last completed ones, for SHOW JOB METRICS: id, duration (ms), bytes */
     int64_t history[8][3];
     uint32_t history_count;

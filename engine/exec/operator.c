@@ -492,6 +492,8 @@ static int operator_store_snapshot(Operator *op, const Barrier *barrier)
     int64_t start = datetime_monotonic_nanos();
     int status = operator_snapshot(op, barrier, &writer);
     op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (status == JOINERY_OK && storage->store_buffer)
+        return storage->store_buffer(storage->context, op, barrier, &buffer);
     if (status == JOINERY_OK)
         status = storage->store(storage->context, op, barrier, buffer.bytes, buffer.length);
     snapshot_buffer_free(&buffer);
