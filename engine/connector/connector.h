@@ -145,6 +145,12 @@ typedef struct SinkWriterVtable {
                           Diag *diag);
     int (*commit)(SinkWriter *writer, int64_t checkpoint_id, Diag *diag);
     int (*restore_pending)(SinkWriter *writer, const ByteReader *in, Diag *diag);
+    /*
+     * At-least-once, for checkpoints: at a barrier, makes everything written so far
+     * durable (a Kafka producer's queue delivered) before the checkpoint counts the sink,
+     * so a restore loses nothing. NULL: nothing is buffered beyond the write call.
+     */
+    int (*flush)(SinkWriter *writer, Diag *diag);
 } SinkWriterVtable;
 
 struct SinkWriter {

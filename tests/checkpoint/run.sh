@@ -2,8 +2,9 @@
 # Kill -9 equivalence of checkpointed jobs (engine/exec/job_checkpoint.c).
 #
 # Usage: tests/checkpoint/run.sh [BUILD_DIR]
-# Env:   CHECKPOINT_KILLS (kills per job and parallelism, default 3; the issue's
-#        bar is 30), CHECKPOINT_SEED (the kill moments, default 12).
+# Env:   CHECKPOINT_KILLS (kills per job and parallelism, default 2; the issue's
+#        bar is 30), CHECKPOINT_SEED (the kill moments, default 12),
+#        CHECKPOINT_KAFKA=0 leaves out kafka.sh (Kafka source, upsert-kafka sink).
 #
 # Each job (jobs.sql: a GROUP BY, a LEFT JOIN, a MultiJoin of three inputs one
 # of which is an aggregate - so updates and deletes) reads rate-limited datagen
@@ -26,7 +27,7 @@ BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 JOINERY="$BUILD/joinery"
 HERE="$ROOT/tests/checkpoint"
-KILLS=${CHECKPOINT_KILLS:-3}
+KILLS=${CHECKPOINT_KILLS:-2}
 RANDOM=${CHECKPOINT_SEED:-12}
 # each start runs 0.7 s on average before its kill: the jobs last about that times the kills
 # plus a second (orders at 800 rows/s, payments at 200 rows/s; users end after 2 s)
@@ -201,6 +202,14 @@ else
     grep -q "Job finished" "$dir/previous.log"; then
     pass "the previous retained checkpoint restores"
   else fail "the previous retained checkpoint: $(tail -n 2 "$dir/previous.log")"; fi
+fi
+
+if [ "${CHECKPOINT_KAFKA:-1}" != 0 ]; then
+  kafka_output=$("$HERE/kafka.sh" "$BUILD" "$KILLS" 2>&1)
+  kafka_failures=$?
+  printf '%s\n' "$kafka_output"
+  passed=$((passed + $(printf '%s\n' "$kafka_output" | grep -c '^ok:')))
+  failed=$((failed + kafka_failures))
 fi
 
 echo "$passed passed, $failed failed"

@@ -71,6 +71,11 @@ static int sink_finish(Operator *self)
 static int sink_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
 {
     SinkOperator *sink = self->impl;
+    if (sink->writer && sink->writer->vtable->flush) {
+        int status = sink->writer->vtable->flush(sink->writer, self->context->diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
     uint8_t pending = sink->writer && sink->writer->vtable->prepare_commit;
     int status = writer->write(writer->context, &pending, 1);
     if (status != JOINERY_OK)
