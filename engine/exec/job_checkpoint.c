@@ -516,6 +516,7 @@ int job_checkpoints_restore(Job *job, const char *path)
         return JOINERY_OK;
     CheckpointManifest manifest;
     char *folder = NULL;
+    int64_t started = datetime_now_millis();
     int status = checkpoint_store_read_manifest(path, &manifest, &folder, job->diag);
     if (status == JOINERY_OK)
         status = checkpoints_check_match(job, &manifest, folder);
@@ -524,6 +525,9 @@ int job_checkpoints_restore(Job *job, const char *path)
     if (status == JOINERY_OK) {
         job->checkpoints.next_id = manifest.checkpoint_id + 1;
         job->checkpoints.restored_id = manifest.checkpoint_id;
+        for (uint32_t i = 0; i < manifest.count; i++)
+            job->checkpoints.restored_bytes += manifest.entries[i].bytes;
+        job->checkpoints.restored_millis = datetime_now_millis() - started;
     }
     checkpoint_manifest_free(&manifest);
     free(folder);
@@ -617,8 +621,10 @@ void job_checkpoints_format(Job *job, StrBuf *out)
                   (unsigned long long)checkpoints->completed,
                   (unsigned long long)checkpoints->failed, checkpoints->dir, checkpoints->job_id);
     if (checkpoints->restored_id)
-        strbuf_printf(out, "  restored from checkpoint %lld\n",
-                      (long long)checkpoints->restored_id);
+        strbuf_printf(out, "  restored from checkpoint %lld: %llu bytes in %lld ms\n",
+                      (long long)checkpoints->restored_id,
+                      (unsigned long long)checkpoints->restored_bytes,
+                      (long long)checkpoints->restored_millis);
     for (uint32_t i = 0; i < checkpoints->history_count; i++)
         strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes\n",
                       (long long)checkpoints->history[i][0], (long long)checkpoints->history[i][1],

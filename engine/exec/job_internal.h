@@ -80,6 +80,8 @@ typedef struct JobCheckpoints {
     uint64_t *fingerprints;  /* per job operator: its plan node's fingerprint */
     int64_t next_id;         /* the id of the next checkpoint (restored id + 1 after a restore) */
     int64_t restored_id;     /* the checkpoint restored from; 0: none */
+    uint64_t restored_bytes; /* its files' bytes */
+    int64_t restored_millis; /* how long reading them into the operators took */
     int64_t pending_id;      /* the checkpoint in flight; 0: none */
     char *pending_folder;    /* its folder */
     int64_t pending_started; /* when it was triggered (ms) */
