@@ -46,9 +46,9 @@ run() { # run NAME SQLFILE: prints CPU and wall seconds and the checkpoint lines
   /usr/bin/time -f "%U %S %e" -o "$work/$1.time" "$build/joinery" -f "$2" >"$out" 2>&1 || true
   read -r user sys wall <"$work/$1.time"
   local checkpoints
-  checkpoints=$(grep -c '^  chk-' "$out" || true)
-  printf '%-22s cpu %6.2f s  wall %6.2f s  checkpoints %s\n' "$1" "$(echo "$user + $sys" | bc)" "$wall" "$checkpoints"
-  grep -E '^  (chk-|restored)' "$out" | sed 's/^/    /' || true
+  checkpoints=$(sed -n 's/^checkpoints: \([0-9]*\) completed.*/\1/p' "$out")
+  printf '%-24s cpu %6.2f s  wall %6.2f s  checkpoints %s\n' "$1" "$(echo "$user + $sys" | bc)" "$wall" "${checkpoints:-0}"
+  grep -E '^  (chk-|restored)' "$out" | sed 's/^/    /' || true # the last 8 checkpoints
 }
 
 for backend in hashmap lmdb; do
