@@ -1,6 +1,7 @@
 -- checkpoints.sql - checkpoint options and what a checkpointed INSERT
 -- refuses (engine/exec/job_checkpoint.c); the kill -9 test is
--- tests/checkpoint/run.sh.
+-- tests/checkpoint/run.sh, checkpoint files are checked by
+-- tests/unit/check_checkpoint_store.c.
 
 -- Flink's keys, and the older names it accepts (stored under the new key).
 SET 'execution.checkpointing.interval' = '5 ms';
@@ -23,7 +24,7 @@ SET 'execution.checkpointing.interval' = '1 s';
 INSERT INTO quiet SELECT id, name FROM emp;
 
 SET 'state.checkpoints.dir' = 'tests/sql/data/out/checkpoints';
--- a source that cannot resume from a position
+-- every built-in source resumes from a position (nexmark: its event count)
 INSERT INTO quiet SELECT CAST(bid_auction AS INT), 'bid' FROM bids;
 -- a bounded job with checkpoints on: its last checkpoint makes the output visible
 INSERT INTO out_dir SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
