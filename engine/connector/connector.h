@@ -157,6 +157,9 @@ struct SinkWriter {
     const SinkWriterVtable *vtable;
     const SinkSpec *spec;
     uint64_t rows_written;
+    /* set at creation when this writer cannot take part in checkpoints, saying why (a
+       filesystem sink writing one file); a job with checkpoints refuses it up front */
+    const char *checkpoint_refusal;
     void *impl;
 };
 

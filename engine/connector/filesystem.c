@@ -1605,6 +1605,8 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         *result = &writer->base;
         return JOINERY_OK;
     }
+    writer->base.checkpoint_refusal =
+        "it writes one file; a filesystem sink takes part with a directory 'path' only";
     /* the new contents go to a hidden temporary file beside the target (same file system,
        skipped by a source reading the folder), renamed over it on finish: readers see the
        old file or the new one, and a killed job leaves the old one */

@@ -405,6 +405,18 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
                               "'execution.checkpointing.interval')",
                               table);
     }
+    const char *refusal = job->sink ? sink_operator_checkpoint_refusal(job->sink) : NULL;
+    if (refusal) {
+        const PlanNode *sink_node = NULL;
+        for (uint32_t i = 0; i < job->operator_count; i++)
+            if (job->operators[i].op == job->sink)
+                sink_node = job->operators[i].node;
+        return diag_error(
+            job->diag, JOINERY_ERROR_UNSUPPORTED,
+            "Table '%s' cannot take part in checkpoints: %s (unset "
+            "'execution.checkpointing.interval')",
+            sink_node && sink_node->kind == PLAN_SINK ? sink_node->sink.table->name : "?", refusal);
+    }
     checkpoints->enabled = true;
     checkpoints->interval_millis = config->checkpoint_interval_millis;
     checkpoints->timeout_millis =

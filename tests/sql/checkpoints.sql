@@ -26,6 +26,10 @@ INSERT INTO quiet SELECT id, name FROM emp;
 SET 'state.checkpoints.dir' = 'tests/sql/data/out/checkpoints';
 -- every built-in source resumes from a position (nexmark: its event count)
 INSERT INTO quiet SELECT CAST(bid_auction AS INT), 'bid' FROM bids;
+-- a filesystem sink into one file cannot take part (its output would be cut or doubled)
+CREATE TABLE one_file (dept_id INT, people BIGINT) WITH (
+  'connector' = 'filesystem', 'path' = 'tests/sql/data/out/checkpointed.json', 'format' = 'debezium-json');
+INSERT INTO one_file SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
 -- a bounded job with checkpoints on: its last checkpoint makes the output visible
 INSERT INTO out_dir SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
 

@@ -109,6 +109,12 @@ int sink_operator_commit(Operator *op, int64_t checkpoint_id)
     return sink->writer->vtable->commit(sink->writer, checkpoint_id, op->context->diag);
 }
 
+const char *sink_operator_checkpoint_refusal(const Operator *op)
+{
+    const SinkOperator *sink = op->impl;
+    return sink->writer ? sink->writer->checkpoint_refusal : NULL;
+}
+
 bool sink_operator_exactly_once(const Operator *op)
 {
     const SinkOperator *sink = op->impl;

@@ -21,6 +21,8 @@ Operator *sink_operator_create_collector(SinkCollectFunction collect, void *cont
  * thread. JOINERY_OK or the error (diag filled).
  */
 int sink_operator_commit(Operator *op, int64_t checkpoint_id);
+/* Why the sink's writer cannot take part in checkpoints (connector.h); NULL: it can. */
+const char *sink_operator_checkpoint_refusal(const Operator *op);
 /* True when the sink's writer is exactly-once (two-phase, connector.h). */
 bool sink_operator_exactly_once(const Operator *op);
 /* Rows the sink has taken. */
