@@ -405,6 +405,15 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
                               "'execution.checkpointing.interval')",
                               table);
     }
+    /* a stateful operator without a snapshot entry would restore empty: refused */
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        if (node && plan_node_is_stateful(node) && !job->operators[i].op->vtable->snapshot)
+            return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "%s cannot take part in checkpoints yet: it keeps state it cannot "
+                              "snapshot (unset 'execution.checkpointing.interval')",
+                              plan_kind_name(node->kind));
+    }
     const char *refusal = job->sink ? sink_operator_checkpoint_refusal(job->sink) : NULL;
     if (refusal) {
         const PlanNode *sink_node = NULL;
