@@ -1408,7 +1408,8 @@ static void filesystem_abort(SinkWriter *base, StrBuf *note)
         strbuf_printf(note, " (%zu part files wait for a restore of their checkpoint)",
                       writer->pending_count);
     if (removed)
-        strbuf_printf(note, "; the partial output was removed");
+        strbuf_printf(note, "; the partial output was removed (%llu rows)",
+                      (unsigned long long)base->rows_written);
     else
         strbuf_printf(note, "; the partial output is left in '%s': %s", writer->path,
                       strerror(errno));
