@@ -73,3 +73,7 @@ scripts/bench-kafka.sh "$build" "${BENCH_KAFKA_ORDERS:-200000}"
 echo
 echo "== star join, binary vs MultiJoin (keys differ) =="
 scripts/bench-star.sh "$build" "${BENCH_STAR_ORDERS:-1000000}"
+
+echo
+echo "== checkpoints: a join with and without them, each backend; recovery after kill -9 (bench-checkpoint.sh) =="
+scripts/bench-checkpoint.sh "$build" "${BENCH_CHECKPOINT_ORDERS:-3000000}" "${BENCH_CHECKPOINT_INTERVAL:-10 s}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-tests.sh - every test of `make test`: the include layer rules
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
-# the shell's end-to-end tests, Kafka end to end, the differential test
+# the shell's end-to-end tests, kill -9 and restore of checkpointed jobs
+# (tests/checkpoint), Kafka end to end, the differential test
 # against SQLite (parallelism 1 and 2), the fuzz regressions replayed and
 # (with clang) every fuzz target run a few seconds, state larger than memory
 # (tests/state), and then the unit suites, golden scripts and differential
@@ -101,6 +102,10 @@ echo "== shell end to end (tests/cli)"
 timeout 300 tests/cli/run.sh "$build"
 record "tests/cli" $?
 
+echo "== checkpoints: kill -9 and restore equals an uninterrupted run (tests/checkpoint)"
+timeout 300 tests/checkpoint/run.sh "$build"
+record "tests/checkpoint" $?
+
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"
 record "tests/kafka" $?
@@ -142,6 +147,8 @@ if [ "${JOINERY_STATE_BACKEND:-}" != lmdb ]; then
   unit_suites "lmdb:"
   golden_scripts "lmdb:"
   differential "lmdb:"
+  CHECKPOINT_KILLS=1 CHECKPOINT_KAFKA=0 timeout 300 tests/checkpoint/run.sh "$build"
+  record "lmdb:tests/checkpoint" $?
   unset JOINERY_STATE_BACKEND
 fi
 

@@ -20,6 +20,7 @@
 
 #include "catalog/catalog.h"
 #include "engine/base/arena.h"
+#include "engine/base/byte_stream.h"
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/row_batch.h"
@@ -73,6 +74,17 @@ typedef struct SourceReaderVtable {
                 int64_t now_millis, int64_t *next_poll_millis, Diag *diag);
     /* Frees the reader. */
     void (*close)(SourceReader *reader);
+    /*
+     * Checkpoints (engine/exec/checkpoint.h), the capability of a source to resume:
+     * snapshot_position writes, between two polls, where the reader is (file and offset,
+     * rows generated, offset per partition), so that a reader restored from it goes on
+     * with exactly the next row it would have produced; restore_position reads it into a
+     * freshly created reader before its first poll (a position that does not fit the
+     * table - other files, other partitions - is an error naming the table). NULL: the
+     * source cannot resume, and a job with checkpoints refuses to run it.
+     */
+    int (*snapshot_position)(SourceReader *reader, const ByteWriter *out);
+    int (*restore_position)(SourceReader *reader, const ByteReader *in, Diag *diag);
 } SourceReaderVtable;
 
 struct SourceReader {
@@ -121,12 +133,37 @@ typedef struct SinkWriterVtable {
     void (*abort)(SinkWriter *writer, StrBuf *note);
     /* Frees the writer. */
     void (*close)(SinkWriter *writer);
+    /*
+     * Exactly-once (Flink's two-phase commit sink), for checkpoints: at the barrier of
+     * checkpoint `checkpoint_id`, prepare_commit makes everything written so far pending
+     * (durable but not visible: a part file closed and synced under its hidden name) and
+     * writes into `out` every pending transaction not committed yet; commit makes the
+     * pending transactions of checkpoints up to `checkpoint_id` visible once that
+     * checkpoint is complete (a part file renamed into place), and must be idempotent;
+     * restore_pending, before any write, commits what a restored checkpoint holds pending
+     * (its checkpoint completed: it was restored from). NULL: the sink is at-least-once
+     * (print, blackhole: rows written after the last checkpoint are written again after a
+     * restore).
+     */
+    int (*prepare_commit)(SinkWriter *writer, int64_t checkpoint_id, const ByteWriter *out,
+                          Diag *diag);
+    int (*commit)(SinkWriter *writer, int64_t checkpoint_id, Diag *diag);
+    int (*restore_pending)(SinkWriter *writer, const ByteReader *in, Diag *diag);
+    /*
+     * At-least-once, for checkpoints: at a barrier, makes everything written so far
+     * durable (a Kafka producer's queue delivered) before the checkpoint counts the sink,
+     * so a restore loses nothing. NULL: nothing is buffered beyond the write call.
+     */
+    int (*flush)(SinkWriter *writer, Diag *diag);
 } SinkWriterVtable;
 
 struct SinkWriter {
     const SinkWriterVtable *vtable;
     const SinkSpec *spec;
     uint64_t rows_written;
+    /* set at creation when this writer cannot take part in checkpoints, saying why (a
+       filesystem sink writing one file); a job with checkpoints refuses it up front */
+    const char *checkpoint_refusal;
     void *impl;
 };
 

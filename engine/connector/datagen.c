@@ -549,8 +549,10 @@ static int datagen_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_
     if (reader->bounded && reader->emitted >= reader->local_rows)
         return SOURCE_POLL_END;
     if (!reader->started) {
+        /* a restored reader goes on at its rate as if it had started that much earlier */
         reader->started = true;
-        reader->first_poll_millis = now_millis;
+        reader->first_poll_millis =
+            now_millis - (int64_t)floor((double)reader->emitted * 1000.0 / reader->rate);
     }
     uint64_t limit = max_rows;
     if (out->count >= out->capacity)
@@ -600,9 +602,31 @@ static void datagen_close(SourceReader *base)
     free(reader);
 }
 
+/* The position: rows this reader produced (row g's values depend only on g). */
+static int datagen_snapshot_position(SourceReader *base, const ByteWriter *out)
+{
+    DatagenReader *reader = (DatagenReader *)base;
+    return byte_write_int64(out, (int64_t)reader->emitted);
+}
+
+static int datagen_restore_position(SourceReader *base, const ByteReader *in, Diag *diag)
+{
+    DatagenReader *reader = (DatagenReader *)base;
+    int64_t emitted = 0;
+    if (byte_read_int64(in, &emitted) != JOINERY_OK || emitted < 0 ||
+        (reader->bounded && (uint64_t)emitted > reader->local_rows))
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The checkpointed position of datagen table '%s' does not fit it",
+                          base->spec->table->name);
+    reader->emitted = (uint64_t)emitted;
+    return JOINERY_OK;
+}
+
 static const SourceReaderVtable DATAGEN_READER = {
     .poll = datagen_poll,
     .close = datagen_close,
+    .snapshot_position = datagen_snapshot_position,
+    .restore_position = datagen_restore_position,
 };
 
 static int datagen_create_source(const SourceSpec *spec, SourceReader **result, Diag *diag)

@@ -38,6 +38,15 @@
  * see a half-written file. A failed job removes the temporary file and its
  * error says what the target holds (abort). Insert rows only, unless the
  * format is a changelog format.
+ *
+ * Exactly-once with checkpoints (Flink's in-progress -> pending ->
+ * finished): in directory mode a part file opens at the first row after a
+ * checkpoint; the checkpoint's barrier closes and syncs it (pending, still
+ * hidden) and the sink's snapshot lists every pending part; the checkpoint's
+ * completion renames its parts into place, and a restore renames the parts
+ * the restored checkpoint lists (a repeated rename is a no-op). Rows after
+ * the last completed checkpoint are in a hidden in-progress file that a
+ * crash leaves behind and nobody reads; the restored job writes them again.
  */
 #include "engine/connector/connector.h"
 
@@ -52,6 +61,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/base/strbuf.h"
@@ -989,9 +999,102 @@ static void filesystem_close_reader(SourceReader *base)
     free(reader);
 }
 
+/*
+ * The position: the file being read (its index and, to check that the
+ * listing is the same, its path), the next record's offset, line and index,
+ * and - when the last record decoded into more rows than the batch took (a
+ * change event) - that record's start and how many of its rows went out, so
+ * a restore decodes it again and emits only the rest.
+ */
+static int filesystem_snapshot_position(SourceReader *base, const ByteWriter *out)
+{
+    FilesystemReader *reader = (FilesystemReader *)base;
+    bool partial = reader->pending_next < reader->pending_count;
+    int64_t fields[] = {
+        (int64_t)reader->file_index,
+        reader->ended,
+        (int64_t)(partial ? reader->record_start : reader->offset),
+        (int64_t)reader->line,
+        (int64_t)reader->record_index - (partial ? 1 : 0),
+        partial ? (int64_t)reader->pending_next : 0,
+    };
+    int status = out->write(out->context, fields, sizeof fields);
+    const char *path = reader->file_index < reader->files.count
+                           ? reader->files.entries[reader->file_index].path
+                           : "";
+    int64_t length = (int64_t)strlen(path);
+    if (status == JOINERY_OK)
+        status = byte_write_int64(out, length);
+    if (status == JOINERY_OK && length)
+        status = out->write(out->context, path, (size_t)length);
+    return status;
+}
+
+static int filesystem_restore_position(SourceReader *base, const ByteReader *in, Diag *diag)
+{
+    FilesystemReader *reader = (FilesystemReader *)base;
+    const char *table = base->spec->table->name;
+    int64_t fields[6], length = 0;
+    char path[4096];
+    if (in->read(in->context, fields, sizeof fields) != JOINERY_OK ||
+        byte_read_int64(in, &length) != JOINERY_OK || length < 0 ||
+        length >= (int64_t)sizeof path ||
+        (length && in->read(in->context, path, (size_t)length) != JOINERY_OK))
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The checkpointed position of table '%s' is cut short", table);
+    path[length] = '\0';
+    size_t file_index = (size_t)fields[0];
+    if (fields[0] < 0 || file_index > reader->files.count ||
+        (file_index < reader->files.count &&
+         strcmp(reader->files.entries[file_index].path, path) != 0))
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot resume table '%s': its files changed since the checkpoint "
+                          "(it was reading '%s')",
+                          table, path);
+    reader->file_index = file_index;
+    reader->ended = fields[1] != 0;
+    reader->record_index = (uint64_t)fields[4];
+    reader->pending_next = reader->pending_count = 0;
+    if (file_index == reader->files.count || reader->ended)
+        return JOINERY_OK;
+    int status = reader_open_file(reader, diag);
+    if (status != JOINERY_OK)
+        return status;
+    if (fields[2] < 0 || (size_t)fields[2] > reader->length)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot resume table '%s': '%s' is shorter than at the checkpoint", table,
+                          path);
+    reader->offset = (size_t)fields[2];
+    reader->line = (uint64_t)fields[3];
+    if (fields[5] == 0)
+        return JOINERY_OK;
+    /* the record some of whose rows went out: decoded again, the rest still to emit */
+    const char *record = reader->data + reader->offset;
+    size_t available = reader->length - reader->offset;
+    uint32_t embedded_newlines, row_count = 0;
+    size_t record_length =
+        format_record_length(reader->decoder, record, available, &embedded_newlines);
+    reader->record_start = reader->offset;
+    reader->offset += record_length < available ? record_length + 1 : record_length;
+    reader->record_index++;
+    char error[512];
+    if (format_decode_changelog(reader->decoder, record, record_length, &row_count, error,
+                                sizeof error) != FORMAT_RECORD_ROW ||
+        (uint32_t)fields[5] > row_count)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot resume table '%s': the record at the checkpoint in '%s' "
+                          "changed",
+                          table, path);
+    reader->pending_next = (uint32_t)fields[5];
+    reader->pending_count = row_count;
+    return JOINERY_OK;
+}
+
 static const SourceReaderVtable FILESYSTEM_READER = {
     .poll = filesystem_poll,
     .close = filesystem_close_reader,
+    .snapshot_position = filesystem_snapshot_position,
+    .restore_position = filesystem_restore_position,
 };
 
 static int filesystem_create_source(const SourceSpec *spec, SourceReader **result, Diag *diag)
@@ -1090,17 +1193,34 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
 
 /* ---------------------------------------------------------------- sink */
 
+/* A part file closed at a checkpoint's barrier, visible once that checkpoint completes. */
+typedef struct PendingPart {
+    int64_t checkpoint_id;
+    char *path;       /* its hidden in-progress name */
+    char *final_path; /* the name readers see */
+} PendingPart;
+
 typedef struct FilesystemWriter {
     SinkWriter base;
     FormatEncoder *encoder;
-    bool changelog; /* the format carries row kinds (debezium-json, canal-json) */
-    int fd;
-    char *path;       /* the temporary file being written */
-    char *final_path; /* what it is renamed to on finish: the part file or the 'path' file */
-    bool directory;   /* writing a part file into the 'path' directory */
+    bool changelog;   /* the format carries row kinds (debezium-json, canal-json) */
+    bool directory;   /* part files in the 'path' folder (else one file, replaced on finish) */
     bool replaces;    /* the 'path' file existed before the job */
+    int fd;           /* the file being written; -1 when no part is open (directory mode) */
+    char *path;       /* the hidden temporary / in-progress file being written */
+    char *final_path; /* what it is renamed to on finish: the part file or the 'path' file */
     bool finished;
     StrBuf buffer;
+    /* directory mode: where parts go and how they are named */
+    char *folder;
+    const char *separator;
+    const char *extension;
+    unsigned part_group; /* per writer: distinct names within a process */
+    uint32_t parts_opened;
+    int64_t started_millis; /* with the pid: distinct names across restarts */
+    PendingPart *pending;
+    size_t pending_count;
+    size_t pending_capacity;
 } FilesystemWriter;
 
 static int writer_flush(FilesystemWriter *writer, Diag *diag)
@@ -1120,9 +1240,44 @@ static int writer_flush(FilesystemWriter *writer, Diag *diag)
     return JOINERY_OK;
 }
 
+/* Opens the next part file of a directory sink under its hidden in-progress name. */
+static int writer_open_part(FilesystemWriter *writer, Diag *diag)
+{
+    StrBuf name = STRBUF_INIT, final_name = STRBUF_INIT;
+    uint32_t part = writer->parts_opened++;
+    /* part-<start ms>-<pid>-<writer>-<part>: the parts of successive runs (a restore) sort
+       by name in the order they were written */
+    strbuf_printf(&name, "%s%s.part-%lld-%d-%u-%06u.%s.inprogress", writer->folder,
+                  writer->separator, (long long)writer->started_millis, (int)getpid(),
+                  writer->part_group, part, writer->extension);
+    strbuf_printf(&final_name, "%s%spart-%lld-%d-%u-%06u.%s", writer->folder, writer->separator,
+                  (long long)writer->started_millis, (int)getpid(), writer->part_group, part,
+                  writer->extension);
+    free(writer->path);
+    free(writer->final_path);
+    writer->path = strbuf_detach(&name);
+    writer->final_path = strbuf_detach(&final_name);
+    if (!writer->path || !writer->final_path)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in filesystem sink");
+    writer->fd = open(writer->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (writer->fd < 0) {
+        int saved = errno;
+        free(writer->final_path); /* nothing to unlink */
+        writer->final_path = NULL;
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create '%s': %s", writer->path,
+                          strerror(saved));
+    }
+    return JOINERY_OK;
+}
+
 static int filesystem_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
 {
     FilesystemWriter *writer = (FilesystemWriter *)base;
+    if (batch->count && writer->fd < 0) {
+        int status = writer_open_part(writer, diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
     for (uint32_t i = 0; i < batch->count; i++) {
         const Row *row = batch->rows[i];
         if (row_kind(row) != ROW_KIND_INSERT && !writer->changelog)
@@ -1144,49 +1299,116 @@ static int filesystem_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
     return JOINERY_OK;
 }
 
-static int filesystem_finish(SinkWriter *base, Diag *diag)
+/* Makes the names in `folder` durable (a rename is durable once its folder is synced). */
+static void sync_folder(const char *folder)
 {
-    FilesystemWriter *writer = (FilesystemWriter *)base;
-    if (writer->finished)
+    int fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Renames a pending part into place; one renamed already (a commit repeated) is fine. */
+static int commit_part(const char *path, const char *final_path, Diag *diag)
+{
+    if (rename(path, final_path) == 0)
         return JOINERY_OK;
+    struct stat info;
+    if (errno == ENOENT && stat(final_path, &info) == 0)
+        return JOINERY_OK;
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot commit part file '%s' as '%s': %s", path,
+                      final_path, strerror(errno));
+}
+
+/* Closes the open part: flushed, synced (sync: durable before a checkpoint names it). */
+static int writer_close_part(FilesystemWriter *writer, bool sync, Diag *diag)
+{
     int status = writer_flush(writer, diag);
     if (status != JOINERY_OK)
         return status;
-    /* the new contents are on disk before the rename makes them the file: after a crash
-       of the machine too, the path names the old file or the whole new one */
-    if (fsync(writer->fd) != 0 && errno != EINVAL && errno != EROFS)
+    if (sync && fsync(writer->fd) != 0 && errno != EINVAL && errno != EROFS) {
+        int saved = errno;
+        close(writer->fd);
+        writer->fd = -1;
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot write '%s': %s", writer->path,
-                          strerror(errno));
+                          strerror(saved));
+    }
     if (close(writer->fd) != 0) {
         writer->fd = -1;
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot write '%s': %s", writer->path,
                           strerror(errno));
     }
     writer->fd = -1;
-    if (rename(writer->path, writer->final_path) != 0)
-        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot rename '%s' to '%s': %s",
-                          writer->path, writer->final_path, strerror(errno));
-    writer->finished = true;
     return JOINERY_OK;
 }
 
-/* A job that failed (or stopped without draining): its output is removed and the note
-   says what the target holds now. */
+static int filesystem_commit(SinkWriter *base, int64_t checkpoint_id, Diag *diag)
+{
+    FilesystemWriter *writer = (FilesystemWriter *)base;
+    size_t kept = 0;
+    int status = JOINERY_OK;
+    for (size_t i = 0; i < writer->pending_count; i++) {
+        PendingPart *part = &writer->pending[i];
+        if (status == JOINERY_OK && part->checkpoint_id <= checkpoint_id) {
+            status = commit_part(part->path, part->final_path, diag);
+            if (status == JOINERY_OK) {
+                free(part->path);
+                free(part->final_path);
+                continue;
+            }
+        }
+        writer->pending[kept++] = *part;
+    }
+    writer->pending_count = kept;
+    if (writer->folder)
+        sync_folder(writer->folder);
+    return status;
+}
+
+static int filesystem_finish(SinkWriter *base, Diag *diag)
+{
+    FilesystemWriter *writer = (FilesystemWriter *)base;
+    if (writer->finished)
+        return JOINERY_OK;
+    int status = JOINERY_OK;
+    if (writer->fd >= 0) {
+        /* the new contents are on disk before the rename makes them the file: after a
+           crash of the machine too, the path names the old file or the whole new one */
+        status = writer_close_part(writer, true, diag);
+        if (status != JOINERY_OK)
+            return status;
+        if (rename(writer->path, writer->final_path) != 0)
+            return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot rename '%s' to '%s': %s",
+                              writer->path, writer->final_path, strerror(errno));
+    }
+    status = filesystem_commit(base, INT64_MAX, diag);
+    if (status == JOINERY_OK)
+        writer->finished = true;
+    return status;
+}
+
+/* A job that failed (or stopped without draining): the file being written is removed and
+   the note says what the target holds now. Parts pending for a checkpoint stay: a restore
+   of that checkpoint commits them. */
 static void filesystem_abort(SinkWriter *base, StrBuf *note)
 {
     FilesystemWriter *writer = (FilesystemWriter *)base;
-    if (writer->finished || !writer->path)
+    if (writer->finished)
         return;
     if (writer->fd >= 0)
         close(writer->fd);
     writer->fd = -1;
-    bool removed = unlink(writer->path) == 0 || errno == ENOENT;
+    bool removed = !writer->path || unlink(writer->path) == 0 || errno == ENOENT;
     if (writer->directory)
-        strbuf_printf(note, "No part file was added to '%s'", writer->final_path);
+        strbuf_printf(note, "No part file was added to '%s'", writer->folder);
     else if (writer->replaces)
         strbuf_printf(note, "'%s' keeps its previous contents", writer->final_path);
     else
         strbuf_printf(note, "'%s' was not created", writer->final_path);
+    if (writer->pending_count)
+        strbuf_printf(note, " (%zu part files wait for a restore of their checkpoint)",
+                      writer->pending_count);
     if (removed)
         strbuf_printf(note, "; the partial output was removed (%llu rows)",
                       (unsigned long long)base->rows_written);
@@ -1198,6 +1420,89 @@ static void filesystem_abort(SinkWriter *base, StrBuf *note)
     writer->path = NULL;
 }
 
+/*
+ * The barrier of a checkpoint: the open part (if it has rows) is closed and
+ * synced and becomes pending for the checkpoint; the state is every pending
+ * part: count, then per part its checkpoint id and both names.
+ */
+static int filesystem_prepare_commit(SinkWriter *base, int64_t checkpoint_id, const ByteWriter *out,
+                                     Diag *diag)
+{
+    FilesystemWriter *writer = (FilesystemWriter *)base;
+    if (!writer->directory)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "A filesystem sink takes part in checkpoints with a directory 'path' "
+                          "only (table '%s' writes one file)",
+                          base->spec->table ? base->spec->table->name : "?");
+    if (writer->fd >= 0) {
+        int status = writer_close_part(writer, true, diag);
+        if (status != JOINERY_OK)
+            return status;
+        if (writer->pending_count == writer->pending_capacity) {
+            size_t capacity = writer->pending_capacity ? writer->pending_capacity * 2 : 4;
+            PendingPart *grown = realloc(writer->pending, capacity * sizeof *grown);
+            if (!grown)
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            writer->pending = grown;
+            writer->pending_capacity = capacity;
+        }
+        writer->pending[writer->pending_count++] =
+            (PendingPart){checkpoint_id, writer->path, writer->final_path};
+        writer->path = writer->final_path = NULL;
+    }
+    int status = byte_write_int64(out, (int64_t)writer->pending_count);
+    for (size_t i = 0; i < writer->pending_count && status == JOINERY_OK; i++) {
+        const PendingPart *part = &writer->pending[i];
+        const char *names[2] = {part->path, part->final_path};
+        status = byte_write_int64(out, part->checkpoint_id);
+        for (int n = 0; n < 2 && status == JOINERY_OK; n++) {
+            int64_t length = (int64_t)strlen(names[n]);
+            status = byte_write_int64(out, length);
+            if (status == JOINERY_OK)
+                status = out->write(out->context, names[n], (size_t)length);
+        }
+    }
+    if (status != JOINERY_OK)
+        return diag_error(diag, status, "could not write the sink's pending files");
+    return JOINERY_OK;
+}
+
+static int filesystem_restore_pending(SinkWriter *base, const ByteReader *in, Diag *diag)
+{
+    int64_t count = 0;
+    if (byte_read_int64(in, &count) != JOINERY_OK || count < 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The sink's checkpointed state is cut short");
+    (void)base;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t checkpoint_id = 0;
+        char *names[2] = {NULL, NULL};
+        int status = byte_read_int64(in, &checkpoint_id);
+        for (int n = 0; n < 2 && status == JOINERY_OK; n++) {
+            int64_t length = 0;
+            status = byte_read_int64(in, &length);
+            if (status == JOINERY_OK && (length <= 0 || length > 65536))
+                status = JOINERY_ERROR;
+            if (status == JOINERY_OK && !(names[n] = calloc(1, (size_t)length + 1)))
+                status = JOINERY_ERROR_NO_MEMORY;
+            if (status == JOINERY_OK)
+                status = in->read(in->context, names[n], (size_t)length);
+        }
+        if (status == JOINERY_OK)
+            status = commit_part(names[0], names[1], diag);
+        else
+            diag_error(diag, JOINERY_ERROR_RUNTIME, "The sink's checkpointed state is cut short");
+        free(names[0]);
+        free(names[1]);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    FilesystemWriter *writer = (FilesystemWriter *)base;
+    if (writer->folder)
+        sync_folder(writer->folder);
+    return JOINERY_OK;
+}
+
 static void filesystem_close_writer(SinkWriter *base)
 {
     FilesystemWriter *writer = (FilesystemWriter *)base;
@@ -1207,10 +1512,17 @@ static void filesystem_close_writer(SinkWriter *base)
         close(writer->fd);
     if (!writer->finished && writer->path)
         unlink(writer->path); /* an unfinished temporary file is not output */
+    /* pending parts stay: a restore of their checkpoint commits them */
+    for (size_t i = 0; i < writer->pending_count; i++) {
+        free(writer->pending[i].path);
+        free(writer->pending[i].final_path);
+    }
+    free(writer->pending);
     format_encoder_free(writer->encoder);
     strbuf_free(&writer->buffer);
     free(writer->path);
     free(writer->final_path);
+    free(writer->folder);
     free(writer);
 }
 
@@ -1219,6 +1531,9 @@ static const SinkWriterVtable FILESYSTEM_WRITER = {
     .finish = filesystem_finish,
     .abort = filesystem_abort,
     .close = filesystem_close_writer,
+    .prepare_commit = filesystem_prepare_commit,
+    .commit = filesystem_commit,
+    .restore_pending = filesystem_restore_pending,
 };
 
 static atomic_uint sink_part_counter;
@@ -1279,27 +1594,33 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
             return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create directory '%s': %s", path,
                               strerror(errno));
         }
-        const char *separator = path[length - 1] == '/' ? "" : "/";
-        const char *extension = format_kind_name(kind);
-        StrBuf name = STRBUF_INIT, final_name = STRBUF_INIT;
-        strbuf_printf(&name, "%s%s.part-%d-%u.%s.inprogress", path, separator, (int)getpid(), part,
-                      extension);
-        strbuf_printf(&final_name, "%s%spart-%d-%u.%s", path, separator, (int)getpid(), part,
-                      extension);
-        writer->path = strbuf_detach(&name);
-        writer->final_path = strbuf_detach(&final_name);
-    } else {
-        /* the new contents go to a hidden temporary file beside the target (same file
-           system, skipped by a source reading the folder), renamed over it on finish:
-           readers see the old file or the new one, and a killed job leaves the old one */
-        const char *slash = strrchr(path, '/');
-        size_t folder = slash ? (size_t)(slash - path) + 1 : 0;
-        StrBuf name = STRBUF_INIT;
-        strbuf_printf(&name, "%.*s.%s.inprogress-%d-%u", (int)folder, path, path + folder,
-                      (int)getpid(), part);
-        writer->path = strbuf_detach(&name);
-        writer->final_path = strdup(path);
+        /* the part file opens at the first row: a checkpoint without rows makes none */
+        writer->part_group = part;
+        writer->separator = path[length - 1] == '/' ? "" : "/";
+        writer->extension = format_kind_name(kind);
+        writer->folder = strdup(path);
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        writer->started_millis = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+        if (!writer->encoder || !writer->folder) {
+            filesystem_close_writer(&writer->base);
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");
+        }
+        *result = &writer->base;
+        return JOINERY_OK;
     }
+    writer->base.checkpoint_refusal =
+        "it writes one file; a filesystem sink takes part with a directory 'path' only";
+    /* the new contents go to a hidden temporary file beside the target (same file system,
+       skipped by a source reading the folder), renamed over it on finish: readers see the
+       old file or the new one, and a killed job leaves the old one */
+    const char *slash = strrchr(path, '/');
+    size_t folder = slash ? (size_t)(slash - path) + 1 : 0;
+    StrBuf name = STRBUF_INIT;
+    strbuf_printf(&name, "%.*s.%s.inprogress-%d-%u", (int)folder, path, path + folder,
+                  (int)getpid(), part);
+    writer->path = strbuf_detach(&name);
+    writer->final_path = strdup(path);
     if (!writer->encoder || !writer->path || !writer->final_path) {
         filesystem_close_writer(&writer->base);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");

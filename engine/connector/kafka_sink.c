@@ -224,11 +224,9 @@ static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
     return writer_check_deliveries(writer, diag);
 }
 
-static int kafka_finish(SinkWriter *base, Diag *diag)
+/* Waits until every record produced so far is delivered (or the flush timeout). */
+static int writer_deliver_all(KafkaWriter *writer, Diag *diag)
 {
-    KafkaWriter *writer = (KafkaWriter *)base;
-    if (writer->finished)
-        return JOINERY_OK;
     rd_kafka_flush(writer->producer, (int)writer->flush_timeout_ms);
     int status = writer_check_deliveries(writer, diag);
     if (status != JOINERY_OK)
@@ -240,8 +238,24 @@ static int kafka_finish(SinkWriter *base, Diag *diag)
                           "%lld ms",
                           left, writer->topic_name, writer->table_name,
                           (long long)writer->flush_timeout_ms);
-    writer->finished = true;
     return JOINERY_OK;
+}
+
+static int kafka_finish(SinkWriter *base, Diag *diag)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    if (writer->finished)
+        return JOINERY_OK;
+    int status = writer_deliver_all(writer, diag);
+    if (status == JOINERY_OK)
+        writer->finished = true;
+    return status;
+}
+
+/* A checkpoint's barrier (at-least-once): what went before it is in Kafka. */
+static int kafka_flush(SinkWriter *base, Diag *diag)
+{
+    return writer_deliver_all((KafkaWriter *)base, diag);
 }
 
 static void kafka_close_writer(SinkWriter *base)
@@ -271,6 +285,7 @@ static const SinkWriterVtable KAFKA_WRITER = {
     .write = kafka_write,
     .finish = kafka_finish,
     .close = kafka_close_writer,
+    .flush = kafka_flush,
 };
 
 /*

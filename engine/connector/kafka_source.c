@@ -48,6 +48,10 @@ typedef struct KafkaPartitionState {
     int64_t end;      /* bounded: first offset not to read; -1 unbounded */
     int64_t position; /* next offset to read; -1 before the first message */
     bool finished;
+    /* restored from a checkpoint inside a record: rows of the record at `start` that went
+       out before it (skipped when it is read again) */
+    uint32_t skip_rows;
+    int64_t skip_offset;
 } KafkaPartitionState;
 
 /* Where a produced field comes from. */
@@ -446,6 +450,11 @@ static int kafka_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t 
         int status = reader_decode_message(reader, message, diag);
         if (status != JOINERY_OK)
             return status;
+        if (state->skip_rows && message->offset == state->skip_offset) {
+            reader->pending_next =
+                state->skip_rows < reader->pending_count ? state->skip_rows : reader->pending_count;
+            state->skip_rows = 0;
+        }
         if (reader->bounded && state->position >= state->end)
             reader_finish_partition(reader, state);
     }
@@ -512,9 +521,98 @@ static void kafka_close_reader(SourceReader *base)
     free(reader);
 }
 
+/*
+ * The position (checkpoints): per assigned partition its topic, number, the
+ * offset to go on from (the next offset not read, or the record some of
+ * whose rows went out - with how many did - or, before the first record, the
+ * resolved start) and whether a bounded read finished it.
+ */
+static int reader_assign(KafkaReader *reader, Diag *diag);
+
+static int kafka_snapshot_position(SourceReader *base, const ByteWriter *out)
+{
+    KafkaReader *reader = (KafkaReader *)base;
+    int status = byte_write_int64(out, (int64_t)reader->partition_count);
+    bool partial = reader->current && reader->pending_next < reader->pending_count;
+    for (size_t i = 0; i < reader->partition_count && status == JOINERY_OK; i++) {
+        const KafkaPartitionState *state = &reader->partitions[i];
+        int64_t resume = state->position >= 0 ? state->position : state->start;
+        int64_t skip = 0;
+        if (partial && reader->current_split == i) {
+            resume = reader->current->offset;
+            skip = reader->pending_next;
+        } else if (state->skip_rows) { /* restored inside a record not read again yet */
+            resume = state->skip_offset;
+            skip = state->skip_rows;
+        }
+        int64_t length = (int64_t)strlen(state->topic);
+        int64_t fields[4] = {state->partition, resume, state->finished, skip};
+        status = byte_write_int64(out, length);
+        if (status == JOINERY_OK)
+            status = out->write(out->context, state->topic, (size_t)length);
+        if (status == JOINERY_OK)
+            status = out->write(out->context, fields, sizeof fields);
+    }
+    return status;
+}
+
+static int kafka_restore_position(SourceReader *base, const ByteReader *in, Diag *diag)
+{
+    KafkaReader *reader = (KafkaReader *)base;
+    int64_t count = 0;
+    if (byte_read_int64(in, &count) != JOINERY_OK || count < 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The checkpointed position of table '%s' is cut short",
+                          reader->table_name);
+    if ((size_t)count != reader->partition_count)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot resume table '%s': the checkpoint read %lld partitions, this "
+                          "reader is assigned %zu",
+                          reader->table_name, (long long)count, reader->partition_count);
+    for (int64_t p = 0; p < count; p++) {
+        int64_t length = 0, fields[4];
+        char topic[512];
+        if (byte_read_int64(in, &length) != JOINERY_OK || length <= 0 ||
+            length >= (int64_t)sizeof topic ||
+            in->read(in->context, topic, (size_t)length) != JOINERY_OK ||
+            in->read(in->context, fields, sizeof fields) != JOINERY_OK)
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "The checkpointed position of table '%s' is cut short",
+                              reader->table_name);
+        topic[length] = '\0';
+        KafkaPartitionState *state = NULL;
+        for (size_t i = 0; i < reader->partition_count && !state; i++)
+            if (reader->partitions[i].partition == (int32_t)fields[0] &&
+                strcmp(reader->partitions[i].topic, topic) == 0)
+                state = &reader->partitions[i];
+        if (!state)
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "Cannot resume table '%s': partition %lld of topic '%s' in the "
+                              "checkpoint is not assigned to this reader",
+                              reader->table_name, (long long)fields[0], topic);
+        state->start = fields[1];
+        state->position = fields[1] >= 0 ? fields[1] : -1;
+        state->skip_rows = (uint32_t)fields[3];
+        state->skip_offset = fields[1];
+        if (fields[2])
+            reader_finish_partition(reader, state);
+    }
+    /* messages fetched from the creation's offsets are dropped by position */
+    for (size_t i = reader->message_next; i < reader->message_count; i++)
+        rd_kafka_message_destroy(reader->messages[i]);
+    reader->message_next = reader->message_count = 0;
+    if (reader->queue) {
+        rd_kafka_queue_destroy(reader->queue);
+        reader->queue = NULL;
+    }
+    return reader_assign(reader, diag);
+}
+
 static const SourceReaderVtable KAFKA_READER = {
     .poll = kafka_poll,
     .close = kafka_close_reader,
+    .snapshot_position = kafka_snapshot_position,
+    .restore_position = kafka_restore_position,
 };
 
 static int compare_states(const void *a, const void *b)

@@ -392,6 +392,7 @@ typedef struct NexmarkReader {
     int parallelism;
     int64_t next_own; /* count of the next event this reader emits: subtask, + parallelism, ... */
     bool started;
+    bool restored; /* from a checkpoint: the first poll skips to next_own, then paces from there */
     int64_t wall_base_millis; /* first poll: when event time base_time is due */
 } NexmarkReader;
 
@@ -518,6 +519,17 @@ static int nexmark_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_
     if (!reader->started) {
         reader->started = true;
         reader->wall_base_millis = now_millis;
+        if (reader->restored) {
+            /* the same draws as the run that checkpointed, up to where it was; its next
+               event is due now */
+            while (generator->events_count < reader->next_own &&
+                   nexmark_generator_has_next(generator))
+                if (!nexmark_generator_skip(generator))
+                    return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in nexmark");
+            reader->wall_base_millis =
+                now_millis - (nexmark_timestamp_for_event(generator, 1 + generator->events_count) -
+                              generator->config.base_time);
+        }
     }
     uint32_t limit = out->capacity - out->count;
     if (limit > max_rows)
@@ -569,9 +581,33 @@ static void nexmark_close(SourceReader *base)
     free(reader);
 }
 
+/* The position: the count of the next event this reader emits (the generator's draws
+   depend only on the count, so a restored reader draws up to it again). */
+static int nexmark_snapshot_position(SourceReader *base, const ByteWriter *out)
+{
+    NexmarkReader *reader = (NexmarkReader *)base;
+    return byte_write_int64(out, reader->next_own);
+}
+
+static int nexmark_restore_position(SourceReader *base, const ByteReader *in, Diag *diag)
+{
+    NexmarkReader *reader = (NexmarkReader *)base;
+    int64_t next_own = 0;
+    if (byte_read_int64(in, &next_own) != JOINERY_OK || next_own < reader->next_own ||
+        (next_own - reader->next_own) % reader->parallelism != 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The checkpointed position of nexmark table '%s' does not fit it",
+                          base->spec->table->name);
+    reader->next_own = next_own;
+    reader->restored = true;
+    return JOINERY_OK;
+}
+
 static const SourceReaderVtable NEXMARK_READER = {
     .poll = nexmark_poll,
     .close = nexmark_close,
+    .snapshot_position = nexmark_snapshot_position,
+    .restore_position = nexmark_restore_position,
 };
 
 static int nexmark_create_source(const SourceSpec *spec, SourceReader **result, Diag *diag)

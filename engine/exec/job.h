@@ -42,6 +42,15 @@ typedef struct JobConfig {
     /* the session's cancel flag (Ctrl-C), for the waits connectors make while the job is
        created (Kafka's metadata retries): they give up when it is set. May be NULL. */
     volatile int *cancel_requested;
+    /* checkpoints (checkpoint.h): execution.checkpointing.interval (0: none), .dir (where
+       <job id>/chk-<n>/ go; borrowed until job_create returns), .num-retained, .timeout */
+    int64_t checkpoint_interval_millis;
+    const char *checkpoint_dir;
+    int checkpoint_retained;
+    int64_t checkpoint_timeout_millis;
+    /* execution.state-recovery.path: a checkpoint folder to resume from (NULL: none);
+       borrowed until job_create returns */
+    const char *restore_path;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };

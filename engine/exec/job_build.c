@@ -561,6 +561,8 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     status = job_state_open(job, config);
     if (status == JOINERY_OK)
         status = job_tasks_init(job);
+    if (status == JOINERY_OK)
+        status = job_checkpoints_open(job, config);
     if (status != JOINERY_OK)
         return status;
     for (uint32_t i = 0; i < job->source_count; i++) {
@@ -583,6 +585,8 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
        began it: an LMDB write transaction belongs to its thread, and a task's thread could
        not begin its own while this one held the environment's writer lock */
     if (status == JOINERY_OK)
+        status = job_checkpoints_restore(job, config->restore_path);
+    if (status == JOINERY_OK)
         status = job_state_commit(job);
     return status;
 }
@@ -591,6 +595,7 @@ void job_destroy(Job *job)
 {
     if (!job)
         return;
+    job_checkpoints_close(job); /* its writer thread reads the operators */
     for (uint32_t i = 0; i < job->operator_count; i++)
         operator_close(job->operators[i].op);
     for (uint32_t i = 0; i < job->channel_count; i++)

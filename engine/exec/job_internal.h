@@ -59,6 +59,61 @@ typedef struct JobTask {
     _Atomic uint64_t published_state_bytes;
 } JobTask;
 
+/*
+ * The job's checkpoints (job_checkpoint.c). Fields under `lock` are shared by
+ * the tasks (snapshots are stored on their threads); committed_id and
+ * next_trigger belong to the sink's task.
+ */
+struct CheckpointEntry;
+struct CheckpointWrite;
+
+typedef struct JobCheckpoints {
+    bool enabled; /* execution.checkpointing.interval set */
+    int64_t interval_millis;
+    int64_t timeout_millis;
+    int retained;
+    char *dir;
+    char job_id[33];
+    SnapshotStorage storage;
+    pthread_mutex_t lock;
+    bool lock_ready;
+    uint64_t *fingerprints;  /* per job operator: its plan node's fingerprint */
+    int64_t next_id;         /* the id of the next checkpoint (restored id + 1 after a restore) */
+    int64_t restored_id;     /* the checkpoint restored from; 0: none */
+    uint64_t restored_bytes; /* its files' bytes */
+    int64_t restored_millis; /* how long reading them into the operators took */
+    int64_t pending_id;      /* the checkpoint in flight; 0: none */
+    char *pending_folder;    /* its folder */
+    int64_t pending_started; /* when it was triggered (ms) */
+    int64_t pending_timestamp;
+    struct CheckpointEntry *entries; /* per job operator: what the pending checkpoint holds */
+    uint8_t *done;                   /* per job operator: stored or finished for the pending one */
+    uint32_t done_count;
+    uint8_t *finished;        /* per job operator: 1 its input ended; 2 a source to end at once
+                                 (restored ended) */
+    char **completed_folders; /* retained completed checkpoints, oldest first */
+    uint32_t completed_count;
+    _Atomic int64_t completed_id; /* newest completed */
+    int64_t committed_id;         /* newest the sink was told of */
+    int64_t next_trigger;         /* when the next is due (ms); 0 before the first round */
+    uint64_t completed;
+    uint64_t failed;
+    uint64_t last_bytes;
+    int64_t last_duration_millis;
+    /* snapshots waiting for the writer thread (under lock), which writes and syncs their
+       files off the tasks' threads */
+    struct CheckpointWrite *writes_head;
+    struct CheckpointWrite *writes_tail;
+    pthread_cond_t writes_ready;
+    bool writes_ready_made;
+    pthread_t writer;
+    bool writer_started;
+    bool writer_stopping;
+    /* the last completed ones, for SHOW JOB METRICS: id, duration (ms), bytes */
+    int64_t history[8][3];
+    uint32_t history_count;
+} JobCheckpoints;
+
 typedef struct JobOperator {
     Operator *op;
     const PlanNode *node;
@@ -102,7 +157,26 @@ struct Job {
     StateBackendKind state_backend;
     StateBudget state_budget; /* shared by the tasks' hashmap stores */
     char *state_folder;       /* LMDB: the job's folder (job_state.c); NULL otherwise */
+    JobCheckpoints checkpoints;
 };
+
+/*
+ * Checkpoints (job_checkpoint.c). open: after the operators are built, before
+ * they open (reads the config; checks that every source can resume; installs
+ * the snapshot storage). restore: after they opened, on the caller's thread:
+ * reads config->restore_path into them. start_task: first thing of a task's
+ * loop (ends the sources the restored checkpoint saw ended). tick: every round
+ * of the sink's task (commits completed checkpoints to the sink, triggers the
+ * next one, gives up one that timed out). format: the SHOW JOB METRICS line.
+ * close: frees (an incomplete checkpoint's folder is removed). JOINERY_OK or an
+ * error with the job's (or task's) diag filled.
+ */
+int job_checkpoints_open(Job *job, const JobConfig *config);
+int job_checkpoints_restore(Job *job, const char *path);
+int job_checkpoints_start_task(JobTask *task);
+int job_checkpoints_tick(Job *job, int64_t now);
+void job_checkpoints_format(Job *job, StrBuf *out);
+void job_checkpoints_close(Job *job);
 
 /*
  * Opens a state store for every task with a stateful operator (and the job's

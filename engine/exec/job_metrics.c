@@ -205,4 +205,5 @@ void job_format_metrics(Job *job, StrBuf *out)
             job_format_watermark(job, node, out);
     }
     free(subtasks);
+    job_checkpoints_format(job, out);
 }

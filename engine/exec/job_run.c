@@ -222,6 +222,9 @@ static int job_task_run(JobTask *task)
     bool report_status = job->sink && job->sink->task == task->index;
     bool draining = false;
     int64_t drain_deadline = 0;
+    int start_status = job_checkpoints_start_task(task);
+    if (start_status != JOINERY_OK)
+        return job_task_fail(task, start_status);
     for (;;) {
         if (job->stop)
             return JOINERY_CANCELLED;
@@ -306,6 +309,11 @@ static int job_task_run(JobTask *task)
         int commit_status = job_task_commit(task);
         if (commit_status != JOINERY_OK)
             return job_task_fail(task, commit_status);
+        if (report_status && !draining) {
+            int checkpoint_status = job_checkpoints_tick(job, now);
+            if (checkpoint_status != JOINERY_OK)
+                return job_task_fail(task, checkpoint_status);
+        }
         if (now >= next_status) {
             job_task_publish(task);
             if (report_status)
@@ -403,7 +411,10 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
             cancelled = true;
     /* a drained cancel finishes the sink (flushes a Kafka producer, renames a part file into
        place) so that what went through is durable before the sources commit it */
-    if (cancelled && job->drained && job->sink && job->sink->vtable->finish) {
+    /* with checkpoints a cancel is Flink's: output after the last checkpoint stays
+       uncommitted (a restore from that checkpoint writes it) and nothing is committed */
+    bool checkpointed = job->checkpoints.enabled;
+    if (cancelled && job->drained && !checkpointed && job->sink && job->sink->vtable->finish) {
         int finish_status = job->sink->vtable->finish(job->sink);
         if (finish_status != JOINERY_OK) {
             const Diag *sink_diag = &job->tasks[job->sink->task]->diag;
@@ -415,7 +426,7 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
     }
     /* a clean stop lets sources commit what they read: at the end of input, or on a
        cancel once everything read has drained through the pipeline and the sink */
-    if (!cancelled || job->drained)
+    if (!cancelled || (job->drained && !checkpointed))
         for (uint32_t i = 0; i < job->source_count; i++)
             source_operator_mark_stopped_cleanly(job->sources[i]);
     return cancelled ? JOINERY_CANCELLED : JOINERY_OK;

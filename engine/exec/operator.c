@@ -356,6 +356,9 @@ int operator_end_channel(Operator *op, uint32_t input, uint32_t channel)
     if (status != JOINERY_OK || op->inputs_ended < op->channel_count || op->finished)
         return status;
     op->finished = true;
+    const SnapshotStorage *storage = op->context ? op->context->snapshots : NULL;
+    if (storage && storage->finished)
+        storage->finished(storage->context, op);
     if (op->vtable->finish) {
         int64_t start = datetime_monotonic_nanos();
         status = op->vtable->finish(op);
@@ -489,6 +492,8 @@ static int operator_store_snapshot(Operator *op, const Barrier *barrier)
     int64_t start = datetime_monotonic_nanos();
     int status = operator_snapshot(op, barrier, &writer);
     op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
+    if (status == JOINERY_OK && storage->store_buffer)
+        return storage->store_buffer(storage->context, op, barrier, &buffer);
     if (status == JOINERY_OK)
         status = storage->store(storage->context, op, barrier, buffer.bytes, buffer.length);
     snapshot_buffer_free(&buffer);

@@ -3,8 +3,8 @@
  * barriers): the barrier that flows with the data, where the snapshots
  * taken at a barrier go, and an in-memory byte stream to hold one.
  *
- * Nothing takes checkpoints yet. A barrier starts at the sources
- * (job_trigger_barrier, job.h), travels in order with rows and watermarks
+ * Checkpoints (checkpoint.h) are the storage of these snapshots. A barrier
+ * starts at the sources (job_trigger_barrier, job.h), travels in order with rows and watermarks
  * through exchanges (to every downstream channel), channels and mailboxes,
  * and is aligned at every operator (operator.h: "Barriers"); there the
  * operator's snapshot entry writes its state and the barrier moves on.
@@ -25,8 +25,16 @@ typedef struct Barrier {
 
 typedef struct Operator Operator;
 
+/* A growable byte stream: writers append, readers consume from read_offset. */
+typedef struct SnapshotBuffer {
+    unsigned char *bytes;
+    size_t length;
+    size_t capacity;
+    size_t read_offset;
+} SnapshotBuffer;
+
 /*
- * Where snapshots go (later: the checkpoint storage). `store` is called
+ * Where snapshots go (the checkpoints, job_checkpoint.c). `store` is called
  * once per operator and barrier when the operator has aligned it, with the
  * bytes its snapshot wrote (length 0: a stateless operator, or a source
  * starting the barrier), before the barrier moves downstream. It runs on
@@ -37,15 +45,23 @@ typedef struct SnapshotStorage {
     int (*store)(void *context, Operator *op, const Barrier *barrier, const void *bytes,
                  size_t length);
     void *context;
+    /* Optional: instead of `store`, takes the snapshot's buffer over (the storage frees it
+       with snapshot_buffer_free, also on failure), so that writing it out need not hold up
+       the operator's task (checkpoints write files on a thread of their own). */
+    int (*store_buffer)(void *context, Operator *op, const Barrier *barrier,
+                        SnapshotBuffer *buffer);
+    /* Optional (NULL: not told). `finished`: op's every input ended (called on its thread
+       before the end goes downstream); it takes no more snapshots, and checkpoints still
+       waiting for it count it as finished. */
+    void (*finished)(void *context, Operator *op);
+    /* Optional, for the sink's end of input (op_sink.c): final_id gives the id of a last
+       checkpoint to take (0: none); store_final stores the sink's snapshot as that
+       checkpoint, every other operator finished, and completes it before the sink makes
+       its output visible, so a crash after that restores to "all done". */
+    int64_t (*final_id)(void *context);
+    int (*store_final)(void *context, Operator *op, const Barrier *barrier, const void *bytes,
+                       size_t length);
 } SnapshotStorage;
-
-/* A growable byte stream: writers append, readers consume from read_offset. */
-typedef struct SnapshotBuffer {
-    unsigned char *bytes;
-    size_t length;
-    size_t capacity;
-    size_t read_offset;
-} SnapshotBuffer;
 
 /* A writer appending to `buffer` (empty: {0}) and a reader of it from read_offset. */
 StateWriter snapshot_buffer_writer(SnapshotBuffer *buffer);

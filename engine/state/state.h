@@ -65,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/base/byte_stream.h"
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 
@@ -180,15 +181,8 @@ static inline bool state_is_expired(int64_t ttl_millis, int64_t last_access, int
  * restores it. write/read return JOINERY_OK or an error status; read
  * fails when fewer than `length` bytes remain.
  */
-typedef struct StateWriter {
-    int (*write)(void *context, const void *bytes, size_t length);
-    void *context;
-} StateWriter;
-
-typedef struct StateReader {
-    int (*read)(void *context, void *bytes, size_t length);
-    void *context;
-} StateReader;
+typedef ByteWriter StateWriter;
+typedef ByteReader StateReader;
 
 /* ---- multiset state --------------------------------------------------- */
 

@@ -40,22 +40,50 @@ static const char SNAPSHOT_MAGIC[4] = {'J', 'N', 'Y', 'S'};
 
 /* ---- writing ----------------------------------------------------------- */
 
+enum { SNAPSHOT_STAGE_BYTES = 16384 };
+
+/* A snapshot being written: small fields gather in `stage`, hashed and written in one go
+   when it fills (a call of the hash and the writer per field cost 10% of a checkpoint). */
 typedef struct SnapshotOut {
     const StateWriter *writer;
     XXH3_state_t *hash;
     Diag *diag;
     int status;
+    size_t staged;
+    unsigned char stage[SNAPSHOT_STAGE_BYTES];
 } SnapshotOut;
 
-static int out_bytes(SnapshotOut *out, const void *bytes, size_t length)
+/* Hashes and writes `length` bytes now. */
+static int out_write(SnapshotOut *out, const void *bytes, size_t length)
 {
-    if (out->status != JOINERY_OK)
-        return out->status;
     (void)XXH3_64bits_update(out->hash, bytes, length);
     out->status = out->writer->write(out->writer->context, bytes, length);
     if (out->status != JOINERY_OK)
         diag_error(out->diag, out->status, "could not write a state snapshot");
     return out->status;
+}
+
+/* Writes what is staged. */
+static int out_flush(SnapshotOut *out)
+{
+    if (out->status != JOINERY_OK || !out->staged)
+        return out->status;
+    size_t staged = out->staged;
+    out->staged = 0;
+    return out_write(out, out->stage, staged);
+}
+
+static int out_bytes(SnapshotOut *out, const void *bytes, size_t length)
+{
+    if (out->status != JOINERY_OK)
+        return out->status;
+    if (length > SNAPSHOT_STAGE_BYTES - out->staged && out_flush(out) != JOINERY_OK)
+        return out->status;
+    if (length >= SNAPSHOT_STAGE_BYTES)
+        return out_write(out, bytes, length);
+    memcpy(out->stage + out->staged, bytes, length);
+    out->staged += length;
+    return JOINERY_OK;
 }
 
 static int out_u8(SnapshotOut *out, uint8_t value)
@@ -85,6 +113,7 @@ static int out_begin(SnapshotOut *out, const StateWriter *writer, Diag *diag, ui
     out->writer = writer;
     out->diag = diag;
     out->status = JOINERY_OK;
+    out->staged = 0;
     out->hash = XXH3_createState();
     if (!out->hash || XXH3_64bits_reset(out->hash) != XXH_OK) {
         out->status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -103,6 +132,8 @@ static int out_finish(SnapshotOut *out, int status)
     if (status != JOINERY_OK && out->status == JOINERY_OK)
         out->status = status;
     out_u8(out, 'Z');
+    if (out->hash)
+        out_flush(out);
     if (out->status == JOINERY_OK && out->hash) {
         uint64_t checksum = XXH3_64bits_digest(out->hash);
         out->status = out->writer->write(out->writer->context, &checksum, sizeof checksum);

@@ -43,6 +43,12 @@ typedef enum OptionId {
     OPTION_STATE_BACKEND_LMDB_PATH,
     OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES,
     OPTION_DATAGEN_SEED,
+    OPTION_CHECKPOINTING_INTERVAL,
+    OPTION_CHECKPOINTING_MODE,
+    OPTION_CHECKPOINTING_DIR,
+    OPTION_CHECKPOINTING_NUM_RETAINED,
+    OPTION_CHECKPOINTING_TIMEOUT,
+    OPTION_STATE_RECOVERY_PATH,
     OPTION_DISPLAY_MAX_COLUMN_WIDTH,
     OPTION_PRINT_TIME_COST,
     OPTION_COUNT
@@ -106,14 +112,41 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
                                 NULL,
                                 "print the time a statement took after its result (joinery's "
                                 "default is false, so outputs repeat byte for byte)"},
+    [OPTION_CHECKPOINTING_INTERVAL] = {"execution.checkpointing.interval", OPTION_KIND_DURATION,
+                                       NULL, NULL,
+                                       "take a checkpoint this often (unset: no checkpoints)"},
+    [OPTION_CHECKPOINTING_MODE] = {"execution.checkpointing.mode", OPTION_KIND_ENUM, "EXACTLY_ONCE",
+                                   "EXACTLY_ONCE|AT_LEAST_ONCE",
+                                   "checkpoint guarantee (joinery always aligns barriers, so "
+                                   "AT_LEAST_ONCE runs exactly-once)"},
+    [OPTION_CHECKPOINTING_DIR] = {"execution.checkpointing.dir", OPTION_KIND_STRING, NULL, NULL,
+                                  "folder of checkpoints: <dir>/<job id>/chk-<n>/ "
+                                  "('state.checkpoints.dir' accepted)"},
+    [OPTION_CHECKPOINTING_NUM_RETAINED] = {"execution.checkpointing.num-retained",
+                                           OPTION_KIND_INTEGER, "1", NULL,
+                                           "completed checkpoints kept "
+                                           "('state.checkpoints.num-retained' accepted)"},
+    [OPTION_CHECKPOINTING_TIMEOUT] = {"execution.checkpointing.timeout", OPTION_KIND_DURATION,
+                                      "10 min", NULL,
+                                      "a checkpoint not complete after this long is given up"},
+    [OPTION_STATE_RECOVERY_PATH] = {"execution.state-recovery.path", OPTION_KIND_STRING, NULL, NULL,
+                                    "the next INSERT resumes from this checkpoint folder "
+                                    "('execution.savepoint.path' accepted)"},
 };
 
-/* Deprecated Flink keys that name a key of the table: SET and RESET act on the new key. */
+/* Flink's deprecated or older names of keys of the table: SET, RESET and reads act on the
+   current key; `note` (may be NULL) is the [INFO] line SET prints for the old name. */
 static const struct {
     const char *deprecated;
     OptionId id;
+    const char *note;
 } OPTION_ALIASES[] = {
-    {"sql-client.display.max-column-width", OPTION_DISPLAY_MAX_COLUMN_WIDTH},
+    {"sql-client.display.max-column-width", OPTION_DISPLAY_MAX_COLUMN_WIDTH,
+     "This key is deprecated; joinery stores it as 'table.display.max-column-width', as Flink "
+     "reads it."},
+    {"state.checkpoints.dir", OPTION_CHECKPOINTING_DIR, NULL},
+    {"state.checkpoints.num-retained", OPTION_CHECKPOINTING_NUM_RETAINED, NULL},
+    {"execution.savepoint.path", OPTION_STATE_RECOVERY_PATH, NULL},
 };
 
 /* The key `key` stands for: itself, or the new key of a deprecated one. */
@@ -127,11 +160,9 @@ static const char *options_canonical_key(const char *key)
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
-    "execution.checkpointing.interval",
     "table.exec.async-lookup.buffer-capacity",
     "table.exec.async-lookup.timeout",
     "table.exec.async-lookup.output-mode",
-    "state.checkpoints.dir",
     "table.exec.sink.upsert-materialize",
 };
 
@@ -277,6 +308,19 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
                               "Invalid value '%s' for option '%s': expected 1 to 100000", value,
                               spec->key);
     }
+    if (spec == &OPTION_SPECS[OPTION_CHECKPOINTING_NUM_RETAINED] && strtoll(value, NULL, 10) < 1)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Invalid value '%s' for option '%s': expected at least 1", value,
+                          spec->key);
+    if (spec == &OPTION_SPECS[OPTION_CHECKPOINTING_INTERVAL] ||
+        spec == &OPTION_SPECS[OPTION_CHECKPOINTING_TIMEOUT]) {
+        int64_t millis = 0;
+        duration_parse_millis(value, &millis);
+        if (millis < 10)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected at least 10 ms", value,
+                              spec->key);
+    }
     if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
@@ -399,9 +443,9 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
 
 const char *options_note(const char *key, const char *value)
 {
-    if (strcmp(options_canonical_key(key), key) != 0)
-        return "This key is deprecated; joinery stores it as 'table.display.max-column-width', "
-               "as Flink reads it.";
+    for (size_t i = 0; i < sizeof OPTION_ALIASES / sizeof OPTION_ALIASES[0]; i++)
+        if (strcmp(OPTION_ALIASES[i].deprecated, key) == 0 && OPTION_ALIASES[i].note)
+            return OPTION_ALIASES[i].note;
     StateBackendKind kind;
     bool substituted = false;
     if (strcmp(key, OPTION_SPECS[OPTION_STATE_BACKEND_TYPE].key) == 0 &&
@@ -444,4 +488,13 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
     config->datagen_seed = (uint64_t)options_integer(options, OPTION_DATAGEN_SEED);
     config->multi_join_pruning = options_boolean(options, OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING);
     config->idle_timeout_millis = options_duration_millis(options, OPTION_SOURCE_IDLE_TIMEOUT);
+    config->checkpoint_interval_millis =
+        options_duration_millis(options, OPTION_CHECKPOINTING_INTERVAL);
+    config->checkpoint_dir =
+        options_get(options, options_spec_of(OPTION_CHECKPOINTING_DIR, OPTION_KIND_STRING)->key);
+    config->checkpoint_retained = (int)options_integer(options, OPTION_CHECKPOINTING_NUM_RETAINED);
+    config->checkpoint_timeout_millis =
+        options_duration_millis(options, OPTION_CHECKPOINTING_TIMEOUT);
+    config->restore_path =
+        options_get(options, options_spec_of(OPTION_STATE_RECOVERY_PATH, OPTION_KIND_STRING)->key);
 }

@@ -99,7 +99,7 @@ static void aligned_open(Aligned *a)
     operator_init(&a->recorder.base, &RECORDER_VTABLE, "Recorder", 2, &a->recorder);
     harness_open(&a->h, &a->recorder.base, one_bigint, 1);
     a->h.collector.log_watermarks = true;
-    a->storage = (SnapshotStorage){log_snapshot, &a->h.collector.log};
+    a->storage = (SnapshotStorage){.store = log_snapshot, .context = &a->h.collector.log};
     a->h.context.snapshots = &a->storage;
 }
 
@@ -463,7 +463,7 @@ static Output run_join(const char *parallelism, Checkpoints *checkpoints, int64_
     volatile int cancel = 0;
     Trigger trigger = {job, 0, 2, cancel_after, &cancel};
     pthread_t thread;
-    SnapshotStorage storage = {record_checkpoint, checkpoints};
+    SnapshotStorage storage = {.store = record_checkpoint, .context = checkpoints};
     if (checkpoints) {
         job_set_snapshot_storage(job, &storage);
         /* the first one before the run: the sources start it in their first round */

@@ -20,6 +20,7 @@
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
 #include "engine/connector/kafka_internal.h"
+#include "engine/exec/snapshot.h"
 #include "engine/format/format.h"
 #include "tests/unit/connector_fixture.h"
 
@@ -830,6 +831,7 @@ static void setup_cluster(void)
     ck_assert_int_eq(rd_kafka_mock_topic_create(mock_cluster, "rows", 3, 1), 0);
     ck_assert_int_eq(rd_kafka_mock_topic_create(mock_cluster, "bad", 2, 1), 0);
     ck_assert_int_eq(rd_kafka_mock_topic_create(mock_cluster, "upserts", 2, 1), 0);
+    ck_assert_int_eq(rd_kafka_mock_topic_create(mock_cluster, "resume", 2, 1), 0);
 }
 
 static void teardown_cluster(void)
@@ -1193,6 +1195,98 @@ START_TEST(test_upsert_round_trip)
 }
 END_TEST
 
+/* Polls `reader` until `want` rows came (or its end), as lines "id name" into out. */
+static int poll_rows(SourceReader *reader, int want, Collected *out, Diag *diag)
+{
+    Row *slots[ROW_BATCH_CAPACITY];
+    Arena arena;
+    arena_init(&arena, 0);
+    int status = JOINERY_OK;
+    DataType types[] = {bigint_type(), string_type()};
+    for (int polls = 0; polls < 200000 && out->count < want; polls++) {
+        RowBatch batch = {slots, 0, 3};
+        int64_t next = 0;
+        status = reader->vtable->poll(reader, &batch, &arena, 3, polls, &next, diag);
+        if (status < 0 || status == SOURCE_POLL_END)
+            break;
+        for (uint32_t r = 0; r < batch.count && out->count < 64; r++) {
+            Value id = value_from_row(batch.rows[r], 0, types[0]);
+            Value name = value_from_row(batch.rows[r], 1, types[1]);
+            snprintf(out->lines[out->count++], 160, "%lld %.*s", (long long)id.i, (int)name.s.len,
+                     name.s.ptr);
+        }
+        arena_reset(&arena);
+        if (status == SOURCE_POLL_IDLE)
+            usleep(1000);
+    }
+    arena_destroy(&arena);
+    return status;
+}
+
+/* A reader restored from another's position goes on with exactly the next rows. */
+START_TEST(test_resume_position)
+{
+    for (int i = 0; i < 10; i++) {
+        char value[64];
+        snprintf(value, sizeof value, "{\"id\":%d,\"name\":\"n%d\"}", i, i);
+        produce("resume", i % 2, NULL, value);
+    }
+    const char *options[] = {"connector",
+                             "kafka",
+                             "topic",
+                             "resume",
+                             "properties.bootstrap.servers",
+                             bootstrap,
+                             "format",
+                             "json",
+                             "scan.startup.mode",
+                             "earliest-offset",
+                             "scan.bounded.mode",
+                             "latest-offset"};
+    CatalogTable *table =
+        make_keyed_table("resume", TWO_COLUMNS, 2, options, OPTION_COUNT(options), NULL);
+    SourceSpec spec;
+    uint32_t columns[] = {0, 1};
+    DataType types[] = {bigint_type(), string_type()};
+    memset(&spec, 0, sizeof spec);
+    spec.table = table;
+    spec.field_count = 2;
+    spec.columns = columns;
+    spec.types = types;
+    spec.parallelism = 1;
+    Diag diag;
+    diag_clear(&diag);
+    SourceReader *first = NULL, *second = NULL;
+    ck_assert_int_eq(connector_find("kafka")->create_source(&spec, &first, &diag), JOINERY_OK);
+    Collected before = {0}, after = {0};
+    poll_rows(first, 4, &before, &diag);
+    ck_assert_int_ge(before.count, 4);
+    SnapshotBuffer position = {0};
+    StateWriter writer = snapshot_buffer_writer(&position);
+    ck_assert_int_eq(first->vtable->snapshot_position(first, &writer), JOINERY_OK);
+    first->vtable->close(first); /* not stopped cleanly: nothing committed */
+    ck_assert_int_eq(connector_find("kafka")->create_source(&spec, &second, &diag), JOINERY_OK);
+    StateReader reader = snapshot_buffer_reader(&position);
+    ck_assert_msg(second->vtable->restore_position(second, &reader, &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_int_eq(poll_rows(second, 64, &after, &diag), SOURCE_POLL_END);
+    second->vtable->close(second);
+    snapshot_buffer_free(&position);
+    /* together every record once */
+    Collected all = before;
+    for (int i = 0; i < after.count; i++)
+        memcpy(all.lines[all.count++], after.lines[i], 160);
+    ck_assert_int_eq(all.count, 10);
+    qsort(all.lines, (size_t)all.count, sizeof all.lines[0], compare_lines);
+    for (int i = 0; i < 10; i++) {
+        char expected[32];
+        snprintf(expected, sizeof expected, "%d n%d", i, i);
+        ck_assert_str_eq(all.lines[i], expected);
+    }
+    catalog_table_free(table);
+}
+END_TEST
+
 static Suite *kafka_suite(void)
 {
     Suite *suite = suite_create("kafka");
@@ -1212,6 +1306,7 @@ static Suite *kafka_suite(void)
     tcase_add_checked_fixture(cluster, setup_cluster, teardown_cluster);
     tcase_set_timeout(cluster, 120);
     tcase_add_test(cluster, test_round_trip);
+    tcase_add_test(cluster, test_resume_position);
     tcase_add_test(cluster, test_bad_records);
     tcase_add_test(cluster, test_upsert_round_trip);
     suite_add_tcase(suite, cluster);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "engine/connector/connector.h"
+#include "engine/exec/snapshot.h"
 #include "engine/connector/nexmark_internal.h"
 #include "tests/unit/connector_fixture.h"
 
@@ -759,6 +760,54 @@ START_TEST(test_base_time_and_sizes)
 }
 END_TEST
 
+/* A reader restored from another's position (checkpoints) goes on with exactly its next
+   events: the two together are one uninterrupted reader's rows, in order. */
+START_TEST(test_resume_position)
+{
+    const char *options[] = {"events.num", "3000"};
+    CatalogTable *table = nexmark_table(NULL, 0, options, 1);
+    Diag diag;
+    RowList whole = {0}, parts = {0};
+    ck_assert_int_eq(read_all(table, 1, 2, 0, &whole, &diag, NULL), SOURCE_POLL_END);
+    ck_assert_uint_eq(whole.count, 1500);
+    TestSpec spec;
+    make_spec(&spec, table, 1, 2, 0);
+    SourceReader *first = NULL, *second = NULL;
+    const Connector *nexmark = connector_find("nexmark");
+    ck_assert_int_eq(nexmark->create_source(&spec.spec, &first, &diag), JOINERY_OK);
+    static Row *slots[ROW_BATCH_CAPACITY];
+    Arena arena;
+    arena_init(&arena, 0);
+    RowBatch batch = {slots, 0, 700};
+    int64_t next = 0;
+    ck_assert_int_eq(first->vtable->poll(first, &batch, &arena, 700, 1000000, &next, &diag),
+                     SOURCE_POLL_ROWS);
+    ck_assert_uint_eq(batch.count, 700);
+    for (uint32_t i = 0; i < batch.count; i++)
+        row_list_add(&parts, batch.rows[i]);
+    arena_reset(&arena);
+    SnapshotBuffer position = {0};
+    StateWriter writer = snapshot_buffer_writer(&position);
+    ck_assert_int_eq(first->vtable->snapshot_position(first, &writer), JOINERY_OK);
+    first->vtable->close(first);
+    ck_assert_int_eq(nexmark->create_source(&spec.spec, &second, &diag), JOINERY_OK);
+    StateReader reader = snapshot_buffer_reader(&position);
+    ck_assert_int_eq(second->vtable->restore_position(second, &reader, &diag), JOINERY_OK);
+    ck_assert_int_eq(drain(second, &parts, &diag), SOURCE_POLL_END);
+    second->vtable->close(second);
+    ck_assert_uint_eq(parts.count, whole.count);
+    for (size_t i = 0; i < whole.count; i++) {
+        ck_assert_uint_eq(row_size(parts.rows[i]), row_size(whole.rows[i]));
+        ck_assert_int_eq(memcmp(parts.rows[i], whole.rows[i], row_size(whole.rows[i])), 0);
+    }
+    snapshot_buffer_free(&position);
+    arena_destroy(&arena);
+    row_list_free(&whole);
+    row_list_free(&parts);
+    catalog_table_free(table);
+}
+END_TEST
+
 static Suite *nexmark_suite(void)
 {
     Suite *suite = suite_create("nexmark");
@@ -774,6 +823,7 @@ static Suite *nexmark_suite(void)
     tcase_add_test(connector, test_connector_rows);
     tcase_add_test(connector, test_projection);
     tcase_add_test(connector, test_splitting);
+    tcase_add_test(connector, test_resume_position);
     tcase_add_test(connector, test_bounds);
     tcase_add_test(connector, test_rate_limit);
     tcase_add_test(connector, test_validation);

@@ -35,12 +35,90 @@ static int sink_process(Operator *self, uint32_t input, const RowBatch *batch)
     return JOINERY_OK;
 }
 
+/* A last checkpoint before the output becomes visible (snapshot.h: final_id). */
+static int sink_final_checkpoint(Operator *self)
+{
+    SinkOperator *sink = self->impl;
+    const SnapshotStorage *storage = self->context->snapshots;
+    if (!storage || !storage->final_id || !sink->writer || !sink->writer->vtable->prepare_commit)
+        return JOINERY_OK;
+    Barrier barrier = {storage->final_id(storage->context), operator_now_millis(self)};
+    if (barrier.checkpoint_id <= 0)
+        return JOINERY_OK;
+    SnapshotBuffer buffer = {0};
+    StateWriter writer = snapshot_buffer_writer(&buffer);
+    int status = operator_snapshot(self, &barrier, &writer);
+    if (status == JOINERY_OK)
+        status =
+            storage->store_final(storage->context, self, &barrier, buffer.bytes, buffer.length);
+    snapshot_buffer_free(&buffer);
+    return status;
+}
+
 static int sink_finish(Operator *self)
 {
     SinkOperator *sink = self->impl;
-    if (sink->writer && sink->writer->vtable->finish)
-        return sink->writer->vtable->finish(sink->writer, self->context->diag);
-    return JOINERY_OK;
+    int status = sink_final_checkpoint(self);
+    if (status == JOINERY_OK && sink->writer && sink->writer->vtable->finish)
+        status = sink->writer->vtable->finish(sink->writer, self->context->diag);
+    return status;
+}
+
+/*
+ * The snapshot: a flag, then (exactly-once writers) the pending transactions
+ * of prepare_commit (connector.h). An at-least-once writer has none.
+ */
+static int sink_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    SinkOperator *sink = self->impl;
+    if (sink->writer && sink->writer->vtable->flush) {
+        int status = sink->writer->vtable->flush(sink->writer, self->context->diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    uint8_t pending = sink->writer && sink->writer->vtable->prepare_commit;
+    int status = writer->write(writer->context, &pending, 1);
+    if (status != JOINERY_OK)
+        return operator_fail(self, status, "could not write a state snapshot");
+    if (!pending)
+        return JOINERY_OK;
+    return sink->writer->vtable->prepare_commit(sink->writer, barrier->checkpoint_id, writer,
+                                                self->context->diag);
+}
+
+static int sink_restore(Operator *self, const StateReader *reader)
+{
+    SinkOperator *sink = self->impl;
+    uint8_t pending = 0;
+    if (reader->read(reader->context, &pending, 1) != JOINERY_OK)
+        return operator_fail(self, JOINERY_ERROR, "the state snapshot of %s is cut short",
+                             self->name);
+    if (!pending)
+        return JOINERY_OK;
+    if (!sink->writer || !sink->writer->vtable->restore_pending)
+        return operator_fail(self, JOINERY_ERROR,
+                             "the checkpoint holds pending output for another sink");
+    return sink->writer->vtable->restore_pending(sink->writer, reader, self->context->diag);
+}
+
+int sink_operator_commit(Operator *op, int64_t checkpoint_id)
+{
+    SinkOperator *sink = op->impl;
+    if (!sink->writer || !sink->writer->vtable->commit)
+        return JOINERY_OK;
+    return sink->writer->vtable->commit(sink->writer, checkpoint_id, op->context->diag);
+}
+
+const char *sink_operator_checkpoint_refusal(const Operator *op)
+{
+    const SinkOperator *sink = op->impl;
+    return sink->writer ? sink->writer->checkpoint_refusal : NULL;
+}
+
+bool sink_operator_exactly_once(const Operator *op)
+{
+    const SinkOperator *sink = op->impl;
+    return sink->writer && sink->writer->vtable->prepare_commit;
 }
 
 void sink_operator_abort(Operator *op, StrBuf *note)
@@ -61,6 +139,8 @@ static void sink_close(Operator *self)
 static const OperatorVtable SINK_VTABLE = {
     .process = sink_process,
     .finish = sink_finish,
+    .snapshot = sink_snapshot,
+    .restore = sink_restore,
     .close = sink_close,
 };
 

@@ -15,6 +15,16 @@ typedef int (*SinkCollectFunction)(void *context, const Row *row);
 Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag);
 /* Creates a collector. NULL on no memory. */
 Operator *sink_operator_create_collector(SinkCollectFunction collect, void *context, Diag *diag);
+/*
+ * Checkpoint `checkpoint_id` completed: the writer makes the output pending
+ * for it and earlier ones visible (connector.h: commit). On the sink's
+ * thread. JOINERY_OK or the error (diag filled).
+ */
+int sink_operator_commit(Operator *op, int64_t checkpoint_id);
+/* Why the sink's writer cannot take part in checkpoints (connector.h); NULL: it can. */
+const char *sink_operator_checkpoint_refusal(const Operator *op);
+/* True when the sink's writer is exactly-once (two-phase, connector.h). */
+bool sink_operator_exactly_once(const Operator *op);
 /* Rows the sink has taken. */
 uint64_t sink_operator_rows(const Operator *op);
 /* True when the collector's client asked to stop. */

@@ -62,9 +62,41 @@ static void source_close(Operator *self)
     free(source);
 }
 
+/*
+ * The snapshot at a barrier: the reader's position (connector.h). A Values
+ * source writes nothing: it emits all its rows in its first poll and ends,
+ * so a barrier before that finds nothing emitted yet.
+ */
+static int source_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    SourceOperator *source = self->impl;
+    if (source->is_values)
+        return JOINERY_OK;
+    if (!source->reader->vtable->snapshot_position)
+        return operator_fail(self, JOINERY_ERROR_UNSUPPORTED,
+                             "table '%s' cannot take part in checkpoints",
+                             source->spec.source.table->name);
+    return source->reader->vtable->snapshot_position(source->reader, writer);
+}
+
+static int source_restore(Operator *self, const StateReader *reader)
+{
+    SourceOperator *source = self->impl;
+    if (source->is_values)
+        return JOINERY_OK;
+    if (!source->reader->vtable->restore_position)
+        return operator_fail(self, JOINERY_ERROR_UNSUPPORTED,
+                             "table '%s' cannot resume from a checkpoint",
+                             source->spec.source.table->name);
+    return source->reader->vtable->restore_position(source->reader, reader, self->context->diag);
+}
+
 static const OperatorVtable SOURCE_VTABLE = {
     .open = source_open,
     .process = source_process,
+    .snapshot = source_snapshot,
+    .restore = source_restore,
     .close = source_close,
 };
 
@@ -104,6 +136,24 @@ Operator *values_operator_create(Expr ***rows, uint32_t row_count, const DataTyp
     source->types = types;
     source->field_count = field_count;
     return &source->base;
+}
+
+static int source_end(SourceOperator *source, SourceState *state);
+
+const char *source_operator_cannot_resume(const Operator *op)
+{
+    const SourceOperator *source = op->impl;
+    if (source->is_values ||
+        (source->reader->vtable->snapshot_position && source->reader->vtable->restore_position))
+        return NULL;
+    return source->spec.source.table->name;
+}
+
+int source_operator_end_restored(Operator *op)
+{
+    SourceOperator *source = op->impl;
+    SourceState state;
+    return source->ended ? JOINERY_OK : source_end(source, &state);
 }
 
 void source_operator_mark_stopped_cleanly(Operator *op)

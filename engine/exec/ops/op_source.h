@@ -51,6 +51,17 @@ typedef enum SourceState {
  */
 int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
                          int64_t *next_poll_millis);
+/*
+ * Checkpoints: the name of the table whose reader cannot snapshot and
+ * restore its position (connector.h), NULL when the source can resume.
+ */
+const char *source_operator_cannot_resume(const Operator *op);
+/*
+ * A source a restored checkpoint recorded as ended: it ends now (end of
+ * input downstream, +infinity watermark when it generates them), without
+ * reading. JOINERY_OK or the status of passing the end on.
+ */
+int source_operator_end_restored(Operator *op);
 /* Tells the source's reader that the job stopped cleanly (see SourceReader). */
 void source_operator_mark_stopped_cleanly(Operator *op);
 /* Rows skipped as bad records by the reader (json.ignore-parse-errors). */

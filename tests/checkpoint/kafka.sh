@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Kill -9 equivalence of a checkpointed job reading Kafka (tests/checkpoint/run.sh
+# runs it; standalone: tests/checkpoint/kafka.sh BUILD_DIR KILLS).
+#
+# kafka-mock (build/kafka-mock) holds an orders topic (json, 3 partitions)
+# and a users changelog (debezium-json, 2 partitions: creates, updates,
+# deletes), written with kcat. The job - orders LEFT JOIN users, bounded at
+# the topics' ends - writes to a filesystem sink (exactly-once) and, as a
+# second job, to an upsert-kafka topic (at-least-once, by key). Each is run
+# uninterrupted and then, at parallelism 1 and 2, killed KILLS times and
+# restored from its latest checkpoint (so the Kafka offsets per partition
+# come from the checkpoint). Compared: the materialized files (no retraction
+# of a missing row) and the upsert topic materialized by key. (The upsert
+# sink is at-least-once: it flushes its producer at each barrier.)
+# Prints "ok: ..." / "FAILED: ..." / "skip: ..." lines; exit status is the
+# number of failures.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$1
+KILLS=${2:-3}
+JOINERY="$BUILD/joinery"
+MOCK="$BUILD/kafka-mock"
+HERE="$ROOT/tests/checkpoint"
+failures=0
+if [ ! -x "$MOCK" ] || ! command -v kcat >/dev/null; then
+  echo "skip: kafka (kafka-mock or kcat missing)"
+  exit 0
+fi
+WORK=$(mktemp -d)
+MOCK_PID=
+cleanup() {
+  [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null && wait "$MOCK_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+export TMPDIR="$WORK/tmp"
+mkdir -p "$TMPDIR"
+
+"$MOCK" --brokers 1 --control "$WORK/control" --topic orders:3 --topic users:2 \
+  --topic up_clean:8 --topic up_p1:8 --topic up_p2:8 >"$WORK/mock.out" 2>"$WORK/mock.err" &
+MOCK_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/mock.out" ] && break; sleep 0.2; done
+BOOTSTRAP=$(head -n 1 "$WORK/mock.out")
+case "$BOOTSTRAP" in 127.0.0.1:*) ;; *) echo "FAILED: kafka-mock did not start"; exit 1 ;; esac
+
+# orders: the job runs about 0.7 s per kill on this many, up to 90000: the mock cluster
+# keeps at most 100000 records or 5 MB per partition (older ones are deleted, as by
+# retention), and the upsert topics take the replays after each restore too
+ORDERS=$((40000 + 25000 * KILLS))
+[ "$ORDERS" -gt 90000 ] && ORDERS=90000
+python3 - "$WORK" "$ORDERS" <<'PY'
+import json, random, sys
+work = sys.argv[1]
+rng = random.Random(42)
+with open(work + '/orders.keyed', 'w') as out:
+    for order_id in range(1, int(sys.argv[2]) + 1):
+        user_id = rng.randint(1, 400)
+        out.write('%d\t%s\n' % (order_id, json.dumps(
+            {'order_id': order_id, 'user_id': user_id, 'amount': rng.randint(1, 100)})))
+users = {}
+with open(work + '/users.keyed', 'w') as out:
+    def event(key, before, after, op):
+        out.write('%d\t%s\n' % (key, json.dumps({'before': before, 'after': after, 'op': op})))
+    for user_id in range(1, 301):
+        users[user_id] = {'user_id': user_id, 'name': 'u%d' % user_id, 'region': user_id % 7}
+        event(user_id, None, users[user_id], 'c')
+    for step in range(400):
+        user_id = rng.randint(1, 300)
+        if user_id not in users:
+            continue
+        if step % 5 == 4:
+            event(user_id, users.pop(user_id), None, 'd')
+        else:
+            after = dict(users[user_id], name='u%d-%d' % (user_id, step))
+            event(user_id, users[user_id], after, 'u')
+            users[user_id] = after
+PY
+kcat -P -b "$BOOTSTRAP" -t orders -K $'\t' -l "$WORK/orders.keyed" 2>>"$WORK/kcat.err" &&
+  kcat -P -b "$BOOTSTRAP" -t users -K $'\t' -l "$WORK/users.keyed" 2>>"$WORK/kcat.err" ||
+  { echo "FAILED: kcat could not produce the input"; exit 1; }
+
+# job_sql PARALLELISM OUT CHK RESTORE TOPIC
+job_sql() {
+  echo "SET 'parallelism.default' = '$1';"
+  echo "SET 'execution.checkpointing.interval' = '150 ms';"
+  echo "SET 'execution.checkpointing.dir' = '$3';"
+  [ -n "$4" ] && echo "SET 'execution.state-recovery.path' = '$4';"
+  local source="'connector' = 'kafka', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'"
+  cat <<SQL
+CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount INT) WITH ($source, 'topic' = 'orders', 'format' = 'json');
+CREATE TABLE users (user_id BIGINT, name STRING, region INT) WITH ($source, 'topic' = 'users', 'format' = 'debezium-json');
+CREATE TABLE files (order_id BIGINT, name STRING, amount INT) WITH ('connector' = 'filesystem', 'path' = '$2/', 'format' = 'debezium-json');
+CREATE TABLE topic (order_id BIGINT, name STRING, amount INT, PRIMARY KEY (order_id) NOT ENFORCED)
+  WITH ('connector' = 'upsert-kafka', 'topic' = '$5', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'key.format' = 'json', 'value.format' = 'json');
+SQL
+  echo "INSERT INTO $6 SELECT o.order_id, u.name, o.amount FROM orders o LEFT JOIN users u ON o.user_id = u.user_id;"
+}
+
+latest_checkpoint() {
+  ls -d "$1"/*/chk-*/_metadata 2>/dev/null |
+    sed -E 's|.*/chk-([0-9]+)/_metadata$|\1 &|' | sort -n | tail -n 1 | cut -d' ' -f2 |
+    xargs -r dirname
+}
+
+# run DIR PARALLELISM TOPIC SINK KILLS: kill/restore until the job finishes; prints the kills
+run() {
+  local dir=$1 parallelism=$2 topic=$3 sink=$4 kills_wanted=$5 kills=0 rounds=0 pid delay latest
+  mkdir -p "$dir"
+  while [ "$rounds" -lt $((kills_wanted + 20)) ]; do
+    rounds=$((rounds + 1))
+    latest=$(latest_checkpoint "$dir/chk")
+    job_sql "$parallelism" "$dir/out" "$dir/chk" "$latest" "$topic" "$sink" >"$dir/job.sql"
+    "$JOINERY" -f "$dir/job.sql" >"$dir/log.$rounds" 2>&1 &
+    pid=$!
+    if [ "$kills" -lt "$kills_wanted" ]; then
+      delay=$((150 + RANDOM % 1100))
+      sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+      if kill -9 "$pid" 2>/dev/null; then
+        wait "$pid" 2>/dev/null
+        kills=$((kills + 1))
+        continue
+      fi
+    fi
+    wait "$pid" && grep -q "Job finished" "$dir/log.$rounds" && { echo "$kills"; return 0; }
+    tail -n 3 "$dir/log.$rounds" >&2
+    return 1
+  done
+  return 1
+}
+
+materialize_topic() {
+  timeout 60 kcat -C -b "$BOOTSTRAP" -t "$1" -e -q -Z -f '%k\t%s\n' 2>>"$WORK/kcat.err" |
+    python3 "$ROOT/tests/kafka/kafka_data.py" materialize-upsert /dev/stdin
+}
+
+run "$WORK/clean-files" 1 up_clean files 0 >/dev/null || { echo "FAILED: kafka: the uninterrupted file job"; exit 1; }
+run "$WORK/clean-topic" 1 up_clean topic 0 >/dev/null || { echo "FAILED: kafka: the uninterrupted topic job"; exit 1; }
+expected_files=$(python3 "$HERE/materialize.py" "$WORK/clean-files/out")
+expected_topic=$(materialize_topic up_clean)
+for parallelism in 1 2; do
+  if kills=$(run "$WORK/files-p$parallelism" "$parallelism" "up_p$parallelism" files "$KILLS"); then
+    if actual=$(python3 "$HERE/materialize.py" "$WORK/files-p$parallelism/out" 2>&1) &&
+      [ "$actual" = "$expected_files" ]; then
+      echo "ok: kafka -> files p$parallelism: $kills kills, $(printf '%s\n' "$actual" | wc -l) rows as uninterrupted"
+    else
+      echo "FAILED: kafka -> files p$parallelism: ${actual:0:200}"
+      failures=$((failures + 1))
+    fi
+  else
+    echo "FAILED: kafka -> files p$parallelism: the job did not finish"
+    failures=$((failures + 1))
+  fi
+  if kills=$(run "$WORK/topic-p$parallelism" "$parallelism" "up_p$parallelism" topic "$KILLS"); then
+    actual=$(materialize_topic "up_p$parallelism")
+    if [ "$actual" = "$expected_topic" ] && [ -n "$actual" ]; then
+      echo "ok: kafka -> upsert-kafka p$parallelism: $kills kills, $(printf '%s\n' "$actual" | wc -l) keys as uninterrupted"
+    else
+      echo "FAILED: kafka -> upsert-kafka p$parallelism: the materialized topic differs"
+      failures=$((failures + 1))
+    fi
+  else
+    echo "FAILED: kafka -> upsert-kafka p$parallelism: the job did not finish"
+    failures=$((failures + 1))
+  fi
+done
+exit "$failures"
