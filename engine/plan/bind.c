@@ -24,9 +24,18 @@
 #include "engine/base/duration.h"
 #include "engine/connector/connector.h"
 #include "engine/plan/bind_internal.h"
+#include "engine/sql/ast_depth.h"
 #include "engine/sql/parser.h"
 
-enum { BIND_MAX_VIEW_DEPTH = 16 };
+/*
+ * Views nest at most 16 deep; queries and FROM items (counted together,
+ * across views and WITH items, which are bound again at each use) at most
+ * SQL_MAX_DEPTH, the parser's bound on one statement; a statement whose
+ * expansion makes more than BIND_MAX_NODES plan nodes (a WITH item used twice
+ * by the next, and so on: exponential) is refused rather than left to run out
+ * of memory.
+ */
+enum { BIND_MAX_VIEW_DEPTH = 16, BIND_MAX_NODES = 1000000 };
 
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count)
 {
@@ -80,7 +89,7 @@ static Scope bind_table_scope(Binder *binder, const CatalogTable *table, bool al
 int plan_bind_table_expression(PlannerContext *context, const CatalogTable *table,
                                const AstExpr *expression, bool all_columns, Expr **result)
 {
-    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    Binder binder = {.context = context, .arena = context->arena, .diag = context->diag};
     Scope scope = bind_table_scope(&binder, table, all_columns);
     if (!scope.columns)
         return bind_no_memory(&binder);
@@ -769,9 +778,8 @@ int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition posi
     return status;
 }
 
-static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+static int bind_from_item(Binder *binder, const AstTableRef *ref, BoundFrom *result)
 {
-    memset(result, 0, sizeof *result);
     switch (ref->kind) {
     case AST_TABLE_NAME:
         return bind_table_name(binder, ref, false, result);
@@ -823,6 +831,23 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     }
     return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
                       "FROM item not supported yet");
+}
+
+static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+{
+    memset(result, 0, sizeof *result);
+    if (binder->depth >= SQL_MAX_DEPTH)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position, SQL_DEPTH_MESSAGE,
+                          SQL_MAX_DEPTH);
+    if (binder->context->next_node_id > BIND_MAX_NODES)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->position,
+                          "Statement too large: its plan has more than %d nodes (views and WITH "
+                          "items are expanded at each use)",
+                          BIND_MAX_NODES);
+    binder->depth++;
+    int status = bind_from_item(binder, ref, result);
+    binder->depth--;
+    return status;
 }
 
 /* ------------------------------------------------------------ SELECT */
@@ -1410,7 +1435,20 @@ static int bind_values(Binder *binder, const AstQuery *query, PlanNode **result)
     return JOINERY_OK;
 }
 
+static int bind_query_kind(Binder *binder, const AstQuery *query, PlanNode **result);
+
 int bind_query(Binder *binder, const AstQuery *query, PlanNode **result)
+{
+    if (binder->depth >= SQL_MAX_DEPTH)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position, SQL_DEPTH_MESSAGE,
+                          SQL_MAX_DEPTH);
+    binder->depth++;
+    int status = bind_query_kind(binder, query, result);
+    binder->depth--;
+    return status;
+}
+
+static int bind_query_kind(Binder *binder, const AstQuery *query, PlanNode **result)
 {
     if (query->order_by.count)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->position,
@@ -1454,7 +1492,7 @@ int bind_query(Binder *binder, const AstQuery *query, PlanNode **result)
 
 int plan_bind_query(PlannerContext *context, const AstQuery *query, PlanNode **result)
 {
-    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    Binder binder = {.context = context, .arena = context->arena, .diag = context->diag};
     return bind_query(&binder, query, result);
 }
 
@@ -1484,7 +1522,7 @@ static bool bind_sink_assignable(DataType from, DataType to)
 
 int plan_bind_insert(PlannerContext *context, const AstInsert *insert, PlanNode **result)
 {
-    Binder binder = {context, context->arena, context->diag, NULL, NULL, NULL, 0, 0};
+    Binder binder = {.context = context, .arena = context->arena, .diag = context->diag};
     SourcePosition position = insert->query->position;
     if (insert->overwrite)
         return bind_error(&binder, JOINERY_ERROR_UNSUPPORTED, position,

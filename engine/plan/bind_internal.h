@@ -55,6 +55,7 @@ typedef struct Binder {
     CommonTableExpression *ctes;
     uint32_t cte_count;
     int view_depth; /* guards against recursive views */
+    int depth;      /* queries and FROM items being bound, across views (<= SQL_MAX_DEPTH) */
 } Binder;
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */

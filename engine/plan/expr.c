@@ -265,6 +265,25 @@ Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replac
     return NULL;
 }
 
+/* Counts expr's tree nodes into *nodes; false once depth or *nodes passes the bound. */
+static bool expr_fits_within(const Expr *expr, uint32_t depth, uint32_t *nodes)
+{
+    if (depth > EXPR_MAX_DEPTH || ++*nodes > EXPR_MAX_NODES)
+        return false;
+    if (expr->kind != EXPR_CALL)
+        return true;
+    for (uint32_t i = 0; i < expr->call.arg_count; i++)
+        if (!expr_fits_within(expr->call.args[i], depth + 1, nodes))
+            return false;
+    return true;
+}
+
+bool expr_fits(const Expr *expr)
+{
+    uint32_t nodes = 0;
+    return !expr || expr_fits_within(expr, 1, &nodes);
+}
+
 bool expr_calls(const Expr *expr, FunctionId function)
 {
     if (!expr || expr->kind != EXPR_CALL)

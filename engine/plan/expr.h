@@ -232,6 +232,16 @@ bool expr_equals(const Expr *a, const Expr *b);
 Expr *expr_remap_inputs(Arena *arena, const Expr *expr, const int32_t *mapping);
 /* Copy with every input ref i replaced by the expression replacements[i]. */
 Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replacements);
+/*
+ * The bound on expressions the rules build by substitution (merging Calcs,
+ * pushing filters and watermarks through projections): at most EXPR_MAX_DEPTH
+ * levels (the parser's SQL_MAX_DEPTH) and EXPR_MAX_NODES nodes read as a tree
+ * (substitution shares subexpressions, so a tree can be exponential in its
+ * memory). A rule whose result would not fit keeps the nodes apart instead.
+ */
+enum { EXPR_MAX_DEPTH = 2000, EXPR_MAX_NODES = 100000 };
+/* True when expr fits the bound above; stops counting (and recursing) beyond it. */
+bool expr_fits(const Expr *expr);
 /* Sets bit i of `used` (an array of uint64 words, caller zeroed) for every input ref i. */
 void expr_collect_inputs(const Expr *expr, uint64_t *used);
 /* True when the expression reads no input and calls nothing non-deterministic. */

@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "engine/base/sensitive.h"
+#include "engine/sql/ast_depth.h"
 #include "engine/sql/lexer.h"
 #include "engine/sql/secrets.h"
 
@@ -725,7 +726,11 @@ static bool parser_parse_map_type(Parser *parser, DataType *type)
         if (i == 1 && !parser_expect(parser, TOKEN_COMMA))
             return false;
         const Token *element = parser_current(parser);
-        if (!parser_parse_type(parser, &parts[i]))
+        if (!parser_enter(parser))
+            return false;
+        bool parsed = parser_parse_type(parser, &parts[i]);
+        parser_leave(parser);
+        if (!parsed)
             return false;
         if (parts[i].id == TYPE_MAP) {
             parser_fail_at(parser, element->line, element->column, JOINERY_ERROR_UNSUPPORTED,
@@ -3174,6 +3179,10 @@ int sql_parse_statement(const char *text, size_t length, int first_line, int fir
             parser_fail_unexpected(&parser);
         return parser.status;
     }
+    /* the loops above built chains as long as the statement: bound every tree */
+    JoineryStatus depth = sql_check_depth(statement, diag);
+    if (depth != JOINERY_OK)
+        return depth;
     if (result)
         *result = statement;
     return JOINERY_OK;

@@ -124,10 +124,12 @@ PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projec
         Expr **merged = arena_calloc(arena, count + 1, sizeof(Expr *));
         if (!merged)
             return NULL;
+        bool fits = true;
         for (uint32_t i = 0; i < count; i++) {
             merged[i] = expr_substitute_inputs(arena, projects[i], input->calc.projects);
             if (!merged[i])
                 return NULL;
+            fits = fits && expr_fits(merged[i]);
         }
         Expr *merged_condition = input->calc.condition;
         if (condition) {
@@ -140,8 +142,12 @@ PlanNode *plan_make_calc(PlannerContext *context, PlanNode *input, Expr **projec
             } else {
                 merged_condition = substituted;
             }
+            fits = fits && merged_condition && expr_fits(merged_condition);
         }
-        return plan_make_calc(context, input->inputs[0], merged, count, fields, merged_condition);
+        /* expressions too deep or too large merged stay two Calcs (see expr_fits) */
+        if (fits)
+            return plan_make_calc(context, input->inputs[0], merged, count, fields,
+                                  merged_condition);
     }
     PlanNode *calc = physical_new_node(context, PLAN_CALC, 1, count);
     if (!calc)
@@ -212,7 +218,12 @@ static int push_project(PlannerContext *context, PlanNode *node, RuleConjuncts *
         Expr *conjunct = conjuncts->items[i];
         if (expr_is_deterministic(conjunct) && projects_deterministic) {
             Expr *substituted = expr_substitute_inputs(arena, conjunct, node->calc.projects);
-            if (!substituted || rule_conjuncts_add(arena, &below, substituted) != JOINERY_OK)
+            if (!substituted)
+                return JOINERY_ERROR_NO_MEMORY;
+            /* a conjunct too deep or too large through the projection stays above it */
+            RuleConjuncts *side = expr_fits(substituted) ? &below : &above;
+            if (rule_conjuncts_add(arena, side, side == &below ? substituted : conjunct) !=
+                JOINERY_OK)
                 return JOINERY_ERROR_NO_MEMORY;
         } else if (rule_conjuncts_add(arena, &above, conjunct) != JOINERY_OK) {
             return JOINERY_ERROR_NO_MEMORY;

@@ -79,6 +79,8 @@ static int push_into(PlannerContext *context, PlanNode *node, PlanNode **result)
             return JOINERY_OK;
     Expr *watermark =
         expr_substitute_inputs(context->arena, node->watermark.watermark, input->calc.projects);
+    if (watermark && !expr_fits(watermark))
+        return JOINERY_OK; /* too deep or too large through the projection: stays above */
     PlanNode *scan =
         watermark ? scan_with_watermark(context, input->inputs[0], watermark, NULL) : NULL;
     PlanNode *project = scan ? copy_with_rowtime(context->arena, input, rowtime) : NULL;
