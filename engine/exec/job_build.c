@@ -475,9 +475,12 @@ static int job_build(Job *job, const PlanNode *node, Ports *result)
     if (!kind->create)
         return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "%s cannot run yet",
                           plan_kind_name(node->kind));
-    Ports inputs[OPERATOR_MAX_INPUTS];
     if (node->input_count > OPERATOR_MAX_INPUTS)
         return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED, "too many inputs");
+    /* in the job's arena, not on the stack: this recursion is as deep as the plan */
+    Ports *inputs = arena_calloc(&job->arena, node->input_count + 1, sizeof(Ports));
+    if (!inputs)
+        return job_no_memory(job);
     int status = job_build_inputs(job, node, inputs);
     if (status != JOINERY_OK)
         return status;

@@ -35,6 +35,9 @@ enum {
     JOB_STATUS_INTERVAL_MILLIS = 250,
 };
 
+/* the stack of each task thread (see job_run) */
+#define JOB_TASK_STACK_BYTES ((size_t)8 * 1024 * 1024)
+
 static bool job_cancel_requested(const Job *job)
 {
     return job->cancel_requested && *job->cancel_requested;
@@ -369,17 +372,30 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
     /* the task with the sink runs here, so result callbacks stay on the caller's thread */
     int main_task = job->sink ? job->sink->task : 0;
     int status = JOINERY_OK;
+    /*
+     * Task threads get the stack of a main thread under the default limit
+     * (8 MiB) whatever RLIMIT_STACK says (glibc's thread default follows it,
+     * 2 MiB when unlimited): the operators push rows down chains as deep as
+     * the plan, which SQL_MAX_DEPTH bounds for that stack.
+     */
+    pthread_attr_t attributes;
+    bool have_attributes = pthread_attr_init(&attributes) == 0;
+    if (have_attributes)
+        pthread_attr_setstacksize(&attributes, JOB_TASK_STACK_BYTES);
     for (uint32_t t = 0; t < job->task_count && status == JOINERY_OK; t++) {
         JobTask *task = job->tasks[t];
         if ((int)t == main_task)
             continue;
-        if (pthread_create(&task->thread, NULL, job_task_thread, task) != 0) {
+        if (pthread_create(&task->thread, have_attributes ? &attributes : NULL, job_task_thread,
+                           task) != 0) {
             job->stop = 1;
             status = diag_error(diag, JOINERY_ERROR, "could not start a thread for the job");
             break;
         }
         task->started = true;
     }
+    if (have_attributes)
+        pthread_attr_destroy(&attributes);
     if (status == JOINERY_OK) {
         JobTask *task = job->tasks[main_task];
         int main_status = job_task_execute(task);
