@@ -724,10 +724,16 @@ int operator_fail_state(Operator *op, const char *what)
     int status = store ? state_store_error_status(store) : JOINERY_OK;
     if (status == JOINERY_OK)
         status = JOINERY_ERROR_NO_MEMORY;
-    if (!reason[0] || strcmp(reason, "out of memory") == 0)
-        return operator_fail(op, status, "out of memory (%s)", what);
     if (op->vtable->report_state)
         op->vtable->report_state(op);
-    return operator_fail(op, status, "%s holds %.1f MiB of %s: %s", op->name,
-                         (double)op->metrics.state_bytes / (1024.0 * 1024.0), what, reason);
+    double mib = (double)op->metrics.state_bytes / (1024.0 * 1024.0);
+    /* the allocator itself failed (no budget, or the rest of the process took the memory) */
+    if (!reason[0] || strcmp(reason, "out of memory") == 0)
+        return operator_fail(op, status,
+                             "%s holds %.1f MiB of %s: out of memory; set 'state.backend.type' "
+                             "= 'lmdb' for state larger than memory, or bound the state with "
+                             "'table.exec.state.ttl' or a time-bounded join",
+                             op->name ? op->name : "an operator", mib, what);
+    return operator_fail(op, status, "%s holds %.1f MiB of %s: %s",
+                         op->name ? op->name : "an operator", mib, what, reason);
 }

@@ -405,10 +405,10 @@ int operator_fail(Operator *op, JoineryStatus status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 /*
  * Records that a call on the operator's state (`what`, e.g. "join state")
- * failed, with the reason the task's store gives: "out of memory (join
- * state)" when memory ran out, else the operator, its state bytes and the
- * store's explanation (the hashmap budget, an LMDB failure). Returns the
- * status.
+ * failed: the operator, its state bytes and the reason the task's store
+ * gives (the hashmap budget, an LMDB failure), or "out of memory" when the
+ * allocator failed, each with the cure (LMDB state, a TTL, a time-bounded
+ * join). Returns the status.
  */
 int operator_fail_state(Operator *op, const char *what);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 bool state_backend_parse(const char *name, StateBackendKind *kind, bool *substituted)
 {
@@ -115,6 +116,16 @@ static uint64_t state_cgroup_limit(void)
     return limit;
 }
 
+/* The machine's physical memory in bytes; 0 when unknown. */
+static uint64_t state_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0)
+        return 0;
+    return (uint64_t)pages * (uint64_t)page_size;
+}
+
 static uint64_t state_rlimit(int resource)
 {
     struct rlimit limit;
@@ -133,20 +144,29 @@ void state_budget_init(StateBudget *budget, uint64_t max_bytes)
         snprintf(budget->source, sizeof budget->source, "state.backend.hashmap.max-bytes");
         return;
     }
+    /*
+     * The smallest share of: three quarters of a limit the process has (the
+     * rest of the process, code, buffers and output, needs room too), and
+     * half of the machine's physical memory, so that without any limit a
+     * growing state stops with an error naming its operator before the
+     * kernel's OOM killer ends the process.
+     */
     struct {
         uint64_t bytes;
+        uint64_t share_quarters;
         const char *name;
     } limits[] = {
-        {state_cgroup_limit(), "the cgroup memory limit"},
-        {state_rlimit(RLIMIT_AS), "the address-space limit (RLIMIT_AS)"},
-        {state_rlimit(RLIMIT_DATA), "the data limit (RLIMIT_DATA)"},
+        {state_cgroup_limit(), 3, "three quarters of the cgroup memory limit"},
+        {state_rlimit(RLIMIT_AS), 3, "three quarters of the address-space limit (RLIMIT_AS)"},
+        {state_rlimit(RLIMIT_DATA), 3, "three quarters of the data limit (RLIMIT_DATA)"},
+        {state_physical_memory(), 2, "half of the physical memory"},
     };
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-        if (!limits[i].bytes || (budget->limit && limits[i].bytes / 4 * 3 >= budget->limit))
+        uint64_t share = limits[i].bytes / 4 * limits[i].share_quarters;
+        if (!share || (budget->limit && share >= budget->limit))
             continue;
-        /* the rest of the process (code, buffers, output) needs room too */
-        budget->limit = limits[i].bytes / 4 * 3;
-        snprintf(budget->source, sizeof budget->source, "three quarters of %s", limits[i].name);
+        budget->limit = share;
+        snprintf(budget->source, sizeof budget->source, "%s", limits[i].name);
     }
 }
 

@@ -100,9 +100,11 @@ typedef struct StateBudget {
 
 /*
  * Sets the budget's limit: `max_bytes` when positive (the option
- * 'state.backend.hashmap.max-bytes'), else what the process may use as
- * detected (cgroup memory limit, RLIMIT_AS, RLIMIT_DATA: three quarters of
- * the smallest, leaving room for everything that is not state), else none.
+ * 'state.backend.hashmap.max-bytes'), else the smallest of three quarters
+ * of what the process may use as detected (cgroup memory limit, RLIMIT_AS,
+ * RLIMIT_DATA: leaving room for everything that is not state) and half of
+ * the physical memory (so a process without limits stops with an error, not
+ * by the OOM killer); none only when nothing is known.
  */
 void state_budget_init(StateBudget *budget, uint64_t max_bytes);
 

@@ -101,7 +101,7 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES] =
         {"state.backend.hashmap.max-bytes", OPTION_KIND_MEMORY_SIZE, NULL, NULL,
          "joinery: most memory a job's hashmap state may use (default: three quarters of the "
-         "memory limit of the process, when it has one)"},
+         "memory limit of the process, or half of the physical memory if that is less)"},
     [OPTION_DATAGEN_SEED] = {"table.exec.datagen.seed", OPTION_KIND_INTEGER, "0", NULL,
                              "joinery: seed of datagen's random values, so runs repeat"},
     [OPTION_DISPLAY_MAX_COLUMN_WIDTH] = {"table.display.max-column-width", OPTION_KIND_INTEGER,
