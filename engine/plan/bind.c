@@ -35,7 +35,7 @@
  * by the next, and so on: exponential) is refused rather than left to run out
  * of memory.
  */
-enum { BIND_MAX_VIEW_DEPTH = 16, BIND_MAX_NODES = 1000000 };
+enum { BIND_MAX_VIEW_DEPTH = 16, BIND_MAX_NODES = 100000 };
 
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count)
 {
