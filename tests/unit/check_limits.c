@@ -314,6 +314,9 @@ START_TEST(test_thousand_table_join_plans_and_runs)
     JoinerySession *session = joinery_session_open();
     Capture capture = {0};
     run_ok(session, TABLE_T, &capture);
+    /* on LMDB the 2,000 join states of one task pass the environment's 1,024 named
+       databases (a clean error, state/README.md): this case is about planning */
+    run_ok(session, "SET 'state.backend.type' = 'hashmap'", &capture);
     char *query = build_join_chain("SELECT t0.a, t999.a", 1000, false);
     run_ok(session, query, &capture);
     ck_assert_str_eq(strbuf_cstr(&capture.rows), "+I 7|7\n");
@@ -461,6 +464,7 @@ START_TEST(test_budget_error_names_operator)
 {
     JoinerySession *session = joinery_session_open();
     Capture capture = {0};
+    run_ok(session, "SET 'state.backend.type' = 'hashmap'", &capture); /* the budget's backend */
     run_ok(session, "SET 'state.backend.hashmap.max-bytes' = '1mb'", &capture);
     run_ok(session,
            "CREATE TABLE g (k BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = "
