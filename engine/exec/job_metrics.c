@@ -108,30 +108,129 @@ void job_status_line(Job *job)
     }
 }
 
-/* True when watermarks reach the node: it or something below it generates them. */
-static bool job_node_has_watermark(const PlanNode *node)
+/*
+ * What job_format_metrics looks up per plan node: its operators in build
+ * order and whether watermarks reach it, in a table keyed by the node's
+ * address (a copied node may share its id), plus the time the channels of
+ * each node id were blocked. Keeps the table linear in operators and nodes
+ * (a 1,000-table join has ~3,000 of each; scanning every operator and
+ * channel per node, and the plan below each node, was quadratic).
+ */
+typedef struct NodeSlot {
+    const PlanNode *node; /* NULL: empty */
+    uint32_t first;       /* index into NodeIndex.order of its first operator */
+    uint32_t count;       /* its operators */
+    uint32_t placed;
+    signed char has_watermark; /* -1 not yet known, else 0 or 1 */
+} NodeSlot;
+
+typedef struct NodeIndex {
+    NodeSlot *slots;
+    size_t mask;     /* capacity - 1 (a power of two) */
+    size_t used;     /* slots taken; kept at most half the capacity */
+    uint32_t *order; /* operator indices grouped by node, build order within a node */
+    int max_id;
+    uint64_t *blocked_nanos; /* [node id] */
+} NodeIndex;
+
+static void node_index_free(NodeIndex *index)
 {
-    if (plan_node_generates_watermarks(node))
-        return true;
-    for (uint32_t i = 0; i < node->input_count; i++)
-        if (job_node_has_watermark(node->inputs[i]))
-            return true;
-    return false;
+    free(index->slots);
+    free(index->order);
+    free(index->blocked_nanos);
+}
+
+/* The node's slot, added when absent and `add` (and there is room); else NULL. */
+static NodeSlot *node_index_slot(NodeIndex *index, const PlanNode *node, bool add)
+{
+    size_t at = (size_t)(((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15ull) & index->mask;
+    while (index->slots[at].node && index->slots[at].node != node)
+        at = (at + 1) & index->mask;
+    if (index->slots[at].node)
+        return &index->slots[at];
+    if (!add || (index->used + 1) * 2 > index->mask + 1)
+        return NULL;
+    index->used++;
+    index->slots[at] = (NodeSlot){.node = node, .has_watermark = -1};
+    return &index->slots[at];
+}
+
+/* Builds the index; false when out of memory. */
+static bool node_index_build(const Job *job, NodeIndex *index)
+{
+    memset(index, 0, sizeof *index);
+    size_t capacity = 64;
+    while (capacity < (size_t)job->operator_count * 4) /* room for the nodes below them too */
+        capacity *= 2;
+    index->slots = calloc(capacity, sizeof *index->slots);
+    index->mask = capacity - 1;
+    index->order = malloc((job->operator_count + 1) * sizeof *index->order);
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        if (node && node->id > index->max_id)
+            index->max_id = node->id;
+    }
+    for (uint32_t c = 0; c < job->channel_count; c++)
+        if (job->channels[c]->plan_node_id > index->max_id)
+            index->max_id = job->channels[c]->plan_node_id;
+    index->blocked_nanos = calloc((size_t)index->max_id + 1, sizeof *index->blocked_nanos);
+    if (!index->slots || !index->order || !index->blocked_nanos) {
+        node_index_free(index);
+        return false;
+    }
+    for (uint32_t i = 0; i < job->operator_count; i++)
+        if (job->operators[i].node)
+            node_index_slot(index, job->operators[i].node, true)->count++;
+    /* each node's operators get a run of order[], in the order of its first operator */
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        NodeSlot *slot = node ? node_index_slot(index, node, false) : NULL;
+        if (!slot)
+            continue;
+        if (slot->placed == 0) {
+            slot->first = next;
+            next += slot->count;
+        }
+        index->order[slot->first + slot->placed++] = i;
+    }
+    for (uint32_t c = 0; c < job->channel_count; c++) {
+        int id = job->channels[c]->plan_node_id;
+        if (id >= 0)
+            index->blocked_nanos[id] += job->channels[c]->metrics.blocked_nanos;
+    }
+    return true;
+}
+
+/*
+ * True when watermarks reach the node: it or something below it generates
+ * them. Remembered per node, so each subtree is walked once; the walk is as
+ * deep as the plan, which the parser's depth bound keeps small.
+ */
+static bool job_node_has_watermark(NodeIndex *index, const PlanNode *node)
+{
+    NodeSlot *slot = node_index_slot(index, node, true);
+    if (slot && slot->has_watermark >= 0)
+        return slot->has_watermark == 1;
+    bool result = plan_node_generates_watermarks(node);
+    for (uint32_t i = 0; i < node->input_count && !result; i++)
+        result = job_node_has_watermark(index, node->inputs[i]);
+    /* the input's insertion may not move this slot: open addressing without resizing */
+    if (slot)
+        slot->has_watermark = result ? 1 : 0;
+    return result;
 }
 
 /*
  * The watermark line of a node: the lowest over its subtasks ("none" while
  * one has none), as a TIMESTAMP(3), and whether its subtasks are idle.
  */
-static void job_format_watermark(Job *job, const PlanNode *node, StrBuf *out)
+static void job_format_watermark(Operator *const *subtasks, uint32_t subtask_count, StrBuf *out)
 {
     int64_t lowest = INT64_MAX;
-    uint32_t subtasks = 0, idle = 0;
-    for (uint32_t j = 0; j < job->operator_count; j++) {
-        if (job->operators[j].node != node)
-            continue;
-        const Operator *op = job->operators[j].op;
-        subtasks++;
+    uint32_t idle = 0;
+    for (uint32_t j = 0; j < subtask_count; j++) {
+        const Operator *op = subtasks[j];
         if (op->watermark_status == WATERMARK_STATUS_IDLE)
             idle++;
         if (op->current_watermark < lowest)
@@ -145,10 +244,10 @@ static void job_format_watermark(Job *job, const PlanNode *node, StrBuf *out)
     else if (value_format_text(type_make_timestamp(TYPE_TIMESTAMP, 3, false), value_int(lowest),
                                &text) != 0)
         strbuf_printf(&text, "%lld", (long long)lowest);
-    if (idle && idle == subtasks)
+    if (idle && idle == subtask_count)
         strbuf_append_cstr(&text, ", idle");
     else if (idle)
-        strbuf_printf(&text, ", idle in %u of %u subtasks", idle, subtasks);
+        strbuf_printf(&text, ", idle in %u of %u subtasks", idle, subtask_count);
     strbuf_printf(out, "%-4s   watermark %s\n", "", strbuf_cstr(&text));
     strbuf_free(&text);
 }
@@ -158,25 +257,30 @@ void job_format_metrics(Job *job, StrBuf *out)
     strbuf_printf(out, "%-4s %-22s %8s %12s %12s %10s %10s %12s %10s %12s\n", "id", "operator",
                   "subtasks", "rows in", "rows out", "state rows", "state keys", "state bytes",
                   "busy ms", "backpressure");
-    /* one line per plan node, summed over its subtasks, in build order */
+    NodeIndex index;
     Operator **subtasks = calloc(job->operator_count + 1, sizeof *subtasks);
+    if (!subtasks || !node_index_build(job, &index)) {
+        free(subtasks);
+        strbuf_append_cstr(out, "(out of memory)\n");
+        return;
+    }
+    /* one line per plan node, summed over its subtasks, in build order */
     for (uint32_t i = 0; i < job->operator_count; i++) {
         const PlanNode *node = job->operators[i].node;
-        bool first = true;
-        for (uint32_t j = 0; j < i; j++)
-            if (job->operators[j].node == node && node)
-                first = false;
-        if (!first)
-            continue;
-        OperatorMetrics total = {0};
         uint32_t count = 0;
-        for (uint32_t j = i; j < job->operator_count; j++) {
-            if (job->operators[j].node != node || (!node && j != i))
+        NodeSlot *slot = node ? node_index_slot(&index, node, false) : NULL;
+        if (slot) {
+            /* a node's line comes at its first operator */
+            if (index.order[slot->first] != i)
                 continue;
-            Operator *op = job->operators[j].op;
-            if (subtasks)
-                subtasks[count] = op;
-            count++;
+            for (uint32_t k = 0; k < slot->count; k++)
+                subtasks[count++] = job->operators[index.order[slot->first + k]].op;
+        } else {
+            subtasks[count++] = job->operators[i].op;
+        }
+        OperatorMetrics total = {0};
+        for (uint32_t j = 0; j < count; j++) {
+            Operator *op = subtasks[j];
             if (op->vtable->report_state)
                 op->vtable->report_state(op);
             total.rows_in += op->metrics.rows_in;
@@ -188,10 +292,7 @@ void job_format_metrics(Job *job, StrBuf *out)
         }
         const char *name = node ? plan_kind_name(node->kind) : "Collect";
         /* backpressure: time its subtasks waited for room downstream (threaded jobs) */
-        uint64_t blocked = 0;
-        for (uint32_t c = 0; node && c < job->channel_count; c++)
-            if (job->channels[c]->plan_node_id == node->id)
-                blocked += job->channels[c]->metrics.blocked_nanos;
+        uint64_t blocked = node && node->id >= 0 ? index.blocked_nanos[node->id] : 0;
         char backpressure[32];
         snprintf(backpressure, sizeof backpressure, "%.1f ms", (double)blocked / 1e6);
         strbuf_printf(out, "%-4d %-22s %8u %12llu %12llu %10llu %10llu %12llu %10.1f %12s\n",
@@ -199,11 +300,12 @@ void job_format_metrics(Job *job, StrBuf *out)
                       (unsigned long long)total.rows_out, (unsigned long long)total.state_rows,
                       (unsigned long long)total.state_keys, (unsigned long long)total.state_bytes,
                       (double)total.busy_nanos / 1e6, job->threaded ? backpressure : "-");
-        if (node && subtasks && job_kinds[node->kind].format_metrics)
+        if (node && job_kinds[node->kind].format_metrics)
             job_kinds[node->kind].format_metrics(node, subtasks, count, out);
-        if (node && job_node_has_watermark(node))
-            job_format_watermark(job, node, out);
+        if (node && job_node_has_watermark(&index, node))
+            job_format_watermark(subtasks, count, out);
     }
+    node_index_free(&index);
     free(subtasks);
     job_checkpoints_format(job, out);
 }
