@@ -84,36 +84,68 @@ const char *const *plan_join_input_names(Arena *arena, const PlanNode *node)
 /*
  * The names held while plan_uniquify_names works: an open-addressing set of
  * strings, each with how many fields hold it now, whether a field before the
- * current one holds it, and, as a base name, which suffixes are known taken
- * (bit s: base followed by the digits of s is held) and the first not tried.
+ * current one holds it, and, as a base name, the first suffix not yet tried.
  */
 typedef struct NameSlot {
-    const char *name; /* NULL: empty slot */
+    const char *name;
+    uint32_t generation; /* the call that filled it; another value: empty */
     uint32_t length;
     uint32_t holders : 31;    /* fields whose current name this is */
     uint32_t held_before : 1; /* a field before the current one has this name */
     uint32_t next_suffix;
-    uint32_t taken_words; /* length of taken */
-    uint64_t *taken;      /* bits of taken suffixes, NULL until one is known */
 } NameSlot;
 
 typedef struct NameSet {
     NameSlot *slots;
     size_t mask;         /* capacity - 1, a power of two at least twice the names */
-    uint32_t suffix_cap; /* suffixes at or above it are never needed */
+    uint32_t generation; /* of this call; never 0 */
 } NameSet;
 
-/* The slot of name[0..length); inserts it (pointing at name) when `insert`, else NULL if absent. */
-static NameSlot *name_set_find(NameSet *set, const char *name, size_t length, bool insert)
+/*
+ * The table, kept per thread and reused by the next call: planning calls
+ * plan_uniquify_names once per join and projection on field lists as long
+ * as the whole join (a 1,000-table chain: ~3,000 lists of up to 2,000
+ * names), and a fresh zeroed table per call cost more in page faults than
+ * the work. It grows to the largest list seen and is never freed.
+ */
+static _Thread_local struct {
+    NameSlot *slots;
+    size_t capacity;
+    uint32_t generation;
+} name_scratch;
+
+/* A set of `capacity` slots (a power of two) for one call; false when out of memory. */
+static bool name_set_open(NameSet *set, size_t capacity)
 {
+    if (name_scratch.capacity < capacity) {
+        free(name_scratch.slots);
+        name_scratch.slots = calloc(capacity, sizeof(NameSlot));
+        name_scratch.capacity = name_scratch.slots ? capacity : 0;
+        name_scratch.generation = 0;
+        if (!name_scratch.slots)
+            return false;
+    }
+    if (++name_scratch.generation == 0) { /* wrapped: make every slot empty again */
+        for (size_t i = 0; i < name_scratch.capacity; i++)
+            name_scratch.slots[i].generation = 0;
+        name_scratch.generation = 1;
+    }
+    set->slots = name_scratch.slots;
+    set->mask = capacity - 1; /* the first `capacity` slots */
+    set->generation = name_scratch.generation;
+    return true;
+}
+
+/* The slot of name (added, pointing at name, when absent). */
+static NameSlot *name_set_slot(NameSet *set, const char *name)
+{
+    size_t length = strlen(name);
     size_t index = (size_t)XXH3_64bits(name, length) & set->mask;
     for (;; index = (index + 1) & set->mask) {
         NameSlot *slot = &set->slots[index];
-        if (!slot->name) {
-            if (!insert)
-                return NULL;
-            slot->name = name;
-            slot->length = (uint32_t)length;
+        if (slot->generation != set->generation) {
+            *slot =
+                (NameSlot){.name = name, .generation = set->generation, .length = (uint32_t)length};
             return slot;
         }
         if (slot->length == length && memcmp(slot->name, name, length) == 0)
@@ -121,82 +153,31 @@ static NameSlot *name_set_find(NameSet *set, const char *name, size_t length, bo
     }
 }
 
-static NameSlot *name_set_slot(NameSet *set, const char *name)
-{
-    return name_set_find(set, name, strlen(name), true);
-}
-
-/* Marks suffix taken for the base in slot; false when out of memory. */
-static bool name_slot_mark(NameSet *set, NameSlot *slot, uint32_t suffix)
-{
-    if (suffix >= set->suffix_cap)
-        return true;
-    uint32_t word = suffix / 64;
-    if (word >= slot->taken_words) {
-        uint32_t words = set->suffix_cap / 64 + 1;
-        uint64_t *taken = realloc(slot->taken, words * sizeof(uint64_t));
-        if (!taken)
-            return false;
-        memset(taken + slot->taken_words, 0, (words - slot->taken_words) * sizeof(uint64_t));
-        slot->taken = taken;
-        slot->taken_words = words;
-    }
-    slot->taken[word] |= (uint64_t)1 << (suffix % 64);
-    return true;
-}
-
-static bool name_slot_is_marked(const NameSlot *slot, uint32_t suffix)
-{
-    uint32_t word = suffix / 64;
-    return word < slot->taken_words && (slot->taken[word] >> (suffix % 64)) & 1;
-}
-
-/*
- * Records the held name as a suffix of every base it spells with digits
- * (x12 is x1 + 2 and x + 12; digits with a leading zero are no suffix),
- * for the bases that are held names. False when out of memory.
- */
-static bool name_set_mark_suffixes(NameSet *set, const char *name)
-{
-    size_t length = strlen(name);
-    size_t digits_start = length;
-    while (digits_start > 0 && name[digits_start - 1] >= '0' && name[digits_start - 1] <= '9')
-        digits_start--;
-    for (size_t split = digits_start; split < length; split++) {
-        if ((name[split] == '0' && split + 1 < length) || length - split > 9)
-            continue;
-        uint32_t suffix = (uint32_t)strtoul(name + split, NULL, 10);
-        NameSlot *base = name_set_find(set, name, split, false);
-        if (base && !name_slot_mark(set, base, suffix))
-            return false;
-    }
-    return true;
-}
-
 /*
  * Calcite's rule, in field order: a name already held by an earlier field
  * becomes name0, name1, ... the first suffix no field holds at that moment.
  * The set of held names only grows (a field is renamed only when an earlier
- * one keeps the name), so a suffix once taken stays taken: each base keeps a
- * bitset of taken suffixes, filled once from the names held at the start, and
- * resumes its search where it stopped. A name spelled later that also reads as
- * base + digits of another base is caught by the set lookup. Linear in the
- * fields (their trailing digits), where probing suffix by suffix was
- * quadratic in the duplicates of one name (a 1,000-way join, GROUP BY x, x, ...).
+ * one keeps the name), so a suffix found taken stays taken and each base
+ * name resumes its search where it stopped: every probe that fails is a
+ * distinct held name spelling base + digits, so the work is linear in the
+ * fields (times their trailing digits). The old function compared every
+ * field with every other for every suffix it tried: cubic in the
+ * duplicates of one name (a 1,000-way join, GROUP BY x, x, ...).
  */
 void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
 {
     if (count < 2)
         return;
-    /* at most 2 x count names (each field's first and its new one): load <= 1/2 */
+    /*
+     * At most count names: the distinct ones, plus one new name per field
+     * renamed, and a field is renamed exactly when an earlier one has its
+     * name (a new name is one no field holds). Load <= 1/2.
+     */
     size_t capacity = 16;
-    while (capacity < (size_t)count * 4)
+    while (capacity < (size_t)count * 2)
         capacity *= 2;
-    NameSet set = {.slots = calloc(capacity, sizeof(NameSlot)),
-                   .mask = capacity - 1,
-                   /* the first free suffix of a base is at most the names held: 2 x count */
-                   .suffix_cap = 2 * count + 2};
-    if (!set.slots)
+    NameSet set;
+    if (!name_set_open(&set, capacity))
         return;
     bool any_clash = false;
     for (uint32_t i = 0; i < count; i++) {
@@ -204,10 +185,7 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
         if (slot->holders++ > 0)
             any_clash = true;
     }
-    bool ok = true;
-    for (uint32_t i = 0; any_clash && ok && i < count; i++)
-        ok = name_set_mark_suffixes(&set, fields[i].name);
-    for (uint32_t i = 0; any_clash && ok && i < count; i++) {
+    for (uint32_t i = 0; any_clash && i < count; i++) {
         NameSlot *slot = name_set_slot(&set, fields[i].name);
         if (!slot->held_before) {
             slot->held_before = true;
@@ -217,13 +195,11 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
         size_t length = slot->length;
         char *spelled = length + 12 <= sizeof candidate ? candidate : malloc(length + 12);
         if (!spelled)
-            break;
+            return;
         memcpy(spelled, fields[i].name, length);
         uint32_t suffix = slot->next_suffix;
         NameSlot *target;
         for (;; suffix++) {
-            if (name_slot_is_marked(slot, suffix))
-                continue;
             /* the digits of suffix after the base */
             char digits[12];
             size_t digit_count = 0;
@@ -236,19 +212,15 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
                 spelled[length + d] = digits[digit_count - 1 - d];
             spelled[length + digit_count] = '\0';
             target = name_set_slot(&set, spelled);
-            if (target->holders == 0)
-                break;
-            ok = name_slot_mark(&set, slot, suffix);
-            if (!ok)
+            if (target->holders == 0) /* just added: no field holds it */
                 break;
         }
-        char *kept = ok ? arena_strdup(arena, spelled) : NULL;
+        char *kept = arena_strdup(arena, spelled);
         if (spelled != candidate)
             free(spelled);
         if (!kept) {
-            if (ok)
-                target->name = NULL; /* the slot pointed at the scratch spelling */
-            break;
+            target->generation = 0; /* the slot pointed at the scratch spelling */
+            return;
         }
         target->name = kept;
         slot->next_suffix = suffix + 1;
@@ -257,9 +229,6 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count)
         target->held_before = true;
         fields[i].name = kept;
     }
-    for (size_t i = 0; i < capacity; i++)
-        free(set.slots[i].taken);
-    free(set.slots);
 }
 
 const char *plan_kind_name(PlanKind kind)
