@@ -27,7 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { JSON_INITIAL_TOKENS = 256, JSON_MAX_TOKENS = 1 << 26 };
+/*
+ * JSON_MAX_DEPTH: Jackson's default StreamReadConstraints (2.15, the Flink 1.19+
+ * and 2.x shaded version) reject a document nested deeper than 1,000 arrays
+ * and objects; jsmn closes each bracket by walking up from the last token,
+ * quadratic in the nesting, so a deeper record is refused before it runs.
+ */
+enum { JSON_INITIAL_TOKENS = 256, JSON_MAX_TOKENS = 1 << 26, JSON_MAX_DEPTH = 1000 };
 
 void format_json_decoder_release(FormatDecoder *decoder)
 {
@@ -427,9 +433,37 @@ static bool json_diagnose(const char *data, size_t length, size_t *offset, char 
     }
 }
 
+/* The offset of the bracket that nests deeper than JSON_MAX_DEPTH, or SIZE_MAX. */
+static size_t json_too_deep(const char *data, size_t length)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < length; i++) {
+        char c = data[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > JSON_MAX_DEPTH)
+                return i;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
+}
+
 static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length, int *count,
                          char *error, size_t error_size)
 {
+    size_t too_deep = json_too_deep(data, length);
+    if (too_deep != SIZE_MAX)
+        return json_malformed(error, error_size, too_deep,
+                              "nesting depth exceeds the maximum allowed (1000)");
     if (!decoder->json_tokens) {
         decoder->json_tokens = malloc(JSON_INITIAL_TOKENS * sizeof(jsmntok_t));
         if (!decoder->json_tokens) {

@@ -15,6 +15,7 @@
  *   `+` terms each give the right sum (their Calcs stay apart);
  * - WITH items that each use the previous one twice (an exponential plan)
  *   are refused by the node budget;
+ * - a JSON record nested deeper than Jackson's 1,000 is a malformed record;
  * - duplicate field names get Calcite's spellings (name0, name1, the first
  *   suffix no field holds), also for 2,000 duplicates of one name;
  * - the default hashmap budget is never more than half the physical memory.
@@ -387,6 +388,56 @@ START_TEST(test_exponential_with_is_refused)
 }
 END_TEST
 
+/* ---- records ---- */
+
+START_TEST(test_json_nesting_bounded)
+{
+    /* 100,000 nested arrays (quadratic in jsmn: minutes) and one within Jackson's 1,000 */
+    char path[] = "/tmp/joinery-limits-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *file = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs("{\"a\": 1, \"b\": ", file);
+    for (int i = 0; i < 100000; i++)
+        fputc('[', file);
+    for (int i = 0; i < 100000; i++)
+        fputc(']', file);
+    fputs("}\n{\"a\": 2, \"b\": ", file);
+    for (int i = 0; i < 999; i++)
+        fputc('[', file);
+    for (int i = 0; i < 999; i++)
+        fputc(']', file);
+    fputs("}\n", file);
+    fclose(file);
+    JoinerySession *session = joinery_session_open();
+    Capture capture = {0};
+    StrBuf ddl = STRBUF_INIT;
+    strbuf_printf(&ddl,
+                  "CREATE TABLE j (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = "
+                  "'%s', 'format' = 'json')",
+                  path);
+    run_ok(session, strbuf_cstr(&ddl), &capture);
+    ck_assert_int_ne(run(session, "SELECT a, CHAR_LENGTH(b) FROM j", &capture), 0);
+    ck_assert_ptr_nonnull(strstr(capture.error.message, ":1: malformed JSON at byte 1014: "
+                                                        "nesting depth exceeds the maximum "
+                                                        "allowed (1000)"));
+    /* skipped as a malformed record when the table ignores parse errors */
+    strbuf_clear(&ddl);
+    strbuf_printf(&ddl,
+                  "CREATE TABLE k (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = "
+                  "'%s', 'format' = 'json', 'json.ignore-parse-errors' = 'true')",
+                  path);
+    run_ok(session, strbuf_cstr(&ddl), &capture);
+    run_ok(session, "SELECT a, CHAR_LENGTH(b) FROM k", &capture);
+    ck_assert_str_eq(strbuf_cstr(&capture.rows), "+I 2|1998\n");
+    strbuf_free(&ddl);
+    capture_free(&capture);
+    joinery_session_close(session);
+    unlink(path);
+}
+END_TEST
+
 /* ---- field names ---- */
 
 static void assert_uniquified(const char *const *names, const char *const *expected, uint32_t count)
@@ -505,6 +556,10 @@ static Suite *limits_suite(void)
     tcase_add_test(depth, test_stacked_views_keep_calcs_apart);
     tcase_add_test(depth, test_exponential_with_is_refused);
     suite_add_tcase(suite, depth);
+    TCase *records = tcase_create("records");
+    tcase_set_timeout(records, 120);
+    tcase_add_test(records, test_json_nesting_bounded);
+    suite_add_tcase(suite, records);
     TCase *names = tcase_create("names");
     tcase_set_timeout(names, 120);
     tcase_add_test(names, test_uniquify_names_as_calcite);
