@@ -299,9 +299,11 @@ static int job_build_values(Job *job, const PlanNode *node, Ports *result)
     *result = job_ports(job, 1);
     if (!result->ops)
         return job_no_memory(job);
-    Operator *op =
-        values_operator_create(node->values.rows, node->values.row_count,
-                               build_field_types(&job->arena, node), node->field_count, job->diag);
+    DataType *types = build_field_types(&job->arena, node);
+    if (!types)
+        return job_no_memory(job);
+    Operator *op = values_operator_create(node->values.rows, node->values.row_count, types,
+                                          node->field_count, job->diag);
     int status = job_add(job, op, node);
     if (status == JOINERY_OK)
         status = job_new_task(job, &op->task);
@@ -328,6 +330,8 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
     spec->keys = node->exchange.keys;
     spec->key_count = node->exchange.key_count;
     spec->types = build_field_types(&job->arena, node);
+    if (!spec->types)
+        return job_no_memory(job);
     /* one exchange per upstream subtask (or one merging everything) */
     uint32_t count = input.exchange ? 1 : input.count;
     *result = job_ports(job, count);
@@ -394,6 +398,8 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     spec->table = table;
     spec->field_count = node->field_count;
     spec->types = build_field_types(&job->arena, node);
+    if (!spec->types)
+        return job_no_memory(job);
     spec->names = names;
     spec->write_line = job_line_to_output;
     spec->cancel_requested = job->create_cancel;

@@ -15,6 +15,9 @@ bool key_extractor_init(KeyExtractor *extractor, uint32_t count, const uint32_t 
 {
     memset(extractor, 0, sizeof *extractor);
     row_builder_init(&extractor->builder);
+    /* a builder whose types array could not be allocated passes NULL: out of memory */
+    if (count > 0 && (!fields || !types))
+        return false;
     size_t slots = count ? count : 1;
     extractor->field_count = count;
     extractor->fields = calloc(slots, sizeof(uint32_t));

@@ -37,7 +37,9 @@ typedef struct KeyExtractor {
  * Sets up an extractor of fields[0..count-1] of rows whose field types are
  * `types` (indexed by input field). null_safe may be NULL (no field is
  * null-safe). count may be 0 (the empty key). Returns false when memory is
- * exhausted (the extractor is then freed and may be freed again).
+ * exhausted, also when fields or types is NULL for a non-empty key (an
+ * allocation of the caller's failed); the extractor is then freed and may
+ * be freed again.
  */
 bool key_extractor_init(KeyExtractor *extractor, uint32_t count, const uint32_t *fields,
                         const DataType *types, const bool *null_safe);

@@ -30,7 +30,8 @@ typedef struct BuildContext {
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
 } BuildContext;
 
-/* The types of a node's fields, in the arena (one extra slot: never NULL for 0 fields). */
+/* The types of a node's fields, in the arena (one extra slot, so NULL means only out of
+   memory: the builder returns NULL, which job_build reports as "out of memory"). */
 DataType *build_field_types(Arena *arena, const PlanNode *node);
 
 Operator *build_calc(BuildContext *context, const PlanNode *node);

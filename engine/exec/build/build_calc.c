@@ -20,5 +20,7 @@ Operator *build_calc(BuildContext *context, const PlanNode *node)
     spec->project_count = node->calc.project_count;
     spec->output_types = build_field_types(context->arena, node);
     spec->condition = node->calc.condition;
+    if (!spec->output_types)
+        return NULL;
     return calc_operator_create(spec, context->diag);
 }

@@ -43,6 +43,8 @@ Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
     }
     spec->input_field_count = input->field_count;
     spec->input_types = build_field_types(arena, input);
+    if (!spec->input_types)
+        return NULL;
     spec->group_keys = node->aggregate.group_keys;
     spec->group_key_count = node->aggregate.group_key_count;
     spec->calls = calls;

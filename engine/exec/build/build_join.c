@@ -21,5 +21,7 @@ Operator *build_join(BuildContext *context, const PlanNode *node)
     spec->right_input_spec = node->join.right_spec;
     spec->left_ttl_millis = node->state_ttl_millis;
     spec->right_ttl_millis = node->state_ttl_right_millis;
+    if (!spec->left_types || !spec->right_types)
+        return NULL;
     return join_operator_create(spec, context->diag);
 }

@@ -43,6 +43,8 @@ static Operator *build_two_input_multi_join(BuildContext *context, const PlanNod
         node->inputs[1]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
     spec->left_ttl_millis = node->multi_join.ttl_millis[0];
     spec->right_ttl_millis = node->multi_join.ttl_millis[1];
+    if (!spec->left_types || !spec->right_types)
+        return NULL;
     return join_operator_create(spec, context->diag);
 }
 
@@ -60,6 +62,8 @@ Operator *build_multi_join(BuildContext *context, const PlanNode *node)
         const PlanNode *input = node->inputs[i];
         inputs[i].field_count = input->field_count;
         inputs[i].types = build_field_types(arena, input);
+        if (!inputs[i].types)
+            return NULL;
         inputs[i].common_key_fields = node->multi_join.key_fields[i];
         inputs[i].ttl_millis = node->multi_join.ttl_millis[i];
         if (input->unique_key_count) {
