@@ -88,8 +88,8 @@ static int run(JoinerySession *session, const char *sql, Capture *capture)
     strbuf_clear(&capture->text);
     strbuf_clear(&capture->columns);
     memset(&capture->error, 0, sizeof capture->error);
-    JoineryResultHandler handler = {capture,      capture_begin, capture_row, NULL,
-                                    capture_text, NULL,          NULL};
+    JoineryResultHandler handler = {
+        .context = capture, .begin = capture_begin, .row = capture_row, .text = capture_text};
     return joinery_session_execute(session, sql, strlen(sql), 1, 1, &handler, &capture->error);
 }
 
