@@ -199,6 +199,11 @@ static void walk_statement(DepthWalk *walk, const AstStatement *statement, int d
     case AST_STMT_QUIT:
     case AST_STMT_ANALYZE:
     case AST_STMT_USE:
+    case AST_STMT_SHOW_COLUMNS:
+    case AST_STMT_SHOW_CURRENT_CATALOG:
+    case AST_STMT_SHOW_CURRENT_DATABASE:
+    case AST_STMT_SHOW_MODULES:
+    case AST_STMT_SHOW_JARS:
         return;
     }
 }
