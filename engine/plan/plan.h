@@ -201,6 +201,9 @@ struct PlanNode {
             /* INTERVAL_JOIN: the time bounds; `residual` is then what remains of the
                condition besides the equi keys and the time predicates */
             PlanIntervalBounds interval;
+            /* JOIN: table.exec.mini-batch.size when mini-batch is on (FLIP-415's
+               mini-batch join); 0 = row by row */
+            int64_t mini_batch_size;
         } join;
         struct {                   /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
             JoinType *join_types;  /* [i], i >= 1: how input i joins inputs 0..i-1 */

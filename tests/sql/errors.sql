@@ -82,7 +82,6 @@ SELECT id, COUNT(*) FROM good GROUP BY id;
 SET 'table.optimizer.agg-phase-strategy' = 'AUTO';
 SET 'table.exec.mini-batch.size' = '100';
 SELECT id, COUNT(*) FROM good GROUP BY id;
-SELECT a.id FROM good AS a JOIN good AS b ON a.id = b.id;
 SET 'table.optimizer.agg-phase-strategy' = 'FOUR_PHASE';
 RESET 'table.exec.mini-batch.enabled';
 RESET 'table.exec.mini-batch.allow-latency';

@@ -21,5 +21,6 @@ Operator *build_join(BuildContext *context, const PlanNode *node)
     spec->right_input_spec = node->join.right_spec;
     spec->left_ttl_millis = node->state_ttl_millis;
     spec->right_ttl_millis = node->state_ttl_right_millis;
+    spec->mini_batch_size = node->join.mini_batch_size;
     return join_operator_create(spec, context->diag);
 }

@@ -13,12 +13,15 @@
  * ProcTime mode a WatermarkAssigner's subtree gets none, as in Flink.
  *
  * Operators: a GroupAggregate runs as Flink's MiniBatchGroupAggFunction
- * (aggregate.mini_batch_size set). Flink plans an aggregate over an
- * exchange in two phases (LocalGroupAggregate / GlobalGroupAggregate)
- * unless table.optimizer.agg-phase-strategy is ONE_PHASE; joinery does not
- * run two phases yet and says so. Flink's mini-batch join and mini-batch
- * ChangelogNormalize are not built either: such plans are refused rather
- * than run row by row. Errors: the option checks Flink makes, with its
+ * (aggregate.mini_batch_size set), a regular Join as Flink 1.19's
+ * MiniBatchStreamingJoinOperator (join.mini_batch_size; EXPLAIN prints it
+ * as a plain Join, as Flink). Flink plans an aggregate over an exchange in
+ * two phases (LocalGroupAggregate / GlobalGroupAggregate) unless
+ * table.optimizer.agg-phase-strategy is ONE_PHASE; joinery does not run two
+ * phases yet and says so. Flink's mini-batch ChangelogNormalize and
+ * Deduplicate are not built either: such plans are refused rather than run row by row.
+ * IntervalJoin and MultiJoin run as they do without mini-batch (Flink has
+ * no mini-batch form of them). Errors: the option checks Flink makes, with its
  * messages (latency and size must be > 0).
  */
 #include "engine/plan/nodes/nodes.h"
@@ -31,6 +34,14 @@ static int mini_batch_refuse(PlannerContext *context, const char *what, const ch
     return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                       "%s is not supported yet with 'table.exec.mini-batch.enabled' = 'true': %s",
                       what, advice);
+}
+
+/* Flink's message for a mini-batch operator without a size. */
+static int mini_batch_size_error(PlannerContext *context)
+{
+    return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                      "Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: []) must "
+                      "be > 0.");
 }
 
 /* A MiniBatchAssigner over `input`; NULL on no memory. */
@@ -71,14 +82,14 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
                 context, "two-phase aggregation (LocalGroupAggregate / GlobalGroupAggregate)",
                 "set 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'");
         if (context->config->mini_batch_size <= 0)
-            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
-                              "Key: 'table.exec.mini-batch.size' , default: -1 (fallback keys: "
-                              "[]) must be > 0.");
+            return mini_batch_size_error(context);
         node->aggregate.mini_batch_size = context->config->mini_batch_size;
         break;
     case PLAN_JOIN:
-        return mini_batch_refuse(context, "the mini-batch regular join",
-                                 "set 'table.exec.mini-batch.enabled' = 'false'");
+        if (context->config->mini_batch_size <= 0)
+            return mini_batch_size_error(context);
+        node->join.mini_batch_size = context->config->mini_batch_size;
+        break;
     case PLAN_DEDUPLICATE:
         return mini_batch_refuse(context, "the mini-batch Deduplicate",
                                  "set 'table.exec.mini-batch.enabled' = 'false'");
