@@ -1,6 +1,6 @@
 -- mini_batch.sql - table.exec.mini-batch.* as Flink: the MiniBatchAssigner
 -- in EXPLAIN (over the scan in ProcTime mode; above the WatermarkAssigners
--- in RowTime mode under an event-time interval join), the GroupAggregate
+-- in RowTime mode under an event-time interval join or window), the GroupAggregate
 -- folding each key's rows once per batch, and Flink's errors for the
 -- settings it refuses. Results are printed with mini-batch off and on: the
 -- changelogs differ (fewer, folded changes with mini-batch) but their
@@ -76,6 +76,10 @@ FROM orders o
 JOIN payments p
 ON o.order_id = p.order_id
 AND p.rowtime BETWEEN o.rowtime - INTERVAL '10' MINUTE AND o.rowtime + INTERVAL '5' MINUTE;
+
+-- So does a window table function (event time).
+EXPLAIN SELECT order_id, window_start, window_end
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES));
 
 CREATE TABLE dept (
   dept_id   INT,
