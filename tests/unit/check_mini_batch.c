@@ -431,7 +431,7 @@ START_TEST(test_join_equals_row_by_row)
             int64_t live[2][4][32];
             int live_count[2][4] = {{0}};
             unsigned seed = 777u + (unsigned)(t * 10 + s);
-            for (int step = 0; step < 1500; step++) {
+            for (int step = 0; step < 800; step++) {
                 seed = seed * 1103515245u + 12345u;
                 uint32_t side = (seed >> 16) & 1;
                 seed = seed * 1103515245u + 12345u;
@@ -491,6 +491,7 @@ static Suite *mini_batch_suite(void)
     tcase_add_test(core, test_batch_equals_row_by_row);
     tcase_add_test(core, test_join_folds_within_batch);
     tcase_add_test(core, test_join_equals_row_by_row);
+    tcase_set_timeout(core, 60); /* the random runs, under sanitizers and on LMDB */
     suite_add_tcase(suite, core);
     return suite;
 }
