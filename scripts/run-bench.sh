@@ -67,6 +67,11 @@ echo "== interval join vs regular join over hours of event time (bench_interval:
 "$build/tools/bench_interval" --hours "${BENCH_INTERVAL_HOURS:-4}" --rate 50 --every 30
 
 echo
+echo "== mini-batch on and off (bench_mini_batch: state accesses and output rows per input row) =="
+"$build/tools/bench_mini_batch" --keys 10000 --size 100,1000,10000
+"$build/tools/bench_mini_batch" --keys 100 --size 100,1000 | sed -n '1,6p'
+
+echo
 echo "== Kafka: kafka -> two-table join -> kafka on kafka-mock, next to kcat's consume rate =="
 scripts/bench-kafka.sh "$build" "${BENCH_KAFKA_ORDERS:-200000}"
 

@@ -74,7 +74,8 @@ golden_scripts() {
   done
 }
 
-# differential LABEL: 600 random join queries, 600 random interval joins (plus the
+# differential LABEL: 600 random join queries (row by row and
+# with mini-batch), 600 random interval joins (plus the
 # late-row cases at parallelism 1), 40 random window joins and 6000 temporal join
 # queries against SQLite at
 # parallelism 1 and 2
@@ -82,6 +83,10 @@ differential() {
   for parallelism in 1 2; do
     timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" 2>&1 | tail -n 25
     record "${1}diff_join-p$parallelism" "${PIPESTATUS[0]}"
+    # the same with mini-batch on (batches of 3 rows: the mini-batch aggregate and join)
+    timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" \
+      --mini-batch 3 2>&1 | tail -n 25
+    record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"
     timeout 300 "$build/tools/diff_interval" --cases 600 --late 6 --parallelism "$parallelism" 2>&1 |
       tail -n 25
     record "${1}diff_interval-p$parallelism" "${PIPESTATUS[0]}"

@@ -450,6 +450,7 @@ static void job_scan_metrics(const PlanNode *node, Operator *const *subtasks, ui
 const JobKind job_kinds[] = {
     [PLAN_TABLE_SOURCE_SCAN] = {.build = job_build_scan, .format_metrics = job_scan_metrics},
     [PLAN_WATERMARK_ASSIGNER] = {.create = build_watermark_assigner},
+    [PLAN_MINI_BATCH_ASSIGNER] = {.create = build_mini_batch_assigner},
     [PLAN_CALC] = {.create = build_calc},
     [PLAN_EXCHANGE] = {.build = job_build_exchange},
     [PLAN_JOIN] = {.create = build_join},

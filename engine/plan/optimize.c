@@ -20,6 +20,8 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
     if (status == JOINERY_OK)
         status = plan_to_physical(context, node, physical);
     if (status == JOINERY_OK)
+        status = rule_assign_mini_batch(context, physical);
+    if (status == JOINERY_OK)
         status = plan_derive_properties(context, *physical);
     return status;
 }

@@ -71,6 +71,7 @@ typedef enum PlanKind {
     PLAN_TEMPORAL_JOIN,                 /* event-time temporal join (node_temporal_join.c) */
     PLAN_DROP_UPDATE_BEFORE,            /* drops -U rows a versioned side does not need */
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
+    PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -200,6 +201,9 @@ struct PlanNode {
             /* INTERVAL_JOIN: the time bounds; `residual` is then what remains of the
                condition besides the equi keys and the time predicates */
             PlanIntervalBounds interval;
+            /* JOIN: table.exec.mini-batch.size when mini-batch is on (FLIP-415's
+               mini-batch join); 0 = row by row */
+            int64_t mini_batch_size;
         } join;
         struct {                   /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
             JoinType *join_types;  /* [i], i >= 1: how input i joins inputs 0..i-1 */
@@ -216,7 +220,14 @@ struct PlanNode {
             uint32_t group_key_count;
             PlanAggregateCall *calls;
             uint32_t call_count;
+            /* GROUP_AGGREGATE: table.exec.mini-batch.size when mini-batch is on (rows
+               buffered per batch, folded per key at its end); 0 = row by row */
+            int64_t mini_batch_size;
         } aggregate;
+        struct {                     /* MINI_BATCH_ASSIGNER */
+            int64_t interval_millis; /* table.exec.mini-batch.allow-latency */
+            bool rowtime;            /* mode=[RowTime]: batches follow the watermark */
+        } mini_batch;
         struct { /* EXCHANGE; CHANGELOG_NORMALIZE uses keys */
             PlanDistribution distribution;
             uint32_t *keys;

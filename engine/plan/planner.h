@@ -21,6 +21,13 @@
 #include "engine/plan/plan.h"
 #include "engine/sql/ast.h"
 
+/* table.optimizer.agg-phase-strategy */
+typedef enum PlanAggPhaseStrategy {
+    PLAN_AGG_PHASE_AUTO,
+    PLAN_AGG_PHASE_ONE_PHASE,
+    PLAN_AGG_PHASE_TWO_PHASE,
+} PlanAggPhaseStrategy;
+
 /*
  * The session options the planner, its rules and derivation read: a typed
  * snapshot built once per statement from the session's options
@@ -36,7 +43,11 @@ typedef struct PlannerConfig {
     int64_t watermark_interval_millis;  /* pipeline.auto-watermark-interval */
     /* table.exec.interval-join.min-cleanup-interval (Flink 1.18+: 0 by default) */
     int64_t interval_join_min_cleanup_millis;
-    int parallelism;                    /* parallelism.default (EXPLAIN JSON_EXECUTION_PLAN) */
+    int parallelism;                   /* parallelism.default (EXPLAIN JSON_EXECUTION_PLAN) */
+    bool mini_batch_enabled;           /* table.exec.mini-batch.enabled */
+    int64_t mini_batch_latency_millis; /* table.exec.mini-batch.allow-latency */
+    int64_t mini_batch_size;           /* table.exec.mini-batch.size (-1 unset) */
+    PlanAggPhaseStrategy agg_phase;    /* table.optimizer.agg-phase-strategy */
 } PlannerConfig;
 
 typedef struct PlannerContext {

@@ -34,6 +34,7 @@ typedef enum OptionId {
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
+    OPTION_AGG_PHASE_STRATEGY,
     OPTION_PARALLELISM_DEFAULT,
     OPTION_RESULT_MODE,
     OPTION_DML_SYNC,
@@ -82,6 +83,9 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING] =
         {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false",
          NULL, "MultiJoin skips inputs whose state is empty for a key"},
+    [OPTION_AGG_PHASE_STRATEGY] = {"table.optimizer.agg-phase-strategy", OPTION_KIND_ENUM, "AUTO",
+                                   "AUTO|ONE_PHASE|TWO_PHASE",
+                                   "aggregate in one phase or local + global (with mini-batch)"},
     [OPTION_PARALLELISM_DEFAULT] = {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
                                     "subtasks of each keyed operator"},
     [OPTION_RESULT_MODE] = {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
@@ -289,18 +293,6 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
     int status = options_check_value(spec, value, diag);
     if (status != JOINERY_OK)
         return status;
-    /* Flink features joinery knows but does not run yet: enabling one is an error */
-    static const struct {
-        OptionId id;
-        const char *feature;
-    } not_yet[] = {
-        {OPTION_MINI_BATCH_ENABLED, "mini-batch"},
-    };
-    for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
-        if (spec == &OPTION_SPECS[not_yet[i].id] && strcasecmp(value, "true") == 0)
-            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                              "%s is not supported yet: '%s' can only be 'false'",
-                              not_yet[i].feature, key);
     if (spec == &OPTION_SPECS[OPTION_DISPLAY_MAX_COLUMN_WIDTH]) {
         long long width = strtoll(value, NULL, 10);
         if (width < 1 || width > 100000)
@@ -439,6 +431,17 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
     config->interval_join_min_cleanup_millis =
         options_duration_millis(options, OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL);
     config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
+    config->mini_batch_enabled = options_boolean(options, OPTION_MINI_BATCH_ENABLED);
+    config->mini_batch_latency_millis =
+        options_duration_millis(options, OPTION_MINI_BATCH_ALLOW_LATENCY);
+    config->mini_batch_size = options_integer(options, OPTION_MINI_BATCH_SIZE);
+    const char *phase =
+        options_get(options, options_spec_of(OPTION_AGG_PHASE_STRATEGY, OPTION_KIND_ENUM)->key);
+    config->agg_phase = PLAN_AGG_PHASE_AUTO;
+    if (phase && strcasecmp(phase, "ONE_PHASE") == 0)
+        config->agg_phase = PLAN_AGG_PHASE_ONE_PHASE;
+    else if (phase && strcasecmp(phase, "TWO_PHASE") == 0)
+        config->agg_phase = PLAN_AGG_PHASE_TWO_PHASE;
 }
 
 const char *options_note(const char *key, const char *value)

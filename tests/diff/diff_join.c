@@ -35,9 +35,13 @@
  *
  * Usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]
  *                  [--without FEATURE,...] [--timeout SECONDS] [--keep]
- *                  [--multi-join on|off|mixed] [--verbose] [--dry-run]
+ *                  [--multi-join on|off|mixed] [--mini-batch SIZE] [--verbose]
+ *                  [--dry-run]
  * By default odd rounds run with 'table.optimizer.multi-join.enabled' =
  * 'true', so fused MultiJoin operators are checked as well as binary joins.
+ * --mini-batch SIZE runs every round with table.exec.mini-batch.enabled
+ * (batches of SIZE rows; agg-phase-strategy ONE_PHASE), so the mini-batch
+ * GroupAggregate and join are checked against SQLite too.
  * The last line printed is "N passed, N failed"; the exit status is non-zero
  * when any query failed.
  */
@@ -1169,7 +1173,8 @@ typedef struct Options {
     int only;          /* -1: all */
     unsigned features; /* Feature bits */
     int timeout_seconds;
-    int multi_join; /* MULTI_JOIN_OFF, _ON or _MIXED (odd rounds on) */
+    int multi_join;      /* MULTI_JOIN_OFF, _ON or _MIXED (odd rounds on) */
+    int mini_batch_size; /* > 0: every round with mini-batch on, batches of this size */
     bool keep;
     bool verbose;
     bool dry_run;
@@ -1295,6 +1300,15 @@ static int round_open(Round *round, int index, const char *base_directory, const
         text_printf(&round->setup, "SET 'table.exec.state.ttl' = '1 h';\n");
     if (multi_join)
         text_printf(&round->setup, "SET 'table.optimizer.multi-join.enabled' = 'true';\n");
+    /* batches end at the size and the end of input (the latency is longer than any run),
+       so the round stays a function of the seed; the final state must not depend on it */
+    if (options->mini_batch_size > 0)
+        text_printf(&round->setup,
+                    "SET 'table.exec.mini-batch.enabled' = 'true';\n"
+                    "SET 'table.exec.mini-batch.allow-latency' = '1 h';\n"
+                    "SET 'table.exec.mini-batch.size' = '%d';\n"
+                    "SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';\n",
+                    options->mini_batch_size);
     for (int t = 0; t < round->table_count; t++) {
         table_generate(&round->tables[t], t, &random,
                        (options->features & FEATURE_BIG_TABLES) != 0);
@@ -1471,7 +1485,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]\n"
                  "                 [--without FEATURE,...] [--timeout SECONDS] [--keep]\n"
-                 "                 [--multi-join on|off|mixed]\n"
+                 "                 [--multi-join on|off|mixed] [--mini-batch SIZE]\n"
                  "                 [--verbose] [--dry-run]\n"
                  "features:");
     for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
@@ -1537,6 +1551,8 @@ static int options_parse(Options *options, int argc, char **argv)
                 options->only = atoi(value);
             else if (strcmp(argument, "--timeout") == 0)
                 options->timeout_seconds = atoi(value);
+            else if (strcmp(argument, "--mini-batch") == 0)
+                options->mini_batch_size = atoi(value);
             else if (strcmp(argument, "--multi-join") == 0) {
                 if (strcmp(value, "on") == 0)
                     options->multi_join = MULTI_JOIN_ON;
@@ -1578,10 +1594,11 @@ int main(int argc, char **argv)
         return 2;
     }
     static const char *const multi_join_names[] = {"off", "on", "mixed (odd rounds)"};
-    printf("diff_join: seed %llu, %d queries, parallelism %d, multi-join %s%s, data in %s\n",
+    printf("diff_join: seed %llu, %d queries, parallelism %d, multi-join %s, mini-batch %d%s, "
+           "data in %s\n",
            (unsigned long long)options.seed, options.queries, options.parallelism,
-           multi_join_names[options.multi_join], options.dry_run ? " (dry run: SQLite only)" : "",
-           base_directory);
+           multi_join_names[options.multi_join], options.mini_batch_size,
+           options.dry_run ? " (dry run: SQLite only)" : "", base_directory);
 
     Totals totals = {0};
     int round_count = (options.queries + QUERIES_PER_ROUND - 1) / QUERIES_PER_ROUND;

@@ -73,7 +73,20 @@ SELECT id FROM good LIMIT 2;
 SELECT /*+ MULTI_JOIN(a, b) */ a.id FROM good AS a JOIN good AS b ON a.id = b.id;
 SELECT a.id FROM good AS a JOIN good AS b USING (id);
 CREATE FUNCTION lower_udf AS 'com.example.LowerUdf';
+-- Mini-batch needs a latency, and a size where an operator buffers (Flink's messages).
 SET 'table.exec.mini-batch.enabled' = 'true';
+SELECT id FROM good;
+SET 'table.exec.mini-batch.allow-latency' = '1 s';
+SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';
+SELECT id, COUNT(*) FROM good GROUP BY id;
+SET 'table.optimizer.agg-phase-strategy' = 'AUTO';
+SET 'table.exec.mini-batch.size' = '100';
+SELECT id, COUNT(*) FROM good GROUP BY id;
+SET 'table.optimizer.agg-phase-strategy' = 'FOUR_PHASE';
+RESET 'table.exec.mini-batch.enabled';
+RESET 'table.exec.mini-batch.allow-latency';
+RESET 'table.exec.mini-batch.size';
+RESET 'table.optimizer.agg-phase-strategy';
 
 -- INSERT of an updating result into an insert-only filesystem sink.
 CREATE TABLE out_fs (name STRING, cnt BIGINT) WITH (

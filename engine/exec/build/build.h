@@ -51,6 +51,7 @@ void build_temporal_join_metrics(const PlanNode *node, Operator *const *subtasks
                                  StrBuf *out);
 Operator *build_drop_update_before(BuildContext *context, const PlanNode *node);
 Operator *build_deduplicate(BuildContext *context, const PlanNode *node);
+Operator *build_mini_batch_assigner(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,

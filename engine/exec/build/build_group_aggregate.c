@@ -51,5 +51,6 @@ Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
     spec->call_count = node->aggregate.call_count;
     spec->input_is_update = input->changelog_mode != CHANGELOG_INSERT;
     spec->ttl_millis = node->state_ttl_millis;
+    spec->mini_batch_size = node->aggregate.mini_batch_size;
     return group_aggregate_operator_create(spec, context->diag);
 }

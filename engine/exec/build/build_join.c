@@ -23,5 +23,6 @@ Operator *build_join(BuildContext *context, const PlanNode *node)
     spec->right_ttl_millis = node->state_ttl_right_millis;
     if (!spec->left_types || !spec->right_types)
         return NULL;
+    spec->mini_batch_size = node->join.mini_batch_size;
     return join_operator_create(spec, context->diag);
 }

@@ -35,6 +35,7 @@
 
 #include "engine/base/value.h"
 #include "engine/exec/key_extractor.h"
+#include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
 
 enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
@@ -59,6 +60,9 @@ typedef struct GroupAggregateOperator {
     int64_t row_count;
     Value *values;
     int64_t *counts;
+    MiniBatchBuffer batch; /* mini-batch mode: the rows of the open batch */
+    uint64_t state_reads;  /* accumulator lookups (one per group per row, or per batch) */
+    uint64_t state_writes; /* accumulator writes and removals */
     /* reusable builders */
     KeyExtractor group_key; /* the group key of input rows */
     RowBuilder count_key_builder;
@@ -464,69 +468,104 @@ static int aggregate_build_output(GroupAggregateOperator *agg, RowBuilder *build
     return JOINERY_OK;
 }
 
-static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, int64_t now)
+/*
+ * One group's change, row by row or over a mini-batch: aggregate_group_begin
+ * looks the group up once and decodes it into the working accumulator,
+ * aggregate_group_apply folds rows into it in order with the per-row
+ * semantics (a retraction for an absent group is skipped; the group is
+ * absent again once its row count drops to 0), aggregate_group_end writes
+ * the state once and emits one change: +I, -U/+U (nothing when unchanged
+ * and no TTL), -D, or nothing for a group that came and went.
+ */
+typedef struct AggregateGroup {
+    const Row *key;
+    uint64_t hash;
+    const ValueEntry *entry; /* the group's state entry when the batch began; NULL: none */
+    const Row *previous;     /* its result then (previous_builder); NULL: none */
+    bool present;            /* the working accumulator holds a live group */
+} AggregateGroup;
+
+static int aggregate_group_begin(GroupAggregateOperator *agg, AggregateGroup *group, const Row *key,
+                                 uint64_t hash, int64_t now)
+{
+    *group = (AggregateGroup){.key = key, .hash = hash};
+    agg->state_reads++;
+    group->entry = value_state_find(agg->accumulators, key, hash, now);
+    if (!group->entry && state_store_failed(agg->accumulators->store))
+        return operator_fail_state(&agg->base, "aggregate state");
+    aggregate_reset(agg);
+    if (!group->entry)
+        return JOINERY_OK;
+    int status = aggregate_build_output(agg, &agg->previous_builder, key, group->entry->value,
+                                        &group->previous);
+    if (status != JOINERY_OK)
+        return status;
+    aggregate_decode(agg, group->entry->value);
+    group->present = true;
+    return JOINERY_OK;
+}
+
+static int aggregate_group_apply(GroupAggregateOperator *agg, AggregateGroup *group,
+                                 const Row *input, int64_t now)
 {
     bool accumulate = row_kind_is_accumulate(row_kind(input));
-    const Row *group_key = key_extractor_build(&agg->group_key, input, NULL);
-    if (!group_key)
-        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    uint64_t key_hash = row_content_hash(group_key);
-
-    const ValueEntry *entry = value_state_find(agg->accumulators, group_key, key_hash, now);
-    if (!entry && state_store_failed(agg->accumulators->store))
-        return operator_fail_state(&agg->base, "aggregate state");
-    bool first = entry == NULL;
-    const Row *previous = NULL;
     int status;
-    if (first) {
+    if (!group->present) {
         if (!accumulate) {
             agg->base.metrics.skipped_rows++;
             return JOINERY_OK;
         }
         aggregate_reset(agg);
         /* value counts can only be left over when the group's accumulator expired */
-        if (agg->has_value_counts && agg->spec.ttl_millis > 0) {
-            status = aggregate_drop_value_counts(agg, group_key, now);
+        if (agg->has_value_counts && agg->spec.ttl_millis > 0 && !group->entry) {
+            status = aggregate_drop_value_counts(agg, group->key, now);
             if (status != JOINERY_OK)
                 return status;
         }
-    } else {
-        status =
-            aggregate_build_output(agg, &agg->previous_builder, group_key, entry->value, &previous);
-        if (status != JOINERY_OK)
-            return status;
-        aggregate_decode(agg, entry->value);
+        group->present = true;
     }
-
     agg->row_count += accumulate ? 1 : -1;
     for (uint32_t i = 0; i < agg->spec.call_count; i++) {
-        status = aggregate_apply_call(agg, i, input, group_key, accumulate, now);
+        status = aggregate_apply_call(agg, i, input, group->key, accumulate, now);
         if (status != JOINERY_OK)
             return status;
     }
-
     if (agg->row_count <= 0) {
         /* the last row of the group was retracted */
+        group->present = false;
         if (agg->has_value_counts) {
-            status = aggregate_drop_value_counts(agg, group_key, now);
+            status = aggregate_drop_value_counts(agg, group->key, now);
             if (status != JOINERY_OK)
                 return status;
         }
-        status = operator_emit(&agg->base, previous, ROW_KIND_DELETE);
+    }
+    return JOINERY_OK;
+}
+
+static int aggregate_group_end(GroupAggregateOperator *agg, AggregateGroup *group, int64_t now)
+{
+    const ValueEntry *entry = group->entry;
+    int status;
+    if (!group->present) {
+        if (!entry)
+            return JOINERY_OK; /* nothing was there and nothing is */
+        status = operator_emit(&agg->base, group->previous, ROW_KIND_DELETE);
+        agg->state_writes++;
         if (status == JOINERY_OK && value_state_remove(agg->accumulators, entry) != JOINERY_OK)
             status = operator_fail_state(&agg->base, "aggregate state");
         return status;
     }
-
     const Row *accumulator = aggregate_encode(agg);
     if (!accumulator)
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     const Row *current;
-    status = aggregate_build_output(agg, &agg->result_builder, group_key, accumulator, &current);
+    status = aggregate_build_output(agg, &agg->result_builder, group->key, accumulator, &current);
     if (status != JOINERY_OK)
         return status;
+    bool first = entry == NULL;
+    agg->state_writes++;
     if (first) {
-        entry = value_state_insert(agg->accumulators, group_key, key_hash, now);
+        entry = value_state_insert(agg->accumulators, group->key, group->hash, now);
         if (!entry)
             return operator_fail_state(&agg->base, "aggregate state");
     }
@@ -538,18 +577,69 @@ static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, 
     }
     if (first)
         return operator_emit(&agg->base, current, ROW_KIND_INSERT);
-    if (agg->spec.ttl_millis <= 0 && row_content_equals(previous, current))
+    if (agg->spec.ttl_millis <= 0 && row_content_equals(group->previous, current))
         return JOINERY_OK; /* unchanged: nothing to say */
-    status = operator_emit(&agg->base, previous, ROW_KIND_UPDATE_BEFORE);
+    status = operator_emit(&agg->base, group->previous, ROW_KIND_UPDATE_BEFORE);
     if (status != JOINERY_OK)
         return status;
     return operator_emit(&agg->base, current, ROW_KIND_UPDATE_AFTER);
+}
+
+static int aggregate_process_row(GroupAggregateOperator *agg, const Row *input, int64_t now)
+{
+    const Row *group_key = key_extractor_build(&agg->group_key, input, NULL);
+    if (!group_key)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    AggregateGroup group;
+    int status = aggregate_group_begin(agg, &group, group_key, row_content_hash(group_key), now);
+    if (status == JOINERY_OK)
+        status = aggregate_group_apply(agg, &group, input, now);
+    if (status == JOINERY_OK)
+        status = aggregate_group_end(agg, &group, now);
+    return status;
+}
+
+/* Folds the buffered mini-batch: each key once, its rows in arrival order (Flink's
+   MiniBatchGroupAggFunction.finishBundle). */
+static int aggregate_flush_batch(GroupAggregateOperator *agg)
+{
+    MiniBatchBuffer *buffer = &agg->batch;
+    if (!buffer->row_count)
+        return JOINERY_OK;
+    int64_t now = agg->spec.ttl_millis > 0 ? operator_now_millis(&agg->base) : 0;
+    int status = JOINERY_OK;
+    for (uint32_t k = 0; k < buffer->key_count && status == JOINERY_OK; k++) {
+        const MiniBatchKey *key = &buffer->keys[k];
+        AggregateGroup group;
+        status = aggregate_group_begin(agg, &group, key->key, key->hash, now);
+        for (uint32_t r = key->first; status == JOINERY_OK && r != UINT32_MAX;
+             r = buffer->rows[r].next)
+            status = aggregate_group_apply(agg, &group, buffer->rows[r].row, now);
+        if (status == JOINERY_OK)
+            status = aggregate_group_end(agg, &group, now);
+    }
+    mini_batch_buffer_clear(buffer);
+    return status;
 }
 
 static int aggregate_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
+    if (agg->spec.mini_batch_size > 0) {
+        for (uint32_t i = 0; i < batch->count; i++) {
+            const Row *key = key_extractor_build(&agg->group_key, batch->rows[i], NULL);
+            if (!key ||
+                mini_batch_buffer_add(&agg->batch, key, row_content_hash(key), batch->rows[i]) != 0)
+                return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            if ((int64_t)agg->batch.row_count >= agg->spec.mini_batch_size) {
+                int status = aggregate_flush_batch(agg);
+                if (status != JOINERY_OK)
+                    return status;
+            }
+        }
+        return JOINERY_OK;
+    }
     int64_t now = agg->spec.ttl_millis > 0 ? operator_now_millis(self) : 0;
     for (uint32_t i = 0; i < batch->count; i++) {
         int status = aggregate_process_row(agg, batch->rows[i], now);
@@ -557,6 +647,18 @@ static int aggregate_process(Operator *self, uint32_t input, const RowBatch *bat
             return status;
     }
     return JOINERY_OK;
+}
+
+/* A watermark ends the mini-batch (MiniBatchAssigner): fold it, then forward the watermark. */
+static int aggregate_on_watermark(Operator *self, int64_t watermark)
+{
+    int status = aggregate_flush_batch((GroupAggregateOperator *)self);
+    return status == JOINERY_OK ? operator_emit_watermark(self, watermark) : status;
+}
+
+static int aggregate_finish(Operator *self)
+{
+    return aggregate_flush_batch((GroupAggregateOperator *)self);
 }
 
 static void aggregate_report_state(Operator *self)
@@ -591,7 +693,11 @@ static int aggregate_snapshot(Operator *self, const Barrier *barrier, const Stat
 {
     (void)barrier;
     GroupAggregateOperator *agg = (GroupAggregateOperator *)self;
-    int status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
+    /* the buffered batch is folded first: its changes go out before the barrier (Flink's
+       prepareSnapshotPreBarrier) and the snapshot holds no buffered rows */
+    int status = aggregate_flush_batch(agg);
+    if (status == JOINERY_OK)
+        status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
     if (status == JOINERY_OK)
         status = multiset_state_snapshot(agg->value_counts, writer, self->context->diag);
     return status;
@@ -624,6 +730,7 @@ static void aggregate_close(Operator *self)
     free(agg->counts);
     agg->counts = NULL;
     key_extractor_free(&agg->group_key);
+    mini_batch_buffer_free(&agg->batch);
     row_builder_free(&agg->count_key_builder);
     row_builder_free(&agg->value_builder);
     row_builder_free(&agg->accumulator_builder);
@@ -654,6 +761,19 @@ static const OperatorVtable GROUP_AGGREGATE_VTABLE = {
     .snapshot = aggregate_snapshot,
     .restore = aggregate_restore,
     .finish = NULL,
+    .report_state = aggregate_report_state,
+    .close = aggregate_close,
+};
+
+/* The mini-batch variant (spec.mini_batch_size > 0): batches end at watermarks and at the end. */
+static const OperatorVtable GROUP_AGGREGATE_MINI_BATCH_VTABLE = {
+    .open = aggregate_open,
+    .process = aggregate_process,
+    .on_watermark = aggregate_on_watermark,
+    .on_timer = aggregate_on_timer,
+    .snapshot = aggregate_snapshot,
+    .restore = aggregate_restore,
+    .finish = aggregate_finish,
     .report_state = aggregate_report_state,
     .close = aggregate_close,
 };
@@ -724,7 +844,11 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
         return NULL;
     }
     agg->spec = *spec;
-    operator_init(&agg->base, &GROUP_AGGREGATE_VTABLE, "GroupAggregate", 1, agg);
+    mini_batch_buffer_init(&agg->batch);
+    operator_init(&agg->base,
+                  spec->mini_batch_size > 0 ? &GROUP_AGGREGATE_MINI_BATCH_VTABLE
+                                            : &GROUP_AGGREGATE_VTABLE,
+                  "GroupAggregate", 1, agg);
     agg->base.uses_timers = spec->ttl_millis > 0;
     uint32_t calls = spec->call_count ? spec->call_count : 1;
     uint32_t keys = spec->group_key_count ? spec->group_key_count : 1;
@@ -756,4 +880,11 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
 failed:
     operator_close(&agg->base);
     return NULL;
+}
+
+void group_aggregate_state_accesses(const Operator *op, uint64_t *reads, uint64_t *writes)
+{
+    const GroupAggregateOperator *agg = (const GroupAggregateOperator *)op;
+    *reads = agg->state_reads;
+    *writes = agg->state_writes;
 }

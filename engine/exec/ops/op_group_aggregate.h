@@ -41,6 +41,11 @@ typedef struct GroupAggregateSpec {
     bool input_is_update; /* input may carry -U/-D: MIN/MAX keep a value multiset so retraction
                              works */
     int64_t ttl_millis;   /* 0 = keep forever */
+    /* > 0: Flink's MiniBatchGroupAggFunction: input rows are buffered per group key, at
+       most this many, and folded per key when the batch ends (full, a watermark, a
+       barrier, the end of input): one state lookup and write and at most one change per
+       group per batch. 0: row by row. */
+    int64_t mini_batch_size;
 } GroupAggregateSpec;
 
 /*
@@ -68,5 +73,10 @@ typedef struct GroupAggregateSpec {
  * operator's life. Free with operator_close and then free(op).
  */
 Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *diag);
+
+/* The accumulator state accesses of `op` (a GroupAggregate) so far: lookups and writes
+   (set or remove). Value-count accesses (DISTINCT, MIN/MAX over updates) are not in
+   them. For benchmarks and tests. */
+void group_aggregate_state_accesses(const Operator *op, uint64_t *reads, uint64_t *writes);
 
 #endif

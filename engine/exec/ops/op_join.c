@@ -38,6 +38,10 @@
  * cache misses of several rows overlap instead of following one another.
  * Keys made only of fixed-width fields are written directly (no
  * RowBuilder); the bytes are the same canonical key row.
+ *
+ * Mini-batch mode (spec.mini_batch_size > 0, JOIN_MINI_BATCH_VTABLE): rows
+ * are buffered per side and, when the batch ends, folded and run as one
+ * batch per side (join_flush_side says how and why the output is the same).
  */
 #include "engine/exec/ops/op_join.h"
 
@@ -48,6 +52,7 @@
 #include <string.h>
 
 #include "engine/exec/expr_eval.h"
+#include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
 
 enum {
@@ -83,7 +88,16 @@ typedef struct JoinOperator {
     uint64_t *key_rows;       /* the batch's key rows, back to back */
     size_t key_rows_capacity; /* in words */
     RowBuilder output_builder;
-    Arena eval_arena; /* strings made by the residual; reset per batch */
+    /* mini-batch mode (spec.mini_batch_size > 0): each side's rows of the open batch */
+    MiniBatchBuffer batches[2];
+    bool *folded; /* per buffered row of the side being flushed: cancelled by the fold */
+    uint32_t folded_capacity;
+    const Row **survivors; /* the side's rows that reach the state, in arrival order */
+    uint32_t *open_rows;   /* the fold's stack: accumulations not cancelled yet */
+    uint32_t survivors_capacity;
+    uint64_t state_accesses; /* key lookups and inserts on the two states */
+    uint64_t folded_rows;    /* rows the fold cancelled before they reached the state */
+    Arena eval_arena;        /* strings made by the residual; reset per batch */
     ExprEvalContext eval_context;
     char name[64];
 } JoinOperator;
@@ -234,6 +248,7 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
 
     int64_t stored_associations = 0;
     if (!accumulate) {
+        join->state_accesses++;
         MultisetKey *own_key = multiset_state_find(own->state, key, key_hash, now);
         const MultisetEntry *entry =
             own_key ? multiset_key_find_row(own->state, own_key, row, row_hash) : NULL;
@@ -267,6 +282,7 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
     int64_t matches = 0;
     MultisetKey *other_key =
         never_matches ? NULL : multiset_state_find(other->state, key, key_hash, now);
+    join->state_accesses += never_matches ? 0 : 1;
     if (!other_key && join_state_failed(join, other))
         return operator_fail_state(&join->base, "join state");
     MultisetScan scan;
@@ -326,6 +342,7 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
             return status;
     }
     /* store the row (the key row stays in key_rows until the next batch) */
+    join->state_accesses++;
     MultisetKey *own_key = multiset_state_insert_key(own->state, key, key_hash, now);
     if (!own_key)
         return operator_fail_state(&join->base, "join state");
@@ -474,12 +491,143 @@ static void join_close(Operator *self)
     }
     free(join->plans);
     join->plans = NULL;
+    for (int side = 0; side < 2; side++)
+        mini_batch_buffer_free(&join->batches[side]);
+    free(join->folded);
+    free(join->survivors);
+    free(join->open_rows);
     free(join->key_rows);
     join->key_rows = NULL;
     row_builder_free(&join->output_builder);
     arena_destroy(&join->eval_arena);
     free(join);
 }
+
+/* ---- mini-batch (Flink 1.19's MiniBatchStreamingJoinOperator, FLIP-415) ---- */
+
+static int join_buffer_rows(JoinOperator *join, uint32_t input, const RowBatch *batch);
+
+/*
+ * Folds one side's buffered rows and runs what remains through the join, in
+ * arrival order. The fold: a retraction (-U/-D) cancels the latest earlier
+ * accumulation (+I/+U) of the same row content in the batch that no other
+ * retraction cancelled; both then never reach the state. Running the pair
+ * would store and remove the row and emit each of its joined (or padded)
+ * rows and then their retraction, so the output's materialized result and
+ * the state are the same without them. A retraction with nothing to cancel
+ * (of a row stored by an earlier batch) and any accumulation left run as
+ * they came.
+ */
+static int join_flush_side(JoinOperator *join, uint32_t input)
+{
+    MiniBatchBuffer *buffer = &join->batches[input];
+    uint32_t count = buffer->row_count;
+    if (!count)
+        return JOINERY_OK;
+    if (count > join->folded_capacity) {
+        bool *folded = realloc(join->folded, count * sizeof *folded);
+        if (folded)
+            join->folded = folded;
+        const Row **survivors = realloc(join->survivors, count * sizeof *survivors);
+        if (survivors)
+            join->survivors = survivors;
+        uint32_t *open_rows = realloc(join->open_rows, count * sizeof *open_rows);
+        if (open_rows)
+            join->open_rows = open_rows;
+        if (!folded || !survivors || !open_rows)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        join->folded_capacity = count;
+    }
+    memset(join->folded, 0, count * sizeof *join->folded);
+    for (uint32_t k = 0; k < buffer->key_count; k++) {
+        /* a row content's rows in order: each retraction pairs with the nearest open
+           accumulation before it (a stack along the chain) */
+        uint32_t open = 0;
+        for (uint32_t r = buffer->keys[k].first; r != UINT32_MAX; r = buffer->rows[r].next) {
+            if (row_kind_is_accumulate(row_kind(buffer->rows[r].row))) {
+                join->open_rows[open++] = r;
+            } else if (open > 0) {
+                join->folded[join->open_rows[--open]] = true;
+                join->folded[r] = true;
+                join->folded_rows += 2;
+            }
+        }
+    }
+    uint32_t survivors = 0;
+    for (uint32_t r = 0; r < count; r++)
+        if (!join->folded[r])
+            join->survivors[survivors++] = buffer->rows[r].row;
+    RowBatch batch = {.rows = (Row **)join->survivors, .count = survivors, .capacity = survivors};
+    int status = survivors ? join_process(&join->base, input, &batch) : JOINERY_OK;
+    mini_batch_buffer_clear(buffer);
+    return status;
+}
+
+/* Ends the batch. As Flink, the side whose rows are never padded goes first (the left side
+   of a RIGHT join, else the right side): its rows are in the state before the preserved
+   side's rows look for matches, so fewer padded rows are emitted and retracted. */
+static int join_flush_batch(JoinOperator *join)
+{
+    uint32_t first = join->spec.join_type == JOIN_TYPE_RIGHT ? 0 : 1;
+    int status = join_flush_side(join, first);
+    return status == JOINERY_OK ? join_flush_side(join, 1 - first) : status;
+}
+
+static int join_mini_batch_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    JoinOperator *join = (JoinOperator *)self;
+    if (input > 1)
+        return operator_fail(self, JOINERY_ERROR, "join has no input %u", input);
+    return join_buffer_rows(join, input, batch);
+}
+
+static int join_buffer_rows(JoinOperator *join, uint32_t input, const RowBatch *batch)
+{
+    for (uint32_t i = 0; i < batch->count; i++) {
+        const Row *row = batch->rows[i];
+        if (mini_batch_buffer_add(&join->batches[input], row, row_content_hash(row), row) != 0)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        if ((int64_t)(join->batches[0].row_count + join->batches[1].row_count) >=
+            join->spec.mini_batch_size) {
+            int status = join_flush_batch(join);
+            if (status != JOINERY_OK)
+                return status;
+        }
+    }
+    return JOINERY_OK;
+}
+
+/* A watermark ends the mini-batch (MiniBatchAssigner): fold it, then forward the watermark. */
+static int join_mini_batch_on_watermark(Operator *self, int64_t watermark)
+{
+    int status = join_flush_batch((JoinOperator *)self);
+    return status == JOINERY_OK ? operator_emit_watermark(self, watermark) : status;
+}
+
+static int join_mini_batch_finish(Operator *self)
+{
+    return join_flush_batch((JoinOperator *)self);
+}
+
+/* The open batch is folded first: its changes go out before the barrier. */
+static int join_mini_batch_snapshot(Operator *self, const Barrier *barrier,
+                                    const StateWriter *writer)
+{
+    int status = join_flush_batch((JoinOperator *)self);
+    return status == JOINERY_OK ? join_snapshot(self, barrier, writer) : status;
+}
+
+static const OperatorVtable JOIN_MINI_BATCH_VTABLE = {
+    .open = join_open,
+    .process = join_mini_batch_process,
+    .on_watermark = join_mini_batch_on_watermark,
+    .on_timer = join_on_timer,
+    .snapshot = join_mini_batch_snapshot,
+    .restore = join_restore,
+    .finish = join_mini_batch_finish,
+    .report_state = join_report_state,
+    .close = join_close,
+};
 
 static const OperatorVtable JOIN_VTABLE = {
     .open = join_open,
@@ -497,7 +645,7 @@ void join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes
                               uint64_t *rows)
 {
     StateCounters counters = {0, 0, 0, 0};
-    if (op && op->vtable == &JOIN_VTABLE && side < 2 &&
+    if (op && (op->vtable == &JOIN_VTABLE || op->vtable == &JOIN_MINI_BATCH_VTABLE) && side < 2 &&
         ((const JoinOperator *)op)->sides[side].state)
         counters = multiset_state_counters(((const JoinOperator *)op)->sides[side].state);
     if (bytes)
@@ -560,7 +708,10 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     row_builder_init(&join->output_builder);
     arena_init(&join->eval_arena, 4096);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
-    operator_init(&join->base, &JOIN_VTABLE, join->name, 2, join);
+    mini_batch_buffer_init(&join->batches[0]);
+    mini_batch_buffer_init(&join->batches[1]);
+    operator_init(&join->base, spec->mini_batch_size > 0 ? &JOIN_MINI_BATCH_VTABLE : &JOIN_VTABLE,
+                  join->name, 2, join);
     join->base.uses_timers = join->ttl_enabled;
     if (!join->sides[0].variable_length || !join->sides[1].variable_length || !keys_ready) {
         operator_close(&join->base);
@@ -571,4 +722,12 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     join->keys_fixed_width = join->sides[0].key.fixed_width && join->sides[1].key.fixed_width;
     join->fixed_key_words = row_fixed_size(spec->key_count) / 8;
     return &join->base;
+}
+
+void join_operator_mini_batch_counts(const Operator *op, uint64_t *state_accesses,
+                                     uint64_t *folded_rows)
+{
+    const JoinOperator *join = (const JoinOperator *)op;
+    *state_accesses = join->state_accesses;
+    *folded_rows = join->folded_rows;
 }

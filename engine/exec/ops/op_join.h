@@ -34,6 +34,12 @@ typedef struct JoinOperatorSpec {
         *residual; /* non-equi part of ON over left fields then right fields; NULL when none */
     JoinInputSpec left_input_spec, right_input_spec;
     int64_t left_ttl_millis, right_ttl_millis; /* 0 = keep forever */
+    /* > 0: Flink 1.19's mini-batch join (FLIP-415): each side's rows are buffered, at most
+       this many in all, and when the batch ends (full, a watermark, a barrier, the end of
+       input) a retraction cancels an earlier accumulation of the same row in the batch
+       before either touches the state; what remains runs as below, the right side's
+       rows first (the left side's for a RIGHT join), as Flink. 0: row by row. */
+    int64_t mini_batch_size;
 } JoinOperatorSpec;
 
 /*
@@ -57,5 +63,10 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag);
  */
 void join_operator_side_state(const Operator *op, uint32_t side, uint64_t *bytes, uint64_t *keys,
                               uint64_t *rows);
+
+/* The join's key lookups and inserts on its two states so far, and the rows its mini-batch
+   fold cancelled. For benchmarks and tests. */
+void join_operator_mini_batch_counts(const Operator *op, uint64_t *state_accesses,
+                                     uint64_t *folded_rows);
 
 #endif

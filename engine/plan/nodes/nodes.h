@@ -123,6 +123,7 @@ extern const PlanKindInfo plan_kind_logical_correlate, plan_kind_logical_correla
 extern const PlanKindInfo plan_kind_logical_snapshot, plan_kind_temporal_join;
 extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
+extern const PlanKindInfo plan_kind_mini_batch_assigner;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 

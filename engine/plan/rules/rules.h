@@ -12,7 +12,10 @@
  *                             into the scan (watermark=[...]): the source generates it
  *   5. rule_fuse_multi_join   MultiJoin fusion, when table.optimizer.multi-join.enabled
  *                             or a MULTI_JOIN hint asks for it
- * then physical planning (physical.c) and property derivation (derive.c).
+ * then physical planning (physical.c), on the physical plan
+ *   6. rule_assign_mini_batch MiniBatchAssigners over the sources and the
+ *                             mini-batch operators, when table.exec.mini-batch.enabled
+ * and property derivation (derive.c).
  * Each pass returns a new tree (shared subtrees are fine: nodes are never
  * mutated after a pass hands them on).
  */
@@ -29,6 +32,8 @@ int rule_prune_fields(PlannerContext *context, PlanNode *node, PlanNode **result
 int rule_push_watermark(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 5. (when enabled) fuses chains of joins that share a key into LogicalMultiJoin nodes. */
 int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* 6. (when enabled) mini-batch planning of the physical plan, rewritten in place. */
+int rule_assign_mini_batch(PlannerContext *context, PlanNode **physical);
 
 /*
  * What a rule does at a node of each kind is that kind's hook in its
