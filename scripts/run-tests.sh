@@ -111,6 +111,10 @@ echo "== checkpoints: kill -9 and restore equals an uninterrupted run (tests/che
 timeout 300 tests/checkpoint/run.sh "$build"
 record "tests/checkpoint" $?
 
+echo "== jdbc end to end against a real PostgreSQL server (tests/jdbc)"
+timeout 300 tests/jdbc/run.sh "$build"
+record "tests/jdbc" $?
+
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"
 record "tests/kafka" $?

@@ -238,6 +238,7 @@ int connector_validate_table(const CatalogTable *table, Diag *diag);
  */
 extern const Connector connector_datagen;
 extern const Connector connector_filesystem;
+extern const Connector connector_jdbc; /* jdbc_config.c (PostgreSQL through libpq) */
 extern const Connector connector_nexmark;
 extern const Connector connector_print;
 extern const Connector connector_blackhole;
