@@ -182,6 +182,9 @@ typedef enum SinkChangelog {
     SINK_CHANGELOG_UPSERT,      /* keyed by the primary key (upsert-kafka) */
 } SinkChangelog;
 
+struct LookupSpec;     /* lookup.h */
+struct LookupFunction; /* lookup.h */
+
 typedef struct Connector {
     const char *name;
     const ConnectorOption *options;
@@ -196,6 +199,9 @@ typedef struct Connector {
     int (*create_source)(const SourceSpec *spec, SourceReader **reader, Diag *diag);
     /* NULL when the connector cannot be a sink. */
     int (*create_sink)(const SinkSpec *spec, SinkWriter **writer, Diag *diag);
+    /* NULL when the table cannot be looked up by key (lookup.h). */
+    int (*create_lookup)(const struct LookupSpec *spec, struct LookupFunction **function,
+                         Diag *diag);
     /* Row kinds the table produces as a source (depends on its format). May be NULL:
        insert-only. */
     SourceChangelog (*source_changelog)(const CatalogTable *table);

@@ -398,7 +398,7 @@ static int jdbc_validate(const CatalogTable *table, Diag *diag)
     if (status != JOINERY_OK)
         return status;
     static const char *const INTEGER_OPTIONS[] = {"scan.fetch-size", "sink.buffer-flush.max-rows",
-                                                  "sink.max-retries"};
+                                                  "sink.max-retries", "lookup.max-retries"};
     for (size_t i = 0; i < sizeof INTEGER_OPTIONS / sizeof INTEGER_OPTIONS[0]; i++) {
         const char *text = catalog_table_option(table, INTEGER_OPTIONS[i]);
         int64_t value;
@@ -463,6 +463,7 @@ static const ConnectorOption JDBC_OPTIONS[] = {
     {"scan.partition.num", false, "not supported yet"},
     {"scan.partition.lower-bound", false, "not supported yet"},
     {"scan.partition.upper-bound", false, "not supported yet"},
+    {"lookup.max-retries", false, "reconnects after a broken connection (default 3)"},
     {"sink.buffer-flush.max-rows", false, "rows written per round trip (default 100)"},
     {"sink.buffer-flush.interval", false, "accepted; a batch is written when full or at the end"},
     {"sink.max-retries", false, "accepted for Flink compatibility"},
@@ -478,6 +479,7 @@ const Connector connector_jdbc = {
     .estimate_rows = NULL,
     .create_source = jdbc_create_source,
     .create_sink = jdbc_create_sink,
+    .create_lookup = jdbc_create_lookup,
     .sink_changelog = jdbc_sink_changelog,
     .sink_update_hint = "declare a PRIMARY KEY on the jdbc table (upsert mode)",
 };

@@ -65,6 +65,9 @@ int jdbc_value_to_text(DataType type, Value value, StrBuf *out);
 int64_t jdbc_option_int(const CatalogTable *table, const char *key, int64_t fallback);
 
 int jdbc_create_source(const SourceSpec *spec, SourceReader **reader, Diag *diag);
+struct LookupSpec;
+struct LookupFunction;
+int jdbc_create_lookup(const struct LookupSpec *spec, struct LookupFunction **function, Diag *diag);
 int jdbc_create_sink(const SinkSpec *spec, SinkWriter **writer, Diag *diag);
 
 #endif

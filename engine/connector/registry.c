@@ -16,6 +16,7 @@
 #include "engine/base/strbuf.h"
 #include "engine/base/value.h"
 #include "engine/connector/kafka_internal.h"
+#include "engine/connector/lookup.h"
 
 static const Connector *const CONNECTORS[] = {
     &connector_blackhole, &connector_datagen, &connector_filesystem, &connector_jdbc,
@@ -222,4 +223,15 @@ int connector_validate_table(const CatalogTable *table, Diag *diag)
     if (connector->validate)
         return connector->validate(table, diag);
     return JOINERY_OK;
+}
+
+int lookup_function_create(const LookupSpec *spec, LookupFunction **function, Diag *diag)
+{
+    const char *name = catalog_table_option(spec->table, "connector");
+    const Connector *connector = connector_find(name);
+    if (!connector || !connector->create_lookup)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Table '%s': connector '%s' cannot be looked up by key.",
+                          spec->table->name, name ? name : "");
+    return connector->create_lookup(spec, function, diag);
 }

@@ -1,0 +1,522 @@
+/*
+ * jdbc_lookup.c - the jdbc connector's lookup function (lookup.h) for
+ * PostgreSQL: `SELECT <produced columns> FROM <table-name> WHERE k1 = $1
+ * AND ...`, prepared once per connection.
+ *
+ * Synchronous lookups run the statement and wait. Asynchronous requests
+ * use libpq's pipeline mode on a non-blocking connection: each request is
+ * the prepared statement plus a Sync (so an error stays with its request),
+ * sent without waiting, so requests in flight share round trips; results
+ * come back in submission order, which is the order completions are
+ * reported in. A key with a NULL field completes with no rows, in its
+ * turn, without a statement.
+ *
+ * Broken connection (server restarted, network): reconnect, prepare
+ * again, re-send every request not yet complete (their partial rows
+ * dropped), up to `lookup.max-retries` (default 3) attempts per failure,
+ * waiting 100 ms * attempt between attempts; then an error naming the
+ * table and the store. Invariant: queue[head..tail) are the requests not
+ * yet reported, in submission order; `awaiting` of them have a Sync not
+ * yet read, and they are the first `awaiting` non-NULL-key ones not done.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/connector/jdbc_internal.h"
+#include "engine/connector/lookup.h"
+
+typedef struct LookupRequest {
+    uint64_t id;
+    Row *key;      /* heap copy */
+    bool null_key; /* matches nothing: no statement sent */
+    bool done;     /* its Sync was read */
+    Row **rows;    /* heap copies */
+    uint32_t count;
+    uint32_t capacity;
+} LookupRequest;
+
+typedef struct JdbcLookup {
+    LookupFunction base;
+    PGconn *connection;
+    bool pipeline; /* in pipeline mode, non-blocking */
+    char store[600];
+    char *sql;
+    int64_t max_retries;
+    RowBuilder builder;
+    StrBuf text;
+    size_t *offsets;
+    const char **values;
+    LookupRequest *queue;
+    uint32_t head, tail, capacity;
+    uint32_t awaiting;
+} JdbcLookup;
+
+static int store_error(JdbcLookup *lookup, const char *message, Diag *diag)
+{
+    if (!message)
+        message = "";
+    if (strncmp(message, "ERROR:  ", 8) == 0 || strncmp(message, "FATAL:  ", 8) == 0)
+        message += 8;
+    return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                      "Table '%s': looking up '%s' in PostgreSQL at %s failed: %.*s",
+                      lookup->base.spec->table->name,
+                      catalog_table_option(lookup->base.spec->table, "table-name"), lookup->store,
+                      (int)strcspn(message, "\n"), message);
+}
+
+/* Opens the connection and prepares the statement (blocking mode). */
+static int open_connection(JdbcLookup *lookup, Diag *diag)
+{
+    if (lookup->connection)
+        PQfinish(lookup->connection);
+    lookup->pipeline = false;
+    lookup->base.descriptor = -1;
+    lookup->connection = jdbc_connect(lookup->base.spec->table, diag);
+    if (!lookup->connection)
+        return diag->status;
+    PGresult *result = PQprepare(lookup->connection, "joinery_lookup", lookup->sql, 0, NULL);
+    int status = PQresultStatus(result) == PGRES_COMMAND_OK
+                     ? JOINERY_OK
+                     : store_error(lookup, PQresultErrorMessage(result), diag);
+    PQclear(result);
+    if (status == JOINERY_OK)
+        lookup->base.descriptor = PQsocket(lookup->connection);
+    return status;
+}
+
+static bool connection_broken(const JdbcLookup *lookup)
+{
+    return !lookup->connection || PQstatus(lookup->connection) != CONNECTION_OK;
+}
+
+/* Reconnects after a failure, retrying; the last failure's message when all fail. */
+static int reconnect(JdbcLookup *lookup, Diag *diag)
+{
+    Diag last;
+    diag_clear(&last);
+    for (int64_t attempt = 1; attempt <= lookup->max_retries; attempt++) {
+        if (lookup->base.spec->cancel_requested && *lookup->base.spec->cancel_requested)
+            return diag_error(diag, JOINERY_CANCELLED, "cancelled");
+        struct timespec pause = {0, 100000000L * (attempt - 1 < 9 ? attempt - 1 : 9)};
+        nanosleep(&pause, NULL);
+        diag_clear(&last);
+        if (open_connection(lookup, &last) == JOINERY_OK) {
+            lookup->base.reconnects++;
+            return JOINERY_OK;
+        }
+    }
+    if (lookup->max_retries <= 0 && open_connection(lookup, &last) == JOINERY_OK)
+        return JOINERY_OK;
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "%s (after %lld reconnect attempts)",
+                      last.message, (long long)lookup->max_retries);
+}
+
+/* The key's parameters as text; false when a key field is NULL. */
+static int key_parameters(JdbcLookup *lookup, const Row *key, bool *null_key, Diag *diag)
+{
+    const LookupSpec *spec = lookup->base.spec;
+    strbuf_clear(&lookup->text);
+    *null_key = false;
+    for (uint32_t k = 0; k < spec->key_count; k++) {
+        if (row_is_null(key, k)) {
+            *null_key = true;
+            return JOINERY_OK;
+        }
+        lookup->offsets[k] = lookup->text.length;
+        if (jdbc_value_to_text(spec->key_types[k], value_from_row(key, k, spec->key_types[k]),
+                               &lookup->text) != 0 ||
+            strbuf_append_char(&lookup->text, '\0') != 0)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    for (uint32_t k = 0; k < spec->key_count; k++)
+        lookup->values[k] = lookup->text.data + lookup->offsets[k];
+    return JOINERY_OK;
+}
+
+/* Builds result row r into the builder; NULL with diag set on a bad value. */
+static Row *result_row(JdbcLookup *lookup, PGresult *result, int r, Diag *diag)
+{
+    const LookupSpec *spec = lookup->base.spec;
+    row_builder_begin(&lookup->builder, spec->field_count, ROW_KIND_INSERT);
+    for (uint32_t f = 0; f < spec->field_count; f++) {
+        if (PQgetisnull(result, r, (int)f)) {
+            row_builder_set_null(&lookup->builder, f);
+            continue;
+        }
+        char error[160];
+        if (jdbc_text_to_field(&lookup->builder, f, spec->types[f], PQgetvalue(result, r, (int)f),
+                               (uint32_t)PQgetlength(result, r, (int)f), error,
+                               sizeof error) != 0) {
+            diag_error(diag, JOINERY_ERROR_RUNTIME,
+                       "Table '%s': column '%s' looked up in PostgreSQL at %s: %s",
+                       spec->table->name, spec->table->columns[spec->columns[f]].name,
+                       lookup->store, error);
+            return NULL;
+        }
+    }
+    Row *row = row_builder_finish(&lookup->builder);
+    if (!row)
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    return row;
+}
+
+static int leave_pipeline(JdbcLookup *lookup, Diag *diag)
+{
+    if (!lookup->pipeline)
+        return JOINERY_OK;
+    if (!PQexitPipelineMode(lookup->connection) || PQsetnonblocking(lookup->connection, 0) != 0)
+        return store_error(lookup, PQerrorMessage(lookup->connection), diag);
+    lookup->pipeline = false;
+    return JOINERY_OK;
+}
+
+static int jdbc_lookup_sync(LookupFunction *base, const Row *key, RowBatch *out, Arena *arena,
+                            Diag *diag)
+{
+    JdbcLookup *lookup = base->impl;
+    base->requests++;
+    if (base->in_flight > 0)
+        return diag_error(diag, JOINERY_ERROR, "synchronous lookup with requests in flight");
+    bool null_key;
+    int status = key_parameters(lookup, key, &null_key, diag);
+    if (status != JOINERY_OK || null_key)
+        return status;
+    for (int64_t attempt = 0;; attempt++) {
+        if (connection_broken(lookup)) {
+            status = reconnect(lookup, diag);
+            if (status != JOINERY_OK)
+                return status;
+            status = key_parameters(lookup, key, &null_key, diag);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        status = leave_pipeline(lookup, diag);
+        if (status != JOINERY_OK)
+            return status;
+        PGresult *result =
+            PQexecPrepared(lookup->connection, "joinery_lookup", (int)base->spec->key_count,
+                           lookup->values, NULL, NULL, 0);
+        if (PQresultStatus(result) != PGRES_TUPLES_OK) {
+            bool broken = connection_broken(lookup);
+            if (broken && attempt < lookup->max_retries) {
+                PQclear(result);
+                continue;
+            }
+            status = store_error(
+                lookup, broken ? PQerrorMessage(lookup->connection) : PQresultErrorMessage(result),
+                diag);
+            PQclear(result);
+            return status;
+        }
+        int rows = PQntuples(result);
+        if ((uint32_t)rows > out->capacity - out->count) {
+            PQclear(result);
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "Table '%s': a lookup matched %d rows, more than %u at a time.",
+                              base->spec->table->name, rows, out->capacity - out->count);
+        }
+        for (int r = 0; r < rows && status == JOINERY_OK; r++) {
+            Row *row = result_row(lookup, result, r, diag);
+            Row *copy = row ? row_copy(arena, row) : NULL;
+            if (!copy)
+                status =
+                    row ? diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory") : diag->status;
+            else
+                out->rows[out->count++] = copy;
+        }
+        PQclear(result);
+        return status;
+    }
+}
+
+/* Sends buffered output; sets the events to wait for. */
+static int flush(JdbcLookup *lookup, Diag *diag)
+{
+    int pending = PQflush(lookup->connection);
+    if (pending < 0)
+        return store_error(lookup, PQerrorMessage(lookup->connection), diag);
+    lookup->base.wait_events = LOOKUP_WAIT_READ | (pending ? LOOKUP_WAIT_WRITE : 0u);
+    return JOINERY_OK;
+}
+
+static int enter_pipeline(JdbcLookup *lookup, Diag *diag)
+{
+    if (lookup->pipeline)
+        return JOINERY_OK;
+    if (PQsetnonblocking(lookup->connection, 1) != 0 || !PQenterPipelineMode(lookup->connection))
+        return store_error(lookup, PQerrorMessage(lookup->connection), diag);
+    lookup->pipeline = true;
+    return JOINERY_OK;
+}
+
+/* Queues the statement and a Sync of one request (pipeline mode). False: the connection broke. */
+static bool send_request(JdbcLookup *lookup, LookupRequest *request, Diag *diag, int *status)
+{
+    bool null_key;
+    *status = key_parameters(lookup, request->key, &null_key, diag);
+    if (*status != JOINERY_OK)
+        return true;
+    if (!PQsendQueryPrepared(lookup->connection, "joinery_lookup",
+                             (int)lookup->base.spec->key_count, lookup->values, NULL, NULL, 0) ||
+        !PQpipelineSync(lookup->connection))
+        return false;
+    lookup->awaiting++;
+    return true;
+}
+
+static void request_clear_rows(LookupRequest *request)
+{
+    for (uint32_t i = 0; i < request->count; i++)
+        free(request->rows[i]);
+    request->count = 0;
+}
+
+/* After a broken connection: reconnect and re-send every request not done. */
+static int recover(JdbcLookup *lookup, Diag *diag)
+{
+    for (int64_t attempt = 0;; attempt++) {
+        int status = reconnect(lookup, diag);
+        if (status != JOINERY_OK)
+            return status;
+        status = enter_pipeline(lookup, diag);
+        if (status != JOINERY_OK)
+            return status;
+        lookup->awaiting = 0;
+        bool sent = true;
+        for (uint32_t i = lookup->head; i < lookup->tail && sent && status == JOINERY_OK; i++) {
+            LookupRequest *request = &lookup->queue[i % lookup->capacity];
+            if (request->null_key || request->done)
+                continue;
+            request_clear_rows(request);
+            sent = send_request(lookup, request, diag, &status);
+        }
+        if (status != JOINERY_OK)
+            return status;
+        if (sent && flush(lookup, diag) == JOINERY_OK)
+            return JOINERY_OK;
+        if (attempt >= lookup->max_retries)
+            return store_error(lookup, PQerrorMessage(lookup->connection), diag);
+    }
+}
+
+static int jdbc_lookup_submit(LookupFunction *base, const Row *key, uint64_t request_id, Diag *diag)
+{
+    JdbcLookup *lookup = base->impl;
+    base->requests++;
+    if (lookup->tail - lookup->head == lookup->capacity) {
+        uint32_t capacity = lookup->capacity ? lookup->capacity * 2 : 16;
+        LookupRequest *queue = calloc(capacity, sizeof *queue);
+        if (!queue)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        for (uint32_t i = lookup->head; i < lookup->tail; i++)
+            queue[i - lookup->head] = lookup->queue[i % lookup->capacity];
+        free(lookup->queue);
+        lookup->queue = queue;
+        lookup->tail -= lookup->head;
+        lookup->head = 0;
+        lookup->capacity = capacity;
+    }
+    LookupRequest *request = &lookup->queue[lookup->tail % lookup->capacity];
+    memset(request, 0, sizeof *request);
+    request->id = request_id;
+    request->key = row_copy_heap(key);
+    if (!request->key)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (uint32_t k = 0; k < base->spec->key_count; k++)
+        request->null_key |= row_is_null(key, k);
+    lookup->tail++;
+    base->in_flight++;
+    if (request->null_key)
+        return JOINERY_OK; /* completes in its turn, in poll */
+    if (connection_broken(lookup))
+        return recover(lookup, diag);
+    int status = enter_pipeline(lookup, diag);
+    if (status != JOINERY_OK)
+        return status;
+    if (!send_request(lookup, request, diag, &status))
+        return recover(lookup, diag);
+    if (status != JOINERY_OK)
+        return status;
+    return flush(lookup, diag) == JOINERY_OK ? JOINERY_OK : recover(lookup, diag);
+}
+
+/* The request the next results belong to: the first not done with a statement sent. */
+static LookupRequest *current_request(JdbcLookup *lookup)
+{
+    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
+        LookupRequest *request = &lookup->queue[i % lookup->capacity];
+        if (!request->null_key && !request->done)
+            return request;
+    }
+    return NULL;
+}
+
+static int add_rows(JdbcLookup *lookup, LookupRequest *request, PGresult *result, Diag *diag)
+{
+    int rows = PQntuples(result);
+    for (int r = 0; r < rows; r++) {
+        if (request->count == request->capacity) {
+            uint32_t capacity = request->capacity ? request->capacity * 2 : 4;
+            Row **grown = realloc(request->rows, capacity * sizeof *grown);
+            if (!grown)
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            request->rows = grown;
+            request->capacity = capacity;
+        }
+        Row *row = result_row(lookup, result, r, diag);
+        Row *copy = row ? row_copy_heap(row) : NULL;
+        if (!copy)
+            return row ? diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory") : diag->status;
+        request->rows[request->count++] = copy;
+    }
+    return JOINERY_OK;
+}
+
+/* Reads every complete result now available. */
+static int read_results(JdbcLookup *lookup, Diag *diag)
+{
+    if (!PQconsumeInput(lookup->connection))
+        return recover(lookup, diag);
+    while (lookup->awaiting > 0 && !PQisBusy(lookup->connection)) {
+        PGresult *result = PQgetResult(lookup->connection);
+        if (!result) {
+            if (connection_broken(lookup))
+                return recover(lookup, diag);
+            continue; /* end of a statement's results; its Sync follows */
+        }
+        LookupRequest *request = current_request(lookup);
+        ExecStatusType kind = PQresultStatus(result);
+        int status = JOINERY_OK;
+        if (kind == PGRES_TUPLES_OK && request)
+            status = add_rows(lookup, request, result, diag);
+        else if (kind == PGRES_PIPELINE_SYNC && request) {
+            request->done = true;
+            lookup->awaiting--;
+        } else if (kind == PGRES_FATAL_ERROR) {
+            status = connection_broken(lookup)
+                         ? JOINERY_OK
+                         : store_error(lookup, PQresultErrorMessage(result), diag);
+        }
+        PQclear(result);
+        if (status != JOINERY_OK)
+            return status;
+        if (connection_broken(lookup))
+            return recover(lookup, diag);
+    }
+    if (connection_broken(lookup))
+        return recover(lookup, diag);
+    return flush(lookup, diag);
+}
+
+static int jdbc_lookup_poll(LookupFunction *base, LookupCompletion completion, void *context,
+                            Diag *diag)
+{
+    JdbcLookup *lookup = base->impl;
+    int status = JOINERY_OK;
+    if (lookup->awaiting > 0)
+        status = read_results(lookup, diag);
+    while (status == JOINERY_OK && lookup->head < lookup->tail) {
+        LookupRequest *request = &lookup->queue[lookup->head % lookup->capacity];
+        if (!request->null_key && !request->done)
+            break;
+        status = completion(context, request->id, request->rows, request->count);
+        request_clear_rows(request);
+        free(request->rows);
+        free(request->key);
+        lookup->head++;
+        base->in_flight--;
+    }
+    if (status == JOINERY_OK && base->in_flight == 0 && lookup->pipeline && lookup->awaiting == 0)
+        status = leave_pipeline(lookup, diag);
+    return status;
+}
+
+static void jdbc_lookup_close(LookupFunction *base)
+{
+    JdbcLookup *lookup = base->impl;
+    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
+        LookupRequest *request = &lookup->queue[i % lookup->capacity];
+        request_clear_rows(request);
+        free(request->rows);
+        free(request->key);
+    }
+    free(lookup->queue);
+    if (lookup->connection)
+        PQfinish(lookup->connection);
+    row_builder_free(&lookup->builder);
+    strbuf_free(&lookup->text);
+    free(lookup->offsets);
+    free(lookup->values);
+    free(lookup->sql);
+    free(lookup);
+}
+
+static const LookupFunctionVtable JDBC_LOOKUP = {
+    .lookup = jdbc_lookup_sync,
+    .submit = jdbc_lookup_submit,
+    .poll = jdbc_lookup_poll,
+    .close = jdbc_lookup_close,
+};
+
+int jdbc_create_lookup(const LookupSpec *spec, LookupFunction **created, Diag *diag)
+{
+    const CatalogTable *table = spec->table;
+    JdbcLookup *lookup = calloc(1, sizeof *lookup);
+    if (!lookup)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a lookup");
+    lookup->base.vtable = &JDBC_LOOKUP;
+    lookup->base.spec = spec;
+    lookup->base.impl = lookup;
+    lookup->base.descriptor = -1;
+    row_builder_init(&lookup->builder);
+    lookup->max_retries = jdbc_option_int(table, "lookup.max-retries", 3);
+    lookup->offsets = calloc(spec->key_count + 1, sizeof *lookup->offsets);
+    lookup->values = calloc(spec->key_count + 1, sizeof *lookup->values);
+    StrBuf sql = STRBUF_INIT;
+    int failed = strbuf_append_cstr(&sql, "SELECT ");
+    for (uint32_t f = 0; f < spec->field_count; f++) {
+        failed |= f ? strbuf_append_cstr(&sql, ", ") : 0;
+        failed |= jdbc_append_column(&sql, table->columns[spec->columns[f]].name);
+    }
+    if (spec->field_count == 0)
+        failed |= strbuf_append_cstr(&sql, "1");
+    failed |= strbuf_printf(&sql, " FROM %s WHERE ", catalog_table_option(table, "table-name"));
+    for (uint32_t k = 0; k < spec->key_count; k++) {
+        failed |= k ? strbuf_append_cstr(&sql, " AND ") : 0;
+        failed |= jdbc_append_column(&sql, table->columns[spec->key_columns[k]].name);
+        failed |= strbuf_printf(&sql, " = $%u", k + 1);
+    }
+    lookup->sql = strbuf_detach(&sql);
+    if (failed || !lookup->sql || !lookup->offsets || !lookup->values || spec->key_count == 0) {
+        jdbc_lookup_close(&lookup->base);
+        return spec->key_count == 0 ? diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                                 "Table '%s': a lookup needs a key.", table->name)
+                                    : diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    JdbcEndpoint endpoint;
+    int status = jdbc_parse_url(table, catalog_table_option(table, "url"), &endpoint, diag);
+    if (status == JOINERY_OK) {
+        jdbc_store_name(&endpoint, lookup->store, sizeof lookup->store);
+        lookup->connection = jdbc_connect(table, diag);
+        status = lookup->connection ? JOINERY_OK : diag->status;
+    }
+    if (status == JOINERY_OK)
+        status = jdbc_check_columns(lookup->connection, table, spec->field_count, spec->columns,
+                                    spec->types, diag);
+    if (status == JOINERY_OK)
+        status = jdbc_check_columns(lookup->connection, table, spec->key_count, spec->key_columns,
+                                    spec->key_types, diag);
+    if (status == JOINERY_OK) {
+        PQfinish(lookup->connection);
+        lookup->connection = NULL;
+        status = open_connection(lookup, diag);
+    }
+    if (status != JOINERY_OK) {
+        jdbc_lookup_close(&lookup->base);
+        return status;
+    }
+    *created = &lookup->base;
+    return JOINERY_OK;
+}
