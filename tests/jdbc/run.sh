@@ -8,7 +8,7 @@
 # Covered: a bounded scan of every mapped type (NULLs included) compared
 # with psql's view of the same rows; an aggregate written to an upsert sink
 # (ON CONFLICT by the primary key, over rows already in the table) and read
-# back with psql; an append sink without a key; errors at job start naming
+# back with psql; retractions as DELETEs by the key; an append sink without a key; errors at job start naming
 # the table, the store and the column: missing table, missing column, type
 # mismatch, wrong password, no server; the password never in any output
 # (SHOW CREATE TABLE, EXPLAIN, errors). Exits 0 with a "skip" line when
@@ -111,6 +111,21 @@ psql_run "SELECT customer, count(*), sum(amount) FROM orders GROUP BY customer U
 if cmp -s "$WORK/upsert.got" "$WORK/upsert.want" && [ "$(wc -l <"$WORK/upsert.got")" = 8 ]; then
   pass "upsert sink: GROUP BY of 2500 rows read back with psql equals PostgreSQL's own GROUP BY (8 rows, 'c1' overwritten, 'zz' kept)"
 else DETAIL="$WORK/upsert.out"; fail "upsert sink"; diff "$WORK/upsert.got" "$WORK/upsert.want" | head; fi
+
+# 2b. retractions into an upsert sink: a -D deletes the key's row in PostgreSQL
+PGPASSWORD=$PASSWORD $PSQL -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "$PGDATABASE" \
+  -c "CREATE TABLE by_count (cnt bigint PRIMARY KEY, customers bigint NOT NULL); INSERT INTO by_count VALUES (5, -1), (99999, 1)"
+{
+  ddl orders "id INT, customer VARCHAR(10), amount DECIMAL(10, 2)"
+  ddl by_count "cnt BIGINT, customers BIGINT, PRIMARY KEY (cnt) NOT ENFORCED" ", 'sink.buffer-flush.max-rows' = '50'"
+  echo "INSERT INTO by_count SELECT cnt, COUNT(*) FROM (SELECT customer, COUNT(*) AS cnt FROM orders GROUP BY customer) GROUP BY cnt;"
+} >"$WORK/delete.sql"
+run_joinery "$WORK/delete.sql" >"$WORK/delete.out"
+psql_run "SELECT cnt, customers FROM by_count ORDER BY cnt" >"$WORK/delete.got" 2>&1
+psql_run "SELECT cnt, count(*) FROM (SELECT customer, count(*) AS cnt FROM orders GROUP BY customer) c GROUP BY cnt UNION ALL SELECT 99999, 1 ORDER BY 1" >"$WORK/delete.want" 2>&1
+if cmp -s "$WORK/delete.got" "$WORK/delete.want" && [ "$(wc -l <"$WORK/delete.got")" = 3 ]; then
+  pass "upsert sink with deletes: counts 1..356 inserted and deleted again, the row for 5 already there deleted, 99999 kept (3 rows, as PostgreSQL's own query)"
+else DETAIL="$WORK/delete.out"; fail "upsert sink with deletes"; diff "$WORK/delete.got" "$WORK/delete.want" | head; fi
 
 # 3. append sink without a key
 {
