@@ -408,6 +408,12 @@ static int jdbc_validate(const CatalogTable *table, Diag *diag)
                               "not '%s'.",
                               table->name, INTEGER_OPTIONS[i], text);
     }
+    const char *retries = catalog_table_option(table, "sink.max-retries");
+    if (retries && strcmp(retries, "0") != 0)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Table '%s': option 'sink.max-retries' = '%s' is not supported yet: a "
+                          "failed batch fails the job (set '0').",
+                          table->name, retries);
     const char *driver = catalog_table_option(table, "driver");
     if (driver && strcmp(driver, "org.postgresql.Driver") != 0)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
@@ -456,7 +462,6 @@ static const ConnectorOption JDBC_OPTIONS[] = {
     {"driver", false, "org.postgresql.Driver (the only one; libpq is used)"},
     {"username", false, "user name"},
     {"password", false, "password (masked everywhere)"},
-    {"connection.max-retry-timeout", false, "accepted for Flink compatibility"},
     {"scan.fetch-size", false, "rows fetched per round trip (0: 1000)"},
     {"scan.auto-commit", false, "accepted for Flink compatibility (the scan is one transaction)"},
     {"scan.partition.column", false, "not supported yet"},
@@ -465,8 +470,9 @@ static const ConnectorOption JDBC_OPTIONS[] = {
     {"scan.partition.upper-bound", false, "not supported yet"},
     {"lookup.max-retries", false, "reconnects after a broken connection (default 3)"},
     {"sink.buffer-flush.max-rows", false, "rows written per round trip (default 100)"},
-    {"sink.buffer-flush.interval", false, "accepted; a batch is written when full or at the end"},
-    {"sink.max-retries", false, "accepted for Flink compatibility"},
+    {"sink.buffer-flush.interval", false,
+     "accepted; rows never wait longer: each batch received is written before write returns"},
+    {"sink.max-retries", false, "only '0' (a failed batch fails the job)"},
     {"sink.parallelism", false, "parallelism of the sink"},
 };
 

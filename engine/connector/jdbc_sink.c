@@ -10,7 +10,11 @@
  * `sink.buffer-flush.max-rows` at a time (default 100, as Flink) in one
  * round trip: libpq's pipeline mode sends every statement of the batch
  * and one Sync, so the batch is one implicit transaction: all of it is
- * written or, on an error, none of it. The rest is written by finish.
+ * written or, on an error, none of it. What is left of a RowBatch is
+ * written before write returns, so no row waits for later input (an
+ * unbounded job's rows reach the table as they come; Flink's
+ * `sink.buffer-flush.interval` never has to fire). A failed batch fails
+ * the job (no `sink.max-retries`).
  * Statements are prepared once, values are sent as text parameters.
  */
 #include <poll.h>
@@ -180,7 +184,7 @@ static int jdbc_sink_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
                 return status;
         }
     }
-    return JOINERY_OK;
+    return flush_buffer(writer, diag);
 }
 
 static int jdbc_sink_finish(SinkWriter *base, Diag *diag)

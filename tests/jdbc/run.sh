@@ -183,6 +183,9 @@ SELECT * FROM orders;"
 error_case "url with credentials" "option 'url' must not hold credentials" \
   "CREATE TABLE orders (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://joinery:$PASSWORD@127.0.0.1:$PGPORT/joinery', 'table-name' = 'orders');
 SELECT * FROM orders;"
+error_case "sink.max-retries other than 0 rejected" "option 'sink.max-retries' = '3' is not supported yet" \
+  "$(ddl orders "id INT" ", 'sink.max-retries' = '3'")
+SELECT * FROM orders;"
 error_case "password masked in SHOW CREATE TABLE and EXPLAIN" "'password' = '******'" \
   "$(ddl orders "id INT, customer VARCHAR(10), amount DECIMAL(10, 2)")
 SHOW CREATE TABLE orders;
