@@ -71,6 +71,7 @@ typedef enum PlanKind {
     PLAN_TEMPORAL_JOIN,                 /* event-time temporal join (node_temporal_join.c) */
     PLAN_DROP_UPDATE_BEFORE,            /* drops -U rows a versioned side does not need */
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
+    PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -211,11 +212,17 @@ struct PlanNode {
                                          (derive.c resolves it) */
             const char **input_names; /* [i]: table or alias name, NULL for a subplan */
         } multi_join;
-        struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
+        struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE, WINDOW_AGGREGATE */
             uint32_t *group_keys;
             uint32_t group_key_count;
             PlanAggregateCall *calls;
             uint32_t call_count;
+            /* WINDOW_AGGREGATE: the window of the folded window table function, its
+               time attribute (an input field), and whether window_time follows
+               window_start and window_end after the calls */
+            WindowSpec window;
+            uint32_t time_field;
+            bool emits_window_time;
         } aggregate;
         struct { /* EXCHANGE; CHANGELOG_NORMALIZE uses keys */
             PlanDistribution distribution;
