@@ -2,8 +2,8 @@
  * op_window_aggregate.c - the window aggregate operator (see
  * op_window_aggregate.h).
  *
- * Per row: the windows of its time (window_assign), the first to end
- * decides lateness; for each window that has not fired, the state key
+ * Per row: the windows of its time (window_assign); for each window that
+ * has not fired, the state key
  * [start, end, group keys...] is built, its accumulator looked up (or
  * started, with the window's timer), decoded into working Values (strings
  * point into the stored accumulator or the input row, both alive until the
@@ -152,23 +152,20 @@ static int window_aggregate_process(Operator *self, uint32_t input, const RowBat
         uint32_t count = window_assign(&spec->window, time, agg->windows, agg->window_capacity);
         if (count == 0)
             continue;
-        int64_t first_end = agg->windows[0].end;
-        for (uint32_t w = 1; w < count; w++)
-            if (agg->windows[w].end < first_end)
-                first_end = agg->windows[w].end;
-        /* Flink's isWindowFired on the row's slice: its first window's timer is due */
+        /* Flink's isWindowFired: a window whose timer (window_end - 1) is due takes no more
+           rows; the row goes to the others (HOP and CUMULATE windows that end later) */
         int64_t watermark = self->input_watermark;
-        if (watermark != INT64_MIN && watermark >= first_end - 1) {
-            agg->late_rows++;
-            continue;
-        }
+        bool accepted = false;
         for (uint32_t w = 0; w < count; w++) {
             if (watermark != INT64_MIN && watermark >= agg->windows[w].end - 1)
                 continue;
+            accepted = true;
             int status = window_aggregate_add(agg, row, agg->windows[w]);
             if (status != JOINERY_OK)
                 return status;
         }
+        if (!accepted)
+            agg->late_rows++;
     }
     return JOINERY_OK;
 }

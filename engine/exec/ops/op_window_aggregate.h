@@ -7,12 +7,13 @@
  *
  * Semantics (as Flink's operator):
  * - Each row's windows come from its time field under the spec (TUMBLE,
- *   HOP, CUMULATE; exec/window/window_assigner.h). A row is late when the
- *   first window it would enter to end has fired already (watermark >=
- *   that window_end - 1; Flink drops a row whose slice has fired): it is
- *   dropped and counted (window_aggregate_operator_late_rows, Flink's
- *   numLateRecordsDropped). So is a row whose time is NULL. Otherwise the
- *   row is added to every window of it that has not fired.
+ *   HOP, CUMULATE; exec/window/window_assigner.h). A window that has fired
+ *   (watermark >= window_end - 1, Flink's isWindowFired) takes no more
+ *   rows; the row still goes to its other windows (a HOP or CUMULATE
+ *   window ending later), as Flink's WindowAggregateTestPrograms expect. A
+ *   row no window takes is late: dropped and counted
+ *   (window_aggregate_operator_late_rows, Flink's numLateRecordsDropped);
+ *   so is a row whose time is NULL.
  * - A window's event-time timer is (state key, window_end - 1); when it
  *   fires the row group key ++ results ++ window_start, window_end
  *   [, window_time = window_end - 1] is emitted as +I, and the window's
