@@ -5,7 +5,8 @@
  * CUMULATE) becomes it in its conversion (node_aggregate.c calls
  * plan_convert_window_aggregate). As in Flink the window table function is
  * folded in: the WindowAggregate reads the function's input (through a Calc
- * of the fields it needs and the time attribute) and assigns the windows
+ * of the fields it needs and the time attribute, with the filter of a Calc
+ * between function and aggregate when it reads no window field) and assigns the windows
  * itself, so its plan has no WindowTableFunction below it.
  *
  * Invariants: aggregate.group_keys are the other keys (input fields of the
@@ -133,18 +134,25 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         return status;
     /* the window table function, right below or under a projection */
     PlanNode *projection = NULL, *function = input;
-    if (input->kind == PLAN_CALC && !input->calc.condition) {
+    if (input->kind == PLAN_CALC) {
         projection = input;
         function = input->inputs[0];
     }
     if (function->kind == PLAN_SESSION_WINDOW_TABLE_FUNCTION)
         return refuse(context, "over SESSION windows");
     if (function->kind != PLAN_WINDOW_TABLE_FUNCTION)
-        return refuse(context, "over a filtered or otherwise transformed window table function "
-                               "(only projections may stand between them)");
+        return refuse(context, "over this input (only a projection or filter may stand "
+                               "between the window table function and the aggregate)");
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++)
+        if (node->aggregate.calls[c].distinct)
+            return refuse(context, "with DISTINCT aggregates");
     PlanNode *below = function->inputs[0];
     uint32_t base = below->field_count; /* window_start, window_end, window_time follow */
     uint32_t function_fields = function->field_count;
+    /* a filter of the function's own fields goes below it with the projection */
+    Expr *condition = projection ? projection->calc.condition : NULL;
+    if (condition && reads_from(arena, condition, base, function_fields))
+        return refuse(context, "under a filter of window_start, window_end or window_time");
 
     /* what each field of the aggregate's input is, over the function's input */
     uint32_t input_count = input->field_count;
@@ -226,7 +234,7 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         }
     }
     uint32_t time_field = (uint32_t)plain_position[function->window.time_field];
-    PlanNode *new_input = plan_make_calc(context, below, projects, count, fields, NULL);
+    PlanNode *new_input = plan_make_calc(context, below, projects, count, fields, condition);
     if (!new_input)
         return JOINERY_ERROR_NO_MEMORY;
 
