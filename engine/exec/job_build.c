@@ -470,6 +470,8 @@ const JobKind job_kinds[] = {
                             .format_metrics = build_temporal_join_metrics},
     [PLAN_DROP_UPDATE_BEFORE] = {.create = build_drop_update_before},
     [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
+    [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
+                               .format_metrics = build_window_aggregate_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

@@ -72,6 +72,7 @@ typedef enum PlanKind {
     PLAN_DROP_UPDATE_BEFORE,            /* drops -U rows a versioned side does not need */
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
     PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
+    PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -215,7 +216,7 @@ struct PlanNode {
                                          (derive.c resolves it) */
             const char **input_names; /* [i]: table or alias name, NULL for a subplan */
         } multi_join;
-        struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE */
+        struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE, WINDOW_AGGREGATE */
             uint32_t *group_keys;
             uint32_t group_key_count;
             PlanAggregateCall *calls;
@@ -223,6 +224,12 @@ struct PlanNode {
             /* GROUP_AGGREGATE: table.exec.mini-batch.size when mini-batch is on (rows
                buffered per batch, folded per key at its end); 0 = row by row */
             int64_t mini_batch_size;
+            /* WINDOW_AGGREGATE: the window of the folded window table function, its
+               time attribute (an input field), and whether window_time follows
+               window_start and window_end after the calls */
+            WindowSpec window;
+            uint32_t time_field;
+            bool emits_window_time;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

@@ -18,7 +18,9 @@
  * engine/exec/window/window_assigner.c. A fifth of the cases run the
  * SESSION window table function over l instead, against sessions SQLite
  * finds as islands of each key's times (a new one after a step beyond
- * the gap).
+ * the gap). A quarter of the others run a window aggregation over l instead
+ * (GROUP BY [k,] window_start, window_end with COUNT(*), SUM, MIN, MAX and
+ * COUNT of v), against SQLite's GROUP BY of the same windowed rows.
  *
  * Late rows: in a quarter of the cases at parallelism 1, rows an hour
  * older than the others are appended after the first two batches of a
@@ -86,6 +88,8 @@ typedef struct Case {
     bool session;
     bool partitioned;
     int64_t gap;
+    /* a window aggregation over l alone instead of a join */
+    bool aggregate;
 } Case;
 
 typedef struct Options {
@@ -227,6 +231,7 @@ static void case_generate(Case *c, int number, const Options *options)
         if (random_percent(&random, 60))
             side_add_late(&c->right, &random);
     }
+    c->aggregate = !c->session && random_percent(&random, 25);
 }
 
 /* ------------------------------------------------------------ text forms */
@@ -281,6 +286,14 @@ static void case_query(const Case *c, Text *sql)
                     "SELECT k, v, ts, window_start, window_end, window_time FROM "
                     "TABLE(SESSION(TABLE l%s, DESCRIPTOR(ts), INTERVAL '%lld' SECOND))",
                     c->partitioned ? " PARTITION BY k" : "", (long long)(c->gap / 1000));
+        return;
+    }
+    if (c->aggregate) {
+        text_printf(sql,
+                    "SELECT %swindow_start, window_end, COUNT(*), SUM(v), MIN(v), MAX(v), "
+                    "COUNT(v) FROM TABLE(%s) GROUP BY %swindow_start, window_end",
+                    c->keyed ? "k, " : "", window_call(c, "l", &left), c->keyed ? "k, " : "");
+        text_free(&left);
         return;
     }
     text_printf(sql,
@@ -467,12 +480,23 @@ static void sqlite_join_query(const Case *c, Text *sql)
         text_printf(sql, " AND %s", c->residual_sqlite);
 }
 
+/* SQLite's answer for an aggregate case: GROUP BY the windows of l's rows that are not late. */
+static void sqlite_aggregate_query(const Case *c, Text *sql)
+{
+    text_printf(sql,
+                "SELECT %sts_text(ws), ts_text(we), COUNT(*), SUM(v), MIN(v), MAX(v), COUNT(v) "
+                "FROM lw GROUP BY %sws, we",
+                c->keyed ? "k, " : "", c->keyed ? "k, " : "");
+}
+
 static int sqlite_expected(sqlite3 *database, const Case *c, RowList *expected, Text *error)
 {
     Text sql = {0};
-    int columns = c->session ? 6 : 11;
+    int columns = c->session ? 6 : c->aggregate ? (c->keyed ? 8 : 7) : 11;
     if (c->session)
         sqlite_session_query(c, &sql);
+    else if (c->aggregate)
+        sqlite_aggregate_query(c, &sql);
     else
         sqlite_join_query(c, &sql);
     sqlite3_stmt *statement = NULL;
@@ -605,9 +629,10 @@ static int case_run(const Case *c, const char *directory, const Options *options
         goto done;
     }
     /* late rows: every windowed row of a join's late rows; a SESSION case's late rows once */
-    long long late_left =
-        sqlite_count(database, c->session ? "SELECT COUNT(*) FROM l WHERE late = 1"
-                                          : "SELECT COUNT(*) FROM lw_all WHERE late = 1");
+    /* an aggregate case's late rows once too: all of their windows have fired */
+    long long late_left = sqlite_count(
+        database, c->session || c->aggregate ? "SELECT COUNT(*) FROM l WHERE late = 1"
+                                             : "SELECT COUNT(*) FROM lw_all WHERE late = 1");
     long long late_right = sqlite_count(database, "SELECT COUNT(*) FROM rw_all WHERE late = 1");
     /* joinery */
     session = joinery_session_open();
@@ -673,6 +698,10 @@ static int case_run(const Case *c, const char *directory, const Options *options
         dropped_left = metrics_value(text, "numLateRecordsDropped");
         dropped_right = late_right = 0;
         state_rows = metrics_state_rows(text, " WindowTableFunction ");
+    } else if (c->aggregate) {
+        dropped_left = metrics_value(text, "numLateRecordsDropped");
+        dropped_right = late_right = 0;
+        state_rows = metrics_state_rows(text, " WindowAggregate ");
     } else {
         dropped_left = metrics_value(text, "leftNumLateRecordsDropped");
         dropped_right = metrics_value(text, "rightNumLateRecordsDropped");
@@ -680,8 +709,8 @@ static int case_run(const Case *c, const char *directory, const Options *options
     }
     if (dropped_left != late_left || dropped_right != late_right || state_rows != 0) {
         text_printf(&error,
-                    "metrics: late rows dropped %lld / %lld (expected %lld / %lld), window join "
-                    "state rows %lld (expected 0)\n%s",
+                    "metrics: late rows dropped %lld / %lld (expected %lld / %lld), window "
+                    "operator state rows %lld (expected 0)\n%s",
                     dropped_left, dropped_right, late_left, late_right, state_rows, text);
         failed = 1;
     }

@@ -97,7 +97,4 @@ SELECT * FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '0' MINU
 CREATE TABLE clicks (user_id BIGINT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/window_orders.json', 'format' = 'json');
 SELECT * FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '5' MINUTES));
-SELECT window_start, window_end, COUNT(*) AS cnt
-FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES))
-GROUP BY window_start, window_end;
 SELECT * FROM orders, LATERAL TABLE(split(order_id));

@@ -212,7 +212,7 @@ START_TEST(test_push_through_aggregates_unions_watermarks)
     ck_assert_str_eq(physical(&f, "SELECT * FROM (SELECT user_id, COUNT(*) AS c FROM orders "
                                   "GROUP BY user_id) WHERE user_id > 3 AND c > 1"),
                      "Calc(select=[user_id, c], where=[>(c, 1)])\n"
-                     "+- GroupAggregate(groupBy=[user_id], select=[user_id, COUNT() AS c], "
+                     "+- GroupAggregate(groupBy=[user_id], select=[user_id, COUNT(*) AS c], "
                      "stateTtl=[forever])\n"
                      "   +- Exchange(distribution=[hash[user_id]])\n"
                      "      +- " TABLE("orders") ", filter=[>(user_id, 3)], project=[user_id]]], "
@@ -320,7 +320,7 @@ START_TEST(test_calc_merging)
     ck_assert_str_eq(physical(&f, "SELECT c * 2 AS d FROM (SELECT user_id, COUNT(*) AS c FROM "
                                   "orders GROUP BY user_id) WHERE c > 1"),
                      "Calc(select=[*(c, 2) AS d], where=[>(c, 1)])\n"
-                     "+- GroupAggregate(groupBy=[user_id], select=[user_id, COUNT() AS c], "
+                     "+- GroupAggregate(groupBy=[user_id], select=[user_id, COUNT(*) AS c], "
                      "stateTtl=[forever])\n"
                      "   +- Exchange(distribution=[hash[user_id]])\n"
                      "      +- " TABLE("orders") ", project=[user_id]]], fields=[user_id])\n");
@@ -427,7 +427,7 @@ START_TEST(test_changelog_modes_and_specs)
              "Calc(select=[order_id], changelogMode=[I])");
     /* a group aggregate updates; over an append-only input it never deletes */
     CONTAINS(physical_changelog(&f, "SELECT user_id, COUNT(*) FROM orders GROUP BY user_id"),
-             "select=[user_id, COUNT() AS EXPR$1], stateTtl=[forever], changelogMode=[I,UB,UA])");
+             "select=[user_id, COUNT(*) AS EXPR$1], stateTtl=[forever], changelogMode=[I,UB,UA])");
     /* the aggregate is unique on its key: a join on it sees JoinKeyContainsUniqueKey */
     plan = physical_changelog(&f, "SELECT a.user_id, a.c, u.name FROM (SELECT user_id, COUNT(*) "
                                   "AS c FROM orders GROUP BY user_id) a JOIN users u ON "
@@ -442,7 +442,7 @@ START_TEST(test_changelog_modes_and_specs)
        scan */
     ck_assert_str_eq(
         physical_changelog(&f, "SELECT k, COUNT(*) FROM up WHERE k > 1 GROUP BY k"),
-        "GroupAggregate(groupBy=[k], select=[k, COUNT() AS EXPR$1], stateTtl=[forever], "
+        "GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS EXPR$1], stateTtl=[forever], "
         "changelogMode=[I,UB,UA,D])\n"
         "+- Exchange(distribution=[hash[k]], changelogMode=[I,UB,UA,D])\n"
         "   +- ChangelogNormalize(key=[k], stateTtl=[forever], changelogMode=[I,UB,UA,D])\n"

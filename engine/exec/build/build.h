@@ -19,6 +19,7 @@
 #include "engine/base/arena.h"
 #include "engine/base/diag.h"
 #include "engine/base/strbuf.h"
+#include "engine/exec/aggregate/aggregate_function.h"
 #include "engine/exec/operator.h"
 #include "engine/plan/plan.h"
 
@@ -52,6 +53,10 @@ void build_temporal_join_metrics(const PlanNode *node, Operator *const *subtasks
 Operator *build_drop_update_before(BuildContext *context, const PlanNode *node);
 Operator *build_deduplicate(BuildContext *context, const PlanNode *node);
 Operator *build_mini_batch_assigner(BuildContext *context, const PlanNode *node);
+Operator *build_window_aggregate(BuildContext *context, const PlanNode *node);
+/* The operator calls of an aggregate node's aggregate.calls (argument types from its input),
+   in the build arena; NULL on no memory. */
+AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node);
 
 /* SHOW JOB METRICS lines under a MultiJoin: each input's state, summed over subtasks. */
 void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
@@ -65,6 +70,11 @@ void build_interval_join_metrics(const PlanNode *node, Operator *const *subtasks
    subtasks (Flink's leftNumLateRecordsDropped / rightNumLateRecordsDropped). */
 void build_window_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                StrBuf *out);
+
+/* SHOW JOB METRICS line under a WindowAggregate: its late rows dropped (Flink's
+   numLateRecordsDropped), summed over subtasks. */
+void build_window_aggregate_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                    StrBuf *out);
 
 /* SHOW JOB METRICS line under a SESSION window table function: its late rows dropped (Flink's
    numLateRecordsDropped), summed over subtasks. */

@@ -1,4 +1,5 @@
-/* build_group_aggregate.c - GroupAggregate (see build.h). */
+/* build_group_aggregate.c - GroupAggregate, and the aggregate calls of any aggregate node
+   (see build.h). */
 #include "engine/exec/build/build.h"
 #include "engine/exec/ops/op_group_aggregate.h"
 
@@ -22,13 +23,11 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
     return AGGREGATE_AVG;
 }
 
-Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
+AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node)
 {
-    Arena *arena = context->arena;
-    GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
     AggregateCall *calls =
-        arena_calloc(arena, node->aggregate.call_count + 1, sizeof(AggregateCall));
-    if (!spec || !calls)
+        arena_calloc(context->arena, node->aggregate.call_count + 1, sizeof(AggregateCall));
+    if (!calls)
         return NULL;
     const PlanNode *input = node->inputs[0];
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
@@ -41,6 +40,17 @@ Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
                                      : input->fields[call->argument].type;
         calls[i].result_type = call->result_type;
     }
+    return calls;
+}
+
+Operator *build_group_aggregate(BuildContext *context, const PlanNode *node)
+{
+    Arena *arena = context->arena;
+    GroupAggregateSpec *spec = arena_calloc(arena, 1, sizeof *spec);
+    AggregateCall *calls = build_aggregate_calls(context, node);
+    if (!spec || !calls)
+        return NULL;
+    const PlanNode *input = node->inputs[0];
     spec->input_field_count = input->field_count;
     spec->input_types = build_field_types(arena, input);
     if (!spec->input_types)

@@ -72,8 +72,6 @@ typedef struct GroupAggregateOperator {
     RowBuilder result_builder;
 } GroupAggregateOperator;
 
-static const DataType BIGINT_TYPE = {.id = TYPE_BIGINT, .nullable = true};
-
 static inline uint32_t accumulator_value_field(uint32_t call)
 {
     return 1 + 2 * call;
@@ -235,8 +233,8 @@ static int aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call,
 
 static int aggregate_overflow(GroupAggregateOperator *agg)
 {
-    return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME,
-                         "Arithmetic overflow in aggregate (DECIMAL result out of range)");
+    return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
+                         aggregate_function_overflow_message());
 }
 
 static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const Row *input,
@@ -264,6 +262,10 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 
     Value *current = &agg->values[i];
     int64_t *count = &agg->counts[i];
+    if (accumulate)
+        return aggregate_function_add(call, slot->value_type, value, current, count) == JOINERY_OK
+                   ? JOINERY_OK
+                   : aggregate_overflow(agg);
     bool is_double = slot->value_type.id == TYPE_DOUBLE && call->kind != AGGREGATE_MIN &&
                      call->kind != AGGREGATE_MAX;
     switch (call->kind) {
@@ -355,96 +357,16 @@ static const Row *aggregate_encode(GroupAggregateOperator *agg)
     return row_builder_finish(builder);
 }
 
-static bool decimal_fits(int64_t value, int32_t precision)
-{
-    if (precision >= 19 || precision <= 0)
-        return true;
-    int64_t limit = decimal_power_of_ten(precision);
-    return value > -limit && value < limit;
-}
-
-/* Divides sum (at scale `from`) by count into scale `to`, rounding half up. */
-static bool decimal_average(int64_t sum, int from, int64_t count, int to, int64_t *result)
-{
-    __int128 numerator = sum;
-    for (int s = from; s < to; s++)
-        numerator *= 10;
-    __int128 denominator = count;
-    for (int s = to; s < from; s++)
-        denominator *= 10;
-    __int128 quotient = numerator / denominator;
-    __int128 remainder = numerator % denominator;
-    if (remainder < 0)
-        remainder = -remainder;
-    if (remainder * 2 >= denominator)
-        quotient += numerator < 0 ? -1 : 1;
-    if (quotient > INT64_MAX || quotient < INT64_MIN)
-        return false;
-    *result = (int64_t)quotient;
-    return true;
-}
-
-/* The result value of call i from an accumulator row. */
+/* The result value of call i from an accumulator row (aggregate_function_result). */
 static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *accumulator,
                             Value *result)
 {
     const AggregateSlot *slot = &agg->slots[i];
-    const AggregateCall *call = &slot->call;
-    DataType out = call->result_type;
-    int64_t count = row_get_int64(accumulator, accumulator_count_field(i));
-    if (call->kind == AGGREGATE_COUNT_STAR) {
-        *result = value_int(row_get_int64(accumulator, 0));
-        return JOINERY_OK;
-    }
-    if (call->kind == AGGREGATE_COUNT) {
-        *result = value_int(count);
-        return JOINERY_OK;
-    }
     Value value = value_from_row(accumulator, accumulator_value_field(i), slot->value_type);
-    if (count == 0 || value.is_null) {
-        *result = value_null();
-        return JOINERY_OK;
-    }
-    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
-        *result = value;
-        return JOINERY_OK;
-    }
-    bool sum_is_double = slot->value_type.id == TYPE_DOUBLE;
-    int from_scale = call->argument_type.id == TYPE_DECIMAL ? call->argument_type.scale : 0;
-    if (call->kind == AGGREGATE_SUM) {
-        if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
-            *result = value_double(sum_is_double ? value.d
-                                                 : (double)value.i /
-                                                       (double)decimal_power_of_ten(from_scale));
-        } else if (out.id == TYPE_DECIMAL) {
-            int64_t scaled;
-            if (!decimal_rescale(value.i, from_scale, out.scale, &scaled) ||
-                !decimal_fits(scaled, out.precision))
-                return aggregate_overflow(agg);
-            *result = value_int(scaled);
-        } else {
-            *result = value_int(value_wrap_integer(out.id, (uint64_t)value.i));
-        }
-        return JOINERY_OK;
-    }
-    /* AVG */
-    if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
-        double sum =
-            sum_is_double ? value.d : (double)value.i / (double)decimal_power_of_ten(from_scale);
-        *result = value_double(sum / (double)count);
-    } else if (out.id == TYPE_DECIMAL) {
-        int64_t average;
-        if (!decimal_average(value.i, from_scale, count, out.scale, &average) ||
-            !decimal_fits(average, out.precision))
-            return aggregate_overflow(agg);
-        *result = value_int(average);
-    } else {
-        int64_t integral = value.i;
-        for (int s = 0; s < from_scale; s++)
-            integral /= 10;
-        *result = value_int(value_wrap_integer(out.id, (uint64_t)(integral / count)));
-    }
-    return JOINERY_OK;
+    int status = aggregate_function_result(
+        &slot->call, slot->value_type, row_get_int64(accumulator, 0), value,
+        row_get_int64(accumulator, accumulator_count_field(i)), result);
+    return status == JOINERY_OK ? JOINERY_OK : aggregate_overflow(agg);
 }
 
 /* Builds group key ++ results from an accumulator row into `builder`. */
@@ -784,40 +706,9 @@ static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, Aggr
 {
     const AggregateCall *call = &spec->calls[i];
     slot->call = *call;
-    slot->value_type = BIGINT_TYPE;
-    if (call->kind != AGGREGATE_COUNT_STAR && call->argument >= spec->input_field_count)
-        return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: argument out of range");
-    TypeId argument = call->argument_type.id;
-    TypeId result = call->result_type.id;
-    switch (call->kind) {
-    case AGGREGATE_COUNT_STAR:
-    case AGGREGATE_COUNT:
-        if (!type_is_integer(result))
-            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: COUNT must give BIGINT");
-        break;
-    case AGGREGATE_SUM:
-    case AGGREGATE_AVG:
-        if (!type_is_numeric(argument) || !type_is_numeric(result))
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "aggregate: SUM/AVG need numeric types");
-        if (argument == TYPE_FLOAT || argument == TYPE_DOUBLE) {
-            slot->value_type = type_make(TYPE_DOUBLE, true);
-            if (result != TYPE_FLOAT && result != TYPE_DOUBLE)
-                return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                                  "aggregate: SUM/AVG of FLOAT/DOUBLE must give FLOAT/DOUBLE");
-        }
-        break;
-    case AGGREGATE_MIN:
-    case AGGREGATE_MAX:
-        slot->value_type = call->argument_type;
-        slot->value_type.nullable = true;
-        if (!type_equals(call->argument_type, call->result_type))
-            return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "aggregate: MIN/MAX result type must be the argument type");
-        break;
-    default:
-        return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
-    }
+    int status = aggregate_function_check(call, spec->input_field_count, &slot->value_type, diag);
+    if (status != JOINERY_OK)
+        return status;
     slot->keeps_value_counts =
         call->kind != AGGREGATE_COUNT_STAR &&
         (call->distinct ||

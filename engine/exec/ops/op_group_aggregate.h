@@ -12,24 +12,8 @@
 
 #include "engine/base/diag.h"
 #include "engine/base/type.h"
+#include "engine/exec/aggregate/aggregate_function.h"
 #include "engine/exec/operator.h"
-
-typedef enum AggregateKind {
-    AGGREGATE_COUNT_STAR,
-    AGGREGATE_COUNT,
-    AGGREGATE_SUM,
-    AGGREGATE_MIN,
-    AGGREGATE_MAX,
-    AGGREGATE_AVG
-} AggregateKind;
-
-typedef struct AggregateCall {
-    AggregateKind kind;
-    uint32_t argument; /* input field; unused for COUNT(*) */
-    bool distinct;
-    DataType argument_type;
-    DataType result_type;
-} AggregateCall;
 
 typedef struct GroupAggregateSpec {
     uint32_t input_field_count;

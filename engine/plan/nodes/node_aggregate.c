@@ -45,16 +45,17 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
     }
 }
 
-static void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
-                                    const char *const *names)
+void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
+                             const char *const *names)
 {
     uint32_t group_count = node->aggregate.group_key_count;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
         strbuf_printf(context->out, ", %s(%s", aggregate_name(call->kind),
                       call->distinct ? "DISTINCT " : "");
-        if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
-            strbuf_append_cstr(context->out, names[call->argument]);
+        /* Flink's physical plans print COUNT(*) (the AST prints COUNT()) */
+        strbuf_append_cstr(context->out,
+                           call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
         strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
     }
 }
@@ -139,10 +140,7 @@ static bool groups_by_window(const PlanNode *node)
 static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
     if (groups_by_window(node))
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "Window aggregation (GROUP BY window_start, window_end of a window "
-                          "table function) is not supported yet; Flink runs it as a "
-                          "WindowAggregate, not as a GroupAggregate");
+        return plan_convert_window_aggregate(context, node, result);
     PlanNode *input = NULL;
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)

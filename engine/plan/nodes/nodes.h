@@ -124,6 +124,7 @@ extern const PlanKindInfo plan_kind_logical_snapshot, plan_kind_temporal_join;
 extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
+extern const PlanKindInfo plan_kind_window_aggregate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -137,6 +138,11 @@ void explain_field_list(ExplainContext *context, const PlanNode *node);
 const char *explain_ttl_text(int64_t millis, char *buffer, size_t size);
 /* ", stateTtl=[...]": one value, or left=..., right=... when they differ. */
 void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis);
+
+/* node_aggregate.c: ", COUNT(*) AS c, SUM(x) AS s" for an aggregate node's calls, the
+   argument names from `names`, one leading ", " per call. */
+void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
+                             const char *const *names);
 
 /* ---------------------------------------------------------------- physical planning */
 
@@ -160,6 +166,11 @@ int plan_check_join_type(PlannerContext *context, JoinType type);
 /* node_window_join.c: the WindowJoin of a LogicalJoin for which plan_join_is_window_join
    holds (window_properties.h); an error when the two inputs' windows differ. */
 int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_window_aggregate.c: the WindowAggregate of a LogicalAggregate grouping by the
+   window_start and window_end of one window table function, which it folds in (Flink's
+   plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
+   the aggregate's field order; an error for what it cannot fold yet. */
+int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);

@@ -1,0 +1,178 @@
+/*
+ * aggregate_function.c - the shared aggregate functions (see
+ * aggregate_function.h): pure arithmetic on Values, no state.
+ */
+#include "engine/exec/aggregate/aggregate_function.h"
+
+static const DataType BIGINT_VALUE_TYPE = {.id = TYPE_BIGINT, .nullable = true};
+
+const char *aggregate_function_overflow_message(void)
+{
+    return "Arithmetic overflow in aggregate (DECIMAL result out of range)";
+}
+
+int aggregate_function_check(const AggregateCall *call, uint32_t input_field_count,
+                             DataType *value_type, Diag *diag)
+{
+    *value_type = BIGINT_VALUE_TYPE;
+    if (call->kind != AGGREGATE_COUNT_STAR && call->argument >= input_field_count)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: argument out of range");
+    TypeId argument = call->argument_type.id;
+    TypeId result = call->result_type.id;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+    case AGGREGATE_COUNT:
+        if (!type_is_integer(result))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: COUNT must give BIGINT");
+        return JOINERY_OK;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (!type_is_numeric(argument) || !type_is_numeric(result))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: SUM/AVG need numeric types");
+        if (argument == TYPE_FLOAT || argument == TYPE_DOUBLE) {
+            *value_type = type_make(TYPE_DOUBLE, true);
+            if (result != TYPE_FLOAT && result != TYPE_DOUBLE)
+                return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                                  "aggregate: SUM/AVG of FLOAT/DOUBLE must give FLOAT/DOUBLE");
+        }
+        return JOINERY_OK;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX:
+        *value_type = call->argument_type;
+        value_type->nullable = true;
+        if (!type_equals(call->argument_type, call->result_type))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: MIN/MAX result type must be the argument type");
+        return JOINERY_OK;
+    }
+    return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
+}
+
+int aggregate_function_add(const AggregateCall *call, DataType value_type, Value value,
+                           Value *current, int64_t *count)
+{
+    bool is_double =
+        value_type.id == TYPE_DOUBLE && call->kind != AGGREGATE_MIN && call->kind != AGGREGATE_MAX;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+        return JOINERY_OK;
+    case AGGREGATE_COUNT:
+        (*count)++;
+        return JOINERY_OK;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (current->is_null)
+            *current = is_double ? value_double(0.0) : value_int(0);
+        if (is_double) {
+            current->d += value.d;
+        } else if (call->argument_type.id == TYPE_DECIMAL) {
+            int64_t result;
+            if (__builtin_add_overflow(current->i, value.i, &result))
+                return JOINERY_ERROR_RUNTIME;
+            current->i = result;
+        } else {
+            /* integers wrap like Java arithmetic */
+            current->i = (int64_t)((uint64_t)current->i + (uint64_t)value.i);
+        }
+        (*count)++;
+        return JOINERY_OK;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX: {
+        int direction = call->kind == AGGREGATE_MIN ? -1 : 1;
+        if (*count == 0 || current->is_null ||
+            value_compare(call->argument_type, value, *current) * direction > 0)
+            *current = value;
+        (*count)++;
+        return JOINERY_OK;
+    }
+    }
+    return JOINERY_OK;
+}
+
+static bool decimal_fits(int64_t value, int32_t precision)
+{
+    if (precision >= 19 || precision <= 0)
+        return true;
+    int64_t limit = decimal_power_of_ten(precision);
+    return value > -limit && value < limit;
+}
+
+/* Divides sum (at scale `from`) by count into scale `to`, rounding half up. */
+static bool decimal_average(int64_t sum, int from, int64_t count, int to, int64_t *result)
+{
+    __int128 numerator = sum;
+    for (int s = from; s < to; s++)
+        numerator *= 10;
+    __int128 denominator = count;
+    for (int s = to; s < from; s++)
+        denominator *= 10;
+    __int128 quotient = numerator / denominator;
+    __int128 remainder = numerator % denominator;
+    if (remainder < 0)
+        remainder = -remainder;
+    if (remainder * 2 >= denominator)
+        quotient += numerator < 0 ? -1 : 1;
+    if (quotient > INT64_MAX || quotient < INT64_MIN)
+        return false;
+    *result = (int64_t)quotient;
+    return true;
+}
+
+int aggregate_function_result(const AggregateCall *call, DataType value_type, int64_t row_count,
+                              Value value, int64_t count, Value *result)
+{
+    DataType out = call->result_type;
+    if (call->kind == AGGREGATE_COUNT_STAR) {
+        *result = value_int(row_count);
+        return JOINERY_OK;
+    }
+    if (call->kind == AGGREGATE_COUNT) {
+        *result = value_int(count);
+        return JOINERY_OK;
+    }
+    if (count == 0 || value.is_null) {
+        *result = value_null();
+        return JOINERY_OK;
+    }
+    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
+        *result = value;
+        return JOINERY_OK;
+    }
+    bool sum_is_double = value_type.id == TYPE_DOUBLE;
+    int from_scale = call->argument_type.id == TYPE_DECIMAL ? call->argument_type.scale : 0;
+    if (call->kind == AGGREGATE_SUM) {
+        if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
+            *result = value_double(sum_is_double ? value.d
+                                                 : (double)value.i /
+                                                       (double)decimal_power_of_ten(from_scale));
+        } else if (out.id == TYPE_DECIMAL) {
+            int64_t scaled;
+            if (!decimal_rescale(value.i, from_scale, out.scale, &scaled) ||
+                !decimal_fits(scaled, out.precision))
+                return JOINERY_ERROR_RUNTIME;
+            *result = value_int(scaled);
+        } else {
+            *result = value_int(value_wrap_integer(out.id, (uint64_t)value.i));
+        }
+        return JOINERY_OK;
+    }
+    /* AVG */
+    if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
+        double sum =
+            sum_is_double ? value.d : (double)value.i / (double)decimal_power_of_ten(from_scale);
+        *result = value_double(sum / (double)count);
+    } else if (out.id == TYPE_DECIMAL) {
+        int64_t average;
+        if (!decimal_average(value.i, from_scale, count, out.scale, &average) ||
+            !decimal_fits(average, out.precision))
+            return JOINERY_ERROR_RUNTIME;
+        *result = value_int(average);
+    } else {
+        int64_t integral = value.i;
+        for (int s = 0; s < from_scale; s++)
+            integral /= 10;
+        *result = value_int(value_wrap_integer(out.id, (uint64_t)(integral / count)));
+    }
+    return JOINERY_OK;
+}
