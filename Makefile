@@ -123,7 +123,7 @@ fuzz-build:
 	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" fuzz-targets
 
-# FUZZ_SECONDS a target (default 600: ten CPU-minutes), then the statement
+# FUZZ_SECONDS CPU seconds a target (default 600: ten CPU-minutes), then the statement
 # generator for FUZZ_GENERATOR_SECONDS; findings go to $(FUZZ_BUILD)/findings/
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build

@@ -70,6 +70,27 @@ PY
   esac
 }
 
+# cpu_seconds_wait PID BUDGET: waits until process PID has used BUDGET CPU
+# seconds (utime + stime of /proc/PID/stat) and then interrupts it (SIGINT:
+# libFuzzer prints its final stats and exits 72), or until it ends by
+# itself; prints the CPU seconds it used.
+cpu_seconds_wait() {
+  local pid=$1 budget=$2 ticks hz used=0
+  hz=$(getconf CLK_TCK)
+  while [ -r "/proc/$pid/stat" ]; do
+    # fields after the ")" that closes the command name: utime is the 12th, stime the 13th
+    ticks=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}')
+    [ -n "$ticks" ] || break
+    used=$((ticks / hz))
+    if [ "$used" -ge "$budget" ]; then
+      kill -INT "$pid" 2>/dev/null
+      break
+    fi
+    sleep 1
+  done
+  echo "$used"
+}
+
 total_runs=0
 summary=""
 for name in $names; do
@@ -85,16 +106,21 @@ for name in $names; do
   log="$fuzz_build/fuzz-$name.log"
   before=$(ls "$findings_dir" | grep -c "^$name-")
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$binary" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+    "$binary" -max_total_time="$((seconds * 4 + 60))" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
       -dict="$fuzz_build/fuzz/sql.dict" -artifact_prefix="$findings_dir/$name-" \
-      -print_final_stats=1 "$corpus" "$seed_dir" >"$log" 2>&1
+      -print_final_stats=1 "$corpus" "$seed_dir" >"$log" 2>&1 &
+  pid=$!
+  cpu=$(cpu_seconds_wait "$pid" "$seconds")
+  wait "$pid"
   status=$?
+  # 72 is libFuzzer's exit code when interrupted, which is how the budget ends
+  if [ "$status" -eq 72 ] && grep -q "run interrupted" "$log"; then status=0; fi
   after=$(ls "$findings_dir" | grep -c "^$name-")
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
   size=$(ls "$corpus" | wc -l)
   total_runs=$((total_runs + ${runs:-0}))
-  line=$(printf '%-22s %10s runs in %ss, %s, corpus %s' "$name" "${runs:-?}" "$seconds" "${cov:-cov: ?}" "$size")
+  line=$(printf '%-22s %10s runs in %s CPU-s, %s, corpus %s' "$name" "${runs:-?}" "$cpu" "${cov:-cov: ?}" "$size")
   if [ $status -ne 0 ] || [ "$after" -gt "$before" ]; then
     failed=1
     line="$line  FINDING (see $log, $findings_dir/$name-*)"
