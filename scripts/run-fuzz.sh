@@ -18,6 +18,9 @@
 # edges, ft: features) and the corpus size, then a summary line; exits 1
 # on any finding.
 #
+# FUZZ_TARGETS (a space-separated list) runs only those targets;
+# FUZZ_GENERATOR_SECONDS=0 skips the generator.
+#
 # Usage: scripts/run-fuzz.sh FUZZ_BUILD
 set -u
 cd "$(dirname "$0")/.."
@@ -25,7 +28,7 @@ fuzz_build=${1:-build-fuzz}
 seconds=${FUZZ_SECONDS:-600}
 generator_seconds=${FUZZ_GENERATOR_SECONDS:-180}
 plan_limit=${FUZZ_PLAN_LIMIT_MS:-1000}
-names="statement split format_json format_csv format_raw format_debezium_json format_canal_json"
+names=${FUZZ_TARGETS:-statement split format_json format_csv format_raw format_debezium_json format_canal_json}
 findings_dir="$fuzz_build/findings"
 mkdir -p "$findings_dir"
 failed=0
@@ -131,7 +134,9 @@ for name in $names; do
 done
 
 generator="$fuzz_build/tools/statement_generator"
-if [ -x "$generator" ]; then
+if [ "$generator_seconds" -eq 0 ]; then
+  echo "generator: not run (FUZZ_GENERATOR_SECONDS=0)"
+elif [ -x "$generator" ]; then
   mkdir -p "$findings_dir/generator"
   log="$fuzz_build/generator.log"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
