@@ -108,6 +108,8 @@ void signals_install(JoinerySession *session);
 void signals_set_statement_running(bool running);
 /* True (once) when SIGINT cancelled the statement since it started. */
 bool signals_take_cancel_request(void);
+/* How many statements have started running (wraps); tells a caller whether any ran. */
+unsigned signals_statements_started(void);
 /*
  * At the interactive prompt: SIGINT writes a byte to a pipe whose read end is
  * returned (-1 when the pipe cannot be made); pass false to leave prompt mode.

@@ -185,6 +185,7 @@ static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *en
     }
     shell_entry_append(entry, line, length);
     shell_entry_append(entry, "\n", 1);
+    unsigned statements_before = signals_statements_started();
     script_run_buffer(cli, buffer, false, NULL);
     fflush(stdout);
     if (shell_pending_is_quit(buffer)) {
@@ -195,7 +196,11 @@ static bool shell_process_line(Cli *cli, StatementBuffer *buffer, ShellEntry *en
         entry->length = 0;
         statement_buffer_reset(buffer, 1);
     }
-    signals_take_prompt_interrupt(); /* a Ctrl-C that stopped the statement is spent */
+    if (signals_statements_started() != statements_before) {
+        /* a Ctrl-C typed while a statement ran was meant for it, not for the next prompt;
+           one typed while a continuation line was taken in stays for the prompt */
+        signals_take_prompt_interrupt();
+    }
     return !cli->quit && !cli->output_failed;
 }
 

@@ -26,6 +26,7 @@ static JoinerySession *signals_session;
 static volatile sig_atomic_t signals_running;
 static volatile sig_atomic_t signals_cancel_count;
 static volatile sig_atomic_t signals_at_prompt;
+static unsigned signals_started_count; /* main thread only */
 static int signals_pipe[2] = {-1, -1};
 
 static void signals_on_interrupt(int signal_number)
@@ -64,8 +65,14 @@ void signals_set_statement_running(bool running)
 {
     if (running) {
         signals_cancel_count = 0;
+        signals_started_count++;
     }
     signals_running = running ? 1 : 0;
+}
+
+unsigned signals_statements_started(void)
+{
+    return signals_started_count;
 }
 
 bool signals_take_cancel_request(void)

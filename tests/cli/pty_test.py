@@ -326,9 +326,9 @@ def test_shell_slips_get_a_hint(term, home):
     # the same words inside a statement are left alone: the statement goes on
     start = term.mark()
     term.send(b"SELECT\r")
-    term.expect(CONTINUATION, start)
+    end = term.expect(CONTINUATION, start)
     term.send(b"help\r")
-    term.expect(CONTINUATION, start)
+    term.expect(CONTINUATION, end)  # the second continuation prompt, after help
     term.send(b"\x03")
     term.expect(PROMPT, start)
     term.send(b"\x04")
