@@ -58,7 +58,13 @@
 #include <unistd.h>
 
 enum {
-    LMDB_MAX_DBS = 1024, /* named DBIs per environment: one per state, dozens per task */
+    /*
+     * Named DBIs per environment: one per state, so a task running a long join
+     * chain needs thousands (a 1,000-table chain of binary joins: ~2,000). LMDB
+     * sizes a few per-environment arrays by it (~100 bytes an entry, ~1.6 MiB
+     * per task); opening a DBI scans the open ones, and a commit walks them.
+     */
+    LMDB_MAX_DBS = 16384,
     /*
      * A unit whose estimate passes this many pages (64 MiB) is split too:
      * LMDB keeps every page a transaction dirtied on a free list of its
