@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-tests.sh - every test of `make test`: the include layer rules
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
-# the shell's end-to-end tests, kill -9 and restore of checkpointed jobs
+# the sample scripts of sample-data/ (each runs without an error), the
+# shell's end-to-end tests, kill -9 and restore of checkpointed jobs
 # (tests/checkpoint), Kafka end to end, the differential test
 # against SQLite (parallelism 1 and 2), the fuzz regressions replayed and
 # (with clang) every fuzz target run a few seconds, state larger than memory
@@ -102,6 +103,20 @@ unit_suites ""
 
 echo "== golden SQL scripts (tests/sql)"
 golden_scripts ""
+
+echo "== the sample scripts run without an error (sample-data/*.sql, what README and make demo show)"
+for script in sample-data/*.sql; do
+  output=$(timeout 120 "$build/joinery" -f "$script" 2>&1)
+  status=$?
+  if [ $status -eq 0 ] && ! printf '%s\n' "$output" | grep -q '\[ERROR\]'; then
+    echo "$(basename "$script"): ok"
+  else
+    echo "$(basename "$script"): FAILED (exit $status)"
+    printf '%s\n' "$output" | grep -A 5 '\[ERROR\]' | head -n 20
+    status=1
+  fi
+  record "$script" $status
+done
 
 echo "== shell end to end (tests/cli)"
 timeout 300 tests/cli/run.sh "$build"
