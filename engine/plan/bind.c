@@ -1118,6 +1118,26 @@ static int bind_check_state_ttl_keys(Binder *binder, const PlanNode *node, const
     return JOINERY_OK;
 }
 
+/*
+ * A STATE_TTL hint key naming the FROM item of a SELECT that groups (a table, view or
+ * derived table; not a join, whose hint keys name its inputs) sets the TTL of that
+ * SELECT's aggregate, as Flink 1.19+ does; `from` is NULL without FROM.
+ */
+static int bind_aggregate_state_ttl(Binder *binder, const BoundFrom *from, PlanNode *aggregate)
+{
+    if (!from || !binder->state_ttl_hints)
+        return JOINERY_OK;
+    int64_t ttl = -1;
+    bool found = false;
+    int status = bind_state_ttl(binder, from, &ttl, &found);
+    if (status != JOINERY_OK || !found)
+        return status;
+    aggregate->ttl_from_hint = true;
+    aggregate->state_ttl_millis = ttl;
+    aggregate->aggregate.state_ttl_hint = bind_state_ttl_text(binder);
+    return JOINERY_OK;
+}
+
 static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
 {
     int status = bind_hints(binder, query);
@@ -1126,20 +1146,26 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
     const AstList *hints = binder->state_ttl_hints;
     PlanNode *node;
     Scope scope = {NULL, 0};
+    BoundFrom from;
+    const BoundFrom *aggregate_from = NULL; /* for a STATE_TTL hint on the aggregate */
     if (query->select.from) {
-        BoundFrom from;
         status = bind_from(binder, query->select.from, &from);
         if (status != JOINERY_OK)
             return status;
         node = from.node;
         scope = from.scope;
+        aggregate_from = &from;
         for (size_t h = 0; hints && h < hints->count; h++) {
             const AstHint *hint = hints->items[h];
             if (strcasecmp(hint->name, "STATE_TTL") != 0)
                 continue;
             for (size_t i = 0; i < hint->options.count; i++) {
-                bool found = false;
-                bind_check_state_ttl_keys(binder, node, hint->options.items[i], &found);
+                const AstOption *option = hint->options.items[i];
+                /* the FROM item itself (an aggregate's input), or an input of a join */
+                bool found = (from.alias && strcasecmp(option->key, from.alias) == 0) ||
+                             (from.hint_name && strcasecmp(option->key, from.hint_name) == 0);
+                if (!found)
+                    bind_check_state_ttl_keys(binder, node, option, &found);
                 if (!found)
                     return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
                                       "The options of following hints cannot match the name of "
@@ -1294,6 +1320,9 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
                 aggregate_node->aggregate.calls[i].result_type;
         }
         plan_uniquify_names(binder->arena, aggregate_node->fields, aggregate_node->field_count);
+        status = bind_aggregate_state_ttl(binder, aggregate_from, aggregate_node);
+        if (status != JOINERY_OK)
+            return status;
         node = aggregate_node;
         if (having) {
             node = bind_filter(binder, node, having);
@@ -1309,6 +1338,9 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         node = bind_distinct(binder, node);
         if (!node)
             return binder->diag->status;
+        status = bind_aggregate_state_ttl(binder, aggregate_from, node);
+        if (status != JOINERY_OK)
+            return status;
     }
     *result = node;
     return JOINERY_OK;

@@ -230,6 +230,9 @@ struct PlanNode {
             WindowSpec window;
             uint32_t time_field;
             bool emits_window_time;
+            /* LOGICAL_AGGREGATE: a STATE_TTL hint naming the aggregate's input, as
+               EXPLAIN's AST shows it (the value is state_ttl_millis); NULL */
+            const char *state_ttl_hint;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

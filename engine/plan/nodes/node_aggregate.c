@@ -43,6 +43,8 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
             strbuf_printf(out, "$%u", call->argument);
         strbuf_append_cstr(out, ")]");
     }
+    if (node->aggregate.state_ttl_hint)
+        strbuf_printf(out, ", stateTtlHints=[[%s]]", node->aggregate.state_ttl_hint);
 }
 
 void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
@@ -113,7 +115,8 @@ static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
             fields[f] = f;
         derive_add_unique_key(context->arena, node, fields, count);
     }
-    node->state_ttl_millis = context->config->state_ttl_millis;
+    if (!node->ttl_from_hint) /* a STATE_TTL hint wins over table.exec.state.ttl */
+        node->state_ttl_millis = context->config->state_ttl_millis;
     return JOINERY_OK;
 }
 
