@@ -18,6 +18,17 @@
  *   not a stack overflow).
  * - "Expected" alternatives are collected per token position while the parser
  *   tries them, and listed in the error message for that position.
+ * - Backtracking never repeats work: three places try one reading and fall
+ *   back to another from the same token (a parenthesised FROM item: a
+ *   subquery, else a parenthesised join; POSITION(a IN b), else POSITION(a,
+ *   b); SUBSTRING(s FROM a), else SUBSTRING(s, a)). Nested, each retry would
+ *   redo every level inside it (2^depth: a fuzzed "((((SELECT" took minutes).
+ *   The rules they retry record their outcome per start token in the
+ *   parser's cache (the state after them and the result or error), and a
+ *   second call from that token replays it, so parsing stays polynomial.
+ *   Results are replayed only where the first reading dropped them untouched
+ *   (expressions, after one peek); a FROM item replays only its failures. A
+ *   failure of the depth limit is not recorded (it depends on the path).
  */
 #include "engine/sql/parser.h"
 
@@ -41,6 +52,33 @@ enum {
     PARSER_TOKEN_SHOWN = 40, /* bytes of a token quoted in a message */
 };
 
+/* The rules whose outcome the cache records (see the invariants above). */
+typedef enum ParserMemoKind {
+    PARSER_MEMO_TABLE_PRIMARY_FAILURE,
+    PARSER_MEMO_ADDITIVE,
+    PARSER_MEMO_EXPRESSION,
+    PARSER_MEMO_KINDS,
+} ParserMemoKind;
+
+typedef struct ParserMemoEntry ParserMemoEntry;
+
+typedef struct SecretRange {
+    size_t offset;
+    size_t length;
+} SecretRange;
+
+/*
+ * What a parser keeps across its own backtracking: a `Parser saved = *parser`
+ * copy restored later shares this (the Parser holds a pointer), so what was
+ * learnt on the abandoned path stays learnt. Allocated with the parser.
+ */
+typedef struct ParserCache {
+    ParserMemoEntry **entries[PARSER_MEMO_KINDS]; /* [token index]; NULL until used */
+    SecretRange *secrets;                         /* the text's secrets, found once */
+    size_t secret_count;
+    bool secrets_found;
+} ParserCache;
+
 typedef struct Parser {
     const char *text; /* what the tokens were read from (a hint: its content) */
     size_t length;
@@ -53,11 +91,22 @@ typedef struct Parser {
     Diag lexer_diag; /* the error carried by a final TOKEN_ERROR */
     int depth;
     bool failed;
+    bool depth_failed; /* the failure is the depth limit's */
     JoineryStatus status;
+    ParserCache *cache;
     size_t expected_at; /* token index the expected list belongs to */
     size_t expected_count;
     const char *expected[PARSER_MAX_EXPECTED];
 } Parser;
+
+struct ParserMemoEntry {
+    Parser after;              /* the parser when the rule returned (depth aside) */
+    void *result;              /* what it returned; NULL for a failure */
+    JoineryStatus diag_status; /* the error it recorded (failures only) */
+    int diag_line;
+    int diag_column;
+    char *diag_message;
+};
 
 /* ------------------------------------------------------------ basics */
 
@@ -163,7 +212,19 @@ static void parser_probe_secret(void *context, size_t offset, size_t length)
         probe->found = true; /* the ranges overlap */
 }
 
-/* True when the token is a secret of the text (engine/sql/secrets.h): never quoted in errors. */
+static void parser_collect_secret(void *context, size_t offset, size_t length)
+{
+    ParserCache *cache = context;
+    if (cache->secrets)
+        cache->secrets[cache->secret_count] = (SecretRange){offset, length};
+    cache->secret_count++;
+}
+
+/*
+ * True when the token is a secret of the text (engine/sql/secrets.h): never quoted in
+ * errors. The text's secrets are found once per parser (a statement that fails many
+ * times while backtracking would otherwise rescan it each time).
+ */
 static bool parser_token_is_secret(const Parser *parser, const Token *token)
 {
     if (parser->text == NULL || token->text < parser->text ||
@@ -171,8 +232,77 @@ static bool parser_token_is_secret(const Parser *parser, const Token *token)
         return false;
     SecretProbe probe = {
         .offset = (size_t)(token->text - parser->text), .length = token->length, .found = false};
-    sql_find_secrets(parser->text, parser->length, parser_probe_secret, &probe);
+    ParserCache *cache = parser->cache;
+    if (cache && !cache->secrets_found) {
+        size_t count = sql_find_secrets(parser->text, parser->length, NULL, NULL);
+        cache->secrets = count ? arena_calloc(parser->arena, count, sizeof(SecretRange)) : NULL;
+        if (count == 0 || cache->secrets) {
+            sql_find_secrets(parser->text, parser->length, parser_collect_secret, cache);
+            cache->secrets_found = true;
+        }
+    }
+    if (!cache || !cache->secrets_found) { /* no memory for the list: scan */
+        sql_find_secrets(parser->text, parser->length, parser_probe_secret, &probe);
+        return probe.found;
+    }
+    for (size_t i = 0; i < cache->secret_count && !probe.found; i++)
+        parser_probe_secret(&probe, cache->secrets[i].offset, cache->secrets[i].length);
     return probe.found;
+}
+
+/* ------------------------------------------------------------ memo (see the invariants) */
+
+/*
+ * When `kind` was recorded at the current token: puts the parser where the rule
+ * left it (at the current depth), restores its error if it failed, sets *result and
+ * returns true. Otherwise false, nothing changed.
+ */
+static bool parser_replay(Parser *parser, ParserMemoKind kind, void **result)
+{
+    ParserCache *cache = parser->cache;
+    if (!cache || !cache->entries[kind] || parser->position >= parser->token_count)
+        return false;
+    const ParserMemoEntry *entry = cache->entries[kind][parser->position];
+    if (!entry)
+        return false;
+    int depth = parser->depth;
+    *parser = entry->after;
+    parser->depth = depth;
+    if (entry->after.failed) {
+        parser->diag->status = entry->diag_status;
+        parser->diag->line = entry->diag_line;
+        parser->diag->column = entry->diag_column;
+        snprintf(parser->diag->message, sizeof parser->diag->message, "%s",
+                 entry->diag_message ? entry->diag_message : "");
+    }
+    *result = entry->result;
+    return true;
+}
+
+/* Records what rule `kind`, started at token `start`, did (best effort: no memory, no memo). */
+static void parser_record(Parser *parser, ParserMemoKind kind, size_t start, void *result)
+{
+    ParserCache *cache = parser->cache;
+    if (!cache || start >= parser->token_count || (parser->failed && parser->depth_failed))
+        return;
+    if (!cache->entries[kind]) {
+        cache->entries[kind] =
+            arena_calloc(parser->arena, parser->token_count, sizeof(ParserMemoEntry *));
+        if (!cache->entries[kind])
+            return;
+    }
+    ParserMemoEntry *entry = arena_calloc(parser->arena, 1, sizeof *entry);
+    if (!entry)
+        return;
+    entry->after = *parser;
+    entry->result = result;
+    if (parser->failed) {
+        entry->diag_status = parser->diag->status;
+        entry->diag_line = parser->diag->line;
+        entry->diag_column = parser->diag->column;
+        entry->diag_message = arena_strdup(parser->arena, parser->diag->message);
+    }
+    cache->entries[kind][start] = entry;
 }
 
 /* Appends a printable form of the token to the message buffer (a secret as the mask). */
@@ -282,6 +412,7 @@ static bool parser_enter(Parser *parser)
         const Token *token = parser_current(parser);
         parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_PARSE,
                        "Syntax error: statement nests too deeply");
+        parser->depth_failed = true;
         return false;
     }
     parser->depth++;
@@ -560,8 +691,11 @@ static bool parser_parse_hint_comment(Parser *outer, const Token *comment, AstLi
 {
     Parser parser;
     memset(&parser, 0, sizeof parser);
+    ParserCache cache;
+    memset(&cache, 0, sizeof cache);
     parser.arena = outer->arena;
     parser.diag = outer->diag;
+    parser.cache = &cache;
     parser.previous = SIZE_MAX;
     parser.expected_at = SIZE_MAX;
     if (parser_tokenize(&parser, comment->text, comment->length, comment->content_line,
@@ -1122,7 +1256,9 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
         /* POSITION(a IN b): a is read above IN's precedence; POSITION(a, b) is ordinary */
         Parser saved = *parser;
         Diag saved_diag = *parser->diag;
+        size_t needle_start = parser->position;
         AstExpr *needle = parser_parse_additive(parser);
+        parser_record(parser, PARSER_MEMO_ADDITIVE, needle_start, needle);
         if (needle && parser_accept_keyword(parser, KEYWORD_IN)) {
             AstExpr *haystack = parser_parse_expression(parser);
             if (haystack && ast_list_push(parser, &call->function.args, needle) &&
@@ -1137,7 +1273,9 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
         /* SUBSTRING(s FROM a [FOR b]) is SUBSTRING(s, a [, b]); FROM ends an expression */
         Parser saved = *parser;
         Diag saved_diag = *parser->diag;
+        size_t text_start = parser->position;
         AstExpr *text = parser_parse_expression(parser);
+        parser_record(parser, PARSER_MEMO_EXPRESSION, text_start, text);
         if (text && parser_accept_keyword(parser, KEYWORD_FROM)) {
             AstExpr *start = parser_parse_expression(parser);
             if (!start || !ast_list_push(parser, &call->function.args, text) ||
@@ -1568,6 +1706,9 @@ static AstExpr *parser_parse_multiplicative(Parser *parser)
 
 static AstExpr *parser_parse_additive(Parser *parser)
 {
+    void *replayed;
+    if (parser_replay(parser, PARSER_MEMO_ADDITIVE, &replayed))
+        return replayed;
     AstExpr *left = parser_parse_multiplicative(parser);
     while (left) {
         AstOperator op;
@@ -1801,6 +1942,9 @@ static AstExpr *parser_parse_or(Parser *parser)
 
 static AstExpr *parser_parse_expression(Parser *parser)
 {
+    void *replayed;
+    if (parser_replay(parser, PARSER_MEMO_EXPRESSION, &replayed))
+        return replayed;
     if (!parser_enter(parser))
         return NULL;
     AstExpr *expr = parser_parse_or(parser);
@@ -1849,6 +1993,10 @@ static bool parser_parse_system_time(Parser *parser, AstTableRef *ref)
 
 static AstTableRef *parser_parse_table_primary(Parser *parser)
 {
+    void *replayed;
+    if (parser_replay(parser, PARSER_MEMO_TABLE_PRIMARY_FAILURE, &replayed))
+        return NULL;
+    size_t start = parser->position;
     if (!parser_enter(parser))
         return NULL;
     AstTableRef *result = NULL;
@@ -1923,6 +2071,8 @@ static AstTableRef *parser_parse_table_primary(Parser *parser)
     result = ref;
 done:
     parser_leave(parser);
+    if (!result)
+        parser_record(parser, PARSER_MEMO_TABLE_PRIMARY_FAILURE, start, NULL);
     return result;
 }
 
@@ -3159,8 +3309,11 @@ int sql_parse_statement(const char *text, size_t length, int first_line, int fir
         length = 0;
     Parser parser;
     memset(&parser, 0, sizeof parser);
+    ParserCache cache;
+    memset(&cache, 0, sizeof cache);
     parser.arena = arena;
     parser.diag = diag;
+    parser.cache = &cache;
     parser.previous = SIZE_MAX;
     parser.expected_at = SIZE_MAX;
     if (parser_tokenize(&parser, text ? text : "", length, first_line, first_column) != JOINERY_OK)
