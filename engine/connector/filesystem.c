@@ -1286,8 +1286,12 @@ static int filesystem_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
                               "received a %s row",
                               base->spec->table ? base->spec->table->name : "?",
                               row_kind_name(row_kind(row)));
-        if (format_encode_row(writer->encoder, row, &writer->buffer) != JOINERY_OK ||
-            strbuf_append_char(&writer->buffer, '\n') != 0)
+        int encoded = format_encode_row(writer->encoder, row, &writer->buffer);
+        if (encoded == JOINERY_ERROR_RUNTIME)
+            return diag_error(diag, encoded, "filesystem sink of table '%s': %s",
+                              base->spec->table ? base->spec->table->name : "?",
+                              format_encoder_error(writer->encoder));
+        if (encoded != JOINERY_OK || strbuf_append_char(&writer->buffer, '\n') != 0)
             return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in filesystem sink");
         base->rows_written++;
         if (writer->buffer.length >= SINK_BUFFER_FLUSH) {

@@ -199,7 +199,12 @@ static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
         bool has_key = writer->key_encoder != NULL;
         if (has_key) {
             const Row *key = project_row(writer, row, writer->key_fields, writer->key_count);
-            if (!key || format_encode_row(writer->key_encoder, key, &writer->key_buffer) != 0)
+            int encoded =
+                key ? format_encode_row(writer->key_encoder, key, &writer->key_buffer) : -1;
+            if (encoded == JOINERY_ERROR_RUNTIME)
+                return diag_error(diag, encoded, "Kafka sink, record key: %s",
+                                  format_encoder_error(writer->key_encoder));
+            if (encoded != JOINERY_OK)
                 return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
         }
         bool null_value = tombstone;
@@ -208,8 +213,12 @@ static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
                 writer->value_is_identity
                     ? row
                     : project_row(writer, row, writer->value_fields, writer->value_count);
-            if (!value ||
-                format_encode_row(writer->value_encoder, value, &writer->value_buffer) != 0)
+            int encoded =
+                value ? format_encode_row(writer->value_encoder, value, &writer->value_buffer) : -1;
+            if (encoded == JOINERY_ERROR_RUNTIME)
+                return diag_error(diag, encoded, "Kafka sink, record value: %s",
+                                  format_encoder_error(writer->value_encoder));
+            if (encoded != JOINERY_OK)
                 return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
             null_value = writer->value_is_raw && row_is_null(value, 0);
         }

@@ -26,12 +26,13 @@
 size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, size_t length,
                                 uint32_t *embedded_newlines)
 {
-    char quote = decoder->options.quote_character;
+    char quote = decoder->options.quote_character; /* '\0': none */
     char escape = decoder->options.escape_character;
     *embedded_newlines = 0;
     const char *newline = memchr(data, '\n', length);
     size_t line_length = newline ? (size_t)(newline - data) : length;
-    if (!memchr(data, quote, line_length) && (!escape || !memchr(data, escape, line_length)))
+    if ((!quote || !memchr(data, quote, line_length)) &&
+        (!escape || !memchr(data, escape, line_length)))
         return line_length;
     bool in_quotes = false;
     uint32_t newlines = 0;
@@ -41,7 +42,7 @@ size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, 
             if (i + 1 < length && data[i + 1] == '\n')
                 newlines++;
             i++;
-        } else if (c == quote) {
+        } else if (quote && c == quote) {
             in_quotes = !in_quotes;
         } else if (c == '\n') {
             if (!in_quotes) {
@@ -53,6 +54,17 @@ size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, 
     }
     *embedded_newlines = newlines;
     return length;
+}
+
+bool format_csv_is_escaped(const FormatDecoder *decoder, const char *data, size_t at)
+{
+    char escape = decoder->options.escape_character;
+    if (decoder->options.kind != FORMAT_KIND_CSV || !escape)
+        return false;
+    size_t run = 0; /* escape characters right before `at`: an odd run escapes it */
+    while (run < at && data[at - 1 - run] == escape)
+        run++;
+    return run % 2 == 1;
 }
 
 static int csv_convert(FormatDecoder *decoder, uint32_t field, const char *text, size_t length,
@@ -219,25 +231,75 @@ static bool csv_needs_quotes(const FormatOptions *options, const char *text, siz
     return false;
 }
 
-static int csv_append_field(const FormatOptions *options, const char *text, size_t length,
-                            StrBuf *out)
+/*
+ * Without a quote character a field is written bare: the characters the decoder would
+ * read as structure (the delimiter, the escape character, a line break, and '#' first
+ * in a record when comments are allowed) are each preceded by the escape character.
+ */
+static bool csv_needs_escape(const FormatOptions *options, char c, bool record_start)
 {
-    if (!options->quote_character || !csv_needs_quotes(options, text, length))
-        return strbuf_append(out, text, length);
+    return c == options->field_delimiter || c == '\n' || c == '\r' ||
+           (options->escape_character && c == options->escape_character) ||
+           (record_start && options->allow_comments && c == '#');
+}
+
+/*
+ * Appends one field's text so that the decoder reads it back unchanged: quoted when it
+ * holds structure (the quote doubled and, with an escape character, that escaped too:
+ * the decoder reads "\x" inside quotes as x), or escaped when there is no quote
+ * character. A value that neither can protect (no quote and no escape character, and
+ * a delimiter or line break in it) is an error: written bare it would be read back as
+ * other fields or records. Returns 0, -1 (no memory) or 1 (error in encoder->error).
+ */
+static int csv_append_field(FormatEncoder *encoder, bool record_start, const char *text,
+                            size_t length, StrBuf *out)
+{
+    const FormatOptions *options = &encoder->options;
     char quote = options->quote_character;
-    if (strbuf_append_char(out, quote) != 0)
-        return -1;
+    char escape = options->escape_character;
+    if (quote) {
+        if (!csv_needs_quotes(options, text, length))
+            return strbuf_append(out, text, length);
+        if (strbuf_append_char(out, quote) != 0)
+            return -1;
+        size_t run = 0;
+        for (size_t i = 0; i < length; i++) {
+            char c = text[i];
+            if (c != quote && !(escape && c == escape))
+                continue;
+            /* the text before it and the character itself, then the character again
+               (doubled quote) or the escape character before it */
+            if (strbuf_append(out, text + run, i - run) != 0 ||
+                strbuf_append_char(out, c == quote ? quote : escape) != 0 ||
+                strbuf_append_char(out, c) != 0)
+                return -1;
+            run = i + 1;
+        }
+        if (strbuf_append(out, text + run, length - run) != 0)
+            return -1;
+        return strbuf_append_char(out, quote);
+    }
     size_t run = 0;
     for (size_t i = 0; i < length; i++) {
-        if (text[i] != quote)
+        char c = text[i];
+        if (!csv_needs_escape(options, c, record_start && i == 0))
             continue;
-        if (strbuf_append(out, text + run, i + 1 - run) != 0 || strbuf_append_char(out, quote))
+        if (!escape) {
+            snprintf(encoder->error, sizeof encoder->error,
+                     "csv cannot write a value holding %s without a quote or an escape "
+                     "character: set 'csv.escape-character' or leave "
+                     "'csv.disable-quote-character' off",
+                     c == options->field_delimiter ? "the field delimiter"
+                     : c == '#'                    ? "a leading '#' (comments are allowed)"
+                                                   : "a line break");
+            return 1;
+        }
+        if (strbuf_append(out, text + run, i - run) != 0 || strbuf_append_char(out, escape) != 0 ||
+            strbuf_append_char(out, c) != 0)
             return -1;
         run = i + 1;
     }
-    if (strbuf_append(out, text + run, length - run) != 0)
-        return -1;
-    return strbuf_append_char(out, quote);
+    return strbuf_append(out, text + run, length - run);
 }
 
 int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
@@ -254,8 +316,9 @@ int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
             continue;
         }
         if (type_is_string(type.id)) {
-            if (csv_append_field(options, value.s.ptr, value.s.len, out) != 0)
-                return -1;
+            int status = csv_append_field(encoder, field == 0, value.s.ptr, value.s.len, out);
+            if (status != 0)
+                return status < 0 ? -1 : JOINERY_ERROR_RUNTIME;
             continue;
         }
         strbuf_clear(&encoder->scratch);
@@ -263,10 +326,13 @@ int format_csv_encode(FormatEncoder *encoder, const Row *row, StrBuf *out)
             type_is_binary(type.id)
                 ? binary_append_base64((const uint8_t *)value.s.ptr, value.s.len, &encoder->scratch)
                 : format_append_value_text(type, value, false, &encoder->scratch);
-        if (status != 0 ||
-            csv_append_field(options, encoder->scratch.data ? encoder->scratch.data : "",
-                             encoder->scratch.length, out) != 0)
+        if (status != 0)
             return -1;
+        status = csv_append_field(encoder, field == 0,
+                                  encoder->scratch.data ? encoder->scratch.data : "",
+                                  encoder->scratch.length, out);
+        if (status != 0)
+            return status < 0 ? -1 : JOINERY_ERROR_RUNTIME;
     }
     return 0;
 }

@@ -442,7 +442,8 @@ bool format_reserve_scratch(FormatDecoder *decoder, size_t size)
 size_t format_record_length(const FormatDecoder *decoder, const char *data, size_t length,
                             uint32_t *embedded_newlines)
 {
-    if (decoder->options.kind == FORMAT_KIND_CSV && decoder->options.quote_character)
+    if (decoder->options.kind == FORMAT_KIND_CSV &&
+        (decoder->options.quote_character || decoder->options.escape_character))
         return format_csv_record_length(decoder, data, length, embedded_newlines);
     *embedded_newlines = 0;
     const char *newline = memchr(data, '\n', length);
@@ -459,8 +460,8 @@ int format_decode(FormatDecoder *decoder, const char *data, size_t length, Value
                  format_kind_name(decoder->options.kind));
         return JOINERY_ERROR_RUNTIME;
     }
-    if (length && data[length - 1] == '\r')
-        length--;
+    if (length && data[length - 1] == '\r' && !format_csv_is_escaped(decoder, data, length - 1))
+        length--; /* a CRLF line end (an escaped CR is the value's) */
     format_begin_record(decoder);
     if (!format_reserve_scratch(decoder, length)) {
         snprintf(error, error_size, "out of memory");
@@ -683,7 +684,14 @@ int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out)
         status = format_json_encode(encoder, row, out);
         break;
     }
+    if (status == JOINERY_ERROR_RUNTIME)
+        return status; /* a value the format cannot write: encoder->error says why */
     return status == 0 ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+const char *format_encoder_error(const FormatEncoder *encoder)
+{
+    return encoder->error[0] ? encoder->error : "out of memory";
 }
 
 int format_decode_event_row(FormatDecoder *decoder, const char *label, const char *text,

@@ -149,13 +149,19 @@ FormatEncoder *format_encoder_create(const FormatOptions *options, uint32_t fiel
 void format_encoder_free(FormatEncoder *encoder);
 /*
  * Appends the record for fields 0..field_count-1 of `row` to out, without a
- * line terminator. Returns JOINERY_OK or JOINERY_ERROR_NO_MEMORY. The
+ * line terminator. Returns JOINERY_OK, JOINERY_ERROR_NO_MEMORY, or
+ * JOINERY_ERROR_RUNTIME for a value the format's options cannot write so
+ * that it reads back unchanged (csv without a quote or an escape character:
+ * a delimiter or a line break in a value), with format_encoder_error saying
+ * why; out then holds part of the record. The
  * changelog formats write the row's kind: debezium-json {"before":null,
  * "after":{...},"op":"c"} for +I/+U and {"before":{...},"after":null,
  * "op":"d"} for -U/-D; canal-json {"data":[{...}],"type":"INSERT"} or
  * "DELETE". raw writes the string itself (nothing for NULL).
  */
 int format_encode_row(FormatEncoder *encoder, const Row *row, StrBuf *out);
+/* Why the last format_encode_row failed ("out of memory" unless it said otherwise). */
+const char *format_encoder_error(const FormatEncoder *encoder);
 
 /* How format_json_quote escapes, beyond '"', '\\' and control characters. */
 typedef enum FormatJsonQuote {

@@ -41,7 +41,8 @@ struct FormatEncoder {
     uint32_t field_count;
     char **names;
     DataType *types;
-    StrBuf scratch; /* text of one value */
+    StrBuf scratch;  /* text of one value */
+    char error[256]; /* why the last encode failed with JOINERY_ERROR_RUNTIME */
 };
 
 /* Starts a record: empties scratch and the record arena. */
@@ -69,6 +70,8 @@ int format_json_decode(FormatDecoder *decoder, const char *data, size_t length, 
                        char *error, size_t error_size);
 int format_csv_decode(FormatDecoder *decoder, const char *data, size_t length, Value *values,
                       char *error, size_t error_size);
+/* True when data[at] is escaped: a csv escape character run of odd length right before it. */
+bool format_csv_is_escaped(const FormatDecoder *decoder, const char *data, size_t at);
 size_t format_csv_record_length(const FormatDecoder *decoder, const char *data, size_t length,
                                 uint32_t *embedded_newlines);
 int format_json_encode(FormatEncoder *encoder, const Row *row, StrBuf *out);

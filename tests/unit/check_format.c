@@ -495,6 +495,72 @@ START_TEST(test_json_quote_valid_utf8)
 END_TEST
 
 /* A CSV record must be UTF-8 too (Jackson's CSV parser reads it as such). */
+/*
+ * Encodes one string field with the options and expects `encoded`, then decodes that
+ * and expects the string back (the fuzz target's round-trip contract).
+ */
+static void assert_csv_string_round_trip(FormatOptions *options, const char *text,
+                                         const char *encoded)
+{
+    const char *names[] = {"s", "t"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true),
+                        type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatEncoder *encoder = format_encoder_create(options, 2, names, types);
+    FormatDecoder *decoder = make_decoder(FORMAT_KIND_CSV, 2, names, types, options);
+    Value values[2] = {value_string(text, (uint32_t)strlen(text)), value_string("z", 1)};
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = build_row(&builder, types, values, 2);
+    StrBuf out = STRBUF_INIT;
+    ck_assert_int_eq(format_encode_row(encoder, row, &out), JOINERY_OK);
+    ck_assert_str_eq(strbuf_cstr(&out), encoded);
+    uint32_t newlines = 0;
+    ck_assert_uint_eq(format_record_length(decoder, out.data, out.length, &newlines), out.length);
+    Value decoded[2];
+    char error[512];
+    ck_assert_int_eq(decode(decoder, out.data, decoded, error), FORMAT_RECORD_ROW);
+    assert_string(decoded[0], text);
+    assert_string(decoded[1], "z");
+    strbuf_free(&out);
+    row_builder_free(&builder);
+    format_encoder_free(encoder);
+    format_decoder_free(decoder);
+}
+
+/* A fuzz finding: with an escape character, written values lost their escape characters. */
+START_TEST(test_csv_escape_character_round_trip)
+{
+    FormatOptions options;
+    format_options_init(&options, FORMAT_KIND_CSV);
+    options.escape_character = '\\';
+    /* quoted: the escape character inside quotes is escaped too */
+    assert_csv_string_round_trip(&options, "a\\b", "\"a\\\\b\",z");
+    assert_csv_string_round_trip(&options, "q\"\\", "\"q\"\"\\\\\",z");
+    /* no quote character: the delimiter, the escape character and line breaks escaped */
+    options.quote_character = '\0';
+    assert_csv_string_round_trip(&options, "\\\\)*", "\\\\\\\\)*,z");
+    assert_csv_string_round_trip(&options, "a,b\nc", "a\\,b\\\nc,z");
+    options.allow_comments = true;
+    assert_csv_string_round_trip(&options, "#not a comment", "\\#not a comment,z");
+    /* neither: a delimiter in a value cannot be written, and the encoder says why */
+    options.escape_character = '\0';
+    assert_csv_string_round_trip(&options, "plain", "plain,z");
+    const char *names[] = {"s"};
+    DataType types[] = {type_make_varchar(TYPE_STRING_LENGTH, true)};
+    FormatEncoder *encoder = format_encoder_create(&options, 1, names, types);
+    Value values[1] = {value_string("a,b", 3)};
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *row = build_row(&builder, types, values, 1);
+    StrBuf out = STRBUF_INIT;
+    ck_assert_int_eq(format_encode_row(encoder, row, &out), JOINERY_ERROR_RUNTIME);
+    ck_assert_ptr_nonnull(strstr(format_encoder_error(encoder), "the field delimiter"));
+    strbuf_free(&out);
+    row_builder_free(&builder);
+    format_encoder_free(encoder);
+}
+END_TEST
+
 START_TEST(test_csv_invalid_utf8)
 {
     const char *names[] = {"id", "s"};
@@ -632,6 +698,7 @@ static Suite *format_suite(void)
     tcase_add_test(csv, test_csv_all_types);
     tcase_add_test(csv, test_csv_quoting_and_options);
     tcase_add_test(csv, test_csv_encode_round_trip);
+    tcase_add_test(csv, test_csv_escape_character_round_trip);
     tcase_add_test(csv, test_csv_bytes_base64_and_no_maps);
     tcase_add_test(csv, test_json_bytes_and_maps);
     tcase_add_test(csv, test_format_options);
