@@ -10,9 +10,10 @@ BUILD   ?= build
 OPT     ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Werror
-CPPFLAGS += -D_GNU_SOURCE -I. -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+CPPFLAGS += -D_GNU_SOURCE -I. -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
+            -I/usr/include/mariadb
 CFLAGS  += $(OPT) $(WARN) $(EXTRA_CFLAGS)
-LDLIBS  += -lxxhash -llmdb -lrdkafka -lpq -lpthread -lm
+LDLIBS  += -lxxhash -llmdb -lrdkafka -lpq -lmariadb -lhiredis -lpthread -lm
 
 ifeq ($(EDITLINE),1)
   LINE_EDITING = edit

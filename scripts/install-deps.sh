@@ -5,7 +5,8 @@
 set -euo pipefail
 PACKAGES="build-essential pkg-config libreadline-dev libedit-dev librdkafka-dev liblmdb-dev
 check libjsmn-dev libxxhash-dev libsqlite3-dev sqlite3 kcat lmdb-utils python3 bc time
-clang libclang-rt-dev libpq-dev postgresql"
+clang libclang-rt-dev libpq-dev postgresql libmariadb-dev mariadb-server libhiredis-dev
+redis-server"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,5 +1,5 @@
 /*
- * jdbc_lookup.c - the jdbc connector's lookup function (lookup.h) for
+ * jdbc_postgres_lookup.c - the jdbc connector's lookup function (lookup.h) for
  * PostgreSQL: `SELECT <produced columns> FROM <table-name> WHERE k1 = $1
  * AND ...`, prepared once per connection.
  *
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/connector/jdbc_internal.h"
+#include "engine/connector/jdbc_postgres.h"
 #include "engine/connector/lookup.h"
 
 typedef struct LookupRequest {
@@ -59,8 +59,7 @@ static int store_error(JdbcLookup *lookup, const char *message, Diag *diag)
         message = "";
     if (strncmp(message, "ERROR:  ", 8) == 0 || strncmp(message, "FATAL:  ", 8) == 0)
         message += 8;
-    return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                      "Table '%s': looking up '%s' in PostgreSQL at %s failed: %.*s",
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "Table '%s': looking up '%s' in %s failed: %.*s",
                       lookup->base.spec->table->name,
                       catalog_table_option(lookup->base.spec->table, "table-name"), lookup->store,
                       (int)strcspn(message, "\n"), message);
@@ -73,7 +72,7 @@ static int open_connection(JdbcLookup *lookup, Diag *diag)
         PQfinish(lookup->connection);
     lookup->pipeline = false;
     lookup->base.descriptor = -1;
-    lookup->connection = jdbc_connect(lookup->base.spec->table, diag);
+    lookup->connection = jdbc_postgres_connect(lookup->base.spec->table, diag);
     if (!lookup->connection)
         return diag->status;
     PGresult *result = PQprepare(lookup->connection, "joinery_lookup", lookup->sql, 0, NULL);
@@ -125,8 +124,9 @@ static int key_parameters(JdbcLookup *lookup, const Row *key, bool *null_key, Di
             return JOINERY_OK;
         }
         lookup->offsets[k] = lookup->text.length;
-        if (jdbc_value_to_text(spec->key_types[k], value_from_row(key, k, spec->key_types[k]),
-                               &lookup->text) != 0 ||
+        if (jdbc_postgres_value_to_text(spec->key_types[k],
+                                        value_from_row(key, k, spec->key_types[k]),
+                                        &lookup->text) != 0 ||
             strbuf_append_char(&lookup->text, '\0') != 0)
             return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
@@ -146,11 +146,10 @@ static Row *result_row(JdbcLookup *lookup, PGresult *result, int r, Diag *diag)
             continue;
         }
         char error[160];
-        if (jdbc_text_to_field(&lookup->builder, f, spec->types[f], PQgetvalue(result, r, (int)f),
-                               (uint32_t)PQgetlength(result, r, (int)f), error,
-                               sizeof error) != 0) {
-            diag_error(diag, JOINERY_ERROR_RUNTIME,
-                       "Table '%s': column '%s' looked up in PostgreSQL at %s: %s",
+        if (jdbc_postgres_text_to_field(
+                &lookup->builder, f, spec->types[f], PQgetvalue(result, r, (int)f),
+                (uint32_t)PQgetlength(result, r, (int)f), error, sizeof error) != 0) {
+            diag_error(diag, JOINERY_ERROR_RUNTIME, "Table '%s': column '%s' looked up in %s: %s",
                        spec->table->name, spec->table->columns[spec->columns[f]].name,
                        lookup->store, error);
             return NULL;
@@ -460,7 +459,7 @@ static const LookupFunctionVtable JDBC_LOOKUP = {
     .close = jdbc_lookup_close,
 };
 
-int jdbc_create_lookup(const LookupSpec *spec, LookupFunction **created, Diag *diag)
+int jdbc_postgres_create_lookup(const LookupSpec *spec, LookupFunction **created, Diag *diag)
 {
     const CatalogTable *table = spec->table;
     JdbcLookup *lookup = calloc(1, sizeof *lookup);
@@ -474,40 +473,29 @@ int jdbc_create_lookup(const LookupSpec *spec, LookupFunction **created, Diag *d
     lookup->max_retries = jdbc_option_int(table, "lookup.max-retries", 3);
     lookup->offsets = calloc(spec->key_count + 1, sizeof *lookup->offsets);
     lookup->values = calloc(spec->key_count + 1, sizeof *lookup->values);
-    StrBuf sql = STRBUF_INIT;
-    int failed = strbuf_append_cstr(&sql, "SELECT ");
-    for (uint32_t f = 0; f < spec->field_count; f++) {
-        failed |= f ? strbuf_append_cstr(&sql, ", ") : 0;
-        failed |= jdbc_append_column(&sql, table->columns[spec->columns[f]].name);
-    }
-    if (spec->field_count == 0)
-        failed |= strbuf_append_cstr(&sql, "1");
-    failed |= strbuf_printf(&sql, " FROM %s WHERE ", catalog_table_option(table, "table-name"));
-    for (uint32_t k = 0; k < spec->key_count; k++) {
-        failed |= k ? strbuf_append_cstr(&sql, " AND ") : 0;
-        failed |= jdbc_append_column(&sql, table->columns[spec->key_columns[k]].name);
-        failed |= strbuf_printf(&sql, " = $%u", k + 1);
-    }
-    lookup->sql = strbuf_detach(&sql);
-    if (failed || !lookup->sql || !lookup->offsets || !lookup->values || spec->key_count == 0) {
+    JdbcStatement statement;
+    int failed =
+        jdbc_statement_select(&statement, &JDBC_DIALECT_POSTGRESQL, table, spec->field_count,
+                              spec->columns, spec->key_count, spec->key_columns);
+    lookup->sql = failed ? NULL : jdbc_statement_numbered(&statement);
+    jdbc_statement_free(&statement);
+    if (!lookup->sql || !lookup->offsets || !lookup->values) {
         jdbc_lookup_close(&lookup->base);
-        return spec->key_count == 0 ? diag_error(diag, JOINERY_ERROR_VALIDATE,
-                                                 "Table '%s': a lookup needs a key.", table->name)
-                                    : diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
     JdbcEndpoint endpoint;
-    int status = jdbc_parse_url(table, catalog_table_option(table, "url"), &endpoint, diag);
+    int status = jdbc_table_endpoint(table, &endpoint, diag);
     if (status == JOINERY_OK) {
         jdbc_store_name(&endpoint, lookup->store, sizeof lookup->store);
-        lookup->connection = jdbc_connect(table, diag);
+        lookup->connection = jdbc_postgres_connect(table, diag);
         status = lookup->connection ? JOINERY_OK : diag->status;
     }
     if (status == JOINERY_OK)
-        status = jdbc_check_columns(lookup->connection, table, spec->field_count, spec->columns,
-                                    spec->types, diag);
+        status = jdbc_postgres_check_columns(lookup->connection, table, spec->field_count,
+                                             spec->columns, spec->types, diag);
     if (status == JOINERY_OK)
-        status = jdbc_check_columns(lookup->connection, table, spec->key_count, spec->key_columns,
-                                    spec->key_types, diag);
+        status = jdbc_postgres_check_columns(lookup->connection, table, spec->key_count,
+                                             spec->key_columns, spec->key_types, diag);
     if (status == JOINERY_OK) {
         PQfinish(lookup->connection);
         lookup->connection = NULL;

@@ -1,5 +1,5 @@
 /*
- * jdbc_sink.c - writes rows into a PostgreSQL table (the jdbc connector's
+ * jdbc_postgres_sink.c - writes rows into a PostgreSQL table (the jdbc connector's
  * sink). With a PRIMARY KEY it is an upsert sink as Flink's: +I and +U
  * are `INSERT ... ON CONFLICT (key) DO UPDATE SET` the other columns
  * (DO NOTHING when every column is in the key), -D is `DELETE ... WHERE`
@@ -24,7 +24,7 @@
 #include <strings.h>
 
 #include "engine/base/value.h"
-#include "engine/connector/jdbc_internal.h"
+#include "engine/connector/jdbc_postgres.h"
 
 typedef struct JdbcWriter {
     SinkWriter base;
@@ -52,8 +52,7 @@ static int fail(JdbcWriter *writer, const char *what, const char *message, Diag 
         message = "";
     if (strncmp(message, "ERROR:  ", 8) == 0)
         message += 8;
-    return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                      "Table '%s': %s '%s' in PostgreSQL at %s failed: %.*s",
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "Table '%s': %s '%s' in %s failed: %.*s",
                       writer->base.spec->table->name, what, table_name(writer), writer->store,
                       (int)strcspn(message, "\n"), message);
 }
@@ -95,7 +94,7 @@ static int send_row(JdbcWriter *writer, const Row *row, StrBuf *text, Diag *diag
                                   "Table '%s': column '%s' holds a NUL character, which "
                                   "PostgreSQL text cannot store.",
                                   spec->table->name, spec->names[field]);
-            if (jdbc_value_to_text(spec->types[field], value, text) != 0)
+            if (jdbc_postgres_value_to_text(spec->types[field], value, text) != 0)
                 return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         }
         if (strbuf_append_char(text, '\0') != 0)
@@ -226,75 +225,41 @@ static const SinkWriterVtable JDBC_WRITER = {
     .close = jdbc_sink_close,
 };
 
-/* Builds and prepares the write (and, for upserts, delete) statement. */
-static int prepare_statements(JdbcWriter *writer, Diag *diag)
+/* Prepares a statement built by jdbc_statement.c under `name`. */
+static int prepare(JdbcWriter *writer, const char *name, JdbcStatement *statement, bool built,
+                   const char *what, Diag *diag)
 {
-    const SinkSpec *spec = writer->base.spec;
-    StrBuf sql = STRBUF_INIT;
-    int failed = strbuf_printf(&sql, "INSERT INTO %s (", table_name(writer));
-    for (uint32_t f = 0; f < spec->field_count; f++) {
-        failed |= f ? strbuf_append_cstr(&sql, ", ") : 0;
-        failed |= jdbc_append_column(&sql, spec->names[f]);
-    }
-    failed |= strbuf_append_cstr(&sql, ") VALUES (");
-    for (uint32_t f = 0; f < spec->field_count; f++)
-        failed |= strbuf_printf(&sql, "%s$%u", f ? ", " : "", f + 1);
-    failed |= strbuf_append_cstr(&sql, ")");
-    if (writer->upsert) {
-        failed |= strbuf_append_cstr(&sql, " ON CONFLICT (");
-        for (uint32_t k = 0; k < writer->key_count; k++) {
-            failed |= k ? strbuf_append_cstr(&sql, ", ") : 0;
-            failed |= jdbc_append_column(&sql, spec->names[writer->key_fields[k]]);
-        }
-        failed |= strbuf_append_cstr(&sql, ")");
-        bool any = false;
-        for (uint32_t f = 0; f < spec->field_count; f++) {
-            bool in_key = false;
-            for (uint32_t k = 0; k < writer->key_count; k++)
-                in_key |= writer->key_fields[k] == f;
-            if (in_key)
-                continue;
-            failed |= strbuf_append_cstr(&sql, any ? ", " : " DO UPDATE SET ");
-            failed |= jdbc_append_column(&sql, spec->names[f]);
-            failed |= strbuf_append_cstr(&sql, " = EXCLUDED.");
-            failed |= jdbc_append_column(&sql, spec->names[f]);
-            any = true;
-        }
-        if (!any)
-            failed |= strbuf_append_cstr(&sql, " DO NOTHING");
-    }
-    if (failed) {
-        strbuf_free(&sql);
+    char *sql = built ? jdbc_statement_numbered(statement) : NULL;
+    jdbc_statement_free(statement);
+    if (!sql)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    }
-    PGresult *result = PQprepare(writer->connection, "joinery_write", strbuf_cstr(&sql), 0, NULL);
-    strbuf_free(&sql);
+    PGresult *result = PQprepare(writer->connection, name, sql, 0, NULL);
+    free(sql);
     int status = PQresultStatus(result) == PGRES_COMMAND_OK
                      ? JOINERY_OK
-                     : fail(writer, "preparing the write to", PQresultErrorMessage(result), diag);
-    PQclear(result);
-    if (status != JOINERY_OK || !writer->upsert)
-        return status;
-    failed = strbuf_printf(&sql, "DELETE FROM %s WHERE ", table_name(writer));
-    for (uint32_t k = 0; k < writer->key_count; k++) {
-        failed |= k ? strbuf_append_cstr(&sql, " AND ") : 0;
-        failed |= jdbc_append_column(&sql, spec->names[writer->key_fields[k]]);
-        failed |= strbuf_printf(&sql, " = $%u", k + 1);
-    }
-    if (failed) {
-        strbuf_free(&sql);
-        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    }
-    result = PQprepare(writer->connection, "joinery_delete", strbuf_cstr(&sql), 0, NULL);
-    strbuf_free(&sql);
-    status = PQresultStatus(result) == PGRES_COMMAND_OK
-                 ? JOINERY_OK
-                 : fail(writer, "preparing the delete from", PQresultErrorMessage(result), diag);
+                     : fail(writer, what, PQresultErrorMessage(result), diag);
     PQclear(result);
     return status;
 }
 
-int jdbc_create_sink(const SinkSpec *spec, SinkWriter **created, Diag *diag)
+/* Prepares the write (and, for upserts, delete) statement. */
+static int prepare_statements(JdbcWriter *writer, Diag *diag)
+{
+    const SinkSpec *spec = writer->base.spec;
+    JdbcStatement statement;
+    bool built = jdbc_statement_insert(&statement, &JDBC_DIALECT_POSTGRESQL, table_name(writer),
+                                       spec->names, spec->field_count, writer->key_fields,
+                                       writer->upsert ? writer->key_count : 0) == 0;
+    int status =
+        prepare(writer, "joinery_write", &statement, built, "preparing the write to", diag);
+    if (status != JOINERY_OK || !writer->upsert)
+        return status;
+    built = jdbc_statement_delete(&statement, &JDBC_DIALECT_POSTGRESQL, table_name(writer),
+                                  spec->names, writer->key_fields, writer->key_count) == 0;
+    return prepare(writer, "joinery_delete", &statement, built, "preparing the delete from", diag);
+}
+
+int jdbc_postgres_create_sink(const SinkSpec *spec, SinkWriter **created, Diag *diag)
 {
     const CatalogTable *table = spec->table;
     JdbcWriter *writer = calloc(1, sizeof *writer);
@@ -337,16 +302,16 @@ int jdbc_create_sink(const SinkSpec *spec, SinkWriter **created, Diag *diag)
     }
     JdbcEndpoint endpoint;
     if (status == JOINERY_OK)
-        status = jdbc_parse_url(table, catalog_table_option(table, "url"), &endpoint, diag);
+        status = jdbc_table_endpoint(table, &endpoint, diag);
     if (status == JOINERY_OK) {
         jdbc_store_name(&endpoint, writer->store, sizeof writer->store);
-        writer->connection = jdbc_connect(table, diag);
+        writer->connection = jdbc_postgres_connect(table, diag);
         if (!writer->connection)
             status = diag->status;
     }
     if (status == JOINERY_OK)
-        status = jdbc_check_columns(writer->connection, table, spec->field_count, columns,
-                                    spec->types, diag);
+        status = jdbc_postgres_check_columns(writer->connection, table, spec->field_count, columns,
+                                             spec->types, diag);
     free(columns);
     if (status == JOINERY_OK)
         status = prepare_statements(writer, diag);

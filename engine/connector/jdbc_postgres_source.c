@@ -1,5 +1,5 @@
 /*
- * jdbc_source.c - a bounded scan of a PostgreSQL table (the jdbc
+ * jdbc_postgres_source.c - a bounded scan of a PostgreSQL table (the jdbc
  * connector's source): SELECT of the produced columns through a cursor in
  * one read-only transaction, FETCHed `scan.fetch-size` rows at a time
  * (0 or unset: 1000, at most what the poll asks for).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/connector/jdbc_internal.h"
+#include "engine/connector/jdbc_postgres.h"
 
 typedef struct JdbcReader {
     SourceReader base;
@@ -41,10 +41,10 @@ static int run_command(JdbcReader *reader, const char *sql, Diag *diag)
         message += 8;
     snprintf(reason, sizeof reason, "%.*s", (int)strcspn(message, "\n"), message);
     PQclear(result);
-    return diag_error(
-        diag, JOINERY_ERROR_RUNTIME, "Table '%s': reading '%s' from PostgreSQL at %s failed: %s",
-        reader->base.spec->table->name,
-        catalog_table_option(reader->base.spec->table, "table-name"), reader->store, reason);
+    return diag_error(diag, JOINERY_ERROR_RUNTIME, "Table '%s': reading '%s' from %s failed: %s",
+                      reader->base.spec->table->name,
+                      catalog_table_option(reader->base.spec->table, "table-name"), reader->store,
+                      reason);
 }
 
 static int jdbc_source_poll(SourceReader *base, RowBatch *out, Arena *arena, uint32_t max_rows,
@@ -79,12 +79,12 @@ static int jdbc_source_poll(SourceReader *base, RowBatch *out, Arena *arena, uin
                 continue;
             }
             char error[160];
-            if (jdbc_text_to_field(
+            if (jdbc_postgres_text_to_field(
                     &reader->builder, f, spec->types[f], PQgetvalue(result, r, (int)f),
                     (uint32_t)PQgetlength(result, r, (int)f), error, sizeof error) != 0) {
                 PQclear(result);
                 return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                                  "Table '%s': column '%s' of row %llu read from PostgreSQL at "
+                                  "Table '%s': column '%s' of row %llu read from "
                                   "%s: %s",
                                   spec->table->name, spec->table->columns[spec->columns[f]].name,
                                   (unsigned long long)(reader->rows_read + (uint64_t)r + 1),
@@ -126,7 +126,7 @@ static const SourceReaderVtable JDBC_READER = {
     .close = jdbc_source_close,
 };
 
-int jdbc_create_source(const SourceSpec *spec, SourceReader **created, Diag *diag)
+int jdbc_postgres_create_source(const SourceSpec *spec, SourceReader **created, Diag *diag)
 {
     const CatalogTable *table = spec->table;
     JdbcReader *reader = calloc(1, sizeof *reader);
@@ -140,7 +140,7 @@ int jdbc_create_source(const SourceSpec *spec, SourceReader **created, Diag *dia
     if (reader->fetch_size <= 0)
         reader->fetch_size = 1000;
     JdbcEndpoint endpoint;
-    int status = jdbc_parse_url(table, catalog_table_option(table, "url"), &endpoint, diag);
+    int status = jdbc_table_endpoint(table, &endpoint, diag);
     if (status != JOINERY_OK) {
         jdbc_source_close(&reader->base);
         return status;
@@ -151,24 +151,21 @@ int jdbc_create_source(const SourceSpec *spec, SourceReader **created, Diag *dia
         *created = &reader->base;
         return JOINERY_OK;
     }
-    reader->connection = jdbc_connect(table, diag);
+    reader->connection = jdbc_postgres_connect(table, diag);
     if (!reader->connection) {
         jdbc_source_close(&reader->base);
         return diag->status;
     }
-    status = jdbc_check_columns(reader->connection, table, spec->field_count, spec->columns,
-                                spec->types, diag);
+    status = jdbc_postgres_check_columns(reader->connection, table, spec->field_count,
+                                         spec->columns, spec->types, diag);
     StrBuf sql = STRBUF_INIT;
     if (status == JOINERY_OK) {
-        int failed = strbuf_append_cstr(&sql, "DECLARE joinery_scan NO SCROLL CURSOR FOR SELECT ");
-        for (uint32_t f = 0; f < spec->field_count; f++) {
-            if (f > 0)
-                failed |= strbuf_append_cstr(&sql, ", ");
-            failed |= jdbc_append_column(&sql, table->columns[spec->columns[f]].name);
-        }
-        if (spec->field_count == 0)
-            failed |= strbuf_append_cstr(&sql, "1");
-        failed |= strbuf_printf(&sql, " FROM %s", catalog_table_option(table, "table-name"));
+        JdbcStatement select;
+        int failed = jdbc_statement_select(&select, &JDBC_DIALECT_POSTGRESQL, table,
+                                           spec->field_count, spec->columns, 0, NULL);
+        failed |= strbuf_append_cstr(&sql, "DECLARE joinery_scan NO SCROLL CURSOR FOR ");
+        failed |= strbuf_append(&sql, select.text.data, select.text.length);
+        jdbc_statement_free(&select);
         if (failed)
             status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
