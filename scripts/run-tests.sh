@@ -130,6 +130,10 @@ echo "== jdbc end to end against a real PostgreSQL server (tests/jdbc)"
 timeout 300 tests/jdbc/run.sh "$build"
 record "tests/jdbc" $?
 
+echo "== jdbc end to end against a real MariaDB server (tests/jdbc/mysql.sh)"
+timeout 300 tests/jdbc/mysql.sh "$build"
+record "tests/jdbc/mysql" $?
+
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"
 record "tests/kafka" $?

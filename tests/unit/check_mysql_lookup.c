@@ -240,6 +240,100 @@ START_TEST(test_reconnect_after_restart)
 }
 END_TEST
 
+START_TEST(test_restart_with_requests_on_the_wire)
+{
+    if (!my_dir[0])
+        return;
+    create_dim("dim_wire");
+    CatalogTable *table = dim_table("dim_wire", "5");
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Completions *completions = calloc(1, sizeof *completions);
+    completions->check_row = expect_row;
+    /* the first batch goes out in submit; the rest waits for the connection */
+    submit_keys(function, completions, &builder, 0, 400);
+    restart_server();
+    drain_lookup(function, completions);
+    ck_assert_uint_eq(completions->done, 400);
+    expect_counts(completions, 0, 400);
+    ck_assert_uint_ge(function->reconnects, 1);
+    free(completions);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
+/* A composite key of other types: (code VARCHAR, flag BOOLEAN) -> (amount BIGINT, at TIMESTAMP). */
+START_TEST(test_composite_key_types)
+{
+    admin_sql("DROP TABLE IF EXISTS dim_codes; CREATE TABLE dim_codes (code varchar(20), flag "
+              "boolean, amount int unsigned, at datetime(3)); INSERT INTO dim_codes VALUES "
+              "('it''s', TRUE, 4294967295, '2024-05-01 10:00:00.250'), ('it''s', FALSE, 1, "
+              "NULL), ('back\\\\slash', TRUE, 2, '1970-01-01 00:00:00'), ('naïve', TRUE, 3, "
+              "NULL)");
+    TestColumn columns[] = {
+        {"code", type_make_varchar(20, true), NULL},
+        {"flag", type_make(TYPE_BOOLEAN, true), NULL},
+        {"amount", type_make(TYPE_BIGINT, true), NULL},
+        {"at", type_make_timestamp(TYPE_TIMESTAMP, 3, true), NULL},
+    };
+    char url[300];
+    snprintf(url, sizeof url, "jdbc:mariadb://127.0.0.1:%s/joinery", my_port);
+    const char *options[] = {"connector", "jdbc",     "url",     url,        "table-name",
+                             "dim_codes", "username", "joinery", "password", PASSWORD};
+    CatalogTable *table = make_table("codes", columns, 4, options, 5);
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_msg(connector_validate_table(table, &diag) == JOINERY_OK, "%s", diag.message);
+    TestLookup test;
+    make_lookup_spec(&test, table, 2);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Arena arena;
+    arena_init(&arena, 4096);
+    Row *slots[8];
+    RowBatch out = {slots, 0, 8};
+    struct {
+        const char *code;
+        bool flag;
+        int64_t amount; /* -1: no match */
+        int64_t at;     /* -2: NULL */
+    } cases[] = {{"it's", true, 4294967295LL, 1714557600250LL},
+                 {"it's", false, 1, -2},
+                 {"back\\slash", true, 2, 0},
+                 {"naïve", true, 3, -2},
+                 {"naïve", false, -1, 0},
+                 {"missing", true, -1, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        row_builder_begin(&builder, 2, ROW_KIND_INSERT);
+        row_builder_set_string(&builder, 0, cases[c].code, (uint32_t)strlen(cases[c].code));
+        row_builder_set_int64(&builder, 1, cases[c].flag);
+        Row *key = row_copy_heap(row_builder_finish(&builder));
+        out.count = 0;
+        ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK,
+                      "%s", diag.message);
+        ck_assert_uint_eq(out.count, cases[c].amount < 0 ? 0 : 1);
+        if (out.count == 1) {
+            ck_assert_int_eq(row_get_int64(out.rows[0], 2), cases[c].amount);
+            if (cases[c].at == -2)
+                ck_assert(row_is_null(out.rows[0], 3));
+            else
+                ck_assert_int_eq(row_get_int64(out.rows[0], 3), cases[c].at);
+        }
+        free(key);
+    }
+    function->vtable->close(function);
+    arena_destroy(&arena);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
 static void expect_table_error(CatalogTable *table, const char *expected)
 {
     TestLookup test;
@@ -318,6 +412,8 @@ static Suite *mysql_lookup_suite(void)
     tcase_add_test(tcase, test_errors);
     tcase_add_test(tcase, test_no_server);
     tcase_add_test(tcase, test_reconnect_after_restart);
+    tcase_add_test(tcase, test_restart_with_requests_on_the_wire);
+    tcase_add_test(tcase, test_composite_key_types);
     suite_add_tcase(suite, tcase);
     return suite;
 }
