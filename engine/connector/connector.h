@@ -244,7 +244,8 @@ int connector_validate_table(const CatalogTable *table, Diag *diag);
  */
 extern const Connector connector_datagen;
 extern const Connector connector_filesystem;
-extern const Connector connector_jdbc; /* jdbc_config.c (PostgreSQL through libpq) */
+extern const Connector connector_jdbc;  /* jdbc_config.c (PostgreSQL, MySQL / MariaDB) */
+extern const Connector connector_redis; /* redis_config.c (hiredis) */
 extern const Connector connector_nexmark;
 extern const Connector connector_print;
 extern const Connector connector_blackhole;

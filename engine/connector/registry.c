@@ -19,15 +19,16 @@
 #include "engine/connector/lookup.h"
 
 static const Connector *const CONNECTORS[] = {
-    &connector_blackhole, &connector_datagen, &connector_filesystem, &connector_jdbc,
-    &connector_kafka,     &connector_nexmark, &connector_print,      &connector_upsert_kafka,
+    &connector_blackhole, &connector_datagen, &connector_filesystem,
+    &connector_jdbc,      &connector_kafka,   &connector_nexmark,
+    &connector_print,     &connector_redis,   &connector_upsert_kafka,
 };
 
 enum { CONNECTOR_COUNT = sizeof CONNECTORS / sizeof CONNECTORS[0] };
 
-static const char *const CONNECTOR_NAMES[] = {"blackhole", "datagen",      "filesystem",
-                                              "jdbc",      "kafka",        "nexmark",
-                                              "print",     "upsert-kafka", NULL};
+static const char *const CONNECTOR_NAMES[] = {"blackhole",    "datagen", "filesystem", "jdbc",
+                                              "kafka",        "nexmark", "print",      "redis",
+                                              "upsert-kafka", NULL};
 
 _Static_assert(sizeof CONNECTOR_NAMES / sizeof CONNECTOR_NAMES[0] == CONNECTOR_COUNT + 1,
                "CONNECTOR_NAMES must list every connector");

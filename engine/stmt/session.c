@@ -124,7 +124,7 @@ const char *joinery_help_text(void)
            "table.\n"
            "\n"
            "Connectors: datagen, filesystem, jdbc, kafka, upsert-kafka, nexmark, print, "
-           "blackhole.\n"
+           "blackhole, redis.\n"
            "Formats: json, csv, raw, debezium-json, canal-json.\n"
            "Result modes: SET 'sql-client.execution.result-mode' = 'tableau' | 'table' | "
            "'changelog' | 'csv' | 'json';\n"

@@ -79,13 +79,14 @@ START_TEST(test_registry_find)
     ck_assert_ptr_nonnull(connector_find("print"));
     ck_assert_ptr_nonnull(connector_find("blackhole"));
     ck_assert_ptr_nonnull(connector_find("nexmark"));
+    ck_assert_ptr_nonnull(connector_find("redis"));
     ck_assert_ptr_null(connector_find("Datagen"));
     ck_assert_ptr_null(connector_find(NULL));
     const char *const *names = connector_names();
     size_t count = 0;
     while (names[count])
         ck_assert_ptr_eq(connector_find(names[count++]), connector_find(names[count - 1]));
-    ck_assert_uint_eq(count, 8);
+    ck_assert_uint_eq(count, 9);
     ck_assert(connector_option_matches("fields.#.kind", "fields.id.kind"));
     ck_assert(!connector_option_matches("fields.#.kind", "fields.a.b.kind"));
     ck_assert(!connector_option_matches("fields.#.kind", "fields..kind"));
@@ -102,7 +103,7 @@ START_TEST(test_registry_messages)
     ck_assert_int_eq(validate(none, 1, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "'connector'"));
     ck_assert_ptr_nonnull(strstr(
-        diag.message, "blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, upsert-kafka"));
+        diag.message, "blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, redis, upsert-kafka"));
 
     const char *typo[] = {"connector", "datagn"};
     ck_assert_int_eq(validate(typo, 1, &diag), JOINERY_ERROR_VALIDATE);
