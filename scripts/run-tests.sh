@@ -3,7 +3,9 @@
 # (scripts/check-layers.sh), the Check unit suites, the golden SQL scripts,
 # the sample scripts of sample-data/ (each runs without an error), the
 # shell's end-to-end tests, kill -9 and restore of checkpointed jobs
-# (tests/checkpoint), Kafka end to end, the differential test
+# (tests/checkpoint), the jdbc connector against real PostgreSQL and
+# MariaDB servers and the redis sink against a real Redis (tests/jdbc,
+# tests/redis), Kafka end to end, the differential test
 # against SQLite (parallelism 1 and 2), the fuzz regressions replayed and
 # (with clang) every fuzz target run a few seconds, state larger than memory
 # (tests/state), and then the unit suites, golden scripts and differential
@@ -133,6 +135,10 @@ record "tests/jdbc" $?
 echo "== jdbc end to end against a real MariaDB server (tests/jdbc/mysql.sh)"
 timeout 300 tests/jdbc/mysql.sh "$build"
 record "tests/jdbc/mysql" $?
+
+echo "== redis sink end to end against a real Redis server (tests/redis)"
+timeout 300 tests/redis/run.sh "$build"
+record "tests/redis" $?
 
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"
