@@ -6,6 +6,7 @@
 # anywhere: SHOW CREATE TABLE, DESCRIBE, EXPLAIN, errors and the source line
 # echoed under them (unknown options, an option given twice, syntax errors
 # right at the secret, a comment between key and '='), SHOW JOB METRICS,
+# the jdbc (MySQL, PostgreSQL) and redis connectors' connection errors,
 # the failed Kafka job's error (a SASL login against build/kafka-mock, which
 # refuses the SASL handshake, so delivery times out; the same table without
 # the SASL options delivers, so the login did reach the client), each output mode
@@ -96,6 +97,16 @@ SET 'properties.sasl.password' = 'CANARY_SET';
 SET properties.sasl.password = CANARY_SET_BARE;
 SET 'a.token' = 'CANARY_SAME_LINE'; SELECT nope FROM;
 SET;
+CREATE TABLE canary_mysql (a INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:mysql://127.0.0.1:1/db', 'table-name' = 't', 'username' = 'u', 'password' = 'CANARY_MYSQL');
+SHOW CREATE TABLE canary_mysql;
+EXPLAIN SELECT * FROM canary_mysql;
+SELECT * FROM canary_mysql;
+CREATE TABLE canary_pg (a INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/db', 'table-name' = 't', 'password' = 'CANARY_PG');
+SELECT * FROM canary_pg;
+CREATE TABLE canary_jdbc_url (a INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:mariadb://u:CANARY_JDBC_URL@127.0.0.1:1/db', 'table-name' = 't');
+CREATE TABLE canary_redis (k STRING, v STRING) WITH ('connector' = 'redis', 'host' = '127.0.0.1', 'port' = '1', 'username' = 'u', 'password' = 'CANARY_REDIS', 'command' = 'set');
+SHOW CREATE TABLE canary_redis;
+INSERT INTO canary_redis VALUES ('k', 'v');
 CREATE TABLE canary_visible (a INT) WITH ('connector' = 'datagen', 'fields.a.kind' = 'VISIBLE_CONTROL');
 EOF
 
@@ -115,6 +126,10 @@ for mode in tableau csv json; do
                   "Syntax error: unexpected '******'" \
                   "Unknown option 'properties.sasl.password'" \
                   "SELECT nope FROM;" \
+                  "cannot connect to MySQL at 127.0.0.1:1/db" \
+                  "cannot connect to PostgreSQL at 127.0.0.1:1/db" \
+                  "option 'url' must not hold credentials" \
+                  "cannot connect to Redis at 127.0.0.1:1/0" \
                   "VISIBLE_CONTROL" "TableSourceScan" "Job: canary_kafka"; do
     if ! grep -qF -- "$expected" "$out"; then
       ran=0; echo "  missing in $mode: $expected"
