@@ -39,7 +39,7 @@ start_server() { # dir
     --log-error="$dir/server.log" --skip-log-bin --innodb-buffer-pool-size=16M \
     --innodb-log-file-size=8M --performance-schema=OFF --skip-name-resolve \
     --max-connections=200 --character-set-server=utf8mb4 \
-    --collation-server=utf8mb4_general_ci >/dev/null 2>&1 </dev/null
+    --collation-server=utf8mb4_general_ci --tmpdir="$dir/tmp" >/dev/null 2>&1 </dev/null
   for _ in $(seq 300); do
     if mariadb-admin --no-defaults -uroot --socket="$dir/socket" ping >/dev/null 2>&1; then
       return 0
@@ -80,8 +80,9 @@ start)
   dir=$(mktemp -d /tmp/joinery-mariadb.XXXXXX)
   chmod 755 "$dir"
   free_port >"$dir/port"
+  mkdir "$dir/tmp" # the caller's TMPDIR may be closed to the server's user
   [ "$(id -u)" = 0 ] && chown -R joinery-test "$dir"
-  as_server_user mariadb-install-db --no-defaults --datadir="$dir/data" \
+  TMPDIR="$dir/tmp" as_server_user mariadb-install-db --no-defaults --datadir="$dir/data" \
     --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 ||
     { cat "$dir/install.log" >&2; rm -rf "$dir"; exit 1; }
   start_server "$dir" || { stop_server "$dir"; rm -rf "$dir"; exit 1; }
