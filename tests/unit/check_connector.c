@@ -102,8 +102,9 @@ START_TEST(test_registry_messages)
     const char *none[] = {"path", "/tmp"};
     ck_assert_int_eq(validate(none, 1, &diag), JOINERY_ERROR_VALIDATE);
     ck_assert_ptr_nonnull(strstr(diag.message, "'connector'"));
-    ck_assert_ptr_nonnull(strstr(
-        diag.message, "blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, redis, upsert-kafka"));
+    ck_assert_ptr_nonnull(
+        strstr(diag.message,
+               "blackhole, datagen, filesystem, jdbc, kafka, nexmark, print, redis, upsert-kafka"));
 
     const char *typo[] = {"connector", "datagn"};
     ck_assert_int_eq(validate(typo, 1, &diag), JOINERY_ERROR_VALIDATE);
