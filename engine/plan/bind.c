@@ -850,6 +850,17 @@ static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     return status;
 }
 
+int bind_from_clause(Binder *binder, const AstTableRef *ref, PlanNode **node, Scope *scope)
+{
+    BoundFrom from;
+    int status = bind_from(binder, ref, &from);
+    if (status != JOINERY_OK)
+        return status;
+    *node = from.node;
+    *scope = from.scope;
+    return JOINERY_OK;
+}
+
 /* ------------------------------------------------------------ SELECT */
 
 static const char *bind_item_name(Binder *binder, const AstSelectItem *item, const Expr *expr,
@@ -864,13 +875,6 @@ static const char *bind_item_name(Binder *binder, const AstSelectItem *item, con
     }
     return arena_printf(binder->arena, "EXPR$%u", position);
 }
-
-typedef struct SelectList {
-    Expr **exprs;
-    const char **names;
-    uint32_t count;
-    uint32_t capacity;
-} SelectList;
 
 static int select_list_add(Binder *binder, SelectList *list, Expr *expr, const char *name)
 {
@@ -895,8 +899,8 @@ static int select_list_add(Binder *binder, SelectList *list, Expr *expr, const c
 }
 
 /* Expands * and t.* and binds the other items. */
-static int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
-                             SelectList *list, int *over_position)
+int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope, SelectList *list,
+                      int *over_position)
 {
     const AstList *items = &query->select.items;
     for (size_t i = 0; i < items->count; i++) {
@@ -953,8 +957,8 @@ static int bind_select_items(Binder *binder, const AstQuery *query, const Scope 
     return JOINERY_OK;
 }
 
-static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
-                              const char *const *names, uint32_t count)
+PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs, const char *const *names,
+                       uint32_t count)
 {
     PlanNode *project = bind_new_node(binder, PLAN_LOGICAL_PROJECT, 1, count);
     if (!project)
@@ -1045,7 +1049,7 @@ static bool bind_project_is_trivial(const PlanNode *input, Expr *const *exprs,
     return true;
 }
 
-static PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition)
+PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition)
 {
     PlanNode *filter = bind_new_node(binder, PLAN_LOGICAL_FILTER, 1, input->field_count);
     if (!filter)
@@ -1182,19 +1186,10 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         node->values.rows = arena_calloc(binder->arena, 1, sizeof(Expr **));
     }
     if (query->select.where) {
-        if (bind_contains_aggregate(query->select.where))
-            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->select.where->position,
-                              "Aggregate functions are not allowed in WHERE");
-        Expr *condition;
-        status = bind_expr(binder, &scope, query->select.where, &condition);
+        /* a filter, and a semi / anti join per [NOT] IN / EXISTS conjunct (bind_subquery.c) */
+        status = bind_where(binder, query->select.where, &scope, NULL, &node, NULL);
         if (status != JOINERY_OK)
             return status;
-        if (condition->type.id != TYPE_BOOLEAN)
-            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->select.where->position,
-                              "WHERE clause must be a condition");
-        node = bind_filter(binder, node, condition);
-        if (!node)
-            return binder->diag->status;
     }
     bool grouped = query->select.group_by.count > 0 || query->select.having;
     for (size_t i = 0; i < query->select.items.count && !grouped; i++) {

@@ -110,6 +110,33 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
         *result = expr_make_input_ref(binder->arena, (uint32_t)found, scope->columns[found].type);
         return *result ? JOINERY_OK : bind_no_memory(binder);
     }
+    if (binder->outer_scope) {
+        /* a correlated subquery's WHERE: the enclosing query's columns come next */
+        const Scope *outer = binder->outer_scope;
+        for (uint32_t i = 0; i < outer->count; i++) {
+            const ScopeColumn *column = &outer->columns[i];
+            if (qualifier && (!column->qualifier || strcmp(column->qualifier, qualifier) != 0))
+                continue;
+            if (strcmp(column->name, name) != 0)
+                continue;
+            if (found >= 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                                  "Column '%s' is ambiguous", name);
+            found = (int)i;
+        }
+        if (found >= 0 && binder->outer_forbidden)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                              "A subquery with GROUP BY, aggregates, DISTINCT, set operations, "
+                              "hints, WITH, ORDER BY or LIMIT that reads the outer query's "
+                              "column '%s' is not supported yet",
+                              name);
+        if (found >= 0) {
+            binder->outer_referenced = true;
+            *result = expr_make_input_ref(binder->arena, scope->count + (uint32_t)found,
+                                          outer->columns[found].type);
+            return *result ? JOINERY_OK : bind_no_memory(binder);
+        }
+    }
     if (!qualifier_known) {
         const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
         uint32_t count = 0;
@@ -757,8 +784,9 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         for (uint32_t i = 1; i < count && status == JOINERY_OK; i++) {
             const AstExpr *value = ast->in_list.values.items[i - 1];
             if (value->kind == AST_EXPR_SUBQUERY)
-                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, value->position,
-                                  "IN (subquery) is not supported yet");
+                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                                  "IN (subquery) is supported only as a conjunct of WHERE (a "
+                                  "semi / anti join); not under OR, in SELECT, ON or HAVING");
             status = bind_expr(binder, scope, value, &in_args[i]);
         }
         if (status != JOINERY_OK)
@@ -784,7 +812,11 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         return bind_interval(binder, ast, result);
     case AST_EXPR_SUBQUERY:
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
-                          "Subqueries in expressions are not supported yet");
+                          ast->subquery.exists
+                              ? "EXISTS (subquery) is supported only as a conjunct of WHERE (a "
+                                "semi / anti join); not under OR, in SELECT, ON or HAVING"
+                              : "Scalar subqueries are not supported yet; IN and EXISTS "
+                                "subqueries are, as conjuncts of WHERE");
     case AST_EXPR_TABLE_ARGUMENT:
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
                           "Table arguments (window table functions) are not supported yet");

@@ -54,8 +54,15 @@ typedef struct Binder {
     const AstList *state_ttl_hints; /* AstHint* of the current SELECT */
     CommonTableExpression *ctes;
     uint32_t cte_count;
-    int view_depth; /* guards against recursive views */
-    int depth;      /* queries and FROM items being bound, across views (<= SQL_MAX_DEPTH) */
+    /* set while bind_subquery.c binds a WHERE conjunct of a subquery: a column found in
+       neither the expression's scope nor an enclosing one of the subquery's own is looked
+       up here (the enclosing query's FROM) and bound as input scope.count + i; the flag
+       says one was */
+    const struct Scope *outer_scope;
+    bool outer_referenced;
+    bool outer_forbidden; /* a column found in outer_scope is an error (uncorrelatable) */
+    int view_depth;       /* guards against recursive views */
+    int depth;            /* queries and FROM items being bound, across views (<= SQL_MAX_DEPTH) */
 } Binder;
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
@@ -74,6 +81,45 @@ int bind_relation_name(Binder *binder, const AstList *parts, SourcePosition posi
 bool bind_is_window_function(const char *name);
 /* bind_window.c: the LogicalTableFunctionScan of a window table function call. */
 int bind_window_function(Binder *binder, const AstExpr *call, PlanNode **result);
+/* A bound select list (bind_select_items). */
+typedef struct SelectList {
+    Expr **exprs;
+    const char **names;
+    uint32_t count;
+    uint32_t capacity;
+} SelectList;
+
+/* bind.c: binds a FROM clause into its plan and the scope of its columns. */
+int bind_from_clause(Binder *binder, const AstTableRef *ref, PlanNode **node, Scope *scope);
+/* bind.c: expands * and t.* and binds the other SELECT items of `query` over `scope`
+   (over_position: see bind_select; NULL rejects OVER). */
+int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope, SelectList *list,
+                      int *over_position);
+/* bind.c: a LogicalProject of `exprs` named `names` (uniquified) over `input`; NULL when out
+   of memory (diag set). */
+PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs, const char *const *names,
+                       uint32_t count);
+/* bind.c: a LogicalFilter over `input`; NULL when out of memory (diag set). */
+PlanNode *bind_filter(Binder *binder, PlanNode *input, Expr *condition);
+/*
+ * bind_subquery.c: binds the WHERE clause `where` of a query over *node (whose fields are
+ * `scope`'s columns): its plain conjuncts become a LogicalFilter over *node, then each
+ * [NOT] IN (subquery) / [NOT] EXISTS (subquery) conjunct a semi / anti LogicalJoin above
+ * it, in the order written (Flink's decorrelation). *node is replaced by the result, whose
+ * fields are still `scope`'s columns.
+ * `outer` non-NULL: the WHERE is a subquery's, `outer` the enclosing query's scope; a plain
+ * conjunct that reads the enclosing query's columns is not filtered but returned in
+ * `correlated` (bound over scope's columns then outer's, caller-provided room for one per
+ * conjunct, count in correlated->count). Errors (with position): subqueries elsewhere in
+ * the WHERE, uncorrelated EXISTS, IN subqueries not selecting one column.
+ */
+typedef struct BoundConjuncts {
+    Expr **items;
+    uint32_t count;
+    uint32_t capacity;
+} BoundConjuncts;
+int bind_where(Binder *binder, const AstExpr *where, const Scope *scope, const Scope *outer,
+               PlanNode **node, BoundConjuncts *correlated);
 /* Allocates a fresh node with an id. */
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count);
 

@@ -63,7 +63,8 @@ typedef enum AstExprKind {
     AST_EXPR_IN_LIST,        /* operand [NOT] IN (list) (negated) */
     AST_EXPR_LIKE,           /* operand [NOT] LIKE pattern [ESCAPE escape] (negated) */
     AST_EXPR_INTERVAL,       /* INTERVAL 'text' unit [TO unit] */
-    AST_EXPR_SUBQUERY,       /* ( query ) used as an expression: rejected by the binder */
+    AST_EXPR_SUBQUERY,       /* ( query ) or EXISTS ( query ) used as an expression: the binder
+                                takes IN / EXISTS conjuncts of WHERE, rejects the rest */
     AST_EXPR_TABLE_ARGUMENT, /* TABLE name [PARTITION BY keys] as a function argument:
                                 TUMBLE(TABLE t, ...) */
 } AstExprKind;
@@ -208,6 +209,7 @@ struct AstExpr {
         } interval;
         struct {
             AstQuery *query;
+            bool exists; /* EXISTS ( query ) rather than ( query ) */
         } subquery;
         struct {
             AstList name_parts;   /* char*: 1 to 3 name parts */
@@ -260,6 +262,7 @@ struct AstTableRef {
         } table;
         struct {
             AstQuery *query;
+            bool exists; /* EXISTS ( query ) rather than ( query ) */
         } subquery;
         struct {
             AstJoinKind kind;

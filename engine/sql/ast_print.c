@@ -327,7 +327,7 @@ static void print_expr(const AstExpr *expr, Printer *out)
         printer_char(out, ')');
         break;
     case AST_EXPR_SUBQUERY:
-        printer_text(out, "(subquery ");
+        printer_text(out, expr->subquery.exists ? "(exists " : "(subquery ");
         print_query(expr->subquery.query, out);
         printer_char(out, ')');
         break;

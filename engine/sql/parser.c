@@ -1629,10 +1629,20 @@ static AstExpr *parser_parse_primary_base(Parser *parser)
                 char *name = parser_strndup(parser, token->text, token->length);
                 return name ? parser_parse_function(parser, name) : NULL;
             }
-            if (token->keyword == KEYWORD_EXISTS) {
-                parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_UNSUPPORTED,
-                               "EXISTS subqueries are not supported yet");
-                return NULL;
+            if (token->keyword == KEYWORD_EXISTS &&
+                parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN &&
+                parser_query_follows(parser, 2)) {
+                /* EXISTS ( query ): a subquery expression with the exists flag */
+                AstExpr *expr = parser_new_expr(parser, AST_EXPR_SUBQUERY, token);
+                if (!expr)
+                    return NULL;
+                parser_advance(parser); /* EXISTS */
+                parser_advance(parser); /* ( */
+                expr->subquery.exists = true;
+                expr->subquery.query = parser_parse_query(parser);
+                if (!expr->subquery.query || !parser_expect(parser, TOKEN_RIGHT_PAREN))
+                    return NULL;
+                return parser_finish_expr(parser, expr);
             }
             break;
         default:

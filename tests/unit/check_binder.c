@@ -482,9 +482,31 @@ START_TEST(test_rejected_features)
     expect_error(&f, "SELECT * FROM orders JOIN users USING (user_id)", JOINERY_ERROR_UNSUPPORTED,
                  1, 22, "JOIN ... USING is not supported yet");
     expect_error(&f, "SELECT (SELECT 1) FROM users", JOINERY_ERROR_UNSUPPORTED, 1, 8,
-                 "Subqueries in expressions are not supported yet");
-    expect_error(&f, "SELECT * FROM users WHERE user_id IN (SELECT user_id FROM orders)",
-                 JOINERY_ERROR_UNSUPPORTED, 1, 38, "IN (subquery) is not supported yet");
+                 "Scalar subqueries are not supported yet");
+    /* IN / EXISTS subqueries are semi / anti joins only as conjuncts of WHERE */
+    expect_error(&f, "SELECT user_id IN (SELECT user_id FROM orders) FROM users",
+                 JOINERY_ERROR_UNSUPPORTED, 1, 8,
+                 "IN (subquery) is supported only as a conjunct of WHERE");
+    expect_error(
+        &f, "SELECT * FROM users WHERE user_id = 1 OR user_id IN (SELECT user_id FROM orders)",
+        JOINERY_ERROR_UNSUPPORTED, 1, 42, "IN (subquery) is supported only as a conjunct of WHERE");
+    expect_error(&f,
+                 "SELECT * FROM users u WHERE NOT (u.user_id > 1 AND EXISTS (SELECT * FROM orders "
+                 "o WHERE o.user_id = u.user_id))",
+                 JOINERY_ERROR_UNSUPPORTED, 1, 52,
+                 "EXISTS (subquery) is supported only as a conjunct of WHERE");
+    expect_error(&f, "SELECT * FROM users WHERE EXISTS (SELECT * FROM orders)",
+                 JOINERY_ERROR_UNSUPPORTED, 1, 27, "Uncorrelated EXISTS is not supported yet");
+    expect_error(&f, "SELECT * FROM users WHERE user_id IN (SELECT user_id, amount FROM orders)",
+                 JOINERY_ERROR_VALIDATE, 1, 39,
+                 "The subquery of IN must select exactly one column, not 2");
+    expect_error(&f,
+                 "SELECT * FROM users u WHERE u.user_id IN (SELECT MAX(o.user_id) FROM orders o "
+                 "WHERE o.amount = u.user_id)",
+                 JOINERY_ERROR_UNSUPPORTED, 1, 96,
+                 "A subquery with GROUP BY, aggregates, DISTINCT, set operations, hints, WITH, "
+                 "ORDER BY or LIMIT that reads the outer query's column 'user_id' is not "
+                 "supported yet");
     /* on the second line, the position is in script coordinates */
     expect_error(&f, "SELECT *\nFROM orders\nLIMIT 5", JOINERY_ERROR_UNSUPPORTED, 3, 7,
                  "LIMIT is not supported yet");

@@ -60,7 +60,8 @@ static void open_join(Harness *h, const JoinOperatorSpec *spec)
     diag_clear(&diag);
     Operator *op = join_operator_create(spec, &diag);
     ck_assert_msg(op != NULL, "%s", diag.message);
-    harness_open(h, op, output_types, 4);
+    /* a semi / anti join emits the left rows */
+    harness_open(h, op, output_types, join_type_emits_right(spec->join_type) ? 4 : 2);
 }
 
 static void left(Harness *h, const char *text)
@@ -638,12 +639,21 @@ static void run_random_join(JoinType type, bool null_safe, bool residual, unsign
         for (int j = 0; j < counts[1]; j++) {
             if (random_keys_match(rows[0][i], rows[1][j], null_safe, residual)) {
                 join_text(text, sizeof text, &rows[0][i], &rows[1][j]);
-                bag_add(&expected, text);
+                if (join_type_emits_right(type))
+                    bag_add(&expected, text);
                 matched = true;
             }
         }
         if (!matched && left_outer) {
             join_text(text, sizeof text, &rows[0][i], NULL);
+            bag_add(&expected, text);
+        }
+        if ((type == JOIN_TYPE_SEMI && matched) || (type == JOIN_TYPE_ANTI && !matched)) {
+            /* the left row alone */
+            char key[16] = "NULL";
+            if (rows[0][i].key >= 0)
+                snprintf(key, sizeof key, "%d", rows[0][i].key);
+            snprintf(text, sizeof text, "(%s,v%d)", key, rows[0][i].value);
             bag_add(&expected, text);
         }
     }
@@ -670,26 +680,167 @@ static void run_random_join(JoinType type, bool null_safe, bool residual, unsign
 START_TEST(test_random_against_nested_loop)
 {
     static const JoinType types[] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT, JOIN_TYPE_RIGHT,
-                                     JOIN_TYPE_FULL};
+                                     JOIN_TYPE_FULL,  JOIN_TYPE_SEMI, JOIN_TYPE_ANTI};
     for (unsigned seed = 1; seed <= 12; seed++)
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < 6; t++)
             run_random_join(types[t], seed % 3 == 0, seed % 2 == 0, seed * 7919u + (unsigned)t);
 }
 END_TEST
 
-START_TEST(test_semi_and_anti_not_supported_yet)
+/* ---- semi / anti joins (Flink's StreamingSemiAntiJoinOperator) ---- */
+
+START_TEST(test_semi_join_row_kinds)
 {
-    static const JoinType types[] = {JOIN_TYPE_SEMI, JOIN_TYPE_ANTI};
-    static const char *const messages[] = {"join: LeftSemiJoin is not supported yet",
-                                           "join: LeftAntiJoin is not supported yet"};
-    for (int t = 0; t < 2; t++) {
-        JoinOperatorSpec spec = make_spec(types[t]);
-        Diag diag;
-        diag_clear(&diag);
-        ck_assert_ptr_null(join_operator_create(&spec, &diag));
-        ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
-        ck_assert_str_eq(diag.message, messages[t]);
-    }
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_SEMI);
+    open_join(&h, &spec);
+    left(&h, "+I 1,a");
+    EXPECT(&h, ""); /* no match yet */
+    right(&h, "+I 1,10");
+    EXPECT(&h, "+I(1,a)"); /* its first match: emitted with the right row's kind */
+    right(&h, "+I 1,11");
+    EXPECT(&h, ""); /* a second match changes nothing */
+    left(&h, "+I 1,b");
+    EXPECT(&h, "+I(1,b)"); /* arrives matched: emitted with its own kind */
+    right(&h, "-D 1,10");
+    EXPECT(&h, "");
+    right(&h, "-U 1,11");
+    EXPECT(&h, "-U(1,a) -U(1,b)"); /* the last match left: retracted with its kind */
+    right(&h, "+U 1,12");
+    EXPECT(&h, "+U(1,a) +U(1,b)");
+    left(&h, "-U 1,a");
+    EXPECT(&h, "-U(1,a)");
+    left(&h, "+U 1,c");
+    EXPECT(&h, "+U(1,c)");
+    left(&h, "-D 1,zz"); /* never stored: skipped, not forwarded */
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
+    /* duplicates: each copy is emitted */
+    left(&h, "+I 2,d");
+    left(&h, "+I 2,d");
+    EXPECT(&h, "");
+    right(&h, "+I 2,20");
+    EXPECT(&h, "+I(2,d) +I(2,d)");
+    left(&h, "-D 2,d");
+    EXPECT(&h, "-D(2,d)");
+    right(&h, "-D 2,20");
+    EXPECT(&h, "-D(2,d)");
+    /* NULL keys never match and are not kept */
+    left(&h, "+I NULL,n");
+    right(&h, "+I NULL,5");
+    left(&h, "-D NULL,n");
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_anti_join_row_kinds)
+{
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_ANTI);
+    open_join(&h, &spec);
+    left(&h, "+I 1,a");
+    EXPECT(&h, "+I(1,a)"); /* no match: emitted */
+    right(&h, "+I 1,10");
+    EXPECT(&h, "-D(1,a)"); /* its first match deletes it */
+    right(&h, "+U 1,11");
+    EXPECT(&h, "");
+    right(&h, "-D 1,10");
+    EXPECT(&h, "");
+    right(&h, "-U 1,11");
+    EXPECT(&h, "+I(1,a)"); /* the last match left: inserted again */
+    left(&h, "-U 1,a");
+    EXPECT(&h, "-U(1,a)");
+    left(&h, "+U 1,b");
+    EXPECT(&h, "+U(1,b)");
+    right(&h, "+I 1,12");
+    EXPECT(&h, "-D(1,b)");
+    left(&h, "-D 1,b"); /* matched, so not emitted: nothing to retract */
+    EXPECT(&h, "");
+    right(&h, "-D 1,12");
+    EXPECT(&h, ""); /* (1,b) is gone */
+    /* NULL keys never match: the left row stays emitted, its retraction is checked */
+    left(&h, "+I NULL,n");
+    EXPECT(&h, "+I(NULL,n)");
+    right(&h, "+I NULL,5");
+    EXPECT(&h, "");
+    left(&h, "-D NULL,n");
+    EXPECT(&h, "-D(NULL,n)");
+    left(&h, "-D NULL,n");
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1);
+    right(&h, "-D 7,70"); /* never stored */
+    EXPECT(&h, "");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 2);
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_rows, 0); /* the NULL-keyed right row was not kept */
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_semi_anti_residual)
+{
+    Arena arena;
+    arena_init(&arena, 0);
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_SEMI);
+    spec.residual = make_residual(&arena, 10);
+    open_join(&h, &spec);
+    left(&h, "+I 1,a");
+    right(&h, "+I 1,5"); /* same key, residual fails */
+    right(&h, "+I 1,NULL");
+    EXPECT(&h, "");
+    right(&h, "+I 1,20");
+    EXPECT(&h, "+I(1,a)");
+    right(&h, "-D 1,5");
+    EXPECT(&h, "");
+    right(&h, "-D 1,20");
+    EXPECT(&h, "-D(1,a)");
+    harness_close(&h);
+
+    spec = make_spec(JOIN_TYPE_ANTI);
+    spec.residual = make_residual(&arena, 10);
+    open_join(&h, &spec);
+    right(&h, "+I 1,5");
+    left(&h, "+I 1,a");
+    EXPECT(&h, "+I(1,a)");
+    right(&h, "+I 1,30");
+    EXPECT(&h, "-D(1,a)");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
+START_TEST(test_semi_anti_ttl)
+{
+    Harness h;
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_ANTI);
+    spec.left_ttl_millis = 1000;
+    spec.right_ttl_millis = 1000;
+    fake_now = 10000;
+    open_join(&h, &spec);
+    right(&h, "+I 1,10");
+    left(&h, "+I 1,a");
+    EXPECT(&h, "");
+    fake_now = 11000; /* the right row expired: a new left row has no match */
+    left(&h, "+I 1,b");
+    EXPECT(&h, "+I(1,b)");
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.expired_rows, 2); /* (1,10) and (1,a) */
+    harness_close(&h);
+    fake_now = 0;
+}
+END_TEST
+
+START_TEST(test_semi_anti_no_mini_batch)
+{
+    JoinOperatorSpec spec = make_spec(JOIN_TYPE_SEMI);
+    spec.mini_batch_size = 100;
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_ptr_null(join_operator_create(&spec, &diag));
+    ck_assert_int_eq(diag.status, JOINERY_ERROR_VALIDATE);
 }
 END_TEST
 
@@ -790,7 +941,11 @@ static Suite *join_suite(void)
     tcase_add_test(core, test_residual_inner);
     tcase_add_test(core, test_residual_outer);
     tcase_add_test(core, test_random_against_nested_loop);
-    tcase_add_test(core, test_semi_and_anti_not_supported_yet);
+    tcase_add_test(core, test_semi_join_row_kinds);
+    tcase_add_test(core, test_anti_join_row_kinds);
+    tcase_add_test(core, test_semi_anti_residual);
+    tcase_add_test(core, test_semi_anti_ttl);
+    tcase_add_test(core, test_semi_anti_no_mini_batch);
     tcase_add_test(core, test_snapshot_restore_mid_stream);
     tcase_set_timeout(core, 60);
     suite_add_tcase(suite, core);

@@ -81,6 +81,7 @@ typedef struct JoinOperator {
     JoinOperatorSpec spec;
     JoinSide sides[2];
     bool ttl_enabled;
+    bool semi_anti;           /* SEMI or ANTI: output rows are the left rows */
     bool keys_fixed_width;    /* every key field is fixed-width: keys are written directly */
     uint32_t fixed_key_words; /* size of such a key row, in words */
     JoinRowPlan *plans;       /* per row of the current batch */
@@ -368,6 +369,186 @@ static int join_process_row(JoinOperator *join, uint32_t input, const Row *row,
     return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "join state");
 }
 
+/* ---- semi / anti joins (Flink's StreamingSemiAntiJoinOperator) ---- */
+
+/*
+ * Removes one copy of `row` from the side's state. *found false (and the row counted in
+ * skipped_rows) when it is not there; *associations: the copy's association count.
+ */
+static int join_remove_copy(JoinOperator *join, JoinSide *side, const Row *key, uint64_t key_hash,
+                            const Row *row, uint64_t row_hash, int64_t now, bool *found,
+                            int64_t *associations)
+{
+    *found = false;
+    join->state_accesses++;
+    MultisetKey *own_key = multiset_state_find(side->state, key, key_hash, now);
+    const MultisetEntry *entry =
+        own_key ? multiset_key_find_row(side->state, own_key, row, row_hash) : NULL;
+    if (!entry) {
+        if (join_state_failed(join, side))
+            return operator_fail_state(&join->base, "join state");
+        join->base.metrics.skipped_rows++;
+        return JOINERY_OK;
+    }
+    *found = true;
+    *associations = entry->association_count;
+    int status;
+    if (entry->count == 1) {
+        status = multiset_key_remove_entry(side->state, own_key, entry);
+        if (status == JOINERY_OK && own_key->entry_count == 0)
+            status = multiset_state_remove_key(side->state, own_key);
+    } else {
+        status = multiset_entry_update(side->state, own_key, entry, entry->count - 1,
+                                       entry->association_count, now);
+    }
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "join state");
+}
+
+/* Adds one copy of `row` to the side's state, with `associations` (a new row's; an existing
+   row keeps its own unless `set_associations`). */
+static int join_add_copy(JoinOperator *join, JoinSide *side, const Row *key, uint64_t key_hash,
+                         const Row *row, uint64_t row_hash, int64_t associations, int64_t now)
+{
+    join->state_accesses++;
+    MultisetKey *own_key = multiset_state_insert_key(side->state, key, key_hash, now);
+    if (!own_key)
+        return operator_fail_state(&join->base, "join state");
+    const MultisetEntry *entry = multiset_key_find_row(side->state, own_key, row, row_hash);
+    int status = JOINERY_OK;
+    if (entry) {
+        if (!multiset_count_can_add(entry->count, 1))
+            return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                 "more than %d copies of one row in the join state",
+                                 MULTISET_COUNT_MAX);
+        status = multiset_entry_update(side->state, own_key, entry, entry->count + 1,
+                                       entry->association_count, now);
+    } else if (!join_state_failed(join, side)) {
+        entry = multiset_key_add_row(side->state, own_key, row, row_hash, 1, associations, now);
+        if (!entry) {
+            if (own_key->entry_count == 0)
+                (void)multiset_state_remove_key(side->state, own_key);
+            status = JOINERY_ERROR_NO_MEMORY;
+        }
+    } else {
+        status = JOINERY_ERROR_NO_MEMORY;
+    }
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "join state");
+}
+
+/*
+ * One row of a semi / anti join. The left state keeps each left row with its association
+ * count (the right rows, with multiplicity, it matches); the right state keeps the right
+ * rows. A left row is emitted, with its own kind, while it has a match (SEMI) or none
+ * (ANTI): on arrival when it does, on retraction when it did (a retraction of a row not in
+ * the state is skipped and counted). A right row's arrival gives each matching left row
+ * its next association; a row's first one emits it (SEMI, the right row's kind: +I/+U) or
+ * deletes it (ANTI, -D). A right row's retraction takes one away; a row's last one
+ * retracts it (SEMI, the right row's kind: -U/-D) or re-emits it (ANTI, +I). Left rows
+ * whose key has a NULL never match: SEMI drops them, ANTI emits and keeps them; such right
+ * rows are dropped.
+ */
+static int join_process_semi_anti_row(JoinOperator *join, uint32_t input, const Row *row,
+                                      const JoinRowPlan *plan, int64_t now)
+{
+    bool anti = join->spec.join_type == JOIN_TYPE_ANTI;
+    JoinSide *own = &join->sides[input];
+    JoinSide *other = &join->sides[1 - input];
+    RowKind kind = row_kind(row);
+    bool accumulate = row_kind_is_accumulate(kind);
+    const Row *key = (const Row *)(join->key_rows + plan->key_offset);
+    if (plan->never_matches && (input == 1 || !anti))
+        return JOINERY_OK;
+    if (input == 0) {
+        int64_t matches = 0;
+        if (accumulate && !plan->never_matches) {
+            join->state_accesses++;
+            MultisetKey *other_key = multiset_state_find(other->state, key, plan->key_hash, now);
+            if (!other_key && join_state_failed(join, other))
+                return operator_fail_state(&join->base, "join state");
+            MultisetScan scan;
+            multiset_scan_begin(other->state, other_key, &scan);
+            for (const MultisetEntry *entry; (entry = multiset_scan_next(&scan));) {
+                if (join->spec.residual && !join_residual_accepts(join, row, entry->row)) {
+                    if (join->eval_context.failed)
+                        break;
+                    continue;
+                }
+                matches += entry->count;
+            }
+            multiset_scan_end(&scan);
+            if (join->eval_context.failed)
+                return operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                     "join condition failed to evaluate");
+            if (join_state_failed(join, other))
+                return operator_fail_state(&join->base, "join state");
+        }
+        int status;
+        if (accumulate) {
+            status =
+                join_add_copy(join, own, key, plan->key_hash, row, plan->row_hash, matches, now);
+        } else {
+            bool found;
+            status = join_remove_copy(join, own, key, plan->key_hash, row, plan->row_hash, now,
+                                      &found, &matches);
+            if (status != JOINERY_OK || !found)
+                return status;
+        }
+        if (status != JOINERY_OK)
+            return status;
+        return (matches > 0) != anti ? operator_emit(&join->base, row, kind) : JOINERY_OK;
+    }
+    int status;
+    if (accumulate) {
+        status = join_add_copy(join, own, key, plan->key_hash, row, plan->row_hash, 0, now);
+    } else {
+        bool found;
+        int64_t unused;
+        status = join_remove_copy(join, own, key, plan->key_hash, row, plan->row_hash, now, &found,
+                                  &unused);
+        if (status != JOINERY_OK || !found)
+            return status;
+    }
+    if (status != JOINERY_OK)
+        return status;
+    /* the left rows this right row matches gain or lose one association */
+    join->state_accesses++;
+    MultisetKey *other_key = multiset_state_find(other->state, key, plan->key_hash, now);
+    if (!other_key)
+        return join_state_failed(join, other) ? operator_fail_state(&join->base, "join state")
+                                              : JOINERY_OK;
+    RowKind emitted;
+    if (accumulate)
+        emitted = anti ? ROW_KIND_DELETE : kind;
+    else
+        emitted = anti ? ROW_KIND_INSERT : kind;
+    MultisetScan scan;
+    multiset_scan_begin(other->state, other_key, &scan);
+    for (const MultisetEntry *entry; status == JOINERY_OK && (entry = multiset_scan_next(&scan));) {
+        if (join->spec.residual && !join_residual_accepts(join, entry->row, row)) {
+            if (join->eval_context.failed)
+                status = operator_fail(&join->base, JOINERY_ERROR_RUNTIME,
+                                       "join condition failed to evaluate");
+            continue;
+        }
+        int64_t associations = entry->association_count;
+        bool changes = accumulate ? associations == 0 : associations == 1;
+        for (int64_t copy = 0; changes && copy < entry->count && status == JOINERY_OK; copy++)
+            status = operator_emit(&join->base, entry->row, emitted);
+        if (accumulate)
+            associations++;
+        else if (associations > 0)
+            associations--;
+        if (status == JOINERY_OK &&
+            multiset_entry_update(other->state, other_key, entry, entry->count, associations,
+                                  now) != JOINERY_OK)
+            status = operator_fail_state(&join->base, "join state");
+    }
+    multiset_scan_end(&scan);
+    if (status == JOINERY_OK && join_state_failed(join, other))
+        status = operator_fail_state(&join->base, "join state");
+    return status;
+}
+
 /* Announces the state lookups of row `i` at prefetch level `level`. */
 static inline void join_prefetch_row(const JoinOperator *join, uint32_t input, uint32_t i,
                                      MultisetPrefetch level)
@@ -408,7 +589,9 @@ static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
             join_prefetch_row(join, input, i + 2 * distance, MULTISET_PREFETCH_KEY);
         if (i + distance < count)
             join_prefetch_row(join, input, i + distance, MULTISET_PREFETCH_ENTRIES);
-        status = join_process_row(join, input, batch->rows[i], &join->plans[i], now);
+        status = join->semi_anti
+                     ? join_process_semi_anti_row(join, input, batch->rows[i], &join->plans[i], now)
+                     : join_process_row(join, input, batch->rows[i], &join->plans[i], now);
         if (status != JOINERY_OK)
             return status;
     }
@@ -667,9 +850,10 @@ static bool *join_variable_flags(const DataType *types, uint32_t count)
 
 Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
 {
-    if (!join_type_emits_right(spec->join_type)) {
-        diag_error(diag, JOINERY_ERROR_UNSUPPORTED, "join: %s is not supported yet",
-                   join_type_name(spec->join_type));
+    bool semi_anti = spec->join_type == JOIN_TYPE_SEMI || spec->join_type == JOIN_TYPE_ANTI;
+    if (semi_anti && spec->mini_batch_size > 0) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE,
+                   "join: a semi / anti join runs row by row (no mini-batch form, as in Flink)");
         return NULL;
     }
     if (spec->key_count > 0 && (!spec->left_keys || !spec->right_keys)) {
@@ -697,6 +881,10 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     bool right_outer = join_type_preserves_right(spec->join_type);
     join->sides[0] = (JoinSide){.field_count = spec->left_field_count, .outer = left_outer};
     join->sides[1] = (JoinSide){.field_count = spec->right_field_count, .outer = right_outer};
+    join->semi_anti = semi_anti;
+    /* an anti join's left rows with a NULL key are emitted, so kept (and hashed) as an outer
+       side's are */
+    join->sides[0].outer = left_outer || spec->join_type == JOIN_TYPE_ANTI;
     bool keys_ready = key_extractor_init(&join->sides[0].key, spec->key_count, spec->left_keys,
                                          spec->left_types, spec->null_safe_keys) &&
                       key_extractor_init(&join->sides[1].key, spec->key_count, spec->right_keys,

@@ -1,6 +1,10 @@
 /*
  * node_join.c - LogicalJoin and Join: the regular streaming join of two
- * inputs (Flink's StreamingJoinOperator), keyed by its equi keys.
+ * inputs (Flink's StreamingJoinOperator), keyed by its equi keys, and the
+ * semi / anti join of IN / EXISTS subqueries (Flink's
+ * StreamingSemiAntiJoinOperator, printed Join(joinType=[LeftSemiJoin |
+ * LeftAntiJoin])). A semi / anti join's fields are its left input's; its
+ * condition reads the left input's fields, then the right input's.
  */
 #include <string.h>
 
@@ -82,18 +86,27 @@ static int derive_join(PlannerContext *context, PlanNode *node)
     node->join.right_spec = input_spec(right, node->join.right_keys, node->join.key_count);
     /* an inner join forwards its inputs' row kinds; an outer join updates its
        NULL-padded rows, which Flink declares as [I,UB,UA,D] */
+    bool semi_anti = !join_type_emits_right(node->join.join_type);
     node->changelog_mode = CHANGELOG_INSERT | left->changelog_mode | right->changelog_mode;
-    if (node->join.join_type != JOIN_TYPE_INNER)
+    if (node->join.join_type == JOIN_TYPE_SEMI)
+        /* left rows with their kinds, and with the right row's kind when its match comes
+           or goes */
+        ;
+    else if (node->join.join_type == JOIN_TYPE_ANTI)
+        /* a right row's arrival deletes the left rows it matches first */
+        node->changelog_mode |= CHANGELOG_DELETE;
+    else if (node->join.join_type != JOIN_TYPE_INNER)
         node->changelog_mode |= CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
     node->row_count = cost_node_estimate(node);
     /* unique keys: each side's key survives when the other side's join key is unique */
     bool right_unique_on_key = node->join.right_spec == JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
     bool left_unique_on_key = node->join.left_spec == JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
-    if (right_unique_on_key && !join_type_preserves_right(node->join.join_type))
+    if ((right_unique_on_key || semi_anti) && !join_type_preserves_right(node->join.join_type))
+        /* a semi / anti join emits each left row at most once per copy */
         for (uint32_t k = 0; k < left->unique_key_count; k++)
             derive_add_unique_key(arena, node, left->unique_keys[k].fields,
                                   left->unique_keys[k].count);
-    if (left_unique_on_key && !join_type_preserves_left(node->join.join_type))
+    if (left_unique_on_key && !semi_anti && !join_type_preserves_left(node->join.join_type))
         for (uint32_t k = 0; k < right->unique_key_count; k++) {
             uint32_t fields[64];
             uint32_t count = right->unique_keys[k].count < 64 ? right->unique_keys[k].count : 64;
@@ -189,10 +202,8 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     PlanNode *left, *right;
     if (plan_join_is_window_join(node))
         return plan_convert_window_join(context, node, result);
-    int status = plan_check_join_type(context, node->join.join_type);
-    if (status != JOINERY_OK)
-        return status;
-    status = physical_convert(context, node->inputs[0], &left);
+    bool semi_anti = !join_type_emits_right(node->join.join_type);
+    int status = physical_convert(context, node->inputs[0], &left);
     if (status == JOINERY_OK)
         status = physical_convert(context, node->inputs[1], &right);
     if (status != JOINERY_OK)
@@ -222,8 +233,9 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     if (!time_predicate || !key_of)
         return JOINERY_ERROR_NO_MEMORY;
     PlanIntervalBounds bounds = {0};
-    bool interval =
-        interval_bounds_find(conjuncts, conjunct_count, left_count, &bounds, time_predicate);
+    /* a semi / anti join is a regular join whatever its bounds (Flink has no interval form) */
+    bool interval = !semi_anti && interval_bounds_find(conjuncts, conjunct_count, left_count,
+                                                       &bounds, time_predicate);
     if (interval) {
         status = interval_join_applies(context, left, right, &bounds, &interval);
         if (status != JOINERY_OK)
@@ -317,6 +329,9 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
             return JOINERY_ERROR_NO_MEMORY;
     }
     uint32_t new_left = left->field_count, new_total = left->field_count + right->field_count;
+    /* the join's fields: both inputs', or (semi / anti) the left input's */
+    uint32_t output_count = semi_anti ? new_left : new_total;
+    uint32_t logical_count = semi_anti ? left_count : total;
     /* residual over the widened combined row: right refs shift by left_extra_count */
     int32_t *shift = arena_calloc(arena, total + 1, sizeof(int32_t));
     if (!shift)
@@ -329,7 +344,7 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
             return JOINERY_ERROR_NO_MEMORY;
     }
     PlanNode *join =
-        physical_new_node(context, interval ? PLAN_INTERVAL_JOIN : PLAN_JOIN, 2, new_total);
+        physical_new_node(context, interval ? PLAN_INTERVAL_JOIN : PLAN_JOIN, 2, output_count);
     if (!join)
         return JOINERY_ERROR_NO_MEMORY;
     join->join = node->join;
@@ -379,39 +394,39 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     join->join.condition = printed ? expr_make_and(arena, all, printed) : NULL;
     bool left_nullable = join_type_preserves_right(node->join.join_type);
     bool right_nullable = join_type_preserves_left(node->join.join_type);
-    for (uint32_t i = 0; i < new_total; i++) {
+    for (uint32_t i = 0; i < output_count; i++) {
         join->fields[i] = i < new_left ? left->fields[i] : right->fields[i - new_left];
         bool nullable = i < new_left ? left_nullable : right_nullable;
         join->fields[i].type.nullable = join->fields[i].type.nullable || nullable;
     }
-    plan_uniquify_names(arena, join->fields, new_total);
+    plan_uniquify_names(arena, join->fields, output_count);
     join->inputs[0] = plan_make_exchange(context, left, left_fields, key_count);
     join->inputs[1] = plan_make_exchange(context, right, right_fields, key_count);
     if (!join->inputs[0] || !join->inputs[1])
         return JOINERY_ERROR_NO_MEMORY;
     if (!left_extra_count && !right_extra_count) {
         /* keep the logical names (they were uniquified over the same fields) */
-        for (uint32_t i = 0; i < new_total && i < node->field_count; i++)
+        for (uint32_t i = 0; i < output_count && i < node->field_count; i++)
             join->fields[i].name = node->fields[i].name;
         *result = join;
         return JOINERY_OK;
     }
     /* drop the appended key fields again */
-    Expr **projects = arena_calloc(arena, total + 1, sizeof(Expr *));
+    Expr **projects = arena_calloc(arena, logical_count + 1, sizeof(Expr *));
     if (!projects)
         return JOINERY_ERROR_NO_MEMORY;
-    for (uint32_t i = 0; i < total; i++) {
+    for (uint32_t i = 0; i < logical_count; i++) {
         uint32_t from = (uint32_t)shift[i];
         projects[i] = expr_make_input_ref(arena, from, join->fields[from].type);
     }
-    PlanField *fields = arena_calloc(arena, total + 1, sizeof(PlanField));
+    PlanField *fields = arena_calloc(arena, logical_count + 1, sizeof(PlanField));
     if (!fields)
         return JOINERY_ERROR_NO_MEMORY;
-    for (uint32_t i = 0; i < total; i++) {
+    for (uint32_t i = 0; i < logical_count; i++) {
         fields[i] = node->fields[i];
         fields[i].type = join->fields[shift[i]].type;
     }
-    *result = plan_make_calc(context, join, projects, total, fields, NULL);
+    *result = plan_make_calc(context, join, projects, logical_count, fields, NULL);
     return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
@@ -453,7 +468,10 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
     if (!join)
         return JOINERY_ERROR_NO_MEMORY;
     uint32_t left_count = node->inputs[0]->field_count;
-    uint32_t total = node->field_count;
+    /* the condition's row: both inputs' fields (a semi / anti join emits only the left's) */
+    uint32_t total = left_count + node->inputs[1]->field_count;
+    bool semi = node->join.join_type == JOIN_TYPE_SEMI;
+    bool semi_anti = !join_type_emits_right(node->join.join_type);
     /* outer-join simplification from the WHERE conjuncts */
     for (uint32_t i = 0; i < conjuncts->count; i++) {
         Expr *conjunct = conjuncts->items[i];
@@ -499,7 +517,8 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
         Expr *conjunct = conjuncts->items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
         bool deterministic = expr_is_deterministic(conjunct);
-        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
+        if (sides == 1 && deterministic &&
+            (type == JOIN_TYPE_INNER || left_preserved_only || semi_anti))
             status = rule_conjuncts_add(arena, &left, conjunct);
         else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
             status = rule_conjuncts_add(arena, &right, conjunct);
@@ -516,9 +535,14 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
         Expr *conjunct = existing.items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
         bool deterministic = expr_is_deterministic(conjunct);
-        if (sides == 1 && deterministic && (type == JOIN_TYPE_INNER || right_preserved_only))
+        /* a left-only condition of a semi join filters its left rows; of an anti join it
+           does not (the rows it rejects are kept); a right-only one filters the right rows
+           of both */
+        if (sides == 1 && deterministic &&
+            (type == JOIN_TYPE_INNER || right_preserved_only || semi))
             status = rule_conjuncts_add(arena, &left, conjunct);
-        else if (sides == 2 && deterministic && (type == JOIN_TYPE_INNER || left_preserved_only))
+        else if (sides == 2 && deterministic &&
+                 (type == JOIN_TYPE_INNER || left_preserved_only || semi_anti))
             status = rule_conjuncts_add(arena, &right, conjunct);
         else
             status = rule_conjuncts_add(arena, &on, conjunct);
@@ -551,9 +575,14 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
 static uint64_t *join_input_fields_used(Arena *arena, const PlanNode *node, uint32_t input,
                                         const uint64_t *used)
 {
-    uint64_t *all = rule_fields_copy(arena, used, node->field_count);
+    /* the condition reads both inputs' fields, also when the join emits the left's only */
+    uint32_t total = node->inputs[0]->field_count + node->inputs[1]->field_count;
+    uint64_t *all = rule_fields_new(arena, total);
     if (!all)
         return NULL;
+    for (uint32_t i = 0; i < node->field_count; i++)
+        if (!used || rule_fields_has(used, i))
+            rule_fields_add(all, i);
     rule_fields_add_expr(all, node->join.condition);
     uint32_t from = input == 0 ? 0 : node->inputs[0]->field_count;
     return rule_fields_slice(arena, all, from, node->inputs[input]->field_count);
@@ -575,8 +604,11 @@ static int prune_join(PlannerContext *context, PlanNode *node, uint64_t *used, R
     if (status != JOINERY_OK)
         return status;
     uint32_t new_left = left.node->field_count;
-    uint32_t new_count = new_left + right.node->field_count;
-    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    /* a semi / anti join's fields are its left input's */
+    uint32_t new_count =
+        join_type_emits_right(node->join.join_type) ? new_left + right.node->field_count : new_left;
+    /* over both inputs' fields (the condition's row); the join's own are its first ones */
+    int32_t *mapping = arena_calloc(arena, left_count + right_count + 1, sizeof(int32_t));
     PlanNode *join = plan_node_copy(context->arena, node);
     if (!mapping || !join)
         return JOINERY_ERROR_NO_MEMORY;

@@ -9,8 +9,9 @@
  * the window equalities are not part of join.condition any more (Flink
  * prints where=[...] without them); the other equalities of plain fields of
  * both sides are the hash keys (Exchange(hash[keys]), single without any),
- * every other conjunct is the residual. Output: left ++ right fields,
- * append-only; both inputs must be append-only.
+ * every other conjunct is the residual. Output: left ++ right fields (SEMI /
+ * ANTI, from IN / EXISTS subqueries: the left fields), append-only; both
+ * inputs must be append-only.
  */
 #include <string.h>
 
@@ -119,11 +120,8 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
                           "A window join directly after a SESSION window table function is not "
                           "supported (as in Flink: the window table function has to be TUMBLE, "
                           "HOP or CUMULATE)");
-    int status = plan_check_join_type(context, node->join.join_type);
-    if (status != JOINERY_OK)
-        return status;
     PlanNode *left, *right;
-    status = physical_convert(context, node->inputs[0], &left);
+    int status = physical_convert(context, node->inputs[0], &left);
     if (status == JOINERY_OK)
         status = physical_convert(context, node->inputs[1], &right);
     if (status != JOINERY_OK)
@@ -171,10 +169,12 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
         }
         residual[residual_count++] = conjunct;
     }
-    PlanNode *join = physical_new_node(context, PLAN_WINDOW_JOIN, 2, total);
+    /* a semi / anti window join emits the left input's fields only */
+    uint32_t output_count = join_type_emits_right(node->join.join_type) ? total : left_count;
+    PlanNode *join = physical_new_node(context, PLAN_WINDOW_JOIN, 2, output_count);
     if (!join)
         return JOINERY_ERROR_NO_MEMORY;
-    memcpy(join->fields, node->fields, total * sizeof(PlanField));
+    memcpy(join->fields, node->fields, output_count * sizeof(PlanField));
     join->window_join.join_type = node->join.join_type;
     join->window_join.condition =
         printed_count ? expr_make_and(arena, printed, printed_count) : NULL;

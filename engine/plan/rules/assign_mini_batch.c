@@ -88,7 +88,10 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
     case PLAN_JOIN:
         if (context->config->mini_batch_size <= 0)
             return mini_batch_size_error(context);
-        node->join.mini_batch_size = context->config->mini_batch_size;
+        /* a semi / anti join runs row by row also with mini-batch on, as Flink's
+           StreamingSemiAntiJoinOperator */
+        if (join_type_emits_right(node->join.join_type))
+            node->join.mini_batch_size = context->config->mini_batch_size;
         break;
     case PLAN_DEDUPLICATE:
         return mini_batch_refuse(context, "the mini-batch Deduplicate",

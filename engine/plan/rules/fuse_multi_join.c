@@ -24,12 +24,12 @@
 #include "engine/plan/window_properties.h"
 
 /* A regular join, which chains fuse: an interval or window join never joins a MultiJoin (its
-   state is bounded by time, a MultiJoin's is not); it stays binary and its inputs are fused
-   apart. */
+   state is bounded by time, a MultiJoin's is not), nor a semi / anti join (Flink's MultiJoin
+   has none); it stays binary and its inputs are fused apart. */
 static bool is_fusable_join(Arena *arena, const PlanNode *node)
 {
-    return node->kind == PLAN_LOGICAL_JOIN && !interval_bounds_of_join(arena, node) &&
-           !plan_join_is_window_join(node);
+    return node->kind == PLAN_LOGICAL_JOIN && join_type_emits_right(node->join.join_type) &&
+           !interval_bounds_of_join(arena, node) && !plan_join_is_window_join(node);
 }
 
 typedef struct Chain {
