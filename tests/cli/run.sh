@@ -316,6 +316,27 @@ PY
 then pass "SHOW JOB METRICS: a watermark line under the operators watermarks reach"
 else fail "SHOW JOB METRICS watermark lines"; fi
 
+# SHOW JOB METRICS: a window semi join's late rows, counted per side as Flink's
+# leftNumLateRecordsDropped / rightNumLateRecordsDropped (tests/sql/semi_anti_window_join.sql
+# has the data: 2 late orders, 3 late payments, more than a source batch behind)
+cat >"$WORK/late.sql" <<EOF
+CREATE TABLE lo (order_id BIGINT, rowtime TIMESTAMP(3),
+  WATERMARK FOR rowtime AS rowtime - INTERVAL '5' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '$ROOT/tests/sql/data/late_orders.json', 'format' = 'json');
+CREATE TABLE lp (pay_id BIGINT, order_id BIGINT, rowtime TIMESTAMP(3),
+  WATERMARK FOR rowtime AS rowtime - INTERVAL '5' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '$ROOT/tests/sql/data/late_payments.json', 'format' = 'json');
+SELECT o.order_id FROM TABLE(TUMBLE(TABLE lo, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
+WHERE EXISTS (SELECT * FROM TABLE(TUMBLE(TABLE lp, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
+  WHERE o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end);
+SHOW JOB METRICS;
+EOF
+run --output csv -f "$WORK/late.sql"
+if [ $rc -eq 0 ] && grep -A2 -E '^[0-9]+ +WindowJoin ' "$WORK/out" | grep -q 'leftNumLateRecordsDropped 2' &&
+   grep -A2 -E '^[0-9]+ +WindowJoin ' "$WORK/out" | grep -q 'rightNumLateRecordsDropped 3'
+then pass "SHOW JOB METRICS: a window semi join's late rows per side"
+else fail "SHOW JOB METRICS: a window semi join's late rows per side"; fi
+
 # ---------------------------------------------------------------- robustness
 timeout "$LIMIT" "$JOINERY" -e "HELP;" >/dev/full 2>"$WORK/err"; rc=$?
 if [ $rc -eq 1 ]; then pass "write error on stdout exits 1"; else fail "write error on stdout exits 1 (rc=$rc)"; fi

@@ -179,10 +179,4 @@ FROM TABLE(SESSION(TABLE orders PARTITION BY order_id, DESCRIPTOR(rowtime), INTE
 JOIN TABLE(SESSION(TABLE payments PARTITION BY order_id, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
 ON o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end;
 
--- semi / anti window joins (IN, EXISTS): subqueries in WHERE are not supported yet
-SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
-WHERE EXISTS (SELECT * FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
-  WHERE o.order_id = p.order_id AND o.window_start = p.window_start AND o.window_end = p.window_end);
-SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) o
-WHERE o.order_id IN (SELECT p.order_id FROM TABLE(TUMBLE(TABLE payments, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES)) p
-  WHERE o.window_start = p.window_start AND o.window_end = p.window_end);
+-- semi / anti window joins (IN, EXISTS, NOT IN, NOT EXISTS): semi_anti_window_join.sql

@@ -359,7 +359,7 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
     join->join.key_count = key_count;
     join->join.residual = residual_count ? expr_make_and(arena, residual, residual_count) : NULL;
     /* the full condition over the widened row, for printing: a regular join's keys first,
-       an interval join's conjuncts in their order (as Flink prints them) */
+       an interval or semi / anti join's conjuncts in their order (as Flink prints them) */
     Expr **all = arena_calloc(arena, conjunct_count + key_count + 1, sizeof(Expr *));
     Expr **key_equalities = arena_calloc(arena, key_count + 1, sizeof(Expr *));
     if (!all || !key_equalities)
@@ -374,10 +374,15 @@ static int convert_join(PlannerContext *context, PlanNode *node, PlanNode **resu
                            type_make(TYPE_BOOLEAN, false), pair, 2);
     }
     uint32_t printed = 0;
-    if (interval) {
+    if (interval || semi_anti) {
         for (uint32_t i = 0, r = 0; i < conjunct_count; i++) {
-            if (key_of[i] >= 0)
-                all[printed++] = key_equalities[key_of[i]];
+            int32_t k = key_of[i];
+            if (k >= 0 && semi_anti && left_keys[k]->kind == EXPR_INPUT_REF &&
+                right_keys[k]->kind == EXPR_INPUT_REF)
+                /* as written (Flink prints a decorrelated condition so) */
+                all[printed++] = expr_remap_inputs(arena, conjuncts[i], shift);
+            else if (k >= 0)
+                all[printed++] = key_equalities[k];
             else if (time_predicate[i])
                 all[printed++] = expr_remap_inputs(arena, conjuncts[i], shift);
             else
