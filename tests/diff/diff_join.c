@@ -12,7 +12,10 @@
  * subqueries (updating inputs), with equi-join keys (plain, mixed INT/BIGINT,
  * null-safe, computed, or none) plus residual ON conditions, WHERE filters,
  * projections with expressions, DISTINCT, aggregates and HAVING over the
- * join, STATE_TTL hints; odd rounds enable MultiJoin fusion.
+ * join, STATE_TTL hints, [NOT] IN and [NOT] EXISTS subqueries in WHERE (semi
+ * and anti joins: uncorrelated or correlated, over a table or a GROUP BY, so
+ * over inserts, updates and deletes, NOT IN with NULLs on either side); odd
+ * rounds enable MultiJoin fusion.
  *
  * Every query runs through joinery_session_execute. The changelog is applied
  * to a multiset (+I/+U add a row, -U/-D remove one; removing a row that is
@@ -110,8 +113,11 @@ typedef enum Feature {
     FEATURE_TTL = 1 << 29,           /* STATE_TTL hints, and table.exec.state.ttl in some rounds */
     FEATURE_JOIN_INPUTS = 1 << 30,   /* join inputs that are joins, aggregated joins, DISTINCT
                                         and two-level aggregates (retracting inputs) */
-    /* (C11 enumerators must fit an int: 31 features at most) */
+    /* (C11 enumerators must fit an int: the 32nd feature is a constant below) */
 } Feature;
+
+/* [NOT] IN (subquery) and [NOT] EXISTS (subquery) conjuncts of WHERE: semi / anti joins */
+#define FEATURE_SEMI_ANTI (1u << 31)
 
 static const struct {
     const char *name;
@@ -148,6 +154,7 @@ static const struct {
     {"big-tables", FEATURE_BIG_TABLES},
     {"ttl", FEATURE_TTL},
     {"join-inputs", FEATURE_JOIN_INPUTS},
+    {"semi-anti", FEATURE_SEMI_ANTI},
 };
 
 /* ---------------------------------------------------------------- tables */
@@ -610,6 +617,69 @@ static void sql_append_predicate(Sql *sql, const Scope *scope, Random *random, u
     sql_append_column(sql, scope, column);
     sql_printf(sql, " %s ", comparison_pick(random));
     sql_append_literal(sql, random, value_class);
+}
+
+/*
+ * A [NOT] IN (subquery) or [NOT] EXISTS (subquery) predicate (a semi or anti join): the
+ * subquery reads one random table as sq; IN compares an outer column with a column of the
+ * same class (sometimes correlated on another pair, sometimes over a GROUP BY ... HAVING,
+ * an updating input), EXISTS correlates an outer column with one of sq's (mostly =,
+ * sometimes another comparison), either with a local filter on sq. Every column is
+ * nullable, so NOT IN meets NULLs on both sides; SQLite has the same semantics.
+ */
+static void sql_append_subquery_predicate(Sql *sql, const Scope *scope, Random *random,
+                                          const int *sources, int source_count, const Table *tables,
+                                          int table_count)
+{
+    ColumnRef outer = column_pick(random, scope, sources, source_count);
+    ValueClass value_class = scope_column_class(scope, outer);
+    const Table *table = &tables[random_below(random, table_count)];
+    int candidates[TABLE_COLUMNS], candidate_count = 0;
+    for (int c = 0; c < TABLE_COLUMNS; c++)
+        if (column_type_class(table_columns[c].type) == value_class)
+            candidates[candidate_count++] = c;
+    const char *inner = table_columns[candidates[random_below(random, candidate_count)]].name;
+    int form = random_below(random, 4); /* IN, NOT IN, EXISTS, NOT EXISTS */
+    bool exists = form >= 2;
+    /* over a GROUP BY (an updating input: its rows are retracted as counts change) */
+    bool grouped = random_percent(random, 45);
+    bool correlated = exists || (!grouped && random_percent(random, 40));
+    if (exists) {
+        sql_printf(sql, "%sEXISTS (SELECT * FROM ", form == 3 ? "NOT " : "");
+        if (grouped)
+            sql_printf(sql, "(SELECT %s, COUNT(*) AS c FROM %s GROUP BY %s)", inner, table->name,
+                       inner);
+        else
+            sql_printf(sql, "%s", table->name);
+        sql_printf(sql, " sq WHERE sq.%s %s ", inner,
+                   random_percent(random, 80) ? "=" : comparison_pick(random));
+        sql_append_column(sql, scope, outer);
+        if (grouped)
+            sql_printf(sql, " AND sq.c %s %d",
+                       random_percent(random, 60) ? ">" : "<=", random_range(random, 0, 2));
+    } else {
+        sql_append_column(sql, scope, outer);
+        sql_printf(sql, "%s IN (SELECT sq.%s FROM %s sq", form == 1 ? " NOT" : "", inner,
+                   table->name);
+        if (correlated) {
+            ColumnRef other = column_pick(random, scope, sources, source_count);
+            ValueClass other_class = scope_column_class(scope, other);
+            int matches[TABLE_COLUMNS], match_count = 0;
+            for (int c = 0; c < TABLE_COLUMNS; c++)
+                if (column_type_class(table_columns[c].type) == other_class)
+                    matches[match_count++] = c;
+            sql_printf(sql, " WHERE sq.%s = ",
+                       table_columns[matches[random_below(random, match_count)]].name);
+            sql_append_column(sql, scope, other);
+        }
+    }
+    if (!grouped && random_percent(random, 40))
+        sql_printf(sql, "%s sq.v %s %d", correlated ? " AND" : " WHERE", comparison_pick(random),
+                   random_range(random, -2, 11));
+    if (grouped && !exists)
+        sql_printf(sql, " GROUP BY sq.%s HAVING COUNT(*) %s %d", inner,
+                   random_percent(random, 60) ? ">" : "<=", random_range(random, 0, 2));
+    sql_printf(sql, ")");
 }
 
 static bool equi_pair_allowed(const Scope *scope, unsigned features, ColumnRef left,
@@ -1082,6 +1152,15 @@ static void query_generate(Query *query, Random *random, unsigned features, cons
         for (int i = 0; i < count; i++) {
             sql_printf(&where, "%s", where.flink.length ? " AND " : " WHERE ");
             sql_append_predicate(&where, &scope, random, features, in_scope, in_scope_count, 0);
+        }
+    }
+
+    if ((features & FEATURE_SEMI_ANTI) && random_percent(random, 30)) {
+        int count = random_percent(random, 80) ? 1 : 2;
+        for (int i = 0; i < count; i++) {
+            sql_printf(&where, "%s", where.flink.length ? " AND " : " WHERE ");
+            sql_append_subquery_predicate(&where, &scope, random, in_scope, in_scope_count, tables,
+                                          table_count);
         }
     }
 
