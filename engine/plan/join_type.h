@@ -16,8 +16,9 @@ typedef enum JoinType {
     JOIN_TYPE_RIGHT,
     JOIN_TYPE_FULL,
     /* Left rows with a match (SEMI) or without one (ANTI), left fields only: Flink's
-       LeftSemiJoin / LeftAntiJoin of IN / EXISTS subqueries. Not supported yet: nothing
-       makes them, and physical planning and the join operators reject them. */
+       LeftSemiJoin / LeftAntiJoin of IN / EXISTS subqueries (plan/bind_subquery.c); the
+       regular join and the window join run them, the interval and MultiJoin operators
+       reject them. */
     JOIN_TYPE_SEMI,
     JOIN_TYPE_ANTI,
 } JoinType;
@@ -35,7 +36,7 @@ bool join_type_preserves_left(JoinType type);
 /* True when right rows without a match are emitted NULL-padded (RIGHT, FULL). */
 bool join_type_preserves_right(JoinType type);
 /* True when output rows are the left fields then the right fields: every type but SEMI
-   and ANTI (and an unknown value), the ones planning and the operators run. */
+   and ANTI (and an unknown value). */
 bool join_type_emits_right(JoinType type);
 
 /* Flink's JoinInputSideSpec: what the planner knows about an input's unique keys. */

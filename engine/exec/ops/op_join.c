@@ -39,6 +39,9 @@
  * Keys made only of fixed-width fields are written directly (no
  * RowBuilder); the bytes are the same canonical key row.
  *
+ * SEMI / ANTI (join_process_semi_anti_row): the left side keeps association
+ * counts as an outer side does, the output is the left row itself.
+ *
  * Mini-batch mode (spec.mini_batch_size > 0, JOIN_MINI_BATCH_VTABLE): rows
  * are buffered per side and, when the batch ends, folded and run as one
  * batch per side (join_flush_side says how and why the output is the same).
@@ -404,8 +407,8 @@ static int join_remove_copy(JoinOperator *join, JoinSide *side, const Row *key, 
     return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "join state");
 }
 
-/* Adds one copy of `row` to the side's state, with `associations` (a new row's; an existing
-   row keeps its own unless `set_associations`). */
+/* Adds one copy of `row` to the side's state; a new entry gets `associations`, an existing
+   one keeps its own. */
 static int join_add_copy(JoinOperator *join, JoinSide *side, const Row *key, uint64_t key_hash,
                          const Row *row, uint64_t row_hash, int64_t associations, int64_t now)
 {

@@ -8,6 +8,16 @@
  * on outer sides, and keep per-row association counts so that a NULL-padded
  * row is emitted while a row has no match and retracted when the first match
  * arrives (and re-emitted when the last match leaves).
+ *
+ * SEMI / ANTI (IN / EXISTS subqueries, Flink's StreamingSemiAntiJoinOperator):
+ * output rows are the left rows. A left row is emitted while it has >= 1
+ * match (SEMI) / no match (ANTI): a left row with its own kind on arrival or
+ * retraction (a retraction only when it was emitted); when a right row gives
+ * a left row its first match, SEMI emits the left row with the right row's
+ * kind (+I/+U) and ANTI emits -D[left]; when a right retraction takes the
+ * last match away, SEMI emits it with the right row's kind (-U/-D) and ANTI
+ * emits +I[left]. A left row with a NULL key (not null-safe) never matches:
+ * SEMI drops it, ANTI emits it. No mini-batch form (as Flink).
  */
 #ifndef JOINERY_EXEC_OPS_OP_JOIN_H
 #define JOINERY_EXEC_OPS_OP_JOIN_H
@@ -44,7 +54,9 @@ typedef struct JoinOperatorSpec {
 
 /*
  * Creates the operator (operator_init inside); input 0 = left, 1 = right.
- * Output rows: left fields then right fields (NULL-padded for outer sides).
+ * Output rows: left fields then right fields (NULL-padded for outer sides);
+ * SEMI / ANTI: the left fields. A SEMI / ANTI spec with mini_batch_size > 0
+ * is JOINERY_ERROR_VALIDATE.
  * Returns NULL with diag set on failure (JOINERY_ERROR_NO_MEMORY, or
  * JOINERY_ERROR_VALIDATE for an inconsistent spec). The spec's arrays and
  * the residual are borrowed for the operator's life. Free with
