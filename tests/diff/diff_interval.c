@@ -574,37 +574,40 @@ static uint64_t seed_mix(uint64_t seed, uint64_t a)
     return random_next(&random);
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: diff_interval [--cases N] [--seed S] [--parallelism P] [--only I] "
+                 "[--late N] [--timeout SECONDS] [--keep] [--verbose]\n");
+}
+
 static int options_parse(Options *options, int argc, char **argv)
 {
     *options = (Options){300, 4, 20240601, 1, -1, 30, false, false};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(arg, "--keep") == 0) {
-            options->keep = true;
-        } else if (strcmp(arg, "--verbose") == 0) {
-            options->verbose = true;
-        } else if (value && strcmp(arg, "--cases") == 0) {
-            options->cases = atoi(value), i++;
-        } else if (value && strcmp(arg, "--late") == 0) {
-            options->late_cases = atoi(value), i++;
-        } else if (value && strcmp(arg, "--seed") == 0) {
-            options->seed = strtoull(value, NULL, 10), i++;
-        } else if (value && strcmp(arg, "--parallelism") == 0) {
-            options->parallelism = atoi(value), i++;
-        } else if (value && strcmp(arg, "--only") == 0) {
-            options->only = atoi(value), i++;
-        } else if (value && strcmp(arg, "--timeout") == 0) {
-            options->timeout_seconds = atoi(value), i++;
-        } else {
-            fprintf(stderr,
-                    "usage: diff_interval [--cases N] [--seed S] [--parallelism P] [--only I] "
-                    "[--late N] [--timeout SECONDS] [--keep] [--verbose]\n");
-            return -1;
-        }
-    }
-    if (options->parallelism < 1 || options->cases < 0 || options->late_cases < 0)
+    DiffOptions common = {.count = options->cases,
+                          .seed = options->seed,
+                          .parallelism = options->parallelism,
+                          .only = options->only,
+                          .timeout_seconds = options->timeout_seconds};
+    const DiffExtraOption extras[] = {{.name = "--late", .integer = &options->late_cases}};
+    const DiffOptionSpec spec = {.count_name = "--cases",
+                                 .minimum_count = 0,
+                                 .minimum_timeout = 0,
+                                 .usage = usage,
+                                 .extras = extras,
+                                 .extra_count = 1};
+    if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
+    options->cases = common.count;
+    options->seed = common.seed;
+    options->parallelism = common.parallelism;
+    options->only = common.only;
+    options->timeout_seconds = common.timeout_seconds;
+    options->keep = common.keep;
+    options->verbose = common.verbose;
+    if (options->late_cases < 0) {
+        usage(stderr);
+        return -1;
+    }
     return 0;
 }
 

@@ -1594,6 +1594,25 @@ static int options_parse_features(Options *options, const char *list)
     return 0;
 }
 
+static int options_parse_multi_join(void *context, const char *value)
+{
+    Options *options = context;
+    if (strcmp(value, "on") == 0)
+        options->multi_join = MULTI_JOIN_ON;
+    else if (strcmp(value, "off") == 0)
+        options->multi_join = MULTI_JOIN_OFF;
+    else if (strcmp(value, "mixed") == 0)
+        options->multi_join = MULTI_JOIN_MIXED;
+    else
+        return -1;
+    return 0;
+}
+
+static int options_parse_without(void *context, const char *value)
+{
+    return options_parse_features(context, value);
+}
+
 static int options_parse(Options *options, int argc, char **argv)
 {
     *options = (Options){.queries = 500,
@@ -1603,59 +1622,32 @@ static int options_parse(Options *options, int argc, char **argv)
                          .features = ~0u,
                          .timeout_seconds = 30,
                          .multi_join = MULTI_JOIN_MIXED};
-    for (int i = 1; i < argc; i++) {
-        const char *argument = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argument, "--keep") == 0) {
-            options->keep = true;
-        } else if (strcmp(argument, "--verbose") == 0 || strcmp(argument, "-v") == 0) {
-            options->verbose = true;
-        } else if (strcmp(argument, "--dry-run") == 0) {
-            options->dry_run = true;
-        } else if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (!value) {
-            usage(stderr);
-            return -1;
-        } else {
-            i++;
-            if (strcmp(argument, "--queries") == 0)
-                options->queries = atoi(value);
-            else if (strcmp(argument, "--seed") == 0)
-                options->seed = strtoull(value, NULL, 10);
-            else if (strcmp(argument, "--parallelism") == 0)
-                options->parallelism = atoi(value);
-            else if (strcmp(argument, "--only") == 0)
-                options->only = atoi(value);
-            else if (strcmp(argument, "--timeout") == 0)
-                options->timeout_seconds = atoi(value);
-            else if (strcmp(argument, "--mini-batch") == 0)
-                options->mini_batch_size = atoi(value);
-            else if (strcmp(argument, "--multi-join") == 0) {
-                if (strcmp(value, "on") == 0)
-                    options->multi_join = MULTI_JOIN_ON;
-                else if (strcmp(value, "off") == 0)
-                    options->multi_join = MULTI_JOIN_OFF;
-                else if (strcmp(value, "mixed") == 0)
-                    options->multi_join = MULTI_JOIN_MIXED;
-                else {
-                    usage(stderr);
-                    return -1;
-                }
-            } else if (strcmp(argument, "--without") == 0) {
-                if (options_parse_features(options, value) != 0)
-                    return -1;
-            } else {
-                usage(stderr);
-                return -1;
-            }
-        }
-    }
-    if (options->queries < 1 || options->parallelism < 1 || options->timeout_seconds < 1) {
-        usage(stderr);
+    DiffOptions common = {.count = options->queries,
+                          .seed = options->seed,
+                          .parallelism = options->parallelism,
+                          .only = options->only,
+                          .timeout_seconds = options->timeout_seconds};
+    const DiffExtraOption extras[] = {
+        {.name = "--dry-run", .flag = &options->dry_run},
+        {.name = "--mini-batch", .integer = &options->mini_batch_size},
+        {.name = "--multi-join", .parse = options_parse_multi_join, .context = options},
+        {.name = "--without", .parse = options_parse_without, .context = options},
+    };
+    const DiffOptionSpec spec = {.count_name = "--queries",
+                                 .minimum_count = 1,
+                                 .minimum_timeout = 1,
+                                 .usage = usage,
+                                 .extras = extras,
+                                 .extra_count = 4};
+    if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
-    }
+    options->queries = common.count;
+    options->seed = common.seed;
+    options->parallelism = common.parallelism;
+    options->only = common.only;
+    options->timeout_seconds = common.timeout_seconds;
+    options->keep = common.keep;
+    options->verbose = common.verbose;
     return 0;
 }
 

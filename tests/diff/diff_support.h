@@ -1,6 +1,7 @@
 /*
- * diff_support.h - what the differential tools (diff_join.c, diff_interval.c)
- * share: growable text, a seeded random generator (splitmix64: the same
+ * diff_support.h - what the differential tools (diff_join.c, diff_interval.c,
+ * diff_window.c, diff_temporal.c) share: their command-line options and
+ * parser (diff_options_parse), growable text, a seeded random generator (splitmix64: the same
  * sequence everywhere), a multiset of encoded result rows and sorted row
  * lists, the result handler that applies a changelog to a multiset (and
  * fails on a retraction of a row that is not there), the hang guard and
@@ -538,6 +539,106 @@ static inline bool row_lists_equal(const RowList *a, const RowList *b)
         if (strcmp(a->rows[i], b->rows[i]) != 0)
             return false;
     return true;
+}
+
+/* --------------------------------------------------------------- options */
+
+/* The options every differential tool takes. */
+typedef struct DiffOptions {
+    int count; /* the tool's count option (--queries, --cases, --rounds) */
+    uint64_t seed;
+    int parallelism;
+    int only; /* -1: every query / case / round */
+    int timeout_seconds;
+    bool keep;
+    bool verbose;
+} DiffOptions;
+
+/* A tool's own option: "--name VALUE" read into *integer or handed to parse(context,
+   VALUE) (0: accepted), or a flag without a value that sets *flag. */
+typedef struct DiffExtraOption {
+    const char *name;
+    int *integer;
+    bool *flag;
+    int (*parse)(void *context, const char *value);
+    void *context;
+} DiffExtraOption;
+
+/* How a tool reads its command line. */
+typedef struct DiffOptionSpec {
+    const char *count_name; /* "--queries" */
+    int minimum_count;
+    int minimum_timeout;
+    void (*usage)(FILE *out);
+    const DiffExtraOption *extras;
+    int extra_count;
+} DiffOptionSpec;
+
+/*
+ * Parses argv into *options (which holds the tool's defaults) and the spec's extras:
+ * COUNT_NAME N, --seed S, --parallelism P, --only N, --timeout SECONDS, --keep,
+ * --verbose / -v, --help / -h (usage on stdout, exit 0). Returns 0, or -1 after the usage
+ * on stderr for an unknown option, a missing value, a value an extra's parse refuses, a
+ * count below minimum_count, a parallelism below 1 or a timeout below minimum_timeout.
+ */
+static inline int diff_options_parse(DiffOptions *options, const DiffOptionSpec *spec, int argc,
+                                     char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *argument = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argument, "--keep") == 0) {
+            options->keep = true;
+            continue;
+        }
+        if (strcmp(argument, "--verbose") == 0 || strcmp(argument, "-v") == 0) {
+            options->verbose = true;
+            continue;
+        }
+        if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
+            spec->usage(stdout);
+            exit(0);
+        }
+        const DiffExtraOption *extra = NULL;
+        for (int e = 0; e < spec->extra_count && !extra; e++)
+            if (strcmp(argument, spec->extras[e].name) == 0)
+                extra = &spec->extras[e];
+        if (extra && extra->flag) {
+            *extra->flag = true;
+            continue;
+        }
+        int *integer = NULL;
+        if (strcmp(argument, spec->count_name) == 0)
+            integer = &options->count;
+        else if (strcmp(argument, "--parallelism") == 0)
+            integer = &options->parallelism;
+        else if (strcmp(argument, "--only") == 0)
+            integer = &options->only;
+        else if (strcmp(argument, "--timeout") == 0)
+            integer = &options->timeout_seconds;
+        else if (extra)
+            integer = extra->integer;
+        bool seed = strcmp(argument, "--seed") == 0;
+        if (!(seed || integer || (extra && extra->parse)) || !value) {
+            spec->usage(stderr);
+            return -1;
+        }
+        i++;
+        if (seed) {
+            options->seed = strtoull(value, NULL, 10);
+        } else if (integer) {
+            *integer = atoi(value);
+        } else if (extra->parse(extra->context, value) != 0) {
+            spec->usage(stderr);
+            return -1;
+        }
+    }
+    if (options->count < spec->minimum_count || options->parallelism < 1 ||
+        options->timeout_seconds < spec->minimum_timeout) {
+        spec->usage(stderr);
+        return -1;
+    }
+    return 0;
 }
 
 #endif

@@ -360,34 +360,28 @@ typedef struct Options {
     bool keep;
 } Options;
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: diff_temporal [--rounds N] [--seed S] [--parallelism P] "
+                 "[--only ROUND] [--verbose] [--keep] [--timeout S]\n");
+}
+
 static int parse_options(int argc, char **argv, Options *options)
 {
-    *options = (Options){
-        .rounds = 60, .seed = 20240917, .parallelism = 1, .only = -1, .timeout_seconds = 30};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(arg, "--verbose") == 0) {
-            options->verbose = true;
-        } else if (strcmp(arg, "--keep") == 0) {
-            options->keep = true;
-        } else if (value && strcmp(arg, "--rounds") == 0) {
-            options->rounds = atoi(value), i++;
-        } else if (value && strcmp(arg, "--seed") == 0) {
-            options->seed = strtoull(value, NULL, 10), i++;
-        } else if (value && strcmp(arg, "--parallelism") == 0) {
-            options->parallelism = atoi(value), i++;
-        } else if (value && strcmp(arg, "--only") == 0) {
-            options->only = atoi(value), i++;
-        } else if (value && strcmp(arg, "--timeout") == 0) {
-            options->timeout_seconds = atoi(value), i++;
-        } else {
-            fprintf(stderr, "usage: diff_temporal [--rounds N] [--seed S] [--parallelism P] "
-                            "[--only ROUND] [--verbose] [--keep] [--timeout S]\n");
-            return -1;
-        }
-    }
-    return options->rounds > 0 && options->parallelism > 0 ? 0 : -1;
+    DiffOptions common = {
+        .count = 60, .seed = 20240917, .parallelism = 1, .only = -1, .timeout_seconds = 30};
+    const DiffOptionSpec spec = {
+        .count_name = "--rounds", .minimum_count = 1, .minimum_timeout = 0, .usage = usage};
+    if (diff_options_parse(&common, &spec, argc, argv) != 0)
+        return -1;
+    *options = (Options){.rounds = common.count,
+                         .seed = common.seed,
+                         .parallelism = common.parallelism,
+                         .only = common.only,
+                         .timeout_seconds = common.timeout_seconds,
+                         .verbose = common.verbose,
+                         .keep = common.keep};
+    return 0;
 }
 
 /* Runs every query of one round; adds to *passed / *failed. */

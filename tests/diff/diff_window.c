@@ -762,34 +762,19 @@ static void usage(FILE *out)
 
 static int options_parse(Options *options, int argc, char **argv)
 {
-    *options = (Options){
-        .cases = 60, .seed = 20241201, .parallelism = 1, .only = -1, .timeout_seconds = 60};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(arg, "--keep") == 0) {
-            options->keep = true;
-        } else if (strcmp(arg, "--verbose") == 0) {
-            options->verbose = true;
-        } else if (value && strcmp(arg, "--cases") == 0) {
-            options->cases = atoi(value), i++;
-        } else if (value && strcmp(arg, "--seed") == 0) {
-            options->seed = strtoull(value, NULL, 10), i++;
-        } else if (value && strcmp(arg, "--parallelism") == 0) {
-            options->parallelism = atoi(value), i++;
-        } else if (value && strcmp(arg, "--only") == 0) {
-            options->only = atoi(value), i++;
-        } else if (value && strcmp(arg, "--timeout") == 0) {
-            options->timeout_seconds = atoi(value), i++;
-        } else {
-            usage(stderr);
-            return -1;
-        }
-    }
-    if (options->cases < 0 || options->parallelism < 1 || options->timeout_seconds < 1) {
-        usage(stderr);
+    DiffOptions common = {
+        .count = 60, .seed = 20241201, .parallelism = 1, .only = -1, .timeout_seconds = 60};
+    const DiffOptionSpec spec = {
+        .count_name = "--cases", .minimum_count = 0, .minimum_timeout = 1, .usage = usage};
+    if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
-    }
+    *options = (Options){.cases = common.count,
+                         .seed = common.seed,
+                         .parallelism = common.parallelism,
+                         .only = common.only,
+                         .timeout_seconds = common.timeout_seconds,
+                         .keep = common.keep,
+                         .verbose = common.verbose};
     return 0;
 }
 
