@@ -24,9 +24,10 @@
  * while each is bound); conjuncts that do become the join condition, the
  * others stay in the subquery. Any other subquery is bound as it is and must
  * not read the enclosing query. Subqueries elsewhere (under OR, in SELECT,
- * ON, HAVING), scalar subqueries and uncorrelated EXISTS are rejected with a
- * position. Walks are bounded: the parser bounds the AST's depth, and the
- * NOT and AND walks here count their levels.
+ * ON, HAVING) and scalar subqueries are rejected with a position. An
+ * uncorrelated EXISTS becomes a join with a global MIN(TRUE) of the subquery's
+ * rows, as Flink plans it (bind_uncorrelated_exists). Walks are bounded: the parser bounds the
+ * AST's depth, and the NOT and AND walks here count their levels.
  */
 #include <string.h>
 
@@ -146,21 +147,78 @@ static Expr *resolve_call(Binder *binder, FunctionId function, Expr **args, uint
 }
 
 /*
+ * The right input of an uncorrelated [NOT] EXISTS, as Flink plans it: the subquery's rows
+ * become one global MIN(TRUE) (no row while the subquery is empty):
+ *   EXISTS:     LogicalProject() over LogicalFilter(IS NOT NULL(m)), the join condition TRUE;
+ *   NOT EXISTS: LogicalProject($f0 = IS NOT NULL(m)), the join condition $f0;
+ * both over LogicalAggregate(m = MIN(i)) over LogicalProject(i = TRUE) over `rows`.
+ */
+static int bind_uncorrelated_exists(Binder *binder, const SubqueryPredicate *predicate,
+                                    PlanNode *rows, uint32_t left_count, PlanNode **right,
+                                    BoundConjuncts *conditions)
+{
+    Arena *arena = binder->arena;
+    Expr **constant = arena_calloc(arena, 1, sizeof(Expr *));
+    if (!constant)
+        return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    constant[0] = expr_make_literal(arena, type_make(TYPE_BOOLEAN, false), value_int(1));
+    const char *names[1] = {"i"};
+    PlanNode *flag = constant[0] ? bind_project(binder, rows, constant, names, 1) : NULL;
+    PlanNode *aggregate = flag ? bind_new_node(binder, PLAN_LOGICAL_AGGREGATE, 1, 1) : NULL;
+    PlanAggregateCall *call = aggregate ? arena_calloc(arena, 1, sizeof *call) : NULL;
+    if (!call)
+        return binder->diag->status != JOINERY_OK
+                   ? binder->diag->status
+                   : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    *call = (PlanAggregateCall){.kind = PLAN_AGGREGATE_MIN,
+                                .argument = 0,
+                                .result_type = type_make(TYPE_BOOLEAN, true),
+                                .name = arena_strdup(arena, "m")};
+    aggregate->inputs[0] = flag;
+    aggregate->aggregate.calls = call;
+    aggregate->aggregate.call_count = 1;
+    aggregate->aggregate.group_key_count = 0;
+    aggregate->aggregate.group_keys = arena_calloc(arena, 1, sizeof(uint32_t));
+    aggregate->fields[0].name = call->name;
+    aggregate->fields[0].type = call->result_type;
+    Expr *m = expr_make_input_ref(arena, 0, call->result_type);
+    Expr *present =
+        m ? resolve_call(binder, FUNCTION_IS_NOT_NULL, &m, 1, predicate->expr->position) : NULL;
+    if (!present || !aggregate->aggregate.group_keys)
+        return binder->diag->status != JOINERY_OK
+                   ? binder->diag->status
+                   : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (!predicate->negated) {
+        PlanNode *filter = bind_filter(binder, aggregate, present);
+        *right = filter ? bind_project(binder, filter, NULL, NULL, 0) : NULL;
+        return *right ? JOINERY_OK : binder->diag->status;
+    }
+    Expr **projects = arena_calloc(arena, 1, sizeof(Expr *));
+    if (!projects)
+        return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    projects[0] = present;
+    const char *flag_names[1] = {"$f0"};
+    *right = bind_project(binder, aggregate, projects, flag_names, 1);
+    if (!*right)
+        return binder->diag->status;
+    Expr *condition = expr_make_input_ref(arena, left_count, present->type);
+    return condition ? conjuncts_add(binder, conditions, condition)
+                     : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}
+
+/*
  * The right input of the semi / anti join for `predicate` and the join condition's
  * correlated conjuncts, remapped to the join's row (outer fields, then the right input's).
  * *item: the right input's field the IN operand is compared with (0), or -1 (EXISTS).
  */
 static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicate,
-                               const Scope *outer, PlanNode **right, BoundConjuncts *conditions)
+                               const Scope *outer, uint32_t left_count, PlanNode **right,
+                               BoundConjuncts *conditions)
 {
     const AstQuery *query = predicate->query;
     bool exists = predicate->operand == NULL;
     if (!subquery_is_plain_select(query)) {
         /* bound as it is: it cannot read the enclosing query (its columns are not found) */
-        if (exists)
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, predicate->expr->position,
-                              "EXISTS over a subquery with GROUP BY, aggregates, DISTINCT, "
-                              "set operations or VALUES is not supported yet");
         const Scope *saved = binder->outer_scope;
         bool saved_forbidden = binder->outer_forbidden;
         binder->outer_scope = outer;
@@ -170,6 +228,9 @@ static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicat
         binder->outer_forbidden = saved_forbidden;
         if (status != JOINERY_OK)
             return status;
+        if (exists)
+            return bind_uncorrelated_exists(binder, predicate, *right, left_count, right,
+                                            conditions);
         if ((*right)->field_count != 1)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
                               "The subquery of IN must select exactly one column, not %u",
@@ -188,9 +249,7 @@ static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicat
             return status;
     }
     if (exists && correlated.count == 0)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, predicate->expr->position,
-                          "Uncorrelated EXISTS is not supported yet (Flink plans it as a join "
-                          "with a global aggregate); correlate it with the outer query");
+        return bind_uncorrelated_exists(binder, predicate, inner, left_count, right, conditions);
     SelectList list = {0};
     if (!exists) {
         const Scope *saved = binder->outer_scope;
@@ -267,7 +326,8 @@ static int bind_subquery_join(Binder *binder, const SubqueryPredicate *predicate
     PlanNode *right = NULL;
     BoundConjuncts correlated = {0};
     if (status == JOINERY_OK)
-        status = bind_subquery_input(binder, predicate, scope, &right, &correlated);
+        status =
+            bind_subquery_input(binder, predicate, scope, left->field_count, &right, &correlated);
     binder->depth--;
     if (status != JOINERY_OK)
         return status;

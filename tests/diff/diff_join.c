@@ -13,9 +13,9 @@
  * null-safe, computed, or none) plus residual ON conditions, WHERE filters,
  * projections with expressions, DISTINCT, aggregates and HAVING over the
  * join, STATE_TTL hints, [NOT] IN and [NOT] EXISTS subqueries in WHERE (semi
- * and anti joins: uncorrelated or correlated, over a table or a GROUP BY, so
- * over inserts, updates and deletes, NOT IN with NULLs on either side); odd
- * rounds enable MultiJoin fusion.
+ * and anti joins: uncorrelated (EXISTS over a global aggregate) or correlated, over a table or a
+ * GROUP BY, so over inserts, updates and deletes, NOT IN with NULLs on either side); odd rounds
+ * enable MultiJoin fusion.
  *
  * Every query runs through joinery_session_execute. The changelog is applied
  * to a multiset (+I/+U add a row, -U/-D remove one; removing a row that is
@@ -644,6 +644,15 @@ static void sql_append_subquery_predicate(Sql *sql, const Scope *scope, Random *
     /* over a GROUP BY (an updating input: its rows are retracted as counts change) */
     bool grouped = random_percent(random, 45);
     bool correlated = exists || (!grouped && random_percent(random, 40));
+    if (exists && random_percent(random, 20)) {
+        /* uncorrelated: a global MIN(TRUE) of the subquery's rows decides for every row */
+        sql_printf(sql, "%sEXISTS (SELECT * FROM %s sq", form == 3 ? "NOT " : "", table->name);
+        if (random_percent(random, 70))
+            sql_printf(sql, " WHERE sq.v %s %d", comparison_pick(random),
+                       random_range(random, -2, 14));
+        sql_printf(sql, ")");
+        return;
+    }
     if (exists) {
         sql_printf(sql, "%sEXISTS (SELECT * FROM ", form == 3 ? "NOT " : "");
         if (grouped)

@@ -64,6 +64,24 @@ SELECT name FROM emp e WHERE EXISTS (SELECT * FROM dept d WHERE e.salary < d.bud
 EXPLAIN SELECT * FROM emp e WHERE NOT EXISTS (SELECT * FROM dept d WHERE d.dept_id = e.dept_id);
 SELECT name FROM emp e WHERE NOT EXISTS (SELECT * FROM dept d WHERE d.dept_id = e.dept_id);
 
+-- uncorrelated EXISTS / NOT EXISTS (testExistsWithUncorrelated_ComplexCondition,
+-- testExistsAndNotExists): the subquery becomes one global MIN(TRUE), a row once it has
+-- any; EXISTS keeps the left rows while it has one, NOT EXISTS while it has none
+EXPLAIN SELECT name FROM emp WHERE salary > 100 AND EXISTS (SELECT dept_id FROM dept WHERE budget > 400);
+SELECT name FROM emp WHERE salary > 100 AND EXISTS (SELECT dept_id FROM dept WHERE budget > 400);
+SELECT name FROM emp WHERE EXISTS (SELECT dept_id FROM dept WHERE budget > 4000);
+EXPLAIN SELECT name FROM emp WHERE NOT EXISTS (SELECT * FROM dept WHERE budget > 400);
+SELECT name FROM emp WHERE NOT EXISTS (SELECT * FROM dept WHERE budget > 400);
+SELECT name FROM emp WHERE NOT EXISTS (SELECT * FROM dept WHERE budget > 4000);
+
+-- a correlation on the outer query's columns only (testNotExistsWithCorrelated_NonEquiCondition2):
+-- EXISTS filters the left rows below the join, NOT EXISTS keeps the condition in the join
+-- (Flink computes it into a field $f3 first; joinery evaluates it in place); frank's NULL
+-- salary makes the condition unknown, so NOT EXISTS keeps him
+EXPLAIN SELECT name FROM emp e WHERE EXISTS (SELECT * FROM dept d WHERE e.salary < 300);
+EXPLAIN SELECT name FROM emp e WHERE NOT EXISTS (SELECT * FROM dept d WHERE e.salary < 300);
+SELECT name FROM emp e WHERE NOT EXISTS (SELECT * FROM dept d WHERE e.salary < 300);
+
 -- NOT IN keeps SQL's NULL semantics, written as Flink writes them: a NULL on either side
 -- matches every row, so dept's NULL dept_id drops everyone (the final result is empty)
 EXPLAIN SELECT name FROM emp WHERE dept_id NOT IN (SELECT dept_id FROM dept);
@@ -127,7 +145,6 @@ WHERE t.dept_id IN (SELECT dept_id FROM dept);
 -- forms not built: rejected with a position
 SELECT name, dept_id IN (SELECT dept_id FROM dept) FROM emp;
 SELECT name FROM emp WHERE salary > 300 OR dept_id IN (SELECT dept_id FROM dept);
-SELECT name FROM emp WHERE EXISTS (SELECT * FROM dept);
 SELECT name FROM emp WHERE salary = (SELECT MAX(budget) FROM dept);
 SELECT name FROM emp e WHERE dept_id IN (SELECT MAX(dept_id) FROM dept d WHERE d.budget > e.salary);
 SELECT name FROM emp WHERE dept_id IN (SELECT dept_id, budget FROM dept);

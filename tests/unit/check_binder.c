@@ -495,8 +495,6 @@ START_TEST(test_rejected_features)
                  "o WHERE o.user_id = u.user_id))",
                  JOINERY_ERROR_UNSUPPORTED, 1, 52,
                  "EXISTS (subquery) is supported only as a conjunct of WHERE");
-    expect_error(&f, "SELECT * FROM users WHERE EXISTS (SELECT * FROM orders)",
-                 JOINERY_ERROR_UNSUPPORTED, 1, 27, "Uncorrelated EXISTS is not supported yet");
     expect_error(&f, "SELECT * FROM users WHERE user_id IN (SELECT user_id, amount FROM orders)",
                  JOINERY_ERROR_VALIDATE, 1, 39,
                  "The subquery of IN must select exactly one column, not 2");

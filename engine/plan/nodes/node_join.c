@@ -540,14 +540,14 @@ static int push_join(PlannerContext *context, PlanNode *node, RuleConjuncts *con
         Expr *conjunct = existing.items[i];
         unsigned sides = conjunct_sides(conjunct, left_count, total);
         bool deterministic = expr_is_deterministic(conjunct);
-        /* a left-only condition of a semi join filters its left rows; of an anti join it
-           does not (the rows it rejects are kept); a right-only one filters the right rows
-           of both */
+        /* a left-only condition of a semi join filters its left rows, a right-only one its
+           right rows; an anti join keeps both in its condition, as Flink (the left rows a
+           left-only one rejects are kept; NOT EXISTS's where=[$f0]) */
         if (sides == 1 && deterministic &&
             (type == JOIN_TYPE_INNER || right_preserved_only || semi))
             status = rule_conjuncts_add(arena, &left, conjunct);
         else if (sides == 2 && deterministic &&
-                 (type == JOIN_TYPE_INNER || left_preserved_only || semi_anti))
+                 (type == JOIN_TYPE_INNER || left_preserved_only || semi))
             status = rule_conjuncts_add(arena, &right, conjunct);
         else
             status = rule_conjuncts_add(arena, &on, conjunct);
