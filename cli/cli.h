@@ -31,6 +31,7 @@ typedef struct Cli {
     bool interactive;               /* the shell is running (live status, no file prefix) */
     bool show_progress;             /* --progress: status lines in scripts */
     bool continue_on_error;         /* --continue-on-error */
+    bool no_wait;                   /* --no-wait: cancel background jobs at the end */
     CliOutputFormat default_format; /* --output, used when the option is unset */
     char *ignored_mode_value;       /* result-mode value to ignore (engine refused --output) */
     bool failed;                    /* some statement failed: exit code 1 */

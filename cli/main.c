@@ -47,6 +47,9 @@ static void main_print_usage(FILE *out)
           "                           SET 'sql-client.execution.result-mode' = 'csv';\n"
           "      --continue-on-error  keep running after a failing statement (exit code 1)\n"
           "      --progress           show job progress on stderr when running scripts\n"
+          "      --no-wait            at the end of -f / -e, cancel the background jobs\n"
+          "                           (SET 'table.dml-sync' = 'false') instead of waiting\n"
+          "                           for them to finish\n"
           "  -h, --help               show this help\n"
           "      --version            show the version\n"
           "\n"
@@ -60,6 +63,7 @@ enum {
     MAIN_OPTION_CONTINUE,
     MAIN_OPTION_PROGRESS,
     MAIN_OPTION_VERSION,
+    MAIN_OPTION_NO_WAIT,
 };
 
 /* Returns -1 on bad arguments, 1 when the program is done (help, version), else 0. */
@@ -74,6 +78,7 @@ static int main_parse_arguments(int argc, char **argv, Cli *cli, MainAction *act
         {"output", required_argument, NULL, MAIN_OPTION_OUTPUT},
         {"continue-on-error", no_argument, NULL, MAIN_OPTION_CONTINUE},
         {"progress", no_argument, NULL, MAIN_OPTION_PROGRESS},
+        {"no-wait", no_argument, NULL, MAIN_OPTION_NO_WAIT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, MAIN_OPTION_VERSION},
         {NULL, 0, NULL, 0},
@@ -105,6 +110,9 @@ static int main_parse_arguments(int argc, char **argv, Cli *cli, MainAction *act
             break;
         case MAIN_OPTION_PROGRESS:
             cli->show_progress = true;
+            break;
+        case MAIN_OPTION_NO_WAIT:
+            cli->no_wait = true;
             break;
         case 'h':
             main_print_usage(stdout);
@@ -139,6 +147,39 @@ static void main_apply_output(Cli *cli, const char *output_name)
     if (value != NULL) {
         cli->ignored_mode_value = strdup(value);
     }
+}
+
+/* A background job that ended while the scripts' end waited for it. */
+static void main_report_job(void *context, const char *line)
+{
+    (void)context;
+    printf("[INFO] %s\n", line);
+    fflush(stdout);
+}
+
+/*
+ * Background jobs still running when the scripts end: waited for (Ctrl-C
+ * cancels them), unless --no-wait; the shell's QUIT / Ctrl-D cancels them
+ * (they run in this process, which is ending), saying so.
+ */
+static void main_end_jobs(Cli *cli)
+{
+    size_t running = joinery_session_running_jobs(cli->session);
+    if (running == 0) {
+        return;
+    }
+    if (cli->interactive || cli->no_wait || cli->interrupted) {
+        printf("[INFO] Cancelling %zu running job%s.\n", running, running == 1 ? "" : "s");
+        fflush(stdout);
+        joinery_session_cancel_jobs(cli->session);
+        return;
+    }
+    printf("[INFO] Waiting for %zu running job%s to finish (Ctrl-C cancels).\n", running,
+           running == 1 ? "" : "s");
+    fflush(stdout);
+    signals_set_statement_running(true);
+    joinery_session_wait_jobs(cli->session, main_report_job, NULL);
+    signals_set_statement_running(false);
 }
 
 int main(int argc, char **argv)
@@ -200,6 +241,7 @@ int main(int argc, char **argv)
         }
     }
 
+    main_end_jobs(&cli);
     joinery_session_close(cli.session);
     free(cli.ignored_mode_value);
     free(actions);

@@ -104,6 +104,20 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
 /* Asks the running statement to stop soon. Async-signal-safe. */
 void joinery_session_cancel(JoinerySession *session);
 
+/*
+ * Background jobs (SET 'table.dml-sync' = 'false': INSERT INTO returns with
+ * a job id while its job runs on threads of its own). running_jobs counts
+ * those still running. wait_jobs waits until every one has ended, calling
+ * report(context, line) with a line per job as it ends (may be NULL);
+ * joinery_session_cancel during the wait (Ctrl-C) cancels them all.
+ * cancel_jobs cancels every running one and waits for it;
+ * joinery_session_close does that too.
+ */
+size_t joinery_session_running_jobs(JoinerySession *session);
+void joinery_session_wait_jobs(JoinerySession *session,
+                               void (*report)(void *context, const char *line), void *context);
+void joinery_session_cancel_jobs(JoinerySession *session);
+
 /* Current value of a session option (SET); NULL when unset and no default. */
 const char *joinery_session_get_option(JoinerySession *session, const char *key);
 

@@ -102,6 +102,85 @@ char *checkpoint_store_create_folder(const char *dir, const char *job_id, int64_
     return folder;
 }
 
+char *checkpoint_store_create_savepoint_folder(const char *dir, const char *job_id, Diag *diag)
+{
+    char random_id[CHECKPOINT_JOB_ID_LENGTH + 1];
+    checkpoint_store_new_job_id(random_id);
+    StrBuf path = STRBUF_INIT;
+    size_t length = strlen(dir);
+    while (length > 1 && dir[length - 1] == '/')
+        length--;
+    strbuf_printf(&path, "%.*s/savepoint-%.6s-%.12s", (int)length, dir, job_id, random_id);
+    char *folder = strbuf_detach(&path);
+    if (!folder) {
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (make_directories(folder) != 0) {
+        diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create savepoint folder '%s': %s", folder,
+                   strerror(errno));
+        free(folder);
+        return NULL;
+    }
+    char *parent = strdup(folder);
+    if (parent) {
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent)
+            *slash = '\0';
+        sync_folder(parent);
+        free(parent);
+    }
+    return folder;
+}
+
+char *checkpoint_store_previous(const char *folder)
+{
+    char *parent = strdup(folder);
+    if (!parent)
+        return NULL;
+    size_t length = strlen(parent);
+    while (length > 1 && parent[length - 1] == '/')
+        parent[--length] = '\0';
+    char *slash = strrchr(parent, '/');
+    const char *name = slash ? slash + 1 : parent;
+    long long own = 0;
+    char tail = 0;
+    if (sscanf(name, "chk-%lld%c", &own, &tail) != 1) {
+        free(parent);
+        return NULL; /* a savepoint, or not a checkpoint folder */
+    }
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(parent, ".");
+    DIR *dir = opendir(parent);
+    long long best = 0;
+    StrBuf path = STRBUF_INIT;
+    if (dir) {
+        struct dirent *item;
+        while ((item = readdir(dir))) {
+            long long id = 0;
+            if (sscanf(item->d_name, "chk-%lld%c", &id, &tail) != 1 || id >= own || id <= best)
+                continue;
+            strbuf_clear(&path);
+            strbuf_printf(&path, "%s/%s/%s", parent, item->d_name, MANIFEST_NAME);
+            struct stat info;
+            if (stat(strbuf_cstr(&path), &info) == 0 && S_ISREG(info.st_mode))
+                best = id;
+        }
+        closedir(dir);
+    }
+    char *result = NULL;
+    if (best > 0) {
+        strbuf_clear(&path);
+        strbuf_printf(&path, "%s/chk-%lld", parent, best);
+        result = strbuf_detach(&path);
+    }
+    strbuf_free(&path);
+    free(parent);
+    return result;
+}
+
 void checkpoint_store_file_name(int plan_node_id, int subtask, char name[CHECKPOINT_FILE_MAX])
 {
     snprintf(name, CHECKPOINT_FILE_MAX, "op-%d-%d", plan_node_id, subtask);
@@ -337,8 +416,8 @@ int checkpoint_store_read_manifest(const char *path, CheckpointManifest *manifes
                             strbuf_cstr(&manifest_path), strerror(errno));
     else if (manifest_parse(text, length, manifest) != 0)
         status = diag_error(diag, JOINERY_ERROR_RUNTIME,
-                            "Cannot restore from '%s': its _metadata is corrupt (checksum or "
-                            "syntax); restore from an older retained checkpoint",
+                            "Cannot restore from '%s': its file '_metadata' is corrupt (checksum "
+                            "or syntax)",
                             base);
     free(text);
     strbuf_free(&manifest_path);

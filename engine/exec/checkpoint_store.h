@@ -83,6 +83,19 @@ void checkpoint_store_new_job_id(char job_id[CHECKPOINT_JOB_ID_LENGTH + 1]);
  */
 char *checkpoint_store_create_folder(const char *dir, const char *job_id, int64_t checkpoint_id,
                                      Diag *diag);
+/*
+ * Creates <dir>/savepoint-<first 6 digits of the job id>-<12 random hex
+ * digits>/ (Flink's savepoint folder name; parents too) and returns its path
+ * (heap). NULL with diag filled when it cannot. A savepoint holds what a
+ * checkpoint holds, in the same layout (_metadata last).
+ */
+char *checkpoint_store_create_savepoint_folder(const char *dir, const char *job_id, Diag *diag);
+/*
+ * For a checkpoint folder .../<job id>/chk-<n>: the newest complete
+ * checkpoint (with _metadata) of the same job older than n, as a path
+ * (heap); NULL when there is none or `folder` is not a chk-<n> folder.
+ */
+char *checkpoint_store_previous(const char *folder);
 /* The file name of operator (node, subtask) in a checkpoint folder. */
 void checkpoint_store_file_name(int plan_node_id, int subtask, char name[CHECKPOINT_FILE_MAX]);
 /*

@@ -51,6 +51,13 @@ typedef struct JobConfig {
     /* execution.state-recovery.path: a checkpoint folder to resume from (NULL: none);
        borrowed until job_create returns */
     const char *restore_path;
+    /* the job's id, 32 lowercase hex digits (checkpoints go to <dir>/<job id>/); NULL: a new
+       random one. Borrowed until job_create returns. */
+    const char *job_id;
+    /* the job may be stopped with a savepoint (job_stop_with_savepoint): snapshots are taken
+       at barriers even without periodic checkpoints. A job whose parts cannot take part in
+       checkpoints still runs; its savepoint is refused with the reason. */
+    bool savepoints;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };
@@ -98,6 +105,31 @@ int job_trigger_barrier(Job *job, int64_t checkpoint_id, Diag *diag);
  * barriers still align). Before job_run; `storage` outlives the run.
  */
 void job_set_snapshot_storage(Job *job, const SnapshotStorage *storage);
+/*
+ * Flink's stop-with-savepoint, from another thread while job_run runs: takes
+ * a savepoint into <dir>/savepoint-<id prefix>-<random>/ (a checkpoint's
+ * layout: operator files, _metadata last). Its barrier starts at every
+ * source, after which the sources are no longer polled; with `drain` each
+ * source first emits the MAX watermark, so event-time windows, joins and
+ * timers fire and their output is in the savepoint (Flink's WITH DRAIN).
+ * Waits until the savepoint is complete and the sink has made its output
+ * visible, then marks the job so that the cancel that must follow (the
+ * caller's cancel flag) commits nothing more and leaves the sources'
+ * positions to the savepoint. *path gets the folder (heap). `ended` is the
+ * caller's flag that job_run returned: the wait gives up then. On an error
+ * (no savepoint possible: the diag says why; a file that could not be
+ * written; the job ended) the job goes on polling its sources and *path
+ * stays NULL.
+ */
+int job_stop_with_savepoint(Job *job, const char *dir, bool drain, const volatile int *ended,
+                            char **path, Diag *diag);
+/* Whether job_stop_with_savepoint succeeded: the cancel after it ended the job. */
+bool job_stopped_with_savepoint(Job *job);
+/*
+ * Progress of a running job, safe from any thread: rows read and state bytes
+ * as its tasks last published them, and its checkpoints. Appends lines to out.
+ */
+void job_format_progress(Job *job, StrBuf *out);
 /* Rows written by the job's sink (INSERT INTO), or result rows (SELECT). */
 uint64_t job_rows_written(const Job *job);
 /* Bad records the job's sources skipped (json.ignore-parse-errors and the like). */

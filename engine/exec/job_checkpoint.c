@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <xxhash.h>
 
 #include "engine/base/value.h"
@@ -82,6 +83,9 @@ static void checkpoints_drop_pending(JobCheckpoints *checkpoints, bool failed)
         checkpoint_store_remove(checkpoints->pending_folder);
     free(checkpoints->pending_folder);
     checkpoints->pending_folder = NULL;
+    if (checkpoints->pending_savepoint)
+        checkpoints->savepoint_failed_id = checkpoints->pending_id;
+    checkpoints->pending_savepoint = false;
     checkpoints->pending_id = 0;
     if (failed)
         checkpoints->failed++;
@@ -128,7 +132,15 @@ static int checkpoints_complete(Job *job, Diag *diag)
     record[0] = checkpoints->pending_id;
     record[1] = checkpoints->last_duration_millis;
     record[2] = (int64_t)bytes;
-    checkpoints->completed_folders[checkpoints->completed_count++] = checkpoints->pending_folder;
+    if (checkpoints->pending_savepoint) {
+        /* a savepoint is the user's: kept, outside the retained count */
+        free(checkpoints->savepoint_path);
+        checkpoints->savepoint_path = checkpoints->pending_folder;
+        checkpoints->pending_savepoint = false;
+    } else {
+        checkpoints->completed_folders[checkpoints->completed_count++] =
+            checkpoints->pending_folder;
+    }
     checkpoints->pending_folder = NULL;
     atomic_store(&checkpoints->completed_id, checkpoints->pending_id);
     checkpoints->completed++;
@@ -371,11 +383,53 @@ static int checkpoints_store_final(void *context, Operator *op, const Barrier *b
     return status;
 }
 
+/*
+ * Why the job's snapshots could not be restored (a source that cannot
+ * resume, a state without a snapshot, a sink that refuses): written into
+ * `reason`; false when there is nothing against it.
+ */
+static bool checkpoints_refusal(Job *job, char *reason, size_t size)
+{
+    for (uint32_t i = 0; i < job->source_count; i++) {
+        const char *table = source_operator_cannot_resume(job->sources[i]);
+        if (table) {
+            snprintf(reason, size,
+                     "Table '%s' cannot take part in checkpoints: its connector cannot resume "
+                     "from a position yet",
+                     table);
+            return true;
+        }
+    }
+    /* a stateful operator without a snapshot entry would restore empty: refused */
+    for (uint32_t i = 0; i < job->operator_count; i++) {
+        const PlanNode *node = job->operators[i].node;
+        if (node && plan_node_is_stateful(node) && !job->operators[i].op->vtable->snapshot) {
+            snprintf(reason, size,
+                     "%s cannot take part in checkpoints yet: it keeps state it cannot snapshot",
+                     plan_kind_name(node->kind));
+            return true;
+        }
+    }
+    const char *refusal = job->sink ? sink_operator_checkpoint_refusal(job->sink) : NULL;
+    if (refusal) {
+        const PlanNode *sink_node = NULL;
+        for (uint32_t i = 0; i < job->operator_count; i++)
+            if (job->operators[i].op == job->sink)
+                sink_node = job->operators[i].node;
+        snprintf(reason, size, "Table '%s' cannot take part in checkpoints: %s",
+                 sink_node && sink_node->kind == PLAN_SINK ? sink_node->sink.table->name : "?",
+                 refusal);
+        return true;
+    }
+    return false;
+}
+
 int job_checkpoints_open(Job *job, const JobConfig *config)
 {
     JobCheckpoints *checkpoints = &job->checkpoints;
     checkpoints->next_id = 1;
-    if (config->checkpoint_interval_millis <= 0 && !config->restore_path)
+    bool periodic = config->checkpoint_interval_millis > 0;
+    if (!periodic && !config->restore_path && !config->savepoints)
         return JOINERY_OK;
     uint32_t count = job->operator_count ? job->operator_count : 1;
     checkpoints->fingerprints = calloc(count, sizeof *checkpoints->fingerprints);
@@ -390,53 +444,37 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
     checkpoints->lock_ready = true;
     for (uint32_t i = 0; i < job->operator_count; i++)
         checkpoints->fingerprints[i] = job_node_fingerprint(job, job->operators[i].node);
-    if (config->checkpoint_interval_millis <= 0)
+    if (config->job_id && strlen(config->job_id) == CHECKPOINT_JOB_ID_LENGTH)
+        memcpy(checkpoints->job_id, config->job_id, CHECKPOINT_JOB_ID_LENGTH + 1);
+    else
+        checkpoint_store_new_job_id(checkpoints->job_id);
+    if (!periodic && !config->savepoints)
         return JOINERY_OK;
-    if (!config->checkpoint_dir || !*config->checkpoint_dir)
+    if (periodic && (!config->checkpoint_dir || !*config->checkpoint_dir))
         return diag_error(job->diag, JOINERY_ERROR_VALIDATE,
                           "Checkpoints ('execution.checkpointing.interval') need a folder: set "
                           "'execution.checkpointing.dir' (or 'state.checkpoints.dir')");
-    for (uint32_t i = 0; i < job->source_count; i++) {
-        const char *table = source_operator_cannot_resume(job->sources[i]);
-        if (table)
+    char reason[512];
+    if (checkpoints_refusal(job, reason, sizeof reason)) {
+        if (periodic)
             return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "Table '%s' cannot take part in checkpoints: its connector cannot "
-                              "resume from a position yet (unset "
-                              "'execution.checkpointing.interval')",
-                              table);
+                              "%s (unset 'execution.checkpointing.interval')", reason);
+        /* a job that may stop with a savepoint runs; STOP JOB ... WITH SAVEPOINT says why not */
+        checkpoints->savepoint_refusal = strdup(reason);
+        return checkpoints->savepoint_refusal
+                   ? JOINERY_OK
+                   : diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
-    /* a stateful operator without a snapshot entry would restore empty: refused */
-    for (uint32_t i = 0; i < job->operator_count; i++) {
-        const PlanNode *node = job->operators[i].node;
-        if (node && plan_node_is_stateful(node) && !job->operators[i].op->vtable->snapshot)
-            return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "%s cannot take part in checkpoints yet: it keeps state it cannot "
-                              "snapshot (unset 'execution.checkpointing.interval')",
-                              plan_kind_name(node->kind));
-    }
-    const char *refusal = job->sink ? sink_operator_checkpoint_refusal(job->sink) : NULL;
-    if (refusal) {
-        const PlanNode *sink_node = NULL;
-        for (uint32_t i = 0; i < job->operator_count; i++)
-            if (job->operators[i].op == job->sink)
-                sink_node = job->operators[i].node;
-        return diag_error(
-            job->diag, JOINERY_ERROR_UNSUPPORTED,
-            "Table '%s' cannot take part in checkpoints: %s (unset "
-            "'execution.checkpointing.interval')",
-            sink_node && sink_node->kind == PLAN_SINK ? sink_node->sink.table->name : "?", refusal);
-    }
-    checkpoints->enabled = true;
+    checkpoints->enabled = periodic;
     checkpoints->interval_millis = config->checkpoint_interval_millis;
     checkpoints->timeout_millis =
         config->checkpoint_timeout_millis > 0 ? config->checkpoint_timeout_millis : 600000;
     checkpoints->retained = config->checkpoint_retained > 0 ? config->checkpoint_retained : 1;
     checkpoints->completed_folders =
         calloc((size_t)checkpoints->retained + 1, sizeof *checkpoints->completed_folders);
-    checkpoints->dir = strdup(config->checkpoint_dir);
+    checkpoints->dir = strdup(periodic ? config->checkpoint_dir : "");
     if (!checkpoints->completed_folders || !checkpoints->dir)
         return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    checkpoint_store_new_job_id(checkpoints->job_id);
     if (pthread_cond_init(&checkpoints->writes_ready, NULL) != 0)
         return diag_error(job->diag, JOINERY_ERROR, "could not create a lock for the job");
     checkpoints->writes_ready_made = true;
@@ -448,9 +486,11 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
         .store_buffer = checkpoints_store_buffer,
         .context = job,
         .finished = checkpoints_finished,
-        .final_id = sink_operator_exactly_once(job->sink) ? checkpoints_final_id : NULL,
+        /* the last checkpoint at the sink's end needs the checkpoint folder */
+        .final_id = periodic && sink_operator_exactly_once(job->sink) ? checkpoints_final_id : NULL,
         .store_final = checkpoints_store_final,
     };
+    checkpoints->storage_ready = true;
     job_set_snapshot_storage(job, &checkpoints->storage);
     return JOINERY_OK;
 }
@@ -531,6 +571,34 @@ static int checkpoints_restore_entry(Job *job, const CheckpointEntry *entry, con
     return status;
 }
 
+/*
+ * After a checkpoint was refused for a damaged file (store errors are
+ * JOINERY_ERROR_RUNTIME): names the newest older complete checkpoint of the
+ * same job, if one was retained, in the message.
+ */
+static void checkpoints_point_at_previous(Job *job, const char *path)
+{
+    if (job->diag->status != JOINERY_ERROR_RUNTIME)
+        return;
+    char *folder = strdup(path);
+    if (!folder)
+        return;
+    size_t length = strlen(folder);
+    static const char METADATA[] = "/_metadata";
+    if (length > sizeof METADATA - 1 &&
+        strcmp(folder + length - (sizeof METADATA - 1), METADATA) == 0)
+        folder[length - (sizeof METADATA - 1)] = '\0';
+    char *previous = checkpoint_store_previous(folder);
+    size_t used = strlen(job->diag->message);
+    if (previous && used + 2 < sizeof job->diag->message)
+        snprintf(job->diag->message + used, sizeof job->diag->message - used,
+                 "; the previous retained checkpoint '%s' is complete: set "
+                 "'execution.state-recovery.path' to it to restore from there",
+                 previous);
+    free(previous);
+    free(folder);
+}
+
 int job_checkpoints_restore(Job *job, const char *path)
 {
     if (!path || !*path)
@@ -543,6 +611,8 @@ int job_checkpoints_restore(Job *job, const char *path)
         status = checkpoints_check_match(job, &manifest, folder);
     for (uint32_t i = 0; i < manifest.count && status == JOINERY_OK; i++)
         status = checkpoints_restore_entry(job, &manifest.entries[i], folder);
+    if (status != JOINERY_OK)
+        checkpoints_point_at_previous(job, path);
     if (status == JOINERY_OK) {
         job->checkpoints.next_id = manifest.checkpoint_id + 1;
         job->checkpoints.restored_id = manifest.checkpoint_id;
@@ -571,18 +641,40 @@ int job_checkpoints_start_task(JobTask *task)
     return JOINERY_OK;
 }
 
+/* Makes checkpoint `id` in `folder` the pending one (lock held, none pending). */
+static void checkpoints_begin_pending(Job *job, int64_t id, char *folder)
+{
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    checkpoints->pending_id = id;
+    checkpoints->pending_folder = folder;
+    checkpoints->pending_started = datetime_now_millis();
+    checkpoints->pending_timestamp = checkpoints->pending_started;
+    checkpoints->done_count = 0;
+    memset(checkpoints->done, 0, job->operator_count);
+    /* operators that ended take no part: counted as finished at once */
+    for (uint32_t i = 0; i < job->operator_count; i++)
+        if (checkpoints->finished[i] == 1) {
+            checkpoints->entries[i] = checkpoints_entry(job, i);
+            checkpoints->entries[i].kind = CHECKPOINT_ENTRY_FINISHED;
+            checkpoints->done[i] = 1;
+            checkpoints->done_count++;
+        }
+}
+
 int job_checkpoints_tick(Job *job, int64_t now)
 {
     JobCheckpoints *checkpoints = &job->checkpoints;
-    if (!checkpoints->enabled)
+    if (!checkpoints->storage_ready)
         return JOINERY_OK;
     int64_t completed = atomic_load(&checkpoints->completed_id);
-    if (completed > checkpoints->committed_id) {
-        checkpoints->committed_id = completed;
+    if (completed > atomic_load(&checkpoints->committed_id)) {
         int status = sink_operator_commit(job->sink, completed);
+        atomic_store(&checkpoints->committed_id, completed);
         if (status != JOINERY_OK)
             return status;
     }
+    if (!checkpoints->enabled)
+        return JOINERY_OK;
     if (now < checkpoints->next_trigger)
         return JOINERY_OK;
     if (!checkpoints->next_trigger) {
@@ -601,20 +693,7 @@ int job_checkpoints_tick(Job *job, int64_t now)
         folder = checkpoint_store_create_folder(checkpoints->dir, checkpoints->job_id, id, &diag);
     }
     if (folder) {
-        checkpoints->pending_id = id;
-        checkpoints->pending_folder = folder;
-        checkpoints->pending_started = datetime_now_millis();
-        checkpoints->pending_timestamp = checkpoints->pending_started;
-        checkpoints->done_count = 0;
-        memset(checkpoints->done, 0, job->operator_count);
-        /* operators that ended take no part: counted as finished at once */
-        for (uint32_t i = 0; i < job->operator_count; i++)
-            if (checkpoints->finished[i] == 1) {
-                checkpoints->entries[i] = checkpoints_entry(job, i);
-                checkpoints->entries[i].kind = CHECKPOINT_ENTRY_FINISHED;
-                checkpoints->done[i] = 1;
-                checkpoints->done_count++;
-            }
+        checkpoints_begin_pending(job, id, folder);
     } else if (!busy) {
         checkpoints->failed++; /* the folder could not be made: try again next interval */
     }
@@ -630,6 +709,88 @@ int job_checkpoints_tick(Job *job, int64_t now)
         pthread_mutex_unlock(&checkpoints->lock);
     }
     return JOINERY_OK;
+}
+
+/* Sleeps a few milliseconds (waits that poll a condition set by another thread). */
+static void checkpoints_nap(void)
+{
+    struct timespec pause = {0, 5 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
+int job_stop_with_savepoint(Job *job, const char *dir, bool drain, const volatile int *ended,
+                            char **path, Diag *diag)
+{
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    *path = NULL;
+    if (checkpoints->savepoint_refusal)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED, "Cannot take a savepoint: %s",
+                          checkpoints->savepoint_refusal);
+    if (!checkpoints->storage_ready)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Cannot take a savepoint: the job was not started to take one");
+    int64_t id = 0;
+    while (!id) {
+        if (*ended)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Cannot take a savepoint: the job is no longer running");
+        pthread_mutex_lock(&checkpoints->lock);
+        if (!checkpoints->pending_id) { /* a periodic checkpoint in flight ends first */
+            char *folder = checkpoint_store_create_savepoint_folder(dir, checkpoints->job_id, diag);
+            if (!folder) {
+                pthread_mutex_unlock(&checkpoints->lock);
+                return diag->status;
+            }
+            id = checkpoints->next_id++;
+            checkpoints_begin_pending(job, id, folder);
+            checkpoints->pending_savepoint = true;
+        }
+        pthread_mutex_unlock(&checkpoints->lock);
+        if (!id)
+            checkpoints_nap();
+    }
+    atomic_store(&job->drain_sources, drain ? 1 : 0);
+    atomic_store(&job->halt_barrier, id);
+    int status = job_trigger_barrier(job, id, diag);
+    bool done = false;
+    while (status == JOINERY_OK && !done) {
+        pthread_mutex_lock(&checkpoints->lock);
+        done = atomic_load(&checkpoints->completed_id) >= id;
+        bool failed = !done && checkpoints->pending_id != id;
+        pthread_mutex_unlock(&checkpoints->lock);
+        if (failed)
+            status = diag_error(diag, JOINERY_ERROR_RUNTIME,
+                                "Cannot take a savepoint: a snapshot could not be written (see "
+                                "SHOW JOB METRICS: failed checkpoints)");
+        else if (!done && *ended)
+            status = diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                "Cannot take a savepoint: the job ended before it was complete");
+        else if (!done)
+            checkpoints_nap();
+    }
+    /* the sink's task makes the savepoint's output visible (commit) before the job stops */
+    while (status == JOINERY_OK && atomic_load(&checkpoints->committed_id) < id && !*ended)
+        checkpoints_nap();
+    if (status != JOINERY_OK) {
+        pthread_mutex_lock(&checkpoints->lock);
+        if (checkpoints->pending_id == id)
+            checkpoints_drop_pending(checkpoints, true);
+        pthread_mutex_unlock(&checkpoints->lock);
+        atomic_store(&job->halt_barrier, 0); /* the job goes on */
+        return status;
+    }
+    pthread_mutex_lock(&checkpoints->lock);
+    *path = checkpoints->savepoint_path ? strdup(checkpoints->savepoint_path) : NULL;
+    pthread_mutex_unlock(&checkpoints->lock);
+    if (!*path)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    atomic_store(&job->stopped_with_savepoint, 1);
+    return JOINERY_OK;
+}
+
+bool job_stopped_with_savepoint(Job *job)
+{
+    return atomic_load(&job->stopped_with_savepoint) != 0;
 }
 
 void job_checkpoints_format(Job *job, StrBuf *out)
@@ -678,5 +839,7 @@ void job_checkpoints_close(Job *job)
     free(checkpoints->done);
     free(checkpoints->finished);
     free(checkpoints->dir);
+    free(checkpoints->savepoint_refusal);
+    free(checkpoints->savepoint_path);
     memset(checkpoints, 0, sizeof *checkpoints);
 }

@@ -43,6 +43,7 @@ typedef struct JobTask {
     uint32_t barrier_count;
     uint32_t barrier_capacity;
     _Atomic uint32_t barriers_pending;
+    int64_t halted_barrier; /* see Job.halt_barrier; 0: the sources are polled */
     uint32_t ends_expected; /* channels into this task */
     uint32_t ends_received;
     ExecContext context;
@@ -68,7 +69,13 @@ struct CheckpointEntry;
 struct CheckpointWrite;
 
 typedef struct JobCheckpoints {
-    bool enabled; /* execution.checkpointing.interval set */
+    bool enabled;                /* execution.checkpointing.interval set */
+    bool storage_ready;          /* snapshots are taken at barriers: periodic checkpoints, or a job
+                                    that may be stopped with a savepoint (JobConfig.savepoints) */
+    char *savepoint_refusal;     /* why this job cannot take a savepoint (heap); NULL: it can */
+    bool pending_savepoint;      /* the pending one is a savepoint (no retention, kept) */
+    int64_t savepoint_failed_id; /* the savepoint given up or failed last (lock held) */
+    char *savepoint_path;        /* the savepoint completed last (heap) */
     int64_t interval_millis;
     int64_t timeout_millis;
     int retained;
@@ -94,7 +101,7 @@ typedef struct JobCheckpoints {
     char **completed_folders; /* retained completed checkpoints, oldest first */
     uint32_t completed_count;
     _Atomic int64_t completed_id; /* newest completed */
-    int64_t committed_id;         /* newest the sink was told of */
+    _Atomic int64_t committed_id; /* newest the sink was told of */
     int64_t next_trigger;         /* when the next is due (ms); 0 before the first round */
     uint64_t completed;
     uint64_t failed;
@@ -131,8 +138,8 @@ struct Job {
     JobTask **tasks; /* each allocated alone: channels keep pointers to mailboxes */
     uint32_t task_count;
     bool threaded;
-    int64_t next_metrics_millis;    /* when job_status_line sends output.metrics next */
-    volatile int stop;              /* a task failed, or a cancel could not drain: stop at once */
+    int64_t next_metrics_millis; /* when job_status_line sends output.metrics next */
+    volatile int stop;           /* a task failed, or a cancel could not drain: stop at once */
     volatile int *cancel_requested;
     /* Cancel (Ctrl-C) drains: every task stops polling its sources (it is then
        "quiet", as is a task that finished) and keeps delivering its mailbox until no
@@ -143,6 +150,13 @@ struct Job {
     _Atomic int64_t last_barrier; /* the newest checkpoint id triggered (0: none) */
     _Atomic uint32_t tasks_quiet;
     volatile int drained;
+    /* stop with savepoint (job_stop_with_savepoint): the savepoint's barrier id; a task
+       stops polling its sources once it started that barrier (JobTask.halted_barrier
+       equal), with drain_sources each source first emits the MAX watermark; reset to 0
+       when the savepoint fails, and the sources go on */
+    _Atomic int64_t halt_barrier;
+    _Atomic int drain_sources;
+    _Atomic int stopped_with_savepoint; /* the cancel that follows commits nothing more */
     Operator *sink;
     ExecContext context;
     Diag *diag;

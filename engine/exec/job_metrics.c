@@ -108,6 +108,20 @@ void job_status_line(Job *job)
     }
 }
 
+void job_format_progress(Job *job, StrBuf *out)
+{
+    uint64_t source_rows = 0, state_bytes = 0;
+    for (uint32_t t = 0; t < job->task_count; t++) {
+        source_rows +=
+            atomic_load_explicit(&job->tasks[t]->published_rows_read, memory_order_relaxed);
+        state_bytes +=
+            atomic_load_explicit(&job->tasks[t]->published_state_bytes, memory_order_relaxed);
+    }
+    strbuf_printf(out, "running: %llu rows read, state %.1f MiB\n", (unsigned long long)source_rows,
+                  (double)state_bytes / (1024.0 * 1024.0));
+    job_checkpoints_format(job, out);
+}
+
 /*
  * What job_format_metrics looks up per plan node: its operators in build
  * order and whether watermarks reach it, in a table keyed by the node's

@@ -197,12 +197,26 @@ static int job_task_start_barriers(JobTask *task)
     task->barrier_count -= count;
     atomic_fetch_sub(&task->barriers_pending, count);
     pthread_mutex_unlock(&task->barrier_lock);
-    for (uint32_t b = 0; b < count; b++)
+    Job *job = task->job;
+    for (uint32_t b = 0; b < count; b++) {
+        /* a savepoint that stops the job: with drain, the MAX watermark before its barrier */
+        bool halting = barriers[b].checkpoint_id == atomic_load(&job->halt_barrier);
+        for (uint32_t i = 0; halting && atomic_load(&job->drain_sources) && i < task->source_count;
+             i++) {
+            if (task->sources[i]->finished)
+                continue;
+            int status = operator_emit_watermark(task->sources[i], INT64_MAX);
+            if (status != JOINERY_OK)
+                return status;
+        }
         for (uint32_t i = 0; i < task->source_count; i++) {
             int status = operator_inject_barrier(task->sources[i], &barriers[b]);
             if (status != JOINERY_OK)
                 return status;
         }
+        if (halting)
+            task->halted_barrier = barriers[b].checkpoint_id;
+    }
     return job_task_commit(task);
 }
 
@@ -252,7 +266,13 @@ static int job_task_run(JobTask *task)
         bool any_active = false, any_open = false;
         int64_t now = datetime_now_millis();
         int64_t earliest = INT64_MAX;
-        for (uint32_t i = 0; i < task->source_count && !draining; i++) {
+        /* stopped with a savepoint: nothing after its barrier is read (a failed savepoint
+           resets halt_barrier and the sources go on) */
+        bool halted =
+            task->halted_barrier != 0 && task->halted_barrier == atomic_load(&job->halt_barrier);
+        if (halted)
+            any_open = true;
+        for (uint32_t i = 0; i < task->source_count && !draining && !halted; i++) {
             SourceState state;
             int64_t next_poll = now + 10;
             int status = source_operator_poll(task->sources[i], now, &state, &next_poll);
@@ -429,7 +449,7 @@ int job_run(Job *job, volatile int *cancel_requested, Diag *diag)
        place) so that what went through is durable before the sources commit it */
     /* with checkpoints a cancel is Flink's: output after the last checkpoint stays
        uncommitted (a restore from that checkpoint writes it) and nothing is committed */
-    bool checkpointed = job->checkpoints.enabled;
+    bool checkpointed = job->checkpoints.enabled || atomic_load(&job->stopped_with_savepoint);
     if (cancelled && job->drained && !checkpointed && job->sink && job->sink->vtable->finish) {
         int finish_status = job->sink->vtable->finish(job->sink);
         if (finish_status != JOINERY_OK) {

@@ -437,6 +437,8 @@ typedef enum AstStatementKind {
     AST_STMT_SHOW_CURRENT_DATABASE, /* SHOW CURRENT DATABASE */
     AST_STMT_SHOW_MODULES,          /* SHOW [FULL] MODULES (show.full) */
     AST_STMT_SHOW_JARS,             /* SHOW JARS */
+    AST_STMT_DESCRIBE_JOB,          /* DESCRIBE JOB '<id>' (job.id) */
+    AST_STMT_STOP_JOB,              /* STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN] */
 } AstStatementKind;
 
 /* The LIKE filter of SHOW TABLES / VIEWS / COLUMNS / FUNCTIONS / DATABASES. */
@@ -489,6 +491,13 @@ typedef struct AstStatement {
             AstList name_parts;
             bool catalog;
         } use;
+        /* DESCRIBE JOB, STOP JOB, SHOW JOB METRICS ['<id>'] (id NULL: the last job) */
+        struct {
+            char *id;
+            SourcePosition id_position;
+            bool with_savepoint;
+            bool with_drain;
+        } job;
     };
 } AstStatement;
 

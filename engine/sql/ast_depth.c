@@ -204,6 +204,8 @@ static void walk_statement(DepthWalk *walk, const AstStatement *statement, int d
     case AST_STMT_SHOW_CURRENT_DATABASE:
     case AST_STMT_SHOW_MODULES:
     case AST_STMT_SHOW_JARS:
+    case AST_STMT_DESCRIBE_JOB:
+    case AST_STMT_STOP_JOB:
         return;
     }
 }

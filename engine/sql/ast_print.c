@@ -717,6 +717,14 @@ static void print_statement(const AstStatement *statement, Printer *out)
     case AST_STMT_SHOW_JARS:
         printer_text(out, "(show-jars)");
         break;
+    case AST_STMT_DESCRIBE_JOB:
+        printer_format(out, "(describe-job '%s')", statement->job.id);
+        break;
+    case AST_STMT_STOP_JOB:
+        printer_format(out, "(stop-job '%s'%s%s)", statement->job.id,
+                       statement->job.with_savepoint ? " savepoint" : "",
+                       statement->job.with_drain ? " drain" : "");
+        break;
     case AST_STMT_SHOW_CREATE:
         printer_format(out, "(show-create-%s ", statement->show_create.is_view ? "view" : "table");
         print_names(&statement->show_create.name_parts, ".", out);

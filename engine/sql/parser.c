@@ -3015,7 +3015,13 @@ static AstStatement *parser_parse_show(Parser *parser, const Token *first)
     if (parser_accept_keyword(parser, KEYWORD_JOB)) {
         if (!parser_expect_keyword(parser, KEYWORD_METRICS))
             return NULL;
-        return parser_new_statement(parser, AST_STMT_SHOW_JOB_METRICS, first);
+        AstStatement *statement = parser_new_statement(parser, AST_STMT_SHOW_JOB_METRICS, first);
+        if (statement && parser_is(parser, TOKEN_STRING)) {
+            const Token *id = parser_current(parser);
+            statement->job.id_position = (SourcePosition){id->line, id->column};
+            statement->job.id = parser_expect_string(parser, "job id string");
+        }
+        return statement;
     }
     if (parser_accept_keyword(parser, KEYWORD_CREATE)) {
         AstStatement *statement = parser_new_statement(parser, AST_STMT_SHOW_CREATE, first);
@@ -3175,6 +3181,41 @@ static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
     return statement->explain.statement ? statement : NULL;
 }
 
+/* STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN] (Flink's SqlStopJob). */
+static AstStatement *parser_parse_stop_job(Parser *parser, const Token *first)
+{
+    parser_advance(parser);
+    if (!parser_expect_keyword(parser, KEYWORD_JOB))
+        return NULL;
+    AstStatement *statement = parser_new_statement(parser, AST_STMT_STOP_JOB, first);
+    if (!statement)
+        return NULL;
+    const Token *id = parser_current(parser);
+    statement->job.id_position = (SourcePosition){id->line, id->column};
+    statement->job.id = parser_expect_string(parser, "job id string");
+    if (!statement->job.id)
+        return NULL;
+    if (token_is_keyword(parser_current(parser), KEYWORD_WITH) &&
+        token_is_word(parser_peek(parser, 1), "SAVEPOINT")) {
+        parser_advance(parser);
+        parser_advance(parser);
+        statement->job.with_savepoint = true;
+    }
+    if (token_is_keyword(parser_current(parser), KEYWORD_WITH) &&
+        token_is_word(parser_peek(parser, 1), "DRAIN")) {
+        const Token *drain = parser_current(parser);
+        parser_advance(parser);
+        parser_advance(parser);
+        if (!statement->job.with_savepoint) {
+            parser_fail_at(parser, drain->line, drain->column, JOINERY_ERROR_VALIDATE,
+                           "WITH DRAIN could only be used after WITH SAVEPOINT.");
+            return NULL;
+        }
+        statement->job.with_drain = true;
+    }
+    return statement;
+}
+
 static AstStatement *parser_parse_statement(Parser *parser)
 {
     const Token *first = parser_current(parser);
@@ -3203,6 +3244,18 @@ static AstStatement *parser_parse_statement(Parser *parser)
             return parser_parse_explain(parser, first);
         case KEYWORD_DESCRIBE:
         case KEYWORD_DESC:
+            if (token_is_keyword(parser_peek(parser, 1), KEYWORD_JOB) &&
+                parser_peek(parser, 2)->kind == TOKEN_STRING) {
+                statement = parser_new_statement(parser, AST_STMT_DESCRIBE_JOB, first);
+                if (!statement)
+                    return NULL;
+                parser_advance(parser);
+                parser_advance(parser);
+                const Token *id = parser_current(parser);
+                statement->job.id_position = (SourcePosition){id->line, id->column};
+                statement->job.id = parser_expect_string(parser, "job id string");
+                return statement->job.id ? statement : NULL;
+            }
             statement = parser_new_statement(parser, AST_STMT_DESCRIBE, first);
             if (!statement)
                 return NULL;
@@ -3250,6 +3303,8 @@ static AstStatement *parser_parse_statement(Parser *parser)
         }
     } else if (first->kind == TOKEN_LEFT_PAREN) {
         return parser_parse_query_statement(parser, first);
+    } else if (token_is_word(first, "STOP")) {
+        return parser_parse_stop_job(parser, first);
     }
     if (first->kind == TOKEN_END || first->kind == TOKEN_SEMICOLON) {
         parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_PARSE,

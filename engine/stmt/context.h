@@ -2,7 +2,7 @@
  * context.h - the session behind engine.h and the context of one statement:
  * what every statement executor (ddl.c, show.c, query.c, analyze.c) and the
  * dispatcher (session.c) share. Not part of the public API; included only by
- * engine/stmt/. Includes nothing from engine/stmt/ but options.h.
+ * engine/stmt/. Includes nothing from engine/stmt/ but options.h and jobs.h.
  *
  * Invariants: a StatementContext lives for one joinery_session_execute call;
  * its arena is the statement arena (freed after the statement) and its diag
@@ -22,6 +22,7 @@
 #include "engine/exec/job.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/ast.h"
+#include "engine/stmt/jobs.h"
 #include "engine/stmt/options.h"
 
 struct JoinerySession {
@@ -30,6 +31,7 @@ struct JoinerySession {
     volatile int cancel_requested;
     StrBuf last_job_metrics; /* SHOW JOB METRICS: metrics of the last job */
     char *last_job_name;
+    SessionJobs jobs; /* every INSERT job of the session (jobs.h) */
 };
 
 /* Everything one statement's execution needs. */
@@ -42,6 +44,9 @@ typedef struct StatementContext {
        statement starts (statement_context_init) */
     PlannerConfig planner_config;
     JobConfig job_config;
+    /* a background job took the statement arena over (it holds the job's plan): the
+       statement must not free it */
+    bool arena_taken;
 } StatementContext;
 
 /* The context of one statement over the session, with both configs built from its options. */

@@ -286,6 +286,13 @@ int ddl_drop(StatementContext *context, const AstStatement *statement)
     const char *name = statement_object_name(context, &drop->name_parts, statement->position);
     if (!name)
         return context->diag->status;
+    /* a running background job reads the table's definition: it stays until the job ends */
+    const char *job_id = drop->is_view ? NULL : jobs_table_in_use(&context->session->jobs, name);
+    if (job_id)
+        return diag_error_at(context->diag, JOINERY_ERROR_VALIDATE, statement->position.line,
+                             statement->position.column,
+                             "Table `%s` is used by running job %s; STOP JOB '%s' first", name,
+                             job_id, job_id);
     int status = catalog_drop(context->session->catalog, name, drop->is_view, drop->if_exists,
                               context->diag);
     if (status != JOINERY_OK) {

@@ -50,6 +50,8 @@ typedef enum OptionId {
     OPTION_CHECKPOINTING_NUM_RETAINED,
     OPTION_CHECKPOINTING_TIMEOUT,
     OPTION_STATE_RECOVERY_PATH,
+    OPTION_SAVEPOINT_DIR,
+    OPTION_FIXED_JOB_ID,
     OPTION_DISPLAY_MAX_COLUMN_WIDTH,
     OPTION_PRINT_TIME_COST,
     OPTION_COUNT
@@ -91,8 +93,12 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_RESULT_MODE] = {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
                             "tableau|csv|json|table|changelog", "how results are printed"},
     [OPTION_DML_SYNC] = {"table.dml-sync", OPTION_KIND_BOOLEAN, "true", NULL,
-                         "INSERT INTO waits for the job to finish (joinery always does)"},
-    [OPTION_PIPELINE_NAME] = {"pipeline.name", OPTION_KIND_STRING, NULL, NULL, "job name"},
+                         "INSERT INTO waits for its job to finish; 'false' submits it to run "
+                         "in the background (Flink's client default is false; joinery's is "
+                         "true, so that a script's later statements see what it wrote)"},
+    [OPTION_PIPELINE_NAME] = {"pipeline.name", OPTION_KIND_STRING, NULL, NULL,
+                              "name of the next jobs (SHOW JOBS; default "
+                              "insert-into_<sink table>)"},
     [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
                              "joinery runs streaming mode only"},
     [OPTION_STATE_BACKEND_TYPE] = {"state.backend.type", OPTION_KIND_ENUM, "hashmap",
@@ -136,6 +142,13 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_STATE_RECOVERY_PATH] = {"execution.state-recovery.path", OPTION_KIND_STRING, NULL, NULL,
                                     "the next INSERT resumes from this checkpoint folder "
                                     "('execution.savepoint.path' accepted)"},
+    [OPTION_SAVEPOINT_DIR] = {"execution.checkpointing.savepoint-dir", OPTION_KIND_STRING, NULL,
+                              NULL,
+                              "folder of STOP JOB ... WITH SAVEPOINT's savepoints "
+                              "('state.savepoints.dir' accepted)"},
+    [OPTION_FIXED_JOB_ID] = {"$internal.pipeline.job-id", OPTION_KIND_STRING, NULL, NULL,
+                             "the id of the next job (32 hex digits; Flink's internal key, for "
+                             "tests and scripts that need a known id)"},
 };
 
 /* Flink's deprecated or older names of keys of the table: SET, RESET and reads act on the
@@ -151,6 +164,7 @@ static const struct {
     {"state.checkpoints.dir", OPTION_CHECKPOINTING_DIR, NULL},
     {"state.checkpoints.num-retained", OPTION_CHECKPOINTING_NUM_RETAINED, NULL},
     {"execution.savepoint.path", OPTION_STATE_RECOVERY_PATH, NULL},
+    {"state.savepoints.dir", OPTION_SAVEPOINT_DIR, NULL},
 };
 
 /* The key `key` stands for: itself, or the new key of a deprecated one. */
@@ -500,4 +514,16 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
         options_duration_millis(options, OPTION_CHECKPOINTING_TIMEOUT);
     config->restore_path =
         options_get(options, options_spec_of(OPTION_STATE_RECOVERY_PATH, OPTION_KIND_STRING)->key);
+}
+
+void job_submit_config_from_options(const SessionOptions *options, JobSubmitConfig *config)
+{
+    memset(config, 0, sizeof *config);
+    config->dml_sync = options_boolean(options, OPTION_DML_SYNC);
+    config->pipeline_name =
+        options_get(options, options_spec_of(OPTION_PIPELINE_NAME, OPTION_KIND_STRING)->key);
+    config->savepoint_dir =
+        options_get(options, options_spec_of(OPTION_SAVEPOINT_DIR, OPTION_KIND_STRING)->key);
+    config->fixed_job_id =
+        options_get(options, options_spec_of(OPTION_FIXED_JOB_ID, OPTION_KIND_STRING)->key);
 }

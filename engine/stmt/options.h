@@ -68,6 +68,15 @@ void options_reset_all(SessionOptions *options);
 const char *options_get(const SessionOptions *options, const char *key);
 /* Every option the planner reads, set value or default (built once per statement). */
 void planner_config_from_options(const SessionOptions *options, PlannerConfig *config);
+/* How the session submits and manages jobs (engine/stmt/jobs.c); strings borrowed from
+   the options until they change. */
+typedef struct JobSubmitConfig {
+    bool dml_sync;             /* table.dml-sync: INSERT waits for its job */
+    const char *pipeline_name; /* pipeline.name; NULL: insert-into_<sink> */
+    const char *savepoint_dir; /* execution.checkpointing.savepoint-dir; NULL: none */
+    const char *fixed_job_id;  /* $internal.pipeline.job-id; NULL: a random id */
+} JobSubmitConfig;
+void job_submit_config_from_options(const SessionOptions *options, JobSubmitConfig *config);
 /* Every option a job reads, set value or default (built once per statement). */
 void job_config_from_options(const SessionOptions *options, JobConfig *config);
 

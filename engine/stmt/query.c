@@ -122,7 +122,7 @@ static void query_warn(void *context, const char *line)
 }
 
 static int query_run(StatementContext *context, const PlanNode *physical, bool is_insert,
-                     const char *job_name)
+                     const char *job_name, const char *job_id)
 {
     const JoineryResultHandler *handler = context->handler;
     ResultWriter writer = {context, physical, NULL, NULL, 0};
@@ -141,7 +141,9 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     JobOutput output = {&writer, query_write_row, query_write_line, query_write_status,
                         query_write_metrics};
     Job *job = NULL;
-    int status = job_create(physical, &context->job_config, &output, &job, context->diag);
+    JobConfig config = context->job_config;
+    config.job_id = job_id;
+    int status = job_create(physical, &config, &output, &job, context->diag);
     bool cancelled_starting = status == JOINERY_CANCELLED;
     bool began = false;
     if (status == JOINERY_OK && !is_insert) {
@@ -170,6 +172,12 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     /* a failed job gets no footer: the client shows the rows, then the error */
     if (began && status == JOINERY_OK && handler && handler->end)
         handler->end(handler->context, writer.rows, cancelled);
+    if (job_id)
+        jobs_record_end(context, job_id,
+                        status != JOINERY_OK ? SESSION_JOB_FAILED
+                        : cancelled          ? SESSION_JOB_CANCELED
+                                             : SESSION_JOB_FINISHED,
+                        &context->session->last_job_metrics, job ? job_rows_written(job) : 0);
     if (job && handler)
         job_report_warnings(job, query_warn, (void *)handler);
     uint64_t skipped = job ? job_skipped_rows(job) : 0;
@@ -200,6 +208,14 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     return status;
 }
 
+/* An INSERT in the foreground (table.dml-sync true), recorded as job `job_id`. */
+static int query_run_insert_foreground(StatementContext *context, const PlanNode *physical,
+                                       const char *job_id, const char *job_name)
+{
+    (void)job_name;
+    return query_run(context, physical, true, physical->sink.table->name, job_id);
+}
+
 int query_execute_select(StatementContext *context, const AstQuery *query)
 {
     AstStatement statement = {0};
@@ -209,7 +225,7 @@ int query_execute_select(StatementContext *context, const AstQuery *query)
     int status = query_plan(context, &statement, NULL, &physical);
     if (status != JOINERY_OK)
         return status;
-    return query_run(context, physical, false, "SELECT");
+    return query_run(context, physical, false, "SELECT", NULL);
 }
 
 int query_execute_insert(StatementContext *context, const AstInsert *insert)
@@ -221,8 +237,8 @@ int query_execute_insert(StatementContext *context, const AstInsert *insert)
     int status = query_plan(context, &statement, NULL, &physical);
     if (status != JOINERY_OK)
         return status;
-    const char *name = physical->sink.table->name;
-    return query_run(context, physical, true, name);
+    return jobs_submit_insert(context, physical, physical->sink.table->name,
+                              query_run_insert_foreground);
 }
 
 int query_execute_explain(StatementContext *context, const AstStatement *statement)

@@ -36,6 +36,9 @@ void joinery_session_close(JoinerySession *session)
 {
     if (!session)
         return;
+    /* the jobs read the catalog: they end first */
+    jobs_cancel_all(&session->jobs);
+    jobs_free(&session->jobs);
     catalog_destroy(session->catalog);
     options_free(&session->options);
     strbuf_free(&session->last_job_metrics);
@@ -111,7 +114,14 @@ const char *joinery_help_text(void)
            "                           SHOW [FULL] MODULES; SHOW JARS;\n"
            "SHOW JOB METRICS           Per-operator rows, state, busy time, backpressure and "
            "watermark\n"
-           "                           of the last job.\n"
+           "                           of the last job; SHOW JOB METRICS '<job id>' of that job.\n"
+           "SHOW JOBS                  The session's jobs: job id, job name, status, start time.\n"
+           "DESCRIBE JOB               DESCRIBE JOB '<job id>': that job's id, name, status, start "
+           "time.\n"
+           "STOP JOB                   STOP JOB '<job id>' [WITH SAVEPOINT] [WITH DRAIN]: cancels "
+           "a "
+           "job,\n"
+           "                           or stops it with a savepoint (the path is printed).\n"
            "DESCRIBE / DESC            Describes the columns of a table or view.\n"
            "USE                        USE [CATALOG] name (default_catalog.default_database).\n"
            "ANALYZE TABLE              ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS]: row,\n"
@@ -232,7 +242,15 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
     case AST_STMT_SHOW_COLUMNS:
         return show_describe(context, statement);
     case AST_STMT_SHOW_JOB_METRICS:
+        if (statement->job.id)
+            return jobs_show_metrics(context, statement);
         return show_job_metrics(context);
+    case AST_STMT_SHOW_JOBS:
+        return jobs_show(context);
+    case AST_STMT_DESCRIBE_JOB:
+        return jobs_describe(context, statement);
+    case AST_STMT_STOP_JOB:
+        return jobs_stop(context, statement);
     case AST_STMT_USE:
         return session_use(context, statement);
     case AST_STMT_HELP:
@@ -243,11 +261,10 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
         return statement_info(context, "Exiting joinery.");
     case AST_STMT_ANALYZE:
         return analyze_table(context, statement);
-    case AST_STMT_SHOW_JOBS:
-        break;
     }
     return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                         statement->position.column, "SHOW JOBS is not supported yet");
+                         statement->position.column, "statement kind %d is not supported",
+                         (int)statement->kind);
 }
 
 int joinery_session_execute(JoinerySession *session, const char *text, size_t length,
@@ -259,6 +276,8 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     Arena arena;
     arena_init(&arena, 64 * 1024);
     session->cancel_requested = 0;
+    jobs_reap(&session->jobs);
+    bool arena_taken = false;
     AstStatement *statement = NULL;
     int status =
         sql_parse_statement(text, length, first_line, first_column, &arena, &statement, &diag);
@@ -266,6 +285,7 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
         StatementContext context;
         statement_context_init(&context, session, &arena, &diag, handler);
         status = session_dispatch(&context, statement);
+        arena_taken = context.arena_taken;
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)
         diag_error(&diag, status, "statement failed");
@@ -282,6 +302,24 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
         snprintf(error->message, sizeof error->message, "%s",
                  status == JOINERY_OK ? "" : diag.message);
     }
-    arena_destroy(&arena);
+    if (!arena_taken) /* else a background job holds its plan in it */
+        arena_destroy(&arena);
     return status;
+}
+
+size_t joinery_session_running_jobs(JoinerySession *session)
+{
+    return jobs_running(&session->jobs);
+}
+
+void joinery_session_wait_jobs(JoinerySession *session,
+                               void (*report)(void *context, const char *line), void *context)
+{
+    session->cancel_requested = 0;
+    jobs_wait_all(&session->jobs, &session->cancel_requested, report, context);
+}
+
+void joinery_session_cancel_jobs(JoinerySession *session)
+{
+    jobs_cancel_all(&session->jobs);
 }
