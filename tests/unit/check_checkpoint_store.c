@@ -169,7 +169,7 @@ START_TEST(test_damage_refused)
     diag_clear(&diag);
     ck_assert_int_eq(checkpoint_store_read_manifest(folder, &read, &read_folder, &diag),
                      JOINERY_ERROR_RUNTIME);
-    ck_assert_ptr_nonnull(strstr(diag.message, "its _metadata is corrupt"));
+    ck_assert_ptr_nonnull(strstr(diag.message, "its file '_metadata' is corrupt"));
     /* the manifest cut short, and cut before its checksum line */
     damage(metadata, 0, 0, (long)info.st_size - 3);
     diag_clear(&diag);
@@ -202,6 +202,53 @@ START_TEST(test_file_outside_folder_refused)
 }
 END_TEST
 
+/* The newest complete older checkpoint of the same job; none for the oldest or a savepoint. */
+START_TEST(test_previous_checkpoint)
+{
+    Diag diag;
+    diag_clear(&diag);
+    const char *job = "00112233445566778899aabbccddeeff";
+    char *folders[4];
+    for (int i = 0; i < 4; i++) {
+        folders[i] = checkpoint_store_create_folder(root, job, i + 1, &diag);
+        ck_assert_ptr_nonnull(folders[i]);
+    }
+    /* chk-1 and chk-2 complete, chk-3 without _metadata (a crash inside it), chk-4 the newest */
+    for (int i = 0; i < 4; i++) {
+        if (i == 2)
+            continue;
+        CheckpointManifest manifest;
+        memset(&manifest, 0, sizeof manifest);
+        snprintf(manifest.job_id, sizeof manifest.job_id, "%s", job);
+        manifest.checkpoint_id = i + 1;
+        manifest.parallelism = 1;
+        ck_assert_int_eq(checkpoint_store_write_manifest(folders[i], &manifest, &diag), JOINERY_OK);
+    }
+    char *previous = checkpoint_store_previous(folders[3]);
+    ck_assert_ptr_nonnull(previous);
+    ck_assert_str_eq(previous, folders[1]); /* chk-3 is skipped: incomplete */
+    free(previous);
+    previous = checkpoint_store_previous(folders[1]);
+    ck_assert_ptr_nonnull(previous);
+    ck_assert_str_eq(previous, folders[0]);
+    free(previous);
+    ck_assert_ptr_null(checkpoint_store_previous(folders[0]));
+    char *savepoint = checkpoint_store_create_savepoint_folder(root, job, &diag);
+    ck_assert_msg(savepoint != NULL, "%s", diag.message);
+    /* Flink's name: savepoint-<6 digits of the job id>-<12 hex digits> */
+    const char *name = strrchr(savepoint, '/') + 1;
+    ck_assert_uint_eq(strlen(name), strlen("savepoint-001122-") + 12);
+    ck_assert_int_eq(strncmp(name, "savepoint-001122-", 17), 0);
+    struct stat info;
+    ck_assert_int_eq(stat(savepoint, &info), 0);
+    ck_assert(S_ISDIR(info.st_mode));
+    ck_assert_ptr_null(checkpoint_store_previous(savepoint));
+    free(savepoint);
+    for (int i = 0; i < 4; i++)
+        free(folders[i]);
+}
+END_TEST
+
 static Suite *checkpoint_store_suite(void)
 {
     Suite *suite = suite_create("checkpoint_store");
@@ -210,6 +257,7 @@ static Suite *checkpoint_store_suite(void)
     tcase_add_test(store, test_round_trip);
     tcase_add_test(store, test_damage_refused);
     tcase_add_test(store, test_file_outside_folder_refused);
+    tcase_add_test(store, test_previous_checkpoint);
     suite_add_tcase(suite, store);
     return suite;
 }
