@@ -127,6 +127,9 @@ record "tests/cli" $?
 echo "== checkpoints: kill -9 and restore equals an uninterrupted run (tests/checkpoint)"
 timeout 300 tests/checkpoint/run.sh "$build"
 record "tests/checkpoint" $?
+echo "== savepoints: STOP JOB WITH SAVEPOINT and a resumed run equal an uninterrupted run, both backends (tests/checkpoint/savepoint.sh)"
+timeout 400 tests/checkpoint/savepoint.sh "$build"
+record "tests/checkpoint/savepoint.sh" $?
 
 echo "== jdbc end to end against a real PostgreSQL server (tests/jdbc)"
 timeout 300 tests/jdbc/run.sh "$build"
