@@ -197,6 +197,19 @@ else
   "$JOINERY" -f "$dir/changed.sql" >"$dir/changed.log" 2>&1
   if grep -q "the query does not match its state" "$dir/changed.log"; then pass "a changed query is refused"
   else fail "a changed query: $(tail -n 2 "$dir/changed.log")"; fi
+  # damaged in place, the newest names the file and the previous retained one, which restores
+  state_in_place="$latest/$(basename "$state")"
+  printf 'X' | dd of="$state_in_place" bs=1 seek=40 conv=notrunc status=none
+  job_sql aggregate 1 "$dir/out5" "$dir/chk5" "$latest" >"$dir/in-place.sql"
+  "$JOINERY" -f "$dir/in-place.sql" >"$dir/in-place.log" 2>&1
+  if grep -q "its file '$(basename "$state")' is corrupt (checksum); the previous retained checkpoint '$previous' is complete" "$dir/in-place.log"; then
+    pass "a corrupt file of the newest checkpoint is refused, naming the file and the previous retained checkpoint"
+  else fail "a corrupt file in place: $(tail -n 2 "$dir/in-place.log")"; fi
+  truncate -s 0 "$latest/_metadata"
+  "$JOINERY" -f "$dir/in-place.sql" >"$dir/in-place2.log" 2>&1
+  if grep -q "its file '_metadata' is corrupt (checksum or syntax); the previous retained checkpoint '$previous' is complete" "$dir/in-place2.log"; then
+    pass "a truncated _metadata is refused, naming the previous retained checkpoint"
+  else fail "a truncated _metadata in place: $(tail -n 2 "$dir/in-place2.log")"; fi
   # the older one restores (its output from there on is written again: what the newer one
   # committed is duplicated, as in Flink when a job goes back to an older checkpoint)
   job_sql aggregate 1 "$dir/out4" "$dir/chk4" "$previous" >"$dir/previous.sql"
