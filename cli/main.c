@@ -165,18 +165,16 @@ static void main_report_job(void *context, const char *line)
 static void main_end_jobs(Cli *cli)
 {
     size_t running = joinery_session_running_jobs(cli->session);
-    if (running == 0) {
-        return;
-    }
     if (cli->interactive || cli->no_wait || cli->interrupted) {
-        printf("[INFO] Cancelling %zu running job%s.\n", running, running == 1 ? "" : "s");
-        fflush(stdout);
-        joinery_session_cancel_jobs(cli->session);
+        if (running > 0) {
+            printf("[INFO] Cancelling %zu running job%s.\n", running, running == 1 ? "" : "s");
+            fflush(stdout);
+            joinery_session_cancel_jobs(cli->session);
+        }
         return;
     }
-    printf("[INFO] Waiting for %zu running job%s to finish (Ctrl-C cancels).\n", running,
-           running == 1 ? "" : "s");
-    fflush(stdout);
+    /* every background job's end is said, also of one that ended while later statements
+       ran: the output does not depend on how fast the jobs were */
     signals_set_statement_running(true);
     joinery_session_wait_jobs(cli->session, main_report_job, NULL);
     signals_set_statement_running(false);

@@ -108,7 +108,8 @@ void joinery_session_cancel(JoinerySession *session);
  * Background jobs (SET 'table.dml-sync' = 'false': INSERT INTO returns with
  * a job id while its job runs on threads of its own). running_jobs counts
  * those still running. wait_jobs waits until every one has ended, calling
- * report(context, line) with a line per job as it ends (may be NULL);
+ * report(context, line) with a line for each whose end was not said yet
+ * (STOP JOB says it), in submission order (report may be NULL);
  * joinery_session_cancel during the wait (Ctrl-C) cancels them all.
  * cancel_jobs cancels every running one and waits for it;
  * joinery_session_close does that too.

@@ -299,7 +299,7 @@ void jobs_wait_all(SessionJobs *jobs, volatile int *cancel,
 {
     for (size_t i = 0; i < jobs->count; i++) {
         SessionJob *entry = jobs->items[i];
-        if (!entry->background || !entry->thread_started)
+        if (!entry->background)
             continue;
         while (!jobs_has_ended(entry)) {
             if (cancel && *cancel)
@@ -308,7 +308,8 @@ void jobs_wait_all(SessionJobs *jobs, volatile int *cancel,
             jobs_nap();
         }
         jobs_reap_one(entry);
-        if (report) {
+        if (report && !entry->reported) {
+            entry->reported = true;
             char line[2300];
             jobs_format_end(entry, line, sizeof line);
             report(context, line);
@@ -451,6 +452,7 @@ int jobs_stop(StatementContext *context, const AstStatement *statement)
                              "instead %s.",
                              entry->id, entry->id, jobs_status_name(status));
     }
+    entry->reported = true;
     if (!savepoint) {
         entry->cancel = 1;
         jobs_wait_one(entry);
@@ -471,10 +473,12 @@ int jobs_stop(StatementContext *context, const AstStatement *statement)
     int status =
         job_stop_with_savepoint(entry->job, submit.savepoint_dir, statement->job.with_drain,
                                 &entry->ended, &path, &savepoint_diag);
-    if (status != JOINERY_OK)
+    if (status != JOINERY_OK) {
+        entry->reported = false; /* it goes on */
         return diag_error_at(context->diag, status, line, column,
                              "Could not stop job %s with savepoint: %s", entry->id,
                              savepoint_diag.message);
+    }
     entry->cancel = 1;
     jobs_wait_one(entry);
     static const char *const COLUMNS[] = {"savepoint path"};

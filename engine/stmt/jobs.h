@@ -50,7 +50,8 @@ typedef struct SessionJob {
     _Atomic int status;  /* SessionJobStatus */
     StrBuf metrics;      /* the final SHOW JOB METRICS table */
     uint64_t rows_written;
-    char *error; /* a failed job's message (heap) */
+    char *error;   /* a failed job's message (heap) */
+    bool reported; /* its end was said (STOP JOB, or jobs_wait_all) */
 } SessionJob;
 
 typedef struct SessionJobs {
@@ -91,7 +92,8 @@ void jobs_reap(SessionJobs *jobs);
 size_t jobs_running(SessionJobs *jobs);
 /*
  * Waits until every background job has ended; *cancel (Ctrl-C) cancels them
- * all. Calls report(context, line) for each job that ended, a line each.
+ * all. Calls report(context, line) for each background job whose end was not
+ * said yet (STOP JOB says it), a line each, in submission order.
  */
 void jobs_wait_all(SessionJobs *jobs, volatile int *cancel,
                    void (*report)(void *context, const char *line), void *context);

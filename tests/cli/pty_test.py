@@ -311,6 +311,38 @@ def test_ctrl_c_cancels_query(term, home):
     assert term.wait_exit() == 0
 
 
+def test_background_job_in_the_shell(term, home):
+    """A background INSERT leaves the prompt free; Ctrl-C at the prompt leaves the job
+    running; SHOW JOBS lists it RUNNING; QUIT cancels it, saying so."""
+    term.expect(PROMPT)
+    start = term.mark()
+    term.send(b"CREATE TABLE endless (x BIGINT) WITH ('connector' = 'datagen', "
+              b"'rows-per-second' = '20');\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"CREATE TABLE hole (x BIGINT) WITH ('connector' = 'blackhole');\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SET 'table.dml-sync' = 'false';\r")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"INSERT INTO hole SELECT x FROM endless;\r")
+    term.expect(b"[INFO] Submitting SQL update statement to the cluster...", start)
+    term.expect(b"Job ID: ", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"\x03")
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SHOW JOBS;\r")
+    term.expect(b"insert-into_default_catalog.default_database.hole | RUNNING |", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"QUIT;\r")
+    term.expect(b"[INFO] Cancelling 1 running job.", start)
+    assert term.wait_exit() == 0
+
+
 def test_shell_slips_get_a_hint(term, home):
     """Other shells' habits typed alone get a one-line hint and a fresh prompt."""
     term.expect(PROMPT)
@@ -606,6 +638,7 @@ TESTS = [
     test_completion_knows_the_context,
     test_error_with_caret,
     test_ctrl_c_cancels_query,
+    test_background_job_in_the_shell,
     test_shell_slips_get_a_hint,
     test_print_time_cost,
     test_ctrl_c_stops_kafka_wait,

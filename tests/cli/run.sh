@@ -438,6 +438,9 @@ rm -f "$WORK/out" "$WORK/err"
 # ---------------------------------------------------------------- files (tests/cli/files.sh)
 . "$ROOT/tests/cli/files.sh"
 
+# ---------------------------------------------------------------- jobs (tests/cli/jobs.sh)
+. "$ROOT/tests/cli/jobs.sh"
+
 # ---------------------------------------------------------------- terminal
 if command -v python3 >/dev/null 2>&1; then
   python3 "$ROOT/tests/cli/pty_test.py" "$JOINERY" "$WORK/pty" >"$WORK/pty.log" 2>&1
