@@ -44,9 +44,10 @@ typedef struct StatementContext {
        statement starts (statement_context_init) */
     PlannerConfig planner_config;
     JobConfig job_config;
-    /* a background job took the statement arena over (it holds the job's plan): the
-       statement must not free it */
-    bool arena_taken;
+    /* a background job takes the statement arena over (it holds the job's plan): when
+       set, joinery_session_execute moves the arena there after the statement instead of
+       freeing it (after: so that nothing the statement still allocates is lost) */
+    Arena *arena_destination;
 } StatementContext;
 
 /* The context of one statement over the session, with both configs built from its options. */

@@ -199,11 +199,21 @@ int jobs_submit_insert(StatementContext *context, const PlanNode *physical, cons
     }
     entry->job = job;
     entry->physical = physical;
-    /* the plan lives in the statement arena: it is the job's now */
-    entry->arena = *context->arena;
+    /* the plan lives in the statement arena: it is the job's (moved in when the statement
+       ends; the job's thread never touches the arena itself) */
     entry->arena_owned = true;
-    context->arena_taken = true;
-    if (pthread_create(&entry->thread, NULL, jobs_thread, entry) != 0) {
+    context->arena_destination = &entry->arena;
+    /* the job's main task runs on this thread: the stack of a main thread, as job_run
+       gives its task threads (the plan's depth is bounded for 8 MiB) */
+    pthread_attr_t attributes;
+    bool have_attributes = pthread_attr_init(&attributes) == 0;
+    if (have_attributes)
+        pthread_attr_setstacksize(&attributes, (size_t)8 * 1024 * 1024);
+    int created =
+        pthread_create(&entry->thread, have_attributes ? &attributes : NULL, jobs_thread, entry);
+    if (have_attributes)
+        pthread_attr_destroy(&attributes);
+    if (created != 0) {
         entry->error = strdup("could not start a thread for the job");
         atomic_store(&entry->status, SESSION_JOB_FAILED);
         entry->ended = 1;

@@ -7,7 +7,8 @@
  * Invariants: every INSERT job of the session is recorded (id, name,
  * status, start time), also the ones that ran in the foreground; a
  * background job runs job_run on a thread of its own with its own cancel
- * flag and owns the statement arena that holds its plan; only that thread
+ * flag and owns the statement arena that holds its plan (moved into the
+ * record when its INSERT statement ends); only that thread
  * writes the job's end (status, final metrics, error), published through
  * `ended`; the session's thread joins the thread and frees the job and its
  * arena (jobs_reap, before every statement, and at the end). While a job

@@ -277,7 +277,7 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     arena_init(&arena, 64 * 1024);
     session->cancel_requested = 0;
     jobs_reap(&session->jobs);
-    bool arena_taken = false;
+    Arena *arena_destination = NULL;
     AstStatement *statement = NULL;
     int status =
         sql_parse_statement(text, length, first_line, first_column, &arena, &statement, &diag);
@@ -285,7 +285,7 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
         StatementContext context;
         statement_context_init(&context, session, &arena, &diag, handler);
         status = session_dispatch(&context, statement);
-        arena_taken = context.arena_taken;
+        arena_destination = context.arena_destination;
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)
         diag_error(&diag, status, "statement failed");
@@ -302,7 +302,9 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
         snprintf(error->message, sizeof error->message, "%s",
                  status == JOINERY_OK ? "" : diag.message);
     }
-    if (!arena_taken) /* else a background job holds its plan in it */
+    if (arena_destination) /* a background job holds its plan in it */
+        *arena_destination = arena;
+    else
         arena_destroy(&arena);
     return status;
 }

@@ -163,4 +163,48 @@ for parallelism in 1 2; do
     failures=$((failures + 1))
   fi
 done
+# stop_resume DIR PARALLELISM: the files job in the background, STOP JOB ... WITH SAVEPOINT
+# (here with periodic checkpoints on as well), then resumed from the savepoint; up to three
+# tries, each stopping sooner, when the job read both topics to their end before the stop
+stop_resume() {
+  local dir=$1 parallelism=$2 delay=400 try savepoint
+  local id=5a7e00000000000000000000000000f$parallelism
+  for try in 1 2 3; do
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    {
+      echo "SET 'table.dml-sync' = 'false';"
+      echo "SET 'execution.checkpointing.savepoint-dir' = '$dir/savepoints';"
+      echo "SET '\$internal.pipeline.job-id' = '$id';"
+      job_sql "$parallelism" "$dir/out" "$dir/chk" "" up_clean files
+      sleep "0.$(printf '%03d' "$delay")"
+      echo "STOP JOB '$id' WITH SAVEPOINT;"
+    } | timeout 120 "$JOINERY" >"$dir/stop.log" 2>&1
+    savepoint=$(sed -n 's/^| *\(\/[^ ]*savepoint-[0-9a-f]*-[0-9a-f]*\) *|$/\1/p' "$dir/stop.log" | head -n 1)
+    if [ -n "$savepoint" ]; then
+      job_sql "$parallelism" "$dir/out" "$dir/chk2" "$savepoint" up_clean files >"$dir/resume.sql"
+      timeout 120 "$JOINERY" -f "$dir/resume.sql" >"$dir/resume.log" 2>&1 &&
+        grep -q "Job finished" "$dir/resume.log" && { echo "$try"; return 0; }
+      tail -n 3 "$dir/resume.log" >&2
+      return 1
+    fi
+    grep -q "is not in state RUNNING but FINISHED" "$dir/stop.log" || { tail -n 3 "$dir/stop.log" >&2; return 1; }
+    delay=$((delay / 3))
+  done
+  return 1
+}
+for parallelism in 1 2; do
+  if tries=$(stop_resume "$WORK/savepoint-p$parallelism" "$parallelism"); then
+    if actual=$(python3 "$HERE/materialize.py" "$WORK/savepoint-p$parallelism/out" 2>&1) &&
+      [ "$actual" = "$expected_files" ]; then
+      echo "ok: kafka -> files p$parallelism: stopped with a savepoint (try $tries) and resumed, $(printf '%s\n' "$actual" | wc -l) rows as uninterrupted"
+    else
+      echo "FAILED: kafka -> files p$parallelism after a savepoint: ${actual:0:200}"
+      failures=$((failures + 1))
+    fi
+  else
+    echo "FAILED: kafka -> files p$parallelism: no savepoint taken while the job ran"
+    failures=$((failures + 1))
+  fi
+done
 exit "$failures"

@@ -25,6 +25,24 @@ if ls "$WORK"/jobs/savepoints/savepoint-a00000-*/_metadata >/dev/null 2>&1; then
 else
   fail "no savepoint folder with _metadata under $WORK/jobs/savepoints"
 fi
+# SHOW JOB METRICS of a running background job (its published figures) and of an ended one
+printf "%s\n" "SET 'table.dml-sync' = 'false';" \
+  "SET '\$internal.pipeline.job-id' = 'b0000000000000000000000000000001';" \
+  "CREATE TABLE s (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');" \
+  "CREATE TABLE b (id BIGINT) WITH ('connector' = 'blackhole');" \
+  "INSERT INTO b SELECT id FROM s;" \
+  "SHOW JOB METRICS 'b0000000000000000000000000000001';" \
+  "STOP JOB 'b0000000000000000000000000000001';" \
+  "SHOW JOB METRICS 'b0000000000000000000000000000001';" >"$WORK/jobs/metrics.sql"
+timeout 30 "$JOINERY" -f "$WORK/jobs/metrics.sql" >"$WORK/jobs/metrics" 2>&1 </dev/null
+if grep -qF "Job: insert-into_default_catalog.default_database.b (b0000000000000000000000000000001, RUNNING)" "$WORK/jobs/metrics" &&
+  grep -q "^running: [0-9]* rows read, state " "$WORK/jobs/metrics" &&
+  grep -qF "Job: insert-into_default_catalog.default_database.b (b0000000000000000000000000000001, CANCELED)" "$WORK/jobs/metrics" &&
+  grep -q "TableSourceScan" "$WORK/jobs/metrics"; then
+  pass "SHOW JOB METRICS '<id>' of a running and of a cancelled background job"
+else
+  fail "SHOW JOB METRICS '<id>': $(cat "$WORK/jobs/metrics")"
+fi
 printf "%s\n" "SET 'table.dml-sync' = 'false';" \
   "CREATE TABLE s (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');" \
   "CREATE TABLE b (id BIGINT) WITH ('connector' = 'blackhole');" \
