@@ -11,7 +11,10 @@
 # restored from its latest checkpoint (so the Kafka offsets per partition
 # come from the checkpoint). Compared: the materialized files (no retraction
 # of a missing row) and the upsert topic materialized by key. (The upsert
-# sink is at-least-once: it flushes its producer at each barrier.)
+# sink is at-least-once: it flushes its producer at each barrier.) Then the
+# files job is submitted in the background, stopped with STOP JOB ... WITH
+# SAVEPOINT and resumed from the savepoint (Kafka offsets from there): the
+# files must equal the uninterrupted run's too.
 # Prints "ok: ..." / "FAILED: ..." / "skip: ..." lines; exit status is the
 # number of failures.
 set -u
