@@ -125,6 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
+extern const PlanKindInfo plan_kind_logical_sort;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
