@@ -470,6 +470,8 @@ const JobKind job_kinds[] = {
                             .format_metrics = build_temporal_join_metrics},
     [PLAN_DROP_UPDATE_BEFORE] = {.create = build_drop_update_before},
     [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
+    [PLAN_LIMIT] = {.create = build_limit},
+    [PLAN_SORT] = {.create = build_sort},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
 };
@@ -569,6 +571,7 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
         task->context = job->context;
         task->context.diag = job->threaded ? &task->diag : diag;
         task->context.cancel_requested = &job->stop;
+        task->context.end_requested = &job->end_requested;
     }
     status = job_state_open(job, config);
     if (status == JOINERY_OK)

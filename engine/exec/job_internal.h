@@ -140,6 +140,7 @@ struct Job {
     bool threaded;
     int64_t next_metrics_millis; /* when job_status_line sends output.metrics next */
     volatile int stop;           /* a task failed, or a cancel could not drain: stop at once */
+    volatile int end_requested;  /* ExecContext.end_requested: end the sources now */
     volatile int *cancel_requested;
     /* Cancel (Ctrl-C) drains: every task stops polling its sources (it is then
        "quiet", as is a task that finished) and keeps delivering its mailbox until no

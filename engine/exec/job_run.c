@@ -273,6 +273,12 @@ static int job_task_run(JobTask *task)
         if (halted)
             any_open = true;
         for (uint32_t i = 0; i < task->source_count && !draining && !halted; i++) {
+            if (job->end_requested) {
+                /* the result is complete (a top-level Limit): the input ends here */
+                int status = source_operator_end_now(task->sources[i]);
+                if (status != JOINERY_OK)
+                    return job_task_fail(task, status);
+            }
             SourceState state;
             int64_t next_poll = now + 10;
             int status = source_operator_poll(task->sources[i], now, &state, &next_poll);

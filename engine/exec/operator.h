@@ -281,6 +281,10 @@ struct ExecContext {
     const SnapshotStorage *snapshots;
     /* the task's wait set: descriptors its operators watch (exec_io.h); NULL: none */
     ExecIo *io;
+    /* set by an operator whose output is final and complete (a top-level Limit that has
+       passed its rows): every task then ends its sources as if their input had ended,
+       so the job finishes normally; NULL outside a job */
+    volatile int *end_requested;
 };
 
 /*

@@ -336,6 +336,16 @@ static int bind_table_name(Binder *binder, const AstTableRef *ref, bool versione
                               suggestion ? "; did you mean '" : "", suggestion ? suggestion : "",
                               catalog_suggestion_end(name, suggestion));
         }
+        if (!table->is_view && binder->context->config && binder->context->config->batch_mode) {
+            const Connector *connector = connector_find(catalog_table_option(table, "connector"));
+            if (!connector || !connector->is_bounded || !connector->is_bounded(table))
+                return bind_error(
+                    binder, JOINERY_ERROR_VALIDATE, ref->position,
+                    "Querying an unbounded table 'default_catalog.default_database.%s' in "
+                    "batch mode is not allowed. "
+                    "The table source is unbounded.",
+                    table->name);
+        }
         status = table->is_view ? bind_view(binder, table, ref->position, &node)
                                 : bind_table(binder, table, &node);
         result->hint_name = table->name;

@@ -87,5 +87,7 @@ int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **phys
         return diag_error(context->diag, status, "out of memory");
     if (status == JOINERY_OK)
         status = check_current_watermark(context, *physical);
+    if (status == JOINERY_OK)
+        plan_mark_final_limit(*physical);
     return status;
 }

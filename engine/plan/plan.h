@@ -75,6 +75,8 @@ typedef enum PlanKind {
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
     PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
+    PLAN_LIMIT,                         /* the first rows of its input (sort.*) */
+    PLAN_SORT,                          /* batch mode: the final rows sorted at the end (sort.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -317,7 +319,7 @@ struct PlanNode {
             bool keep_last;              /* ORDER BY ... DESC */
             bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
         } rank;
-        struct {                /* LOGICAL_SORT */
+        struct {                /* LOGICAL_SORT, LIMIT, SORT */
             PlanSortKey *keys;  /* the collation, over the input fields (= the node's) */
             uint32_t key_count; /* 0: LIMIT / OFFSET without ORDER BY */
             int64_t offset;     /* rows skipped; -1 when absent (printed only when given) */
@@ -325,6 +327,13 @@ struct PlanNode {
             /* where the statement says it, for the planner's errors: the first ORDER BY
                key, else LIMIT / OFFSET / FETCH (1-based; 0 = unknown) */
             int line, column;
+            /* LIMIT: the top of the query (only Calcs above it): the job ends its sources
+               once offset + fetch rows have passed */
+            bool ends_job;
+            /* LIMIT in batch mode over an updating input: the final rows are materialised
+               and cut at the end of input (derive.c sets it) */
+            bool materialize;
+            bool batch; /* LIMIT: planned in batch mode */
         } sort;
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */

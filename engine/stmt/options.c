@@ -99,8 +99,10 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_PIPELINE_NAME] = {"pipeline.name", OPTION_KIND_STRING, NULL, NULL,
                               "name of the next jobs (SHOW JOBS; default "
                               "insert-into_<sink table>)"},
-    [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming", "streaming",
-                             "joinery runs streaming mode only"},
+    [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming",
+                             "streaming|batch",
+                             "streaming, or batch: bounded sources only, the final result once "
+                             "(the streaming plan run to the end of its input)"},
     [OPTION_STATE_BACKEND_TYPE] = {"state.backend.type", OPTION_KIND_ENUM, "hashmap",
                                    "hashmap|memory|lmdb|rocksdb",
                                    "state backend: hashmap (in memory) or lmdb (on disk, for "
@@ -449,6 +451,9 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
     config->mini_batch_latency_millis =
         options_duration_millis(options, OPTION_MINI_BATCH_ALLOW_LATENCY);
     config->mini_batch_size = options_integer(options, OPTION_MINI_BATCH_SIZE);
+    const char *mode =
+        options_get(options, options_spec_of(OPTION_RUNTIME_MODE, OPTION_KIND_ENUM)->key);
+    config->batch_mode = mode && strcasecmp(mode, "batch") == 0;
     const char *phase =
         options_get(options, options_spec_of(OPTION_AGG_PHASE_STRATEGY, OPTION_KIND_ENUM)->key);
     config->agg_phase = PLAN_AGG_PHASE_AUTO;

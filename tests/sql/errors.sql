@@ -69,7 +69,7 @@ CREATE TABLE good (id INT, name STRING, score INT, ts AS PROCTIME()) WITH (
 SELECT g.id FROM good AS g JOIN good FOR SYSTEM_TIME AS OF g.ts AS h ON g.id = h.id;
 SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE good, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
 SELECT id FROM good ORDER BY id;
-SELECT id FROM good LIMIT 2;
+SELECT id, COUNT(*) FROM good GROUP BY id LIMIT 2;
 SELECT /*+ MULTI_JOIN(a, b) */ a.id FROM good AS a JOIN good AS b ON a.id = b.id;
 SELECT a.id FROM good AS a JOIN good AS b USING (id);
 CREATE FUNCTION lower_udf AS 'com.example.LowerUdf';

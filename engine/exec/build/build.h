@@ -81,4 +81,10 @@ void build_window_aggregate_metrics(const PlanNode *node, Operator *const *subta
 void build_session_window_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                   StrBuf *out);
 
+/* build_sort.c: the node's sort keys (sort.keys) with their field types; NULL on no
+   memory. */
+struct RowOrderKey *build_order_keys(BuildContext *context, const PlanNode *node);
+Operator *build_sort(BuildContext *context, const PlanNode *node);
+Operator *build_limit(BuildContext *context, const PlanNode *node);
+
 #endif

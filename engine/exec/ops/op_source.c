@@ -156,6 +156,13 @@ int source_operator_end_restored(Operator *op)
     return source->ended ? JOINERY_OK : source_end(source, &state);
 }
 
+int source_operator_end_now(Operator *op)
+{
+    SourceOperator *source = op->impl;
+    SourceState state;
+    return source->ended ? JOINERY_OK : source_end(source, &state);
+}
+
 void source_operator_mark_stopped_cleanly(Operator *op)
 {
     SourceOperator *source = op->impl;

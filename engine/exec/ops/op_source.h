@@ -62,6 +62,12 @@ const char *source_operator_cannot_resume(const Operator *op);
  * reading. JOINERY_OK or the status of passing the end on.
  */
 int source_operator_end_restored(Operator *op);
+/*
+ * Ends the source now, as if its input had ended (end of input downstream, +infinity
+ * watermark when it generates them): the job's result is complete
+ * (ExecContext.end_requested). Nothing when it has ended already.
+ */
+int source_operator_end_now(Operator *op);
 /* Tells the source's reader that the job stopped cleanly (see SourceReader). */
 void source_operator_mark_stopped_cleanly(Operator *op);
 /* Rows skipped as bad records by the reader (json.ignore-parse-errors). */

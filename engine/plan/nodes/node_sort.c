@@ -11,11 +11,22 @@
  * extra fields under it and a LogicalProject above it that drops them.
  * Filters never move below it (a fetch changes which rows pass).
  *
- * Physical (convert_sort): FETCH 0 is Flink's empty Values; the other forms
- * are refused here until their operators exist, each with its reason.
+ * Physical (convert_sort), over Exchange(single):
+ *  - FETCH 0 is Flink's empty Values;
+ *  - LIMIT / OFFSET / FETCH without ORDER BY: Limit(offset=[m], fetch=[n])
+ *    (Flink's StreamPhysicalLimit), the first rows of an insert-only input;
+ *    at the top of a query it ends the job once it has them (op_limit.h);
+ *  - streaming ORDER BY: refused with Flink's message unless the first key
+ *    is a time attribute ascending (TemporalSort, not built yet); with a
+ *    LIMIT it is Flink's SortLimit, not built yet;
+ *  - batch mode (execution.runtime-mode = 'batch'): ORDER BY in any order is
+ *    a Sort(orderBy=[...]) of the final rows at the end of input, a LIMIT
+ *    over it a Limit; a Limit over an updating input materialises it first
+ *    (derive_limit sets sort.materialize).
  */
 #include <string.h>
 
+#include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 
 /* ---------------------------------------------------------------- logical */
@@ -68,21 +79,62 @@ static int convert_empty(PlannerContext *context, const PlanNode *node, PlanNode
     return JOINERY_OK;
 }
 
+/* A physical Limit or Sort over `input` with the logical node's attributes. */
+static PlanNode *sort_physical(PlannerContext *context, const PlanNode *node, PlanKind kind,
+                               PlanNode *input)
+{
+    PlanNode *result = physical_new_node(context, kind, 1, input->field_count);
+    if (!result)
+        return NULL;
+    result->inputs[0] = input;
+    memcpy(result->fields, input->fields, input->field_count * sizeof(PlanField));
+    result->sort = node->sort;
+    result->sort.batch = context->config->batch_mode;
+    return result;
+}
+
 static int convert_sort(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
     if (node->sort.fetch == 0)
         return convert_empty(context, node, result);
-    if (node->sort.key_count == 0)
-        return sort_error(context, node, "LIMIT, OFFSET and FETCH are not supported yet");
-    if (node->sort.fetch >= 0 || node->sort.offset >= 0)
+    bool limited = node->sort.fetch >= 0 || node->sort.offset > 0;
+    bool batch = context->config->batch_mode;
+    if (node->sort.key_count && !batch) {
+        const PlanSortKey *first = &node->sort.keys[0];
+        if (limited)
+            return sort_error(context, node,
+                              "ORDER BY with LIMIT, OFFSET or FETCH on a streaming query (Flink's "
+                              "SortLimit) is not supported yet");
+        if (node->fields[first->field].type.time_attribute == TIME_ATTRIBUTE_NONE ||
+            first->descending)
+            return sort_error(context, node,
+                              "Sort on a non-time-attribute field is not supported.");
         return sort_error(context, node,
-                          "ORDER BY with LIMIT, OFFSET or FETCH on a streaming query (Flink's "
-                          "SortLimit) is not supported yet");
-    const PlanSortKey *first = &node->sort.keys[0];
-    if (node->fields[first->field].type.time_attribute == TIME_ATTRIBUTE_NONE || first->descending)
-        return sort_error(context, node, "Sort on a non-time-attribute field is not supported.");
-    return sort_error(context, node,
-                      "ORDER BY a time attribute (Flink's TemporalSort) is not supported yet");
+                          "ORDER BY a time attribute (Flink's TemporalSort) is not supported yet");
+    }
+    PlanNode *input;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *top = plan_make_exchange(context, input, NULL, 0);
+    if (top && node->sort.key_count) {
+        top = sort_physical(context, node, PLAN_SORT, top);
+        if (top) {
+            top->sort.offset = -1;
+            top->sort.fetch = -1;
+        }
+    }
+    if (top && limited) {
+        top = sort_physical(context, node, PLAN_LIMIT, top);
+        if (top) {
+            top->sort.keys = NULL;
+            top->sort.key_count = 0;
+        }
+    }
+    if (!top)
+        return JOINERY_ERROR_NO_MEMORY;
+    *result = top;
+    return JOINERY_OK;
 }
 
 const PlanKindInfo plan_kind_logical_sort = {
@@ -91,3 +143,107 @@ const PlanKindInfo plan_kind_logical_sort = {
     .explain = explain_logical_sort,
     .convert = convert_sort,
 };
+
+/* ---------------------------------------------------------------- physical */
+
+/* "a ASC, b DESC" (Flink's orderBy=[...]), NULLS FIRST / LAST where not Flink's default. */
+static void explain_order_by(ExplainContext *context, const PlanNode *node)
+{
+    for (uint32_t k = 0; k < node->sort.key_count; k++) {
+        const PlanSortKey *key = &node->sort.keys[k];
+        strbuf_printf(context->out, "%s%s %s", k ? ", " : "", node->fields[key->field].name,
+                      key->descending ? "DESC" : "ASC");
+        if (key->nulls_first == key->descending)
+            strbuf_append_cstr(context->out, key->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    }
+}
+
+static void explain_sort(ExplainContext *context, const PlanNode *node)
+{
+    strbuf_append_cstr(context->out, "orderBy=[");
+    explain_order_by(context, node);
+    strbuf_append_cstr(context->out, "]");
+}
+
+static void explain_limit(ExplainContext *context, const PlanNode *node)
+{
+    strbuf_printf(context->out, "offset=[%lld], fetch=[",
+                  (long long)(node->sort.offset > 0 ? node->sort.offset : 0));
+    if (node->sort.fetch < 0)
+        strbuf_append_cstr(context->out, "unlimited");
+    else
+        strbuf_printf(context->out, "%lld", (long long)node->sort.fetch);
+    strbuf_append_cstr(context->out, "]");
+}
+
+static double estimate_limit(const PlanNode *node)
+{
+    double rows = cost_node_rows(node->inputs[0]);
+    if (node->sort.offset > 0)
+        rows = rows > (double)node->sort.offset ? rows - (double)node->sort.offset : 0;
+    if (node->sort.fetch >= 0 && rows > (double)node->sort.fetch)
+        rows = (double)node->sort.fetch;
+    return rows;
+}
+
+static int derive_limit(PlannerContext *context, PlanNode *node)
+{
+    const PlanNode *input = node->inputs[0];
+    if (input->changelog_mode != CHANGELOG_INSERT) {
+        if (!node->sort.batch)
+            return sort_error(context, node,
+                              "LIMIT over an updating input is not supported yet in streaming "
+                              "mode (SET 'execution.runtime-mode' = 'batch' gives the final "
+                              "rows)");
+        node->sort.materialize = true;
+        node->sort.ends_job = false;
+    }
+    node->changelog_mode = CHANGELOG_INSERT;
+    node->row_count = estimate_limit(node);
+    return JOINERY_OK;
+}
+
+static int derive_sort(PlannerContext *context, PlanNode *node)
+{
+    (void)context;
+    node->changelog_mode = CHANGELOG_INSERT;
+    node->row_count = cost_node_rows(node->inputs[0]);
+    return JOINERY_OK;
+}
+
+const PlanKindInfo plan_kind_limit = {
+    .kind = PLAN_LIMIT,
+    .name = "Limit",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_limit,
+    .derive = derive_limit,
+    .estimate = estimate_limit,
+    .trace_field = cost_trace_to_input,
+};
+
+const PlanKindInfo plan_kind_sort = {
+    .kind = PLAN_SORT,
+    .name = "Sort",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_sort,
+    .derive = derive_sort,
+    .trace_field = cost_trace_to_input,
+};
+
+/* The Limit a query ends with (only Calcs between it and the sink) ends the job once it has
+   its rows (op_limit.h). */
+void plan_mark_final_limit(PlanNode *root)
+{
+    PlanNode *node = root;
+    for (int depth = 0; node && depth < 4096; depth++) {
+        if (node->kind == PLAN_LIMIT) {
+            node->sort.ends_job = true;
+            return;
+        }
+        if ((node->kind != PLAN_SINK && node->kind != PLAN_CALC) || node->input_count != 1)
+            return;
+        node = node->inputs[0];
+    }
+}

@@ -41,6 +41,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_DEDUPLICATE] = &plan_kind_deduplicate,
     [PLAN_MINI_BATCH_ASSIGNER] = &plan_kind_mini_batch_assigner,
     [PLAN_WINDOW_AGGREGATE] = &plan_kind_window_aggregate,
+    [PLAN_LIMIT] = &plan_kind_limit,
+    [PLAN_SORT] = &plan_kind_sort,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

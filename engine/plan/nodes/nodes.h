@@ -125,7 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
-extern const PlanKindInfo plan_kind_logical_sort;
+extern const PlanKindInfo plan_kind_logical_sort, plan_kind_limit, plan_kind_sort;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -172,6 +172,9 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
    plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
    the aggregate's field order; an error for what it cannot fold yet. */
 int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_sort.c: marks the Limit a query ends with (only Calcs between it and the sink) to
+   end the job once it has its rows. */
+void plan_mark_final_limit(PlanNode *root);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
