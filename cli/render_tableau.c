@@ -16,6 +16,8 @@
  *   keys); values right-aligned as everywhere in tableau; NULL printed as an
  *   empty cell (Flink's printNullAsEmpty for non-query results); footer
  *   "N rows in set", or only "Empty set" when there are no rows.
+ * - BATCH (a query in batch mode) results: the TABLE layout with NULL as
+ *   <NULL>, as Flink prints a batch query's rows (no op column).
  *
  * Invariant: state is NULL outside a result; discard frees all of it.
  */
@@ -36,6 +38,7 @@ typedef struct TableauState {
     size_t *widths;       /* display width of each printed column */
     char **names;         /* header texts (cell_count of them) */
     bool streaming;       /* CHANGELOG layout */
+    bool batch;           /* BATCH: the TABLE layout with NULL as <NULL> (Flink's batch result) */
     char **buffered;      /* TABLE layout: row-major cells, NULL for SQL NULL */
     size_t buffered_rows; /* rows in buffered */
     size_t buffered_capacity;
@@ -178,7 +181,7 @@ static void tableau_write_cell(FILE *out, const char *text, size_t width)
 
 static void tableau_write_row(FILE *out, const TableauState *state, const char *const *cells)
 {
-    const char *null_text = state->streaming ? TABLEAU_NULL_TEXT : "";
+    const char *null_text = state->streaming || state->batch ? TABLEAU_NULL_TEXT : "";
     fputc('|', out);
     for (size_t i = 0; i < state->cell_count; i++) {
         fputc(' ', out);
@@ -197,6 +200,7 @@ static int tableau_begin(Renderer *renderer, JoineryResultKind kind, const Joine
     }
     renderer->state = state;
     state->streaming = kind == JOINERY_RESULT_CHANGELOG;
+    state->batch = kind == JOINERY_RESULT_BATCH;
     size_t offset = state->streaming ? 1 : 0;
     state->cell_count = column_count + offset;
     state->widths = calloc(state->cell_count + 1, sizeof *state->widths);
@@ -325,7 +329,7 @@ static int tableau_end_table(Renderer *renderer, TableauState *state, bool cance
     for (size_t r = 0; r < state->buffered_rows; r++) {
         char **cells = state->buffered + r * state->cell_count;
         for (size_t i = 0; i < state->cell_count; i++) {
-            const char *text = cells[i] != NULL ? cells[i] : "";
+            const char *text = cells[i] != NULL ? cells[i] : state->batch ? TABLEAU_NULL_TEXT : "";
             size_t width = text_display_width(text, strlen(text));
             if (width > state->widths[i]) {
                 state->widths[i] = width;

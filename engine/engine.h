@@ -36,6 +36,9 @@ typedef struct JoineryColumn {
 typedef enum JoineryResultKind {
     JOINERY_RESULT_TABLE = 0, /* SHOW / DESCRIBE style: no op column, "N rows in set" */
     JOINERY_RESULT_CHANGELOG, /* a streaming query: op column, "Received a total of N rows" */
+    /* a query in batch mode (execution.runtime-mode = 'batch'): its final rows once, after
+       the job ended, no op column, NULL as <NULL>, "N rows in set" (Flink's batch result) */
+    JOINERY_RESULT_BATCH,
 } JoineryResultKind;
 
 /* Row kinds of a changelog, numbered as engine/base/row.h numbers them. */

@@ -20,6 +20,12 @@ typedef struct ResultWriter {
     StrBuf *cells; /* one buffer per column */
     const char **values;
     uint64_t rows;
+    /* batch mode: the result's final rows, materialised from its changelog in arrival
+       order (a retraction takes away the latest equal row; NULL slots are taken away) and
+       sent once the job has ended */
+    bool batch;
+    Row **final_rows; /* malloc'ed copies */
+    size_t final_count, final_capacity;
 } ResultWriter;
 
 static JoineryValueClass query_value_class(DataType type)
@@ -33,9 +39,62 @@ static JoineryValueClass query_value_class(DataType type)
     return JOINERY_VALUE_STRING;
 }
 
+static int query_send_row(ResultWriter *writer, const Row *row);
+
+/* Batch mode: the changelog folded into the final rows (see ResultWriter). */
+static int query_materialize_row(ResultWriter *writer, const Row *row)
+{
+    if (!row_kind_is_accumulate(row_kind(row))) {
+        for (size_t i = writer->final_count; i-- > 0;)
+            if (writer->final_rows[i] && row_content_equals(writer->final_rows[i], row)) {
+                free(writer->final_rows[i]);
+                writer->final_rows[i] = NULL;
+                break;
+            }
+        return 0;
+    }
+    if (writer->final_count == writer->final_capacity) {
+        size_t capacity = writer->final_capacity ? writer->final_capacity * 2 : 64;
+        Row **grown = realloc(writer->final_rows, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        writer->final_rows = grown;
+        writer->final_capacity = capacity;
+    }
+    Row *copy = malloc(row_size(row));
+    if (!copy)
+        return -1;
+    memcpy(copy, row, row_size(row));
+    row_set_kind(copy, ROW_KIND_INSERT);
+    writer->final_rows[writer->final_count++] = copy;
+    return 0;
+}
+
+/* Batch mode: sends the final rows (after the job ended) and frees them. */
+static int query_send_final_rows(ResultWriter *writer)
+{
+    int status = 0;
+    for (size_t i = 0; i < writer->final_count; i++) {
+        if (writer->final_rows[i] && status == 0)
+            status = query_send_row(writer, writer->final_rows[i]);
+        free(writer->final_rows[i]);
+    }
+    free(writer->final_rows);
+    writer->final_rows = NULL;
+    writer->final_count = writer->final_capacity = 0;
+    return status;
+}
+
 static int query_write_row(void *context, const Row *row)
 {
     ResultWriter *writer = context;
+    if (writer->batch)
+        return query_materialize_row(writer, row);
+    return query_send_row(writer, row);
+}
+
+static int query_send_row(ResultWriter *writer, const Row *row)
+{
     const JoineryResultHandler *handler = writer->context->handler;
     const PlanNode *root = writer->root;
     for (uint32_t i = 0; i < root->field_count; i++) {
@@ -125,7 +184,8 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
                      const char *job_name, const char *job_id)
 {
     const JoineryResultHandler *handler = context->handler;
-    ResultWriter writer = {context, physical, NULL, NULL, 0};
+    ResultWriter writer = {context, physical, NULL, NULL, 0, false, NULL, 0, 0};
+    writer.batch = context->planner_config.batch_mode && !is_insert;
     uint32_t columns = physical->field_count;
     writer.cells = calloc(columns + 1, sizeof(StrBuf));
     writer.values = calloc(columns + 1, sizeof(char *));
@@ -153,7 +213,9 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
             header[i].value_class = query_value_class(physical->fields[i].type);
         }
         if (handler && handler->begin)
-            handler->begin(handler->context, JOINERY_RESULT_CHANGELOG, header, columns);
+            handler->begin(handler->context,
+                           writer.batch ? JOINERY_RESULT_BATCH : JOINERY_RESULT_CHANGELOG, header,
+                           columns);
         began = true;
     }
     if (status == JOINERY_OK)
@@ -163,6 +225,13 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
         status = JOINERY_OK;
         diag_clear(context->diag);
     }
+    /* batch mode: the final rows once the job has ended (none after a failure or a cancel:
+       they would not be final) */
+    if (writer.batch && status == JOINERY_OK && !cancelled && query_send_final_rows(&writer) != 0)
+        status = diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < writer.final_count; i++)
+        free(writer.final_rows[i]);
+    free(writer.final_rows);
     if (job) {
         query_remember_metrics(context, job, job_name);
         /* the job has ended (every thread joined): its final table, whatever the parallelism */

@@ -32,3 +32,24 @@ SELECT id FROM events LIMIT 2 OFFSET -1;
 SELECT id FROM events FETCH FIRST 2 ROWS;
 SELECT id FROM events OFFSET 1 ROWS FETCH LAST 2 ROWS ONLY;
 SELECT id FROM events UNION ALL SELECT amount FROM events ORDER BY id + 1;
+
+-- LIMIT / OFFSET / FETCH alone: Flink's Limit(offset=[m], fetch=[n]) over Exchange(single),
+-- the first rows of an insert-only input in arrival order
+EXPLAIN SELECT id, name FROM events LIMIT 3;
+SELECT id, name FROM events LIMIT 3;
+SELECT id, name FROM events LIMIT 2 OFFSET 5;
+SELECT id, name FROM events OFFSET 6 ROWS;
+SELECT id FROM events OFFSET 1 ROW FETCH NEXT 2 ROWS ONLY;
+SELECT id FROM events FETCH FIRST ROW ONLY;
+SELECT name FROM events WHERE amount > 15 LIMIT 2;
+
+-- an unbounded source: the query stops once its rows are final, as Flink's SQL client does
+CREATE TABLE endless (id BIGINT, v INT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
+EXPLAIN SELECT id IS NOT NULL AS has_id FROM endless LIMIT 4;
+SELECT id IS NOT NULL AS has_id FROM endless LIMIT 4;
+CREATE TABLE endless_sequence (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence',
+  'fields.id.start' = '1', 'fields.id.end' = '9223372036854775806', 'rows-per-second' = '1000');
+SELECT id FROM endless_sequence LIMIT 3 OFFSET 2;
+
+-- a streaming LIMIT over an updating input is refused (batch mode gives the final rows)
+SELECT name, COUNT(*) AS c FROM events GROUP BY name LIMIT 2;
