@@ -472,6 +472,7 @@ const JobKind job_kinds[] = {
     [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
     [PLAN_LIMIT] = {.create = build_limit},
     [PLAN_SORT] = {.create = build_sort},
+    [PLAN_TEMPORAL_SORT] = {.create = build_temporal_sort},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
 };

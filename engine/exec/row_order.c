@@ -43,7 +43,13 @@ int row_order_compare(const RowOrder *order, const Row *a, const Row *b)
     return result != 0 ? result : (a_size > b_size) - (a_size < b_size);
 }
 
-void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count)
+static int row_order_compare_for(const RowOrder *order, const Row *a, const Row *b,
+                                 bool stable_ties)
+{
+    return stable_ties ? row_order_compare_keys(order, a, b) : row_order_compare(order, a, b);
+}
+
+void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count, bool stable_ties)
 {
     if (count < 2)
         return;
@@ -53,7 +59,7 @@ void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count)
         for (uint32_t i = 1; i < count; i++) {
             const Row *row = rows[i];
             uint32_t j = i;
-            for (; j > 0 && row_order_compare(order, rows[j - 1], row) > 0; j--)
+            for (; j > 0 && row_order_compare_for(order, rows[j - 1], row, stable_ties) > 0; j--)
                 rows[j] = rows[j - 1];
             rows[j] = row;
         }
@@ -67,7 +73,9 @@ void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count)
             uint32_t right = left + 2 * width < count ? left + 2 * width : count;
             uint32_t i = left, j = middle, k = left;
             while (i < middle && j < right)
-                to[k++] = row_order_compare(order, from[j], from[i]) < 0 ? from[j++] : from[i++];
+                to[k++] = row_order_compare_for(order, from[j], from[i], stable_ties) < 0
+                              ? from[j++]
+                              : from[i++];
             while (i < middle)
                 to[k++] = from[i++];
             while (j < right)

@@ -31,7 +31,8 @@ typedef struct RowOrder {
 int row_order_compare_keys(const RowOrder *order, const Row *a, const Row *b);
 /* As row_order_compare_keys, rows equal on the keys then ordered by their bytes. */
 int row_order_compare(const RowOrder *order, const Row *a, const Row *b);
-/* Sorts `rows` (count of them) by row_order_compare. */
-void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count);
+/* Sorts `rows` (count of them) by row_order_compare; with `stable_ties` by the keys only,
+   rows equal on them keeping their order (the sort is stable). */
+void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count, bool stable_ties);
 
 #endif

@@ -77,6 +77,7 @@ typedef enum PlanKind {
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
     PLAN_LIMIT,                         /* the first rows of its input (sort.*) */
     PLAN_SORT,                          /* batch mode: the final rows sorted at the end (sort.*) */
+    PLAN_TEMPORAL_SORT,                 /* streaming ORDER BY a time attribute ASC (sort.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -319,7 +320,7 @@ struct PlanNode {
             bool keep_last;              /* ORDER BY ... DESC */
             bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
         } rank;
-        struct {                /* LOGICAL_SORT, LIMIT, SORT */
+        struct {                /* LOGICAL_SORT, LIMIT, SORT, TEMPORAL_SORT */
             PlanSortKey *keys;  /* the collation, over the input fields (= the node's) */
             uint32_t key_count; /* 0: LIMIT / OFFSET without ORDER BY */
             int64_t offset;     /* rows skipped; -1 when absent (printed only when given) */

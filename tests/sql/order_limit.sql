@@ -3,8 +3,9 @@
 -- fetch=[...]; NULLs first ascending and last descending by default, as Flink
 -- orders them), ORDER BY keys that are not select items (extra fields dropped
 -- by a LogicalProject above the sort, as Flink's SortTest plans them), and
--- Flink's streaming rules: FETCH 0 is an empty Values, a sort whose first key is
--- not a time attribute ascending is refused with Flink's message.
+-- Flink's streaming rules: FETCH 0 is an empty Values, ORDER BY a time attribute
+-- ascending is a TemporalSort, a sort whose first key is not a time attribute
+-- ascending is refused with Flink's message.
 CREATE TABLE events (
   id INT,
   name STRING,
@@ -18,6 +19,16 @@ CREATE TABLE events (
 EXPLAIN SELECT id, name FROM events LIMIT 0;
 SELECT id, name FROM events FETCH FIRST 0 ROWS ONLY;
 EXPLAIN SELECT id FROM events ORDER BY amount DESC LIMIT 0 OFFSET 3;
+
+-- streaming ORDER BY a time attribute ascending: Flink's TemporalSort over
+-- Exchange(single), rows released in time order as the watermark passes (at
+-- the end of this file all at once), ties by the other keys, then in arrival order
+EXPLAIN SELECT id, name, ts FROM events ORDER BY ts;
+SELECT id, name, ts FROM events ORDER BY ts;
+EXPLAIN SELECT id, ts AS t FROM events ORDER BY t, amount DESC;
+SELECT id, ts AS t FROM events ORDER BY t, amount DESC;
+-- processing time: what arrived is released one millisecond later, sorted by the other keys
+EXPLAIN SELECT id, name FROM events ORDER BY pt, name DESC;
 
 -- Flink's streaming rule: the first key must be a time attribute ascending
 SELECT id FROM events ORDER BY amount;
@@ -53,3 +64,6 @@ SELECT id FROM endless_sequence LIMIT 3 OFFSET 2;
 
 -- a streaming LIMIT over an updating input is refused (batch mode gives the final rows)
 SELECT name, COUNT(*) AS c FROM events GROUP BY name LIMIT 2;
+-- ORDER BY ... LIMIT on a stream (Flink's SortLimit) is not built yet; TemporalSort takes insert-only input
+SELECT id FROM events ORDER BY ts LIMIT 3;
+SELECT name, MAX(ts) AS last_ts FROM events GROUP BY name ORDER BY last_ts;

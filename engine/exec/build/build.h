@@ -86,5 +86,6 @@ void build_session_window_metrics(const PlanNode *node, Operator *const *subtask
 struct RowOrderKey *build_order_keys(BuildContext *context, const PlanNode *node);
 Operator *build_sort(BuildContext *context, const PlanNode *node);
 Operator *build_limit(BuildContext *context, const PlanNode *node);
+Operator *build_temporal_sort(BuildContext *context, const PlanNode *node);
 
 #endif

@@ -99,7 +99,7 @@ static int sort_finish(Operator *self)
         status = operator_fail(self, JOINERY_ERROR_RUNTIME, "Sort: more than 2^32 rows");
     if (status == JOINERY_OK) {
         RowOrder order = {sort->spec.keys, sort->spec.key_count};
-        row_order_sort(&order, rows, (uint32_t)total);
+        row_order_sort(&order, rows, (uint32_t)total, false);
         uint64_t first = (uint64_t)sort->spec.offset;
         uint64_t end = sort->spec.fetch < 0 ? total : first + (uint64_t)sort->spec.fetch;
         for (uint64_t i = first; i < total && i < end && status == JOINERY_OK; i++)

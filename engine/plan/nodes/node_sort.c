@@ -16,9 +16,11 @@
  *  - LIMIT / OFFSET / FETCH without ORDER BY: Limit(offset=[m], fetch=[n])
  *    (Flink's StreamPhysicalLimit), the first rows of an insert-only input;
  *    at the top of a query it ends the job once it has them (op_limit.h);
- *  - streaming ORDER BY: refused with Flink's message unless the first key
- *    is a time attribute ascending (TemporalSort, not built yet); with a
- *    LIMIT it is Flink's SortLimit, not built yet;
+ *  - streaming ORDER BY: TemporalSort(orderBy=[ts ASC, ...]) when the first
+ *    key is a time attribute ascending (rows released in time order as the
+ *    watermark passes, or at once in processing time: op_temporal_sort.h),
+ *    else refused with Flink's message; with a LIMIT it is Flink's
+ *    SortLimit, not built yet;
  *  - batch mode (execution.runtime-mode = 'batch'): ORDER BY in any order is
  *    a Sort(orderBy=[...]) of the final rows at the end of input, a LIMIT
  *    over it a Limit; a Limit over an updating input materialises it first
@@ -99,6 +101,7 @@ static int convert_sort(PlannerContext *context, PlanNode *node, PlanNode **resu
         return convert_empty(context, node, result);
     bool limited = node->sort.fetch >= 0 || node->sort.offset > 0;
     bool batch = context->config->batch_mode;
+    bool temporal = false;
     if (node->sort.key_count && !batch) {
         const PlanSortKey *first = &node->sort.keys[0];
         if (limited)
@@ -109,14 +112,20 @@ static int convert_sort(PlannerContext *context, PlanNode *node, PlanNode **resu
             first->descending)
             return sort_error(context, node,
                               "Sort on a non-time-attribute field is not supported.");
-        return sort_error(context, node,
-                          "ORDER BY a time attribute (Flink's TemporalSort) is not supported yet");
+        temporal = true;
     }
     PlanNode *input;
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)
         return status;
     PlanNode *top = plan_make_exchange(context, input, NULL, 0);
+    if (temporal) {
+        top = top ? sort_physical(context, node, PLAN_TEMPORAL_SORT, top) : NULL;
+        if (!top)
+            return JOINERY_ERROR_NO_MEMORY;
+        *result = top;
+        return JOINERY_OK;
+    }
     if (top && node->sort.key_count) {
         top = sort_physical(context, node, PLAN_SORT, top);
         if (top) {
@@ -229,6 +238,27 @@ const PlanKindInfo plan_kind_sort = {
     .stateful = true,
     .explain = explain_sort,
     .derive = derive_sort,
+    .trace_field = cost_trace_to_input,
+};
+
+static int derive_temporal_sort(PlannerContext *context, PlanNode *node)
+{
+    if (node->inputs[0]->changelog_mode != CHANGELOG_INSERT)
+        return sort_error(context, node,
+                          "ORDER BY a time attribute over an updating input is not supported "
+                          "(Flink's TemporalSort takes an insert-only input)");
+    node->changelog_mode = CHANGELOG_INSERT;
+    node->row_count = cost_node_rows(node->inputs[0]);
+    return JOINERY_OK;
+}
+
+const PlanKindInfo plan_kind_temporal_sort = {
+    .kind = PLAN_TEMPORAL_SORT,
+    .name = "TemporalSort",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_sort,
+    .derive = derive_temporal_sort,
     .trace_field = cost_trace_to_input,
 };
 

@@ -43,6 +43,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_WINDOW_AGGREGATE] = &plan_kind_window_aggregate,
     [PLAN_LIMIT] = &plan_kind_limit,
     [PLAN_SORT] = &plan_kind_sort,
+    [PLAN_TEMPORAL_SORT] = &plan_kind_temporal_sort,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out
