@@ -78,7 +78,7 @@ golden_scripts() {
 }
 
 # differential LABEL: 600 random join queries (row by row and
-# with mini-batch), 600 random interval joins (plus the
+# with mini-batch), 300 in batch mode (ORDER BY and LIMIT, compared in order), 600 random interval joins (plus the
 # late-row cases at parallelism 1), 40 random window joins and 6000 temporal join
 # queries against SQLite at
 # parallelism 1 and 2
@@ -90,6 +90,10 @@ differential() {
     timeout 600 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" \
       --mini-batch 3 2>&1 | tail -n 25
     record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"
+    # batch runtime mode: the queries ordered by every column and limited, compared in order
+    timeout 600 "$build/tools/diff_join" --queries 300 --parallelism "$parallelism" \
+      --batch 2>&1 | tail -n 25
+    record "${1}diff_join-batch-p$parallelism" "${PIPESTATUS[0]}"
     timeout 300 "$build/tools/diff_interval" --cases 600 --late 6 --parallelism "$parallelism" 2>&1 |
       tail -n 25
     record "${1}diff_interval-p$parallelism" "${PIPESTATUS[0]}"

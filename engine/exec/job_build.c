@@ -352,10 +352,13 @@ static int job_build_exchange(Job *job, const PlanNode *node, Ports *result)
 }
 
 /* How many subtasks a node downstream of these input ports runs with: a keyed (stateful)
-   node as many as its exchange routes to. */
+   node as many as its exchange routes to; a stateful node fed directly by another node
+   (a Limit over a batch Sort) as many as that input, since a subtask without an input
+   channel would never see its end. */
 static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs)
 {
-    if (plan_node_is_stateful(node)) {
+    if (plan_node_is_stateful(node) && node->input_count &&
+        node->inputs[0]->kind == PLAN_EXCHANGE) {
         const PlanNode *exchange = node->inputs[0];
         if (exchange->kind == PLAN_EXCHANGE &&
             exchange->exchange.distribution == PLAN_DISTRIBUTION_SINGLE)

@@ -45,6 +45,11 @@
  * --mini-batch SIZE runs every round with table.exec.mini-batch.enabled
  * (batches of SIZE rows; agg-phase-strategy ONE_PHASE), so the mini-batch
  * GroupAggregate and join are checked against SQLite too.
+ * --batch runs every round with 'execution.runtime-mode' = 'batch' and every
+ * query wrapped as SELECT * FROM (query) ORDER BY 1 [DESC], 2 [DESC], ...
+ * [LIMIT n [OFFSET m]]: the result must be +I rows only, a batch result, and
+ * equal to SQLite's rows in the same order (all columns ordered, so only
+ * identical rows tie; both put NULLs first ascending and last descending).
  * The last line printed is "N passed, N failed"; the exit status is non-zero
  * when any query failed.
  */
@@ -1263,6 +1268,7 @@ typedef struct Options {
     int timeout_seconds;
     int multi_join;      /* MULTI_JOIN_OFF, _ON or _MIXED (odd rounds on) */
     int mini_batch_size; /* > 0: every round with mini-batch on, batches of this size */
+    bool batch;          /* batch runtime mode, queries ordered and limited (top of file) */
     bool keep;
     bool verbose;
     bool dry_run;
@@ -1278,7 +1284,8 @@ typedef struct Totals {
  * Runs the SQLite side of the query and fills `expected` (sorted).
  * Returns 0, or -1 with the message in `error`.
  */
-static int sqlite_collect(sqlite3 *database, const Query *query, RowList *expected, Text *error)
+static int sqlite_collect(sqlite3 *database, const Query *query, RowList *expected, Text *error,
+                          bool sorted)
 {
     sqlite3_stmt *statement = NULL;
     if (sqlite3_prepare_v2(database, query->sql.sqlite.data, -1, &statement, NULL) != SQLITE_OK) {
@@ -1319,8 +1326,28 @@ static int sqlite_collect(sqlite3 *database, const Query *query, RowList *expect
         return -1;
     }
     sqlite3_finalize(statement);
-    row_list_sort(expected);
+    if (sorted)
+        row_list_sort(expected);
     return 0;
+}
+
+/* --batch: the query ordered by all its columns (random directions), sometimes limited. */
+static void query_wrap_batch(Query *query, Random *random)
+{
+    Sql wrapped = {0};
+    sql_printf(&wrapped, "SELECT * FROM (");
+    sql_append_sql(&wrapped, &query->sql);
+    sql_printf(&wrapped, ") AS b ORDER BY ");
+    for (int i = 0; i < query->output_count; i++)
+        sql_printf(&wrapped, "%s%d%s", i ? ", " : "", i + 1,
+                   random_percent(random, 30) ? " DESC" : "");
+    if (random_percent(random, 50)) {
+        sql_printf(&wrapped, " LIMIT %d", random_range(random, 0, 12));
+        if (random_percent(random, 40))
+            sql_printf(&wrapped, " OFFSET %d", random_range(random, 0, 5));
+    }
+    sql_free(&query->sql);
+    query->sql = wrapped;
 }
 
 /* One round: its tables, its session and database, and its data directory. */
@@ -1390,6 +1417,8 @@ static int round_open(Round *round, int index, const char *base_directory, const
         text_printf(&round->setup, "SET 'table.optimizer.multi-join.enabled' = 'true';\n");
     /* batches end at the size and the end of input (the latency is longer than any run),
        so the round stays a function of the seed; the final state must not depend on it */
+    if (options->batch)
+        text_printf(&round->setup, "SET 'execution.runtime-mode' = 'batch';\n");
     if (options->mini_batch_size > 0)
         text_printf(&round->setup,
                     "SET 'table.exec.mini-batch.enabled' = 'true';\n"
@@ -1467,9 +1496,11 @@ static void round_run_query(Round *round, int number, const Options *options, To
     /* regenerate queries whose answer is too big to check quickly */
     for (int attempt = 0; attempt < 10; attempt++) {
         query_generate(&query, &random, features, round->tables, round->table_count);
+        if (options->batch)
+            query_wrap_batch(&query, &random);
         row_list_free(&expected);
         text_clear(&error);
-        if (sqlite_collect(round->database, &query, &expected, &error) != 0) {
+        if (sqlite_collect(round->database, &query, &expected, &error, !options->batch) != 0) {
             /* SQLite 3.40 refuses some valid ON clauses after RIGHT/FULL joins */
             if (strstr(error.data, "references tables to its right") && attempt < 9)
                 continue;
@@ -1516,9 +1547,22 @@ static void round_run_query(Round *round, int number, const Options *options, To
                     query.output_count);
     } else if (collector.cancelled) {
         reason = "the result ended as cancelled";
+    } else if (options->batch && (collector.kind != JOINERY_RESULT_BATCH || collector.non_insert)) {
+        reason = "a batch-mode query did not give a batch result of +I rows";
     }
     if (reason)
         goto report;
+    if (options->batch) {
+        /* the rows in their order: the ORDER BY is part of the answer */
+        for (size_t i = 0; i < collector.ordered.count; i++)
+            row_list_push(&actual, collector.ordered.rows[i]);
+        if (!row_lists_equal(&expected, &actual)) {
+            reason = "the batch result differs from SQLite's (rows or their order)";
+            goto report;
+        }
+        totals->passed++;
+        goto done;
+    }
     multiset_to_list(&collector.rows, &actual);
     if (!row_lists_equal(&expected, &actual)) {
         reason = "the final result differs from SQLite's";
@@ -1541,7 +1585,7 @@ report:
         printf("  data: %s (t0..t%d as JSON lines); rerun: build/joinery -f %s\n", round->directory,
                round->table_count - 1, repro);
         if (!error.length || collector.began) {
-            if (!actual.count)
+            if (!actual.count && !options->batch)
                 multiset_to_list(&collector.rows, &actual);
             row_list_print("expected (SQLite)", &expected);
             row_list_print("actual (joinery)", &actual);
@@ -1574,7 +1618,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]\n"
                  "                 [--without FEATURE,...] [--timeout SECONDS] [--keep]\n"
                  "                 [--multi-join on|off|mixed] [--mini-batch SIZE]\n"
-                 "                 [--verbose] [--dry-run]\n"
+                 "                 [--batch] [--verbose] [--dry-run]\n"
                  "features:");
     for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
         fprintf(out, " %s", feature_names[i].name);
@@ -1641,13 +1685,14 @@ static int options_parse(Options *options, int argc, char **argv)
         {.name = "--mini-batch", .integer = &options->mini_batch_size},
         {.name = "--multi-join", .parse = options_parse_multi_join, .context = options},
         {.name = "--without", .parse = options_parse_without, .context = options},
+        {.name = "--batch", .flag = &options->batch},
     };
     const DiffOptionSpec spec = {.count_name = "--queries",
                                  .minimum_count = 1,
                                  .minimum_timeout = 1,
                                  .usage = usage,
                                  .extras = extras,
-                                 .extra_count = 4};
+                                 .extra_count = 5};
     if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
     options->queries = common.count;

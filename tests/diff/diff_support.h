@@ -318,8 +318,10 @@ typedef struct Collector {
     uint64_t changelog_rows;
     bool ended;
     bool cancelled;
-    Text failure; /* the first protocol violation; empty when none */
-    Text row;     /* scratch: the row being encoded */
+    Text failure;    /* the first protocol violation; empty when none */
+    Text row;        /* scratch: the row being encoded */
+    RowList ordered; /* every row in arrival order (a batch result is compared in order) */
+    bool non_insert; /* a row other than +I arrived */
 } Collector;
 
 static inline int collector_begin(void *context, JoineryResultKind kind,
@@ -368,6 +370,9 @@ static inline int collector_row(void *context, JoineryRowKind kind, const char *
     if (column_count != collector->column_count && collector->failure.length == 0)
         text_printf(&collector->failure, "a row has %zu values, the result has %zu columns",
                     column_count, collector->column_count);
+    row_list_push(&collector->ordered, collector->row.data);
+    if (kind != JOINERY_ROW_INSERT)
+        collector->non_insert = true;
     if (kind == JOINERY_ROW_INSERT || kind == JOINERY_ROW_UPDATE_AFTER) {
         multiset_add(&collector->rows, collector->row.data);
     } else if (!multiset_remove(&collector->rows, collector->row.data) &&
@@ -408,6 +413,7 @@ static inline void collector_init(Collector *collector)
 static inline void collector_free(Collector *collector)
 {
     multiset_free(&collector->rows);
+    row_list_free(&collector->ordered);
     text_free(&collector->failure);
     text_free(&collector->row);
 }
