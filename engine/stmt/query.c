@@ -306,6 +306,16 @@ int query_execute_insert(StatementContext *context, const AstInsert *insert)
     int status = query_plan(context, &statement, NULL, &physical);
     if (status != JOINERY_OK)
         return status;
+    /* batch mode writes final rows; the streaming plan of an updating query would hand its
+       sink the changelog instead */
+    if (context->planner_config.batch_mode && physical->input_count &&
+        physical->inputs[0]->changelog_mode != CHANGELOG_INSERT)
+        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, insert->query->position.line,
+                             insert->query->position.column,
+                             "INSERT INTO of an updating query (an aggregate, an outer join) in "
+                             "batch mode is not supported yet: its sink would receive the "
+                             "changelog, not the final rows; add ORDER BY or LIMIT, or run it "
+                             "in streaming mode");
     return jobs_submit_insert(context, physical, physical->sink.table->name,
                               query_run_insert_foreground);
 }

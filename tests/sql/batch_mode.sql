@@ -37,6 +37,13 @@ SELECT COUNT(*) FROM (SELECT dept_id, COUNT(*) AS n FROM emp GROUP BY dept_id LI
 -- an empty result
 SELECT name FROM emp WHERE salary < 0;
 
+-- INSERT INTO in batch mode: final rows only; an updating query would hand the sink its
+-- changelog, so it is refused (ORDER BY materialises it)
+CREATE TABLE printed (dept_id INT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO printed SELECT dept_id, id FROM emp ORDER BY id DESC LIMIT 2;
+INSERT INTO printed SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
+INSERT INTO printed SELECT dept_id, COUNT(*) AS n FROM emp GROUP BY dept_id ORDER BY dept_id;
+
 -- unbounded sources are refused, with the table's place
 SELECT e.name FROM emp e JOIN endless x ON e.id = x.id;
 SET 'execution.runtime-mode' = 'automatic';
