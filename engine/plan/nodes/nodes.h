@@ -125,6 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
+extern const PlanKindInfo plan_kind_rank;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -171,6 +172,10 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
    plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
    the aggregate's field order; an error for what it cannot fold yet. */
 int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_rank.c: the Rank of a LogicalRowNumber that is not a deduplication, over `input`
+   (its input converted): an Exchange below, a Calc above for the SELECT items. */
+int plan_convert_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
+                      PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
