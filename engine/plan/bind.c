@@ -955,6 +955,216 @@ static int bind_select_items(Binder *binder, const AstQuery *query, const Scope 
 }
 
 static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
+                              const char *const *names, uint32_t count);
+
+/*
+ * ORDER BY of a query, resolved to fields of its output (BoundOrder.keys). A key is, in
+ * Calcite's order: an ordinal (ORDER BY 2), the name of a select item, or an expression
+ * over the FROM scope equal to a select item; any other expression of a SELECT is added
+ * to its select list as an extra field (`extra` of them after the `visible` ones) that a
+ * LogicalProject above the LogicalSort drops again.
+ */
+typedef struct BoundOrder {
+    PlanSortKey *keys;
+    uint32_t key_count;
+    uint32_t visible; /* the query's own fields */
+    uint32_t extra;   /* hidden sort fields after them */
+} BoundOrder;
+
+/* The value of an INTEGER literal (an ordinal or a row count). */
+static bool bind_integer_literal(const AstExpr *ast, int64_t *value)
+{
+    if (ast->kind != AST_EXPR_LITERAL || ast->literal.kind != AST_LITERAL_INTEGER ||
+        ast->literal.integer_overflow)
+        return false;
+    *value = strtoll(ast->literal.text, NULL, 10);
+    return true;
+}
+
+/* The field named as the unqualified column `ast` among the first `count` names, or -1. */
+static int bind_order_name(const char *const *names, uint32_t count, const AstExpr *ast)
+{
+    if (ast->kind != AST_EXPR_COLUMN || ast->column.qualifier)
+        return -1;
+    for (uint32_t i = 0; i < count; i++)
+        if (names[i] && strcmp(names[i], ast->column.name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void bind_order_direction(const AstOrderItem *item, PlanSortKey *key)
+{
+    key->descending = item->descending;
+    /* Flink's default null ordering: NULLs sort as the smallest values */
+    key->nulls_first = item->nulls_first >= 0 ? item->nulls_first == 1 : !item->descending;
+}
+
+/* Ordinal or name of an output field for ORDER BY item `item`: true with *field set;
+   false when it is neither (an error is set only for an ordinal out of range). */
+static bool bind_order_output_field(Binder *binder, const AstOrderItem *item,
+                                    const char *const *names, uint32_t count, uint32_t *field,
+                                    int *status)
+{
+    int64_t ordinal;
+    *status = JOINERY_OK;
+    if (bind_integer_literal(item->expr, &ordinal)) {
+        if (ordinal < 1 || ordinal > count) {
+            *status = bind_error(binder, JOINERY_ERROR_VALIDATE, item->expr->position,
+                                 "Ordinal out of range");
+            return false;
+        }
+        *field = (uint32_t)(ordinal - 1);
+        return true;
+    }
+    int named = bind_order_name(names, count, item->expr);
+    if (named < 0)
+        return false;
+    *field = (uint32_t)named;
+    return true;
+}
+
+/*
+ * Resolves query->order_by against a SELECT's `list` (items bound over `scope`, in
+ * aggregate mode when the binder is) and appends the extra fields to it; `distinct`:
+ * no extra field may be added (SELECT DISTINCT orders by its items only).
+ */
+static int bind_order_of_select(Binder *binder, const AstQuery *query, const Scope *scope,
+                                SelectList *list, bool distinct, BoundOrder *order)
+{
+    const AstList *items = &query->order_by;
+    order->visible = list->count;
+    order->key_count = (uint32_t)items->count;
+    order->keys = arena_calloc(binder->arena, items->count + 1, sizeof(PlanSortKey));
+    if (!order->keys)
+        return bind_no_memory(binder);
+    for (size_t k = 0; k < items->count; k++) {
+        const AstOrderItem *item = items->items[k];
+        PlanSortKey *key = &order->keys[k];
+        bind_order_direction(item, key);
+        int status;
+        if (bind_order_output_field(binder, item, list->names, order->visible, &key->field,
+                                    &status))
+            continue;
+        if (status != JOINERY_OK)
+            return status;
+        if (bind_contains_aggregate(item->expr) && !binder->aggregate)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, item->expr->position,
+                              "Aggregate expression is illegal in ORDER BY clause of "
+                              "non-aggregating SELECT");
+        Expr *expr = NULL;
+        status = bind_expr(binder, scope, item->expr, &expr);
+        if (status != JOINERY_OK)
+            return status;
+        int found = -1;
+        for (uint32_t i = 0; i < list->count && found < 0; i++)
+            if (expr_equals(list->exprs[i], expr))
+                found = (int)i;
+        if (found >= 0) {
+            key->field = (uint32_t)found;
+            continue;
+        }
+        if (distinct)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, item->expr->position,
+                              "Expression '%.*s' is not in the select clause",
+                              (int)item->expr->source_length, item->expr->source_text);
+        const char *name = item->expr->kind == AST_EXPR_COLUMN && expr->kind == EXPR_INPUT_REF &&
+                                   !binder->aggregate
+                               ? scope->columns[expr->input_index].name
+                               : arena_printf(binder->arena, "EXPR$%u", list->count);
+        key->field = list->count;
+        status = select_list_add(binder, list, expr, name);
+        if (status != JOINERY_OK)
+            return status;
+        order->extra++;
+    }
+    return JOINERY_OK;
+}
+
+/* ORDER BY of a set operation or VALUES: ordinals and output names only. */
+static int bind_order_of_fields(Binder *binder, const AstQuery *query, const PlanNode *node,
+                                BoundOrder *order)
+{
+    const AstList *items = &query->order_by;
+    const char *const *names = plan_field_names(binder->arena, node);
+    order->visible = node->field_count;
+    order->key_count = (uint32_t)items->count;
+    order->keys = arena_calloc(binder->arena, items->count + 1, sizeof(PlanSortKey));
+    if (!order->keys || !names)
+        return bind_no_memory(binder);
+    for (size_t k = 0; k < items->count; k++) {
+        const AstOrderItem *item = items->items[k];
+        bind_order_direction(item, &order->keys[k]);
+        int status;
+        if (bind_order_output_field(binder, item, names, node->field_count, &order->keys[k].field,
+                                    &status))
+            continue;
+        if (status != JOINERY_OK)
+            return status;
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->expr->position,
+                          "ORDER BY of a UNION or VALUES takes an output column's name or "
+                          "ordinal only");
+    }
+    return JOINERY_OK;
+}
+
+/* A LIMIT / OFFSET / FETCH count: a non-negative integer literal. */
+static int bind_row_count(Binder *binder, const AstExpr *ast, const char *what, int64_t *value)
+{
+    if (!ast) {
+        *value = -1;
+        return JOINERY_OK;
+    }
+    if (!bind_integer_literal(ast, value))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "%s takes a non-negative integer literal", what);
+    return JOINERY_OK;
+}
+
+/*
+ * The LogicalSort of a query's ORDER BY / LIMIT / OFFSET over *node (with `order`'s
+ * keys), and the LogicalProject dropping order->extra hidden fields above it.
+ */
+static int bind_sort(Binder *binder, const AstQuery *query, const BoundOrder *order,
+                     PlanNode **node)
+{
+    PlanNode *input = *node;
+    PlanNode *sort = bind_new_node(binder, PLAN_LOGICAL_SORT, 1, input->field_count);
+    if (!sort)
+        return binder->diag->status;
+    sort->inputs[0] = input;
+    memcpy(sort->fields, input->fields, input->field_count * sizeof(PlanField));
+    sort->sort.keys = order->keys;
+    sort->sort.key_count = order->key_count;
+    int status = bind_row_count(binder, query->limit, "LIMIT", &sort->sort.fetch);
+    if (status == JOINERY_OK)
+        status = bind_row_count(binder, query->offset, "OFFSET", &sort->sort.offset);
+    if (status != JOINERY_OK)
+        return status;
+    SourcePosition at = query->order_by.count
+                            ? ((const AstOrderItem *)query->order_by.items[0])->expr->position
+                        : query->limit ? query->limit->position
+                                       : query->offset->position;
+    sort->sort.line = at.line;
+    sort->sort.column = at.column;
+    *node = sort;
+    if (!order->extra)
+        return JOINERY_OK;
+    uint32_t count = order->visible;
+    Expr **exprs = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
+    const char **names = arena_calloc(binder->arena, count + 1, sizeof(char *));
+    if (!exprs || !names)
+        return bind_no_memory(binder);
+    for (uint32_t i = 0; i < count; i++) {
+        exprs[i] = expr_make_input_ref(binder->arena, i, sort->fields[i].type);
+        names[i] = sort->fields[i].name;
+        if (!exprs[i])
+            return bind_no_memory(binder);
+    }
+    *node = bind_project(binder, sort, exprs, names, count);
+    return *node ? JOINERY_OK : binder->diag->status;
+}
+
+static PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs,
                               const char *const *names, uint32_t count)
 {
     PlanNode *project = bind_new_node(binder, PLAN_LOGICAL_PROJECT, 1, count);
@@ -1166,7 +1376,7 @@ static int bind_aggregate_state_ttl(Binder *binder, const BoundFrom *from, PlanN
     return JOINERY_OK;
 }
 
-static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
+static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order, PlanNode **result)
 {
     int status = bind_hints(binder, query);
     if (status != JOINERY_OK)
@@ -1233,6 +1443,9 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
     if (!grouped) {
         int over_position = -1;
         status = bind_select_items(binder, query, &scope, &list, &over_position);
+        if (status == JOINERY_OK && query->order_by.count)
+            status =
+                bind_order_of_select(binder, query, &scope, &list, query->select.distinct, order);
         if (status != JOINERY_OK)
             return status;
         if (over_position >= 0)
@@ -1263,6 +1476,9 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         aggregate.group_count = group_count;
         binder->aggregate = &aggregate;
         status = bind_select_items(binder, query, &scope, &list, NULL);
+        if (status == JOINERY_OK && query->order_by.count)
+            status =
+                bind_order_of_select(binder, query, &scope, &list, query->select.distinct, order);
         Expr *having = NULL;
         if (status == JOINERY_OK && query->select.having) {
             status = bind_expr(binder, &scope, query->select.having, &having);
@@ -1510,12 +1726,7 @@ int bind_query(Binder *binder, const AstQuery *query, PlanNode **result)
 
 static int bind_query_kind(Binder *binder, const AstQuery *query, PlanNode **result)
 {
-    if (query->order_by.count)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->position,
-                          "ORDER BY is not supported yet in streaming queries");
-    if (query->limit)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->limit->position,
-                          "LIMIT is not supported yet");
+    BoundOrder order = {0};
     CommonTableExpression *saved_ctes = binder->ctes;
     uint32_t saved_count = binder->cte_count;
     if (query->with_items.count) {
@@ -1536,7 +1747,7 @@ static int bind_query_kind(Binder *binder, const AstQuery *query, PlanNode **res
     int status;
     switch (query->kind) {
     case AST_QUERY_SELECT:
-        status = bind_select(binder, query, result);
+        status = bind_select(binder, query, &order, result);
         break;
     case AST_QUERY_UNION:
         status = bind_set_operation(binder, query, result);
@@ -1545,6 +1756,10 @@ static int bind_query_kind(Binder *binder, const AstQuery *query, PlanNode **res
         status = bind_values(binder, query, result);
         break;
     }
+    if (status == JOINERY_OK && query->kind != AST_QUERY_SELECT && query->order_by.count)
+        status = bind_order_of_fields(binder, query, *result, &order);
+    if (status == JOINERY_OK && (query->order_by.count || query->limit || query->offset))
+        status = bind_sort(binder, query, &order, result);
     binder->ctes = saved_ctes;
     binder->cte_count = saved_count;
     return status;

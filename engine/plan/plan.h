@@ -52,6 +52,8 @@ typedef enum PlanKind {
     PLAN_LOGICAL_SNAPSHOT,
     /* a SELECT with ROW_NUMBER() OVER, printed LogicalProject (nodes/node_deduplicate.c) */
     PLAN_LOGICAL_ROW_NUMBER,
+    /* ORDER BY / LIMIT / OFFSET / FETCH: Calcite's LogicalSort (nodes/node_sort.c) */
+    PLAN_LOGICAL_SORT,
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -147,6 +149,13 @@ typedef struct PlanIntervalBounds {
     /* table.exec.interval-join.min-cleanup-interval: how much later rows are freed */
     int64_t min_cleanup_millis;
 } PlanIntervalBounds;
+
+/* One key of a sort's collation: an input field, its direction and where NULLs go. */
+typedef struct PlanSortKey {
+    uint32_t field;
+    bool descending;
+    bool nulls_first;
+} PlanSortKey;
 
 typedef struct PlanField {
     char *name;
@@ -344,6 +353,15 @@ struct PlanNode {
             uint32_t *unique_key;
             uint32_t unique_key_count;
         } rank;
+        struct {                /* LOGICAL_SORT */
+            PlanSortKey *keys;  /* the collation, over the input fields (= the node's) */
+            uint32_t key_count; /* 0: LIMIT / OFFSET without ORDER BY */
+            int64_t offset;     /* rows skipped; -1 when absent (printed only when given) */
+            int64_t fetch;      /* rows kept after the offset; -1 = unlimited */
+            /* where the statement says it, for the planner's errors: the first ORDER BY
+               key, else LIMIT / OFFSET / FETCH (1-based; 0 = unknown) */
+            int line, column;
+        } sort;
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */
             uint32_t *target_columns;  /* sink column per input field */

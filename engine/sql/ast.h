@@ -306,8 +306,9 @@ struct AstQuery {
     AstQueryKind kind;
     SourcePosition position;
     AstList with_items; /* AstWithItem*: WITH name AS (query), ... on the outermost query */
-    AstList order_by;   /* AstOrderItem*: ORDER BY (rejected for streams by the binder) */
-    AstExpr *limit;     /* LIMIT n, NULL when absent */
+    AstList order_by;   /* AstOrderItem*: ORDER BY (the binder makes a LogicalSort) */
+    AstExpr *limit;     /* LIMIT n / FETCH FIRST n ROWS ONLY, NULL when absent */
+    AstExpr *offset;    /* OFFSET m [ROW|ROWS], NULL when absent */
     union {
         struct {
             AstList hints; /* AstHint*: hints after SELECT */

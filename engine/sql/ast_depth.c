@@ -135,6 +135,7 @@ static void walk_query(DepthWalk *walk, const AstQuery *query, int depth)
         walk_expr(walk, item->expr, below);
     }
     walk_expr(walk, query->limit, below);
+    walk_expr(walk, query->offset, below);
     switch (query->kind) {
     case AST_QUERY_SELECT:
         for (size_t i = 0; i < query->select.items.count && !walk->failed; i++) {

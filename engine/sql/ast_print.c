@@ -471,6 +471,11 @@ static void print_query_tail(const AstQuery *query, Printer *out)
         print_expr(query->limit, out);
         printer_char(out, ')');
     }
+    if (query->offset) {
+        printer_text(out, " (offset ");
+        print_expr(query->offset, out);
+        printer_char(out, ')');
+    }
 }
 
 static void print_query(const AstQuery *query, Printer *out)

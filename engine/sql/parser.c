@@ -161,6 +161,22 @@ static bool token_is_identifier(const Token *token)
            (token->kind == TOKEN_KEYWORD && !keyword_is_reserved(token->keyword));
 }
 
+/* A word of a statement's skeleton: a keyword or an unquoted identifier spelling it (any case). */
+static bool token_is_word(const Token *token, const char *word)
+{
+    if (token->kind != TOKEN_KEYWORD && (token->kind != TOKEN_IDENTIFIER || token->quoted))
+        return false;
+    return strlen(word) == token->length && strncasecmp(token->text, word, token->length) == 0;
+}
+
+/* True at OFFSET or FETCH, which end a FROM item or a select item as the reserved words of
+   Calcite's grammar do (never an alias without AS). */
+static bool parser_at_query_tail_word(Parser *parser)
+{
+    const Token *token = parser_current(parser);
+    return token_is_word(token, "OFFSET") || token_is_word(token, "FETCH");
+}
+
 /* Records that `what` would have been accepted at the current token. */
 static void parser_note(Parser *parser, const char *what)
 {
@@ -1970,7 +1986,8 @@ static bool parser_parse_table_alias(Parser *parser, AstTableRef *ref)
         return false;
     }
     bool has_as = parser_accept_keyword(parser, KEYWORD_AS);
-    if (!has_as && !token_is_identifier(parser_current(parser))) {
+    if (!has_as &&
+        (!token_is_identifier(parser_current(parser)) || parser_at_query_tail_word(parser))) {
         parser_note(parser, "alias");
         return true;
     }
@@ -2219,7 +2236,8 @@ static AstSelectItem *parser_parse_select_item(Parser *parser)
     }
     if (!item->expr)
         return NULL;
-    if (parser_accept_keyword(parser, KEYWORD_AS) || token_is_identifier(parser_current(parser))) {
+    if (parser_accept_keyword(parser, KEYWORD_AS) ||
+        (token_is_identifier(parser_current(parser)) && !parser_at_query_tail_word(parser))) {
         item->alias = parser_expect_identifier(parser, "alias");
         if (!item->alias)
             return NULL;
@@ -2434,7 +2452,95 @@ static bool parser_parse_order_by(Parser *parser, AstList *items)
     return true;
 }
 
-/* [WITH ...] set_operation [ORDER BY ...] [LIMIT n] */
+/* The count of LIMIT, OFFSET or FETCH: an expression the binder checks (a non-negative
+   integer literal). */
+static AstExpr *parser_parse_row_count(Parser *parser)
+{
+    return parser_parse_additive(parser);
+}
+
+/* [ROW | ROWS] after OFFSET m and FETCH FIRST n; `required` for FETCH. */
+static bool parser_accept_rows_word(Parser *parser, bool required)
+{
+    const Token *token = parser_current(parser);
+    if (token_is_keyword(token, KEYWORD_ROW) || token_is_word(token, "ROWS")) {
+        parser_advance(parser);
+        return true;
+    }
+    if (!required)
+        return true;
+    parser_note(parser, "ROWS");
+    parser_fail_unexpected(parser);
+    return false;
+}
+
+/*
+ * The query's tail as Calcite parses it: LIMIT n [OFFSET m [ROW|ROWS]],
+ * OFFSET m [ROW|ROWS] [FETCH {FIRST|NEXT} [n] {ROW|ROWS} ONLY], or
+ * FETCH {FIRST|NEXT} [n] {ROW|ROWS} ONLY (n defaults to 1).
+ */
+static bool parser_parse_limit_offset(Parser *parser, AstExpr **limit, AstExpr **offset)
+{
+    if (parser_accept_keyword(parser, KEYWORD_LIMIT)) {
+        *limit = parser_parse_row_count(parser);
+        if (!*limit)
+            return false;
+        if (token_is_word(parser_current(parser), "OFFSET")) {
+            parser_advance(parser);
+            *offset = parser_parse_row_count(parser);
+            return *offset && parser_accept_rows_word(parser, false);
+        }
+        return true;
+    }
+    if (token_is_word(parser_current(parser), "OFFSET")) {
+        parser_advance(parser);
+        *offset = parser_parse_row_count(parser);
+        if (!*offset || !parser_accept_rows_word(parser, false))
+            return false;
+    }
+    if (!token_is_word(parser_current(parser), "FETCH"))
+        return true;
+    const Token *fetch = parser_current(parser);
+    parser_advance(parser);
+    if (!parser_accept_keyword(parser, KEYWORD_FIRST)) {
+        if (!token_is_word(parser_current(parser), "NEXT")) {
+            parser_note(parser, "FIRST");
+            parser_note(parser, "NEXT");
+            parser_fail_unexpected(parser);
+            return false;
+        }
+        parser_advance(parser);
+    }
+    const Token *count = parser_current(parser);
+    if (token_is_keyword(count, KEYWORD_ROW) || token_is_word(count, "ROWS")) {
+        /* FETCH FIRST ROW ONLY: one row */
+        AstExpr *one = parser_new_expr(parser, AST_EXPR_LITERAL, fetch);
+        if (!one)
+            return false;
+        one->literal.kind = AST_LITERAL_INTEGER;
+        one->literal.text = parser_strndup(parser, "1", 1);
+        one->literal.text_length = 1;
+        if (!one->literal.text)
+            return false;
+        *limit = one;
+    } else {
+        *limit = parser_parse_row_count(parser);
+        if (!*limit)
+            return false;
+    }
+    if (!parser_accept_rows_word(parser, true))
+        return false;
+    if (!token_is_word(parser_current(parser), "ONLY")) {
+        parser_note(parser, "ONLY");
+        parser_fail_unexpected(parser);
+        return false;
+    }
+    parser_advance(parser);
+    return true;
+}
+
+/* [WITH ...] set_operation [ORDER BY ...] [LIMIT n [OFFSET m] | OFFSET m [FETCH ...] |
+   FETCH ...] */
 static AstQuery *parser_parse_query(Parser *parser)
 {
     if (!parser_enter(parser))
@@ -2443,7 +2549,7 @@ static AstQuery *parser_parse_query(Parser *parser)
     const Token *first = parser_current(parser);
     AstList with_items = {0};
     AstList order_by = {0};
-    AstExpr *limit = NULL;
+    AstExpr *limit = NULL, *offset = NULL;
     if (parser_accept_keyword(parser, KEYWORD_WITH) &&
         !parser_parse_with_items(parser, &with_items))
         goto done;
@@ -2454,14 +2560,12 @@ static AstQuery *parser_parse_query(Parser *parser)
     if (parser_accept_keyword(parser, KEYWORD_ORDER) && !parser_parse_order_by(parser, &order_by))
         goto done;
     const Token *limit_token = parser_current(parser);
-    if (parser_accept_keyword(parser, KEYWORD_LIMIT)) {
-        limit = parser_parse_additive(parser);
-        if (!limit)
-            goto done;
-    }
-    if ((order_by.count && body->order_by.count) || (limit && body->limit) ||
+    if (!parser_parse_limit_offset(parser, &limit, &offset))
+        goto done;
+    if ((order_by.count && body->order_by.count) ||
+        ((limit || offset) && (body->limit || body->offset)) ||
         (with_items.count && body->with_items.count)) {
-        const Token *at = limit ? limit_token : order_by.count ? order_token : first;
+        const Token *at = limit || offset ? limit_token : order_by.count ? order_token : first;
         parser_fail_at(
             parser, at->line, at->column, JOINERY_ERROR_UNSUPPORTED,
             "nested WITH, ORDER BY or LIMIT on a parenthesised query is not supported yet");
@@ -2475,6 +2579,8 @@ static AstQuery *parser_parse_query(Parser *parser)
         body->order_by = order_by;
     if (limit)
         body->limit = limit;
+    if (offset)
+        body->offset = offset;
     result = body;
 done:
     parser_leave(parser);
@@ -2889,14 +2995,6 @@ static AstStatement *parser_parse_reset(Parser *parser, const Token *first)
     SourcePosition ignored;
     statement->reset.key = parser_parse_config_key(parser, &ignored);
     return statement->reset.key ? statement : NULL;
-}
-
-/* A word of a statement's skeleton: a keyword or an unquoted identifier spelling it (any case). */
-static bool token_is_word(const Token *token, const char *word)
-{
-    if (token->kind != TOKEN_KEYWORD && (token->kind != TOKEN_IDENTIFIER || token->quoted))
-        return false;
-    return strlen(word) == token->length && strncasecmp(token->text, word, token->length) == 0;
 }
 
 static bool parser_accept_word(Parser *parser, const char *word)

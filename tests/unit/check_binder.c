@@ -467,10 +467,11 @@ START_TEST(test_rejected_features)
 {
     Fixture f;
     fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
-    expect_error(&f, "SELECT * FROM orders ORDER BY amount", JOINERY_ERROR_UNSUPPORTED, 1, 1,
-                 "ORDER BY is not supported yet");
-    expect_error(&f, "SELECT * FROM orders LIMIT 5", JOINERY_ERROR_UNSUPPORTED, 1, 28,
-                 "LIMIT is not supported yet");
+    /* ORDER BY and LIMIT bind to a LogicalSort; what it takes is checked here */
+    expect_error(&f, "SELECT amount FROM orders ORDER BY 2", JOINERY_ERROR_VALIDATE, 1, 36,
+                 "Ordinal out of range");
+    expect_error(&f, "SELECT * FROM orders LIMIT -5", JOINERY_ERROR_VALIDATE, 1, 28,
+                 "LIMIT takes a non-negative integer literal");
     expect_error(&f, "SELECT * FROM orders FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'",
                  JOINERY_ERROR_UNSUPPORTED, 1, 15,
                  "FOR SYSTEM_TIME AS OF is supported only on the right side of a JOIN (a "
@@ -486,8 +487,8 @@ START_TEST(test_rejected_features)
     expect_error(&f, "SELECT * FROM users WHERE user_id IN (SELECT user_id FROM orders)",
                  JOINERY_ERROR_UNSUPPORTED, 1, 38, "IN (subquery) is not supported yet");
     /* on the second line, the position is in script coordinates */
-    expect_error(&f, "SELECT *\nFROM orders\nLIMIT 5", JOINERY_ERROR_UNSUPPORTED, 3, 7,
-                 "LIMIT is not supported yet");
+    expect_error(&f, "SELECT *\nFROM orders\nLIMIT 5 OFFSET x", JOINERY_ERROR_VALIDATE, 3, 16,
+                 "OFFSET takes a non-negative integer literal");
     fixture_close(&f);
 }
 END_TEST

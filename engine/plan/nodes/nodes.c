@@ -20,6 +20,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_LOGICAL_CORRELATE_FILTER] = &plan_kind_logical_correlate_filter,
     [PLAN_LOGICAL_SNAPSHOT] = &plan_kind_logical_snapshot,
     [PLAN_LOGICAL_ROW_NUMBER] = &plan_kind_logical_row_number,
+    [PLAN_LOGICAL_SORT] = &plan_kind_logical_sort,
     [PLAN_TABLE_SOURCE_SCAN] = &plan_kind_table_source_scan,
     [PLAN_WATERMARK_ASSIGNER] = &plan_kind_watermark_assigner,
     [PLAN_CALC] = &plan_kind_calc,

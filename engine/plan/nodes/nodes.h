@@ -126,6 +126,7 @@ extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
 extern const PlanKindInfo plan_kind_rank;
+extern const PlanKindInfo plan_kind_logical_sort;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
