@@ -471,6 +471,7 @@ const JobKind job_kinds[] = {
     [PLAN_DROP_UPDATE_BEFORE] = {.create = build_drop_update_before},
     [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
     [PLAN_RANK] = {.create = build_rank},
+    [PLAN_SORT_LIMIT] = {.create = build_rank},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
 };

@@ -76,6 +76,7 @@ typedef enum PlanKind {
     PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
     PLAN_RANK,                          /* Top-N per partition (rank.*; nodes/node_rank.c) */
+    PLAN_SORT_LIMIT,                    /* ORDER BY ... LIMIT: a global Rank (rank.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -319,7 +320,7 @@ struct PlanNode {
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
         } temporal;
-        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK */
+        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK, SORT_LIMIT */
             Expr **projects; /* logical: the SELECT items, NULL at number_field */
             uint32_t project_count;
             /* logical: where the rank function is among the SELECT items (UINT32_MAX once
@@ -340,7 +341,8 @@ struct PlanNode {
             bool descending;
             /* the rank range taken from the filters on the rank (rn <= 3, rn = 2, rn
                BETWEEN 2 AND 5 ...); logical: rank_end 0 until one with an upper bound
-               was pushed into it */
+               was pushed into it; SORT_LIMIT: OFFSET + 1 to OFFSET + FETCH, rank_end
+               INT64_MAX without a FETCH */
             int64_t rank_start;
             int64_t rank_end;
             /* physical */

@@ -1,8 +1,9 @@
 /*
- * build_rank.c - Rank, keyed by its partition fields (see build.h): the
+ * build_rank.c - Rank and SortLimit (a Rank without partition), keyed by
+ * the partition fields (see build.h): the
  * strategy, range, ORDER BY and unique key of the plan node. RANK() and
  * DENSE_RANK() plan but do not run on streams, as in Flink (StreamExecRank):
- * refused here with Flink's message.
+ * refused here with Flink's message, as a SortLimit without FETCH (StreamExecSortLimit).
  */
 #include "engine/exec/build/build.h"
 #include "engine/exec/ops/op_rank.h"
@@ -13,6 +14,11 @@ Operator *build_rank(BuildContext *context, const PlanNode *node)
         diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                    "%s() on streaming table is not supported currently",
                    node->rank.function == PLAN_RANK_RANK ? "RANK" : "DENSE_RANK");
+        return NULL;
+    }
+    if (node->rank.rank_end == INT64_MAX) {
+        diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                   "FETCH is missed, which on streaming table is not supported currently.");
         return NULL;
     }
     const PlanNode *input = node->inputs[0];

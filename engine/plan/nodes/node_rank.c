@@ -21,6 +21,13 @@
  *
  * EXPLAIN: Rank(strategy=[...], rankType=[ROW_NUMBER], rankRange=[rankStart=1,
  * rankEnd=3], partitionBy=[...], orderBy=[cnt DESC, a ASC], select=[...]).
+ *
+ * SortLimit (plan_convert_sort_limit): ORDER BY ... LIMIT n [OFFSET m] (FETCH
+ * FIRST n ROWS ONLY) is the same Top-N without partition and without the rank
+ * column, ranks m + 1 to m + n, over Exchange(distribution=[single]):
+ * SortLimit(orderBy=[a ASC, b DESC], offset=[0], fetch=[10], strategy=[...])
+ * as SortLimitTest.xml prints it; OFFSET alone plans (fetch=[unlimited]) and
+ * is refused when the job is built, as in Flink.
  * RANK() and DENSE_RANK() plan the same way (rankType=[RANK]) and are refused
  * when the job is built, with Flink's message (exec/build/build_rank.c).
  */
@@ -75,13 +82,52 @@ int plan_convert_rank(PlannerContext *context, const PlanNode *node, PlanNode *i
     return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
+int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanNode **result)
+{
+    Arena *arena = context->arena;
+    PlanNode *input;
+    int status = physical_convert(context, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t count = node->sort.key_count;
+    uint32_t *order_fields = arena_calloc(arena, count, sizeof(uint32_t));
+    bool *order_descending = arena_calloc(arena, count, sizeof(bool));
+    bool *order_nulls_first = arena_calloc(arena, count, sizeof(bool));
+    PlanNode *exchange = plan_make_exchange(context, input, NULL, 0);
+    PlanNode *sort = exchange && order_fields && order_descending && order_nulls_first
+                         ? physical_new_node(context, PLAN_SORT_LIMIT, 1, input->field_count)
+                         : NULL;
+    if (!sort)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; k < count; k++) {
+        order_fields[k] = node->sort.keys[k].field;
+        order_descending[k] = node->sort.keys[k].descending;
+        order_nulls_first[k] = node->sort.keys[k].nulls_first;
+    }
+    sort->inputs[0] = exchange;
+    memcpy(sort->fields, input->fields, input->field_count * sizeof(PlanField));
+    sort->rank.function = PLAN_RANK_ROW_NUMBER;
+    sort->rank.number_field = UINT32_MAX;
+    sort->rank.order_fields = order_fields;
+    sort->rank.order_descending = order_descending;
+    sort->rank.order_nulls_first = order_nulls_first;
+    sort->rank.order_count = count;
+    sort->rank.order_field = order_fields[0];
+    sort->rank.descending = order_descending[0];
+    int64_t offset = node->sort.offset > 0 ? node->sort.offset : 0;
+    sort->rank.rank_start = offset + 1;
+    sort->rank.rank_end = node->sort.fetch >= 0 && node->sort.fetch <= INT64_MAX - offset
+                              ? offset + node->sort.fetch
+                              : INT64_MAX;
+    sort->rank.generate_update_before = true;
+    *result = sort;
+    return JOINERY_OK;
+}
+
 /* ---------------------------------------------------------------- EXPLAIN */
 
-static void explain_rank(ExplainContext *context, const PlanNode *node)
+static void explain_strategy(StrBuf *out, const PlanNode *node)
 {
-    StrBuf *out = context->out;
-    const PlanNode *input = node->inputs[0];
-    strbuf_append_cstr(out, "strategy=[");
     if (node->rank.strategy == PLAN_RANK_APPEND_FAST) {
         strbuf_append_cstr(out, "AppendFastStrategy");
     } else if (node->rank.strategy == PLAN_RANK_UPDATE_FAST) {
@@ -92,15 +138,46 @@ static void explain_rank(ExplainContext *context, const PlanNode *node)
     } else {
         strbuf_append_cstr(out, "RetractStrategy");
     }
+}
+
+static void explain_order(StrBuf *out, const PlanNode *node)
+{
+    const PlanNode *input = node->inputs[0];
+    for (uint32_t k = 0; k < node->rank.order_count; k++)
+        strbuf_printf(out, "%s%s %s", k ? ", " : "", input->fields[node->rank.order_fields[k]].name,
+                      node->rank.order_descending[k] ? "DESC" : "ASC");
+}
+
+/* SortLimit(orderBy=[a ASC, b DESC], offset=[0], fetch=[10], strategy=[...]) */
+static void explain_sort_limit(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    strbuf_append_cstr(out, "orderBy=[");
+    explain_order(out, node);
+    strbuf_printf(out, "], offset=[%lld], fetch=[", (long long)node->rank.rank_start - 1);
+    if (node->rank.rank_end == INT64_MAX)
+        strbuf_append_cstr(out, "unlimited");
+    else
+        strbuf_printf(out, "%lld", (long long)(node->rank.rank_end - node->rank.rank_start + 1));
+    strbuf_append_cstr(out, "], strategy=[");
+    explain_strategy(out, node);
+    strbuf_append_cstr(out, "]");
+    explain_ttl(context, node->state_ttl_millis, node->state_ttl_millis);
+}
+
+static void explain_rank(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    const PlanNode *input = node->inputs[0];
+    strbuf_append_cstr(out, "strategy=[");
+    explain_strategy(out, node);
     strbuf_printf(out, "], rankType=[%s], rankRange=[rankStart=%lld, rankEnd=%lld], partitionBy=[",
                   RANK_TYPE_NAMES[node->rank.function], (long long)node->rank.rank_start,
                   (long long)node->rank.rank_end);
     for (uint32_t k = 0; k < node->rank.partition_count; k++)
         strbuf_printf(out, "%s%s", k ? ", " : "", input->fields[node->rank.partition[k]].name);
     strbuf_append_cstr(out, "], orderBy=[");
-    for (uint32_t k = 0; k < node->rank.order_count; k++)
-        strbuf_printf(out, "%s%s %s", k ? ", " : "", input->fields[node->rank.order_fields[k]].name,
-                      node->rank.order_descending[k] ? "DESC" : "ASC");
+    explain_order(out, node);
     strbuf_append_cstr(out, "], select=[");
     explain_field_list(context, node);
     strbuf_append_cstr(out, "]");
@@ -229,6 +306,16 @@ const PlanKindInfo plan_kind_rank = {
     .physical = true,
     .stateful = true,
     .explain = explain_rank,
+    .derive = derive_rank,
+    .trace_field = trace_rank_field,
+};
+
+const PlanKindInfo plan_kind_sort_limit = {
+    .kind = PLAN_SORT_LIMIT,
+    .name = "SortLimit",
+    .physical = true,
+    .stateful = true,
+    .explain = explain_sort_limit,
     .derive = derive_rank,
     .trace_field = trace_rank_field,
 };

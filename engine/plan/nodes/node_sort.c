@@ -11,8 +11,10 @@
  * extra fields under it and a LogicalProject above it that drops them.
  * Filters never move below it (a fetch changes which rows pass).
  *
- * Physical (convert_sort): FETCH 0 is Flink's empty Values; the other forms
- * are refused here until their operators exist, each with its reason.
+ * Physical (convert_sort): FETCH 0 is Flink's empty Values; ORDER BY with
+ * LIMIT / OFFSET / FETCH is Flink's SortLimit, a Rank without partition
+ * (plan_convert_sort_limit, nodes/node_rank.c); the other forms are refused
+ * here until their operators exist, each with its reason.
  */
 #include <string.h>
 
@@ -75,9 +77,7 @@ static int convert_sort(PlannerContext *context, PlanNode *node, PlanNode **resu
     if (node->sort.key_count == 0)
         return sort_error(context, node, "LIMIT, OFFSET and FETCH are not supported yet");
     if (node->sort.fetch >= 0 || node->sort.offset >= 0)
-        return sort_error(context, node,
-                          "ORDER BY with LIMIT, OFFSET or FETCH on a streaming query (Flink's "
-                          "SortLimit) is not supported yet");
+        return plan_convert_sort_limit(context, node, result); /* node_rank.c */
     const PlanSortKey *first = &node->sort.keys[0];
     if (node->fields[first->field].type.time_attribute == TIME_ATTRIBUTE_NONE || first->descending)
         return sort_error(context, node, "Sort on a non-time-attribute field is not supported.");

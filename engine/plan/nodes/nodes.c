@@ -40,6 +40,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_DROP_UPDATE_BEFORE] = &plan_kind_drop_update_before,
     [PLAN_DEDUPLICATE] = &plan_kind_deduplicate,
     [PLAN_RANK] = &plan_kind_rank,
+    [PLAN_SORT_LIMIT] = &plan_kind_sort_limit,
     [PLAN_MINI_BATCH_ASSIGNER] = &plan_kind_mini_batch_assigner,
     [PLAN_WINDOW_AGGREGATE] = &plan_kind_window_aggregate,
 };

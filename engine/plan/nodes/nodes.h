@@ -125,7 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
-extern const PlanKindInfo plan_kind_rank;
+extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
 extern const PlanKindInfo plan_kind_logical_sort;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
@@ -177,6 +177,10 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
    (its input converted): an Exchange below, a Calc above for the SELECT items. */
 int plan_convert_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
                       PlanNode **result);
+/* node_rank.c: the SortLimit of a LogicalSort with a collation and a LIMIT / OFFSET / FETCH
+   (FETCH 0 excluded): the rank machinery over a single exchange, ranks OFFSET + 1 to
+   OFFSET + FETCH, no rank column. */
+int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
