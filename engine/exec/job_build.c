@@ -472,6 +472,9 @@ const JobKind job_kinds[] = {
     [PLAN_DEDUPLICATE] = {.create = build_deduplicate},
     [PLAN_RANK] = {.create = build_rank},
     [PLAN_SORT_LIMIT] = {.create = build_rank},
+    [PLAN_WINDOW_RANK] = {.create = build_window_rank, .format_metrics = build_window_rank_metrics},
+    [PLAN_WINDOW_DEDUPLICATE] = {.create = build_window_rank,
+                                 .format_metrics = build_window_rank_metrics},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
 };

@@ -77,7 +77,9 @@ typedef enum PlanKind {
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
     PLAN_RANK,                          /* Top-N per partition (rank.*; nodes/node_rank.c) */
     PLAN_SORT_LIMIT,                    /* ORDER BY ... LIMIT: a global Rank (rank.*) */
-    PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
+    PLAN_WINDOW_RANK,        /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
+    PLAN_WINDOW_DEDUPLICATE, /* first/last row per window and key by rowtime (rank.*) */
+    PLAN_KIND_COUNT          /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
@@ -320,7 +322,8 @@ struct PlanNode {
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
         } temporal;
-        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK, SORT_LIMIT */
+        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK, SORT_LIMIT, WINDOW_RANK,
+                                WINDOW_DEDUPLICATE */
             Expr **projects; /* logical: the SELECT items, NULL at number_field */
             uint32_t project_count;
             /* logical: where the rank function is among the SELECT items (UINT32_MAX once
@@ -354,6 +357,10 @@ struct PlanNode {
             PlanRankStrategy strategy;
             uint32_t *unique_key;
             uint32_t unique_key_count;
+            /* WINDOW_RANK, WINDOW_DEDUPLICATE: the window of the input's window_start and
+               window_end fields (partition holds the other PARTITION BY fields) */
+            WindowSpec window;
+            uint32_t window_start_field, window_end_field;
         } rank;
         struct {                /* LOGICAL_SORT */
             PlanSortKey *keys;  /* the collation, over the input fields (= the node's) */

@@ -17,16 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/base/value.h"
 #include "engine/exec/key_extractor.h"
+#include "engine/exec/row_order.h"
 #include "engine/state/state.h"
 
 enum { RANK_CLEANUP_KEYS = 1024 };
 
-typedef struct RankItem {
-    const Row *row; /* stored: the input fields, then the sequence */
-    int64_t sequence;
-} RankItem;
+/* A stored row (the input fields, then the sequence) and its sequence. */
+typedef RowOrderItem RankItem;
 
 typedef struct RankOperator {
     Operator base;
@@ -36,62 +34,15 @@ typedef struct RankOperator {
     RowBuilder builder;
     Arena arena; /* the partition's rows while one input row is processed */
     bool *variable_length;
+    RowOrder order;
 } RankOperator;
 
 /* ---------------------------------------------------------------- order */
 
-static int compare_field(const RankOperator *rank, const RankSortField *sort, const Row *a,
-                         const Row *b)
-{
-    bool a_null = row_is_null(a, sort->field), b_null = row_is_null(b, sort->field);
-    if (a_null || b_null) {
-        if (a_null && b_null)
-            return 0;
-        return (a_null == sort->nulls_first) ? -1 : 1;
-    }
-    DataType type = rank->spec.types[sort->field];
-    int c = value_compare(type, value_from_row(a, sort->field, type),
-                          value_from_row(b, sort->field, type));
-    return sort->descending ? -c : c;
-}
-
 /* By the sort fields only: negative when a ranks before b. */
 static int compare_sort(const RankOperator *rank, const Row *a, const Row *b)
 {
-    for (uint32_t i = 0; i < rank->spec.sort_count; i++) {
-        int c = compare_field(rank, &rank->spec.sort_fields[i], a, b);
-        if (c)
-            return c;
-    }
-    return 0;
-}
-
-static int compare_items(const RankOperator *rank, const RankItem *a, const RankItem *b)
-{
-    int c = compare_sort(rank, a->row, b->row);
-    if (c)
-        return c;
-    return a->sequence < b->sequence ? -1 : a->sequence > b->sequence;
-}
-
-/* Stable merge sort of items[0..count) with the operator's order (no global state). */
-static void sort_items(const RankOperator *rank, RankItem *items, RankItem *scratch, uint32_t count)
-{
-    for (uint32_t width = 1; width < count; width *= 2) {
-        for (uint32_t low = 0; low < count; low += 2 * width) {
-            uint32_t middle = low + width < count ? low + width : count;
-            uint32_t high = low + 2 * width < count ? low + 2 * width : count;
-            uint32_t i = low, j = middle, k = low;
-            while (i < middle && j < high)
-                scratch[k++] =
-                    compare_items(rank, &items[j], &items[i]) < 0 ? items[j++] : items[i++];
-            while (i < middle)
-                scratch[k++] = items[i++];
-            while (j < high)
-                scratch[k++] = items[j++];
-        }
-        memcpy(items, scratch, count * sizeof *items);
-    }
+    return row_order_compare(&rank->order, a, b);
 }
 
 /* True when fields[0..count) of a and b are equal (NULL equals NULL). */
@@ -200,7 +151,7 @@ static int load_partition(RankOperator *rank, const Row *row, int64_t now, Parti
     multiset_scan_end(&scan);
     if (state_store_failed(rank->state->store))
         return operator_fail_state(&rank->base, "rank state");
-    sort_items(rank, partition->items, scratch, partition->count);
+    row_order_sort(&rank->order, partition->items, scratch, partition->count);
     return JOINERY_OK;
 }
 
@@ -557,6 +508,7 @@ Operator *rank_operator_create(const RankSpec *spec, Diag *diag)
         variable_length[f] = type_is_variable_length(spec->types[f].id);
     rank->variable_length = variable_length;
     rank->spec = *spec;
+    rank->order = (RowOrder){spec->sort_fields, spec->sort_count, spec->types};
     row_builder_init(&rank->builder);
     arena_init(&rank->arena, 16384);
     operator_init(&rank->base, &RANK_VTABLE, "Rank", 1, rank);

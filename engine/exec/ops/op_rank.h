@@ -55,6 +55,7 @@
 #include "engine/base/diag.h"
 #include "engine/base/type.h"
 #include "engine/exec/operator.h"
+#include "engine/exec/row_order.h"
 
 typedef enum RankStrategy {
     RANK_STRATEGY_APPEND_FAST,
@@ -62,11 +63,7 @@ typedef enum RankStrategy {
     RANK_STRATEGY_RETRACT,
 } RankStrategy;
 
-typedef struct RankSortField {
-    uint32_t field;
-    bool descending;
-    bool nulls_first;
-} RankSortField;
+typedef RowOrderField RankSortField;
 
 typedef struct RankSpec {
     uint32_t field_count; /* input fields */

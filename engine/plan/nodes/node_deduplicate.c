@@ -25,6 +25,7 @@
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/rules/rules.h"
+#include "engine/plan/window_properties.h"
 
 /* ---------------------------------------------------------------- logical */
 
@@ -292,6 +293,20 @@ static int convert_row_number(PlannerContext *context, PlanNode *node, PlanNode 
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)
         return status;
+    /* PARTITION BY window_start, window_end of one window: window Top-N / deduplication */
+    const WindowSpec *start_spec = NULL, *end_spec = NULL;
+    uint32_t window_start = UINT32_MAX, window_end = UINT32_MAX;
+    for (uint32_t k = 0; k < node->rank.partition_count; k++) {
+        const WindowSpec *spec = NULL;
+        WindowFieldRole role = plan_window_field(input, node->rank.partition[k], &spec);
+        if (role == WINDOW_FIELD_START)
+            window_start = node->rank.partition[k], start_spec = spec;
+        else if (role == WINDOW_FIELD_END)
+            window_end = node->rank.partition[k], end_spec = spec;
+    }
+    if (start_spec && end_spec && start_spec == end_spec)
+        return plan_convert_window_rank(context, node, input, start_spec, window_start, window_end,
+                                        result);
     /* Flink deduplicates ROW_NUMBER() ... = 1 ordered by a time attribute only */
     TimeAttribute attribute = input->fields[node->rank.order_field].type.time_attribute;
     bool deduplicate = node->rank.function == PLAN_RANK_ROW_NUMBER && node->rank.rank_start == 1 &&

@@ -41,6 +41,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_DEDUPLICATE] = &plan_kind_deduplicate,
     [PLAN_RANK] = &plan_kind_rank,
     [PLAN_SORT_LIMIT] = &plan_kind_sort_limit,
+    [PLAN_WINDOW_RANK] = &plan_kind_window_rank,
+    [PLAN_WINDOW_DEDUPLICATE] = &plan_kind_window_deduplicate,
     [PLAN_MINI_BATCH_ASSIGNER] = &plan_kind_mini_batch_assigner,
     [PLAN_WINDOW_AGGREGATE] = &plan_kind_window_aggregate,
 };

@@ -126,6 +126,7 @@ extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
 extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
+extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
 extern const PlanKindInfo plan_kind_logical_sort;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
@@ -177,6 +178,12 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
    (its input converted): an Exchange below, a Calc above for the SELECT items. */
 int plan_convert_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
                       PlanNode **result);
+/* node_window_rank.c: the WindowRank or WindowDeduplicate of a LogicalRowNumber whose
+   PARTITION BY holds window_start and window_end (input fields) of `window`, over `input`
+   (its input converted); an error for what it does not plan (SESSION, RANK()). */
+int plan_convert_window_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
+                             const WindowSpec *window, uint32_t window_start, uint32_t window_end,
+                             PlanNode **result);
 /* node_rank.c: the SortLimit of a LogicalSort with a collation and a LIMIT / OFFSET / FETCH
    (FETCH 0 excluded): the rank machinery over a single exchange, ranks OFFSET + 1 to
    OFFSET + FETCH, no rank column. */
