@@ -1,8 +1,10 @@
 /*
- * row_order.h - the order of rows by sort fields (ORDER BY of Top-N and
- * window Top-N): each field ASC or DESC with NULLs first or last, values
- * compared as value_compare does for the field's type; a stable sort of
- * rows in that order.
+ * row_order.h - the order of rows by a sort's collation (ORDER BY keys),
+ * shared by the sorting operators (Sort, TemporalSort).
+ *
+ * A key is a field, its type, its direction and where its NULLs go. Rows
+ * compare key by key; rows equal on every key compare by their bytes, so an
+ * order is total and the same on every run and every state backend.
  */
 #ifndef JOINERY_EXEC_ROW_ORDER_H
 #define JOINERY_EXEC_ROW_ORDER_H
@@ -13,29 +15,24 @@
 #include "engine/base/row.h"
 #include "engine/base/type.h"
 
-typedef struct RowOrderField {
+typedef struct RowOrderKey {
     uint32_t field;
+    DataType type;
     bool descending;
     bool nulls_first;
-} RowOrderField;
+} RowOrderKey;
 
 typedef struct RowOrder {
-    const RowOrderField *fields; /* borrowed */
-    uint32_t count;
-    const DataType *types; /* borrowed: the rows' field types */
+    const RowOrderKey *keys; /* borrowed */
+    uint32_t key_count;
 } RowOrder;
 
-/* Negative when a sorts before b, 0 when they tie on every sort field, else positive. */
+/* < 0, 0, > 0 as `a` sorts before, with or after `b` by the keys only. */
+int row_order_compare_keys(const RowOrder *order, const Row *a, const Row *b);
+/* As row_order_compare_keys, rows equal on the keys then ordered by their bytes. */
 int row_order_compare(const RowOrder *order, const Row *a, const Row *b);
-
-/* One row to sort and the arrival sequence that breaks its ties (smaller first). */
-typedef struct RowOrderItem {
-    const Row *row;
-    int64_t sequence;
-} RowOrderItem;
-
-/* Sorts items[0..count) by the order, then the sequence; `scratch` holds count items. */
-void row_order_sort(const RowOrder *order, RowOrderItem *items, RowOrderItem *scratch,
-                    uint32_t count);
+/* Sorts `rows` (count of them) by row_order_compare; with `stable_ties` by the keys only,
+   rows equal on them keeping their order (the sort is stable). */
+void row_order_sort(const RowOrder *order, const Row **rows, uint32_t count, bool stable_ties);
 
 #endif

@@ -22,7 +22,7 @@
 static DataType types[4];
 static const uint32_t partition_fields[1] = {0};
 static const uint32_t unique_key_fields[1] = {1};
-static RankSortField sort_fields[1];
+static RowOrderKey sort_fields[1];
 
 static RankSpec make_spec(RankStrategy strategy, int64_t start, int64_t end, bool number,
                           bool update_before)
@@ -31,7 +31,7 @@ static RankSpec make_spec(RankStrategy strategy, int64_t start, int64_t end, boo
     types[1] = type_make(TYPE_BIGINT, true);
     types[2] = type_make(TYPE_BIGINT, true);
     types[3] = type_make(TYPE_BIGINT, false);
-    sort_fields[0] = (RankSortField){2, false, true};
+    sort_fields[0] = (RowOrderKey){.field = 2, .nulls_first = true};
     RankSpec spec;
     memset(&spec, 0, sizeof spec);
     spec.field_count = 3;
@@ -279,7 +279,7 @@ START_TEST(test_append_refuses_updates_and_orders_nulls)
     use_backend(_i);
     Harness h;
     RankSpec spec = make_spec(RANK_STRATEGY_APPEND_FAST, 1, 3, true, true);
-    sort_fields[0] = (RankSortField){2, true, false};
+    sort_fields[0] = (RowOrderKey){.field = 2, .descending = true};
     open_rank(&h, &spec);
     row(&h, "+I a,1,NULL");
     row(&h, "+I a,2,7");

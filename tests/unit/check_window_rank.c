@@ -19,7 +19,7 @@
 
 static DataType types[5];
 static const uint32_t partition_fields[1] = {0};
-static RowOrderField sort_fields[1];
+static RowOrderKey sort_fields[1];
 
 static WindowRankSpec make_spec(int64_t start, int64_t end, bool number)
 {
@@ -28,7 +28,7 @@ static WindowRankSpec make_spec(int64_t start, int64_t end, bool number)
     types[2] = type_make(TYPE_BIGINT, true);
     types[3] = type_make(TYPE_BIGINT, true);
     types[4] = type_make(TYPE_BIGINT, false);
-    sort_fields[0] = (RowOrderField){1, true, false}; /* v DESC */
+    sort_fields[0] = (RowOrderKey){.field = 1, .descending = true}; /* v DESC */
     WindowRankSpec spec;
     memset(&spec, 0, sizeof spec);
     spec.field_count = 4;
@@ -129,7 +129,8 @@ START_TEST(test_deduplicate_first_and_last_row)
     for (int last = 0; last < 2; last++) {
         Harness h;
         WindowRankSpec spec = make_spec(1, 1, false);
-        sort_fields[0] = (RowOrderField){2, last == 1, last == 0};
+        sort_fields[0] =
+            (RowOrderKey){.field = 2, .descending = last == 1, .nulls_first = last == 0};
         spec.ties_latest_first = last == 1;
         open_rank(&h, &spec);
         row(&h, "+I a,1,5,10");

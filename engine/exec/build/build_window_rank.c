@@ -11,8 +11,8 @@ Operator *build_window_rank(BuildContext *context, const PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
     WindowRankSpec *spec = arena_calloc(context->arena, 1, sizeof *spec);
-    RowOrderField *sort =
-        arena_calloc(context->arena, node->rank.order_count + 1, sizeof(RowOrderField));
+    RowOrderKey *sort =
+        arena_calloc(context->arena, node->rank.order_count + 1, sizeof(RowOrderKey));
     if (!spec || !sort)
         return NULL;
     spec->field_count = input->field_count;
@@ -23,8 +23,9 @@ Operator *build_window_rank(BuildContext *context, const PlanNode *node)
     spec->partition_count = node->rank.partition_count;
     spec->window_end_field = node->rank.window_end_field;
     for (uint32_t k = 0; k < node->rank.order_count; k++)
-        sort[k] = (RowOrderField){node->rank.order_fields[k], node->rank.order_descending[k],
-                                  node->rank.order_nulls_first[k]};
+        sort[k] = (RowOrderKey){.field = node->rank.order_fields[k],
+                                .descending = node->rank.order_descending[k],
+                                .nulls_first = node->rank.order_nulls_first[k]};
     spec->sort_fields = sort;
     spec->sort_count = node->rank.order_count;
     spec->rank_start = node->rank.rank_start;

@@ -24,7 +24,10 @@
 enum { RANK_CLEANUP_KEYS = 1024 };
 
 /* A stored row (the input fields, then the sequence) and its sequence. */
-typedef RowOrderItem RankItem;
+typedef struct RankItem {
+    const Row *row;
+    int64_t sequence;
+} RankItem;
 
 typedef struct RankOperator {
     Operator base;
@@ -34,7 +37,9 @@ typedef struct RankOperator {
     RowBuilder builder;
     Arena arena; /* the partition's rows while one input row is processed */
     bool *variable_length;
-    RowOrder order;
+    RowOrderKey *keys;     /* the sort fields, then the stored rows' sequence (ascending) */
+    RowOrder order;        /* by the sort fields */
+    RowOrder stored_order; /* by the sort fields, then the sequence: a total order */
 } RankOperator;
 
 /* ---------------------------------------------------------------- order */
@@ -42,7 +47,7 @@ typedef struct RankOperator {
 /* By the sort fields only: negative when a ranks before b. */
 static int compare_sort(const RankOperator *rank, const Row *a, const Row *b)
 {
-    return row_order_compare(&rank->order, a, b);
+    return row_order_compare_keys(&rank->order, a, b);
 }
 
 /* True when fields[0..count) of a and b are equal (NULL equals NULL). */
@@ -128,8 +133,8 @@ static int load_partition(RankOperator *rank, const Row *row, int64_t now, Parti
         return operator_fail_state(&rank->base, "rank state");
     uint32_t capacity = partition->handle ? partition->handle->entry_count : 0;
     partition->items = arena_calloc(&rank->arena, (size_t)capacity + 2, sizeof(RankItem));
-    RankItem *scratch = arena_calloc(&rank->arena, (size_t)capacity + 2, sizeof(RankItem));
-    if (!partition->items || !scratch)
+    const Row **rows = arena_calloc(&rank->arena, (size_t)capacity + 2, sizeof(Row *));
+    if (!partition->items || !rows)
         return operator_fail(&rank->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     partition->next_sequence = 1;
     if (!partition->handle)
@@ -144,14 +149,16 @@ static int load_partition(RankOperator *rank, const Row *row, int64_t now, Parti
             return operator_fail(&rank->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
         }
         int64_t sequence = row_get_int64(copy, rank->spec.field_count);
-        partition->items[partition->count++] = (RankItem){copy, sequence};
+        rows[partition->count++] = copy;
         if (sequence >= partition->next_sequence)
             partition->next_sequence = sequence + 1;
     }
     multiset_scan_end(&scan);
     if (state_store_failed(rank->state->store))
         return operator_fail_state(&rank->base, "rank state");
-    row_order_sort(&rank->order, partition->items, scratch, partition->count);
+    row_order_sort(&rank->stored_order, rows, partition->count, true);
+    for (uint32_t i = 0; i < partition->count; i++)
+        partition->items[i] = (RankItem){rows[i], row_get_int64(rows[i], rank->spec.field_count)};
     return JOINERY_OK;
 }
 
@@ -465,6 +472,7 @@ static void rank_close(Operator *self)
     row_builder_free(&rank->builder);
     arena_destroy(&rank->arena);
     free(rank->variable_length);
+    free(rank->keys);
     free(rank);
 }
 
@@ -496,19 +504,29 @@ Operator *rank_operator_create(const RankSpec *spec, Diag *diag)
     }
     RankOperator *rank = calloc(1, sizeof *rank);
     bool *variable_length = calloc(spec->field_count + 1, sizeof(bool));
-    if (!rank || !variable_length ||
+    RowOrderKey *keys = calloc(spec->sort_count + 1, sizeof(RowOrderKey));
+    if (!rank || !variable_length || !keys ||
         !key_extractor_init(&rank->key, spec->partition_count, spec->partition_fields, spec->types,
                             NULL)) {
         free(rank);
         free(variable_length);
+        free(keys);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
     for (uint32_t f = 0; f < spec->field_count; f++)
         variable_length[f] = type_is_variable_length(spec->types[f].id);
     rank->variable_length = variable_length;
+    rank->keys = keys;
     rank->spec = *spec;
-    rank->order = (RowOrder){spec->sort_fields, spec->sort_count, spec->types};
+    for (uint32_t k = 0; k < spec->sort_count; k++) {
+        rank->keys[k] = spec->sort_fields[k];
+        rank->keys[k].type = spec->types[spec->sort_fields[k].field];
+    }
+    rank->keys[spec->sort_count] =
+        (RowOrderKey){.field = spec->field_count, .type = type_make(TYPE_BIGINT, false)};
+    rank->order = (RowOrder){rank->keys, spec->sort_count};
+    rank->stored_order = (RowOrder){rank->keys, spec->sort_count + 1};
     row_builder_init(&rank->builder);
     arena_init(&rank->arena, 16384);
     operator_init(&rank->base, &RANK_VTABLE, "Rank", 1, rank);

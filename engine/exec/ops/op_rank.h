@@ -63,14 +63,12 @@ typedef enum RankStrategy {
     RANK_STRATEGY_RETRACT,
 } RankStrategy;
 
-typedef RowOrderField RankSortField;
-
 typedef struct RankSpec {
     uint32_t field_count; /* input fields */
     const DataType *types;
     const uint32_t *partition_fields; /* may be 0 of them: one global partition */
     uint32_t partition_count;
-    const RankSortField *sort_fields; /* at least one */
+    const RowOrderKey *sort_fields; /* at least one; their types are taken from `types` */
     uint32_t sort_count;
     int64_t rank_start; /* >= 1 */
     int64_t rank_end;   /* >= rank_start */

@@ -15,6 +15,7 @@
 typedef struct WindowRankOperator {
     Operator base;
     WindowRankSpec spec;
+    RowOrderKey *keys;
     RowOrder order;
     SortedState *state;
     KeyExtractor key;
@@ -87,8 +88,8 @@ static int window_rank_on_timer(Operator *self, TimerDomain domain, int64_t time
     uint64_t hash = row_content_hash(key);
     arena_reset(&rank->arena);
     uint32_t count = 0, capacity = 64;
-    RowOrderItem *items = malloc(capacity * sizeof *items);
-    if (!items)
+    const Row **rows = malloc(capacity * sizeof *rows);
+    if (!rows)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
     SortedScan scan;
     sorted_scan_begin(rank->state, key, hash, window_end, window_end, &scan);
@@ -96,35 +97,33 @@ static int window_rank_on_timer(Operator *self, TimerDomain domain, int64_t time
     int status = JOINERY_OK;
     while (status == JOINERY_OK && (entry = sorted_scan_next(&scan)) != NULL) {
         if (count == capacity) {
-            RowOrderItem *grown = realloc(items, 2 * capacity * sizeof *items);
+            const Row **grown = realloc(rows, 2 * capacity * sizeof *rows);
             if (!grown) {
                 status = operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
                 break;
             }
-            items = grown, capacity *= 2;
+            rows = grown, capacity *= 2;
         }
-        Row *copy = row_copy(&rank->arena, entry->row);
-        if (!copy) {
+        rows[count] = row_copy(&rank->arena, entry->row);
+        if (!rows[count++])
             status = operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-            break;
-        }
-        int64_t sequence = (int64_t)entry->sequence;
-        items[count++] = (RowOrderItem){copy, spec->ties_latest_first ? -sequence : sequence};
     }
     sorted_scan_end(&scan);
     if (status == JOINERY_OK && state_store_failed(rank->state->store))
         status = operator_fail_state(self, "window rank state");
-    RowOrderItem *scratch = status == JOINERY_OK ? malloc((count + 1) * sizeof *items) : NULL;
-    if (status == JOINERY_OK && !scratch)
-        status = operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
     if (status == JOINERY_OK) {
-        row_order_sort(&rank->order, items, scratch, count);
+        /* the scan gives arrival order; a LastRow deduplication ranks the latest first */
+        for (uint32_t i = 0; spec->ties_latest_first && i < count / 2; i++) {
+            const Row *swap = rows[i];
+            rows[i] = rows[count - 1 - i];
+            rows[count - 1 - i] = swap;
+        }
+        row_order_sort(&rank->order, rows, count, true);
         for (int64_t r = spec->rank_start;
              r <= spec->rank_end && r <= count && status == JOINERY_OK; r++)
-            status = emit_ranked(rank, items[r - 1].row, r);
+            status = emit_ranked(rank, rows[r - 1], r);
     }
-    free(scratch);
-    free(items);
+    free(rows);
     if (status == JOINERY_OK && sorted_state_remove_range(rank->state, key, hash, window_end,
                                                           window_end, NULL) != JOINERY_OK)
         status = operator_fail_state(self, "window rank state");
@@ -172,6 +171,7 @@ static void window_rank_close(Operator *self)
     row_builder_free(&rank->builder);
     arena_destroy(&rank->arena);
     free(rank->variable_length);
+    free(rank->keys);
     free(rank);
 }
 
@@ -199,11 +199,13 @@ Operator *window_rank_operator_create(const WindowRankSpec *spec, Diag *diag)
     }
     WindowRankOperator *rank = calloc(1, sizeof *rank);
     bool *variable_length = calloc(spec->field_count + 1, sizeof(bool));
-    if (!rank || !variable_length ||
+    RowOrderKey *keys = calloc(spec->sort_count + 1, sizeof(RowOrderKey));
+    if (!rank || !variable_length || !keys ||
         !key_extractor_init(&rank->key, spec->partition_count, spec->partition_fields, spec->types,
                             NULL)) {
         free(rank);
         free(variable_length);
+        free(keys);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
     }
@@ -211,7 +213,12 @@ Operator *window_rank_operator_create(const WindowRankSpec *spec, Diag *diag)
         variable_length[f] = type_is_variable_length(spec->types[f].id);
     rank->variable_length = variable_length;
     rank->spec = *spec;
-    rank->order = (RowOrder){spec->sort_fields, spec->sort_count, spec->types};
+    for (uint32_t k = 0; k < spec->sort_count; k++) {
+        keys[k] = spec->sort_fields[k];
+        keys[k].type = spec->types[spec->sort_fields[k].field];
+    }
+    rank->keys = keys;
+    rank->order = (RowOrder){keys, spec->sort_count};
     row_builder_init(&rank->builder);
     arena_init(&rank->arena, 16384);
     operator_init(&rank->base, &WINDOW_RANK_VTABLE, "WindowRank", 1, rank);

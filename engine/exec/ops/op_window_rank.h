@@ -36,8 +36,8 @@ typedef struct WindowRankSpec {
     const DataType *types;
     const uint32_t *partition_fields; /* without the window bounds; may be none */
     uint32_t partition_count;
-    uint32_t window_end_field; /* the input's window_end */
-    const RowOrderField *sort_fields;
+    uint32_t window_end_field;      /* the input's window_end */
+    const RowOrderKey *sort_fields; /* their types are taken from `types` */
     uint32_t sort_count;
     int64_t rank_start, rank_end; /* 1 <= rank_start <= rank_end */
     bool output_rank_number;
