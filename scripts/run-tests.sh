@@ -79,8 +79,8 @@ golden_scripts() {
 
 # differential LABEL: 600 random join queries (row by row and
 # with mini-batch), 300 in batch mode (ORDER BY and LIMIT, compared in order), 600 random interval joins (plus the
-# late-row cases at parallelism 1), 40 random window joins and 6000 temporal join
-# queries against SQLite at
+# late-row cases at parallelism 1), 40 random window joins, 6000 temporal join
+# queries and 480 Top-N queries against SQLite at
 # parallelism 1 and 2
 differential() {
   for parallelism in 1 2; do
@@ -101,6 +101,8 @@ differential() {
     record "${1}diff_window-p$parallelism" "${PIPESTATUS[0]}"
     timeout 600 "$build/tools/diff_temporal" --rounds 1000 --parallelism "$parallelism" 2>&1 | tail -n 25
     record "${1}diff_temporal-p$parallelism" "${PIPESTATUS[0]}"
+    timeout 600 "$build/tools/diff_rank" --rounds 60 --parallelism "$parallelism" 2>&1 | tail -n 25
+    record "${1}diff_rank-p$parallelism" "${PIPESTATUS[0]}"
   done
 }
 

@@ -476,6 +476,11 @@ const JobKind job_kinds[] = {
     [PLAN_LIMIT] = {.create = build_limit},
     [PLAN_SORT] = {.create = build_sort},
     [PLAN_TEMPORAL_SORT] = {.create = build_temporal_sort},
+    [PLAN_RANK] = {.create = build_rank},
+    [PLAN_SORT_LIMIT] = {.create = build_rank},
+    [PLAN_WINDOW_RANK] = {.create = build_window_rank, .format_metrics = build_window_rank_metrics},
+    [PLAN_WINDOW_DEDUPLICATE] = {.create = build_window_rank,
+                                 .format_metrics = build_window_rank_metrics},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
 };

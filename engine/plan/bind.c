@@ -919,7 +919,8 @@ int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
             /* ROW_NUMBER() OVER: a place for it (bind_row_number) */
             if (*over_position >= 0)
                 return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->position,
-                                  "Only one ROW_NUMBER() OVER per SELECT is supported yet");
+                                  "Only one ROW_NUMBER() (RANK(), DENSE_RANK()) OVER per SELECT "
+                                  "is supported yet");
             *over_position = (int)list->count;
             Expr *place =
                 expr_make_literal(binder->arena, type_make(TYPE_BIGINT, false), value_int(1));
@@ -1192,8 +1193,9 @@ PlanNode *bind_project(Binder *binder, PlanNode *input, Expr **exprs, const char
 }
 
 /*
- * A SELECT whose item `position` is ROW_NUMBER() OVER (PARTITION BY columns ORDER BY a
- * column): one LogicalRowNumber node (nodes/node_deduplicate.c) over *node.
+ * A SELECT whose item `position` is ROW_NUMBER() (RANK(), DENSE_RANK()) OVER (PARTITION
+ * BY columns ORDER BY columns): one LogicalRowNumber node (nodes/node_deduplicate.c) over
+ * *node.
  */
 static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *scope,
                            SelectList *list, uint32_t position, PlanNode **node)
@@ -1205,10 +1207,18 @@ static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *s
             item = candidate;
     }
     const AstOver *over = item->expr->function.over;
-    if (over->order_by.count != 1)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->position,
-                          "ROW_NUMBER() OVER needs exactly one ORDER BY column (a time attribute "
-                          "for deduplication); other forms are not supported yet");
+    PlanRankFunction function = PLAN_RANK_ROW_NUMBER;
+    if (strcasecmp(item->expr->function.name, "RANK") == 0)
+        function = PLAN_RANK_RANK;
+    else if (strcasecmp(item->expr->function.name, "DENSE_RANK") == 0)
+        function = PLAN_RANK_DENSE_RANK;
+    if (item->expr->function.args.count != 0)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, item->position, "%s() takes no arguments",
+                          item->expr->function.name);
+    if (over->order_by.count == 0)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, over->position,
+                          "%s() OVER needs an ORDER BY (of the rows numbered in each partition)",
+                          item->expr->function.name);
     uint32_t *partition =
         arena_calloc(binder->arena, over->partition_by.count + 1, sizeof(uint32_t));
     if (!partition)
@@ -1224,14 +1234,26 @@ static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *s
                               "PARTITION BY an expression is not supported yet; use a column");
         partition[k] = key->input_index;
     }
-    const AstOrderItem *order = over->order_by.items[0];
-    Expr *order_expr = NULL;
-    int status = bind_expr(binder, scope, order->expr, &order_expr);
-    if (status != JOINERY_OK)
-        return status;
-    if (order_expr->kind != EXPR_INPUT_REF)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
-                          "ORDER BY an expression in OVER is not supported yet; use a column");
+    uint32_t order_count = (uint32_t)over->order_by.count;
+    uint32_t *order_fields = arena_calloc(binder->arena, order_count, sizeof(uint32_t));
+    bool *order_descending = arena_calloc(binder->arena, order_count, sizeof(bool));
+    bool *order_nulls_first = arena_calloc(binder->arena, order_count, sizeof(bool));
+    if (!order_fields || !order_descending || !order_nulls_first)
+        return bind_no_memory(binder);
+    for (uint32_t k = 0; k < order_count; k++) {
+        const AstOrderItem *order = over->order_by.items[k];
+        Expr *order_expr = NULL;
+        int status = bind_expr(binder, scope, order->expr, &order_expr);
+        if (status != JOINERY_OK)
+            return status;
+        if (order_expr->kind != EXPR_INPUT_REF)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
+                              "ORDER BY an expression in OVER is not supported yet; use a column");
+        order_fields[k] = order_expr->input_index;
+        order_descending[k] = order->descending;
+        /* Flink's default null order: NULLs are the smallest values */
+        order_nulls_first[k] = order->nulls_first < 0 ? !order->descending : order->nulls_first;
+    }
     PlanNode *rank = bind_new_node(binder, PLAN_LOGICAL_ROW_NUMBER, 1, list->count);
     if (!rank)
         return binder->diag->status;
@@ -1242,8 +1264,14 @@ static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *s
     rank->rank.number_field = position;
     rank->rank.partition = partition;
     rank->rank.partition_count = (uint32_t)over->partition_by.count;
-    rank->rank.order_field = order_expr->input_index;
-    rank->rank.descending = order->descending;
+    rank->rank.function = function;
+    rank->rank.order_fields = order_fields;
+    rank->rank.order_descending = order_descending;
+    rank->rank.order_nulls_first = order_nulls_first;
+    rank->rank.order_count = order_count;
+    rank->rank.order_field = order_fields[0];
+    rank->rank.descending = order_descending[0];
+    rank->rank.rank_start = 1;
     for (uint32_t i = 0; i < list->count; i++) {
         rank->fields[i].name = arena_strdup(binder->arena, list->names[i]);
         rank->fields[i].type = i == position ? type_make(TYPE_BIGINT, false) : list->exprs[i]->type;

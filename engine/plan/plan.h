@@ -78,13 +78,32 @@ typedef enum PlanKind {
     PLAN_LIMIT,                         /* the first rows of its input (sort.*) */
     PLAN_SORT,                          /* batch mode: the final rows sorted at the end (sort.*) */
     PLAN_TEMPORAL_SORT,                 /* streaming ORDER BY a time attribute ASC (sort.*) */
-    PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
+    PLAN_RANK,                          /* Top-N per partition (rank.*; nodes/node_rank.c) */
+    PLAN_SORT_LIMIT,                    /* ORDER BY ... LIMIT: a global Rank (rank.*) */
+    PLAN_WINDOW_RANK,        /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
+    PLAN_WINDOW_DEDUPLICATE, /* first/last row per window and key by rowtime (rank.*) */
+    PLAN_KIND_COUNT          /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
     PLAN_DISTRIBUTION_HASH,
     PLAN_DISTRIBUTION_SINGLE,
 } PlanDistribution;
+
+/* The rank function of a LOGICAL_ROW_NUMBER / RANK node. */
+typedef enum PlanRankFunction {
+    PLAN_RANK_ROW_NUMBER,
+    PLAN_RANK_RANK,
+    PLAN_RANK_DENSE_RANK,
+} PlanRankFunction;
+
+/* Flink's RankProcessStrategy of a RANK node. */
+typedef enum PlanRankStrategy {
+    PLAN_RANK_APPEND_FAST, /* insert-only input */
+    PLAN_RANK_UPDATE_FAST, /* updates by a unique key that contains the partition, in a
+                              monotonic order */
+    PLAN_RANK_RETRACT,     /* anything else */
+} PlanRankStrategy;
 
 typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_COUNT_STAR,
@@ -306,19 +325,45 @@ struct PlanNode {
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
         } temporal;
-        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE */
+        struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK, SORT_LIMIT, WINDOW_RANK,
+                                WINDOW_DEDUPLICATE */
             Expr **projects; /* logical: the SELECT items, NULL at number_field */
             uint32_t project_count;
-            uint32_t number_field; /* logical: where ROW_NUMBER() is */
-            uint32_t *partition;   /* PARTITION BY fields of the input */
+            /* logical: where the rank function is among the SELECT items (UINT32_MAX once
+               pruned away); RANK: its field, the last, when the rank number is output,
+               else UINT32_MAX */
+            uint32_t number_field;
+            PlanRankFunction function;
+            uint32_t *partition; /* PARTITION BY fields of the input */
             uint32_t partition_count;
-            uint32_t order_field; /* ORDER BY field of the input */
+            /* ORDER BY: fields of the input, each ASC/DESC and NULLS FIRST/LAST (Flink's
+               defaults: ASC NULLS FIRST, DESC NULLS LAST); order_field and descending are
+               the first of them (what Deduplicate orders by) */
+            uint32_t *order_fields;
+            bool *order_descending;
+            bool *order_nulls_first;
+            uint32_t order_count;
+            uint32_t order_field;
             bool descending;
-            /* logical: 1 once a filter rn = 1 (rn <= 1, rn < 2) was pushed into it, else 0 */
-            uint32_t rank_end;
+            /* the rank range taken from the filters on the rank (rn <= 3, rn = 2, rn
+               BETWEEN 2 AND 5 ...); logical: rank_end 0 until one with an upper bound
+               was pushed into it; SORT_LIMIT: OFFSET + 1 to OFFSET + FETCH, rank_end
+               INT64_MAX without a FETCH */
+            int64_t rank_start;
+            int64_t rank_end;
             /* physical */
-            bool keep_last;              /* ORDER BY ... DESC */
+            bool keep_last;              /* DEDUPLICATE: ORDER BY ... DESC */
             bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
+            /* RANK: chosen by derive from the input's changelog mode, unique keys and
+               monotonicity, as Flink's RankProcessStrategy; UPDATE_FAST with the unique
+               key (input fields) it upserts by */
+            PlanRankStrategy strategy;
+            uint32_t *unique_key;
+            uint32_t unique_key_count;
+            /* WINDOW_RANK, WINDOW_DEDUPLICATE: the window of the input's window_start and
+               window_end fields (partition holds the other PARTITION BY fields) */
+            WindowSpec window;
+            uint32_t window_start_field, window_end_field;
         } rank;
         struct {                /* LOGICAL_SORT, LIMIT, SORT, TEMPORAL_SORT */
             PlanSortKey *keys;  /* the collation, over the input fields (= the node's) */

@@ -32,6 +32,20 @@ WindowFieldRole plan_window_field(const PlanNode *node, uint32_t field, const Wi
             node = node->inputs[0];
             continue;
         }
+        case PLAN_WINDOW_AGGREGATE: {
+            /* group keys, calls, then window_start, window_end [, window_time] */
+            uint32_t first = node->aggregate.group_key_count + node->aggregate.call_count;
+            if (field < first)
+                return WINDOW_FIELD_NONE;
+            *spec = &node->aggregate.window;
+            return (WindowFieldRole)(WINDOW_FIELD_START + (field - first));
+        }
+        case PLAN_WINDOW_RANK:
+        case PLAN_WINDOW_DEDUPLICATE:
+            if (field >= node->inputs[0]->field_count)
+                return WINDOW_FIELD_NONE; /* the rank number */
+            node = node->inputs[0];
+            continue;
         case PLAN_LOGICAL_FILTER:
         case PLAN_LOGICAL_WATERMARK_ASSIGNER:
         case PLAN_WATERMARK_ASSIGNER:

@@ -1377,7 +1377,9 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
          token_is_identifier(parser_peek(parser, 1)))) {
         /* ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...): deduplication; other OVER
            aggregates and named windows come with OVER aggregation */
-        bool row_number = strcasecmp(expr->function.name, "ROW_NUMBER") == 0 &&
+        bool row_number = (strcasecmp(expr->function.name, "ROW_NUMBER") == 0 ||
+                           strcasecmp(expr->function.name, "RANK") == 0 ||
+                           strcasecmp(expr->function.name, "DENSE_RANK") == 0) &&
                           expr->function.args.count == 0 &&
                           parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN;
         if (!row_number) {

@@ -64,6 +64,6 @@ SELECT id FROM endless_sequence LIMIT 3 OFFSET 2;
 
 -- a streaming LIMIT over an updating input is refused (batch mode gives the final rows)
 SELECT name, COUNT(*) AS c FROM events GROUP BY name LIMIT 2;
--- ORDER BY ... LIMIT on a stream (Flink's SortLimit) is not built yet; TemporalSort takes insert-only input
+-- ORDER BY a time attribute with LIMIT is Flink's SortLimit; TemporalSort takes insert-only input
 SELECT id FROM events ORDER BY ts LIMIT 3;
 SELECT name, MAX(ts) AS last_ts FROM events GROUP BY name ORDER BY last_ts;

@@ -183,7 +183,7 @@ LEFT JOIN currency_deduplicated_last_row FOR SYSTEM_TIME AS OF o.order_time AS r
 ON o.currency = r.currency AND SUBSTR(o.currency, 1, 2) = 'US';
 -- the deduplication alone: its changelog (the last row per currency as it changes)
 SELECT * FROM currency_deduplicated_last_row;
--- Top-N, processing-time and non-time orders are not deduplication (not supported yet)
+-- Top-N and non-time orders are not deduplication: a Rank (rank.sql has its plans)
 SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY currency_time DESC) AS rn FROM currency_history) WHERE rn <= 2;
 SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY rate DESC) AS rn FROM currency_history) WHERE rn = 1;
 SELECT currency, SUM(rate) OVER (PARTITION BY currency ORDER BY currency_time) FROM currency_history;

@@ -52,6 +52,10 @@ void build_temporal_join_metrics(const PlanNode *node, Operator *const *subtasks
                                  StrBuf *out);
 Operator *build_drop_update_before(BuildContext *context, const PlanNode *node);
 Operator *build_deduplicate(BuildContext *context, const PlanNode *node);
+Operator *build_rank(BuildContext *context, const PlanNode *node);
+Operator *build_window_rank(BuildContext *context, const PlanNode *node);
+void build_window_rank_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                               StrBuf *out);
 Operator *build_mini_batch_assigner(BuildContext *context, const PlanNode *node);
 Operator *build_window_aggregate(BuildContext *context, const PlanNode *node);
 /* The operator calls of an aggregate node's aggregate.calls (argument types from its input),

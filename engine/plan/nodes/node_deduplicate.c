@@ -1,28 +1,35 @@
 /*
- * node_deduplicate.c - ROW_NUMBER() OVER (PARTITION BY k ORDER BY t [DESC]) and
- * the Deduplicate it becomes.
+ * node_deduplicate.c - ROW_NUMBER() (RANK(), DENSE_RANK()) OVER (PARTITION BY
+ * p ORDER BY s [DESC], ...) and the Deduplicate it becomes.
  *
- * Logical: a SELECT with a ROW_NUMBER() OVER item binds to one node that
- * Calcite prints as LogicalProject(..., rn=[ROW_NUMBER() OVER (PARTITION BY
- * $0 ORDER BY $2 DESC NULLS LAST)]). Filters never move below it (they would
- * change which rows are numbered); a conjunct `rn = 1` (`rn <= 1`, `rn < 2`)
- * pushed onto it is taken in (rank_end = 1), as Flink's Rank takes its range.
+ * Logical: a SELECT with a rank function OVER binds to one node that Calcite
+ * prints as LogicalProject(..., rn=[ROW_NUMBER() OVER (PARTITION BY $0 ORDER
+ * BY $2 DESC NULLS LAST)]). Filters never move below it (they would change
+ * which rows are numbered); the conjuncts comparing the rank with an integer
+ * literal (rn <= 3, rn < 4, rn = 2, 3 >= rn, rn > 1, BETWEEN's halves) are
+ * taken in as its range [rank_start, rank_end], as Flink's Rank takes its
+ * range; the others stay in a filter above.
  *
- * Physical: ranked 1..1 on a rowtime attribute over an append-only input, it
- * is Flink's Deduplicate (keep=[LastRow] for DESC, [FirstRow] for ASC, over
- * Exchange(hash[partition])); a Calc above gives the SELECT items with rn
- * as the constant 1. The physical plan section prints it as Flink's Rank
- * (strategy=[AppendFastStrategy], ...), the execution plan as Deduplicate.
- * Other ranges, other orders and processing time are Top-N or processing-
- * time deduplication: rejected as not supported yet.
+ * Physical: ROW_NUMBER ranked 1..1 on a rowtime attribute alone (over an
+ * append-only input) is Flink's Deduplicate (keep=[LastRow] for DESC,
+ * [FirstRow] for ASC, over Exchange(hash[partition])); a Calc above gives
+ * the SELECT items with rn as the constant 1. The physical plan section
+ * prints it as Flink's Rank (strategy=[AppendFastStrategy], ...), the
+ * execution plan as Deduplicate. Processing-time deduplication is rejected
+ * as not supported yet; everything else is a Rank (nodes/node_rank.c). No
+ * upper bound on the rank is Flink's "Rank end is not specified" error; no
+ * filter at all an OVER aggregate (not supported yet).
  */
 #include <string.h>
 
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/rules/rules.h"
+#include "engine/plan/window_properties.h"
 
 /* ---------------------------------------------------------------- logical */
+
+static const char *const RANK_FUNCTION_NAMES[] = {"ROW_NUMBER", "RANK", "DENSE_RANK"};
 
 static void explain_row_number(ExplainContext *context, const PlanNode *node)
 {
@@ -33,15 +40,22 @@ static void explain_row_number(ExplainContext *context, const PlanNode *node)
         if (i != node->rank.number_field) {
             explain_expr(context, node->rank.projects[i], names);
         } else {
-            strbuf_append_cstr(out, "ROW_NUMBER() OVER (");
+            strbuf_printf(out, "%s() OVER (", RANK_FUNCTION_NAMES[node->rank.function]);
             if (node->rank.partition_count) {
                 strbuf_append_cstr(out, "PARTITION BY ");
                 for (uint32_t k = 0; k < node->rank.partition_count; k++)
                     strbuf_printf(out, "%s%s", k ? ", " : "", names[node->rank.partition[k]]);
                 strbuf_append_char(out, ' ');
             }
-            strbuf_printf(out, "ORDER BY %s%s)", names[node->rank.order_field],
-                          node->rank.descending ? " DESC NULLS LAST" : " NULLS FIRST");
+            strbuf_append_cstr(out, "ORDER BY ");
+            for (uint32_t k = 0; k < node->rank.order_count; k++) {
+                bool descending = node->rank.order_descending[k];
+                bool nulls_first = node->rank.order_nulls_first[k];
+                strbuf_printf(out, "%s%s%s%s", k ? ", " : "", names[node->rank.order_fields[k]],
+                              descending ? " DESC" : "",
+                              nulls_first ? " NULLS FIRST" : " NULLS LAST");
+            }
+            strbuf_append_cstr(out, ")");
         }
         strbuf_append_cstr(out, "]");
     }
@@ -89,6 +103,79 @@ bool plan_is_first_rank_condition(const Expr *condition, uint32_t number_field)
     return is_first_rank(condition, number_field);
 }
 
+/*
+ * Narrows [*start, *end] by a comparison of the rank field with an integer literal (rn <= 3,
+ * 3 >= rn, rn = 2, rn > 1, ...); false when the conjunct is not one (it stays above).
+ */
+static bool take_rank_bound(const Expr *conjunct, uint32_t number_field, int64_t *start,
+                            int64_t *end)
+{
+    if (conjunct->kind != EXPR_CALL || conjunct->call.arg_count != 2)
+        return false;
+    const Expr *a = conjunct->call.args[0], *b = conjunct->call.args[1];
+    FunctionOrder order = function_info(conjunct->call.function)->order;
+    int64_t value;
+    if (b->kind == EXPR_INPUT_REF && b->input_index == number_field && integer_literal(a, &value)) {
+        /* literal on the left: mirror the comparison */
+        switch (order) {
+        case FUNCTION_ORDER_LESS:
+            order = FUNCTION_ORDER_GREATER;
+            break;
+        case FUNCTION_ORDER_LESS_EQUAL:
+            order = FUNCTION_ORDER_GREATER_EQUAL;
+            break;
+        case FUNCTION_ORDER_GREATER:
+            order = FUNCTION_ORDER_LESS;
+            break;
+        case FUNCTION_ORDER_GREATER_EQUAL:
+            order = FUNCTION_ORDER_LESS_EQUAL;
+            break;
+        default:
+            break;
+        }
+    } else if (!(a->kind == EXPR_INPUT_REF && a->input_index == number_field &&
+                 integer_literal(b, &value))) {
+        return false;
+    }
+    switch (order) {
+    case FUNCTION_ORDER_EQUAL:
+        *start = value > *start ? value : *start;
+        *end = value < *end ? value : *end;
+        return true;
+    case FUNCTION_ORDER_LESS_EQUAL:
+        *end = value < *end ? value : *end;
+        return true;
+    case FUNCTION_ORDER_LESS:
+        *end = value - 1 < *end ? value - 1 : *end;
+        return true;
+    case FUNCTION_ORDER_GREATER_EQUAL:
+        *start = value > *start ? value : *start;
+        return true;
+    case FUNCTION_ORDER_GREATER:
+        *start = value + 1 > *start ? value + 1 : *start;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Takes the bounds among `conjunct` (an AND's parts one by one) into the range; the rest is
+   added to `above`. */
+static int take_rank_bounds(Arena *arena, Expr *conjunct, uint32_t number_field, int64_t *start,
+                            int64_t *end, RuleConjuncts *above)
+{
+    if (conjunct->kind == EXPR_CALL && conjunct->call.function == FUNCTION_AND) {
+        for (uint32_t i = 0; i < conjunct->call.arg_count; i++)
+            if (take_rank_bounds(arena, conjunct->call.args[i], number_field, start, end, above) !=
+                JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
+        return JOINERY_OK;
+    }
+    if (take_rank_bound(conjunct, number_field, start, end))
+        return JOINERY_OK;
+    return rule_conjuncts_add(arena, above, conjunct);
+}
+
 static int push_row_number(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
                            PlanNode **result)
 {
@@ -96,14 +183,20 @@ static int push_row_number(PlannerContext *context, PlanNode *node, RuleConjunct
     if (!copy)
         return JOINERY_ERROR_NO_MEMORY;
     RuleConjuncts above = {0};
+    int64_t start = node->rank.rank_start,
+            end = node->rank.rank_end ? node->rank.rank_end : INT64_MAX;
     for (uint32_t i = 0; i < conjuncts->count; i++) {
-        if (is_first_rank(conjuncts->items[i], node->rank.number_field)) {
-            copy->rank.rank_end = 1;
+        if (node->rank.number_field == UINT32_MAX) {
+            if (rule_conjuncts_add(context->arena, &above, conjuncts->items[i]) != JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
             continue;
         }
-        if (rule_conjuncts_add(context->arena, &above, conjuncts->items[i]) != JOINERY_OK)
+        if (take_rank_bounds(context->arena, conjuncts->items[i], node->rank.number_field, &start,
+                             &end, &above) != JOINERY_OK)
             return JOINERY_ERROR_NO_MEMORY;
     }
+    copy->rank.rank_start = start;
+    copy->rank.rank_end = end == INT64_MAX ? 0 : end;
     RuleConjuncts none = {0};
     int status = rule_push_filters_into(context, node->inputs[0], &none, &copy->inputs[0]);
     if (status != JOINERY_OK)
@@ -125,7 +218,8 @@ static int prune_row_number(PlannerContext *context, PlanNode *node, uint64_t *u
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t k = 0; k < node->rank.partition_count; k++)
         rule_fields_add(input_used, node->rank.partition[k]);
-    rule_fields_add(input_used, node->rank.order_field);
+    for (uint32_t k = 0; k < node->rank.order_count; k++)
+        rule_fields_add(input_used, node->rank.order_fields[k]);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < node->rank.project_count; i++) {
         if (!rule_fields_has(used, i)) {
@@ -164,7 +258,13 @@ static int prune_row_number(PlannerContext *context, PlanNode *node, uint64_t *u
     for (uint32_t k = 0; k < node->rank.partition_count; k++)
         partition[k] = (uint32_t)input.mapping[node->rank.partition[k]];
     copy->rank.partition = partition;
-    copy->rank.order_field = (uint32_t)input.mapping[node->rank.order_field];
+    uint32_t *order_fields = arena_calloc(arena, node->rank.order_count, sizeof(uint32_t));
+    if (!order_fields)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; k < node->rank.order_count; k++)
+        order_fields[k] = (uint32_t)input.mapping[node->rank.order_fields[k]];
+    copy->rank.order_fields = order_fields;
+    copy->rank.order_field = order_fields[0];
     copy->rank.projects = projects;
     copy->rank.project_count = kept;
     copy->fields = fields;
@@ -177,22 +277,46 @@ static int prune_row_number(PlannerContext *context, PlanNode *node, uint64_t *u
 static int convert_row_number(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
     Arena *arena = context->arena;
-    if (node->rank.rank_end != 1)
+    if (node->rank.rank_end == 0)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "ROW_NUMBER() OVER is supported only for deduplication yet (a WHERE "
-                          "rn = 1 on it); Top-N is not supported yet");
+                          node->rank.rank_start > 1
+                              ? "Rank end is not specified. Currently rank only support TopN, "
+                                "which means the rank end must be specified."
+                              : "ROW_NUMBER() OVER without a filter that bounds the row number "
+                                "(WHERE rn <= N) is an OVER aggregate, which is not supported "
+                                "yet");
+    if (node->rank.rank_end < node->rank.rank_start || node->rank.rank_end < 1)
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "The filter on the rank keeps no row (rank range [%lld, %lld])",
+                          (long long)node->rank.rank_start, (long long)node->rank.rank_end);
     PlanNode *input;
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)
         return status;
+    /* PARTITION BY window_start, window_end of one window: window Top-N / deduplication */
+    const WindowSpec *start_spec = NULL, *end_spec = NULL;
+    uint32_t window_start = UINT32_MAX, window_end = UINT32_MAX;
+    for (uint32_t k = 0; k < node->rank.partition_count; k++) {
+        const WindowSpec *spec = NULL;
+        WindowFieldRole role = plan_window_field(input, node->rank.partition[k], &spec);
+        if (role == WINDOW_FIELD_START)
+            window_start = node->rank.partition[k], start_spec = spec;
+        else if (role == WINDOW_FIELD_END)
+            window_end = node->rank.partition[k], end_spec = spec;
+    }
+    if (start_spec && end_spec && start_spec == end_spec)
+        return plan_convert_window_rank(context, node, input, start_spec, window_start, window_end,
+                                        result);
+    /* Flink deduplicates ROW_NUMBER() ... = 1 ordered by a time attribute only */
     TimeAttribute attribute = input->fields[node->rank.order_field].type.time_attribute;
+    bool deduplicate = node->rank.function == PLAN_RANK_ROW_NUMBER && node->rank.rank_start == 1 &&
+                       node->rank.rank_end == 1 && node->rank.order_count == 1 &&
+                       attribute != TIME_ATTRIBUTE_NONE;
+    if (!deduplicate)
+        return plan_convert_rank(context, node, input, result);
     if (attribute == TIME_ATTRIBUTE_PROCTIME)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "Deduplication on processing time is not supported yet");
-    if (attribute != TIME_ATTRIBUTE_ROWTIME)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "ROW_NUMBER() OVER ordered by a column that is not a time attribute is "
-                          "a Top-N, which is not supported yet");
     PlanNode *exchange =
         plan_make_exchange(context, input, node->rank.partition, node->rank.partition_count);
     PlanNode *dedup =

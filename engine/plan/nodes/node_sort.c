@@ -20,7 +20,8 @@
  *    key is a time attribute ascending (rows released in time order as the
  *    watermark passes, or at once in processing time: op_temporal_sort.h),
  *    else refused with Flink's message; with a LIMIT it is Flink's
- *    SortLimit, not built yet;
+ *    SortLimit, a Rank without partition (plan_convert_sort_limit,
+ *    nodes/node_rank.c);
  *  - batch mode (execution.runtime-mode = 'batch'): ORDER BY in any order is
  *    a Sort(orderBy=[...]) of the final rows at the end of input, a LIMIT
  *    over it a Limit; a Limit over an updating input materialises it first
@@ -104,10 +105,8 @@ static int convert_sort(PlannerContext *context, PlanNode *node, PlanNode **resu
     bool temporal = false;
     if (node->sort.key_count && !batch) {
         const PlanSortKey *first = &node->sort.keys[0];
-        if (limited)
-            return sort_error(context, node,
-                              "ORDER BY with LIMIT, OFFSET or FETCH on a streaming query (Flink's "
-                              "SortLimit) is not supported yet");
+        if (limited) /* Flink's SortLimit: a Rank without partition (node_rank.c) */
+            return plan_convert_sort_limit(context, node, result);
         if (node->fields[first->field].type.time_attribute == TIME_ATTRIBUTE_NONE ||
             first->descending)
             return sort_error(context, node,

@@ -127,6 +127,8 @@ extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
 extern const PlanKindInfo plan_kind_logical_sort, plan_kind_limit, plan_kind_sort;
 extern const PlanKindInfo plan_kind_temporal_sort;
+extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
+extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -176,6 +178,20 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
 /* node_sort.c: marks the Limit a query ends with (only Calcs between it and the sink) to
    end the job once it has its rows. */
 void plan_mark_final_limit(PlanNode *root);
+/* node_rank.c: the Rank of a LogicalRowNumber that is not a deduplication, over `input`
+   (its input converted): an Exchange below, a Calc above for the SELECT items. */
+int plan_convert_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
+                      PlanNode **result);
+/* node_window_rank.c: the WindowRank or WindowDeduplicate of a LogicalRowNumber whose
+   PARTITION BY holds window_start and window_end (input fields) of `window`, over `input`
+   (its input converted); an error for what it does not plan (SESSION, RANK()). */
+int plan_convert_window_rank(PlannerContext *context, const PlanNode *node, PlanNode *input,
+                             const WindowSpec *window, uint32_t window_start, uint32_t window_end,
+                             PlanNode **result);
+/* node_rank.c: the SortLimit of a LogicalSort with a collation and a LIMIT / OFFSET / FETCH
+   (FETCH 0 excluded): the rank machinery over a single exchange, ranks OFFSET + 1 to
+   OFFSET + FETCH, no rank column. */
+int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
