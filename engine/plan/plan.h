@@ -24,6 +24,7 @@
 #include "engine/base/arena.h"
 #include "engine/plan/expr.h"
 #include "engine/plan/join_type.h"
+#include "engine/plan/lookup_join_options.h"
 #include "engine/plan/window_spec.h"
 
 /*
@@ -73,6 +74,7 @@ typedef enum PlanKind {
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
     PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
+    PLAN_LOOKUP_JOIN,                   /* rows enriched from a table looked up by key (lookup.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -293,7 +295,25 @@ struct PlanNode {
             uint32_t *left_keys, *right_keys;
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
+            /* logical, processing time against a table that can be looked up: the lookup
+               join's options (hint and table); NULL for an event-time temporal join */
+            const PlanLookupOptions *lookup;
         } temporal;
+        struct {                       /* LOOKUP_JOIN (nodes/node_lookup_join.c) */
+            JoinType join_type;        /* INNER or LEFT */
+            const CatalogTable *table; /* the table looked up */
+            uint32_t *columns;         /* its columns produced: the right fields */
+            uint32_t column_count;
+            /* lookup=[...]: key k reads table column columns[key_fields[k]] (a right field)
+               and matches key_values[k], over the input: an input ref or a constant */
+            uint32_t *key_fields;
+            Expr **key_values;
+            uint32_t key_count;
+            Expr *where;     /* where=[...]: over the right fields; NULL when none */
+            Expr *condition; /* joinCondition=[...]: over input ++ right; NULL */
+            bool ordered;    /* derived: allow_unordered only over insert-only input */
+            const PlanLookupOptions *options;
+        } lookup;
         struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE */
             Expr **projects; /* logical: the SELECT items, NULL at number_field */
             uint32_t project_count;

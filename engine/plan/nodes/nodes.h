@@ -125,6 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
+extern const PlanKindInfo plan_kind_lookup_join;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -171,6 +172,11 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
    plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
    the aggregate's field order; an error for what it cannot fold yet. */
 int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_lookup_join.c: the LookupJoin of a LogicalCorrelate whose temporal.lookup is set
+   (FOR SYSTEM_TIME AS OF a processing time against a table that can be looked up), with
+   the Calcs below (computed keys, probe-side filters) and above it and the Exchange of
+   'shuffle'; Flink's error when the ON condition has no key. */
+int plan_convert_lookup_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
