@@ -31,9 +31,20 @@ bool bind_table_can_lookup(const CatalogTable *table)
         return false;
     const char *name = catalog_table_option(table, "connector");
     const Connector *connector = connector_find(name);
-    if (!connector)
+    if (!connector || table->watermark_column)
         return false;
-    return connector->create_lookup || strcmp(connector->name, "filesystem") == 0;
+    /* the rows looked up are the table's physical columns as stored */
+    for (size_t i = 0; i < table->column_count; i++)
+        if (table->columns[i].kind != CATALOG_COLUMN_PHYSICAL)
+            return false;
+    if (connector->create_lookup)
+        return true;
+    if (strcmp(connector->name, "filesystem") != 0)
+        return false;
+    /* a file of rows, not of changes */
+    const char *format = catalog_table_option(table, "format");
+    return format && (strcmp(format, "csv") == 0 || strcmp(format, "json") == 0 ||
+                      strcmp(format, "raw") == 0);
 }
 
 static int hint_error(Binder *binder, const AstOption *option, const char *expected)

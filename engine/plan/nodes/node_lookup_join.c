@@ -275,9 +275,16 @@ static void explain_lookup_join(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
     const PlanNode *input = node->inputs[0];
-    uint32_t input_count = input->field_count;
     const char *const *names = plan_field_names(context->arena, node);
     const char *const *input_names = plan_field_names(context->arena, input);
+    /* lookup=[...] and where=[...] name the table's own columns (Flink) */
+    const CatalogTable *table = node->lookup.table;
+    const char **dim_names =
+        arena_calloc(context->arena, node->lookup.column_count + 1, sizeof(char *));
+    for (uint32_t i = 0; dim_names && i < node->lookup.column_count; i++)
+        dim_names[i] = table->columns[node->lookup.columns[i]].name;
+    if (!dim_names)
+        return;
     strbuf_printf(out, "table=[%s], joinType=[%s], lookup=[",
                   table_path(context->arena, node->lookup.table),
                   join_type_name(node->lookup.join_type));
@@ -289,8 +296,7 @@ static void explain_lookup_join(ExplainContext *context, const PlanNode *node)
             bool constant = value->kind != EXPR_INPUT_REF;
             if (constant != (pass == 0))
                 continue;
-            strbuf_printf(out, "%s%s=", first ? "" : ", ",
-                          names[input_count + node->lookup.key_fields[k]]);
+            strbuf_printf(out, "%s%s=", first ? "" : ", ", dim_names[node->lookup.key_fields[k]]);
             /* a constant prints as its literal in both sections (Flink: _UTF-16LE'EU') */
             ExprStyle style = context->style;
             if (constant)
@@ -302,7 +308,7 @@ static void explain_lookup_join(ExplainContext *context, const PlanNode *node)
     strbuf_append_char(out, ']');
     if (node->lookup.where) {
         strbuf_append_cstr(out, ", where=[");
-        explain_expr(context, node->lookup.where, names + input_count);
+        explain_expr(context, node->lookup.where, dim_names);
         strbuf_append_char(out, ']');
     }
     if (node->lookup.condition) {
