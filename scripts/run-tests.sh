@@ -130,6 +130,10 @@ echo "== jdbc end to end against a real PostgreSQL server (tests/jdbc)"
 timeout 300 tests/jdbc/run.sh "$build"
 record "tests/jdbc" $?
 
+echo "== lookup joins against a real PostgreSQL server: seeds, caches, differential, faults (tests/lookup)"
+timeout 600 tests/lookup/run.sh "$build"
+record "tests/lookup" $?
+
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"
 record "tests/kafka" $?
