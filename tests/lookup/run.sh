@@ -13,7 +13,8 @@
 #    (the job's jdbc sink) and changing the looked-up row in between: a
 #    PARTIAL cache with a long TTL answers the old value, one whose TTL has
 #    passed (the test sleeps past it) the new one; FULL without and with a
-#    periodic reload likewise; SHOW JOB METRICS' request and hit counts.
+#    periodic reload likewise; SHOW JOB METRICS' request and hit counts; a
+#    slow store (pg_sleep in a view) past an async 'timeout'.
 # 3. Differential: random lookup joins (INNER/LEFT, field / computed /
 #    constant keys, residuals, dim-side filters) run by joinery into a
 #    PostgreSQL table and compared (EXCEPT ALL both ways) with the same join
@@ -162,6 +163,35 @@ cache_case "PARTIAL, expire-after-access passed" \
 cache_case "FULL, no reload" ", 'lookup.cache' = 'FULL'" "v1 v1"
 cache_case "FULL, reloaded after its interval" \
   ", 'lookup.cache' = 'FULL', 'lookup.full-cache.periodic-reload.interval' = '1 s'" "v1 v2" 2
+
+# a slow store: a view that sleeps 2 s per row; async with 'timeout' = '300 ms' fails the job
+# (Flink's default on a timeout), sync has no timeout and waits
+psql_run -c "DROP VIEW IF EXISTS slow_dim; DROP TABLE IF EXISTS cdim; CREATE TABLE cdim (k int PRIMARY KEY, v text);
+  INSERT INTO cdim VALUES (1, 'a'); CREATE VIEW slow_dim AS SELECT k, v FROM cdim WHERE pg_sleep(2) IS NOT NULL;" >/dev/null
+printf '1,1\n' >"$WORK/slow.csv"
+for mode in async sync; do
+  hint=""; [ $mode = async ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true', 'timeout' = '300 ms') */"
+  cat >"$WORK/slow.sql" <<SQL
+CREATE TABLE probe (seq INT, k INT, pt AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = '$WORK/slow.csv', 'format' = 'csv');
+CREATE TABLE slow_dim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
+  'table-name' = 'slow_dim', 'username' = 'joinery', 'password' = '$PASSWORD');
+SELECT $hint p.seq, d.v FROM probe p JOIN slow_dim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
+SQL
+  run_joinery "$WORK/slow.sql" >"$WORK/slow.out"
+  if [ $mode = async ]; then
+    if grep -q "LookupJoin(table=\[default_catalog.default_database.slow_dim\]): Async function call has timed out." "$WORK/slow.out"; then
+      pass "timeout: a 2 s lookup past 'timeout' = '300 ms' fails the job (Flink's default)"
+    else
+      DETAIL="$WORK/slow.out" fail "timeout: async"
+    fi
+  elif grep -q "Received a total of 1 row" "$WORK/slow.out"; then
+    pass "timeout: a sync lookup has none and waits for the slow store"
+  else
+    DETAIL="$WORK/slow.out" fail "timeout: sync"
+  fi
+done
+psql_run -c "DROP VIEW slow_dim" >/dev/null
 
 # hit counts: 6 probe rows over 3 keys (one of them missing), sync, PARTIAL cache
 cat >"$WORK/hits.csv" <<'CSV'
