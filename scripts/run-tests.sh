@@ -148,6 +148,9 @@ record "tests/jdbc/mysql" $?
 echo "== redis sink end to end against a real Redis server (tests/redis)"
 timeout 300 tests/redis/run.sh "$build"
 record "tests/redis" $?
+echo "== lookup joins against a real PostgreSQL server: seeds, caches, differential, faults (tests/lookup)"
+timeout 600 tests/lookup/run.sh "$build"
+record "tests/lookup" $?
 
 echo "== Kafka end to end through kafka-mock and kcat (tests/kafka)"
 timeout 600 tests/kafka/run.sh "$build"

@@ -48,6 +48,7 @@
  * the last completed checkpoint are in a hidden in-progress file that a
  * crash leaves behind and nobody reads; the restored job writes them again.
  */
+#include "engine/base/duration.h"
 #include "engine/connector/connector.h"
 
 #include <dirent.h>
@@ -181,6 +182,14 @@ static int filesystem_validate(const CatalogTable *table, Diag *diag)
                           "Option 'source.monitor-interval' is not supported yet: the "
                           "filesystem source reads the files present when the job starts and "
                           "ends (continuous monitoring comes later)");
+    const char *lookup_ttl = catalog_table_option(table, "lookup.join.cache.ttl");
+    int64_t lookup_ttl_millis;
+    if (lookup_ttl &&
+        (duration_parse_millis(lookup_ttl, &lookup_ttl_millis) != 0 || lookup_ttl_millis <= 0))
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Option 'lookup.join.cache.ttl' must be a positive duration such as "
+                          "'60 min', not '%s'",
+                          lookup_ttl);
     const char *fifo = catalog_table_option(table, "source.fifo.enabled");
     bool flag;
     if (fifo && !connector_parse_bool(fifo, &flag))
@@ -1673,6 +1682,8 @@ static const ConnectorOption FILESYSTEM_OPTIONS[] = {
     {"auto-compaction", false, "accepted"},
     {"compaction.file-size", false, "accepted"},
     {"sink.*", false, "sink options (rolling policy, partition commit, parallelism)"},
+    {"lookup.join.cache.ttl", false,
+     "a lookup join reloads the files after this duration (default 60 min)"},
 };
 
 const Connector connector_filesystem = {

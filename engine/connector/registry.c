@@ -17,6 +17,7 @@
 #include "engine/base/value.h"
 #include "engine/connector/kafka_internal.h"
 #include "engine/connector/lookup.h"
+#include "engine/connector/lookup_cache_options.h"
 
 static const Connector *const CONNECTORS[] = {
     &connector_blackhole, &connector_datagen, &connector_filesystem,
@@ -163,6 +164,12 @@ static int unknown_option_error(const Connector *connector, const char *key, Dia
         keys[count] = connector->options[i].key;
         count++;
     }
+    for (uint32_t i = 0;
+         connector->create_lookup && i < LOOKUP_CACHE_OPTION_COUNT && count < MAX_CANDIDATES; i++) {
+        candidates[count] = LOOKUP_CACHE_OPTIONS[i].key;
+        keys[count] = LOOKUP_CACHE_OPTIONS[i].key;
+        count++;
+    }
     const char *suggestion = catalog_suggest_name(key, candidates, count);
     StrBuf message = STRBUF_INIT;
     strbuf_printf(&message, "Unsupported option '%s' for connector '%s'.", key, connector->name);
@@ -218,8 +225,18 @@ int connector_validate_table(const CatalogTable *table, Diag *diag)
         bool known = false;
         for (size_t j = 0; j < connector->option_count && !known; j++)
             known = connector_option_matches(connector->options[j].key, key);
+        /* a table that can be looked up takes the cache options of its lookup joins */
+        for (uint32_t j = 0; connector->create_lookup && j < LOOKUP_CACHE_OPTION_COUNT && !known;
+             j++)
+            known = strcmp(LOOKUP_CACHE_OPTIONS[j].key, key) == 0;
         if (!known)
             return unknown_option_error(connector, key, diag);
+    }
+    if (connector->create_lookup) {
+        LookupCacheOptions cache;
+        int status = lookup_cache_options_read(table, &cache, diag);
+        if (status != JOINERY_OK)
+            return status;
     }
     if (connector->validate)
         return connector->validate(table, diag);

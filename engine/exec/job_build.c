@@ -365,6 +365,10 @@ static uint32_t job_subtasks(Job *job, const PlanNode *node, const Ports *inputs
             return 1;
         return (uint32_t)job->parallelism;
     }
+    /* a lookup join under the Exchange of 'shuffle' runs on every subtask it hashes to */
+    if (node->kind == PLAN_LOOKUP_JOIN && node->inputs[0]->kind == PLAN_EXCHANGE &&
+        node->inputs[0]->exchange.distribution == PLAN_DISTRIBUTION_HASH)
+        return (uint32_t)job->parallelism;
     uint32_t count = 1;
     for (uint32_t i = 0; i < node->input_count; i++)
         if (!inputs[i].exchange && inputs[i].count > count)
@@ -483,6 +487,7 @@ const JobKind job_kinds[] = {
                                  .format_metrics = build_window_rank_metrics},
     [PLAN_WINDOW_AGGREGATE] = {.create = build_window_aggregate,
                                .format_metrics = build_window_aggregate_metrics},
+    [PLAN_LOOKUP_JOIN] = {.create = build_lookup_join, .format_metrics = build_lookup_join_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "engine/base/duration.h"
+
 typedef struct AdviceList {
     Arena *arena;
     PlanAdvice *items;
@@ -230,6 +232,50 @@ static int check_temporal_join_waits(PlannerContext *context, AdviceList *list,
                      name));
 }
 
+/* A lookup join's cache (Flink never prints it in the plan): its kind and limits, and
+   the stale rows it may answer with. */
+static int check_lookup_cache(PlannerContext *context, AdviceList *list, const PlanNode *node)
+{
+    const PlanLookupOptions *options = node->lookup.options;
+    const LookupCacheOptions *cache = &options->cache;
+    const char *table = node->lookup.table->name;
+    char first[32], second[32];
+    const char *text;
+    if (cache->kind == LOOKUP_CACHE_NONE) {
+        text = arena_printf(context->arena,
+                            "The lookup join of %s has no cache: every row asks the store%s. Set "
+                            "'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows' and "
+                            "'lookup.partial-cache.expire-after-write' on the table (or 'cache' = "
+                            "'LRU' in the LOOKUP hint) when the table changes slowly.",
+                            table, options->async ? "" : ", one request at a time");
+    } else if (cache->kind == LOOKUP_CACHE_PARTIAL) {
+        text = arena_printf(
+            context->arena,
+            "The lookup join of %s caches the rows it looked up (PARTIAL: max-rows %lld, "
+            "expire-after-write %s, expire-after-access %s, cache-missing-key %s): a row "
+            "changed in the store is seen only once its key has left the cache.",
+            table, (long long)cache->max_rows,
+            cache->expire_after_write_millis
+                ? duration_format(cache->expire_after_write_millis, first, sizeof first)
+                : "never",
+            cache->expire_after_access_millis
+                ? duration_format(cache->expire_after_access_millis, second, sizeof second)
+                : "never",
+            cache->cache_missing_key ? "true" : "false");
+    } else {
+        text =
+            arena_printf(context->arena,
+                         "The lookup join of %s holds the whole table in a FULL cache, "
+                         "loaded at start%s%s; a row changed in the store is seen after the "
+                         "next load.",
+                         table, cache->reload_interval_millis ? " and every " : "",
+                         cache->reload_interval_millis
+                             ? duration_format(cache->reload_interval_millis, first, sizeof first)
+                             : "");
+    }
+    return advice_add(list, node, PLAN_ADVICE_ADVICE, text);
+}
+
 static int collect(PlannerContext *context, AdviceList *list, const PlanNode *node)
 {
     int status = JOINERY_OK;
@@ -246,6 +292,8 @@ static int collect(PlannerContext *context, AdviceList *list, const PlanNode *no
     }
     if (node->kind == PLAN_TEMPORAL_JOIN)
         status = check_temporal_join_waits(context, list, node);
+    if (node->kind == PLAN_LOOKUP_JOIN)
+        status = check_lookup_cache(context, list, node);
     if (status == JOINERY_OK)
         status = check_filter_above_join(list, node);
     for (uint32_t i = 0; i < node->input_count && status == JOINERY_OK; i++)

@@ -566,6 +566,36 @@ static int bind_check_temporal_key(Binder *binder, const AstTableRef *ref,
     return status;
 }
 
+/* What an event-time temporal join needs of its versioned side (Flink's checks). */
+static int bind_event_time_checks(Binder *binder, const AstTableRef *ref, const PlanNode *logical,
+                                  uint32_t *primary_key, uint32_t *primary_key_count,
+                                  int *right_time_field)
+{
+    const AstTableRef *right_ref = ref->join.right;
+    const PlanNode *versioned = logical->inputs[1];
+    if (!bind_versioned_key(versioned, primary_key, primary_key_count, 0))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Temporal Table Join requires primary key in versioned table, but no "
+                          "primary key can be found.");
+    for (uint32_t i = 0; i < versioned->field_count && *right_time_field < 0; i++)
+        if (versioned->fields[i].type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
+            *right_time_field = (int)i;
+    if (*right_time_field < 0)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "Event-Time Temporal Table Join requires both primary key and row time "
+                          "attribute in versioned table, but no row time attribute can be "
+                          "found.");
+    int status = bind_check_temporal_key(binder, ref, primary_key, *primary_key_count, logical,
+                                         logical->inputs[0]->field_count);
+    if (status != JOINERY_OK)
+        return status;
+    if (binder->context->config && binder->context->config->state_ttl_millis > 0)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "'table.exec.state.ttl' is not supported by the temporal join yet: its "
+                          "state is freed by the watermark; reset the option for this query");
+    return JOINERY_OK;
+}
+
 /*
  * `left JOIN versioned FOR SYSTEM_TIME AS OF left.t ON ...`, bound as a LogicalJoin in
  * *join, made what Calcite binds: LogicalCorrelate(left, LogicalFilter(ON,
@@ -597,38 +627,30 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
                           "Temporal table join currently only supports INNER JOIN and LEFT JOIN, "
                           "not %s JOIN",
                           type == JOIN_TYPE_RIGHT ? "RIGHT" : "FULL");
-    if (period->type.time_attribute == TIME_ATTRIBUTE_PROCTIME)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, period_ast->position,
-                          "Processing-time temporal join is not supported yet.");
-    (void)right;
+    PlanLookupOptions *lookup = NULL;
+    if (period->type.time_attribute == TIME_ATTRIBUTE_PROCTIME) {
+        /* a lookup join (Flink's LookupJoin) when the table can be looked up */
+        if (!bind_table_can_lookup(right->table) || right_ref->column_aliases.count)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, period_ast->position,
+                              "Processing-time temporal join is not supported yet.");
+        status = bind_lookup_options(binder, right->table, right->alias, &lookup);
+        if (status != JOINERY_OK)
+            return status;
+    }
     PlanNode *versioned = logical->inputs[1];
+    uint32_t left_count = logical->inputs[0]->field_count;
     uint32_t *primary_key =
         arena_calloc(binder->arena, versioned->field_count + 1, sizeof(uint32_t));
     if (!primary_key)
         return bind_no_memory(binder);
     uint32_t primary_key_count = 0;
-    if (!bind_versioned_key(versioned, primary_key, &primary_key_count, 0))
-        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
-                          "Temporal Table Join requires primary key in versioned table, but no "
-                          "primary key can be found.");
     int right_time_field = -1;
-    for (uint32_t i = 0; i < versioned->field_count && right_time_field < 0; i++)
-        if (versioned->fields[i].type.time_attribute == TIME_ATTRIBUTE_ROWTIME)
-            right_time_field = (int)i;
-    if (right_time_field < 0)
-        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
-                          "Event-Time Temporal Table Join requires both primary key and row time "
-                          "attribute in versioned table, but no row time attribute can be "
-                          "found.");
-    uint32_t left_count = logical->inputs[0]->field_count;
-    status =
-        bind_check_temporal_key(binder, ref, primary_key, primary_key_count, logical, left_count);
-    if (status != JOINERY_OK)
-        return status;
-    if (binder->context->config && binder->context->config->state_ttl_millis > 0)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
-                          "'table.exec.state.ttl' is not supported by the temporal join yet: its "
-                          "state is freed by the watermark; reset the option for this query");
+    if (!lookup) {
+        status = bind_event_time_checks(binder, ref, logical, primary_key, &primary_key_count,
+                                        &right_time_field);
+        if (status != JOINERY_OK)
+            return status;
+    }
     const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
     uint32_t *required = arena_calloc(binder->arena, left_count + 1, sizeof(uint32_t));
     PlanNode *snapshot = bind_new_node(binder, PLAN_LOGICAL_SNAPSHOT, 1, versioned->field_count);
@@ -651,7 +673,8 @@ static int bind_temporal_join(Binder *binder, const AstTableRef *ref, const Boun
         nodes[n]->temporal.left_count = left_count;
         nodes[n]->temporal.required = required;
         nodes[n]->temporal.required_count = required_count;
-        nodes[n]->temporal.right_time_field = (uint32_t)right_time_field;
+        nodes[n]->temporal.right_time_field = right_time_field < 0 ? 0 : (uint32_t)right_time_field;
+        nodes[n]->temporal.lookup = lookup;
         nodes[n]->temporal.primary_key = primary_key;
         nodes[n]->temporal.primary_key_count = primary_key_count;
     }
@@ -1326,8 +1349,16 @@ static int bind_hints(Binder *binder, const AstQuery *query)
 {
     const AstList *hints = &query->select.hints;
     binder->state_ttl_hints = NULL;
+    binder->select_hints = hints;
+    binder->lookup_hints_used = 0;
     for (size_t i = 0; i < hints->count; i++) {
         const AstHint *hint = hints->items[i];
+        if (strcasecmp(hint->name, "LOOKUP") == 0) {
+            if (hint->options.count == 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
+                                  "LOOKUP hint needs options such as 'table' = 'dim'");
+            continue;
+        }
         if (strcasecmp(hint->name, "STATE_TTL") == 0) {
             if (hint->options.count == 0)
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, hint->position,
@@ -1404,6 +1435,9 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         node = from.node;
         scope = from.scope;
         aggregate_from = &from;
+        status = bind_check_lookup_hints(binder, &query->select.hints);
+        if (status != JOINERY_OK)
+            return status;
         for (size_t h = 0; hints && h < hints->count; h++) {
             const AstHint *hint = hints->items[h];
             if (strcasecmp(hint->name, "STATE_TTL") != 0)

@@ -52,6 +52,8 @@ typedef struct Binder {
     Diag *diag;
     AggregateBinding *aggregate;    /* non-NULL: select/having of a grouped query */
     const AstList *state_ttl_hints; /* AstHint* of the current SELECT */
+    const AstList *select_hints;    /* every AstHint* of the current SELECT (LOOKUP) */
+    uint64_t lookup_hints_used;     /* bit h: select_hints[h] matched a lookup join */
     CommonTableExpression *ctes;
     uint32_t cte_count;
     /* set while bind_subquery.c binds a WHERE conjunct of a subquery: a column found in
@@ -120,6 +122,15 @@ typedef struct BoundConjuncts {
 } BoundConjuncts;
 int bind_where(Binder *binder, const AstExpr *where, const Scope *scope, const Scope *outer,
                PlanNode **node, BoundConjuncts *correlated);
+/* bind_lookup.c: true when `table` can be the table of a lookup join (its connector
+   looks up by key, or a filesystem table, loaded whole). */
+bool bind_table_can_lookup(const CatalogTable *table);
+/* bind_lookup.c: the options of the lookup join of `table` (named `alias` in the query):
+   its lookup.* options under the SELECT's LOOKUP hint naming it. Errors at the hint. */
+int bind_lookup_options(Binder *binder, const CatalogTable *table, const char *alias,
+                        PlanLookupOptions **result);
+/* bind_lookup.c: every LOOKUP hint of the SELECT names a table and matched a lookup join. */
+int bind_check_lookup_hints(Binder *binder, const AstList *hints);
 /* Allocates a fresh node with an id. */
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count);
 

@@ -24,6 +24,7 @@
 #include "engine/base/arena.h"
 #include "engine/plan/expr.h"
 #include "engine/plan/join_type.h"
+#include "engine/plan/lookup_join_options.h"
 #include "engine/plan/window_spec.h"
 
 /*
@@ -82,7 +83,8 @@ typedef enum PlanKind {
     PLAN_SORT_LIMIT,                    /* ORDER BY ... LIMIT: a global Rank (rank.*) */
     PLAN_WINDOW_RANK,        /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
     PLAN_WINDOW_DEDUPLICATE, /* first/last row per window and key by rowtime (rank.*) */
-    PLAN_KIND_COUNT          /* not a kind: the number of kinds (keep it last) */
+    PLAN_LOOKUP_JOIN,                   /* rows enriched from a table looked up by key (lookup.*) */
+    PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
@@ -324,7 +326,25 @@ struct PlanNode {
             uint32_t *left_keys, *right_keys;
             uint32_t key_count;
             Expr *residual; /* non-equi part; NULL when none */
+            /* logical, processing time against a table that can be looked up: the lookup
+               join's options (hint and table); NULL for an event-time temporal join */
+            const PlanLookupOptions *lookup;
         } temporal;
+        struct {                       /* LOOKUP_JOIN (nodes/node_lookup_join.c) */
+            JoinType join_type;        /* INNER or LEFT */
+            const CatalogTable *table; /* the table looked up */
+            uint32_t *columns;         /* its columns produced: the right fields */
+            uint32_t column_count;
+            /* lookup=[...]: key k reads table column columns[key_fields[k]] (a right field)
+               and matches key_values[k], over the input: an input ref or a constant */
+            uint32_t *key_fields;
+            Expr **key_values;
+            uint32_t key_count;
+            Expr *where;     /* where=[...]: over the right fields; NULL when none */
+            Expr *condition; /* joinCondition=[...]: over input ++ right; NULL */
+            bool ordered;    /* derived: allow_unordered only over insert-only input */
+            const PlanLookupOptions *options;
+        } lookup;
         struct {             /* LOGICAL_ROW_NUMBER, DEDUPLICATE, RANK, SORT_LIMIT, WINDOW_RANK,
                                 WINDOW_DEDUPLICATE */
             Expr **projects; /* logical: the SELECT items, NULL at number_field */

@@ -116,6 +116,39 @@ static int ddl_copy_primary_key(StatementContext *context, const AstCreateTable 
     return JOINERY_OK;
 }
 
+/*
+ * Flink's legacy descriptor options for a file ('connector.type' = 'filesystem',
+ * 'connector.path', 'format.type': Nexmark q13's side input) are the filesystem
+ * connector's 'connector', 'path' (a file:// URI's path) and 'format'. Any other legacy
+ * key stays as written and is refused by the connector's option check. Returns the
+ * key under which `option` is stored and sets *value.
+ */
+static const char *ddl_legacy_option(const AstCreateTable *create, const AstOption *option,
+                                     const char **value)
+{
+    *value = option->value;
+    bool legacy_file = false;
+    for (size_t i = 0; i < create->options.count; i++) {
+        const AstOption *other = create->options.items[i];
+        if (strcmp(other->key, "connector.type") == 0 && strcmp(other->value, "filesystem") == 0)
+            legacy_file = true;
+        if (strcmp(other->key, "connector") == 0)
+            return option->key;
+    }
+    if (!legacy_file)
+        return option->key;
+    if (strcmp(option->key, "connector.type") == 0)
+        return "connector";
+    if (strcmp(option->key, "format.type") == 0)
+        return "format";
+    if (strcmp(option->key, "connector.path") == 0) {
+        if (strncmp(option->value, "file://", 7) == 0)
+            *value = option->value + 7;
+        return "path";
+    }
+    return option->key;
+}
+
 static int ddl_copy_options(StatementContext *context, const AstCreateTable *create,
                             CatalogTable *table)
 {
@@ -133,8 +166,10 @@ static int ddl_copy_options(StatementContext *context, const AstCreateTable *cre
                                      option->position.column, "Option '%s' is given twice",
                                      option->key);
         }
-        table->options[i].key = arena_strdup(&table->arena, option->key);
-        table->options[i].value = arena_strdup(&table->arena, option->value);
+        const char *value;
+        const char *key = ddl_legacy_option(create, option, &value);
+        table->options[i].key = arena_strdup(&table->arena, key);
+        table->options[i].value = arena_strdup(&table->arena, value);
     }
     return JOINERY_OK;
 }

@@ -7,6 +7,8 @@
 #                                   JOINERY_PG_DIR JOINERY_PG_URL) to eval
 #   tests/jdbc/postgres.sh stop DIR stops the server started in DIR, removes DIR
 #   tests/jdbc/postgres.sh restart DIR   stops and starts it again (same port)
+#   tests/jdbc/postgres.sh halt DIR      stops it, keeping DIR (fault tests)
+#   tests/jdbc/postgres.sh resume DIR    starts a halted server again (same port)
 #
 # The server listens on 127.0.0.1 at a free port (password authentication,
 # scram-sha-256, user `joinery` / password `joinery-secret`, database
@@ -84,13 +86,21 @@ stop)
   as_server_user "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"
   ;;
+halt)
+  dir=${2:?usage: postgres.sh halt DIR}
+  as_server_user "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+  ;;
+resume)
+  dir=${2:?usage: postgres.sh resume DIR}
+  start_server "$dir"
+  ;;
 restart)
   dir=${2:?usage: postgres.sh restart DIR}
   as_server_user "$(cat "$dir/bin")/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
   start_server "$dir"
   ;;
 *)
-  echo "usage: postgres.sh start | stop DIR | restart DIR" >&2
+  echo "usage: postgres.sh start | stop DIR | restart DIR | halt DIR | resume DIR" >&2
   exit 64
   ;;
 esac

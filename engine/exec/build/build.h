@@ -58,6 +58,11 @@ void build_window_rank_metrics(const PlanNode *node, Operator *const *subtasks, 
                                StrBuf *out);
 Operator *build_mini_batch_assigner(BuildContext *context, const PlanNode *node);
 Operator *build_window_aggregate(BuildContext *context, const PlanNode *node);
+Operator *build_lookup_join(BuildContext *context, const PlanNode *node);
+/* SHOW JOB METRICS lines under a LookupJoin: requests, retries, in flight, latency p50 / p99,
+   and the cache's hits, misses, hit rate and size, summed over subtasks. */
+void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                               StrBuf *out);
 /* The operator calls of an aggregate node's aggregate.calls (argument types from its input),
    in the build arena; NULL on no memory. */
 AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node);

@@ -53,6 +53,8 @@ static void explain_correlate(ExplainContext *context, const PlanNode *node)
     for (uint32_t i = 0; i < node->temporal.required_count; i++)
         strbuf_printf(context->out, "%s%u", i ? ", " : "", node->temporal.required[i]);
     strbuf_append_cstr(context->out, "}]");
+    if (node->temporal.lookup && node->temporal.lookup->hint_text)
+        strbuf_printf(context->out, ", joinHints=%s", node->temporal.lookup->hint_text);
 }
 
 static void explain_correlate_filter(ExplainContext *context, const PlanNode *node)
@@ -92,8 +94,11 @@ static int prune_correlate(PlannerContext *context, PlanNode *node, uint64_t *us
     if (!all)
         return JOINERY_ERROR_NO_MEMORY;
     rule_fields_add_expr(all, node->temporal.condition);
-    rule_fields_add(all, node->temporal.period_field);
-    rule_fields_add(all, left_count + node->temporal.right_time_field);
+    /* a lookup join reads no time of the probe rows (Flink prunes it) */
+    if (!node->temporal.lookup)
+        rule_fields_add(all, node->temporal.period_field);
+    if (!node->temporal.lookup)
+        rule_fields_add(all, left_count + node->temporal.right_time_field);
     for (uint32_t k = 0; k < node->temporal.primary_key_count; k++)
         rule_fields_add(all, left_count + node->temporal.primary_key[k]);
     uint64_t *left_used = rule_fields_slice(arena, all, 0, left_count);
@@ -138,13 +143,14 @@ static int prune_correlate(PlannerContext *context, PlanNode *node, uint64_t *us
     PlanNode *nodes[3] = {correlate, new_filter, new_snapshot};
     for (int n = 0; n < 3; n++) {
         nodes[n]->temporal.condition = condition;
-        nodes[n]->temporal.period_field = (uint32_t)mapping[node->temporal.period_field];
+        int32_t period = mapping[node->temporal.period_field];
+        nodes[n]->temporal.period_field = period < 0 ? 0 : (uint32_t)period;
         nodes[n]->temporal.left_names = left_names;
         nodes[n]->temporal.left_count = new_left;
         nodes[n]->temporal.required = required;
         nodes[n]->temporal.required_count = required_count;
         nodes[n]->temporal.right_time_field =
-            (uint32_t)right.mapping[node->temporal.right_time_field];
+            node->temporal.lookup ? 0 : (uint32_t)right.mapping[node->temporal.right_time_field];
         nodes[n]->temporal.primary_key = primary_key;
     }
     new_snapshot->inputs[0] = right.node;
@@ -279,6 +285,8 @@ static const char *condition_pairs_text(PlannerContext *context, Expr **conjunct
 
 static int convert_correlate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    if (node->temporal.lookup)
+        return plan_convert_lookup_join(context, node, result);
     Arena *arena = context->arena;
     const PlanNode *filter = node->inputs[1];
     const PlanNode *snapshot = filter->inputs[0];

@@ -129,6 +129,7 @@ extern const PlanKindInfo plan_kind_logical_sort, plan_kind_limit, plan_kind_sor
 extern const PlanKindInfo plan_kind_temporal_sort;
 extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
 extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
+extern const PlanKindInfo plan_kind_lookup_join;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -192,6 +193,11 @@ int plan_convert_window_rank(PlannerContext *context, const PlanNode *node, Plan
    (FETCH 0 excluded): the rank machinery over a single exchange, ranks OFFSET + 1 to
    OFFSET + FETCH, no rank column. */
 int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanNode **result);
+/* node_lookup_join.c: the LookupJoin of a LogicalCorrelate whose temporal.lookup is set
+   (FOR SYSTEM_TIME AS OF a processing time against a table that can be looked up), with
+   the Calcs below (computed keys, probe-side filters) and above it and the Exchange of
+   'shuffle'; Flink's error when the ON condition has no key. */
+int plan_convert_lookup_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
