@@ -90,6 +90,66 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
     return JOINERY_OK;
 }
 
+int aggregate_function_retract(const AggregateCall *call, DataType value_type, Value value,
+                               Value *current, int64_t *count)
+{
+    bool is_double = value_type.id == TYPE_DOUBLE;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+        return JOINERY_OK;
+    case AGGREGATE_COUNT:
+        (*count)--;
+        return JOINERY_OK;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (current->is_null)
+            *current = is_double ? value_double(0.0) : value_int(0);
+        if (is_double) {
+            current->d -= value.d;
+        } else if (call->argument_type.id == TYPE_DECIMAL) {
+            int64_t result;
+            if (__builtin_sub_overflow(current->i, value.i, &result))
+                return JOINERY_ERROR_RUNTIME;
+            current->i = result;
+        } else {
+            current->i = (int64_t)((uint64_t)current->i - (uint64_t)value.i);
+        }
+        if (--*count == 0)
+            *current = value_null();
+        return JOINERY_OK;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX:
+        if (--*count <= 0) {
+            *count = 0;
+            *current = value_null();
+        }
+        return JOINERY_OK;
+    }
+    return JOINERY_OK;
+}
+
+int aggregate_function_merge(const AggregateCall *call, DataType value_type, Value value,
+                             int64_t count, Value *current, int64_t *current_count)
+{
+    if (call->kind == AGGREGATE_COUNT_STAR || call->kind == AGGREGATE_COUNT) {
+        *current_count += count;
+        return JOINERY_OK;
+    }
+    if (count == 0 || value.is_null)
+        return JOINERY_OK;
+    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
+        int64_t ignored = *current_count;
+        int status = aggregate_function_add(call, value_type, value, current, &ignored);
+        *current_count += count;
+        return status;
+    }
+    /* SUM and AVG: the other sum added once, the counts summed */
+    int64_t ignored = 0;
+    int status = aggregate_function_add(call, value_type, value, current, &ignored);
+    *current_count += count;
+    return status;
+}
+
 static bool decimal_fits(int64_t value, int32_t precision)
 {
     if (precision >= 19 || precision <= 0)

@@ -9,8 +9,8 @@
  * for FLOAT/DOUBLE), the current MIN/MAX (argument type), unused (NULL) for
  * COUNT and COUNT(*); `count` is the number of non-NULL values aggregated.
  * COUNT(*) reads the group's row count instead. Nothing here allocates or
- * touches state; DISTINCT and retraction of MIN/MAX are the operators'
- * (they need value counts in state).
+ * touches state; DISTINCT and the next extreme after a MIN/MAX retraction
+ * are the operators' (they need value counts in state).
  */
 #ifndef JOINERY_EXEC_AGGREGATE_AGGREGATE_FUNCTION_H
 #define JOINERY_EXEC_AGGREGATE_AGGREGATE_FUNCTION_H
@@ -55,6 +55,25 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
  */
 int aggregate_function_add(const AggregateCall *call, DataType value_type, Value value,
                            Value *current, int64_t *count);
+
+/*
+ * Removes the non-NULL `value` from the accumulator (*current, *count):
+ * COUNT, SUM and AVG subtract (a sum whose count drops to 0 becomes NULL);
+ * MIN/MAX only count down (NULL at 0): when the extreme itself went, the
+ * caller finds the next one from its value counts. JOINERY_OK, or
+ * JOINERY_ERROR_RUNTIME when a DECIMAL sum overflows 64 bits. COUNT(*):
+ * nothing.
+ */
+int aggregate_function_retract(const AggregateCall *call, DataType value_type, Value value,
+                               Value *current, int64_t *count);
+
+/*
+ * Folds the accumulator (value, count) of the same call into (*current,
+ * *count), as when two session windows merge: counts and sums add, MIN/MAX
+ * keep the extreme. JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow).
+ */
+int aggregate_function_merge(const AggregateCall *call, DataType value_type, Value value,
+                             int64_t count, Value *current, int64_t *current_count);
 
 /*
  * The result of `call` from its accumulator (value, count) and the group's
