@@ -440,9 +440,12 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
         if (bind_contains_aggregate(args->items[0]))
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                               "Aggregate function calls cannot be nested");
+        AggregateBinding *grouping = binder->grouping;
         binder->aggregate = NULL;
+        binder->grouping = NULL;
         int status = bind_expr(binder, scope, args->items[0], &argument);
         binder->aggregate = aggregate;
+        binder->grouping = grouping;
         if (status != JOINERY_OK)
             return status;
     }
@@ -795,6 +798,8 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
 
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
+    if (bind_is_group_window_auxiliary(ast))
+        return bind_group_window_auxiliary(binder, scope, ast, result);
     AggregateBinding *aggregate = binder->aggregate;
     if (aggregate && !bind_contains_aggregate(ast) && ast->kind != AST_EXPR_LITERAL) {
         /* a grouped expression: must match a GROUP BY expression, or be built from them */

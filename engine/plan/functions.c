@@ -1066,6 +1066,26 @@ static Expr *type_proctime(Call *call)
     return make(call, result);
 }
 
+/* $TUMBLE/$HOP/$SESSION(time, ...) and $WINDOW(start, ...): the first argument's type */
+static Expr *type_group_window(Call *call)
+{
+    return make(call, call->args[0]->type);
+}
+
+/* TUMBLE_START/END, HOP_START/END, SESSION_START/END: TIMESTAMP(3) NOT NULL */
+static Expr *type_window_bound(Call *call)
+{
+    return make(call, type_make_timestamp(TYPE_TIMESTAMP, 3, false));
+}
+
+/* TUMBLE_ROWTIME, ...: TIMESTAMP(3) NOT NULL *ROWTIME* (a later window can use it) */
+static Expr *type_window_rowtime(Call *call)
+{
+    DataType result = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
+    result.time_attribute = TIME_ATTRIBUTE_ROWTIME;
+    return make(call, result);
+}
+
 /* Flink: the argument must be a rowtime attribute; the result has its type, at precision 3,
    nullable */
 static Expr *type_current_watermark(Call *call)

@@ -73,6 +73,7 @@ typedef enum PlanKind {
     PLAN_DEDUPLICATE,                   /* first/last row per key by a time attribute */
     PLAN_MINI_BATCH_ASSIGNER,           /* batch ends for mini-batch operators (mini_batch) */
     PLAN_WINDOW_AGGREGATE,              /* aggregation per window, final rows (aggregate.*) */
+    PLAN_GROUP_WINDOW_AGGREGATE,        /* GROUP BY TUMBLE/HOP/SESSION(time, ...) (aggregate.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -233,6 +234,11 @@ struct PlanNode {
             /* LOGICAL_AGGREGATE: a STATE_TTL hint naming the aggregate's input, as
                EXPLAIN's AST shows it (the value is state_ttl_millis); NULL */
             const char *state_ttl_hint;
+            /* LOGICAL_AGGREGATE: an auxiliary function (TUMBLE_START, ...) reads its group
+               window key. GROUP_WINDOW_AGGREGATE: the window is on processing time, and
+               the properties follow the calls (w$start, w$end [, w$rowtime], w$proctime) */
+            bool group_window_properties;
+            bool proctime;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

@@ -142,6 +142,8 @@ static bool groups_by_window(const PlanNode *node)
 
 static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    if (plan_group_window_key(node) >= 0)
+        return plan_convert_group_window_aggregate(context, node, result);
     if (groups_by_window(node))
         return plan_convert_window_aggregate(context, node, result);
     PlanNode *input = NULL;
@@ -167,8 +169,12 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts
     int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
     if (!mapping)
         return JOINERY_ERROR_NO_MEMORY;
+    int window_key = plan_group_window_key(node);
     for (uint32_t i = 0; i < node->field_count; i++)
         mapping[i] = i < group_count ? (int32_t)node->aggregate.group_keys[i] : -1;
+    /* a group window key is not a value below the aggregate: conditions on it stay above */
+    if (window_key >= 0)
+        mapping[window_key] = -1;
     RuleConjuncts below = {0}, above = {0};
     for (uint32_t i = 0; i < conjuncts->count; i++) {
         Expr *conjunct = conjuncts->items[i];
@@ -179,6 +185,8 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts
             for (uint32_t f = group_count; f < node->field_count; f++)
                 if ((used[f / 64] >> (f % 64)) & 1)
                     only_keys = false;
+            if (window_key >= 0 && ((used[window_key / 64] >> (window_key % 64)) & 1))
+                only_keys = false;
         }
         /* a global aggregate emits a row even for empty input: keep filters above */
         if (only_keys && group_count > 0) {

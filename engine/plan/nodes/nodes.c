@@ -40,6 +40,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_DEDUPLICATE] = &plan_kind_deduplicate,
     [PLAN_MINI_BATCH_ASSIGNER] = &plan_kind_mini_batch_assigner,
     [PLAN_WINDOW_AGGREGATE] = &plan_kind_window_aggregate,
+    [PLAN_GROUP_WINDOW_AGGREGATE] = &plan_kind_group_window_aggregate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -125,6 +125,7 @@ extern const PlanKindInfo plan_kind_drop_update_before;
 extern const PlanKindInfo plan_kind_logical_row_number, plan_kind_deduplicate;
 extern const PlanKindInfo plan_kind_mini_batch_assigner;
 extern const PlanKindInfo plan_kind_window_aggregate;
+extern const PlanKindInfo plan_kind_group_window_aggregate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -171,6 +172,12 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
    plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
    the aggregate's field order; an error for what it cannot fold yet. */
 int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_group_window_aggregate.c: the group key of a LogicalAggregate that is a legacy group
+   window ($TUMBLE, $HOP, $SESSION in the projection below it), or -1. */
+int plan_group_window_key(const PlanNode *node);
+/* node_group_window_aggregate.c: the GroupWindowAggregate of a LogicalAggregate for which
+   plan_group_window_key >= 0, and the Calc above it with the aggregate's fields. */
+int plan_convert_group_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);
