@@ -239,6 +239,14 @@ struct PlanNode {
                the properties follow the calls (w$start, w$end [, w$rowtime], w$proctime) */
             bool group_window_properties;
             bool proctime;
+            /* WINDOW_AGGREGATE over SESSION windows: the window table function stays
+               below (Flink's unfused form, win_start=[...], win_end=[...]); each row's
+               window is its window_start / window_end input fields; the function's
+               partition keys, by name, for EXPLAIN */
+            bool windows_from_fields;
+            uint32_t window_start_field, window_end_field;
+            const char *const *window_partition_names;
+            uint32_t window_partition_count;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

@@ -149,7 +149,14 @@ static int window_aggregate_process(Operator *self, uint32_t input, const RowBat
             continue;
         }
         int64_t time = row_get_int64(row, spec->time_field);
-        uint32_t count = window_assign(&spec->window, time, agg->windows, agg->window_capacity);
+        uint32_t count;
+        if (spec->windows_from_fields) {
+            agg->windows[0].start = row_get_int64(row, spec->window_start_field);
+            agg->windows[0].end = row_get_int64(row, spec->window_end_field);
+            count = 1;
+        } else {
+            count = window_assign(&spec->window, time, agg->windows, agg->window_capacity);
+        }
         if (count == 0)
             continue;
         /* Flink's isWindowFired: a window whose timer (window_end - 1) is due takes no more
@@ -293,7 +300,12 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
         diag_error(diag, JOINERY_ERROR_VALIDATE, "window aggregate: inconsistent spec");
         return NULL;
     }
-    if (spec->window.kind == WINDOW_SESSION) {
+    if (spec->windows_from_fields && (spec->window_start_field >= spec->input_field_count ||
+                                      spec->window_end_field >= spec->input_field_count)) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "window aggregate: inconsistent spec");
+        return NULL;
+    }
+    if (spec->window.kind == WINDOW_SESSION && !spec->windows_from_fields) {
         diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                    "window aggregate: SESSION windows are not supported yet");
         return NULL;
