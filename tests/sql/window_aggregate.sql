@@ -107,3 +107,23 @@ GROUP BY window_start, window_end;
 SELECT window_start, window_end, MAX(window_time)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
 GROUP BY window_start, window_end;
+
+-- mini-batch on: Flink's MiniBatchIntervalInferRule puts a MiniBatchAssigner in RowTime
+-- mode above the WatermarkAssigner (the WindowAggregate needs watermarks) and the
+-- WindowAggregate runs as without mini-batch (Flink has no mini-batch window aggregate):
+-- the same rows as the per-key TUMBLE above
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '1 s';
+SET 'table.exec.mini-batch.size' = '2';
+EXPLAIN SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
+GROUP BY user_id, window_start, window_end;
+SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
+GROUP BY user_id, window_start, window_end;
+-- a legacy group window is NO_MINIBATCH in Flink: no assigner below it
+EXPLAIN SELECT user_id, COUNT(*) AS cnt, TUMBLE_END(order_time, INTERVAL '1' HOUR) AS we
+FROM orders GROUP BY user_id, TUMBLE(order_time, INTERVAL '1' HOUR);
+RESET 'table.exec.mini-batch.enabled';
+RESET 'table.exec.mini-batch.allow-latency';
+RESET 'table.exec.mini-batch.size';
