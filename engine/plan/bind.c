@@ -1253,8 +1253,8 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
         /* LogicalProject(group exprs, aggregate arguments) */
         uint32_t argument_count = 0;
         for (uint32_t i = 0; i < aggregate.call_count; i++)
-            if (aggregate.calls[i].argument)
-                argument_count++;
+            argument_count +=
+                (aggregate.calls[i].argument ? 1 : 0) + (aggregate.calls[i].separator ? 1 : 0);
         uint32_t pre_count = group_count + argument_count;
         Expr **pre_exprs = arena_calloc(binder->arena, pre_count + 1, sizeof(Expr *));
         const char **pre_names = arena_calloc(binder->arena, pre_count + 1, sizeof(char *));
@@ -1288,13 +1288,28 @@ static int bind_select(Binder *binder, const AstQuery *query, PlanNode **result)
                         existing = j;
                 if (existing < argument) {
                     plan_call->argument = existing;
-                    continue;
+                } else {
+                    pre_exprs[argument] = call->argument;
+                    pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
+                                              ? scope.columns[call->argument->input_index].name
+                                              : arena_printf(binder->arena, "$f%u", argument);
+                    plan_call->argument = argument++;
                 }
-                pre_exprs[argument] = call->argument;
-                pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
-                                          ? scope.columns[call->argument->input_index].name
-                                          : arena_printf(binder->arena, "$f%u", argument);
-                plan_call->argument = argument++;
+            }
+            if (call->separator) {
+                /* LISTAGG's separator: a constant field of the projection (Calcite's $fN) */
+                plan_call->has_separator = true;
+                uint32_t existing = argument;
+                for (uint32_t j = group_count; j < argument; j++)
+                    if (expr_equals(pre_exprs[j], call->separator))
+                        existing = j;
+                if (existing < argument) {
+                    plan_call->separator = existing;
+                } else {
+                    pre_exprs[argument] = call->separator;
+                    pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
+                    plan_call->separator = argument++;
+                }
             }
         }
         pre_count = argument;

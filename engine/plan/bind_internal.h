@@ -27,7 +27,8 @@ typedef struct Scope {
 typedef struct BoundAggregate {
     PlanAggregateKind kind;
     bool distinct;
-    Expr *argument; /* over the FROM scope; NULL for COUNT(*) */
+    Expr *argument;  /* over the FROM scope; NULL for COUNT(*) */
+    Expr *separator; /* LISTAGG's second argument (a constant string); NULL */
     DataType result_type;
     char *name;
 } BoundAggregate;

@@ -137,10 +137,7 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "CURRENT_ROW_TIMESTAMP",
     "SOURCE_WATERMARK",
     "PROCTIME_MATERIALIZE",
-    "LISTAGG",
     "COLLECT",
-    "FIRST_VALUE",
-    "LAST_VALUE",
     "STDDEV",
     "STDDEV_POP",
     "STDDEV_SAMP",
@@ -254,7 +251,8 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "SUBSTRING_INDEX",
 };
 
-static const char *const AGGREGATE_FUNCTIONS[] = {"COUNT", "SUM", "MIN", "MAX", "AVG"};
+static const char *const AGGREGATE_FUNCTIONS[] = {"COUNT", "SUM",     "MIN",         "MAX",
+                                                  "AVG",   "LISTAGG", "FIRST_VALUE", "LAST_VALUE"};
 
 /* ---- messages -------------------------------------------------------- */
 

@@ -89,6 +89,9 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_MIN,
     PLAN_AGGREGATE_MAX,
     PLAN_AGGREGATE_AVG,
+    PLAN_AGGREGATE_LISTAGG,
+    PLAN_AGGREGATE_FIRST_VALUE,
+    PLAN_AGGREGATE_LAST_VALUE,
 } PlanAggregateKind;
 
 typedef struct PlanAggregateCall {
@@ -96,7 +99,9 @@ typedef struct PlanAggregateCall {
     uint32_t argument; /* input field; unused for COUNT(*) */
     bool distinct;
     DataType result_type;
-    char *name; /* output field name */
+    char *name;         /* output field name */
+    bool has_separator; /* LISTAGG(x, separator): the separator is input field `separator` */
+    uint32_t separator;
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */

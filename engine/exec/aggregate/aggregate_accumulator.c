@@ -25,7 +25,9 @@ int aggregate_accumulator_init(AggregateAccumulator *accumulator, const Aggregat
     accumulator->value_types = calloc(slots, sizeof(DataType));
     accumulator->values = calloc(slots, sizeof(Value));
     accumulator->counts = calloc(slots, sizeof(int64_t));
-    if (!accumulator->value_types || !accumulator->values || !accumulator->counts) {
+    accumulator->texts = calloc(slots, sizeof(StrBuf));
+    if (!accumulator->value_types || !accumulator->values || !accumulator->counts ||
+        !accumulator->texts) {
         aggregate_accumulator_free(accumulator);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
@@ -45,6 +47,10 @@ void aggregate_accumulator_free(AggregateAccumulator *accumulator)
     free(accumulator->value_types);
     free(accumulator->values);
     free(accumulator->counts);
+    for (uint32_t i = 0; accumulator->texts && i < accumulator->call_count; i++)
+        strbuf_free(&accumulator->texts[i]);
+    free(accumulator->texts);
+    accumulator->texts = NULL;
     accumulator->value_types = NULL;
     accumulator->values = NULL;
     accumulator->counts = NULL;
@@ -95,6 +101,16 @@ int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *in
         if (value.is_null)
             continue;
         DataType type = accumulator->value_types[i];
+        if (call->kind == AGGREGATE_LISTAGG && accumulate) {
+            Value separator = call->has_separator
+                                  ? value_from_row(input, call->separator, call->argument_type)
+                                  : (Value){.s = {",", 1}};
+            if (aggregate_function_add_text(value, separator, &accumulator->values[i],
+                                            &accumulator->counts[i],
+                                            &accumulator->texts[i]) != JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
+            continue;
+        }
         int status = accumulate
                          ? aggregate_function_add(call, type, value, &accumulator->values[i],
                                                   &accumulator->counts[i])

@@ -32,6 +32,7 @@ typedef struct AggregateAccumulator {
     int64_t row_count;
     Value *values;
     int64_t *counts;
+    StrBuf *texts; /* per call: LISTAGG's text while it grows (values point into it) */
     RowBuilder builder;
 } AggregateAccumulator;
 
@@ -53,8 +54,8 @@ void aggregate_accumulator_decode(AggregateAccumulator *accumulator, const Row *
 const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator);
 /*
  * Folds `input` into the working copy: added (accumulate) or retracted.
- * JOINERY_OK, or JOINERY_ERROR_RUNTIME on a DECIMAL overflow
- * (aggregate_function_overflow_message).
+ * JOINERY_OK, JOINERY_ERROR_RUNTIME on a DECIMAL overflow
+ * (aggregate_function_overflow_message), or JOINERY_ERROR_NO_MEMORY.
  */
 int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
                                 bool accumulate);

@@ -46,6 +46,7 @@ typedef struct AggregateSlot {
     bool keeps_value_counts;
     uint64_t *extreme_row; /* MIN/MAX rescans: a copy of the chosen value-count row */
     uint32_t extreme_capacity;
+    StrBuf text; /* LISTAGG: its text while it grows (the working value points into it) */
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -262,6 +263,16 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 
     Value *current = &agg->values[i];
     int64_t *count = &agg->counts[i];
+    if (call->kind == AGGREGATE_LISTAGG && accumulate) {
+        Value separator = call->has_separator
+                              ? value_from_row(input, call->separator, call->argument_type)
+                              : (Value){.s = {",", 1}};
+        AggregateSlot *text_slot = &agg->slots[i];
+        return aggregate_function_add_text(value, separator, current, count, &text_slot->text) ==
+                       JOINERY_OK
+                   ? JOINERY_OK
+                   : operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
     int status = accumulate
                      ? aggregate_function_add(call, slot->value_type, value, current, count)
                      : aggregate_function_retract(call, slot->value_type, value, current, count);
@@ -593,8 +604,10 @@ static void aggregate_close(Operator *self)
     agg->accumulators = NULL;
     multiset_state_destroy(agg->value_counts);
     agg->value_counts = NULL;
-    for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++)
+    for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++) {
         free(agg->slots[i].extreme_row);
+        strbuf_free(&agg->slots[i].text);
+    }
     free(agg->slots);
     agg->slots = NULL;
     free(agg->key_variable_length);

@@ -151,8 +151,10 @@ static int group_window_apply(GroupWindowAggregateOperator *agg, const Row *inpu
         aggregate_accumulator_decode(&agg->accumulator, entry->value);
     else
         aggregate_accumulator_reset(&agg->accumulator);
-    if (aggregate_accumulator_apply(&agg->accumulator, input, accumulate) != JOINERY_OK)
-        return group_window_overflow(agg);
+    int applied = aggregate_accumulator_apply(&agg->accumulator, input, accumulate);
+    if (applied != JOINERY_OK)
+        return applied == JOINERY_ERROR_NO_MEMORY ? group_window_no_memory(agg)
+                                                  : group_window_overflow(agg);
     bool first = entry == NULL;
     int status = group_window_store(agg, key, hash, entry);
     if (status == JOINERY_OK && first)
@@ -285,8 +287,10 @@ static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row
         if (status != JOINERY_OK)
             return status;
     }
-    if (aggregate_accumulator_apply(&agg->accumulator, input, true) != JOINERY_OK)
-        return group_window_overflow(agg);
+    int applied = aggregate_accumulator_apply(&agg->accumulator, input, true);
+    if (applied != JOINERY_OK)
+        return applied == JOINERY_ERROR_NO_MEMORY ? group_window_no_memory(agg)
+                                                  : group_window_overflow(agg);
     const Row *key = group_window_key(agg, input, merged);
     if (!key)
         return group_window_no_memory(agg);

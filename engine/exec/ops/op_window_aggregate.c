@@ -71,7 +71,10 @@ static int window_aggregate_add(WindowAggregateOperator *agg, const Row *input, 
         aggregate_accumulator_reset(&agg->accumulator);
     else
         aggregate_accumulator_decode(&agg->accumulator, entry->value);
-    if (aggregate_accumulator_apply(&agg->accumulator, input, true) != JOINERY_OK)
+    int applied = aggregate_accumulator_apply(&agg->accumulator, input, true);
+    if (applied == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (applied != JOINERY_OK)
         return window_aggregate_overflow(agg);
     const Row *accumulator = aggregate_accumulator_encode(&agg->accumulator);
     if (!accumulator)

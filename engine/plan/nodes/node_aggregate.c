@@ -23,6 +23,12 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "MAX";
     case PLAN_AGGREGATE_AVG:
         return "AVG";
+    case PLAN_AGGREGATE_LISTAGG:
+        return "LISTAGG";
+    case PLAN_AGGREGATE_FIRST_VALUE:
+        return "FIRST_VALUE";
+    case PLAN_AGGREGATE_LAST_VALUE:
+        return "LAST_VALUE";
     }
     return "?";
 }
@@ -41,6 +47,8 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
                       aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
         if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
             strbuf_printf(out, "$%u", call->argument);
+        if (call->has_separator)
+            strbuf_printf(out, ", $%u", call->separator);
         strbuf_append_cstr(out, ")]");
     }
     if (node->aggregate.state_ttl_hint)
@@ -58,6 +66,8 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
         /* Flink's physical plans print COUNT(*) (the AST prints COUNT()) */
         strbuf_append_cstr(context->out,
                            call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
+        if (call->has_separator)
+            strbuf_printf(context->out, ", %s", names[call->separator]);
         strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
     }
 }
@@ -100,9 +110,26 @@ static const PlanNode *trace_aggregate(const PlanNode *node, uint32_t *field)
     return node->inputs[0];
 }
 
+/* LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only (Flink's retracting forms keep
+   every value in state, not built yet). */
+bool plan_aggregate_is_append_only(PlanAggregateKind kind)
+{
+    return kind == PLAN_AGGREGATE_LISTAGG || kind == PLAN_AGGREGATE_FIRST_VALUE ||
+           kind == PLAN_AGGREGATE_LAST_VALUE;
+}
+
 static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    for (uint32_t c = 0;
+         input->changelog_mode != CHANGELOG_INSERT && c < node->aggregate.call_count; c++)
+        if (plan_aggregate_is_append_only(node->aggregate.calls[c].kind))
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "%s over an updating input (produced by node %s) is not supported "
+                              "yet",
+                              aggregate_name(node->aggregate.calls[c].kind),
+                              plan_kind_name(input->kind == PLAN_EXCHANGE ? input->inputs[0]->kind
+                                                                          : input->kind));
     node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER;
     if (input->changelog_mode != CHANGELOG_INSERT)
         node->changelog_mode |= CHANGELOG_DELETE;
@@ -208,8 +235,11 @@ static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node,
     for (uint32_t k = 0; fields && k < node->aggregate.group_key_count; k++)
         rule_fields_add(fields, node->aggregate.group_keys[k]);
     for (uint32_t c = 0; fields && c < node->aggregate.call_count; c++)
-        if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
+        if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR) {
             rule_fields_add(fields, node->aggregate.calls[c].argument);
+            if (node->aggregate.calls[c].has_separator)
+                rule_fields_add(fields, node->aggregate.calls[c].separator);
+        }
     return fields;
 }
 
@@ -235,9 +265,13 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
         aggregate->aggregate.group_keys[i] = (uint32_t)input.mapping[node->aggregate.group_keys[i]];
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         aggregate->aggregate.calls[i] = node->aggregate.calls[i];
-        if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR)
+        if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR) {
             aggregate->aggregate.calls[i].argument =
                 (uint32_t)input.mapping[node->aggregate.calls[i].argument];
+            if (node->aggregate.calls[i].has_separator)
+                aggregate->aggregate.calls[i].separator =
+                    (uint32_t)input.mapping[node->aggregate.calls[i].separator];
+        }
     }
     result->node = aggregate;
     result->mapping = rule_identity_mapping(arena, node->field_count);

@@ -105,6 +105,21 @@ static const PlanNode *trace_group_window_aggregate(const PlanNode *node, uint32
 static int derive_group_window_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
+        const PlanAggregateCall *call = &node->aggregate.calls[c];
+        if (call->distinct)
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "GroupWindowAggregate with DISTINCT aggregates is not supported "
+                              "yet");
+        if (plan_aggregate_is_append_only(call->kind) &&
+            (node->aggregate.window.kind == WINDOW_SESSION ||
+             input->changelog_mode != CHANGELOG_INSERT))
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "LISTAGG, FIRST_VALUE and LAST_VALUE %s are not supported yet",
+                              node->aggregate.window.kind == WINDOW_SESSION
+                                  ? "in SESSION group windows (merged sessions)"
+                                  : "over an updating input");
+    }
     if (input->changelog_mode != CHANGELOG_INSERT) {
         if (node->aggregate.window.kind == WINDOW_SESSION)
             return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,

@@ -221,6 +221,21 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         else
             position[f] = 0; /* computed: placed below */
     }
+    for (uint32_t c = 0; c < call_count; c++) {
+        /* LISTAGG's separator field, read like an argument */
+        if (!node->aggregate.calls[c].has_separator)
+            continue;
+        uint32_t f = node->aggregate.calls[c].separator;
+        if (roles[f] >= 0)
+            return refuse(context, "of window_start, window_end or window_time");
+        if (!sources[f])
+            return refuse(context, "by or of an expression over window_start, window_end or "
+                                   "window_time");
+        if (sources[f]->kind == EXPR_INPUT_REF)
+            plain[sources[f]->input_index] = true;
+        else
+            position[f] = 0;
+    }
     if (!has_start || !has_end)
         return refuse(context, "without both window_start and window_end");
     Expr **projects = arena_calloc(arena, base + input_count + 1, sizeof(Expr *));
@@ -286,6 +301,8 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         calls[c] = node->aggregate.calls[c];
         if (calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
             calls[c].argument = (uint32_t)position[calls[c].argument];
+        if (calls[c].has_separator)
+            calls[c].separator = (uint32_t)position[calls[c].separator];
     }
     uint32_t property_count = has_time ? 3 : 2;
     uint32_t output_count = key_count + call_count + property_count;

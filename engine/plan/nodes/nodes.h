@@ -172,6 +172,8 @@ int plan_convert_window_join(PlannerContext *context, PlanNode *node, PlanNode *
    plan has no WindowTableFunction under a WindowAggregate), and a Calc above it giving
    the aggregate's field order; an error for what it cannot fold yet. */
 int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_aggregate.c: true for LISTAGG, FIRST_VALUE and LAST_VALUE, which accumulate only. */
+bool plan_aggregate_is_append_only(PlanAggregateKind kind);
 /* node_group_window_aggregate.c: the group key of a LogicalAggregate that is a legacy group
    window ($TUMBLE, $HOP, $SESSION in the projection below it), or -1. */
 int plan_group_window_key(const PlanNode *node);
