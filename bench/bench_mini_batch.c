@@ -130,8 +130,13 @@ static bool bench_aggregate(const BenchOptions *options, int64_t size, StateStor
     types[1] = BIGINT_NULLABLE;
     static const uint32_t keys[1] = {0};
     AggregateCall calls[2] = {
-        {AGGREGATE_COUNT_STAR, 0, false, BIGINT_NOT_NULL, BIGINT_NOT_NULL},
-        {AGGREGATE_SUM, 1, false, BIGINT_NULLABLE, BIGINT_NULLABLE},
+        {.kind = AGGREGATE_COUNT_STAR,
+         .argument_type = BIGINT_NOT_NULL,
+         .result_type = BIGINT_NOT_NULL},
+        {.kind = AGGREGATE_SUM,
+         .argument = 1,
+         .argument_type = BIGINT_NULLABLE,
+         .result_type = BIGINT_NULLABLE},
     };
     GroupAggregateSpec spec = {.input_field_count = 2,
                                .input_types = types,

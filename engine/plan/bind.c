@@ -1494,23 +1494,27 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         AggregateBinding aggregate = {0};
         uint32_t group_count = (uint32_t)query->select.group_by.count;
         aggregate.group_exprs = arena_calloc(binder->arena, group_count + 1, sizeof(Expr *));
+        uint32_t group_windows = 0;
         for (uint32_t i = 0; i < group_count; i++) {
             const AstExpr *group_ast = query->select.group_by.items[i];
             if (bind_contains_aggregate(group_ast))
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, group_ast->position,
                                   "Aggregate functions are not allowed in GROUP BY");
-            if (group_ast->kind == AST_EXPR_FUNCTION &&
-                (strcasecmp(group_ast->function.name, "TUMBLE") == 0 ||
-                 strcasecmp(group_ast->function.name, "HOP") == 0 ||
-                 strcasecmp(group_ast->function.name, "SESSION") == 0))
-                return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, group_ast->position,
-                                  "Group window %s is not supported yet", group_ast->function.name);
-            status = bind_expr(binder, &scope, group_ast, &aggregate.group_exprs[i]);
+            if (bind_is_group_window(group_ast)) {
+                if (group_windows++)
+                    return bind_error(binder, JOINERY_ERROR_VALIDATE, group_ast->position,
+                                      "Only one group window (TUMBLE, HOP or SESSION) is "
+                                      "allowed in GROUP BY");
+                status = bind_group_window(binder, &scope, group_ast, &aggregate.group_exprs[i]);
+            } else {
+                status = bind_expr(binder, &scope, group_ast, &aggregate.group_exprs[i]);
+            }
             if (status != JOINERY_OK)
                 return status;
         }
         aggregate.group_count = group_count;
         binder->aggregate = &aggregate;
+        binder->grouping = &aggregate;
         status = bind_select_items(binder, query, &scope, &list, NULL);
         if (status == JOINERY_OK && query->order_by.count)
             status =
@@ -1523,13 +1527,14 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                                     "HAVING clause must be a condition");
         }
         binder->aggregate = NULL;
+        binder->grouping = NULL;
         if (status != JOINERY_OK)
             return status;
         /* LogicalProject(group exprs, aggregate arguments) */
         uint32_t argument_count = 0;
         for (uint32_t i = 0; i < aggregate.call_count; i++)
-            if (aggregate.calls[i].argument)
-                argument_count++;
+            argument_count +=
+                (aggregate.calls[i].argument ? 1 : 0) + (aggregate.calls[i].separator ? 1 : 0);
         uint32_t pre_count = group_count + argument_count;
         Expr **pre_exprs = arena_calloc(binder->arena, pre_count + 1, sizeof(Expr *));
         const char **pre_names = arena_calloc(binder->arena, pre_count + 1, sizeof(char *));
@@ -1547,6 +1552,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         aggregate_node->aggregate.calls =
             arena_calloc(binder->arena, aggregate.call_count + 1, sizeof(PlanAggregateCall));
         aggregate_node->aggregate.call_count = aggregate.call_count;
+        aggregate_node->aggregate.group_window_properties = aggregate.group_window_properties;
         for (uint32_t i = 0; i < aggregate.call_count; i++) {
             BoundAggregate *call = &aggregate.calls[i];
             PlanAggregateCall *plan_call = &aggregate_node->aggregate.calls[i];
@@ -1562,13 +1568,28 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                         existing = j;
                 if (existing < argument) {
                     plan_call->argument = existing;
-                    continue;
+                } else {
+                    pre_exprs[argument] = call->argument;
+                    pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
+                                              ? scope.columns[call->argument->input_index].name
+                                              : arena_printf(binder->arena, "$f%u", argument);
+                    plan_call->argument = argument++;
                 }
-                pre_exprs[argument] = call->argument;
-                pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
-                                          ? scope.columns[call->argument->input_index].name
-                                          : arena_printf(binder->arena, "$f%u", argument);
-                plan_call->argument = argument++;
+            }
+            if (call->separator) {
+                /* LISTAGG's separator: a constant field of the projection (Calcite's $fN) */
+                plan_call->has_separator = true;
+                uint32_t existing = argument;
+                for (uint32_t j = group_count; j < argument; j++)
+                    if (expr_equals(pre_exprs[j], call->separator))
+                        existing = j;
+                if (existing < argument) {
+                    plan_call->separator = existing;
+                } else {
+                    pre_exprs[argument] = call->separator;
+                    pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
+                    plan_call->separator = argument++;
+                }
             }
         }
         pre_count = argument;

@@ -410,6 +410,12 @@ static PlanAggregateKind bind_aggregate_kind(const char *name, bool star)
         return PLAN_AGGREGATE_MIN;
     if (strcasecmp(name, "MAX") == 0)
         return PLAN_AGGREGATE_MAX;
+    if (strcasecmp(name, "LISTAGG") == 0)
+        return PLAN_AGGREGATE_LISTAGG;
+    if (strcasecmp(name, "FIRST_VALUE") == 0)
+        return PLAN_AGGREGATE_FIRST_VALUE;
+    if (strcasecmp(name, "LAST_VALUE") == 0)
+        return PLAN_AGGREGATE_LAST_VALUE;
     return PLAN_AGGREGATE_AVG;
 }
 
@@ -421,7 +427,19 @@ static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAg
         return JOINERY_OK;
     }
     DataType type = argument->type;
-    if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX) {
+    if (kind == PLAN_AGGREGATE_LISTAGG) {
+        if (!type_is_string(type.id))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Cannot apply '%s' to arguments of type '%s(<%s>)'. Supported "
+                              "form(s): 'LISTAGG(<CHARACTER>)'\n'LISTAGG(<CHARACTER>, "
+                              "<CHARACTER>)'",
+                              ast->function.name, ast->function.name,
+                              type_format(type, (char[64]){0}, 64));
+        *result = type_make_varchar(TYPE_STRING_LENGTH, true);
+        return JOINERY_OK;
+    }
+    if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX ||
+        kind == PLAN_AGGREGATE_FIRST_VALUE || kind == PLAN_AGGREGATE_LAST_VALUE) {
         if (type.id == TYPE_NULL)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                               "Cannot apply '%s' to a NULL literal", ast->function.name);
@@ -457,19 +475,23 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
     const AstList *args = &ast->function.args;
     bool star = args->count == 1 && ((AstExpr *)args->items[0])->kind == AST_EXPR_STAR;
     PlanAggregateKind kind = bind_aggregate_kind(ast->function.name, star);
-    if ((args->count != 1) || (star && kind != PLAN_AGGREGATE_COUNT_STAR))
+    uint32_t max_args = kind == PLAN_AGGREGATE_LISTAGG ? 2 : 1;
+    if (args->count < 1 || args->count > max_args || (star && kind != PLAN_AGGREGATE_COUNT_STAR))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
-                          "Invalid number of arguments to function '%s'. Was expecting 1 "
+                          "Invalid number of arguments to function '%s'. Was expecting %s "
                           "arguments",
-                          ast->function.name);
+                          ast->function.name, max_args == 2 ? "1 to 2" : "1");
     Expr *argument = NULL;
     if (!star) {
         if (bind_contains_aggregate(args->items[0]))
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                               "Aggregate function calls cannot be nested");
+        AggregateBinding *grouping = binder->grouping;
         binder->aggregate = NULL;
+        binder->grouping = NULL;
         int status = bind_expr(binder, scope, args->items[0], &argument);
         binder->aggregate = aggregate;
+        binder->grouping = grouping;
         if (status != JOINERY_OK)
             return status;
     }
@@ -477,6 +499,21 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
     int status = bind_aggregate_result_type(binder, ast, kind, argument, &result_type);
     if (status != JOINERY_OK)
         return status;
+    Expr *separator = NULL;
+    if (args->count == 2) {
+        const AstExpr *separator_ast = args->items[1];
+        AggregateBinding *outer_grouping = binder->grouping;
+        binder->aggregate = NULL;
+        binder->grouping = NULL;
+        status = bind_expr(binder, scope, separator_ast, &separator);
+        binder->aggregate = aggregate;
+        binder->grouping = outer_grouping;
+        if (status != JOINERY_OK)
+            return status;
+        if (!expr_is_constant(separator) || !type_is_string(separator->type.id))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, separator_ast->position,
+                              "The separator of LISTAGG must be a constant character string");
+    }
     bool distinct = ast->function.distinct;
     if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX)
         distinct = false; /* MIN/MAX(DISTINCT x) = MIN/MAX(x) */
@@ -484,6 +521,8 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
     for (uint32_t i = 0; i < aggregate->call_count; i++) {
         BoundAggregate *call = &aggregate->calls[i];
         if (call->kind == kind && call->distinct == distinct &&
+            ((!call->separator && !separator) ||
+             (call->separator && separator && expr_equals(call->separator, separator))) &&
             ((!call->argument && !argument) ||
              (call->argument && argument && expr_equals(call->argument, argument)))) {
             index = i;
@@ -505,6 +544,7 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
         call->kind = kind;
         call->distinct = distinct;
         call->argument = argument;
+        call->separator = separator;
         call->result_type = result_type;
         call->name = arena_strndup(binder->arena, ast->source_text, ast->source_length);
     }
@@ -827,6 +867,8 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
 
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
+    if (bind_is_group_window_auxiliary(ast))
+        return bind_group_window_auxiliary(binder, scope, ast, result);
     AggregateBinding *aggregate = binder->aggregate;
     if (aggregate && !bind_contains_aggregate(ast) && ast->kind != AST_EXPR_LITERAL) {
         /* a grouped expression: must match a GROUP BY expression, or be built from them */

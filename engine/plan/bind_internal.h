@@ -27,7 +27,8 @@ typedef struct Scope {
 typedef struct BoundAggregate {
     PlanAggregateKind kind;
     bool distinct;
-    Expr *argument; /* over the FROM scope; NULL for COUNT(*) */
+    Expr *argument;  /* over the FROM scope; NULL for COUNT(*) */
+    Expr *separator; /* LISTAGG's second argument (a constant string); NULL */
     DataType result_type;
     char *name;
 } BoundAggregate;
@@ -39,6 +40,7 @@ typedef struct AggregateBinding {
     BoundAggregate *calls;
     uint32_t call_count;
     uint32_t call_capacity;
+    bool group_window_properties; /* an auxiliary group window function was bound */
 } AggregateBinding;
 
 typedef struct CommonTableExpression {
@@ -50,7 +52,11 @@ typedef struct Binder {
     PlannerContext *context;
     Arena *arena;
     Diag *diag;
-    AggregateBinding *aggregate;    /* non-NULL: select/having of a grouped query */
+    AggregateBinding *aggregate; /* non-NULL: select/having of a grouped query */
+    /* the grouped query's keys while its select/having are bound, also where `aggregate` is
+       NULL for a moment (outside aggregate arguments): auxiliary group window functions
+       (TUMBLE_START, ...) refer to them */
+    AggregateBinding *grouping;
     const AstList *state_ttl_hints; /* AstHint* of the current SELECT */
     const AstList *select_hints;    /* every AstHint* of the current SELECT (LOOKUP) */
     uint64_t lookup_hints_used;     /* bit h: select_hints[h] matched a lookup join */
@@ -131,6 +137,17 @@ int bind_lookup_options(Binder *binder, const CatalogTable *table, const char *a
                         PlanLookupOptions **result);
 /* bind_lookup.c: every LOOKUP hint of the SELECT names a table and matched a lookup join. */
 int bind_check_lookup_hints(Binder *binder, const AstList *hints);
+/* bind_window.c: true when `ast` is a group window function (TUMBLE, HOP, SESSION). */
+bool bind_is_group_window(const AstExpr *ast);
+/* bind_window.c: the group key $TUMBLE(time, size), $HOP(time, slide, size) or
+   $SESSION(time, gap) of a GROUP BY item for which bind_is_group_window holds. */
+int bind_group_window(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
+/* bind_window.c: true when `ast` calls an auxiliary group window function (TUMBLE_START, ...). */
+bool bind_is_group_window_auxiliary(const AstExpr *ast);
+/* bind_window.c: TUMBLE_START($k) etc. over the group key k it matches (binder->grouping);
+   an error when no GROUP BY key matches. */
+int bind_group_window_auxiliary(Binder *binder, const Scope *scope, const AstExpr *ast,
+                                Expr **result);
 /* Allocates a fresh node with an id. */
 PlanNode *bind_new_node(Binder *binder, PlanKind kind, uint32_t input_count, uint32_t field_count);
 

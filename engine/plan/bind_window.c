@@ -251,3 +251,187 @@ int bind_window_function(Binder *binder, const AstExpr *call, PlanNode **result)
     *result = node;
     return JOINERY_OK;
 }
+
+/* ---- legacy group windows: GROUP BY TUMBLE(time, size), HOP(...), SESSION(...) ---- */
+
+typedef struct GroupWindowFunction {
+    const char *name; /* the GROUP BY function */
+    FunctionId group; /* $TUMBLE, ... */
+    uint32_t argument_count;
+    FunctionId auxiliaries[4]; /* _START, _END, _ROWTIME, _PROCTIME */
+} GroupWindowFunction;
+
+static const GroupWindowFunction GROUP_WINDOW_FUNCTIONS[] = {
+    {"TUMBLE",
+     FUNCTION_GROUP_TUMBLE,
+     2,
+     {FUNCTION_TUMBLE_START, FUNCTION_TUMBLE_END, FUNCTION_TUMBLE_ROWTIME,
+      FUNCTION_TUMBLE_PROCTIME}},
+    {"HOP",
+     FUNCTION_GROUP_HOP,
+     3,
+     {FUNCTION_HOP_START, FUNCTION_HOP_END, FUNCTION_HOP_ROWTIME, FUNCTION_HOP_PROCTIME}},
+    {"SESSION",
+     FUNCTION_GROUP_SESSION,
+     2,
+     {FUNCTION_SESSION_START, FUNCTION_SESSION_END, FUNCTION_SESSION_ROWTIME,
+      FUNCTION_SESSION_PROCTIME}},
+};
+
+static const char *const PROPERTY_SUFFIXES[4] = {"_START", "_END", "_ROWTIME", "_PROCTIME"};
+
+static const GroupWindowFunction *group_window_function(const char *name)
+{
+    for (size_t i = 0; i < sizeof GROUP_WINDOW_FUNCTIONS / sizeof GROUP_WINDOW_FUNCTIONS[0]; i++)
+        if (strcasecmp(name, GROUP_WINDOW_FUNCTIONS[i].name) == 0)
+            return &GROUP_WINDOW_FUNCTIONS[i];
+    return NULL;
+}
+
+/* The family and property (0..3) of an auxiliary function name, or NULL. */
+static const GroupWindowFunction *group_window_auxiliary(const char *name, uint32_t *property)
+{
+    for (size_t i = 0; i < sizeof GROUP_WINDOW_FUNCTIONS / sizeof GROUP_WINDOW_FUNCTIONS[0]; i++) {
+        const GroupWindowFunction *function = &GROUP_WINDOW_FUNCTIONS[i];
+        size_t length = strlen(function->name);
+        if (strncasecmp(name, function->name, length) != 0)
+            continue;
+        for (uint32_t p = 0; p < 4; p++)
+            if (strcasecmp(name + length, PROPERTY_SUFFIXES[p]) == 0) {
+                *property = p;
+                return function;
+            }
+    }
+    return NULL;
+}
+
+bool bind_is_group_window(const AstExpr *ast)
+{
+    return ast->kind == AST_EXPR_FUNCTION && group_window_function(ast->function.name);
+}
+
+/* $TUMBLE(time, size) etc. from the arguments of `call` (a group function or an auxiliary). */
+static int bind_group_window_call(Binder *binder, const Scope *scope,
+                                  const GroupWindowFunction *function, const AstExpr *call,
+                                  Expr **result)
+{
+    const AstList *args = &call->function.args;
+    if (args->count != function->argument_count)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, call->position,
+                          "Invalid number of arguments to function '%s'. Was expecting %u "
+                          "arguments",
+                          call->function.name, function->argument_count);
+    AggregateBinding *aggregate = binder->aggregate, *grouping = binder->grouping;
+    binder->aggregate = NULL;
+    binder->grouping = NULL;
+    Expr *bound[3] = {0};
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < function->argument_count && status == JOINERY_OK; i++)
+        status = bind_expr(binder, scope, args->items[i], &bound[i]);
+    binder->aggregate = aggregate;
+    binder->grouping = grouping;
+    if (status != JOINERY_OK)
+        return status;
+    DataType time_type = bound[0]->type;
+    if (time_type.time_attribute == TIME_ATTRIBUTE_NONE) {
+        char type[96];
+        return bind_error(binder, JOINERY_ERROR_VALIDATE,
+                          ((const AstExpr *)args->items[0])->position,
+                          "Window can only be defined on a time attribute column, but is type "
+                          "of %s",
+                          expr_type_name(time_type, false, type, sizeof type));
+    }
+    WindowSpec spec = {.kind = function->group == FUNCTION_GROUP_TUMBLE ? WINDOW_TUMBLE
+                               : function->group == FUNCTION_GROUP_HOP  ? WINDOW_HOP
+                                                                        : WINDOW_SESSION};
+    for (uint32_t i = 1; i < function->argument_count; i++) {
+        const Expr *length = bound[i];
+        if (length->kind != EXPR_LITERAL || length->type.id != TYPE_INTERVAL_DAY_TIME ||
+            length->literal.is_null)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE,
+                              ((const AstExpr *)args->items[i])->position,
+                              "The window lengths of %s must be constant intervals of day-time "
+                              "units, e.g. INTERVAL '5' MINUTE",
+                              function->name);
+        int64_t millis = length->literal.i;
+        if (spec.kind == WINDOW_TUMBLE)
+            spec.size_millis = millis;
+        else if (spec.kind == WINDOW_SESSION)
+            spec.gap_millis = millis;
+        else if (i == 1)
+            spec.slide_millis = millis;
+        else
+            spec.size_millis = millis;
+    }
+    const char *invalid = window_spec_validate(&spec);
+    if (invalid)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, call->position, "%s", invalid);
+    *result =
+        expr_make_call(binder->arena, function->group, time_type, bound, function->argument_count);
+    return *result ? JOINERY_OK
+                   : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}
+
+int bind_group_window(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    return bind_group_window_call(binder, scope, group_window_function(ast->function.name), ast,
+                                  result);
+}
+
+bool bind_is_group_window_auxiliary(const AstExpr *ast)
+{
+    uint32_t property;
+    return ast->kind == AST_EXPR_FUNCTION && group_window_auxiliary(ast->function.name, &property);
+}
+
+int bind_group_window_auxiliary(Binder *binder, const Scope *scope, const AstExpr *ast,
+                                Expr **result)
+{
+    uint32_t property = 0;
+    const GroupWindowFunction *function = group_window_auxiliary(ast->function.name, &property);
+    AggregateBinding *grouping = binder->grouping;
+    Expr *window = NULL;
+    int status = bind_group_window_call(binder, scope, function, ast, &window);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t key = grouping ? grouping->group_count : 0;
+    for (uint32_t i = 0; grouping && i < grouping->group_count; i++)
+        if (expr_equals(grouping->group_exprs[i], window))
+            key = i;
+    if (!grouping || key == grouping->group_count) {
+        char upper[32];
+        size_t length = strlen(ast->function.name);
+        if (length >= sizeof upper)
+            length = sizeof upper - 1;
+        for (size_t c = 0; c < length; c++)
+            upper[c] = (char)(ast->function.name[c] >= 'a' && ast->function.name[c] <= 'z'
+                                  ? ast->function.name[c] - 'a' + 'A'
+                                  : ast->function.name[c]);
+        upper[length] = '\0';
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "Call to auxiliary group function '%s' must have matching call to "
+                          "group function '%s' in GROUP BY clause",
+                          upper, function_info(function->group)->name);
+    }
+    DataType time_type = window->type;
+    if (property == 2 && time_type.time_attribute != TIME_ATTRIBUTE_ROWTIME)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "%s needs a window on a rowtime attribute; this window is on "
+                          "processing time",
+                          function_info(function->auxiliaries[2])->name);
+    Expr *reference = expr_make_input_ref(binder->arena, key, time_type);
+    if (!reference)
+        return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    FunctionId auxiliary = function->auxiliaries[property];
+    DataType type = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
+    if (property == 2)
+        type.time_attribute = TIME_ATTRIBUTE_ROWTIME;
+    if (property == 3) {
+        type = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
+        type.time_attribute = TIME_ATTRIBUTE_PROCTIME;
+    }
+    grouping->group_window_properties = true;
+    *result = expr_make_call(binder->arena, auxiliary, type, &reference, 1);
+    return *result ? JOINERY_OK
+                   : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+}

@@ -242,6 +242,30 @@ Expr *expr_remap_inputs(Arena *arena, const Expr *expr, const int32_t *mapping)
     return NULL;
 }
 
+int expr_window_property(FunctionId function)
+{
+    switch (function) {
+    case FUNCTION_TUMBLE_START:
+    case FUNCTION_HOP_START:
+    case FUNCTION_SESSION_START:
+        return 0;
+    case FUNCTION_TUMBLE_END:
+    case FUNCTION_HOP_END:
+    case FUNCTION_SESSION_END:
+        return 1;
+    case FUNCTION_TUMBLE_ROWTIME:
+    case FUNCTION_HOP_ROWTIME:
+    case FUNCTION_SESSION_ROWTIME:
+        return 2;
+    case FUNCTION_TUMBLE_PROCTIME:
+    case FUNCTION_HOP_PROCTIME:
+    case FUNCTION_SESSION_PROCTIME:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
 Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replacements)
 {
     switch (expr->kind) {
@@ -259,6 +283,11 @@ Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replac
             if (!args[i])
                 return NULL;
         }
+        /* TUMBLE_END($WINDOW(start, end, rowtime, proctime)) is the end field */
+        int property = expr_window_property(expr->call.function);
+        if (property >= 0 && args[0]->kind == EXPR_CALL &&
+            args[0]->call.function == FUNCTION_WINDOW_PROPERTIES)
+            return args[0]->call.args[property];
         return copy_call(arena, expr, args);
     }
     }

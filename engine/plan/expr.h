@@ -226,11 +226,18 @@ bool function_is_aggregate_name(const char *name);
  */
 void function_list_names(void (*emit)(void *context, const char *name), void *context);
 
+/* 0..3 for an auxiliary group window function (TUMBLE_START, HOP_END, SESSION_ROWTIME,
+   ..._PROCTIME: start, end, rowtime, proctime), else -1. */
+int expr_window_property(FunctionId function);
 /* Deep structural equality (same shape, types, literals, refs). */
 bool expr_equals(const Expr *a, const Expr *b);
 /* Copy with every input ref i replaced by mapping[i] (mapping[i] < 0 is an error: returns NULL). */
 Expr *expr_remap_inputs(Arena *arena, const Expr *expr, const int32_t *mapping);
-/* Copy with every input ref i replaced by the expression replacements[i]. */
+/*
+ * Copy with every input ref i replaced by the expression replacements[i]; an
+ * auxiliary group window function over $WINDOW(start, end, rowtime, proctime)
+ * becomes that argument (TUMBLE_END($WINDOW(...)) -> end).
+ */
 Expr *expr_substitute_inputs(Arena *arena, const Expr *expr, Expr *const *replacements);
 /*
  * The bound on expressions the rules build by substitution (merging Calcs,

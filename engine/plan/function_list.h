@@ -191,6 +191,46 @@ FUNCTION(PROCTIME, "PROCTIME", NILADIC, 0, 0, FUNCTION, CALL, type_proctime, eva
 FUNCTION(CURRENT_WATERMARK, "CURRENT_WATERMARK", NAMED, 1, 1, FUNCTION, CALL,
          type_current_watermark, eval_current_watermark, OWN, NONE, NONE, GUESS, NONDETERMINISTIC,
          "'CURRENT_WATERMARK(<TIMESTAMP> *ROWTIME*)'")
+/* Legacy group windows (GROUP BY TUMBLE(time, size), HOP(time, slide, size),
+   SESSION(time, gap)), as Calcite binds them: the group key $TUMBLE(time, size) and the
+   auxiliary functions over it (TUMBLE_START($0), ...); the binder makes them and the planner
+   turns them into a GroupWindowAggregate and its properties
+   (plan/nodes/node_group_window_aggregate.c): never evaluated */
+FUNCTION(GROUP_TUMBLE, "$TUMBLE", OPERATOR, 2, 2, FUNCTION, CALL, type_group_window,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(GROUP_HOP, "$HOP", OPERATOR, 3, 3, FUNCTION, CALL, type_group_window,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(GROUP_SESSION, "$SESSION", OPERATOR, 2, 2, FUNCTION, CALL, type_group_window,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(TUMBLE_START, "TUMBLE_START", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(TUMBLE_END, "TUMBLE_END", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(TUMBLE_ROWTIME, "TUMBLE_ROWTIME", OPERATOR, 1, 1, FUNCTION, CALL, type_window_rowtime,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(TUMBLE_PROCTIME, "TUMBLE_PROCTIME", OPERATOR, 1, 1, FUNCTION, CALL, type_proctime,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(HOP_START, "HOP_START", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(HOP_END, "HOP_END", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(HOP_ROWTIME, "HOP_ROWTIME", OPERATOR, 1, 1, FUNCTION, CALL, type_window_rowtime,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(HOP_PROCTIME, "HOP_PROCTIME", OPERATOR, 1, 1, FUNCTION, CALL, type_proctime,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(SESSION_START, "SESSION_START", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(SESSION_END, "SESSION_END", OPERATOR, 1, 1, FUNCTION, CALL, type_window_bound,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(SESSION_ROWTIME, "SESSION_ROWTIME", OPERATOR, 1, 1, FUNCTION, CALL,
+         type_window_rowtime, eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+FUNCTION(SESSION_PROCTIME, "SESSION_PROCTIME", OPERATOR, 1, 1, FUNCTION, CALL, type_proctime,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
+/* (start, end, rowtime, proctime): the window key of a LogicalAggregate once it is a
+   GroupWindowAggregate, over that node's property fields; an auxiliary function over it is
+   the property (expr_substitute_inputs folds it) */
+FUNCTION(WINDOW_PROPERTIES, "$WINDOW", OPERATOR, 4, 4, FUNCTION, CALL, type_group_window,
+         eval_group_window, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
 
 /* ---- numeric ----------------------------------------------------------- */
 FUNCTION(ABS, "ABS", NAMED, 1, 1, FUNCTION, CALL, type_abs, eval_abs,

@@ -137,10 +137,7 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "CURRENT_ROW_TIMESTAMP",
     "SOURCE_WATERMARK",
     "PROCTIME_MATERIALIZE",
-    "LISTAGG",
     "COLLECT",
-    "FIRST_VALUE",
-    "LAST_VALUE",
     "STDDEV",
     "STDDEV_POP",
     "STDDEV_SAMP",
@@ -254,7 +251,8 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "SUBSTRING_INDEX",
 };
 
-static const char *const AGGREGATE_FUNCTIONS[] = {"COUNT", "SUM", "MIN", "MAX", "AVG"};
+static const char *const AGGREGATE_FUNCTIONS[] = {"COUNT", "SUM",     "MIN",         "MAX",
+                                                  "AVG",   "LISTAGG", "FIRST_VALUE", "LAST_VALUE"};
 
 /* ---- messages -------------------------------------------------------- */
 
@@ -1063,6 +1061,26 @@ static Expr *type_proctime(Call *call)
 {
     DataType result = type_make_timestamp(TYPE_TIMESTAMP_LTZ, 3, false);
     result.time_attribute = TIME_ATTRIBUTE_PROCTIME;
+    return make(call, result);
+}
+
+/* $TUMBLE/$HOP/$SESSION(time, ...) and $WINDOW(start, ...): the first argument's type */
+static Expr *type_group_window(Call *call)
+{
+    return make(call, call->args[0]->type);
+}
+
+/* TUMBLE_START/END, HOP_START/END, SESSION_START/END: TIMESTAMP(3) NOT NULL */
+static Expr *type_window_bound(Call *call)
+{
+    return make(call, type_make_timestamp(TYPE_TIMESTAMP, 3, false));
+}
+
+/* TUMBLE_ROWTIME, ...: TIMESTAMP(3) NOT NULL *ROWTIME* (a later window can use it) */
+static Expr *type_window_rowtime(Call *call)
+{
+    DataType result = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
+    result.time_attribute = TIME_ATTRIBUTE_ROWTIME;
     return make(call, result);
 }
 

@@ -84,6 +84,7 @@ typedef enum PlanKind {
     PLAN_WINDOW_RANK,        /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
     PLAN_WINDOW_DEDUPLICATE, /* first/last row per window and key by rowtime (rank.*) */
     PLAN_LOOKUP_JOIN,                   /* rows enriched from a table looked up by key (lookup.*) */
+    PLAN_GROUP_WINDOW_AGGREGATE,        /* GROUP BY TUMBLE/HOP/SESSION(time, ...) (aggregate.*) */
     PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -114,6 +115,9 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_MIN,
     PLAN_AGGREGATE_MAX,
     PLAN_AGGREGATE_AVG,
+    PLAN_AGGREGATE_LISTAGG,
+    PLAN_AGGREGATE_FIRST_VALUE,
+    PLAN_AGGREGATE_LAST_VALUE,
 } PlanAggregateKind;
 
 typedef struct PlanAggregateCall {
@@ -121,7 +125,9 @@ typedef struct PlanAggregateCall {
     uint32_t argument; /* input field; unused for COUNT(*) */
     bool distinct;
     DataType result_type;
-    char *name; /* output field name */
+    char *name;         /* output field name */
+    bool has_separator; /* LISTAGG(x, separator): the separator is input field `separator` */
+    uint32_t separator;
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */
@@ -266,6 +272,19 @@ struct PlanNode {
             /* LOGICAL_AGGREGATE: a STATE_TTL hint naming the aggregate's input, as
                EXPLAIN's AST shows it (the value is state_ttl_millis); NULL */
             const char *state_ttl_hint;
+            /* LOGICAL_AGGREGATE: an auxiliary function (TUMBLE_START, ...) reads its group
+               window key. GROUP_WINDOW_AGGREGATE: the window is on processing time, and
+               the properties follow the calls (w$start, w$end [, w$rowtime], w$proctime) */
+            bool group_window_properties;
+            bool proctime;
+            /* WINDOW_AGGREGATE over SESSION windows: the window table function stays
+               below (Flink's unfused form, win_start=[...], win_end=[...]); each row's
+               window is its window_start / window_end input fields; the function's
+               partition keys, by name, for EXPLAIN */
+            bool windows_from_fields;
+            uint32_t window_start_field, window_end_field;
+            const char *const *window_partition_names;
+            uint32_t window_partition_count;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

@@ -5,8 +5,9 @@
 -- Flink's WindowAggregateTest.xml prints it: the window table function folded
 -- into WindowAggregate(groupBy=[...], window=[TUMBLE(time_col=[...], size=[...])],
 -- select=[..., start('w$) AS window_start, end('w$) AS window_end]) over
--- Exchange(hash[keys]), a Calc above for the select order; seed 001's example
--- verbatim; the forms not run yet, refused with their reason.
+-- Exchange(hash[keys]), a Calc above for the select order; SESSION windows unfused
+-- (the session window table function below); seed 001's example verbatim; the forms
+-- not run yet, refused with their reason.
 CREATE TABLE orders (
   order_id BIGINT,
   user_id BIGINT,
@@ -78,12 +79,26 @@ FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
 WHERE amount > 20
 GROUP BY window_start, window_end;
 
+-- SESSION (Flink 1.19): the window table function stays below (sessions merged per
+-- partition key, rows sent on with their session's bounds) and the WindowAggregate reads
+-- each row's window from them: win_start=[window_start], win_end=[window_end]
+EXPLAIN SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(order_time), INTERVAL '20' MINUTES))
+GROUP BY window_start, window_end, user_id;
+SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(SESSION(TABLE orders PARTITION BY user_id, DESCRIPTOR(order_time), INTERVAL '20' MINUTES))
+GROUP BY window_start, window_end, user_id;
+-- no partition key: one session sequence; window_time = window_end - 1 ms
+EXPLAIN SELECT window_start, window_end, window_time, COUNT(*) AS cnt
+FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTE))
+GROUP BY window_start, window_end, window_time;
+SELECT window_start, window_end, window_time, COUNT(*) AS cnt
+FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTE))
+GROUP BY window_start, window_end, window_time;
+
 -- not run yet, with a clear reason
 SELECT window_start, window_end, COUNT(DISTINCT user_id)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
-GROUP BY window_start, window_end;
-SELECT window_start, window_end, COUNT(*)
-FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTE))
 GROUP BY window_start, window_end;
 SELECT window_start, window_end, COUNT(*)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
@@ -92,3 +107,23 @@ GROUP BY window_start, window_end;
 SELECT window_start, window_end, MAX(window_time)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
 GROUP BY window_start, window_end;
+
+-- mini-batch on: Flink's MiniBatchIntervalInferRule puts a MiniBatchAssigner in RowTime
+-- mode above the WatermarkAssigner (the WindowAggregate needs watermarks) and the
+-- WindowAggregate runs as without mini-batch (Flink has no mini-batch window aggregate):
+-- the same rows as the per-key TUMBLE above
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '1 s';
+SET 'table.exec.mini-batch.size' = '2';
+EXPLAIN SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
+GROUP BY user_id, window_start, window_end;
+SELECT user_id, window_start, window_end, COUNT(*) AS cnt, SUM(amount) AS total
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
+GROUP BY user_id, window_start, window_end;
+-- a legacy group window is NO_MINIBATCH in Flink: no assigner below it
+EXPLAIN SELECT user_id, COUNT(*) AS cnt, TUMBLE_END(order_time, INTERVAL '1' HOUR) AS we
+FROM orders GROUP BY user_id, TUMBLE(order_time, INTERVAL '1' HOUR);
+RESET 'table.exec.mini-batch.enabled';
+RESET 'table.exec.mini-batch.allow-latency';
+RESET 'table.exec.mini-batch.size';

@@ -476,8 +476,9 @@ START_TEST(test_rejected_features)
                  JOINERY_ERROR_UNSUPPORTED, 1, 15,
                  "FOR SYSTEM_TIME AS OF is supported only on the right side of a JOIN (a "
                  "temporal join)");
-    expect_error(&f, "SELECT COUNT(*) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)",
-                 JOINERY_ERROR_UNSUPPORTED, 1, 38, "Group window TUMBLE is not supported yet");
+    expect_error(&f, "SELECT COUNT(*) FROM events GROUP BY TUMBLE(id, INTERVAL '1' MINUTE)",
+                 JOINERY_ERROR_VALIDATE, 1, 45,
+                 "Window can only be defined on a time attribute column, but is type of BIGINT");
     expect_error(&f, "SELECT * FROM orders NATURAL JOIN users", JOINERY_ERROR_UNSUPPORTED, 1, 22,
                  "NATURAL JOIN is not supported yet");
     expect_error(&f, "SELECT * FROM orders JOIN users USING (user_id)", JOINERY_ERROR_UNSUPPORTED,

@@ -121,9 +121,11 @@ static void batch_open(BatchTest *t, int64_t size, bool update)
     t->input[0] = bigint();
     t->input[1] = bigint();
     t->keys[0] = 0;
-    t->calls[0] =
-        (AggregateCall){AGGREGATE_COUNT_STAR, 0, false, bigint_not_null(), bigint_not_null()};
-    t->calls[1] = (AggregateCall){AGGREGATE_SUM, 1, false, bigint(), bigint()};
+    t->calls[0] = (AggregateCall){.kind = AGGREGATE_COUNT_STAR,
+                                  .argument_type = bigint_not_null(),
+                                  .result_type = bigint_not_null()};
+    t->calls[1] = (AggregateCall){
+        .kind = AGGREGATE_SUM, .argument = 1, .argument_type = bigint(), .result_type = bigint()};
     t->spec = (GroupAggregateSpec){.input_field_count = 2,
                                    .input_types = t->input,
                                    .group_keys = t->keys,

@@ -4,6 +4,8 @@
  */
 #include "engine/exec/aggregate/aggregate_function.h"
 
+#include <string.h>
+
 static const DataType BIGINT_VALUE_TYPE = {.id = TYPE_BIGINT, .nullable = true};
 
 const char *aggregate_function_overflow_message(void)
@@ -39,11 +41,21 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
         return JOINERY_OK;
     case AGGREGATE_MIN:
     case AGGREGATE_MAX:
+    case AGGREGATE_FIRST_VALUE:
+    case AGGREGATE_LAST_VALUE:
         *value_type = call->argument_type;
         value_type->nullable = true;
         if (!type_equals(call->argument_type, call->result_type))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
-                              "aggregate: MIN/MAX result type must be the argument type");
+                              "aggregate: MIN/MAX/FIRST_VALUE/LAST_VALUE result type must be "
+                              "the argument type");
+        return JOINERY_OK;
+    case AGGREGATE_LISTAGG:
+        *value_type = type_make_varchar(TYPE_STRING_LENGTH, true);
+        if (!type_is_string(argument) || !type_is_string(result) ||
+            (call->has_separator && call->separator >= input_field_count))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: LISTAGG needs character arguments");
         return JOINERY_OK;
     }
     return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
@@ -86,8 +98,125 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
         (*count)++;
         return JOINERY_OK;
     }
+    case AGGREGATE_FIRST_VALUE:
+        if (*count == 0 || current->is_null)
+            *current = value;
+        (*count)++;
+        return JOINERY_OK;
+    case AGGREGATE_LAST_VALUE:
+        *current = value;
+        (*count)++;
+        return JOINERY_OK;
+    case AGGREGATE_LISTAGG:
+        return JOINERY_ERROR; /* aggregate_function_add_text */
     }
     return JOINERY_OK;
+}
+
+bool aggregate_function_is_append_only(AggregateKind kind)
+{
+    return kind == AGGREGATE_LISTAGG || kind == AGGREGATE_FIRST_VALUE ||
+           kind == AGGREGATE_LAST_VALUE;
+}
+
+int aggregate_function_add_text(Value value, Value separator, Value *current, int64_t *count,
+                                StrBuf *text)
+{
+    bool in_place = *count > 0 && !current->is_null && text->data && current->s.ptr == text->data &&
+                    current->s.len == text->length;
+    if (!in_place) {
+        /* start the buffer from the current text (stored, or empty) */
+        const char *old = *count > 0 && !current->is_null ? current->s.ptr : NULL;
+        uint32_t old_length = old ? current->s.len : 0;
+        StrBuf fresh = STRBUF_INIT;
+        if (old_length && strbuf_append(&fresh, old, old_length) != 0) {
+            strbuf_free(&fresh);
+            return JOINERY_ERROR_NO_MEMORY;
+        }
+        strbuf_free(text);
+        *text = fresh;
+    }
+    if (text->length || *count > 0) {
+        const char *sep = separator.is_null ? NULL : separator.s.ptr;
+        uint32_t sep_length = separator.is_null ? 0 : separator.s.len;
+        if (sep_length && strbuf_append(text, sep, sep_length) != 0)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    if (value.s.len && strbuf_append(text, value.s.ptr, value.s.len) != 0)
+        return JOINERY_ERROR_NO_MEMORY;
+    if (!text->data && strbuf_reserve(text, 1) != 0)
+        return JOINERY_ERROR_NO_MEMORY;
+    current->is_null = false;
+    current->s.ptr = text->data;
+    current->s.len = (uint32_t)text->length;
+    (*count)++;
+    return JOINERY_OK;
+}
+
+int aggregate_function_retract(const AggregateCall *call, DataType value_type, Value value,
+                               Value *current, int64_t *count)
+{
+    bool is_double = value_type.id == TYPE_DOUBLE;
+    switch (call->kind) {
+    case AGGREGATE_COUNT_STAR:
+        return JOINERY_OK;
+    case AGGREGATE_COUNT:
+        (*count)--;
+        return JOINERY_OK;
+    case AGGREGATE_SUM:
+    case AGGREGATE_AVG:
+        if (current->is_null)
+            *current = is_double ? value_double(0.0) : value_int(0);
+        if (is_double) {
+            current->d -= value.d;
+        } else if (call->argument_type.id == TYPE_DECIMAL) {
+            int64_t result;
+            if (__builtin_sub_overflow(current->i, value.i, &result))
+                return JOINERY_ERROR_RUNTIME;
+            current->i = result;
+        } else {
+            current->i = (int64_t)((uint64_t)current->i - (uint64_t)value.i);
+        }
+        if (--*count == 0)
+            *current = value_null();
+        return JOINERY_OK;
+    case AGGREGATE_MIN:
+    case AGGREGATE_MAX:
+        if (--*count <= 0) {
+            *count = 0;
+            *current = value_null();
+        }
+        return JOINERY_OK;
+    case AGGREGATE_LISTAGG:
+    case AGGREGATE_FIRST_VALUE:
+    case AGGREGATE_LAST_VALUE:
+        return JOINERY_ERROR; /* accumulate only: the planners refuse their retraction */
+    }
+    return JOINERY_OK;
+}
+
+int aggregate_function_merge(const AggregateCall *call, DataType value_type, Value value,
+                             int64_t count, Value *current, int64_t *current_count)
+{
+    if (call->kind == AGGREGATE_COUNT_STAR || call->kind == AGGREGATE_COUNT) {
+        *current_count += count;
+        return JOINERY_OK;
+    }
+    if (count == 0 || value.is_null)
+        return JOINERY_OK;
+    if (aggregate_function_is_append_only(call->kind))
+        return JOINERY_ERROR; /* no merge: the planners refuse them in session windows */
+    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
+        int64_t ignored = *current_count;
+        int status = aggregate_function_add(call, value_type, value, current, &ignored);
+        *current_count += count;
+        return status;
+    }
+    /* SUM and AVG: the other sum added once, the counts summed */
+    int64_t ignored = 0;
+    int status = aggregate_function_add(call, value_type, value, current, &ignored);
+    *current_count += count;
+    return status;
 }
 
 static bool decimal_fits(int64_t value, int32_t precision)
@@ -135,7 +264,8 @@ int aggregate_function_result(const AggregateCall *call, DataType value_type, in
         *result = value_null();
         return JOINERY_OK;
     }
-    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
+    if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX ||
+        aggregate_function_is_append_only(call->kind)) {
         *result = value;
         return JOINERY_OK;
     }

@@ -1,16 +1,21 @@
 /*
  * aggregate_function.h - the aggregate functions COUNT(*), COUNT, SUM,
- * MIN, MAX and AVG as the aggregating operators share them
+ * MIN, MAX, AVG, LISTAGG, FIRST_VALUE and LAST_VALUE as the aggregating
+ * operators share them
  * (GroupAggregate, WindowAggregate): the call's description, the type of
  * its accumulator value, adding a value, and the result.
  *
  * An accumulator of one call is (value, count): `value` is the running SUM
  * (BIGINT for integers and DECIMAL, kept at the argument's scale; DOUBLE
- * for FLOAT/DOUBLE), the current MIN/MAX (argument type), unused (NULL) for
- * COUNT and COUNT(*); `count` is the number of non-NULL values aggregated.
+ * for FLOAT/DOUBLE), the current MIN/MAX/FIRST_VALUE/LAST_VALUE (argument
+ * type), LISTAGG's text so far (STRING), unused (NULL) for COUNT and
+ * COUNT(*); `count` is the number of non-NULL values aggregated.
+ * LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only (Flink's retracting
+ * forms keep every value; the planners refuse them over updating inputs and
+ * in merging session windows).
  * COUNT(*) reads the group's row count instead. Nothing here allocates or
- * touches state; DISTINCT and retraction of MIN/MAX are the operators'
- * (they need value counts in state).
+ * touches state; DISTINCT and the next extreme after a MIN/MAX retraction
+ * are the operators' (they need value counts in state).
  */
 #ifndef JOINERY_EXEC_AGGREGATE_AGGREGATE_FUNCTION_H
 #define JOINERY_EXEC_AGGREGATE_AGGREGATE_FUNCTION_H
@@ -19,6 +24,7 @@
 #include <stdint.h>
 
 #include "engine/base/diag.h"
+#include "engine/base/strbuf.h"
 #include "engine/base/type.h"
 #include "engine/base/value.h"
 
@@ -28,7 +34,10 @@ typedef enum AggregateKind {
     AGGREGATE_SUM,
     AGGREGATE_MIN,
     AGGREGATE_MAX,
-    AGGREGATE_AVG
+    AGGREGATE_AVG,
+    AGGREGATE_LISTAGG,     /* LISTAGG(argument [, separator field]); ',' without one */
+    AGGREGATE_FIRST_VALUE, /* the first non-NULL value */
+    AGGREGATE_LAST_VALUE   /* the last non-NULL value */
 } AggregateKind;
 
 typedef struct AggregateCall {
@@ -37,6 +46,8 @@ typedef struct AggregateCall {
     bool distinct;
     DataType argument_type;
     DataType result_type;
+    bool has_separator; /* LISTAGG: the separator is input field `separator` */
+    uint32_t separator;
 } AggregateCall;
 
 /*
@@ -55,6 +66,38 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
  */
 int aggregate_function_add(const AggregateCall *call, DataType value_type, Value value,
                            Value *current, int64_t *count);
+
+/* True for the kinds that accumulate only (LISTAGG, FIRST_VALUE, LAST_VALUE). */
+bool aggregate_function_is_append_only(AggregateKind kind);
+
+/*
+ * LISTAGG: appends the non-NULL `value` to the accumulator (*current,
+ * *count) after `separator` (no separator before the first value). The text
+ * is built in `text` (the call's own buffer, kept by the caller): *current
+ * then points into it, valid until the next call with that buffer.
+ * JOINERY_OK or JOINERY_ERROR_NO_MEMORY.
+ */
+int aggregate_function_add_text(Value value, Value separator, Value *current, int64_t *count,
+                                StrBuf *text);
+
+/*
+ * Removes the non-NULL `value` from the accumulator (*current, *count):
+ * COUNT, SUM and AVG subtract (a sum whose count drops to 0 becomes NULL);
+ * MIN/MAX only count down (NULL at 0): when the extreme itself went, the
+ * caller finds the next one from its value counts. JOINERY_OK, or
+ * JOINERY_ERROR_RUNTIME when a DECIMAL sum overflows 64 bits. COUNT(*):
+ * nothing.
+ */
+int aggregate_function_retract(const AggregateCall *call, DataType value_type, Value value,
+                               Value *current, int64_t *count);
+
+/*
+ * Folds the accumulator (value, count) of the same call into (*current,
+ * *count), as when two session windows merge: counts and sums add, MIN/MAX
+ * keep the extreme. JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow).
+ */
+int aggregate_function_merge(const AggregateCall *call, DataType value_type, Value value,
+                             int64_t count, Value *current, int64_t *current_count);
 
 /*
  * The result of `call` from its accumulator (value, count) and the group's

@@ -63,6 +63,7 @@ Operator *build_lookup_join(BuildContext *context, const PlanNode *node);
    and the cache's hits, misses, hit rate and size, summed over subtasks. */
 void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                StrBuf *out);
+Operator *build_group_window_aggregate(BuildContext *context, const PlanNode *node);
 /* The operator calls of an aggregate node's aggregate.calls (argument types from its input),
    in the build arena; NULL on no memory. */
 AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node);
@@ -82,6 +83,8 @@ void build_window_join_metrics(const PlanNode *node, Operator *const *subtasks, 
 
 /* SHOW JOB METRICS line under a WindowAggregate: its late rows dropped (Flink's
    numLateRecordsDropped), summed over subtasks. */
+void build_group_window_aggregate_metrics(const PlanNode *node, Operator *const *subtasks,
+                                          uint32_t count, StrBuf *out);
 void build_window_aggregate_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                     StrBuf *out);
 

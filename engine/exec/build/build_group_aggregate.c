@@ -19,6 +19,12 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
         return AGGREGATE_MAX;
     case PLAN_AGGREGATE_AVG:
         return AGGREGATE_AVG;
+    case PLAN_AGGREGATE_LISTAGG:
+        return AGGREGATE_LISTAGG;
+    case PLAN_AGGREGATE_FIRST_VALUE:
+        return AGGREGATE_FIRST_VALUE;
+    case PLAN_AGGREGATE_LAST_VALUE:
+        return AGGREGATE_LAST_VALUE;
     }
     return AGGREGATE_AVG;
 }
@@ -34,6 +40,8 @@ AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node
         const PlanAggregateCall *call = &node->aggregate.calls[i];
         calls[i].kind = build_aggregate_kind(call->kind);
         calls[i].argument = call->argument;
+        calls[i].has_separator = call->has_separator;
+        calls[i].separator = call->separator;
         calls[i].distinct = call->distinct;
         calls[i].argument_type = call->kind == PLAN_AGGREGATE_COUNT_STAR
                                      ? type_make(TYPE_BIGINT, false)

@@ -20,6 +20,9 @@ Operator *build_window_aggregate(BuildContext *context, const PlanNode *node)
     spec->window = node->aggregate.window;
     spec->time_field = node->aggregate.time_field;
     spec->emits_window_time = node->aggregate.emits_window_time;
+    spec->windows_from_fields = node->aggregate.windows_from_fields;
+    spec->window_start_field = node->aggregate.window_start_field;
+    spec->window_end_field = node->aggregate.window_end_field;
     return window_aggregate_operator_create(spec, context->diag);
 }
 

@@ -482,3 +482,12 @@ Value eval_current_watermark(const Expr *expr, const EvalInput *input)
     (void)expr;
     return input->context->has_watermark ? value_int(input->context->watermark) : value_null();
 }
+
+/* The legacy group window functions ($TUMBLE, TUMBLE_START, ...) are planned into a
+   GroupWindowAggregate and its properties, never evaluated; a plan that still has one is an
+   error, not a guess. */
+Value eval_group_window(const Expr *expr, const EvalInput *input)
+{
+    return eval_error(input, "%s can only be used with a group window in GROUP BY",
+                      function_info(expr->call.function)->name);
+}

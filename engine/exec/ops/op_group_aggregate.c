@@ -46,6 +46,7 @@ typedef struct AggregateSlot {
     bool keeps_value_counts;
     uint64_t *extreme_row; /* MIN/MAX rescans: a copy of the chosen value-count row */
     uint32_t extreme_capacity;
+    StrBuf text; /* LISTAGG: its text while it grows (the working value points into it) */
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -262,64 +263,26 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 
     Value *current = &agg->values[i];
     int64_t *count = &agg->counts[i];
-    if (accumulate)
-        return aggregate_function_add(call, slot->value_type, value, current, count) == JOINERY_OK
+    if (call->kind == AGGREGATE_LISTAGG && accumulate) {
+        Value separator = call->has_separator
+                              ? value_from_row(input, call->separator, call->argument_type)
+                              : (Value){.s = {",", 1}};
+        AggregateSlot *text_slot = &agg->slots[i];
+        return aggregate_function_add_text(value, separator, current, count, &text_slot->text) ==
+                       JOINERY_OK
                    ? JOINERY_OK
-                   : aggregate_overflow(agg);
-    bool is_double = slot->value_type.id == TYPE_DOUBLE && call->kind != AGGREGATE_MIN &&
-                     call->kind != AGGREGATE_MAX;
-    switch (call->kind) {
-    case AGGREGATE_COUNT_STAR:
-        break;
-    case AGGREGATE_COUNT:
-        *count += accumulate ? 1 : -1;
-        break;
-    case AGGREGATE_SUM:
-    case AGGREGATE_AVG:
-        if (current->is_null)
-            *current = is_double ? value_double(0.0) : value_int(0);
-        if (is_double) {
-            current->d += accumulate ? value.d : -value.d;
-        } else if (call->argument_type.id == TYPE_DECIMAL) {
-            int64_t result;
-            bool overflow = accumulate ? __builtin_add_overflow(current->i, value.i, &result)
-                                       : __builtin_sub_overflow(current->i, value.i, &result);
-            if (overflow)
-                return aggregate_overflow(agg);
-            current->i = result;
-        } else {
-            /* integers wrap like Java arithmetic */
-            uint64_t sum = (uint64_t)current->i;
-            sum = accumulate ? sum + (uint64_t)value.i : sum - (uint64_t)value.i;
-            current->i = (int64_t)sum;
-        }
-        *count += accumulate ? 1 : -1;
-        if (*count == 0)
-            *current = value_null();
-        break;
-    case AGGREGATE_MIN:
-    case AGGREGATE_MAX: {
-        int direction = call->kind == AGGREGATE_MIN ? -1 : 1;
-        if (accumulate) {
-            if (*count == 0 || current->is_null ||
-                value_compare(call->argument_type, value, *current) * direction > 0)
-                *current = value;
-            (*count)++;
-        } else {
-            (*count)--;
-            if (*count <= 0) {
-                *count = 0;
-                *current = value_null();
-            } else if (slot->keeps_value_counts && remaining == 0 && !current->is_null &&
-                       value_compare(call->argument_type, value, *current) == 0) {
-                int status = aggregate_rescan_extreme(agg, i, group_key, now, current);
-                if (status != JOINERY_OK)
-                    return status;
-            }
-        }
-        break;
+                   : operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
-    }
+    int status = accumulate
+                     ? aggregate_function_add(call, slot->value_type, value, current, count)
+                     : aggregate_function_retract(call, slot->value_type, value, current, count);
+    if (status != JOINERY_OK)
+        return aggregate_overflow(agg);
+    /* the extreme itself was retracted and other values remain: find the next one */
+    if (!accumulate && (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) && *count > 0 &&
+        slot->keeps_value_counts && remaining == 0 && !current->is_null &&
+        value_compare(call->argument_type, value, *current) == 0)
+        return aggregate_rescan_extreme(agg, i, group_key, now, current);
     return JOINERY_OK;
 }
 
@@ -641,8 +604,10 @@ static void aggregate_close(Operator *self)
     agg->accumulators = NULL;
     multiset_state_destroy(agg->value_counts);
     agg->value_counts = NULL;
-    for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++)
+    for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++) {
         free(agg->slots[i].extreme_row);
+        strbuf_free(&agg->slots[i].text);
+    }
     free(agg->slots);
     agg->slots = NULL;
     free(agg->key_variable_length);

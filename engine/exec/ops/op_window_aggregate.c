@@ -16,38 +16,24 @@
 #include <string.h>
 
 #include "engine/base/value.h"
+#include "engine/exec/aggregate/aggregate_accumulator.h"
 #include "engine/exec/window/window_assigner.h"
 #include "engine/state/state.h"
 
 typedef struct WindowAggregateOperator {
     Operator base;
     WindowAggregateOperatorSpec spec;
-    DataType *value_types;     /* per call: its accumulator value's type */
-    bool *key_variable_length; /* per group key */
+    AggregateAccumulator accumulator; /* the calls' accumulator row and working copy */
+    bool *key_variable_length;        /* per group key */
     ValueState *accumulators;
     WindowBounds *windows; /* a row's windows */
     uint32_t window_capacity;
     uint64_t late_rows;
-    /* working accumulator */
-    int64_t row_count;
-    Value *values;
-    int64_t *counts;
     RowBuilder key_builder;
-    RowBuilder accumulator_builder;
     RowBuilder output_builder;
 } WindowAggregateOperator;
 
 static const OperatorVtable WINDOW_AGGREGATE_VTABLE;
-
-static inline uint32_t accumulator_value_field(uint32_t call)
-{
-    return 1 + 2 * call;
-}
-
-static inline uint32_t accumulator_count_field(uint32_t call)
-{
-    return 2 + 2 * call;
-}
 
 static int window_aggregate_overflow(WindowAggregateOperator *agg)
 {
@@ -81,41 +67,16 @@ static int window_aggregate_add(WindowAggregateOperator *agg, const Row *input, 
     if (!entry && state_store_failed(agg->accumulators->store))
         return operator_fail_state(&agg->base, "window aggregate state");
     bool first = entry == NULL;
-    uint32_t call_count = agg->spec.call_count;
-    if (first) {
-        agg->row_count = 0;
-        for (uint32_t i = 0; i < call_count; i++) {
-            agg->values[i] = value_null();
-            agg->counts[i] = 0;
-        }
-    } else {
-        agg->row_count = row_get_int64(entry->value, 0);
-        for (uint32_t i = 0; i < call_count; i++) {
-            agg->values[i] =
-                value_from_row(entry->value, accumulator_value_field(i), agg->value_types[i]);
-            agg->counts[i] = row_get_int64(entry->value, accumulator_count_field(i));
-        }
-    }
-    agg->row_count++;
-    for (uint32_t i = 0; i < call_count; i++) {
-        const AggregateCall *call = &agg->spec.calls[i];
-        if (call->kind == AGGREGATE_COUNT_STAR)
-            continue;
-        Value value = value_from_row(input, call->argument, call->argument_type);
-        if (value.is_null)
-            continue;
-        if (aggregate_function_add(call, agg->value_types[i], value, &agg->values[i],
-                                   &agg->counts[i]) != JOINERY_OK)
-            return window_aggregate_overflow(agg);
-    }
-    RowBuilder *builder = &agg->accumulator_builder;
-    row_builder_begin(builder, 1 + 2 * call_count, ROW_KIND_INSERT);
-    row_builder_set_int64(builder, 0, agg->row_count);
-    for (uint32_t i = 0; i < call_count; i++) {
-        value_to_builder(builder, accumulator_value_field(i), agg->value_types[i], agg->values[i]);
-        row_builder_set_int64(builder, accumulator_count_field(i), agg->counts[i]);
-    }
-    const Row *accumulator = row_builder_finish(builder);
+    if (first)
+        aggregate_accumulator_reset(&agg->accumulator);
+    else
+        aggregate_accumulator_decode(&agg->accumulator, entry->value);
+    int applied = aggregate_accumulator_apply(&agg->accumulator, input, true);
+    if (applied == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (applied != JOINERY_OK)
+        return window_aggregate_overflow(agg);
+    const Row *accumulator = aggregate_accumulator_encode(&agg->accumulator);
     if (!accumulator)
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     if (first) {
@@ -149,7 +110,14 @@ static int window_aggregate_process(Operator *self, uint32_t input, const RowBat
             continue;
         }
         int64_t time = row_get_int64(row, spec->time_field);
-        uint32_t count = window_assign(&spec->window, time, agg->windows, agg->window_capacity);
+        uint32_t count;
+        if (spec->windows_from_fields) {
+            agg->windows[0].start = row_get_int64(row, spec->window_start_field);
+            agg->windows[0].end = row_get_int64(row, spec->window_end_field);
+            count = 1;
+        } else {
+            count = window_assign(&spec->window, time, agg->windows, agg->window_capacity);
+        }
         if (count == 0)
             continue;
         /* Flink's isWindowFired: a window whose timer (window_end - 1) is due takes no more
@@ -192,16 +160,9 @@ static int window_aggregate_on_timer(Operator *self, TimerDomain domain, int64_t
     row_builder_begin(builder, total, ROW_KIND_INSERT);
     for (uint32_t k = 0; k < key_count; k++)
         row_builder_copy_field(builder, k, key, k + 2, agg->key_variable_length[k]);
-    int64_t row_count = row_get_int64(entry->value, 0);
-    for (uint32_t i = 0; i < call_count; i++) {
-        Value value = value_from_row(entry->value, accumulator_value_field(i), agg->value_types[i]);
-        Value result;
-        if (aggregate_function_result(&spec->calls[i], agg->value_types[i], row_count, value,
-                                      row_get_int64(entry->value, accumulator_count_field(i)),
-                                      &result) != JOINERY_OK)
-            return window_aggregate_overflow(agg);
-        value_to_builder(builder, key_count + i, spec->calls[i].result_type, result);
-    }
+    if (aggregate_accumulator_results(&agg->accumulator, entry->value, builder, key_count) !=
+        JOINERY_OK)
+        return window_aggregate_overflow(agg);
     row_builder_set_int64(builder, key_count + call_count, start);
     row_builder_set_int64(builder, key_count + call_count + 1, end);
     if (spec->emits_window_time)
@@ -256,13 +217,10 @@ static void window_aggregate_close(Operator *self)
 {
     WindowAggregateOperator *agg = self->impl;
     value_state_destroy(agg->accumulators);
-    free(agg->value_types);
+    aggregate_accumulator_free(&agg->accumulator);
     free(agg->key_variable_length);
     free(agg->windows);
-    free(agg->values);
-    free(agg->counts);
     row_builder_free(&agg->key_builder);
-    row_builder_free(&agg->accumulator_builder);
     row_builder_free(&agg->output_builder);
     free(agg);
 }
@@ -293,7 +251,12 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
         diag_error(diag, JOINERY_ERROR_VALIDATE, "window aggregate: inconsistent spec");
         return NULL;
     }
-    if (spec->window.kind == WINDOW_SESSION) {
+    if (spec->windows_from_fields && (spec->window_start_field >= spec->input_field_count ||
+                                      spec->window_end_field >= spec->input_field_count)) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "window aggregate: inconsistent spec");
+        return NULL;
+    }
+    if (spec->window.kind == WINDOW_SESSION && !spec->windows_from_fields) {
         diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                    "window aggregate: SESSION windows are not supported yet");
         return NULL;
@@ -318,18 +281,12 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
     operator_init(&agg->base, &WINDOW_AGGREGATE_VTABLE, "WindowAggregate", 1, agg);
     agg->base.uses_timers = true;
     row_builder_init(&agg->key_builder);
-    row_builder_init(&agg->accumulator_builder);
     row_builder_init(&agg->output_builder);
-    uint32_t calls = spec->call_count ? spec->call_count : 1;
     uint32_t keys = spec->group_key_count ? spec->group_key_count : 1;
     agg->window_capacity = window_assign_max(&spec->window);
     agg->windows = calloc(agg->window_capacity ? agg->window_capacity : 1, sizeof(WindowBounds));
-    agg->value_types = calloc(calls, sizeof(DataType));
-    agg->values = calloc(calls, sizeof(Value));
-    agg->counts = calloc(calls, sizeof(int64_t));
     agg->key_variable_length = calloc(keys, sizeof(bool));
-    if (!agg->windows || !agg->value_types || !agg->values || !agg->counts ||
-        !agg->key_variable_length) {
+    if (!agg->windows || !agg->key_variable_length) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         operator_close(&agg->base);
         return NULL;
@@ -337,11 +294,10 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
     for (uint32_t k = 0; k < spec->group_key_count; k++)
         agg->key_variable_length[k] =
             type_is_variable_length(spec->input_types[spec->group_keys[k]].id);
-    for (uint32_t i = 0; i < spec->call_count; i++)
-        if (aggregate_function_check(&spec->calls[i], spec->input_field_count, &agg->value_types[i],
-                                     diag) != JOINERY_OK) {
-            operator_close(&agg->base);
-            return NULL;
-        }
+    if (aggregate_accumulator_init(&agg->accumulator, spec->calls, spec->call_count,
+                                   spec->input_field_count, diag) != JOINERY_OK) {
+        operator_close(&agg->base);
+        return NULL;
+    }
     return &agg->base;
 }

@@ -7,7 +7,9 @@
  *
  * Semantics (as Flink's operator):
  * - Each row's windows come from its time field under the spec (TUMBLE,
- *   HOP, CUMULATE; exec/window/window_assigner.h). A window that has fired
+ *   HOP, CUMULATE; exec/window/window_assigner.h); over SESSION windows
+ *   (windows_from_fields) a row's one window is its window_start and
+ *   window_end fields, set by the session window table function below. A window that has fired
  *   (watermark >= window_end - 1, Flink's isWindowFired) takes no more
  *   rows; the row still goes to its other windows (a HOP or CUMULATE
  *   window ending later), as Flink's WindowAggregateTestPrograms expect. A
@@ -46,6 +48,10 @@ typedef struct WindowAggregateOperatorSpec {
     WindowSpec window;      /* TUMBLE, HOP or CUMULATE */
     uint32_t time_field;    /* the input's rowtime field the windows are of */
     bool emits_window_time; /* a third window field, window_time */
+    /* SESSION (the window table function below merged the sessions): a row's one window
+       is [its window_start_field, its window_end_field) instead of assigned from its time */
+    bool windows_from_fields;
+    uint32_t window_start_field, window_end_field;
 } WindowAggregateOperatorSpec;
 
 /*
@@ -54,7 +60,7 @@ typedef struct WindowAggregateOperatorSpec {
  * timestamps are), and window_time when asked. The spec's arrays are
  * borrowed for the operator's life. NULL with diag set on no memory, an
  * inconsistent spec (JOINERY_ERROR_VALIDATE) or a DISTINCT call or SESSION
- * window (JOINERY_ERROR_UNSUPPORTED).
+ * window without windows_from_fields (JOINERY_ERROR_UNSUPPORTED).
  */
 Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *spec, Diag *diag);
 

@@ -23,6 +23,12 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "MAX";
     case PLAN_AGGREGATE_AVG:
         return "AVG";
+    case PLAN_AGGREGATE_LISTAGG:
+        return "LISTAGG";
+    case PLAN_AGGREGATE_FIRST_VALUE:
+        return "FIRST_VALUE";
+    case PLAN_AGGREGATE_LAST_VALUE:
+        return "LAST_VALUE";
     }
     return "?";
 }
@@ -41,6 +47,8 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
                       aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
         if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
             strbuf_printf(out, "$%u", call->argument);
+        if (call->has_separator)
+            strbuf_printf(out, ", $%u", call->separator);
         strbuf_append_cstr(out, ")]");
     }
     if (node->aggregate.state_ttl_hint)
@@ -58,6 +66,8 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
         /* Flink's physical plans print COUNT(*) (the AST prints COUNT()) */
         strbuf_append_cstr(context->out,
                            call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
+        if (call->has_separator)
+            strbuf_printf(context->out, ", %s", names[call->separator]);
         strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
     }
 }
@@ -100,9 +110,26 @@ static const PlanNode *trace_aggregate(const PlanNode *node, uint32_t *field)
     return node->inputs[0];
 }
 
+/* LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only (Flink's retracting forms keep
+   every value in state, not built yet). */
+bool plan_aggregate_is_append_only(PlanAggregateKind kind)
+{
+    return kind == PLAN_AGGREGATE_LISTAGG || kind == PLAN_AGGREGATE_FIRST_VALUE ||
+           kind == PLAN_AGGREGATE_LAST_VALUE;
+}
+
 static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    for (uint32_t c = 0;
+         input->changelog_mode != CHANGELOG_INSERT && c < node->aggregate.call_count; c++)
+        if (plan_aggregate_is_append_only(node->aggregate.calls[c].kind))
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "%s over an updating input (produced by node %s) is not supported "
+                              "yet",
+                              aggregate_name(node->aggregate.calls[c].kind),
+                              plan_kind_name(input->kind == PLAN_EXCHANGE ? input->inputs[0]->kind
+                                                                          : input->kind));
     node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER;
     if (input->changelog_mode != CHANGELOG_INSERT)
         node->changelog_mode |= CHANGELOG_DELETE;
@@ -142,6 +169,8 @@ static bool groups_by_window(const PlanNode *node)
 
 static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    if (plan_group_window_key(node) >= 0)
+        return plan_convert_group_window_aggregate(context, node, result);
     if (groups_by_window(node))
         return plan_convert_window_aggregate(context, node, result);
     PlanNode *input = NULL;
@@ -167,8 +196,12 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts
     int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
     if (!mapping)
         return JOINERY_ERROR_NO_MEMORY;
+    int window_key = plan_group_window_key(node);
     for (uint32_t i = 0; i < node->field_count; i++)
         mapping[i] = i < group_count ? (int32_t)node->aggregate.group_keys[i] : -1;
+    /* a group window key is not a value below the aggregate: conditions on it stay above */
+    if (window_key >= 0)
+        mapping[window_key] = -1;
     RuleConjuncts below = {0}, above = {0};
     for (uint32_t i = 0; i < conjuncts->count; i++) {
         Expr *conjunct = conjuncts->items[i];
@@ -179,6 +212,8 @@ static int push_aggregate(PlannerContext *context, PlanNode *node, RuleConjuncts
             for (uint32_t f = group_count; f < node->field_count; f++)
                 if ((used[f / 64] >> (f % 64)) & 1)
                     only_keys = false;
+            if (window_key >= 0 && ((used[window_key / 64] >> (window_key % 64)) & 1))
+                only_keys = false;
         }
         /* a global aggregate emits a row even for empty input: keep filters above */
         if (only_keys && group_count > 0) {
@@ -200,8 +235,11 @@ static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node,
     for (uint32_t k = 0; fields && k < node->aggregate.group_key_count; k++)
         rule_fields_add(fields, node->aggregate.group_keys[k]);
     for (uint32_t c = 0; fields && c < node->aggregate.call_count; c++)
-        if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
+        if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR) {
             rule_fields_add(fields, node->aggregate.calls[c].argument);
+            if (node->aggregate.calls[c].has_separator)
+                rule_fields_add(fields, node->aggregate.calls[c].separator);
+        }
     return fields;
 }
 
@@ -227,9 +265,13 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
         aggregate->aggregate.group_keys[i] = (uint32_t)input.mapping[node->aggregate.group_keys[i]];
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         aggregate->aggregate.calls[i] = node->aggregate.calls[i];
-        if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR)
+        if (node->aggregate.calls[i].kind != PLAN_AGGREGATE_COUNT_STAR) {
             aggregate->aggregate.calls[i].argument =
                 (uint32_t)input.mapping[node->aggregate.calls[i].argument];
+            if (node->aggregate.calls[i].has_separator)
+                aggregate->aggregate.calls[i].separator =
+                    (uint32_t)input.mapping[node->aggregate.calls[i].separator];
+        }
     }
     result->node = aggregate;
     result->mapping = rule_identity_mapping(arena, node->field_count);

@@ -34,9 +34,25 @@ static void explain_window_aggregate(ExplainContext *context, const PlanNode *no
             strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
         strbuf_append_cstr(out, "], ");
     }
-    strbuf_printf(out, "window=[%s(time_col=[%s]", window_kind_name(node->aggregate.window.kind),
-                  input->fields[node->aggregate.time_field].name);
-    window_spec_append_lengths(out, &node->aggregate.window, true);
+    if (node->aggregate.windows_from_fields) {
+        strbuf_printf(out, "window=[%s(win_start=[%s], win_end=[%s]",
+                      window_kind_name(node->aggregate.window.kind),
+                      input->fields[node->aggregate.window_start_field].name,
+                      input->fields[node->aggregate.window_end_field].name);
+        window_spec_append_lengths(out, &node->aggregate.window, true);
+        if (node->aggregate.window_partition_count) {
+            strbuf_append_cstr(out, ", partition keys=[");
+            for (uint32_t k = 0; k < node->aggregate.window_partition_count; k++)
+                strbuf_printf(out, "%s%s", k ? ", " : "",
+                              node->aggregate.window_partition_names[k]);
+            strbuf_append_cstr(out, "]");
+        }
+    } else {
+        strbuf_printf(out, "window=[%s(time_col=[%s]",
+                      window_kind_name(node->aggregate.window.kind),
+                      input->fields[node->aggregate.time_field].name);
+        window_spec_append_lengths(out, &node->aggregate.window, true);
+    }
     strbuf_append_cstr(out, ")], select=[");
     for (uint32_t i = 0; i < key_count; i++)
         strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
@@ -138,9 +154,8 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         projection = input;
         function = input->inputs[0];
     }
-    if (function->kind == PLAN_SESSION_WINDOW_TABLE_FUNCTION)
-        return refuse(context, "over SESSION windows");
-    if (function->kind != PLAN_WINDOW_TABLE_FUNCTION)
+    bool session = function->kind == PLAN_SESSION_WINDOW_TABLE_FUNCTION;
+    if (!session && function->kind != PLAN_WINDOW_TABLE_FUNCTION)
         return refuse(context, "over this input (only a projection or filter may stand "
                                "between the window table function and the aggregate)");
     for (uint32_t c = 0; c < node->aggregate.call_count; c++)
@@ -206,6 +221,21 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         else
             position[f] = 0; /* computed: placed below */
     }
+    for (uint32_t c = 0; c < call_count; c++) {
+        /* LISTAGG's separator field, read like an argument */
+        if (!node->aggregate.calls[c].has_separator)
+            continue;
+        uint32_t f = node->aggregate.calls[c].separator;
+        if (roles[f] >= 0)
+            return refuse(context, "of window_start, window_end or window_time");
+        if (!sources[f])
+            return refuse(context, "by or of an expression over window_start, window_end or "
+                                   "window_time");
+        if (sources[f]->kind == EXPR_INPUT_REF)
+            plain[sources[f]->input_index] = true;
+        else
+            position[f] = 0;
+    }
     if (!has_start || !has_end)
         return refuse(context, "without both window_start and window_end");
     Expr **projects = arena_calloc(arena, base + input_count + 1, sizeof(Expr *));
@@ -234,7 +264,22 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         }
     }
     uint32_t time_field = (uint32_t)plain_position[function->window.time_field];
-    PlanNode *new_input = plan_make_calc(context, below, projects, count, fields, condition);
+    PlanNode *new_input;
+    uint32_t start_field = 0, end_field = 0;
+    if (session) {
+        /* SESSION: the function stays below; the rows carry their merged window */
+        new_input = input;
+        for (uint32_t f = 0; f < input_count; f++) {
+            position[f] = (int32_t)f;
+            if (roles[f] == 0)
+                start_field = f;
+            else if (roles[f] == 1)
+                end_field = f;
+        }
+        time_field = start_field;
+    } else {
+        new_input = plan_make_calc(context, below, projects, count, fields, condition);
+    }
     if (!new_input)
         return JOINERY_ERROR_NO_MEMORY;
 
@@ -256,6 +301,8 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         calls[c] = node->aggregate.calls[c];
         if (calls[c].kind != PLAN_AGGREGATE_COUNT_STAR)
             calls[c].argument = (uint32_t)position[calls[c].argument];
+        if (calls[c].has_separator)
+            calls[c].separator = (uint32_t)position[calls[c].separator];
     }
     uint32_t property_count = has_time ? 3 : 2;
     uint32_t output_count = key_count + call_count + property_count;
@@ -272,6 +319,19 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
     aggregate->aggregate.window = function->window.spec;
     aggregate->aggregate.time_field = time_field;
     aggregate->aggregate.emits_window_time = has_time;
+    if (session) {
+        aggregate->aggregate.windows_from_fields = true;
+        aggregate->aggregate.window_start_field = start_field;
+        aggregate->aggregate.window_end_field = end_field;
+        uint32_t partition_count = function->window.partition_key_count;
+        const char **names = arena_calloc(arena, partition_count + 1, sizeof(char *));
+        if (!names)
+            return JOINERY_ERROR_NO_MEMORY;
+        for (uint32_t k = 0; k < partition_count; k++)
+            names[k] = below->fields[function->window.partition_keys[k]].name;
+        aggregate->aggregate.window_partition_names = names;
+        aggregate->aggregate.window_partition_count = partition_count;
+    }
     static const char *const property_names[3] = {"window_start", "window_end", "window_time"};
     for (uint32_t p = 0; p < property_count; p++)
         aggregate->fields[key_count + call_count + p] = function->fields[base + p];

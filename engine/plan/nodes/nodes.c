@@ -49,6 +49,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_SORT] = &plan_kind_sort,
     [PLAN_TEMPORAL_SORT] = &plan_kind_temporal_sort,
     [PLAN_LOOKUP_JOIN] = &plan_kind_lookup_join,
+    [PLAN_GROUP_WINDOW_AGGREGATE] = &plan_kind_group_window_aggregate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -130,6 +130,7 @@ extern const PlanKindInfo plan_kind_temporal_sort;
 extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
 extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
 extern const PlanKindInfo plan_kind_lookup_join;
+extern const PlanKindInfo plan_kind_group_window_aggregate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -198,6 +199,14 @@ int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanN
    the Calcs below (computed keys, probe-side filters) and above it and the Exchange of
    'shuffle'; Flink's error when the ON condition has no key. */
 int plan_convert_lookup_join(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* node_aggregate.c: true for LISTAGG, FIRST_VALUE and LAST_VALUE, which accumulate only. */
+bool plan_aggregate_is_append_only(PlanAggregateKind kind);
+/* node_group_window_aggregate.c: the group key of a LogicalAggregate that is a legacy group
+   window ($TUMBLE, $HOP, $SESSION in the projection below it), or -1. */
+int plan_group_window_key(const PlanNode *node);
+/* node_group_window_aggregate.c: the GroupWindowAggregate of a LogicalAggregate for which
+   plan_group_window_key >= 0, and the Calc above it with the aggregate's fields. */
+int plan_convert_group_window_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_exchange.c: Exchange(hash[keys]) over input, single without keys; NULL on no memory. */
 PlanNode *plan_make_exchange(PlannerContext *context, PlanNode *input, const uint32_t *keys,
                              uint32_t key_count);

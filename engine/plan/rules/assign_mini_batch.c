@@ -7,7 +7,8 @@
  * Placement: the interval (table.exec.mini-batch.allow-latency, ProcTime
  * mode) flows from the root to the leaves; below an operator that needs
  * watermarks (an event-time IntervalJoin, a window table function, a
- * WindowJoin) it becomes RowTime mode. A
+ * WindowJoin, a WindowAggregate) it becomes RowTime mode; below a legacy
+ * GroupWindowAggregate there is none (Flink's NO_MINIBATCH). A
  * MiniBatchAssigner goes right above every TableSourceScan, and in RowTime
  * mode above every WatermarkAssigner (whose scan then gets none); in
  * ProcTime mode a WatermarkAssigner's subtree gets none, as in Flink.
@@ -20,9 +21,9 @@
  * table.optimizer.agg-phase-strategy is ONE_PHASE; joinery does not run two
  * phases yet and says so. Flink's mini-batch ChangelogNormalize and
  * Deduplicate are not built either: such plans are refused rather than run row by row.
- * IntervalJoin and MultiJoin run as they do without mini-batch (Flink has
- * no mini-batch form of them). Errors: the option checks Flink makes, with its
- * messages (latency and size must be > 0).
+ * IntervalJoin, MultiJoin, WindowAggregate and GroupWindowAggregate run as
+ * they do without mini-batch (Flink has no mini-batch form of them). Errors: the option checks
+ * Flink makes, with its messages (latency and size must be > 0).
  */
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/rules/rules.h"
@@ -108,8 +109,13 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
     case PLAN_WINDOW_TABLE_FUNCTION: /* windows run on event time only (so far) */
     case PLAN_SESSION_WINDOW_TABLE_FUNCTION:
     case PLAN_WINDOW_JOIN:
+    case PLAN_WINDOW_AGGREGATE: /* runs as without mini-batch (Flink has no mini-batch form) */
         rowtime = true;
         break;
+    case PLAN_GROUP_WINDOW_AGGREGATE:
+        /* Flink's NO_MINIBATCH: no assigner below a legacy group window, which runs row by
+           row as without mini-batch */
+        return JOINERY_OK;
     default:
         break;
     }

@@ -1,0 +1,74 @@
+/*
+ * aggregate_accumulator.h - the accumulator of a list of aggregate calls as
+ * the window operators keep it in state (WindowAggregate,
+ * GroupWindowAggregate): one row [row_count BIGINT, then per call: value,
+ * count BIGINT] (aggregate_function.h says what value and count are), and
+ * a working copy decoded into Values to fold rows into.
+ *
+ * Invariants: after aggregate_accumulator_decode the working Values may
+ * point into the stored row (strings): it must stay alive until the next
+ * aggregate_accumulator_encode; encode copies everything into the
+ * accumulator's own builder, valid until the next encode. No state access
+ * here: the operators read and write the rows through engine/state/state.h.
+ * MIN/MAX retraction only counts down (no value counts here): the window
+ * operators refuse MIN/MAX over updating inputs.
+ */
+#ifndef JOINERY_EXEC_AGGREGATE_AGGREGATE_ACCUMULATOR_H
+#define JOINERY_EXEC_AGGREGATE_AGGREGATE_ACCUMULATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/base/diag.h"
+#include "engine/base/row.h"
+#include "engine/base/value.h"
+#include "engine/exec/aggregate/aggregate_function.h"
+
+typedef struct AggregateAccumulator {
+    const AggregateCall *calls; /* borrowed */
+    uint32_t call_count;
+    DataType *value_types; /* per call: its accumulator value's type (owned) */
+    /* working copy */
+    int64_t row_count;
+    Value *values;
+    int64_t *counts;
+    StrBuf *texts; /* per call: LISTAGG's text while it grows (values point into it) */
+    RowBuilder builder;
+} AggregateAccumulator;
+
+/*
+ * Checks the calls against an input of `input_field_count` fields and
+ * allocates the working copy. JOINERY_OK, or an error with diag set (the
+ * accumulator is then freed).
+ */
+int aggregate_accumulator_init(AggregateAccumulator *accumulator, const AggregateCall *calls,
+                               uint32_t call_count, uint32_t input_field_count, Diag *diag);
+/* Frees what init allocated; safe on a zeroed accumulator. */
+void aggregate_accumulator_free(AggregateAccumulator *accumulator);
+
+/* The working copy becomes the empty accumulator (no rows). */
+void aggregate_accumulator_reset(AggregateAccumulator *accumulator);
+/* The working copy becomes the stored accumulator `stored` (see the invariants above). */
+void aggregate_accumulator_decode(AggregateAccumulator *accumulator, const Row *stored);
+/* The working copy as a row to store; NULL on no memory. */
+const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator);
+/*
+ * Folds `input` into the working copy: added (accumulate) or retracted.
+ * JOINERY_OK, JOINERY_ERROR_RUNTIME on a DECIMAL overflow
+ * (aggregate_function_overflow_message), or JOINERY_ERROR_NO_MEMORY.
+ */
+int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
+                                bool accumulate);
+/* Folds the stored accumulator `other` into the working copy (merging session windows). */
+int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other);
+/*
+ * Writes the results of the stored accumulator `stored` into fields
+ * first_field.. of `builder` (begun by the caller), each of its call's
+ * result_type. JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow).
+ */
+int aggregate_accumulator_results(const AggregateAccumulator *accumulator, const Row *stored,
+                                  RowBuilder *builder, uint32_t first_field);
+/* The row count of a stored accumulator. */
+int64_t aggregate_accumulator_row_count(const Row *stored);
+
+#endif
