@@ -88,6 +88,8 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_MIN,
     PLAN_AGGREGATE_MAX,
     PLAN_AGGREGATE_AVG,
+    PLAN_AGGREGATE_COLLECT,
+    PLAN_AGGREGATE_ARRAY_AGG,
 } PlanAggregateKind;
 
 typedef struct PlanAggregateCall {

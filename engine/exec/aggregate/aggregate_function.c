@@ -4,6 +4,8 @@
  */
 #include "engine/exec/aggregate/aggregate_function.h"
 
+#include "engine/exec/aggregate/collection_aggregate.h"
+
 static const DataType BIGINT_VALUE_TYPE = {.id = TYPE_BIGINT, .nullable = true};
 
 const char *aggregate_function_overflow_message(void)
@@ -44,6 +46,16 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
         if (!type_equals(call->argument_type, call->result_type))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "aggregate: MIN/MAX result type must be the argument type");
+        return JOINERY_OK;
+    case AGGREGATE_COLLECT:
+    case AGGREGATE_ARRAY_AGG:
+        /* the collection itself (collection_aggregate.h) */
+        *value_type = call->result_type;
+        value_type->nullable = true;
+        if (result != (call->kind == AGGREGATE_COLLECT ? TYPE_MULTISET : TYPE_ARRAY) ||
+            !type_equals(type_element(call->result_type), call->argument_type))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: COLLECT/ARRAY_AGG give a collection of the argument");
         return JOINERY_OK;
     }
     return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
@@ -86,6 +98,10 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
         (*count)++;
         return JOINERY_OK;
     }
+    case AGGREGATE_COLLECT:
+    case AGGREGATE_ARRAY_AGG:
+        /* they need a buffer: the operators call collection_aggregate_apply */
+        return JOINERY_ERROR_UNSUPPORTED;
     }
     return JOINERY_OK;
 }
@@ -129,6 +145,10 @@ int aggregate_function_result(const AggregateCall *call, DataType value_type, in
     }
     if (call->kind == AGGREGATE_COUNT) {
         *result = value_int(count);
+        return JOINERY_OK;
+    }
+    if (collection_aggregate_is(call->kind)) {
+        *result = collection_aggregate_result(call, value, count);
         return JOINERY_OK;
     }
     if (count == 0 || value.is_null) {

@@ -28,7 +28,9 @@ typedef enum AggregateKind {
     AGGREGATE_SUM,
     AGGREGATE_MIN,
     AGGREGATE_MAX,
-    AGGREGATE_AVG
+    AGGREGATE_AVG,
+    AGGREGATE_COLLECT,   /* collection_aggregate.h */
+    AGGREGATE_ARRAY_AGG, /* collection_aggregate.h */
 } AggregateKind;
 
 typedef struct AggregateCall {

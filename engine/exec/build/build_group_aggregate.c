@@ -19,6 +19,10 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
         return AGGREGATE_MAX;
     case PLAN_AGGREGATE_AVG:
         return AGGREGATE_AVG;
+    case PLAN_AGGREGATE_COLLECT:
+        return AGGREGATE_COLLECT;
+    case PLAN_AGGREGATE_ARRAY_AGG:
+        return AGGREGATE_ARRAY_AGG;
     }
     return AGGREGATE_AVG;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine/base/value.h"
+#include "engine/exec/aggregate/collection_aggregate.h"
 #include "engine/exec/window/window_assigner.h"
 #include "engine/state/state.h"
 
@@ -23,6 +24,7 @@ typedef struct WindowAggregateOperator {
     Operator base;
     WindowAggregateOperatorSpec spec;
     DataType *value_types;     /* per call: its accumulator value's type */
+    StrBuf *collections;       /* per call, two: COLLECT / ARRAY_AGG working value and spare */
     bool *key_variable_length; /* per group key */
     ValueState *accumulators;
     WindowBounds *windows; /* a row's windows */
@@ -102,8 +104,15 @@ static int window_aggregate_add(WindowAggregateOperator *agg, const Row *input, 
         if (call->kind == AGGREGATE_COUNT_STAR)
             continue;
         Value value = value_from_row(input, call->argument, call->argument_type);
-        if (value.is_null)
+        if (value.is_null && !collection_aggregate_takes_nulls(call))
             continue;
+        if (collection_aggregate_is(call->kind)) {
+            if (collection_aggregate_apply(call, value, true, &agg->values[i], &agg->counts[i],
+                                           &agg->collections[2 * i],
+                                           &agg->collections[2 * i + 1]) != JOINERY_OK)
+                return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            continue;
+        }
         if (aggregate_function_add(call, agg->value_types[i], value, &agg->values[i],
                                    &agg->counts[i]) != JOINERY_OK)
             return window_aggregate_overflow(agg);
@@ -256,6 +265,9 @@ static void window_aggregate_close(Operator *self)
 {
     WindowAggregateOperator *agg = self->impl;
     value_state_destroy(agg->accumulators);
+    for (uint32_t i = 0; agg->collections && i < 2 * agg->spec.call_count; i++)
+        strbuf_free(&agg->collections[i]);
+    free(agg->collections);
     free(agg->value_types);
     free(agg->key_variable_length);
     free(agg->windows);
@@ -325,10 +337,11 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
     agg->window_capacity = window_assign_max(&spec->window);
     agg->windows = calloc(agg->window_capacity ? agg->window_capacity : 1, sizeof(WindowBounds));
     agg->value_types = calloc(calls, sizeof(DataType));
+    agg->collections = calloc(2 * calls, sizeof(StrBuf));
     agg->values = calloc(calls, sizeof(Value));
     agg->counts = calloc(calls, sizeof(int64_t));
     agg->key_variable_length = calloc(keys, sizeof(bool));
-    if (!agg->windows || !agg->value_types || !agg->values || !agg->counts ||
+    if (!agg->windows || !agg->value_types || !agg->collections || !agg->values || !agg->counts ||
         !agg->key_variable_length) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         operator_close(&agg->base);

@@ -23,6 +23,10 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "MAX";
     case PLAN_AGGREGATE_AVG:
         return "AVG";
+    case PLAN_AGGREGATE_COLLECT:
+        return "COLLECT";
+    case PLAN_AGGREGATE_ARRAY_AGG:
+        return "ARRAY_AGG";
     }
     return "?";
 }
