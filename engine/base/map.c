@@ -3,6 +3,8 @@
  */
 #include "engine/base/map.h"
 
+#include "engine/base/composite.h"
+
 #include <string.h>
 
 /* Order of keys: NULL first, then value_compare. */
@@ -15,26 +17,7 @@ static int map_key_compare(DataType key_type, Value a, Value b)
 
 static int map_append_element(DataType type, Value value, StrBuf *out)
 {
-    if (value.is_null)
-        return strbuf_append_char(out, 0);
-    if (strbuf_append_char(out, 1) != 0)
-        return -1;
-    if (type_is_variable_length(type.id)) {
-        uint32_t length = value.s.len;
-        if (strbuf_append(out, (const char *)&length, sizeof length) != 0)
-            return -1;
-        return length ? strbuf_append(out, value.s.ptr, length) : 0;
-    }
-    uint64_t bits;
-    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE) {
-        double d = type.id == TYPE_FLOAT ? (double)(float)value.d : value.d;
-        if (d == 0.0)
-            d = 0.0;
-        memcpy(&bits, &d, sizeof bits);
-    } else {
-        bits = (uint64_t)value.i;
-    }
-    return strbuf_append(out, (const char *)&bits, sizeof bits);
+    return composite_append_element(type, value, out);
 }
 
 int map_encode(DataType map_type, MapEntry *entries, uint32_t count, StrBuf *out)
@@ -81,38 +64,7 @@ bool map_reader_init(MapReader *reader, DataType map_type, const char *bytes, ui
 
 static bool map_read_element(MapReader *reader, DataType type, Value *value)
 {
-    if (reader->cursor >= reader->end)
-        return false;
-    uint8_t present = *reader->cursor++;
-    if (!present) {
-        *value = value_null();
-        return true;
-    }
-    if (type_is_variable_length(type.id)) {
-        uint32_t length;
-        if ((size_t)(reader->end - reader->cursor) < sizeof length)
-            return false;
-        memcpy(&length, reader->cursor, sizeof length);
-        reader->cursor += sizeof length;
-        if ((size_t)(reader->end - reader->cursor) < length)
-            return false;
-        *value = value_string((const char *)reader->cursor, length);
-        reader->cursor += length;
-        return true;
-    }
-    uint64_t bits;
-    if ((size_t)(reader->end - reader->cursor) < sizeof bits)
-        return false;
-    memcpy(&bits, reader->cursor, sizeof bits);
-    reader->cursor += sizeof bits;
-    if (type.id == TYPE_FLOAT || type.id == TYPE_DOUBLE) {
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        *value = value_double(d);
-    } else {
-        *value = value_int((int64_t)bits);
-    }
-    return true;
+    return composite_read_element(&reader->cursor, reader->end, type, value);
 }
 
 bool map_reader_next(MapReader *reader, MapEntry *entry)

@@ -5,6 +5,7 @@
  *   [uint32 count][entry]*count     entry = key element, value element
  *   element = [uint8 0: NULL] | [uint8 1][8 bytes: int64 or double bits]
  *             | [uint8 1][uint32 length][bytes]   (variable-length types)
+ *   (the element encoding of composite.h, which ROW / ARRAY / MULTISET share)
  *
  * Integers are little-endian, unaligned (read with memcpy).
  *

@@ -3,7 +3,9 @@
  */
 #include "engine/base/type.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 DataType type_make(TypeId id, bool nullable)
@@ -58,8 +60,11 @@ DataType type_make_binary(TypeId id, int32_t length, bool nullable)
 
 static ElementType element_from_type(DataType type)
 {
-    ElementType element = {
-        .id = type.id, .precision = type.precision, .scale = type.scale, .nullable = type.nullable};
+    ElementType element = {.id = type.id,
+                           .precision = type.precision,
+                           .scale = type.scale,
+                           .nullable = type.nullable,
+                           .composite = type.composite};
     return element;
 }
 
@@ -68,8 +73,134 @@ static DataType type_from_element(ElementType element)
     DataType type = {.id = element.id,
                      .precision = element.precision,
                      .scale = element.scale,
-                     .nullable = element.nullable};
+                     .nullable = element.nullable,
+                     .composite = element.composite};
     return type;
+}
+
+/* ------------------------------------------------------------ composites */
+
+/* The interned shapes: a list, searched under the lock (types are made while binding, not
+   per row). */
+typedef struct InternedComposite {
+    struct InternedComposite *next;
+    TypeId id;
+    CompositeType shape; /* flexible: fields follow */
+} InternedComposite;
+
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+static InternedComposite *interned_head;
+
+/* Exact equality of two types as parts of a composite (nullability and names count). */
+static bool type_identical(DataType a, DataType b)
+{
+    if (a.id != b.id || a.nullable != b.nullable || a.precision != b.precision ||
+        a.scale != b.scale || a.composite != b.composite)
+        return false;
+    if (a.id == TYPE_MAP)
+        return type_identical(type_from_element(a.map_key), type_from_element(b.map_key)) &&
+               type_identical(type_from_element(a.map_value), type_from_element(b.map_value));
+    return true;
+}
+
+static const CompositeType *type_intern(TypeId id, const char *const *names, const DataType *types,
+                                        uint32_t count)
+{
+    pthread_mutex_lock(&interned_lock);
+    for (InternedComposite *item = interned_head; item; item = item->next) {
+        if (item->id != id || item->shape.field_count != count)
+            continue;
+        uint32_t i = 0;
+        while (i < count && strcmp(item->shape.fields[i].name, names[i]) == 0 &&
+               type_identical(item->shape.fields[i].type, types[i]))
+            i++;
+        if (i == count) {
+            pthread_mutex_unlock(&interned_lock);
+            return &item->shape;
+        }
+    }
+    size_t size = sizeof(InternedComposite) + count * sizeof(TypeField);
+    for (uint32_t i = 0; i < count; i++)
+        size += strlen(names[i]) + 1;
+    InternedComposite *item = calloc(1, size);
+    if (!item) {
+        pthread_mutex_unlock(&interned_lock);
+        return NULL;
+    }
+    char *text = (char *)&item->shape.fields[count];
+    item->id = id;
+    item->shape.field_count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t length = strlen(names[i]);
+        memcpy(text, names[i], length + 1);
+        item->shape.fields[i].name = text;
+        item->shape.fields[i].type = types[i];
+        item->shape.fields[i].type.time_attribute = TIME_ATTRIBUTE_NONE;
+        text += length + 1;
+    }
+    item->next = interned_head;
+    interned_head = item;
+    pthread_mutex_unlock(&interned_lock);
+    return &item->shape;
+}
+
+bool type_make_row(const char *const *names, const DataType *types, uint32_t count, bool nullable,
+                   DataType *result)
+{
+    if (count == 0)
+        return false;
+    const CompositeType *shape = type_intern(TYPE_ROW, names, types, count);
+    if (!shape)
+        return false;
+    *result = (DataType){.id = TYPE_ROW, .nullable = nullable, .composite = shape};
+    return true;
+}
+
+static bool type_make_collection(TypeId id, DataType element, bool nullable, DataType *result)
+{
+    const char *name = "";
+    const CompositeType *shape = type_intern(id, &name, &element, 1);
+    if (!shape)
+        return false;
+    *result = (DataType){.id = id, .nullable = nullable, .composite = shape};
+    return true;
+}
+
+bool type_make_array(DataType element, bool nullable, DataType *result)
+{
+    return type_make_collection(TYPE_ARRAY, element, nullable, result);
+}
+
+bool type_make_multiset(DataType element, bool nullable, DataType *result)
+{
+    return type_make_collection(TYPE_MULTISET, element, nullable, result);
+}
+
+DataType type_element(DataType collection)
+{
+    if ((collection.id != TYPE_ARRAY && collection.id != TYPE_MULTISET) || !collection.composite)
+        return type_make(TYPE_NULL, true);
+    return collection.composite->fields[0].type;
+}
+
+uint32_t type_field_count(DataType row)
+{
+    return row.id == TYPE_ROW && row.composite ? row.composite->field_count : 0;
+}
+
+DataType type_field(DataType row, uint32_t field)
+{
+    return row.composite->fields[field].type;
+}
+
+const char *type_field_name(DataType row, uint32_t field)
+{
+    return row.composite->fields[field].name;
+}
+
+bool type_is_composite(TypeId id)
+{
+    return id == TYPE_ROW || id == TYPE_ARRAY || id == TYPE_MULTISET;
 }
 
 DataType type_make_map(DataType key, DataType value, bool nullable)
@@ -123,7 +254,7 @@ bool type_is_binary(TypeId id)
 
 bool type_is_variable_length(TypeId id)
 {
-    return type_is_string(id) || type_is_binary(id) || id == TYPE_MAP;
+    return type_is_string(id) || type_is_binary(id) || id == TYPE_MAP || type_is_composite(id);
 }
 
 static bool element_equals(ElementType a, ElementType b)
@@ -141,7 +272,51 @@ bool type_equals(DataType a, DataType b)
         return a.precision == b.precision; /* fixed length: padding differs */
     if (a.id == TYPE_MAP)
         return element_equals(a.map_key, b.map_key) && element_equals(a.map_value, b.map_value);
+    if (type_is_composite(a.id)) {
+        if (a.composite == b.composite)
+            return true;
+        if (!a.composite || !b.composite || a.composite->field_count != b.composite->field_count)
+            return false;
+        for (uint32_t i = 0; i < a.composite->field_count; i++) {
+            const TypeField *x = &a.composite->fields[i], *y = &b.composite->fields[i];
+            if (strcmp(x->name, y->name) != 0 || x->type.nullable != y->type.nullable ||
+                !type_equals(x->type, y->type))
+                return false;
+        }
+        return true;
+    }
     return true;
+}
+
+/* The common type of two composites of one kind: field by field (names must agree). */
+static bool type_common_composite(DataType a, DataType b, bool nullable, DataType *result)
+{
+    if (a.id != b.id || !a.composite || !b.composite ||
+        a.composite->field_count != b.composite->field_count)
+        return false;
+    uint32_t count = a.composite->field_count;
+    if (a.composite == b.composite) {
+        *result = a;
+        result->nullable = nullable;
+        return true;
+    }
+    const char **names = malloc(count * sizeof *names);
+    DataType *types = malloc(count * sizeof *types);
+    bool ok = names && types;
+    for (uint32_t i = 0; ok && i < count; i++) {
+        const TypeField *x = &a.composite->fields[i], *y = &b.composite->fields[i];
+        names[i] = x->name;
+        ok = strcmp(x->name, y->name) == 0 && type_common(x->type, y->type, &types[i]);
+        if (ok && types[i].id == TYPE_NULL)
+            ok = false;
+    }
+    if (ok)
+        ok = a.id == TYPE_ROW     ? type_make_row(names, types, count, nullable, result)
+             : a.id == TYPE_ARRAY ? type_make_array(types[0], nullable, result)
+                                  : type_make_multiset(types[0], nullable, result);
+    free(names);
+    free(types);
+    return ok;
 }
 
 static int integer_digits(TypeId id)
@@ -185,6 +360,8 @@ bool type_common(DataType a, DataType b, DataType *result)
         result->nullable = true;
         return true;
     }
+    if (type_is_composite(a.id) || type_is_composite(b.id))
+        return type_common_composite(a, b, nullable, result);
     if (a.id == TYPE_MAP || b.id == TYPE_MAP) {
         if (!type_equals(a, b))
             return false;
@@ -277,12 +454,72 @@ static const char *interval_unit_name(DataType type)
     }
 }
 
+/* Appends text to buffer (size) at *used, cutting at the end. */
+static void type_text_append(char *buffer, size_t size, size_t *used, const char *text)
+{
+    size_t length = strlen(text);
+    if (*used + 1 >= size)
+        return;
+    if (length > size - 1 - *used)
+        length = size - 1 - *used;
+    memcpy(buffer + *used, text, length);
+    *used += length;
+    buffer[*used] = '\0';
+}
+
+/* Flink's ROW<`a` INT, `b` STRING>, ARRAY<INT>, MULTISET<STRING>; Calcite's RecordType(INTEGER
+   a, VARCHAR(2147483647) b), INTEGER ARRAY, VARCHAR(2147483647) MULTISET. */
+static void type_format_composite(DataType type, unsigned flags, char *buffer, size_t size)
+{
+    bool calcite = flags & TYPE_FORMAT_CALCITE;
+    unsigned element_flags = (flags & ~TYPE_FORMAT_TIME_ATTRIBUTE) | TYPE_FORMAT_NOT_NULL;
+    size_t used = 0;
+    buffer[0] = '\0';
+    char *part = malloc(size);
+    if (!part)
+        return;
+    if (type.id == TYPE_ROW) {
+        type_text_append(buffer, size, &used, calcite ? "RecordType(" : "ROW<");
+        for (uint32_t i = 0; i < type.composite->field_count; i++) {
+            const TypeField *field = &type.composite->fields[i];
+            if (i > 0)
+                type_text_append(buffer, size, &used, ", ");
+            type_format_as(field->type, element_flags, part, size);
+            if (calcite) {
+                type_text_append(buffer, size, &used, part);
+                type_text_append(buffer, size, &used, " ");
+                type_text_append(buffer, size, &used, field->name);
+            } else {
+                type_text_append(buffer, size, &used, "`");
+                type_text_append(buffer, size, &used, field->name);
+                type_text_append(buffer, size, &used, "` ");
+                type_text_append(buffer, size, &used, part);
+            }
+        }
+        type_text_append(buffer, size, &used, calcite ? ")" : ">");
+    } else {
+        const char *name = type.id == TYPE_ARRAY ? "ARRAY" : "MULTISET";
+        type_format_as(type.composite->fields[0].type, element_flags, part, size);
+        if (calcite) {
+            type_text_append(buffer, size, &used, part);
+            type_text_append(buffer, size, &used, " ");
+            type_text_append(buffer, size, &used, name);
+        } else {
+            type_text_append(buffer, size, &used, name);
+            type_text_append(buffer, size, &used, "<");
+            type_text_append(buffer, size, &used, part);
+            type_text_append(buffer, size, &used, ">");
+        }
+    }
+    free(part);
+}
+
 const char *type_format_as(DataType type, unsigned flags, char *buffer, size_t size)
 {
     bool calcite = flags & TYPE_FORMAT_CALCITE;
     const char *charset = flags & TYPE_FORMAT_CHARSET ? " CHARACTER SET \"UTF-16LE\"" : "";
     bool unbounded = type.precision == TYPE_STRING_LENGTH;
-    char base[160];
+    char base[512];
     switch (type.id) {
     case TYPE_NULL:
         snprintf(base, sizeof base, "NULL");
@@ -349,6 +586,11 @@ const char *type_format_as(DataType type, unsigned flags, char *buffer, size_t s
             snprintf(base, sizeof base, "BYTES");
         else
             snprintf(base, sizeof base, "VARBINARY(%d)", (int)type.precision);
+        break;
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET:
+        type_format_composite(type, flags, base, sizeof base);
         break;
     case TYPE_MAP: {
         /* Calcite's element names were always cut at 39 characters (a STRING key with its

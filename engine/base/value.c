@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "engine/base/binary.h"
+#include "engine/base/composite.h"
 #include "engine/base/map.h"
 
 Value value_from_row(const Row *row, uint32_t field, DataType type)
@@ -401,6 +402,9 @@ int value_parse_text(DataType type, const char *text, uint32_t length, Arena *ar
     case TYPE_INTERVAL_DAY_TIME:
     case TYPE_INTERVAL_YEAR_MONTH:
     case TYPE_MAP:
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET:
         return parse_error(error, error_size, "cannot parse text as", type);
     }
     return parse_error(error, error_size, "cannot parse text as", type);
@@ -539,6 +543,12 @@ int value_format_text(DataType type, Value value, StrBuf *out)
         return strbuf_append_char(out, '\'');
     case TYPE_MAP:
         return map_append_text(type, value, format_map_element, out);
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET: {
+        static const CompositeTextStyle style = {format_map_element, "(", ")"};
+        return composite_append_text(type, value, &style, out);
+    }
     case TYPE_DATE:
         return format_date(value.i, out);
     case TYPE_TIME:

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/composite.h"
 #include "engine/base/map.h"
 #include "engine/base/strbuf.h"
 #include "engine/base/value.h"
@@ -118,6 +119,14 @@ static int print_append_value(DataType type, Value value, StrBuf *out)
         return strbuf_append_char(out, ']');
     case TYPE_MAP: /* a Java Map's toString: {k1=v1, k2=v2} (entries in key order here) */
         return map_append_text(type, value, print_append_value, out);
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET: {
+        /* a nested Row's toString +I[a, b]; an array as Arrays.deepToString [a, b]; a multiset
+           as its Map<element, count> {a=2, b=1} */
+        static const CompositeTextStyle style = {print_append_value, "+I[", "]"};
+        return composite_append_text(type, value, &style, out);
+    }
     case TYPE_BOOLEAN:
         return strbuf_append_cstr(out, value.i ? "true" : "false");
     case TYPE_TIME:

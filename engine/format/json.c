@@ -20,6 +20,7 @@
 #include "engine/format/format_internal.h"
 
 #include "engine/base/binary.h"
+#include "engine/base/composite.h"
 #include "engine/base/map.h"
 #include "engine/base/utf8.h"
 
@@ -535,6 +536,12 @@ static bool json_token_text(FormatDecoder *decoder, const char *data, const jsmn
  * from the token's text. Values live in the record arena. Returns 0, or -1
  * with a reason.
  */
+static int json_map_value(FormatDecoder *decoder, DataType type, const char *data,
+                          const jsmntok_t *object, Value *value, char *reason, size_t reason_size);
+static int json_composite_value(FormatDecoder *decoder, DataType type, const char *data,
+                                const jsmntok_t *token, Value *value, char *reason,
+                                size_t reason_size);
+
 static int json_element_value(FormatDecoder *decoder, DataType type, const char *data,
                               const jsmntok_t *token, Value *value, char *reason,
                               size_t reason_size)
@@ -546,6 +553,10 @@ static int json_element_value(FormatDecoder *decoder, DataType type, const char 
         *value = value_null();
         return 0;
     }
+    if (type.id == TYPE_MAP)
+        return json_map_value(decoder, type, data, token, value, reason, reason_size);
+    if (type_is_composite(type.id))
+        return json_composite_value(decoder, type, data, token, value, reason, reason_size);
     if (token->type == JSMN_OBJECT || token->type == JSMN_ARRAY) {
         snprintf(reason, reason_size, "expected a %s but found a JSON %s",
                  type_format(type, type_name, sizeof type_name),
@@ -627,18 +638,122 @@ static int json_map_value(FormatDecoder *decoder, DataType type, const char *dat
     return 0;
 }
 
+/* Moves an encoded value into the record arena; 0, or -1 with a reason. */
+static int json_encoded_value(FormatDecoder *decoder, StrBuf *encoded, int status, Value *value,
+                              char *reason, size_t reason_size)
+{
+    char *bytes = status == 0 ? arena_alloc(&decoder->record_arena, encoded->length + 1) : NULL;
+    if (bytes && encoded->length)
+        memcpy(bytes, encoded->data, encoded->length);
+    *value = value_string(bytes, (uint32_t)encoded->length);
+    strbuf_free(encoded);
+    if (!bytes) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * A ROW from a JSON object (fields by name, absent ones NULL, other members ignored, as
+ * Flink's JSON format reads them), an ARRAY from a JSON array, a MULTISET from a JSON object
+ * of element -> count (Flink writes multisets as maps to counts) or, leniently, from a JSON
+ * array of its elements. Nested values are read by json_element_value; the JSON's depth is
+ * bounded by json_too_deep and the type's by the parser.
+ */
+static int json_composite_value(FormatDecoder *decoder, DataType type, const char *data,
+                                const jsmntok_t *token, Value *value, char *reason,
+                                size_t reason_size)
+{
+    char type_name[256];
+    const jsmntok_t *tokens = decoder->json_tokens;
+    int index = (int)(token - tokens) + 1;
+    uint32_t count = (uint32_t)token->size;
+    Arena *arena = &decoder->record_arena;
+    StrBuf encoded = STRBUF_INIT;
+    bool object = token->type == JSMN_OBJECT, array = token->type == JSMN_ARRAY;
+    if ((type.id == TYPE_ROW && !object) || (type.id == TYPE_ARRAY && !array) ||
+        (type.id == TYPE_MULTISET && !object && !array)) {
+        snprintf(reason, reason_size, "expected a %s (a JSON %s)",
+                 type_format(type, type_name, sizeof type_name),
+                 type.id == TYPE_ARRAY ? "array" : "object");
+        return -1;
+    }
+    if (type.id == TYPE_ROW) {
+        uint32_t fields = type_field_count(type);
+        Value *values = arena_alloc(arena, fields * sizeof *values);
+        if (!values) {
+            snprintf(reason, reason_size, "out of memory");
+            return -1;
+        }
+        for (uint32_t i = 0; i < fields; i++)
+            values[i] = value_null();
+        for (uint32_t i = 0; i < count; i++) {
+            const char *name;
+            size_t name_length;
+            if (!json_token_text(decoder, data, &tokens[index], &name, &name_length)) {
+                snprintf(reason, reason_size, "out of memory");
+                return -1;
+            }
+            for (uint32_t f = 0; f < fields; f++) {
+                const char *field_name = type_field_name(type, f);
+                if (strlen(field_name) == name_length &&
+                    memcmp(field_name, name, name_length) == 0) {
+                    if (json_element_value(decoder, type_field(type, f), data, &tokens[index + 1],
+                                           &values[f], reason, reason_size) != 0)
+                        return -1;
+                    break;
+                }
+            }
+            index = json_skip(tokens, INT32_MAX, index + 1);
+        }
+        return json_encoded_value(decoder, &encoded, row_value_encode(type, values, &encoded),
+                                  value, reason, reason_size);
+    }
+    DataType element_type = type_element(type);
+    MultisetElement *entries = arena_alloc(arena, (count ? count : 1) * sizeof *entries);
+    Value *elements = arena_alloc(arena, (count ? count : 1) * sizeof *elements);
+    if (!entries || !elements) {
+        snprintf(reason, reason_size, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (json_element_value(decoder, element_type, data, &tokens[index], &elements[i], reason,
+                               reason_size) != 0)
+            return -1;
+        if (type.id == TYPE_MULTISET && elements[i].is_null) {
+            /* Flink's JSON format has no null keys by default (map-null-key.mode FAIL) */
+            snprintf(reason, reason_size, "a MULTISET element is null");
+            return -1;
+        }
+        entries[i].element = elements[i];
+        entries[i].count = 1;
+        if (object) {
+            Value multiplicity;
+            if (json_element_value(decoder, type_make(TYPE_INT, false), data, &tokens[index + 1],
+                                   &multiplicity, reason, reason_size) != 0)
+                return -1;
+            entries[i].count = multiplicity.is_null ? 0 : multiplicity.i;
+            index = json_skip(tokens, INT32_MAX, index + 1);
+        } else {
+            index = json_skip(tokens, INT32_MAX, index);
+        }
+    }
+    int status = type.id == TYPE_ARRAY ? array_encode(type, elements, count, &encoded)
+                                       : multiset_encode(type, entries, count, &encoded);
+    return json_encoded_value(decoder, &encoded, status, value, reason, reason_size);
+}
+
 static int json_convert_field(FormatDecoder *decoder, uint32_t field, const char *data,
                               bool record_has_escapes, const jsmntok_t *token, Value *value,
                               char *error, size_t error_size)
 {
     DataType type = decoder->types[field];
-    if (type_is_binary(type.id) || type.id == TYPE_MAP) {
-        char reason[128];
+    if (type_is_binary(type.id) || type.id == TYPE_MAP || type_is_composite(type.id)) {
+        char reason[320];
         int status = 0;
         if (token->type == JSMN_PRIMITIVE && data[token->start] == 'n')
             *value = value_null();
-        else if (type.id == TYPE_MAP)
-            status = json_map_value(decoder, type, data, token, value, reason, sizeof reason);
         else
             status = json_element_value(decoder, type, data, token, value, reason, sizeof reason);
         if (status != 0)
@@ -935,6 +1050,59 @@ static int json_append_value(FormatEncoder *encoder, DataType type, Value value,
             }
         }
         return strbuf_append_char(out, '}');
+    }
+    case TYPE_ROW: {
+        /* an object of the fields by name, NULL fields as null (Flink's JSON format) */
+        const uint8_t *cursor = (const uint8_t *)value.s.ptr, *end = cursor + value.s.len;
+        if (strbuf_append_char(out, '{') != 0)
+            return -1;
+        for (uint32_t i = 0; i < type_field_count(type); i++) {
+            Value field;
+            const char *name = type_field_name(type, i);
+            if (!composite_read_element(&cursor, end, type_field(type, i), &field))
+                break;
+            if ((i > 0 && strbuf_append_char(out, ',') != 0) ||
+                json_append_string(name, strlen(name), out) != 0 ||
+                strbuf_append_char(out, ':') != 0 ||
+                json_append_value(encoder, type_field(type, i), field, out) != 0)
+                return -1;
+        }
+        return strbuf_append_char(out, '}');
+    }
+    case TYPE_ARRAY:
+    case TYPE_MULTISET: {
+        /* an ARRAY as a JSON array; a MULTISET as an object of element -> count */
+        bool multiset = type.id == TYPE_MULTISET;
+        CollectionReader reader;
+        Value element;
+        int64_t multiplicity;
+        bool first = true;
+        if (strbuf_append_char(out, multiset ? '{' : '[') != 0)
+            return -1;
+        if (collection_reader_init(&reader, type, value.s.ptr, value.s.len)) {
+            while (collection_reader_next(&reader, &element, &multiplicity)) {
+                if (!first && strbuf_append_char(out, ',') != 0)
+                    return -1;
+                first = false;
+                if (!multiset) {
+                    if (json_append_value(encoder, reader.element_type, element, out) != 0)
+                        return -1;
+                    continue;
+                }
+                strbuf_clear(&encoder->scratch);
+                int status = element.is_null
+                                 ? strbuf_append_cstr(&encoder->scratch, "null")
+                                 : format_append_value_text(reader.element_type, element,
+                                                            encoder->options.timestamp_iso_8601,
+                                                            &encoder->scratch);
+                if (status != 0 ||
+                    json_append_string(encoder->scratch.data ? encoder->scratch.data : "",
+                                       encoder->scratch.length, out) != 0 ||
+                    strbuf_printf(out, ":%lld", (long long)multiplicity) != 0)
+                    return -1;
+            }
+        }
+        return strbuf_append_char(out, multiset ? '}' : ']');
     }
     default:
         strbuf_clear(&encoder->scratch);

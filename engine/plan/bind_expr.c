@@ -86,6 +86,87 @@ bool bind_contains_aggregate(const AstExpr *ast)
 
 /* ------------------------------------------------------------ columns */
 
+static int bind_call(Binder *binder, SourcePosition position, const char *name, FunctionId function,
+                     Expr **args, uint32_t count, Expr **result);
+
+/* row.name: the field access call (names match exactly, as Flink's are case-sensitive). */
+static int bind_field_access(Binder *binder, SourcePosition position, Expr *row, const char *name,
+                             Expr **result)
+{
+    if (row->type.id != TYPE_ROW) {
+        char type_name[256];
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, position,
+                          "Cannot access field '%s' of a value of type %s: not a ROW", name,
+                          type_format(row->type, type_name, sizeof type_name));
+    }
+    uint32_t count = type_field_count(row->type);
+    for (uint32_t i = 0; i < count; i++) {
+        if (strcmp(type_field_name(row->type, i), name) != 0)
+            continue;
+        Expr **args = arena_calloc(binder->arena, 2, sizeof(Expr *));
+        if (!args)
+            return bind_no_memory(binder);
+        args[0] = row;
+        args[1] = expr_make_literal(binder->arena, type_make(TYPE_INT, false), value_int(i));
+        if (!args[1])
+            return bind_no_memory(binder);
+        return bind_call(binder, position, NULL, FUNCTION_FIELD_ACCESS, args, 2, result);
+    }
+    return bind_error(binder, JOINERY_ERROR_VALIDATE, position, "Unknown field '%s'", name);
+}
+
+/*
+ * A dotted name that is no qualified column: a column (qualified by its table or not) of a
+ * ROW type followed by field names, t.r.f or r.f.g. Returns JOINERY_OK with *result, or -1
+ * when no reading of the parts names a ROW column (the caller reports the name).
+ */
+static int bind_column_fields(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    char *path = arena_strdup(binder->arena, ast->column.qualifier);
+    if (!path)
+        return bind_no_memory(binder);
+    const char *parts[64];
+    uint32_t count = 0;
+    for (char *cursor = path; cursor && count < 63;) {
+        parts[count++] = cursor;
+        cursor = strchr(cursor, '.');
+        if (cursor)
+            *cursor++ = '\0';
+    }
+    parts[count++] = ast->column.name;
+    /* first: table.column.field...; then column.field... */
+    for (uint32_t skip = 0; skip < 2 && skip + 1 < count; skip++) {
+        const char *table = skip ? parts[0] : NULL;
+        const char *column_name = parts[skip];
+        int found = -1;
+        for (uint32_t i = 0; i < scope->count; i++) {
+            const ScopeColumn *column = &scope->columns[i];
+            if (table && (!column->qualifier || strcmp(column->qualifier, table) != 0))
+                continue;
+            if (strcmp(column->name, column_name) != 0)
+                continue;
+            if (found >= 0)
+                return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                                  "Column '%s' is ambiguous", column_name);
+            found = (int)i;
+        }
+        if (found < 0 || scope->columns[found].type.id != TYPE_ROW)
+            continue;
+        Expr *expr =
+            expr_make_input_ref(binder->arena, (uint32_t)found, scope->columns[found].type);
+        if (!expr)
+            return bind_no_memory(binder);
+        for (uint32_t i = skip + 1; i < count; i++) {
+            int status = bind_field_access(binder, ast->position, expr, parts[i], &expr);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        *result = expr;
+        return JOINERY_OK;
+    }
+    return -1;
+}
+
 static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
     const char *qualifier = ast->column.qualifier;
@@ -136,6 +217,11 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
                                           outer->columns[found].type);
             return *result ? JOINERY_OK : bind_no_memory(binder);
         }
+    }
+    if (qualifier) {
+        int status = bind_column_fields(binder, scope, ast, result);
+        if (status != -1)
+            return status;
     }
     if (!qualifier_known) {
         const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
@@ -416,6 +502,10 @@ static PlanAggregateKind bind_aggregate_kind(const char *name, bool star)
         return PLAN_AGGREGATE_FIRST_VALUE;
     if (strcasecmp(name, "LAST_VALUE") == 0)
         return PLAN_AGGREGATE_LAST_VALUE;
+    if (strcasecmp(name, "COLLECT") == 0)
+        return PLAN_AGGREGATE_COLLECT;
+    if (strcasecmp(name, "ARRAY_AGG") == 0)
+        return PLAN_AGGREGATE_ARRAY_AGG;
     return PLAN_AGGREGATE_AVG;
 }
 
@@ -437,6 +527,19 @@ static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAg
                               type_format(type, (char[64]){0}, 64));
         *result = type_make_varchar(TYPE_STRING_LENGTH, true);
         return JOINERY_OK;
+    }
+    if (kind == PLAN_AGGREGATE_COLLECT || kind == PLAN_AGGREGATE_ARRAY_AGG) {
+        /* COLLECT: MULTISET<T> NOT NULL (empty for no values); ARRAY_AGG: ARRAY<T>, NULL for
+           no rows */
+        if (type.id == TYPE_NULL)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Cannot apply '%s' to a NULL literal", ast->function.name);
+        type.time_attribute = TIME_ATTRIBUTE_NONE;
+        if (type.id == TYPE_CHAR)
+            type.id = TYPE_VARCHAR;
+        bool made = kind == PLAN_AGGREGATE_COLLECT ? type_make_multiset(type, false, result)
+                                                   : type_make_array(type, true, result);
+        return made ? JOINERY_OK : bind_no_memory(binder);
     }
     if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX ||
         kind == PLAN_AGGREGATE_FIRST_VALUE || kind == PLAN_AGGREGATE_LAST_VALUE) {
@@ -561,6 +664,15 @@ static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast,
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "DISTINCT is only allowed in aggregate functions");
     uint32_t count = (uint32_t)ast->function.args.count;
+    if (strcmp(name, "$DOT") == 0 && count == 2) {
+        /* expr.field after a parenthesised expression or an item access (parser.c) */
+        const AstExpr *field = ast->function.args.items[1];
+        Expr *row;
+        int status = bind_expr(binder, scope, ast->function.args.items[0], &row);
+        if (status != JOINERY_OK)
+            return status;
+        return bind_field_access(binder, field->position, row, field->literal.text, result);
+    }
     Expr **args = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
     for (uint32_t i = 0; i < count; i++) {
         const AstExpr *arg = ast->function.args.items[i];

@@ -88,6 +88,20 @@ bool expr_cast_is_valid(DataType from, DataType to)
     TypeId f = from.id, t = to.id;
     if (f == TYPE_NULL)
         return true;
+    if (type_is_composite(f) || type_is_composite(t)) {
+        /* to STRING prints it; ROW to ROW field by field (same count), ARRAY to ARRAY and
+           MULTISET to MULTISET element by element */
+        if (type_is_composite(f) && type_is_string(t))
+            return true;
+        if (f != t || type_field_count(from) != type_field_count(to))
+            return false;
+        if (t != TYPE_ROW)
+            return expr_cast_is_valid(type_element(from), type_element(to));
+        for (uint32_t i = 0; i < type_field_count(from); i++)
+            if (!expr_cast_is_valid(type_field(from, i), type_field(to, i)))
+                return false;
+        return true;
+    }
     if (f == TYPE_MAP || t == TYPE_MAP) /* MAP to STRING prints it; MAP to MAP only unchanged */
         return type_equals(from, to) || (f == TYPE_MAP && type_is_string(t));
     if (type_is_binary(f) || type_is_binary(t)) /* bytes to and from strings and bytes */

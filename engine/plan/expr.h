@@ -70,6 +70,7 @@ typedef enum FunctionPrint {
     FUNCTION_PRINT_IN,      /* SEARCH(x, Sarg[...]) of literals, else an OR of equalities */
     FUNCTION_PRINT_TRIM,    /* TRIM(FLAG(BOTH), ' ', s) */
     FUNCTION_PRINT_EXTRACT, /* EXTRACT(FLAG(YEAR), t) */
+    FUNCTION_PRINT_FIELD,   /* r.name (field access; the index literal names the field) */
 } FunctionPrint;
 
 /*

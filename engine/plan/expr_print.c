@@ -192,7 +192,10 @@ static int append_literal(StrBuf *out, DataType type, Value value, ExprStyle sty
                 out, ":%s", calcite_type_name(type, false, false, type_name, sizeof type_name));
         return 0;
     case TYPE_MAP:
-        /* only constant-folded MAP[...] constructors reach here */
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET:
+        /* only constant-folded constructors reach here */
         return value_format_text(type, value, out);
     case TYPE_DATE:
         return append_date(out, value.i);
@@ -418,6 +421,15 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
                 strbuf_append_cstr(out, ", ") != 0 || print_expr(args[1], names, style, out) != 0)
                 return -1;
             return strbuf_append_char(out, ')');
+        }
+        break;
+    case FUNCTION_PRINT_FIELD:
+        if (count == 2 && args[1]->kind == EXPR_LITERAL &&
+            (uint64_t)args[1]->literal.i < type_field_count(args[0]->type)) {
+            if (print_expr(args[0], names, style, out) != 0)
+                return -1;
+            return strbuf_printf(out, ".%s",
+                                 type_field_name(args[0]->type, (uint32_t)args[1]->literal.i));
         }
         break;
     case FUNCTION_PRINT_POSTFIX:

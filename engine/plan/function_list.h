@@ -245,15 +245,34 @@ FUNCTION(ROUND, "ROUND", NAMED, 1, 2, FUNCTION, CALL, type_rounding, eval_round,
          "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'")
 
 /* ---- maps -------------------------------------------------------------- */
-/* map[key]: the value, NULL when the key is absent */
+/* map[key]: the value, NULL when the key is absent; array[i] (1-based), NULL out of range */
 FUNCTION(ITEM, "ITEM", NAMED, 2, 2, SPECIAL, CALL, type_item, eval_item,
-         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'<MAP>[<ANY>]'")
-/* CARDINALITY(map): number of entries, INT */
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'<ARRAY>[<INTEGER>]'\n'<MAP>[<ANY>]'")
+/* CARDINALITY(map | array | multiset): number of entries (elements), INT */
 FUNCTION(CARDINALITY, "CARDINALITY", NAMED, 1, 1, FUNCTION, CALL, type_cardinality,
-         eval_cardinality, STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CARDINALITY(<MAP>)'")
+         eval_cardinality, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'CARDINALITY(<MULTISET>)'\n'CARDINALITY(<ARRAY>)'\n'CARDINALITY(<MAP>)'")
 /* MAP[k1, v1, k2, v2, ...] */
 FUNCTION(MAP, "MAP", NAMED, 2, ANY, SPECIAL, CALL, type_map, eval_map,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'MAP[<ANY>, <ANY>, ...]'")
+
+/* ---- rows, arrays, multisets (composites.c) ---------------------------- */
+/* ROW(a, b, ...) and (a, b, ...): fields EXPR$0, EXPR$1, ... */
+FUNCTION(ROW, "ROW", NAMED, 1, ANY, SPECIAL, CALL, type_row, eval_row,
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'ROW(<ANY>, ...)'")
+/* ARRAY[a, b, ...]: elements of one common type */
+FUNCTION(ARRAY, "ARRAY", NAMED, 1, ANY, SPECIAL, CALL, type_array, eval_array,
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'ARRAY[<ANY>, ...]'")
+/* row.field: the row, then the field's index as an INT literal (printed row.name) */
+FUNCTION(FIELD_ACCESS, "DOT", OPERATOR, 2, 2, SPECIAL, FIELD, type_field_access,
+         eval_field_access, ARG0, NONE, NONE, GUESS, DETERMINISTIC, "'<ROW>.<NAME>'")
+/* ELEMENT(array): its only element, NULL when empty, an error with more than one */
+FUNCTION(ELEMENT, "ELEMENT", NAMED, 1, 1, FUNCTION, CALL, type_element_of, eval_element,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'ELEMENT(<ARRAY>)'")
+/* ARRAY_CONTAINS(array, value): TRUE when an element equals value */
+FUNCTION(ARRAY_CONTAINS, "ARRAY_CONTAINS", NAMED, 2, 2, FUNCTION, CALL, type_array_contains,
+         eval_array_contains, ARG0, NONE, NONE, GUESS, DETERMINISTIC,
+         "'ARRAY_CONTAINS(<ARRAY>, <ANY>)'")
 
 /* ---- last in the name lookup order ------------------------------------- */
 /* MOD(a, b) and a % b */

@@ -137,14 +137,12 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "CURRENT_ROW_TIMESTAMP",
     "SOURCE_WATERMARK",
     "PROCTIME_MATERIALIZE",
-    "COLLECT",
     "STDDEV",
     "STDDEV_POP",
     "STDDEV_SAMP",
     "VAR_POP",
     "VAR_SAMP",
     "VARIANCE",
-    "ARRAY_AGG",
     "ROW_NUMBER",
     "RANK",
     "DENSE_RANK",
@@ -226,11 +224,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "IS_ALPHA",
     "HASH_CODE",
     "TYPEOF",
-    "ARRAY",
-    "MAP",
-    "CARDINALITY",
-    "ELEMENT",
-    "ARRAY_CONTAINS",
     "ARRAY_DISTINCT",
     "ARRAY_JOIN",
     "ARRAY_POSITION",
@@ -251,8 +244,9 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "SUBSTRING_INDEX",
 };
 
-static const char *const AGGREGATE_FUNCTIONS[] = {"COUNT", "SUM",     "MIN",         "MAX",
-                                                  "AVG",   "LISTAGG", "FIRST_VALUE", "LAST_VALUE"};
+static const char *const AGGREGATE_FUNCTIONS[] = {
+    "COUNT",   "SUM",         "MIN",        "MAX",     "AVG",
+    "LISTAGG", "FIRST_VALUE", "LAST_VALUE", "COLLECT", "ARRAY_AGG"};
 
 /* ---- messages -------------------------------------------------------- */
 
@@ -291,6 +285,12 @@ static const char *type_family_name(DataType type)
         return "BINARY";
     case TYPE_MAP:
         return "MAP";
+    case TYPE_ROW:
+        return "ROW";
+    case TYPE_ARRAY:
+        return "ARRAY";
+    case TYPE_MULTISET:
+        return "MULTISET";
     }
     return "ANY";
 }
@@ -551,7 +551,7 @@ static Expr *compared(Call *call, bool maps, bool nullable_result)
         !common_type_of(args, call->count, &common))
         return fail_cannot_apply(call);
     bool nullable = any_nullable(args, call->count) && nullable_result;
-    if (common.id == TYPE_MAP && !maps)
+    if ((common.id == TYPE_MAP || type_is_composite(common.id)) && !maps)
         return fail_cannot_apply(call);
     if (common.id == TYPE_NULL)
         common = type_make(TYPE_BOOLEAN, true); /* NULL = NULL */
@@ -1199,10 +1199,19 @@ static DataType unpadded(DataType type)
     return type;
 }
 
-/* map[key] */
+/* map[key], array[index] */
 static Expr *type_item(Call *call)
 {
     DataType map = call->args[0]->type;
+    if (map.id == TYPE_ARRAY) {
+        if (!type_is_integer(call->args[1]->type.id) && call->args[1]->type.id != TYPE_NULL)
+            return fail_cannot_apply(call);
+        if (!widen_arg(call, 1, type_make(TYPE_INT, true)))
+            return fail_memory(call->diag);
+        DataType element = type_element(map);
+        element.nullable = true; /* out of range gives NULL */
+        return make(call, element);
+    }
     if (map.id != TYPE_MAP || !types_comparable(type_map_key(map), call->args[1]->type))
         return fail_cannot_apply(call);
     if (!widen_arg(call, 1, type_map_key(map)))
@@ -1214,7 +1223,8 @@ static Expr *type_item(Call *call)
 
 static Expr *type_cardinality(Call *call)
 {
-    if (call->args[0]->type.id != TYPE_MAP)
+    TypeId id = call->args[0]->type.id;
+    if (id != TYPE_MAP && id != TYPE_ARRAY && id != TYPE_MULTISET)
         return fail_cannot_apply(call);
     return make(call, type_make(TYPE_INT, call->args[0]->type.nullable));
 }
@@ -1252,6 +1262,100 @@ static Expr *type_map(Call *call)
         if (!widen_arg(call, i, i % 2 == 0 ? key : value))
             return fail_memory(call->diag);
     return make(call, type_make_map(key, value, false));
+}
+
+/* ---- rows, arrays, multisets ---- */
+
+/* ROW(a, b, ...): a ROW NOT NULL of the arguments' types, fields EXPR$0, EXPR$1, ... */
+static Expr *type_row(Call *call)
+{
+    const char **names = arena_calloc(call->arena, call->count, sizeof *names);
+    DataType *types = arena_calloc(call->arena, call->count, sizeof *types);
+    if (!names || !types)
+        return fail_memory(call->diag);
+    for (uint32_t i = 0; i < call->count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "EXPR$%u", (unsigned)i);
+        names[i] = arena_strdup(call->arena, name);
+        if (!names[i])
+            return fail_memory(call->diag);
+        types[i] = unpadded(call->args[i]->type);
+        types[i].time_attribute = TIME_ATTRIBUTE_NONE;
+        if (types[i].id == TYPE_NULL) {
+            /* Calcite types a NULL field as NULL; joinery keeps it as a nullable INT */
+            types[i] = type_make(TYPE_INT, true);
+            if (!widen_arg(call, i, types[i]))
+                return fail_memory(call->diag);
+        }
+    }
+    DataType row;
+    if (!type_make_row(names, types, call->count, false, &row))
+        return fail_memory(call->diag);
+    return make(call, row);
+}
+
+/* ARRAY[a, b, ...]: elements widened to their common type, an ARRAY NOT NULL */
+static Expr *type_array(Call *call)
+{
+    DataType element;
+    if (!common_type_of(call->args, call->count, &element))
+        return fail_cannot_apply(call);
+    if (element.id == TYPE_NULL) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "Cannot infer the element type of ARRAY[...] from NULL literals alone; CAST "
+                   "them");
+        return NULL;
+    }
+    element = unpadded(element);
+    element.time_attribute = TIME_ATTRIBUTE_NONE;
+    element.nullable = any_nullable(call->args, call->count);
+    if (!widen_args(call, 0, element))
+        return fail_memory(call->diag);
+    DataType array;
+    if (!type_make_array(element, false, &array))
+        return fail_memory(call->diag);
+    return make(call, array);
+}
+
+/* row.field: args are the row and the field's index (an INT literal the binder made) */
+static Expr *type_field_access(Call *call)
+{
+    DataType row = call->args[0]->type;
+    const Expr *index = call->args[1];
+    if (row.id != TYPE_ROW || index->kind != EXPR_LITERAL || index->literal.is_null ||
+        (uint64_t)index->literal.i >= type_field_count(row))
+        return fail_cannot_apply(call);
+    DataType field = type_field(row, (uint32_t)index->literal.i);
+    field.nullable = field.nullable || row.nullable;
+    return make(call, field);
+}
+
+/* ELEMENT(array): the element type, nullable (an empty array gives NULL) */
+static Expr *type_element_of(Call *call)
+{
+    if (call->args[0]->type.id != TYPE_ARRAY)
+        return fail_cannot_apply(call);
+    DataType element = type_element(call->args[0]->type);
+    element.nullable = true;
+    return make(call, element);
+}
+
+/* ARRAY_CONTAINS(array, value): value widened to the element type (comparable) */
+static Expr *type_array_contains(Call *call)
+{
+    DataType array = call->args[0]->type;
+    if (array.id != TYPE_ARRAY || !types_comparable(type_element(array), call->args[1]->type))
+        return fail_cannot_apply(call);
+    DataType common;
+    if (!type_common(type_element(array), call->args[1]->type, &common))
+        return fail_cannot_apply(call);
+    if (!type_equals(common, type_element(array))) {
+        /* the array's elements would need a cast: refuse as Flink's strict typing does */
+        return fail_cannot_apply(call);
+    }
+    if (!widen_arg(call, 1, common))
+        return fail_memory(call->diag);
+    return make(call, type_make(TYPE_BOOLEAN, array.nullable));
 }
 
 /* ---- dispatch ------------------------------------------------------------ */

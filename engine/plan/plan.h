@@ -118,6 +118,8 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_LISTAGG,
     PLAN_AGGREGATE_FIRST_VALUE,
     PLAN_AGGREGATE_LAST_VALUE,
+    PLAN_AGGREGATE_COLLECT,
+    PLAN_AGGREGATE_ARRAY_AGG,
 } PlanAggregateKind;
 
 typedef struct PlanAggregateCall {

@@ -894,6 +894,71 @@ static bool parser_parse_map_type(Parser *parser, DataType *type)
     return true;
 }
 
+/* One nested type, inside the depth guard. */
+static bool parser_parse_nested_type(Parser *parser, DataType *type)
+{
+    if (!parser_enter(parser))
+        return false;
+    bool parsed = parser_parse_type(parser, type);
+    parser_leave(parser);
+    return parsed;
+}
+
+/* <T> after ARRAY or MULTISET. */
+static bool parser_parse_collection_type(Parser *parser, Keyword keyword, DataType *type)
+{
+    DataType element;
+    if (!parser_expect(parser, TOKEN_LESS) || !parser_parse_nested_type(parser, &element) ||
+        !parser_expect(parser, TOKEN_GREATER))
+        return false;
+    bool made = keyword == KEYWORD_ARRAY ? type_make_array(element, true, type)
+                                         : type_make_multiset(element, true, type);
+    if (!made)
+        parser_fail_no_memory(parser);
+    return made;
+}
+
+/* <name type, ...> or (name type, ...) after ROW; field names must differ. */
+static bool parser_parse_row_type(Parser *parser, DataType *type)
+{
+    const Token *open = parser_current(parser);
+    bool angle = open->kind == TOKEN_LESS;
+    if (!angle && !parser_expect(parser, TOKEN_LEFT_PAREN))
+        return false;
+    if (angle)
+        parser_advance(parser);
+    AstList names = {0}, types = {0};
+    do {
+        const Token *name_token = parser_current(parser);
+        char *name = parser_expect_identifier(parser, "field name");
+        if (!name)
+            return false;
+        for (size_t i = 0; i < names.count; i++)
+            if (strcmp(names.items[i], name) == 0) {
+                parser_fail_at(parser, name_token->line, name_token->column, JOINERY_ERROR_PARSE,
+                               "Field names must be unique. Found duplicates: [%s]", name);
+                return false;
+            }
+        DataType *field = parser_alloc(parser, sizeof *field);
+        if (!field || !parser_parse_nested_type(parser, field) ||
+            !ast_list_push(parser, &names, name) || !ast_list_push(parser, &types, field))
+            return false;
+    } while (parser_accept(parser, TOKEN_COMMA));
+    if (!parser_expect(parser, angle ? TOKEN_GREATER : TOKEN_RIGHT_PAREN))
+        return false;
+    DataType *field_types = parser_alloc(parser, names.count * sizeof *field_types);
+    if (!field_types)
+        return false;
+    for (size_t i = 0; i < types.count; i++)
+        field_types[i] = *(DataType *)types.items[i];
+    if (!type_make_row((const char *const *)names.items, field_types, (uint32_t)names.count, true,
+                       type)) {
+        parser_fail_no_memory(parser);
+        return false;
+    }
+    return true;
+}
+
 /* A Flink type with optional NOT NULL / NULL into *type. */
 static bool parser_parse_type(Parser *parser, DataType *type)
 {
@@ -1040,7 +1105,13 @@ static bool parser_parse_type(Parser *parser, DataType *type)
         break;
     case KEYWORD_ARRAY:
     case KEYWORD_MULTISET:
+        if (!parser_parse_collection_type(parser, keyword, type))
+            return false;
+        break;
     case KEYWORD_ROW:
+        if (!parser_parse_row_type(parser, type))
+            return false;
+        break;
     case KEYWORD_RAW:
         parser_fail_at(parser, token->line, token->column, JOINERY_ERROR_UNSUPPORTED,
                        "type %s is not supported yet", keyword_name(keyword));
@@ -1518,17 +1589,19 @@ static AstExpr *parser_parse_name_expression(Parser *parser)
     return parser_finish_expr(parser, expr);
 }
 
-/* MAP[k1, v1, k2, v2, ...]: a call of the function MAP with the keys and values in turn. */
+/* MAP[k1, v1, k2, v2, ...] and ARRAY[e1, e2, ...]: a call of the function MAP (the keys and
+   values in turn) or ARRAY. */
 static AstExpr *parser_parse_map_constructor(Parser *parser)
 {
     const Token *token = parser_current(parser);
     AstExpr *expr = parser_new_expr(parser, AST_EXPR_FUNCTION, token);
     if (!expr)
         return NULL;
-    expr->function.name = parser_strndup(parser, "MAP", 3);
+    bool array = token_is_keyword(token, KEYWORD_ARRAY);
+    expr->function.name = parser_strndup(parser, array ? "ARRAY" : "MAP", array ? 5 : 3);
     if (!expr->function.name)
         return NULL;
-    parser_advance(parser); /* MAP */
+    parser_advance(parser); /* MAP or ARRAY */
     parser_advance(parser); /* [ */
     do {
         AstExpr *arg = parser_parse_expression(parser);
@@ -1542,11 +1615,47 @@ static AstExpr *parser_parse_map_constructor(Parser *parser)
 
 static AstExpr *parser_parse_primary_base(Parser *parser);
 
-/* A primary expression followed by any number of item accesses: m['key']. */
+/* expr.name after an item access or a parenthesised expression: the function "$DOT" of the
+   expression and the field name (a string literal), which the binder resolves. */
+static AstExpr *parser_parse_field_access(Parser *parser, AstExpr *expr)
+{
+    AstExpr *access = parser_new_expr_from(parser, AST_EXPR_FUNCTION, expr);
+    if (!access)
+        return NULL;
+    access->function.name = parser_strndup(parser, "$DOT", 4);
+    if (!access->function.name || !ast_list_push(parser, &access->function.args, expr))
+        return NULL;
+    parser_advance(parser); /* . */
+    const Token *name_token = parser_current(parser);
+    AstExpr *name = parser_new_expr(parser, AST_EXPR_LITERAL, name_token);
+    if (!name)
+        return NULL;
+    name->literal.kind = AST_LITERAL_STRING;
+    name->literal.text = parser_expect_identifier(parser, "field name");
+    if (!name->literal.text)
+        return NULL;
+    name->literal.text_length = strlen(name->literal.text);
+    if (!ast_list_push(parser, &access->function.args, parser_finish_expr(parser, name)))
+        return NULL;
+    return parser_finish_expr(parser, access);
+}
+
+/* A primary expression followed by any number of item accesses, m['key'] or a[1], and of
+   field accesses after them, a[1].f. */
 static AstExpr *parser_parse_primary(Parser *parser)
 {
+    const Token *first = parser_current(parser);
     AstExpr *expr = parser_parse_primary_base(parser);
-    while (expr && parser_is(parser, TOKEN_LEFT_BRACKET)) {
+    bool accessed = first->kind == TOKEN_LEFT_PAREN || (expr && expr->kind == AST_EXPR_FUNCTION);
+    for (;;) {
+        if (expr && accessed && parser_is(parser, TOKEN_DOT) &&
+            token_is_identifier(parser_peek(parser, 1))) {
+            expr = parser_parse_field_access(parser, expr);
+            continue;
+        }
+        if (!expr || !parser_is(parser, TOKEN_LEFT_BRACKET))
+            break;
+        accessed = true;
         AstExpr *item = parser_new_expr_from(parser, AST_EXPR_FUNCTION, expr);
         if (!item)
             return NULL;
@@ -1590,6 +1699,21 @@ static AstExpr *parser_parse_primary_base(Parser *parser)
         }
         parser_advance(parser);
         AstExpr *inner = parser_parse_expression(parser);
+        if (inner && parser_is(parser, TOKEN_COMMA)) {
+            /* (a, b, ...): the row constructor ROW(a, b, ...) */
+            AstExpr *row = parser_new_expr(parser, AST_EXPR_FUNCTION, token);
+            if (!row || !(row->function.name = parser_strndup(parser, "ROW", 3)) ||
+                !ast_list_push(parser, &row->function.args, inner))
+                return NULL;
+            while (parser_accept(parser, TOKEN_COMMA)) {
+                AstExpr *field = parser_parse_expression(parser);
+                if (!field || !ast_list_push(parser, &row->function.args, field))
+                    return NULL;
+            }
+            if (!parser_expect(parser, TOKEN_RIGHT_PAREN))
+                return NULL;
+            return parser_finish_expr(parser, row);
+        }
         if (!inner || !parser_expect(parser, TOKEN_RIGHT_PAREN))
             return NULL;
         /* the parenthesised text is the expression's text, so that enclosing
@@ -1625,8 +1749,15 @@ static AstExpr *parser_parse_primary_base(Parser *parser)
         case KEYWORD_CASE:
             return parser_parse_case(parser);
         case KEYWORD_MAP:
+        case KEYWORD_ARRAY:
             if (parser_peek(parser, 1)->kind == TOKEN_LEFT_BRACKET)
                 return parser_parse_map_constructor(parser);
+            break;
+        case KEYWORD_ROW:
+            if (parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN) {
+                char *name = parser_strndup(parser, "ROW", 3);
+                return name ? parser_parse_function(parser, name) : NULL;
+            }
             break;
         case KEYWORD_CURRENT_TIMESTAMP:
         case KEYWORD_CURRENT_DATE:
@@ -2062,6 +2193,14 @@ static AstTableRef *parser_parse_table_primary(Parser *parser)
             if (inner && parser_expect(parser, TOKEN_RIGHT_PAREN))
                 result = inner;
         }
+        goto done;
+    }
+    if (first->kind == TOKEN_IDENTIFIER && !first->quoted && first->length == 6 &&
+        strncasecmp(first->text, "UNNEST", 6) == 0 &&
+        parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN) {
+        /* Flink's Correlate over $UNNEST_ROWS$1: refused until it runs */
+        parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_UNSUPPORTED,
+                       "UNNEST is not supported yet");
         goto done;
     }
     if (token_is_keyword(first, KEYWORD_LATERAL) || token_is_keyword(first, KEYWORD_TABLE)) {

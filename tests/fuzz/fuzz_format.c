@@ -8,7 +8,8 @@
  * escape, comments and null literal, Debezium's schema envelope); the rest
  * is a file of records, cut as the filesystem connector cuts it
  * (format_record_length) and decoded record by record over a schema with
- * every type a format can carry (raw: one STRING). For json, csv and raw a
+ * every type a format can carry (raw: one STRING; the json formats also
+ * nested ROW, ARRAY, MULTISET and a MAP of ROWs). For json, csv and raw a
  * decoded row is encoded again and the encoded record must decode to the
  * same row bytes (a broken round trip aborts: a finding).
  */
@@ -28,7 +29,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { FUZZ_FIELDS = 14 };
+enum { FUZZ_FIELDS = 14, FUZZ_NESTED_FIELDS = 4 };
 
 static uint32_t fuzz_schema(const char **names, DataType *types)
 {
@@ -59,7 +60,31 @@ static uint32_t fuzz_schema(const char **names, DataType *types)
         names[i] = NAMES[i];
         types[i] = all[i];
     }
-    return FUZZ_FIELDS;
+    if (FUZZ_FORMAT == FORMAT_KIND_CSV)
+        return FUZZ_FIELDS;
+    /* the json formats: nested values too, ROW<a INT, b STRING, c ARRAY<DOUBLE>>,
+       ARRAY<ARRAY<BIGINT>>, MULTISET<STRING>, MAP<STRING, ROW<x BOOLEAN>> */
+    const char *row_names[] = {"a", "b", "c"};
+    DataType row_types[3] = {type_make(TYPE_INT, true), type_make_varchar(TYPE_STRING_LENGTH, true),
+                             type_make(TYPE_DOUBLE, true)};
+    DataType inner, value_row;
+    const char *value_names[] = {"x"};
+    DataType value_types[] = {type_make(TYPE_BOOLEAN, true)};
+    if (!type_make_array(row_types[2], true, &row_types[2]) ||
+        !type_make_row(row_names, row_types, 3, true, &types[FUZZ_FIELDS]) ||
+        !type_make_array(type_make(TYPE_BIGINT, true), true, &inner) ||
+        !type_make_array(inner, true, &types[FUZZ_FIELDS + 1]) ||
+        !type_make_multiset(type_make_varchar(TYPE_STRING_LENGTH, true), true,
+                            &types[FUZZ_FIELDS + 2]) ||
+        !type_make_row(value_names, value_types, 1, true, &value_row))
+        return FUZZ_FIELDS;
+    types[FUZZ_FIELDS + 3] =
+        type_make_map(type_make_varchar(TYPE_STRING_LENGTH, true), value_row, true);
+    names[FUZZ_FIELDS] = "r";
+    names[FUZZ_FIELDS + 1] = "arr";
+    names[FUZZ_FIELDS + 2] = "ms";
+    names[FUZZ_FIELDS + 3] = "m";
+    return FUZZ_FIELDS + FUZZ_NESTED_FIELDS;
 }
 
 static void fuzz_options(uint8_t bits, FormatOptions *options)
@@ -117,8 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     FormatOptions options;
     fuzz_options(data[0], &options);
-    const char *names[FUZZ_FIELDS];
-    DataType types[FUZZ_FIELDS];
+    const char *names[FUZZ_FIELDS + FUZZ_NESTED_FIELDS];
+    DataType types[FUZZ_FIELDS + FUZZ_NESTED_FIELDS];
     uint32_t count = fuzz_schema(names, types);
     FormatDecoder *decoder = format_decoder_create(&options, count, names, types);
     if (decoder == NULL)

@@ -490,13 +490,18 @@ START_TEST(test_types)
     ck_assert(column->type.nullable);
     ck_assert_int_eq(column->type.precision, TYPE_STRING_LENGTH);
 
-    const char *unsupported[] = {"ARRAY", "MULTISET", "ROW", "RAW"};
-    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
-        char sql[128], message[128];
-        snprintf(sql, sizeof sql, "CREATE TABLE t (\n  c %s<INT>)", unsupported[i]);
-        snprintf(message, sizeof message, "type %s is not supported yet", unsupported[i]);
-        assert_fails(sql, JOINERY_ERROR_UNSUPPORTED, 2, 5, message);
-    }
+    assert_type("ARRAY<INT>", "ARRAY<INT>");
+    assert_type("ARRAY<INT NOT NULL> NOT NULL", "ARRAY<INT NOT NULL> NOT NULL");
+    assert_type("MULTISET<STRING>", "MULTISET<STRING>");
+    assert_type("ROW<a INT, `b c` STRING NOT NULL>", "ROW<`a` INT, `b c` STRING NOT NULL>");
+    assert_type("ROW(a INT, b ARRAY<ROW<c DOUBLE>>)", "ROW<`a` INT, `b` ARRAY<ROW<`c` DOUBLE>>>");
+    assert_type("MAP<STRING, ARRAY<INT>>", "MAP<STRING, ARRAY<INT>>");
+    assert_fails("CREATE TABLE t (\n  c RAW<INT>)", JOINERY_ERROR_UNSUPPORTED, 2, 5,
+                 "type RAW is not supported yet");
+    assert_fails("CREATE TABLE t (c ROW<a INT, a STRING>)", JOINERY_ERROR_PARSE, 1, 30,
+                 "Field names must be unique. Found duplicates: [a]");
+    assert_fails("CREATE TABLE t (c ARRAY<INT)", JOINERY_ERROR_PARSE, 1, 28,
+                 "Syntax error: unexpected ')'; expected NULL or '>'");
     assert_fails("CREATE TABLE t (c MAP<STRING, MAP<STRING, INT>>)", JOINERY_ERROR_UNSUPPORTED, 1,
                  31, "a MAP inside a MAP is not supported yet");
     assert_fails("CREATE TABLE t (c MAP<STRING>)", JOINERY_ERROR_PARSE, 1, 29,

@@ -4,6 +4,8 @@
  */
 #include "engine/exec/aggregate/aggregate_accumulator.h"
 
+#include "engine/exec/aggregate/collection_aggregate.h"
+
 #include <stdlib.h>
 
 static inline uint32_t value_field(uint32_t call)
@@ -26,8 +28,9 @@ int aggregate_accumulator_init(AggregateAccumulator *accumulator, const Aggregat
     accumulator->values = calloc(slots, sizeof(Value));
     accumulator->counts = calloc(slots, sizeof(int64_t));
     accumulator->texts = calloc(slots, sizeof(StrBuf));
+    accumulator->collections = calloc(2 * (size_t)slots, sizeof(StrBuf));
     if (!accumulator->value_types || !accumulator->values || !accumulator->counts ||
-        !accumulator->texts) {
+        !accumulator->texts || !accumulator->collections) {
         aggregate_accumulator_free(accumulator);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
@@ -51,6 +54,10 @@ void aggregate_accumulator_free(AggregateAccumulator *accumulator)
         strbuf_free(&accumulator->texts[i]);
     free(accumulator->texts);
     accumulator->texts = NULL;
+    for (uint32_t i = 0; accumulator->collections && i < 2 * accumulator->call_count; i++)
+        strbuf_free(&accumulator->collections[i]);
+    free(accumulator->collections);
+    accumulator->collections = NULL;
     accumulator->value_types = NULL;
     accumulator->values = NULL;
     accumulator->counts = NULL;
@@ -98,8 +105,16 @@ int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *in
         if (call->kind == AGGREGATE_COUNT_STAR)
             continue;
         Value value = value_from_row(input, call->argument, call->argument_type);
-        if (value.is_null)
+        if (value.is_null && !collection_aggregate_takes_nulls(call))
             continue;
+        if (collection_aggregate_is(call->kind)) {
+            if (collection_aggregate_apply(call, value, accumulate, &accumulator->values[i],
+                                           &accumulator->counts[i],
+                                           &accumulator->collections[2 * i],
+                                           &accumulator->collections[2 * i + 1]) != JOINERY_OK)
+                return JOINERY_ERROR_NO_MEMORY;
+            continue;
+        }
         DataType type = accumulator->value_types[i];
         if (call->kind == AGGREGATE_LISTAGG && accumulate) {
             Value separator = call->has_separator

@@ -32,7 +32,8 @@ typedef struct AggregateAccumulator {
     int64_t row_count;
     Value *values;
     int64_t *counts;
-    StrBuf *texts; /* per call: LISTAGG's text while it grows (values point into it) */
+    StrBuf *texts;       /* per call: LISTAGG's text while it grows (values point into it) */
+    StrBuf *collections; /* per call, two: COLLECT / ARRAY_AGG's collection and a spare */
     RowBuilder builder;
 } AggregateAccumulator;
 
@@ -59,7 +60,8 @@ const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator);
  */
 int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
                                 bool accumulate);
-/* Folds the stored accumulator `other` into the working copy (merging session windows). */
+/* Folds the stored accumulator `other` into the working copy (merging session windows);
+   JOINERY_ERROR_UNSUPPORTED for COLLECT / ARRAY_AGG (no merge of collections yet). */
 int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other);
 /*
  * Writes the results of the stored accumulator `stored` into fields

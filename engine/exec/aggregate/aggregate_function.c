@@ -5,6 +5,7 @@
 #include "engine/exec/aggregate/aggregate_function.h"
 
 #include <string.h>
+#include "engine/exec/aggregate/collection_aggregate.h"
 
 static const DataType BIGINT_VALUE_TYPE = {.id = TYPE_BIGINT, .nullable = true};
 
@@ -56,6 +57,16 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
             (call->has_separator && call->separator >= input_field_count))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "aggregate: LISTAGG needs character arguments");
+        return JOINERY_OK;
+    case AGGREGATE_COLLECT:
+    case AGGREGATE_ARRAY_AGG:
+        /* the collection itself (collection_aggregate.h) */
+        *value_type = call->result_type;
+        value_type->nullable = true;
+        if (result != (call->kind == AGGREGATE_COLLECT ? TYPE_MULTISET : TYPE_ARRAY) ||
+            !type_equals(type_element(call->result_type), call->argument_type))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "aggregate: COLLECT/ARRAY_AGG give a collection of the argument");
         return JOINERY_OK;
     }
     return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: unknown function");
@@ -109,6 +120,10 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
         return JOINERY_OK;
     case AGGREGATE_LISTAGG:
         return JOINERY_ERROR; /* aggregate_function_add_text */
+    case AGGREGATE_COLLECT:
+    case AGGREGATE_ARRAY_AGG:
+        /* they need a buffer: the operators call collection_aggregate_apply */
+        return JOINERY_ERROR_UNSUPPORTED;
     }
     return JOINERY_OK;
 }
@@ -191,6 +206,10 @@ int aggregate_function_retract(const AggregateCall *call, DataType value_type, V
     case AGGREGATE_FIRST_VALUE:
     case AGGREGATE_LAST_VALUE:
         return JOINERY_ERROR; /* accumulate only: the planners refuse their retraction */
+    case AGGREGATE_COLLECT:
+    case AGGREGATE_ARRAY_AGG:
+        /* they need a buffer: the operators call collection_aggregate_apply */
+        return JOINERY_ERROR_UNSUPPORTED;
     }
     return JOINERY_OK;
 }
@@ -206,6 +225,8 @@ int aggregate_function_merge(const AggregateCall *call, DataType value_type, Val
         return JOINERY_OK;
     if (aggregate_function_is_append_only(call->kind))
         return JOINERY_ERROR; /* no merge: the planners refuse them in session windows */
+    if (call->kind == AGGREGATE_COLLECT || call->kind == AGGREGATE_ARRAY_AGG)
+        return JOINERY_ERROR_UNSUPPORTED; /* no merge of collections yet (session windows) */
     if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX) {
         int64_t ignored = *current_count;
         int status = aggregate_function_add(call, value_type, value, current, &ignored);
@@ -258,6 +279,10 @@ int aggregate_function_result(const AggregateCall *call, DataType value_type, in
     }
     if (call->kind == AGGREGATE_COUNT) {
         *result = value_int(count);
+        return JOINERY_OK;
+    }
+    if (collection_aggregate_is(call->kind)) {
+        *result = collection_aggregate_result(call, value, count);
         return JOINERY_OK;
     }
     if (count == 0 || value.is_null) {

@@ -37,7 +37,9 @@ typedef enum AggregateKind {
     AGGREGATE_AVG,
     AGGREGATE_LISTAGG,     /* LISTAGG(argument [, separator field]); ',' without one */
     AGGREGATE_FIRST_VALUE, /* the first non-NULL value */
-    AGGREGATE_LAST_VALUE   /* the last non-NULL value */
+    AGGREGATE_LAST_VALUE,  /* the last non-NULL value */
+    AGGREGATE_COLLECT,     /* collection_aggregate.h */
+    AGGREGATE_ARRAY_AGG,   /* collection_aggregate.h */
 } AggregateKind;
 
 typedef struct AggregateCall {

@@ -25,6 +25,10 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
         return AGGREGATE_FIRST_VALUE;
     case PLAN_AGGREGATE_LAST_VALUE:
         return AGGREGATE_LAST_VALUE;
+    case PLAN_AGGREGATE_COLLECT:
+        return AGGREGATE_COLLECT;
+    case PLAN_AGGREGATE_ARRAY_AGG:
+        return AGGREGATE_ARRAY_AGG;
     }
     return AGGREGATE_AVG;
 }

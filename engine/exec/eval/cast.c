@@ -100,6 +100,8 @@ Value cast_value(const EvalInput *input, DataType from, DataType to, Value value
     }
     if (to.id == TYPE_MAP && type_equals(from, to))
         return value;
+    if (type_is_composite(to.id) && from.id == to.id)
+        return cast_composite(input, from, to, value, try_cast);
     /* to string */
     if (type_is_string(to.id)) {
         if (type_is_string(from.id))
@@ -231,6 +233,9 @@ Value cast_value(const EvalInput *input, DataType from, DataType to, Value value
     case TYPE_BINARY:
     case TYPE_VARBINARY:
     case TYPE_MAP:
+    case TYPE_ROW:
+    case TYPE_ARRAY:
+    case TYPE_MULTISET:
         break;
     }
     return cast_failure(input, try_cast, "Cannot cast %s to %s",

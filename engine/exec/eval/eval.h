@@ -11,7 +11,8 @@
  *                 REPLACE, LIKE
  *   datetime.c    DATE_FORMAT TO_TIMESTAMP EXTRACT, CURRENT_TIMESTAMP,
  *                 LOCALTIMESTAMP, CURRENT_DATE, PROCTIME, CURRENT_WATERMARK
- *   maps.c        ITEM CARDINALITY MAP
+ *   maps.c        ITEM CARDINALITY MAP (ITEM and CARDINALITY of arrays and multisets too)
+ *   composites.c  ROW ARRAY DOT ELEMENT ARRAY_CONTAINS, CAST between composites
  * An evaluator evaluates the arguments it needs with eval_expr and reports
  * runtime errors with eval_error (the result is then NULL).
  */
@@ -84,5 +85,11 @@ bool order_holds(FunctionOrder order, int comparison);
 
 /* CAST(value AS to) of a value of type `from`; with try_cast, failures are NULL. */
 Value cast_value(const EvalInput *input, DataType from, DataType to, Value value, bool try_cast);
+
+/* ---- composites.c ----------------------------------------------------- */
+
+/* CAST of a non-NULL ROW, ARRAY or MULTISET to a composite of the same kind. */
+Value cast_composite(const EvalInput *input, DataType from, DataType to, Value value,
+                     bool try_cast);
 
 #endif

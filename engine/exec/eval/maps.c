@@ -1,8 +1,9 @@
 /*
  * maps.c - MAP[k1, v1, ...] (encoded by engine/base/map.h, sorted by key, a
- * repeated key keeping its last value), map[key] (NULL when absent) and
- * CARDINALITY.
+ * repeated key keeping its last value), map[key] (NULL when absent),
+ * array[i] (1-based, NULL out of range) and CARDINALITY.
  */
+#include "engine/base/composite.h"
 #include "engine/base/map.h"
 #include "engine/exec/eval/eval.h"
 
@@ -12,6 +13,13 @@ Value eval_item(const Expr *expr, const EvalInput *input)
     Value m = eval_expr(map, input);
     Value key = eval_expr(expr->call.args[1], input);
     Value found;
+    if (map->type.id == TYPE_ARRAY) {
+        /* 1-based; out of range gives NULL, as Flink's ITEM on arrays */
+        if (m.is_null || key.is_null ||
+            !array_element_at(map->type, m.s.ptr, m.s.len, key.i, &found))
+            return value_null();
+        return found;
+    }
     if (m.is_null || key.is_null || !map_lookup(map->type, m.s.ptr, m.s.len, key, &found))
         return value_null();
     return found;
@@ -20,7 +28,13 @@ Value eval_item(const Expr *expr, const EvalInput *input)
 Value eval_cardinality(const Expr *expr, const EvalInput *input)
 {
     Value m = eval_expr(expr->call.args[0], input);
-    return m.is_null ? m : value_int(map_cardinality(m.s.ptr, m.s.len));
+    if (m.is_null)
+        return m;
+    /* a map's entries, an array's elements, a multiset's distinct elements (its MapData's
+       size, as Flink counts them) */
+    return value_int(expr->call.args[0]->type.id == TYPE_MAP
+                         ? map_cardinality(m.s.ptr, m.s.len)
+                         : collection_entry_count(m.s.ptr, m.s.len));
 }
 
 /* MAP[k1, v1, ...] */

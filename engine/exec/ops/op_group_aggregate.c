@@ -7,8 +7,10 @@
  *     [row_count BIGINT, then per call: value, count BIGINT]
  *   where `value` is the running SUM (BIGINT for integers and DECIMAL, kept
  *   at the argument's scale; DOUBLE for FLOAT/DOUBLE), the current MIN/MAX
- *   (argument type), unused (NULL) for COUNT; `count` is the number of
- *   non-NULL values aggregated (distinct values for DISTINCT calls).
+ *   (argument type), the collection of COLLECT / ARRAY_AGG
+ *   (collection_aggregate.h), unused (NULL) for COUNT; `count` is the number
+ *   of non-NULL values aggregated (distinct values for DISTINCT calls; every
+ *   element for ARRAY_AGG).
  * - value counts: MultisetState, key [call index BIGINT, group key fields...]
  *   -> entries (value row of one field, count), for DISTINCT calls and for
  *   MIN/MAX over an updating input (to find the next extreme when the
@@ -34,6 +36,7 @@
 #include <string.h>
 
 #include "engine/base/value.h"
+#include "engine/exec/aggregate/collection_aggregate.h"
 #include "engine/exec/key_extractor.h"
 #include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
@@ -46,7 +49,8 @@ typedef struct AggregateSlot {
     bool keeps_value_counts;
     uint64_t *extreme_row; /* MIN/MAX rescans: a copy of the chosen value-count row */
     uint32_t extreme_capacity;
-    StrBuf text; /* LISTAGG: its text while it grows (the working value points into it) */
+    StrBuf text;          /* LISTAGG: its text while it grows (the working value points into it) */
+    StrBuf collection[2]; /* COLLECT, ARRAY_AGG: the working collection and a spare */
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -246,7 +250,7 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
     if (call->kind == AGGREGATE_COUNT_STAR)
         return JOINERY_OK; /* the result is row_count */
     Value value = value_from_row(input, call->argument, call->argument_type);
-    if (value.is_null)
+    if (value.is_null && !collection_aggregate_takes_nulls(call))
         return JOINERY_OK;
 
     int64_t remaining = 0;
@@ -263,6 +267,13 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 
     Value *current = &agg->values[i];
     int64_t *count = &agg->counts[i];
+    if (collection_aggregate_is(call->kind)) {
+        AggregateSlot *held = &agg->slots[i];
+        return collection_aggregate_apply(call, value, accumulate, current, count,
+                                          &held->collection[0], &held->collection[1]) == JOINERY_OK
+                   ? JOINERY_OK
+                   : operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
     if (call->kind == AGGREGATE_LISTAGG && accumulate) {
         Value separator = call->has_separator
                               ? value_from_row(input, call->separator, call->argument_type)
@@ -607,6 +618,8 @@ static void aggregate_close(Operator *self)
     for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++) {
         free(agg->slots[i].extreme_row);
         strbuf_free(&agg->slots[i].text);
+        strbuf_free(&agg->slots[i].collection[0]);
+        strbuf_free(&agg->slots[i].collection[1]);
     }
     free(agg->slots);
     agg->slots = NULL;

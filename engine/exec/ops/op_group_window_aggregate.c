@@ -274,7 +274,12 @@ static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row
                 return group_window_state_failed(agg);
             continue;
         }
-        if (aggregate_accumulator_merge(&agg->accumulator, entry->value) != JOINERY_OK)
+        int merged_status = aggregate_accumulator_merge(&agg->accumulator, entry->value);
+        if (merged_status == JOINERY_ERROR_UNSUPPORTED)
+            return operator_fail(&agg->base, merged_status,
+                                 "COLLECT and ARRAY_AGG in a SESSION group window (sessions "
+                                 "merged) are not supported yet");
+        if (merged_status != JOINERY_OK)
             return group_window_overflow(agg);
         status = group_window_hold(agg);
         if (status != JOINERY_OK)

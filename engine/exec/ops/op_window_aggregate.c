@@ -17,6 +17,7 @@
 
 #include "engine/base/value.h"
 #include "engine/exec/aggregate/aggregate_accumulator.h"
+#include "engine/exec/aggregate/collection_aggregate.h"
 #include "engine/exec/window/window_assigner.h"
 #include "engine/state/state.h"
 

@@ -29,6 +29,10 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "FIRST_VALUE";
     case PLAN_AGGREGATE_LAST_VALUE:
         return "LAST_VALUE";
+    case PLAN_AGGREGATE_COLLECT:
+        return "COLLECT";
+    case PLAN_AGGREGATE_ARRAY_AGG:
+        return "ARRAY_AGG";
     }
     return "?";
 }
