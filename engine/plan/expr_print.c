@@ -415,11 +415,15 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
         return strbuf_append_char(out, ')');
     }
     case FUNCTION_PRINT_EXTRACT:
-        if (count == 2 && args[0]->kind == EXPR_LITERAL && !args[0]->literal.is_null &&
+        /* EXTRACT, TIMESTAMPDIFF, TIMESTAMPADD: a unit flag, then the operands */
+        if (count >= 2 && args[0]->kind == EXPR_LITERAL && !args[0]->literal.is_null &&
             type_is_string(args[0]->type.id)) {
-            if (strbuf_append_cstr(out, "EXTRACT(") != 0 || print_unit_flag(args[0], out) != 0 ||
-                strbuf_append_cstr(out, ", ") != 0 || print_expr(args[1], names, style, out) != 0)
+            if (strbuf_printf(out, "%s(", op) != 0 || print_unit_flag(args[0], out) != 0)
                 return -1;
+            for (uint32_t i = 1; i < count; i++)
+                if (strbuf_append_cstr(out, ", ") != 0 ||
+                    print_expr(args[i], names, style, out) != 0)
+                    return -1;
             return strbuf_append_char(out, ')');
         }
         break;

@@ -243,6 +243,25 @@ FUNCTION_ALIAS("CEILING", CEIL, 1, 1, PLAIN)
 FUNCTION(ROUND, "ROUND", NAMED, 1, 2, FUNCTION, CALL, type_rounding, eval_round,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'")
+/* DOUBLE in (numbers widened), DOUBLE out, Java's Math semantics (NaN, Infinity) */
+FUNCTION(POWER, "POWER", NAMED, 2, 2, FUNCTION, CALL, type_double_math, eval_power,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'POWER(<NUMERIC>, <NUMERIC>)'")
+FUNCTION(SQRT, "SQRT", NAMED, 1, 1, FUNCTION, CALL, type_double_math, eval_sqrt,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'SQRT(<NUMERIC>)'")
+FUNCTION(EXP, "EXP", NAMED, 1, 1, FUNCTION, CALL, type_double_math, eval_exp,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'EXP(<NUMERIC>)'")
+FUNCTION(LN, "LN", NAMED, 1, 1, FUNCTION, CALL, type_double_math, eval_ln,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LN(<NUMERIC>)'")
+FUNCTION(LOG10, "LOG10", NAMED, 1, 1, FUNCTION, CALL, type_double_math, eval_log10,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LOG10(<NUMERIC>)'")
+FUNCTION(LOG2, "LOG2", NAMED, 1, 1, FUNCTION, CALL, type_double_math, eval_log2,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LOG2(<NUMERIC>)'")
+/* LOG(x) is LN(x); LOG(base, x) */
+FUNCTION(LOG, "LOG", NAMED, 1, 2, FUNCTION, CALL, type_double_math, eval_log,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LOG(<NUMERIC>)'\n'LOG(<NUMERIC>, <NUMERIC>)'")
+/* -1, 0 or 1 in the argument's type */
+FUNCTION(SIGN, "SIGN", NAMED, 1, 1, FUNCTION, CALL, type_sign, eval_sign,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'SIGN(<NUMERIC>)'")
 
 /* ---- maps -------------------------------------------------------------- */
 /* map[key]: the value, NULL when the key is absent; array[i] (1-based), NULL out of range */
@@ -295,6 +314,15 @@ FUNCTION_ALIAS("SECOND", EXTRACT, 1, 1, EXTRACT_UNIT)
 FUNCTION(TO_TIMESTAMP_LTZ, "TO_TIMESTAMP_LTZ", NAMED, 1, 2, FUNCTION, CALL,
          type_to_timestamp_ltz, eval_to_timestamp_ltz, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'TO_TIMESTAMP_LTZ(<NUMERIC>)'\n'TO_TIMESTAMP_LTZ(<NUMERIC>, <INTEGER>)'")
+/* unit literal (SECOND ... YEAR), two DATE/TIMESTAMP/TIMESTAMP_LTZ: whole units from the first
+   to the second, INT */
+FUNCTION(TIMESTAMPDIFF, "TIMESTAMPDIFF", NAMED, 3, 3, FUNCTION, EXTRACT, type_timestampdiff,
+         eval_timestampdiff, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'TIMESTAMPDIFF(<ANY>, <DATETIME>, <DATETIME>)'")
+/* unit literal, integer count, DATE/TIMESTAMP/TIMESTAMP_LTZ: the time moved, its type */
+FUNCTION(TIMESTAMPADD, "TIMESTAMPADD", NAMED, 3, 3, FUNCTION, EXTRACT, type_timestampadd,
+         eval_timestampadd, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'TIMESTAMPADD(<ANY>, <INTEGER>, <DATETIME>)'")
 
 /* clang-format on */
 

@@ -130,8 +130,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "TO_DATE",
     "CONVERT_TZ",
     "DATEDIFF",
-    "TIMESTAMPADD",
-    "TIMESTAMPDIFF",
     "CURRENT_TIME",
     "LOCALTIME",
     "CURRENT_ROW_TIMESTAMP",
@@ -1131,6 +1129,72 @@ static Expr *type_extract(Call *call)
     return typed(call, ok, type_make(TYPE_BIGINT, args[1]->type.nullable));
 }
 
+/* TIMESTAMPDIFF / TIMESTAMPADD's unit: SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR */
+static bool timestamp_unit_valid(Call *call)
+{
+    static const char *const units[] = {"SECOND", "MINUTE", "HOUR",    "DAY",
+                                        "WEEK",   "MONTH",  "QUARTER", "YEAR"};
+    const Expr *unit = call->args[0];
+    if (unit->kind == EXPR_LITERAL && type_is_string(unit->type.id) && !unit->literal.is_null)
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (strlen(units[i]) == unit->literal.s.len &&
+                strncasecmp(units[i], unit->literal.s.ptr, unit->literal.s.len) == 0)
+                return true;
+    diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+               "%s needs a time unit (SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR)",
+               call->name);
+    return false;
+}
+
+static bool is_datetime_or_null(DataType type)
+{
+    return type.id == TYPE_DATE || type.id == TYPE_TIMESTAMP || type.id == TYPE_TIMESTAMP_LTZ ||
+           type.id == TYPE_NULL;
+}
+
+/* Flink: INT, NULL when either time is */
+static Expr *type_timestampdiff(Call *call)
+{
+    Expr **args = call->args;
+    if (!timestamp_unit_valid(call))
+        return NULL;
+    bool ok = is_datetime_or_null(args[1]->type) && is_datetime_or_null(args[2]->type);
+    for (uint32_t i = 1; ok && i < 3; i++)
+        if (args[i]->type.id == TYPE_NULL &&
+            !widen_arg(call, i, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
+            return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_INT, args[1]->type.nullable || args[2]->type.nullable));
+}
+
+/* Flink: the time's type; a DATE moves by whole days at least (sub-day units on a DATE are
+   rejected: Calcite would make the result a TIMESTAMP) */
+static Expr *type_timestampadd(Call *call)
+{
+    Expr **args = call->args;
+    if (!timestamp_unit_valid(call))
+        return NULL;
+    bool ok;
+    if (!require_integers(call, 1, 2, &ok))
+        return fail_memory(call->diag);
+    ok = ok && is_datetime_or_null(args[2]->type);
+    if (ok && args[2]->type.id == TYPE_NULL &&
+        !widen_arg(call, 2, type_make_timestamp(TYPE_TIMESTAMP, 3, true)))
+        return fail_memory(call->diag);
+    const Expr *unit = args[0];
+    if (ok && args[2]->type.id == TYPE_DATE && unit->literal.s.len >= 4 &&
+        (strncasecmp(unit->literal.s.ptr, "HOUR", 4) == 0 ||
+         strncasecmp(unit->literal.s.ptr, "MINU", 4) == 0 ||
+         strncasecmp(unit->literal.s.ptr, "SECO", 4) == 0)) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE,
+                   "TIMESTAMPADD of %.*s to a DATE is not supported; cast the DATE to TIMESTAMP",
+                   (int)unit->literal.s.len, unit->literal.s.ptr);
+        return NULL;
+    }
+    DataType result = args[2]->type;
+    result.nullable = args[1]->type.nullable || args[2]->type.nullable;
+    return typed(call, ok, result);
+}
+
 /* ---- numeric ---- */
 
 /*
@@ -1187,6 +1251,24 @@ static Expr *type_abs(Call *call)
 static Expr *type_rounding(Call *call)
 {
     return numeric_function(call, false, true);
+}
+
+/* POWER, SQRT, EXP, LN, LOG10, LOG2, LOG: numbers widened to DOUBLE, DOUBLE out */
+static Expr *type_double_math(Call *call)
+{
+    for (uint32_t i = 0; i < call->count; i++) {
+        if (!is_numeric_or_null(call->args[i]->type))
+            return fail_cannot_apply(call);
+        if (!widen_arg(call, i, type_make(TYPE_DOUBLE, true)))
+            return fail_memory(call->diag);
+    }
+    return make(call, type_make(TYPE_DOUBLE, any_nullable(call->args, call->count)));
+}
+
+/* SIGN: the number's own type */
+static Expr *type_sign(Call *call)
+{
+    return numeric_function(call, false, false);
 }
 
 /* ---- maps ---- */

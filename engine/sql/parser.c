@@ -1307,8 +1307,9 @@ static AstExpr *parser_parse_case(Parser *parser)
 
 /* name ( [DISTINCT|ALL] [* | expr {, expr}] ); the current token is the name. */
 /*
- * The SQL-standard argument forms of EXTRACT(unit FROM x), POSITION(a IN b)
- * and SUBSTRING(s FROM a [FOR b]), read as EXTRACT('UNIT', x), POSITION(a, b)
+ * The SQL-standard argument forms of EXTRACT(unit FROM x), TIMESTAMPDIFF(unit, a, b),
+ * TIMESTAMPADD(unit, n, t), POSITION(a IN b) and SUBSTRING(s FROM a [FOR b]), read as
+ * EXTRACT('UNIT', x), TIMESTAMPDIFF('UNIT', a, b), TIMESTAMPADD('UNIT', n, t), POSITION(a, b)
  * and SUBSTRING(s, a [, b]) (the '(' is consumed). Returns
  * false when the call has the ordinary form (nothing consumed); true when it
  * read a special form (or failed in it: parser->failed).
@@ -1316,8 +1317,14 @@ static AstExpr *parser_parse_case(Parser *parser)
 static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
 {
     const char *name = call->function.name;
-    if (strcasecmp(name, "EXTRACT") == 0 && parser_peek(parser, 1)->kind == TOKEN_KEYWORD &&
-        parser_peek(parser, 1)->keyword == KEYWORD_FROM) {
+    bool unit_first =
+        (strcasecmp(name, "TIMESTAMPDIFF") == 0 || strcasecmp(name, "TIMESTAMPADD") == 0) &&
+        (parser_current(parser)->kind == TOKEN_KEYWORD ||
+         parser_current(parser)->kind == TOKEN_IDENTIFIER) &&
+        parser_peek(parser, 1)->kind == TOKEN_COMMA;
+    if (unit_first ||
+        (strcasecmp(name, "EXTRACT") == 0 && parser_peek(parser, 1)->kind == TOKEN_KEYWORD &&
+         parser_peek(parser, 1)->keyword == KEYWORD_FROM)) {
         const Token *unit = parser_current(parser);
         AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
         if (!literal)
@@ -1330,12 +1337,14 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
         for (char *c = literal->literal.text; *c; c++)
             *c = (char)toupper((unsigned char)*c);
         parser_advance(parser); /* unit */
-        parser_advance(parser); /* FROM */
-        AstExpr *operand = parser_parse_expression(parser);
-        if (!operand ||
-            !ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)) ||
-            !ast_list_push(parser, &call->function.args, operand))
+        parser_advance(parser); /* FROM, or the comma after TIMESTAMPDIFF's unit */
+        if (!ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)))
             return true;
+        do {
+            AstExpr *operand = parser_parse_expression(parser);
+            if (!operand || !ast_list_push(parser, &call->function.args, operand))
+                return true;
+        } while (unit_first && parser_accept(parser, TOKEN_COMMA));
         parser_expect(parser, TOKEN_RIGHT_PAREN);
         return true;
     }

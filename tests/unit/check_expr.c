@@ -998,6 +998,88 @@ START_TEST(test_date_functions)
 }
 END_TEST
 
+/* TIMESTAMPDIFF / TIMESTAMPADD: Avatica's month arithmetic, truncation toward zero, NULLs */
+START_TEST(test_timestamp_diff_and_add)
+{
+    Expr *diff = fn("TIMESTAMPDIFF", 3, lit_str("MONTH"), lit_timestamp("2024-03-31 10:00:00"),
+                    lit_timestamp("2024-02-29 10:00:00"));
+    ck_assert_str_eq(type_text(diff->type), "INT NOT NULL");
+    ck_assert_str_eq(eval_text(diff), "-1"); /* back from a month's end to a shorter month's */
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("MONTH"), lit_timestamp("2024-01-31 10:00:00"),
+              lit_timestamp("2024-02-29 09:00:00"));
+    ck_assert_str_eq(eval_text(diff), "0"); /* the clamped day is reached an hour short */
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("YEAR"), lit_timestamp("2024-02-29 00:00:00"),
+              lit_timestamp("2025-02-28 00:00:00"));
+    ck_assert_str_eq(eval_text(diff), "1");
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("minute"), lit_timestamp("2024-01-01 00:01:30"),
+              lit_timestamp("2024-01-01 00:00:00"));
+    ck_assert_str_eq(eval_text(diff), "-1"); /* -90 s truncates toward zero */
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("SECOND"), lit_timestamp("1969-12-31 23:59:59.500"),
+              lit_timestamp("1970-01-01 00:00:00"));
+    ck_assert_str_eq(eval_text(diff), "0");
+    /* 6311433600 s does not fit an INT: Java's (int) narrowing keeps the low 32 bits */
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("SECOND"), lit_timestamp("1900-01-01 00:00:00"),
+              lit_timestamp("2100-01-01 00:00:00"));
+    ck_assert_str_eq(eval_text(diff), "2016466304");
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("DAY"), col(3), lit_timestamp("2024-01-01 00:00:00"));
+    ck_assert_str_eq(type_text(diff->type), "INT");
+    diff = fn("TIMESTAMPDIFF", 3, lit_str("DAY"), lit_null(), lit_timestamp("2024-01-01 00:00:00"));
+    ck_assert_str_eq(eval_text(diff), "NULL");
+    ck_assert_str_eq(prefix(fn("TIMESTAMPDIFF", 3, lit_str("second"), col(3), col(3))),
+                     "TIMESTAMPDIFF(FLAG(SECOND), ts, ts)");
+
+    Expr *add =
+        fn("TIMESTAMPADD", 3, lit_str("MONTH"), lit_int(1), lit_timestamp("2023-01-31 12:00:00"));
+    ck_assert_str_eq(type_text(add->type), "TIMESTAMP(3) NOT NULL");
+    ck_assert_str_eq(eval_text(add), "2023-02-28 12:00:00.000");
+    add =
+        fn("TIMESTAMPADD", 3, lit_str("MONTH"), lit_int(-13), lit_timestamp("2024-03-31 06:00:00"));
+    ck_assert_str_eq(eval_text(add), "2023-02-28 06:00:00.000");
+    add = fn("TIMESTAMPADD", 3, lit_str("MONTH"), lit_int(1), lit_timestamp("1969-12-31 23:00:00"));
+    ck_assert_str_eq(eval_text(add), "1970-01-31 23:00:00.000");
+    add = fn("TIMESTAMPADD", 3, lit_str("WEEK"), lit_int(-1), lit_timestamp("1970-01-03 00:00:00"));
+    ck_assert_str_eq(eval_text(add), "1969-12-27 00:00:00.000");
+    add = fn("TIMESTAMPADD", 3, lit_str("DAY"), lit_null(), lit_timestamp("2024-01-01 00:00:00"));
+    ck_assert_str_eq(type_text(add->type), "TIMESTAMP(3)");
+    ck_assert_str_eq(eval_text(add), "NULL");
+    add = fn("TIMESTAMPADD", 3, lit_str("SECOND"), lit_bigint(INT64_MAX / 1000 + 1),
+             lit_timestamp("2024-01-01 00:00:00"));
+    ck_assert(strstr(eval_error(add), "out of range") != NULL);
+
+    const char *message =
+        resolve_error("TIMESTAMPDIFF", FUNCTION_COUNT_, 3, lit_str("EPOCH"), col(3), col(3));
+    ck_assert(strstr(message, "TIMESTAMPDIFF needs a time unit") != NULL);
+    message =
+        resolve_error("TIMESTAMPADD", FUNCTION_COUNT_, 3, lit_str("DAY"), lit_double(1.5), col(3));
+    ck_assert(strstr(message, "Cannot apply 'TIMESTAMPADD'") != NULL);
+}
+END_TEST
+
+/* POWER ... LOG: DOUBLE results with C's libm, which gives Java's special values */
+START_TEST(test_double_math_functions)
+{
+    ck_assert(isnan(eval0(fn("SQRT", 1, lit_int(-4))).d));
+    ck_assert(isnan(eval0(fn("LOG", 2, lit_int(10), lit_int(-1))).d));
+    ck_assert(isinf(eval0(fn("POWER", 2, lit_int(0), lit_int(-1))).d));
+    ck_assert(isinf(eval0(fn("LOG", 2, lit_int(1), lit_int(8))).d)); /* ln 8 / ln 1 */
+    ck_assert(eval0(fn("LN", 1, lit_int(0))).d < 0);
+    ck_assert_str_eq(type_text(fn("POWER", 2, lit_decimal(25, 2, 1), lit_int(2))->type),
+                     "DOUBLE NOT NULL");
+    ck_assert_str_eq(type_text(fn("LN", 1, col(2))->type), "DOUBLE");
+    ck_assert(eval0(fn("LN", 1, lit_typed_null(TYPE_INT))).is_null);
+    ck_assert(eval0(fn("LOG", 2, lit_null(), lit_int(8))).is_null);
+    ck_assert(eval0(fn("LOG2", 1, lit_int(1024))).d == 10.0);
+
+    Expr *sign = fn("SIGN", 1, lit_decimal(-250, 3, 2));
+    ck_assert_str_eq(type_text(sign->type), "DECIMAL(3, 2) NOT NULL");
+    ck_assert_str_eq(eval_text(sign), "-1.00");
+    ck_assert(signbit(eval0(fn("SIGN", 1, lit_double(-0.0))).d)); /* Math.signum(-0.0) */
+    ck_assert_str_eq(eval_text(fn("SIGN", 1, lit_bigint(0))), "0");
+    ck_assert(strstr(resolve_error("SQRT", FUNCTION_COUNT_, 1, lit_str("4")),
+                     "Cannot apply 'SQRT'") != NULL);
+}
+END_TEST
+
 static Suite *expr_suite(void)
 {
     Suite *suite = suite_create("expr");
@@ -1034,6 +1116,8 @@ static Suite *expr_suite(void)
     tcase_add_test(evaluation, test_like);
     tcase_add_test(evaluation, test_string_functions);
     tcase_add_test(evaluation, test_date_functions);
+    tcase_add_test(evaluation, test_timestamp_diff_and_add);
+    tcase_add_test(evaluation, test_double_math_functions);
     suite_add_tcase(suite, evaluation);
     return suite;
 }

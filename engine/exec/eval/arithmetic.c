@@ -1,6 +1,7 @@
 /*
  * arithmetic.c - + - * / MOD, negation and the numeric functions ABS,
- * FLOOR, CEIL and ROUND, with the DECIMAL helpers the other families share:
+ * FLOOR, CEIL, ROUND, SIGN and (on DOUBLE, as Java's Math) POWER, SQRT, EXP, LN,
+ * LOG10, LOG2, LOG, with the DECIMAL helpers the other families share:
  * - TINYINT..BIGINT + - * / wrap around as Java's int arithmetic does (done
  *   in unsigned arithmetic, then narrowed to the result width); integer / and
  *   MOD by zero are runtime errors ("Division by zero"); DOUBLE division
@@ -422,4 +423,79 @@ Value eval_round(const Expr *expr, const EvalInput *input)
     }
     bool overflow = false;
     return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);
+}
+
+/* ---- POWER, SQRT, EXP, LN, LOG10, LOG2, LOG (DOUBLE arguments, C's libm = Java's Math) ---- */
+
+/* Evaluates argument i (a DOUBLE); false when it is NULL. */
+static bool double_arg(const Expr *expr, const EvalInput *input, uint32_t i, double *out)
+{
+    Value v = eval_expr(expr->call.args[i], input);
+    *out = v.d;
+    return !v.is_null;
+}
+
+Value eval_power(const Expr *expr, const EvalInput *input)
+{
+    double base, exponent;
+    if (!double_arg(expr, input, 0, &base) || !double_arg(expr, input, 1, &exponent))
+        return value_null();
+    return value_double(pow(base, exponent));
+}
+
+Value eval_sqrt(const Expr *expr, const EvalInput *input)
+{
+    double x;
+    return double_arg(expr, input, 0, &x) ? value_double(sqrt(x)) : value_null();
+}
+
+Value eval_exp(const Expr *expr, const EvalInput *input)
+{
+    double x;
+    return double_arg(expr, input, 0, &x) ? value_double(exp(x)) : value_null();
+}
+
+Value eval_ln(const Expr *expr, const EvalInput *input)
+{
+    double x;
+    return double_arg(expr, input, 0, &x) ? value_double(log(x)) : value_null();
+}
+
+Value eval_log10(const Expr *expr, const EvalInput *input)
+{
+    double x;
+    return double_arg(expr, input, 0, &x) ? value_double(log10(x)) : value_null();
+}
+
+/* Flink: ln(x) / ln(2) */
+Value eval_log2(const Expr *expr, const EvalInput *input)
+{
+    double x;
+    return double_arg(expr, input, 0, &x) ? value_double(log(x) / log(2.0)) : value_null();
+}
+
+/* LOG(x) = ln(x); LOG(base, x) = ln(x) / ln(base) */
+Value eval_log(const Expr *expr, const EvalInput *input)
+{
+    double first, second;
+    if (!double_arg(expr, input, 0, &first))
+        return value_null();
+    if (expr->call.arg_count == 1)
+        return value_double(log(first));
+    if (!double_arg(expr, input, 1, &second))
+        return value_null();
+    return value_double(log(second) / log(first));
+}
+
+/* SIGN: -1, 0 or 1 in the argument's type (a DECIMAL's unscaled 10^scale for 1) */
+Value eval_sign(const Expr *expr, const EvalInput *input)
+{
+    const Expr *arg = expr->call.args[0];
+    Value a = eval_expr(arg, input);
+    if (a.is_null)
+        return a;
+    if (arg->type.id == TYPE_FLOAT || arg->type.id == TYPE_DOUBLE)
+        return value_double(a.d > 0 ? 1.0 : a.d < 0 ? -1.0 : a.d);
+    int64_t one = arg->type.id == TYPE_DECIMAL ? decimal_power_of_ten(arg->type.scale) : 1;
+    return value_int(a.i > 0 ? one : a.i < 0 ? -one : 0);
 }

@@ -1,5 +1,5 @@
 /*
- * datetime.c - DATE_FORMAT, TO_TIMESTAMP, EXTRACT and the current time
+ * datetime.c - DATE_FORMAT, TO_TIMESTAMP, EXTRACT, TIMESTAMPDIFF, TIMESTAMPADD and the current time
  * (CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME, CURRENT_DATE: the batch's
  * time; CURRENT_WATERMARK: the evaluating operator's watermark).
  * DATE_FORMAT / TO_TIMESTAMP understand the SimpleDateFormat letters y M d
@@ -490,4 +490,143 @@ Value eval_group_window(const Expr *expr, const EvalInput *input)
 {
     return eval_error(input, "%s can only be used with a group window in GROUP BY",
                       function_info(expr->call.function)->name);
+}
+
+/* ---- TIMESTAMPDIFF, TIMESTAMPADD (Avatica's DateTimeUtils month arithmetic) ---- */
+
+/* A DATE (days) or TIMESTAMP / TIMESTAMP_LTZ (millis) value as epoch millis. */
+static int64_t temporal_millis(const Expr *arg, Value value)
+{
+    return arg->type.id == TYPE_DATE ? value.i * MILLIS_PER_DAY : value.i;
+}
+
+static bool is_leap_year(int64_t year)
+{
+    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+static unsigned days_in_month(int64_t year, unsigned month)
+{
+    static const unsigned lengths[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return month == 2 && is_leap_year(year) ? 29 : lengths[month - 1];
+}
+
+/* The day `months` months after `days`, the day of month clamped to the month's last day. */
+static int64_t add_months_to_days(int64_t days, int64_t months)
+{
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    int64_t index = year * 12 + (int64_t)(month - 1) + months;
+    int64_t new_year = index / 12, new_month = index % 12;
+    if (new_month < 0) {
+        new_month += 12;
+        new_year--;
+    }
+    unsigned last = days_in_month(new_year, (unsigned)new_month + 1);
+    return datetime_days_from_civil(new_year, (unsigned)new_month + 1, day > last ? last : day);
+}
+
+/* Whole months from day1 to day0 (day0 >= day1 gives >= 0). */
+static int64_t months_between_days(int64_t day0, int64_t day1)
+{
+    if (day0 < day1)
+        return -months_between_days(day1, day0);
+    int64_t months = (day0 - day1) / 31;
+    for (;;) {
+        if (add_months_to_days(day1, months) >= day0 || add_months_to_days(day1, months + 1) > day0)
+            return months;
+        months++;
+    }
+}
+
+/* Whole months from millis1 to millis0, as Avatica's subtractMonths(long, long). */
+static int64_t months_between_millis(int64_t millis0, int64_t millis1)
+{
+    int64_t day0, time0, day1, time1;
+    split_timestamp(millis0, &day0, &time0);
+    split_timestamp(millis1, &day1, &time1);
+    int64_t months = months_between_days(day0, day1);
+    if (add_months_to_days(day1, months) == day0 && time0 < time1)
+        months--;
+    return months;
+}
+
+/* The unit's length in millis, 0 for the month-based units. */
+static int64_t unit_millis(Value unit)
+{
+    if (unit_is(unit, "SECOND"))
+        return 1000;
+    if (unit_is(unit, "MINUTE"))
+        return 60000;
+    if (unit_is(unit, "HOUR"))
+        return 3600000;
+    if (unit_is(unit, "DAY"))
+        return MILLIS_PER_DAY;
+    if (unit_is(unit, "WEEK"))
+        return 7LL * MILLIS_PER_DAY;
+    return 0;
+}
+
+/* The unit's length in months (MONTH, QUARTER, YEAR), 0 otherwise. */
+static int64_t unit_months(Value unit)
+{
+    return unit_is(unit, "MONTH")     ? 1
+           : unit_is(unit, "QUARTER") ? 3
+           : unit_is(unit, "YEAR")    ? 12
+                                      : 0;
+}
+
+Value eval_timestampdiff(const Expr *expr, const EvalInput *input)
+{
+    Value unit = eval_expr(expr->call.args[0], input);
+    Value first = eval_expr(expr->call.args[1], input);
+    Value second = eval_expr(expr->call.args[2], input);
+    if (unit.is_null || first.is_null || second.is_null)
+        return value_null();
+    int64_t from = temporal_millis(expr->call.args[1], first);
+    int64_t to = temporal_millis(expr->call.args[2], second);
+    int64_t result;
+    int64_t millis = unit_millis(unit), months = unit_months(unit);
+    if (millis != 0) {
+        if (__builtin_sub_overflow(to, from, &result))
+            return eval_error(input, "TIMESTAMPDIFF: the difference is out of range");
+        result /= millis; /* truncated toward zero, as Java's long division */
+    } else if (months != 0) {
+        result = months_between_millis(to, from) / months;
+    } else {
+        return eval_error(input, "TIMESTAMPDIFF: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
+    }
+    /* Flink casts the long difference to INT (Java's narrowing: the low 32 bits) */
+    return value_int((int32_t)(uint32_t)(uint64_t)result);
+}
+
+Value eval_timestampadd(const Expr *expr, const EvalInput *input)
+{
+    Value unit = eval_expr(expr->call.args[0], input);
+    Value count = eval_expr(expr->call.args[1], input);
+    const Expr *time_arg = expr->call.args[2];
+    Value time = eval_expr(time_arg, input);
+    if (unit.is_null || count.is_null || time.is_null)
+        return value_null();
+    int64_t millis = unit_millis(unit), months = unit_months(unit);
+    if (months != 0) {
+        if (count.i > 1000000000LL || count.i < -1000000000LL)
+            return eval_error(input, "TIMESTAMPADD: %lld is out of range", (long long)count.i);
+        if (time_arg->type.id == TYPE_DATE)
+            return value_int(add_months_to_days(time.i, count.i * months));
+        int64_t days, millis_of_day;
+        split_timestamp(time.i, &days, &millis_of_day);
+        return value_int(add_months_to_days(days, count.i * months) * MILLIS_PER_DAY +
+                         millis_of_day);
+    }
+    if (millis == 0)
+        return eval_error(input, "TIMESTAMPADD: unknown unit '%.*s'", (int)unit.s.len, unit.s.ptr);
+    if (time_arg->type.id == TYPE_DATE) /* DAY, WEEK: the typing rejected finer units */
+        return value_int(time.i + count.i * (millis / MILLIS_PER_DAY));
+    int64_t delta;
+    if (__builtin_mul_overflow(count.i, millis, &delta) ||
+        __builtin_add_overflow(time.i, delta, &delta))
+        return eval_error(input, "TIMESTAMPADD: the result is out of range");
+    return value_int(delta);
 }
