@@ -323,6 +323,20 @@ FUNCTION(TIMESTAMPDIFF, "TIMESTAMPDIFF", NAMED, 3, 3, FUNCTION, EXTRACT, type_ti
 FUNCTION(TIMESTAMPADD, "TIMESTAMPADD", NAMED, 3, 3, FUNCTION, EXTRACT, type_timestampadd,
          eval_timestampadd, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'TIMESTAMPADD(<ANY>, <INTEGER>, <DATETIME>)'")
+/* () -> the batch's time in epoch seconds; (string[, format]) -> its epoch seconds (UTC),
+   Long.MIN_VALUE when it does not parse; BIGINT */
+FUNCTION(UNIX_TIMESTAMP, "UNIX_TIMESTAMP", NAMED, 0, 2, FUNCTION, CALL, type_unix_timestamp,
+         eval_unix_timestamp, STRICT, NONE, NONE, GUESS, NONDETERMINISTIC,
+         "'UNIX_TIMESTAMP()'\n'UNIX_TIMESTAMP(<CHARACTER>)'\n"
+         "'UNIX_TIMESTAMP(<CHARACTER>, <CHARACTER>)'")
+/* epoch seconds[, format] -> the UTC time formatted (default yyyy-MM-dd HH:mm:ss), STRING */
+FUNCTION(FROM_UNIXTIME, "FROM_UNIXTIME", NAMED, 1, 2, FUNCTION, CALL, type_from_unixtime,
+         eval_from_unixtime, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'FROM_UNIXTIME(<INTEGER>)'\n'FROM_UNIXTIME(<INTEGER>, <CHARACTER>)'")
+/* string[, format (default yyyy-MM-dd)] -> DATE, NULL when it does not parse */
+FUNCTION(TO_DATE, "TO_DATE", NAMED, 1, 2, FUNCTION, CALL, type_to_date, eval_to_date,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'TO_DATE(<CHARACTER>)'\n'TO_DATE(<CHARACTER>, <CHARACTER>)'")
 
 /* clang-format on */
 

@@ -125,9 +125,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "REGEXP_COUNT",
     "REGEXP_INSTR",
     "REGEXP_SUBSTR",
-    "UNIX_TIMESTAMP",
-    "FROM_UNIXTIME",
-    "TO_DATE",
     "CONVERT_TZ",
     "DATEDIFF",
     "CURRENT_TIME",
@@ -1193,6 +1190,35 @@ static Expr *type_timestampadd(Call *call)
     DataType result = args[2]->type;
     result.nullable = args[1]->type.nullable || args[2]->type.nullable;
     return typed(call, ok, result);
+}
+
+/* Flink: BIGINT NOT NULL without arguments, else NULL when an argument is */
+static Expr *type_unix_timestamp(Call *call)
+{
+    bool ok;
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_BIGINT, any_nullable(call->args, call->count)));
+}
+
+/* Flink: STRING, nullable */
+static Expr *type_from_unixtime(Call *call)
+{
+    bool ok;
+    if (!require_integers(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    if (ok && !require_strings(call, 1, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_VARCHAR, true));
+}
+
+/* Flink: DATE, nullable (NULL when the string does not parse) */
+static Expr *type_to_date(Call *call)
+{
+    bool ok;
+    if (!require_strings(call, 0, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_DATE, true));
 }
 
 /* ---- numeric ---- */

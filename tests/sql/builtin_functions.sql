@@ -56,3 +56,21 @@ SELECT SIGN(-3) AS neg, SIGN(2.50) AS dec, SIGN(CAST(0 AS DOUBLE)) AS zero,
   SIGN(CAST(NULL AS BIGINT)) AS none;
 EXPLAIN SELECT POWER(x, 2), LOG(2, x), SIGN(x), SQRT(x) FROM (VALUES (1), (2)) AS t(x);
 SELECT SQRT('4');
+
+-- UNIX_TIMESTAMP / FROM_UNIXTIME / TO_DATE in the session time zone, UTC
+-- (Flink's documented examples are in UTC+8: 861897600 there is 861926400
+-- here); a string that does not parse gives Long.MIN_VALUE / NULL as in
+-- Flink, text after the pattern is ignored (SimpleDateFormat.parse).
+SELECT UNIX_TIMESTAMP('1997-04-25', 'yyyy-MM-dd') AS r1,
+  UNIX_TIMESTAMP('1997-04-25 00:00:10', 'yyyy-MM-dd HH:mm:ss') AS r2,
+  UNIX_TIMESTAMP('1997-04-25 00:00:00') AS r3, UNIX_TIMESTAMP('not a time') AS bad,
+  UNIX_TIMESTAMP('1969-12-31 23:59:59') AS before_epoch,
+  UNIX_TIMESTAMP('2023-08-16 10:56:45', 'yyyy-MM-dd') AS trailing,
+  UNIX_TIMESTAMP(CAST(NULL AS STRING)) AS none;
+SELECT UNIX_TIMESTAMP() > 1700000000 AS now_is_recent;
+SELECT FROM_UNIXTIME(44) AS documented, FROM_UNIXTIME(861897610, 'yyyy/MM/dd HH:mm') AS formatted,
+  FROM_UNIXTIME(-1) AS before_epoch, FROM_UNIXTIME(CAST(NULL AS BIGINT)) AS none;
+SELECT TO_DATE('2018-03-18') AS documented, TO_DATE('18/03/2018', 'dd/MM/yyyy') AS formatted,
+  TO_DATE('garbage') AS bad, TO_DATE('1969-12-31') AS before_epoch;
+EXPLAIN SELECT UNIX_TIMESTAMP(), FROM_UNIXTIME(x), TO_DATE('2018-03-18') FROM (VALUES (1)) AS t(x);
+SELECT FROM_UNIXTIME(1.5);

@@ -1,5 +1,6 @@
 /*
- * datetime.c - DATE_FORMAT, TO_TIMESTAMP, EXTRACT, TIMESTAMPDIFF, TIMESTAMPADD and the current time
+ * datetime.c - DATE_FORMAT, TO_TIMESTAMP, EXTRACT, TIMESTAMPDIFF, TIMESTAMPADD,
+ * UNIX_TIMESTAMP, FROM_UNIXTIME, TO_DATE and the current time
  * (CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME, CURRENT_DATE: the batch's
  * time; CURRENT_WATERMARK: the evaluating operator's watermark).
  * DATE_FORMAT / TO_TIMESTAMP understand the SimpleDateFormat letters y M d
@@ -158,9 +159,13 @@ static bool parse_number(const char *text, uint32_t length, uint32_t *position, 
     return true;
 }
 
-/* Parses text with a SimpleDateFormat pattern into epoch millis. */
+/*
+ * Parses text with a SimpleDateFormat pattern into epoch millis. With
+ * `trailing_ok`, text after the pattern is ignored (SimpleDateFormat.parse's
+ * behaviour, which UNIX_TIMESTAMP and TO_DATE keep); otherwise it fails.
+ */
 static bool parse_datetime(const char *text, uint32_t length, const char *format,
-                           uint32_t format_length, int64_t *result)
+                           uint32_t format_length, bool trailing_ok, int64_t *result)
 {
     int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
     bool pm = false, has_am_pm = false;
@@ -258,7 +263,7 @@ static bool parse_datetime(const char *text, uint32_t length, const char *format
         if (!ok)
             return false;
     }
-    if (position != length)
+    if (position != length && !trailing_ok)
         return false;
     if (has_am_pm) {
         hour %= 12;
@@ -321,7 +326,7 @@ Value eval_to_timestamp(const Expr *expr, const EvalInput *input)
     if (format.is_null)
         return format;
     int64_t millis;
-    if (!parse_datetime(text.s.ptr, text.s.len, format.s.ptr, format.s.len, &millis))
+    if (!parse_datetime(text.s.ptr, text.s.len, format.s.ptr, format.s.len, false, &millis))
         return value_null();
     return value_int(millis);
 }
@@ -629,4 +634,77 @@ Value eval_timestampadd(const Expr *expr, const EvalInput *input)
         __builtin_add_overflow(time.i, delta, &delta))
         return eval_error(input, "TIMESTAMPADD: the result is out of range");
     return value_int(delta);
+}
+
+/* ---- UNIX_TIMESTAMP, FROM_UNIXTIME, TO_DATE (the session time zone is UTC) ---- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t quotient = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient;
+}
+
+Value eval_unix_timestamp(const Expr *expr, const EvalInput *input)
+{
+    if (expr->call.arg_count == 0)
+        return value_int(floor_div(input->context->now_millis, 1000));
+    Value text = eval_expr(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    static const char DEFAULT_FORMAT[] = "yyyy-MM-dd HH:mm:ss";
+    const char *format = DEFAULT_FORMAT;
+    uint32_t format_length = sizeof DEFAULT_FORMAT - 1;
+    if (expr->call.arg_count == 2) {
+        Value given = eval_expr(expr->call.args[1], input);
+        if (given.is_null)
+            return given;
+        format = given.s.ptr;
+        format_length = given.s.len;
+    }
+    int64_t millis;
+    if (!parse_datetime(text.s.ptr, text.s.len, format, format_length, true, &millis))
+        return value_int(INT64_MIN); /* Flink: Long.MIN_VALUE when it does not parse */
+    return value_int(floor_div(millis, 1000));
+}
+
+Value eval_from_unixtime(const Expr *expr, const EvalInput *input)
+{
+    Value seconds = eval_expr(expr->call.args[0], input);
+    if (seconds.is_null)
+        return seconds;
+    const char *format = "yyyy-MM-dd HH:mm:ss";
+    uint32_t format_length = (uint32_t)strlen(format);
+    if (expr->call.arg_count == 2) {
+        Value given = eval_expr(expr->call.args[1], input);
+        if (given.is_null)
+            return given;
+        format = given.s.ptr;
+        format_length = given.s.len;
+    }
+    int64_t millis;
+    if (__builtin_mul_overflow(seconds.i, (int64_t)1000, &millis))
+        return eval_error(input, "FROM_UNIXTIME: %lld seconds is out of range",
+                          (long long)seconds.i);
+    StrBuf out = STRBUF_INIT;
+    return string_from_strbuf(input, &out, format_datetime(millis, format, format_length, &out));
+}
+
+Value eval_to_date(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    const char *format = "yyyy-MM-dd";
+    uint32_t format_length = (uint32_t)strlen(format);
+    if (expr->call.arg_count == 2) {
+        Value given = eval_expr(expr->call.args[1], input);
+        if (given.is_null)
+            return given;
+        format = given.s.ptr;
+        format_length = given.s.len;
+    }
+    int64_t millis;
+    if (!parse_datetime(text.s.ptr, text.s.len, format, format_length, true, &millis))
+        return value_null();
+    return value_int(floor_div(millis, MILLIS_PER_DAY));
 }
