@@ -151,6 +151,27 @@ FUNCTION(POSITION, "POSITION", NAMED, 2, 2, FUNCTION, CALL, type_strings_to_int,
 FUNCTION(REPLACE, "REPLACE", NAMED, 3, 3, FUNCTION, CALL, type_replace, eval_replace,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)'")
+/* (string, count): the string count times ('' when count <= 0) */
+FUNCTION(REPEAT, "REPEAT", NAMED, 2, 2, FUNCTION, CALL, type_string_function, eval_repeat,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'REPEAT(<CHARACTER>, <INTEGER>)'")
+/* code points in reverse order */
+FUNCTION(REVERSE, "REVERSE", NAMED, 1, 1, FUNCTION, CALL, type_string_function, eval_reverse,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'REVERSE(<CHARACTER>)'")
+/* (string, length, pad): padded or cut to length code points; NULL for a negative length or
+   an empty pad */
+FUNCTION(LPAD, "LPAD", NAMED, 3, 3, FUNCTION, CALL, type_string_function, eval_lpad,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LPAD(<CHARACTER>, <INTEGER>, <CHARACTER>)'")
+FUNCTION(RPAD, "RPAD", NAMED, 3, 3, FUNCTION, CALL, type_string_function, eval_rpad,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'RPAD(<CHARACTER>, <INTEGER>, <CHARACTER>)'")
+/* (string, count): the first / last count code points ('' when count < 0) */
+FUNCTION(LEFT, "LEFT", NAMED, 2, 2, FUNCTION, CALL, type_string_function, eval_left,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'LEFT(<CHARACTER>, <INTEGER>)'")
+FUNCTION(RIGHT, "RIGHT", NAMED, 2, 2, FUNCTION, CALL, type_string_function, eval_right,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'RIGHT(<CHARACTER>, <INTEGER>)'")
+/* (separator, string...): NULL only when the separator is; NULL strings are skipped */
+FUNCTION(CONCAT_WS, "CONCAT_WS", NAMED, 1, ANY, FUNCTION, CALL, type_string_function,
+         eval_concat_ws, ARG0, NONE, NONE, GUESS, DETERMINISTIC,
+         "'CONCAT_WS(<STRING>, <STRING>, <STRING>...)'")
 
 /* ---- conditional ------------------------------------------------------- */
 /* cond1, result1, cond2, result2, ..., else (always present; type_case checks the shape) */

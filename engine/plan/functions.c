@@ -918,6 +918,31 @@ static Expr *type_replace(Call *call)
     return typed_strings(call, type_make(TYPE_VARCHAR, true));
 }
 
+/*
+ * REPEAT, REVERSE, LPAD, RPAD, LEFT, RIGHT, CONCAT_WS: strings, with an
+ * integer second argument for all but REVERSE and CONCAT_WS; STRING out,
+ * nullable when an argument is (CONCAT_WS: when its separator is; LPAD /
+ * RPAD: always, a negative length gives NULL).
+ */
+static Expr *type_string_function(Call *call)
+{
+    bool ok;
+    FunctionId id = call->function;
+    bool integer_second = id != FUNCTION_REVERSE && id != FUNCTION_CONCAT_WS;
+    bool nullable = id == FUNCTION_CONCAT_WS
+                        ? call->args[0]->type.nullable || call->args[0]->type.id == TYPE_NULL
+                        : any_nullable(call->args, call->count);
+    if (id == FUNCTION_LPAD || id == FUNCTION_RPAD)
+        nullable = true;
+    if (!require_strings(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    if (ok && integer_second && !require_integers(call, 1, 2, &ok))
+        return fail_memory(call->diag);
+    if (ok && !require_strings(call, integer_second ? 2 : 1, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_VARCHAR, nullable));
+}
+
 static Expr *type_like(Call *call)
 {
     return typed_strings(call, type_make(TYPE_BOOLEAN, true));

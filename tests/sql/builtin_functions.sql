@@ -74,3 +74,17 @@ SELECT TO_DATE('2018-03-18') AS documented, TO_DATE('18/03/2018', 'dd/MM/yyyy') 
   TO_DATE('garbage') AS bad, TO_DATE('1969-12-31') AS before_epoch;
 EXPLAIN SELECT UNIX_TIMESTAMP(), FROM_UNIXTIME(x), TO_DATE('2018-03-18') FROM (VALUES (1)) AS t(x);
 SELECT FROM_UNIXTIME(1.5);
+
+-- String functions, counting code points: Flink's documented examples
+-- (JavaSQLJavaSQLJavaSQL, ??hi, h, hi??, AA~BB~~CC), UTF-8 text, and NULL for
+-- a negative pad length or an empty pad.
+SELECT REPEAT('JavaSQL', 3) AS r, REPEAT('x', 0) AS r0, REPEAT('x', -1) AS r_neg,
+  REVERSE('Hello') AS rv, REVERSE('añb日') AS rv_utf8, LPAD('hi', 4, '??') AS lp,
+  LPAD('hi', 1, '??') AS lp_cut, RPAD('hi', 4, '??') AS rp, RPAD('hi', 1, '??') AS rp_cut,
+  LPAD('日本', 5, 'äb') AS lp_utf8, LPAD('hi', -1, '?') AS lp_neg, RPAD('hi', 3, '') AS rp_empty;
+SELECT LEFT('Hello World', 5) AS l, LEFT('Hello', -1) AS l_neg, RIGHT('Hello World', 5) AS r,
+  RIGHT('日本語', 2) AS r_utf8, LEFT('ab', 10) AS l_long, REPEAT(CAST(NULL AS STRING), 2) AS none,
+  CONCAT_WS('~', 'AA', CAST(NULL AS STRING), 'BB', '', 'CC') AS cw,
+  CONCAT_WS(CAST(NULL AS STRING), 'a') AS cw_null_separator;
+EXPLAIN SELECT LPAD(s, 5, '*'), CONCAT_WS('-', s, s), REVERSE(s), LEFT(s, 1) FROM (VALUES ('a')) AS t(s);
+SELECT REPEAT('a', 'b');

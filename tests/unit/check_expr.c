@@ -1080,6 +1080,46 @@ START_TEST(test_double_math_functions)
 }
 END_TEST
 
+/* REPEAT ... CONCAT_WS over UTF-8, UNIX_TIMESTAMP / FROM_UNIXTIME / TO_DATE types and edges */
+START_TEST(test_more_string_and_time_functions)
+{
+    ck_assert_str_eq(eval_text(fn("REVERSE", 1, lit_str("h\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80"))),
+                     "\xf0\x9f\x98\x80\xe6\x97\xa5\xc3\xa9h");
+    ck_assert_str_eq(eval_text(fn("LPAD", 3, lit_str("\xc3\xa9"), lit_int(4), lit_str("ab"))),
+                     "aba\xc3\xa9");
+    ck_assert_str_eq(
+        eval_text(fn("RPAD", 3, lit_str("\xc3\xa9\xc3\xa9\xc3\xa9"), lit_int(2), lit_str("x"))),
+        "\xc3\xa9\xc3\xa9");
+    Expr *pad = fn("LPAD", 3, col(1), lit_int(0), lit_str("x"));
+    ck_assert_str_eq(type_text(pad->type), "STRING");
+    ck_assert_str_eq(type_text(fn("LPAD", 3, lit_str("a"), lit_int(2), lit_str("x"))->type),
+                     "STRING"); /* nullable: a negative length is NULL */
+    ck_assert_str_eq(eval_text(fn("LPAD", 3, lit_str("abc"), lit_int(0), lit_str("x"))), "");
+    ck_assert_str_eq(eval_text(fn("LPAD", 3, lit_str("abc"), lit_int(-1), lit_str("x"))), "NULL");
+    ck_assert_str_eq(eval_text(fn("RIGHT", 2, lit_str("a\xe6\x97\xa5"), lit_int(1))),
+                     "\xe6\x97\xa5");
+    ck_assert_str_eq(eval_text(fn("LEFT", 2, lit_str("abc"), lit_typed_null(TYPE_INT))), "NULL");
+    ck_assert_str_eq(eval_text(fn("REPEAT", 2, lit_str(""), lit_int(5))), "");
+    Expr *joined = fn("CONCAT_WS", 3, lit_str(","), lit_typed_null(TYPE_VARCHAR), lit_str("b"));
+    ck_assert_str_eq(type_text(joined->type), "STRING NOT NULL");
+    ck_assert_str_eq(eval_text(joined), "b");
+    ck_assert_str_eq(eval_text(fn("CONCAT_WS", 1, lit_str(","))), "");
+
+    ck_assert_str_eq(type_text(fn("UNIX_TIMESTAMP", 0)->type), "BIGINT NOT NULL");
+    ck_assert_str_eq(type_text(fn("UNIX_TIMESTAMP", 1, col(1))->type), "BIGINT");
+    ck_assert_int_eq(eval0(fn("UNIX_TIMESTAMP", 2, lit_str("1970-01-02"), lit_str("yyyy-MM-dd"))).i,
+                     86400);
+    ck_assert_int_eq(eval0(fn("UNIX_TIMESTAMP", 1, lit_str("1970-xx-01 00:00:00"))).i, INT64_MIN);
+    ck_assert_str_eq(eval_text(fn("FROM_UNIXTIME", 1, lit_bigint(-86401))), "1969-12-30 23:59:59");
+    ck_assert_str_eq(eval_text(fn("FROM_UNIXTIME", 2, lit_int(0), lit_typed_null(TYPE_VARCHAR))),
+                     "NULL");
+    Expr *date = fn("TO_DATE", 2, lit_str("2024/02/30"), lit_str("yyyy/MM/dd"));
+    ck_assert_str_eq(type_text(date->type), "DATE");
+    ck_assert_str_eq(eval_text(date), "NULL"); /* no February 30th */
+    ck_assert_str_eq(eval_text(fn("TO_DATE", 1, lit_str("1900-03-01"))), "1900-03-01");
+}
+END_TEST
+
 static Suite *expr_suite(void)
 {
     Suite *suite = suite_create("expr");
@@ -1118,6 +1158,7 @@ static Suite *expr_suite(void)
     tcase_add_test(evaluation, test_date_functions);
     tcase_add_test(evaluation, test_timestamp_diff_and_add);
     tcase_add_test(evaluation, test_double_math_functions);
+    tcase_add_test(evaluation, test_more_string_and_time_functions);
     suite_add_tcase(suite, evaluation);
     return suite;
 }

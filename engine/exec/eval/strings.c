@@ -5,6 +5,8 @@
  * also maps non-ASCII letters). LIKE has no escape character unless ESCAPE
  * is given (SQL standard); 'abc', 'abc%', '%abc' and '%abc%' take a fast
  * path. Code points are walked with engine/base/utf8.h's lead-byte helpers.
+ * REPEAT, REVERSE, LPAD, RPAD, LEFT, RIGHT count code points where Java
+ * counts UTF-16 units (they differ only outside the Basic Multilingual Plane).
  */
 #include <string.h>
 
@@ -330,4 +332,139 @@ Value eval_like(const Expr *expr, const EvalInput *input)
     if (escape < 0 && like_simple(text, pattern, &result))
         return value_bool(result);
     return value_bool(like_match(text, pattern, escape));
+}
+
+/* ---- REPEAT, REVERSE, LPAD, RPAD, LEFT, RIGHT, CONCAT_WS (code points, as Flink's
+   StringData functions count characters) ---- */
+
+Value eval_repeat(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    Value count = eval_expr(expr->call.args[1], input);
+    if (text.is_null || count.is_null)
+        return value_null();
+    if (count.i <= 0 || text.s.len == 0)
+        return value_string(text.s.ptr, 0);
+    if ((uint64_t)count.i * text.s.len > UINT32_MAX - 1)
+        return eval_error(input, "string too long in REPEAT");
+    uint32_t total = (uint32_t)(count.i * text.s.len);
+    char *result = arena_alloc(input->context->arena, (size_t)total + 1);
+    if (!result)
+        return eval_out_of_memory(input);
+    for (int64_t i = 0; i < count.i; i++)
+        memcpy(result + i * text.s.len, text.s.ptr, text.s.len);
+    result[total] = '\0';
+    return value_string(result, total);
+}
+
+Value eval_reverse(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    if (text.is_null)
+        return text;
+    char *result = arena_alloc(input->context->arena, (size_t)text.s.len + 1);
+    if (!result)
+        return eval_out_of_memory(input);
+    uint32_t end = text.s.len;
+    for (uint32_t i = 0; i < text.s.len;) {
+        uint32_t width = utf8_width((unsigned char)text.s.ptr[i]);
+        if (width > text.s.len - i)
+            width = text.s.len - i;
+        end -= width;
+        memcpy(result + end, text.s.ptr + i, width);
+        i += width;
+    }
+    result[text.s.len] = '\0';
+    return value_string(result, text.s.len);
+}
+
+/* LPAD (left) or RPAD: Flink's lpad / rpad over code points */
+static Value pad(const Expr *expr, const EvalInput *input, bool left)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    Value length = eval_expr(expr->call.args[1], input);
+    Value filler = eval_expr(expr->call.args[2], input);
+    if (text.is_null || length.is_null || filler.is_null || length.i < 0 || filler.s.len == 0)
+        return value_null();
+    int64_t characters = utf8_count(text.s.ptr, text.s.len);
+    int64_t kept = characters < length.i ? characters : length.i;
+    int64_t padding = length.i - kept;
+    int64_t filler_characters = utf8_count(filler.s.ptr, filler.s.len);
+    uint32_t kept_bytes = utf8_offset(text.s.ptr, text.s.len, kept);
+    uint64_t bytes = kept_bytes + (uint64_t)(padding / filler_characters) * filler.s.len +
+                     utf8_offset(filler.s.ptr, filler.s.len, padding % filler_characters);
+    if (bytes > UINT32_MAX - 1)
+        return eval_error(input, "string too long in %s", left ? "LPAD" : "RPAD");
+    StrBuf out = STRBUF_INIT;
+    int status = 0;
+    if (!left)
+        status = strbuf_append(&out, text.s.ptr, kept_bytes);
+    for (int64_t done = 0; status == 0 && done < padding; done += filler_characters) {
+        int64_t take = padding - done < filler_characters ? padding - done : filler_characters;
+        status = strbuf_append(&out, filler.s.ptr, utf8_offset(filler.s.ptr, filler.s.len, take));
+    }
+    if (left && status == 0)
+        status = strbuf_append(&out, text.s.ptr, kept_bytes);
+    return string_from_strbuf(input, &out, status);
+}
+
+Value eval_lpad(const Expr *expr, const EvalInput *input)
+{
+    return pad(expr, input, true);
+}
+
+Value eval_rpad(const Expr *expr, const EvalInput *input)
+{
+    return pad(expr, input, false);
+}
+
+/* LEFT (left) or RIGHT: the first / last count code points, '' for a negative count */
+static Value take_end(const Expr *expr, const EvalInput *input, bool left)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    Value count = eval_expr(expr->call.args[1], input);
+    if (text.is_null || count.is_null)
+        return value_null();
+    if (count.i <= 0)
+        return value_string(text.s.ptr, 0);
+    int64_t characters = utf8_count(text.s.ptr, text.s.len);
+    if (count.i >= characters)
+        return text;
+    if (left)
+        return value_string(text.s.ptr, utf8_offset(text.s.ptr, text.s.len, count.i));
+    uint32_t from = utf8_offset(text.s.ptr, text.s.len, characters - count.i);
+    return value_string(text.s.ptr + from, text.s.len - from);
+}
+
+Value eval_left(const Expr *expr, const EvalInput *input)
+{
+    return take_end(expr, input, true);
+}
+
+Value eval_right(const Expr *expr, const EvalInput *input)
+{
+    return take_end(expr, input, false);
+}
+
+Value eval_concat_ws(const Expr *expr, const EvalInput *input)
+{
+    Value separator = eval_expr(expr->call.args[0], input);
+    if (separator.is_null)
+        return separator;
+    StrBuf out = STRBUF_INIT;
+    int status = 0;
+    bool first = true;
+    for (uint32_t i = 1; i < expr->call.arg_count && status == 0; i++) {
+        Value part = eval_expr(expr->call.args[i], input);
+        if (part.is_null)
+            continue;
+        if (!first)
+            status = strbuf_append(&out, separator.s.ptr, separator.s.len);
+        if (status == 0)
+            status = strbuf_append(&out, part.s.ptr, part.s.len);
+        first = false;
+    }
+    if (status == 0 && out.length > UINT32_MAX - 1)
+        status = -1;
+    return string_from_strbuf(input, &out, status);
 }
