@@ -151,6 +151,9 @@ FUNCTION(POSITION, "POSITION", NAMED, 2, 2, FUNCTION, CALL, type_strings_to_int,
 FUNCTION(REPLACE, "REPLACE", NAMED, 3, 3, FUNCTION, CALL, type_replace, eval_replace,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'REPLACE(<CHARACTER>, <CHARACTER>, <CHARACTER>)'")
+/* INSTR(string, substring): POSITION(substring IN string) */
+FUNCTION(INSTR, "INSTR", NAMED, 2, 2, FUNCTION, CALL, type_strings_to_int, eval_instr,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'INSTR(<CHARACTER>, <CHARACTER>)'")
 /* (string, count): the string count times ('' when count <= 0) */
 FUNCTION(REPEAT, "REPEAT", NAMED, 2, 2, FUNCTION, CALL, type_string_function, eval_repeat,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'REPEAT(<CHARACTER>, <INTEGER>)'")
@@ -184,6 +187,16 @@ FUNCTION(NULLIF, "NULLIF", NAMED, 2, 2, FUNCTION, CALL, type_nullif, eval_nullif
 /* IF(cond, a, b) */
 FUNCTION(IF, "IF", NAMED, 3, 3, FUNCTION, CALL, type_if, eval_if,
          OWN, NONE, NONE, GUESS, DETERMINISTIC, "'IF(<BOOLEAN>, <ANY>, <ANY>)'")
+/* IFNULL(a, b): COALESCE of two */
+FUNCTION(IFNULL, "IFNULL", NAMED, 2, 2, FUNCTION, CALL, type_coalesce, eval_coalesce,
+         ALL, NONE, NONE, GUESS, DETERMINISTIC, "'IFNULL(<ANY>, <ANY>)'")
+/* the greatest / least of one common comparable type; NULL when any argument is */
+FUNCTION(GREATEST, "GREATEST", NAMED, 1, ANY, FUNCTION, CALL, type_greatest_least,
+         eval_greatest_least, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'GREATEST(<COMPARABLE_TYPE>, <COMPARABLE_TYPE>...)'")
+FUNCTION(LEAST, "LEAST", NAMED, 1, ANY, FUNCTION, CALL, type_greatest_least,
+         eval_greatest_least, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'LEAST(<COMPARABLE_TYPE>, <COMPARABLE_TYPE>...)'")
 
 /* ---- time (EXTRACT is at the end) -------------------------------------- */
 /* timestamp or string, format */

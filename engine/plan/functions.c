@@ -827,6 +827,21 @@ static Expr *type_coalesce(Call *call)
     return make(call, common);
 }
 
+/* GREATEST, LEAST: one common comparable type (not MAP), nullable when an argument is */
+static Expr *type_greatest_least(Call *call)
+{
+    for (uint32_t i = 1; i < call->count; i++)
+        if (!types_comparable(call->args[0]->type, call->args[i]->type))
+            return fail_cannot_apply(call);
+    DataType common;
+    if (!widen_to_common(call, 0, &common))
+        return NULL;
+    if (common.id == TYPE_MAP)
+        return fail_cannot_apply(call);
+    common.nullable = any_nullable(call->args, call->count) || common.id == TYPE_NULL;
+    return make(call, common);
+}
+
 static Expr *type_nullif(Call *call)
 {
     DataType common;

@@ -88,3 +88,13 @@ SELECT LEFT('Hello World', 5) AS l, LEFT('Hello', -1) AS l_neg, RIGHT('Hello Wor
   CONCAT_WS(CAST(NULL AS STRING), 'a') AS cw_null_separator;
 EXPLAIN SELECT LPAD(s, 5, '*'), CONCAT_WS('-', s, s), REVERSE(s), LEFT(s, 1) FROM (VALUES ('a')) AS t(s);
 SELECT REPEAT('a', 'b');
+
+-- GREATEST / LEAST over one common type (NULL when any argument is), IFNULL,
+-- INSTR (1-based code-point position, 0 when absent).
+SELECT GREATEST(1, 5, 3) AS g, LEAST(1, 5, 3) AS l, GREATEST(1, 2.5) AS g_dec,
+  LEAST('b', 'a', 'c') AS l_str, GREATEST(1, CAST(NULL AS INT)) AS g_null,
+  GREATEST(DATE '2024-01-01', DATE '2023-01-01') AS g_date, IFNULL(CAST(NULL AS INT), 7) AS ifn,
+  IFNULL(3, 7) AS ifn_value, INSTR('hello', 'll') AS i, INSTR('日本語', '語') AS i_utf8,
+  INSTR('abc', 'z') AS i_absent;
+EXPLAIN SELECT GREATEST(x, 2), IFNULL(x, 0), INSTR('ab', 'b') FROM (VALUES (1)) AS t(x);
+SELECT GREATEST(1, 'a');

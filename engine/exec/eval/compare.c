@@ -3,7 +3,8 @@
  * outcome makes it TRUE), IS [NOT] DISTINCT FROM and IN, over values of
  * possibly different numeric types (DECIMAL scales, DOUBLE with integers,
  * DATE with TIMESTAMP). NaN compares with nothing, itself included: only <>
- * holds. Maps compare by their canonical encodings.
+ * holds. Maps compare by their canonical encodings. GREATEST and LEAST use
+ * the same three-way comparison (a NaN argument is never picked after the first).
  */
 #include <math.h>
 
@@ -117,4 +118,24 @@ Value eval_in(const Expr *expr, const EvalInput *input)
             return value_bool(true);
     }
     return saw_null ? value_null() : value_bool(false);
+}
+
+/* GREATEST / LEAST: the first greatest (least) argument, NULL when any is NULL */
+Value eval_greatest_least(const Expr *expr, const EvalInput *input)
+{
+    bool greatest = expr->call.function == FUNCTION_GREATEST;
+    Value best = value_null();
+    for (uint32_t i = 0; i < expr->call.arg_count; i++) {
+        Value v = eval_expr(expr->call.args[i], input);
+        if (v.is_null)
+            return v;
+        if (i == 0) {
+            best = v;
+            continue;
+        }
+        int order = compare_mixed(expr->call.args[i]->type, v, expr->type, best);
+        if (order != COMPARE_UNORDERED && (greatest ? order > 0 : order < 0))
+            best = v;
+    }
+    return best;
 }

@@ -468,3 +468,16 @@ Value eval_concat_ws(const Expr *expr, const EvalInput *input)
         status = -1;
     return string_from_strbuf(input, &out, status);
 }
+
+/* INSTR(string, substring): POSITION with the arguments the other way round */
+Value eval_instr(const Expr *expr, const EvalInput *input)
+{
+    Value haystack = eval_expr(expr->call.args[0], input);
+    Value needle = eval_expr(expr->call.args[1], input);
+    if (haystack.is_null || needle.is_null)
+        return value_null();
+    const char *found = find_bytes(haystack.s.ptr, haystack.s.len, needle.s.ptr, needle.s.len);
+    if (!found)
+        return value_int(0);
+    return value_int((int64_t)utf8_count(haystack.s.ptr, (uint32_t)(found - haystack.s.ptr)) + 1);
+}
