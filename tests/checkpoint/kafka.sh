@@ -191,7 +191,10 @@ stop_resume() {
       tail -n 3 "$dir/resume.log" >&2
       return 1
     fi
-    grep -q "is not in state RUNNING but FINISHED" "$dir/stop.log" || { tail -n 3 "$dir/stop.log" >&2; return 1; }
+    # the job read both topics to their end before the stop, or while the savepoint was
+    # being taken (then STOP JOB fails and the job reports it finished): stop sooner
+    grep -q -e "is not in state RUNNING but FINISHED" -e "Job $id (.*) finished:" "$dir/stop.log" ||
+      { tail -n 3 "$dir/stop.log" >&2; return 1; }
     delay=$((delay / 3))
   done
   return 1
