@@ -7,8 +7,10 @@
 # deletes), written with kcat. The job - orders LEFT JOIN users, bounded at
 # the topics' ends - writes to a filesystem sink (exactly-once) and, as a
 # second job, to an upsert-kafka topic (at-least-once, by key). Each is run
-# uninterrupted and then, at parallelism 1 and 2, killed KILLS times and
-# restored from its latest checkpoint (so the Kafka offsets per partition
+# uninterrupted and then, at parallelism 1 and 2, killed KILLS times (each
+# 15-45 % of the uninterrupted run's length after its start, so the kills
+# land however fast the machine reads the topics) and restored from its
+# latest checkpoint (so the Kafka offsets per partition
 # come from the checkpoint). Compared: the materialized files (no retraction
 # of a missing row) and the upsert topic materialized by key. (The upsert
 # sink is at-least-once: it flushes its producer at each barrier.) Then the
@@ -116,7 +118,10 @@ run() {
     "$JOINERY" -f "$dir/job.sql" >"$dir/log.$rounds" 2>&1 &
     pid=$!
     if [ "$kills" -lt "$kills_wanted" ]; then
-      delay=$((150 + RANDOM % 1100))
+      # 15-45 % of the uninterrupted run's length: a job that reads the topics
+      # faster than a fixed moment would finish before its kill
+      delay=$((KILL_SPAN_MS * (15 + RANDOM % 30) / 100))
+      [ "$delay" -lt 100 ] && delay=100
       sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
       if kill -9 "$pid" 2>/dev/null; then
         wait "$pid" 2>/dev/null
@@ -136,7 +141,10 @@ materialize_topic() {
     python3 "$ROOT/tests/kafka/kafka_data.py" materialize-upsert /dev/stdin
 }
 
+KILL_SPAN_MS=1200
+clean_started=$(date +%s%N)
 run "$WORK/clean-files" 1 up_clean files 0 >/dev/null || { echo "FAILED: kafka: the uninterrupted file job"; exit 1; }
+KILL_SPAN_MS=$((($(date +%s%N) - clean_started) / 1000000))
 run "$WORK/clean-topic" 1 up_clean topic 0 >/dev/null || { echo "FAILED: kafka: the uninterrupted topic job"; exit 1; }
 expected_files=$(python3 "$HERE/materialize.py" "$WORK/clean-files/out")
 expected_topic=$(materialize_topic up_clean)
