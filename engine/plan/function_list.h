@@ -372,6 +372,34 @@ FUNCTION(TO_DATE, "TO_DATE", NAMED, 1, 2, FUNCTION, CALL, type_to_date, eval_to_
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'TO_DATE(<CHARACTER>)'\n'TO_DATE(<CHARACTER>, <CHARACTER>)'")
 
+/* (needle, string[, from]): POSITION searching from code point `from` (1-based; below 1 from
+   the start), 0 when not found; an empty needle is found at `from` */
+FUNCTION(LOCATE, "LOCATE", NAMED, 2, 3, FUNCTION, CALL, type_locate, eval_locate,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'LOCATE(<CHARACTER>, <CHARACTER>)'\n'LOCATE(<CHARACTER>, <CHARACTER>, <INTEGER>)'")
+/* the first ASCII letter of each run of ASCII letters and digits upper case, the others lower */
+FUNCTION(INITCAP, "INITCAP", NAMED, 1, 1, FUNCTION, CALL, type_case_change, eval_initcap,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'INITCAP(<CHARACTER>)'")
+/* (string, separator, index): the index-th (from 0) part between separators, NULL past the
+   last or for a negative index; the separator a string or a character's code 1-255 */
+FUNCTION(SPLIT_INDEX, "SPLIT_INDEX", NAMED, 3, 3, FUNCTION, CALL, type_split_index,
+         eval_split_index, STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'SPLIT_INDEX(<CHARACTER>, <CHARACTER>, <INTEGER>)'\n"
+         "'SPLIT_INDEX(<CHARACTER>, <INTEGER>, <INTEGER>)'")
+/* the first byte of the string as a signed byte (0 for ''), INT */
+FUNCTION(ASCII, "ASCII", NAMED, 1, 1, FUNCTION, CALL, type_strings_to_int, eval_ascii,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'ASCII(<CHARACTER>)'")
+/* the character of code point (code & 255); '' for a negative code */
+FUNCTION(CHR, "CHR", NAMED, 1, 1, FUNCTION, CALL, type_chr, eval_chr,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CHR(<INTEGER>)'")
+/* (number[, places]): ROUND's type, cut toward zero instead of rounded */
+FUNCTION(TRUNCATE, "TRUNCATE", NAMED, 1, 2, FUNCTION, CALL, type_rounding, eval_truncate,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'TRUNCATE(<NUMERIC>)'\n'TRUNCATE(<NUMERIC>, <INTEGER>)'")
+/* PI and PI() */
+FUNCTION(PI, "PI", NILADIC, 0, 0, FUNCTION, CALL, type_pi, eval_pi,
+         OWN, NONE, NONE, GUESS, DETERMINISTIC, "'PI()'")
+
 /* clang-format on */
 
 #undef ANY

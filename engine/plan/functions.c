@@ -146,21 +146,8 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "NTILE",
     "LAG",
     "LEAD",
-    "CONCAT_WS",
-    "SPLIT_INDEX",
     "SPLIT",
-    "LPAD",
-    "RPAD",
-    "INITCAP",
-    "REVERSE",
-    "REPEAT",
     "OVERLAY",
-    "LOCATE",
-    "INSTR",
-    "LEFT",
-    "RIGHT",
-    "ASCII",
-    "CHR",
     "TRANSLATE",
     "ELT",
     "PRINTF",
@@ -186,13 +173,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "UUID",
     "RAND",
     "RAND_INTEGER",
-    "POWER",
-    "SQRT",
-    "EXP",
-    "LN",
-    "LOG",
-    "LOG10",
-    "LOG2",
     "SIN",
     "COS",
     "TAN",
@@ -206,13 +186,7 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "TANH",
     "DEGREES",
     "RADIANS",
-    "SIGN",
-    "PI",
     "E",
-    "TRUNCATE",
-    "GREATEST",
-    "LEAST",
-    "IFNULL",
     "NVL",
     "IS_DECIMAL",
     "IS_DIGIT",
@@ -235,7 +209,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "DATE_ADD",
     "DATE_SUB",
     "TIMESTAMP_DIFF",
-    "INSTR",
     "SUBSTRING_INDEX",
 };
 
@@ -958,6 +931,42 @@ static Expr *type_string_function(Call *call)
     return typed(call, ok, type_make(TYPE_VARCHAR, nullable));
 }
 
+/* LOCATE(needle, string[, from]): strings, an integer start; INT */
+static Expr *type_locate(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_strings(call, 0, 2, &ok))
+        return fail_memory(call->diag);
+    if (ok && !require_integers(call, 2, call->count, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_INT, nullable));
+}
+
+/* SPLIT_INDEX(string, separator, index): the separator a string or a character's code
+   (1-255); STRING out, always nullable (an index past the last part gives NULL) */
+static Expr *type_split_index(Call *call)
+{
+    bool ok;
+    if (!require_strings(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    if (ok && !type_is_integer(call->args[1]->type.id) && !require_strings(call, 1, 2, &ok))
+        return fail_memory(call->diag);
+    if (ok && !require_integers(call, 2, 3, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_VARCHAR, true));
+}
+
+/* CHR(code): an integer; a one-character STRING */
+static Expr *type_chr(Call *call)
+{
+    bool ok;
+    bool nullable = any_nullable(call->args, call->count);
+    if (!require_integers(call, 0, 1, &ok))
+        return fail_memory(call->diag);
+    return typed(call, ok, type_make(TYPE_VARCHAR, nullable));
+}
+
 static Expr *type_like(Call *call)
 {
     return typed_strings(call, type_make(TYPE_BOOLEAN, true));
@@ -1329,6 +1338,12 @@ static Expr *type_double_math(Call *call)
             return fail_memory(call->diag);
     }
     return make(call, type_make(TYPE_DOUBLE, any_nullable(call->args, call->count)));
+}
+
+/* PI: DOUBLE NOT NULL */
+static Expr *type_pi(Call *call)
+{
+    return typed(call, true, type_make(TYPE_DOUBLE, false));
 }
 
 /* SIGN: the number's own type */

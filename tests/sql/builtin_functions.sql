@@ -98,3 +98,29 @@ SELECT GREATEST(1, 5, 3) AS g, LEAST(1, 5, 3) AS l, GREATEST(1, 2.5) AS g_dec,
   INSTR('abc', 'z') AS i_absent;
 EXPLAIN SELECT GREATEST(x, 2), IFNULL(x, 0), INSTR('ab', 'b') FROM (VALUES (1)) AS t(x);
 SELECT GREATEST(1, 'a');
+
+-- LOCATE (POSITION from a start: Flink's position(seek, s, from)), INITCAP
+-- (Calcite's: words are runs of ASCII letters and digits), SPLIT_INDEX
+-- (parts from 0, empty parts kept, NULL past the last, a character code as
+-- separator), ASCII (the first byte, signed: 'é' starts with 0xC3 = -61),
+-- CHR (code & 255, '' for a negative code), TRUNCATE (ROUND's type, toward
+-- zero), PI.
+SELECT LOCATE('b', 'abcb') AS l, LOCATE('b', 'abcb', 3) AS l_from, LOCATE('b', 'abcb', 9) AS l_past,
+  LOCATE('語', '日本語本語', 4) AS l_utf8, LOCATE('', 'abc', 2) AS l_empty,
+  LOCATE('a', 'abc', -5) AS l_negative, LOCATE('z', 'abc') AS l_absent;
+SELECT INITCAP('hello wORLD') AS i, INITCAP('ab-cd ef1gh 9x') AS i_words, INITCAP('') AS i_empty,
+  INITCAP('été ÉTÉ') AS i_utf8;
+SELECT SPLIT_INDEX('Jack,John,Mary', ',', 2) AS s, SPLIT_INDEX('Jack,John,Mary', ',', 3) AS s_past,
+  SPLIT_INDEX('a,,b', ',', 1) AS s_empty_part, SPLIT_INDEX(',a', ',', 0) AS s_leading,
+  SPLIT_INDEX('a::b::c', '::', 1) AS s_whole, SPLIT_INDEX('a b', '', 1) AS s_whitespace,
+  SPLIT_INDEX('a;b', 59, 1) AS s_code, SPLIT_INDEX('a;b', 300, 1) AS s_bad_code,
+  SPLIT_INDEX('a,b', ',', -1) AS s_negative, SPLIT_INDEX('', ',', 0) AS s_no_parts;
+SELECT ASCII('abc') AS a, ASCII('') AS a_empty, ASCII('é') AS a_utf8, ASCII(CAST(NULL AS STRING)) AS a_null,
+  CHR(97) AS c, CHR(353) AS c_wrapped, CHR(233) AS c_latin1, CHR(-1) AS c_negative,
+  CHAR_LENGTH(CHR(256)) AS c_nul_length;
+SELECT TRUNCATE(42.345, 2) AS t, TRUNCATE(-42.345, 2) AS t_negative, TRUNCATE(42.345) AS t_whole,
+  TRUNCATE(1234, -2) AS t_int, TRUNCATE(CAST(2.789 AS DOUBLE), 1) AS t_double,
+  TRUNCATE(CAST(-2.789 AS DOUBLE)) AS t_double_whole, ROUND(42.345, 2) AS r, PI AS pi, PI() AS pi_call;
+EXPLAIN SELECT LOCATE('a', s, 2), INITCAP(s), SPLIT_INDEX(s, ',', 0), ASCII(s), CHR(65), TRUNCATE(1.25, 1), PI FROM (VALUES ('a')) AS t(s);
+SELECT SPLIT_INDEX('a', ',', 'x');
+SELECT CHR('a');

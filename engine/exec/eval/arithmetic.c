@@ -302,8 +302,8 @@ Value eval_negate(const Expr *expr, const EvalInput *input)
 
 /* ---- numeric functions ------------------------------------------------ */
 
-/* BigDecimal.valueOf(d).setScale(places, HALF_UP).doubleValue() */
-static double round_double(double d, int places)
+/* BigDecimal.valueOf(d).setScale(places, HALF_UP or, when !half_up, DOWN).doubleValue() */
+static double round_double(double d, int places, bool half_up)
 {
     if (!isfinite(d))
         return d;
@@ -329,7 +329,7 @@ static double round_double(double d, int places)
         return negative ? -0.0 : 0.0;
     if ((size_t)keep >= count)
         return d;
-    bool round_up = digits[keep] >= '5';
+    bool round_up = half_up && digits[keep] >= '5';
     double kept = 0;
     for (long i = 0; i < keep; i++)
         kept = kept * 10 + (digits[i] - '0');
@@ -387,7 +387,9 @@ Value eval_ceil(const Expr *expr, const EvalInput *input)
     return floor_or_ceil(expr, input, false);
 }
 
-Value eval_round(const Expr *expr, const EvalInput *input)
+/* ROUND (half_up: HALF_UP) or TRUNCATE (DOWN, toward zero) to `places` digits after the
+   point (0 without a second argument; negative: before it), at the result type's scale */
+static Value round_to_places(const Expr *expr, const EvalInput *input, bool half_up)
 {
     const Expr *arg = expr->call.args[0];
     Value a = eval_expr(arg, input);
@@ -403,7 +405,7 @@ Value eval_round(const Expr *expr, const EvalInput *input)
         places = p.i > 18 ? 18 : p.i < -18 ? -18 : (int)p.i;
     }
     if (from.id == TYPE_FLOAT || from.id == TYPE_DOUBLE)
-        return value_double(round_double(a.d, places));
+        return value_double(round_double(a.d, places, half_up));
     int scale = from.id == TYPE_DECIMAL ? from.scale : 0;
     if (places >= scale) {
         if (from.id == TYPE_DECIMAL) {
@@ -414,7 +416,7 @@ Value eval_round(const Expr *expr, const EvalInput *input)
     }
     /* round to `places` (may be negative), then express at the result scale */
     Int128 unit = power_of_ten_128(scale - places);
-    Int128 rounded = divide_half_up(a.i, unit) * unit; /* still at `scale` */
+    Int128 rounded = (half_up ? divide_half_up(a.i, unit) : a.i / unit) * unit; /* at `scale` */
     if (from.id != TYPE_DECIMAL) {
         if (rounded > INT64_MAX || rounded < INT64_MIN)
             return value_int(
@@ -423,6 +425,23 @@ Value eval_round(const Expr *expr, const EvalInput *input)
     }
     bool overflow = false;
     return decimal_result(rescale_128(rounded, scale, to.scale, &overflow), to, overflow);
+}
+
+Value eval_round(const Expr *expr, const EvalInput *input)
+{
+    return round_to_places(expr, input, true);
+}
+
+Value eval_truncate(const Expr *expr, const EvalInput *input)
+{
+    return round_to_places(expr, input, false);
+}
+
+Value eval_pi(const Expr *expr, const EvalInput *input)
+{
+    (void)expr;
+    (void)input;
+    return value_double(3.14159265358979323846); /* Java's Math.PI */
 }
 
 /* ---- POWER, SQRT, EXP, LN, LOG10, LOG2, LOG (DOUBLE arguments, C's libm = Java's Math) ---- */

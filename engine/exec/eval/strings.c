@@ -481,3 +481,136 @@ Value eval_instr(const Expr *expr, const EvalInput *input)
         return value_int(0);
     return value_int((int64_t)utf8_count(haystack.s.ptr, (uint32_t)(found - haystack.s.ptr)) + 1);
 }
+
+/* ---- LOCATE, INITCAP, SPLIT_INDEX, ASCII, CHR (Flink's SqlFunctionUtils / StringData
+   semantics) ---- */
+
+/* LOCATE(needle, string[, from]): code points from `from`, as StringData.indexOf: an empty
+   needle is at 1 whatever `from` is, a start past the end finds nothing */
+Value eval_locate(const Expr *expr, const EvalInput *input)
+{
+    Value needle = eval_expr(expr->call.args[0], input);
+    Value haystack = eval_expr(expr->call.args[1], input);
+    if (needle.is_null || haystack.is_null)
+        return value_null();
+    int64_t from = 1;
+    if (expr->call.arg_count > 2) {
+        Value start = eval_expr(expr->call.args[2], input);
+        if (start.is_null)
+            return start;
+        from = start.i;
+    }
+    if (needle.s.len == 0)
+        return value_int(1);
+    uint32_t skipped = from > 1 ? utf8_offset(haystack.s.ptr, haystack.s.len, from - 1) : 0;
+    const char *found =
+        find_bytes(haystack.s.ptr + skipped, haystack.s.len - skipped, needle.s.ptr, needle.s.len);
+    if (!found)
+        return value_int(0);
+    return value_int((int64_t)utf8_count(haystack.s.ptr, (uint32_t)(found - haystack.s.ptr)) + 1);
+}
+
+static bool is_ascii_alphanumeric(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* INITCAP: as Calcite's initcap, words are runs of ASCII letters and digits; a word's first
+   letter is upper-cased and the rest lower-cased; other bytes are left alone */
+Value eval_initcap(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    if (a.is_null)
+        return a;
+    char *copy = eval_arena_copy(input, a.s.ptr, a.s.len);
+    if (!copy)
+        return eval_out_of_memory(input);
+    bool word_start = true;
+    for (uint32_t i = 0; i < a.s.len; i++) {
+        char c = copy[i];
+        if (!is_ascii_alphanumeric(c)) {
+            word_start = true;
+            continue;
+        }
+        if (word_start && c >= 'a' && c <= 'z')
+            copy[i] = (char)(c - 'a' + 'A');
+        else if (!word_start && c >= 'A' && c <= 'Z')
+            copy[i] = (char)(c - 'A' + 'a');
+        word_start = false;
+    }
+    return value_string(copy, a.s.len);
+}
+
+/* Java's Character.isWhitespace over ASCII: tab to carriage return, the four separators
+   0x1C-0x1F and space */
+static bool is_java_whitespace(char c)
+{
+    return (c >= 9 && c <= 13) || (c >= 28 && c <= 32);
+}
+
+/* The part `index` (from 0) of text split at every separator (an empty separator: at every
+   whitespace byte), keeping empty parts, as commons-lang's split...PreserveAllTokens; NULL
+   past the last part and for an empty text (which has no parts) */
+static Value split_part(Value text, const char *separator, uint32_t separator_length, int64_t index)
+{
+    if (index < 0 || text.s.len == 0)
+        return value_null();
+    uint32_t begin = 0;
+    for (int64_t part = 0;; part++) {
+        uint32_t end = begin;
+        if (separator_length == 0) {
+            while (end < text.s.len && !is_java_whitespace(text.s.ptr[end]))
+                end++;
+        } else {
+            const char *found =
+                find_bytes(text.s.ptr + begin, text.s.len - begin, separator, separator_length);
+            end = found ? (uint32_t)(found - text.s.ptr) : text.s.len;
+        }
+        if (part == index)
+            return value_string(text.s.ptr + begin, end - begin);
+        if (end >= text.s.len)
+            return value_null();
+        begin = end + (separator_length == 0 ? 1 : separator_length);
+    }
+}
+
+Value eval_split_index(const Expr *expr, const EvalInput *input)
+{
+    Value text = eval_expr(expr->call.args[0], input);
+    Value separator = eval_expr(expr->call.args[1], input);
+    Value index = eval_expr(expr->call.args[2], input);
+    if (text.is_null || separator.is_null || index.is_null)
+        return value_null();
+    if (!type_is_integer(expr->call.args[1]->type.id))
+        return split_part(text, separator.s.ptr, separator.s.len, index.i);
+    if (separator.i < 1 || separator.i > 255)
+        return value_null();
+    char encoded[4];
+    size_t width = utf8_encode((uint32_t)separator.i, encoded);
+    return split_part(text, encoded, (uint32_t)width, index.i);
+}
+
+/* ASCII: the first byte as Java's signed byte (a UTF-8 lead byte is negative), 0 for '' */
+Value eval_ascii(const Expr *expr, const EvalInput *input)
+{
+    Value a = eval_expr(expr->call.args[0], input);
+    if (a.is_null)
+        return a;
+    return value_int(a.s.len == 0 ? 0 : (int64_t)(signed char)a.s.ptr[0]);
+}
+
+/* CHR: the character of code point code & 255 (U+0000 included), '' for a negative code */
+Value eval_chr(const Expr *expr, const EvalInput *input)
+{
+    Value code = eval_expr(expr->call.args[0], input);
+    if (code.is_null)
+        return code;
+    if (code.i < 0)
+        return value_string("", 0);
+    char encoded[4];
+    size_t width = utf8_encode((uint32_t)(code.i & 0xFF), encoded);
+    char *copy = eval_arena_copy(input, encoded, width);
+    if (!copy)
+        return eval_out_of_memory(input);
+    return value_string(copy, (uint32_t)width);
+}
