@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "engine/plan/bind_internal.h"
+#include "engine/plan/interval_bounds.h"
 
 enum { WINDOW_MAX_PARAMETERS = 5 };
 
@@ -164,6 +165,11 @@ int bind_window_function(Binder *binder, const AstExpr *call, PlanNode **result)
                           "Column '%s' not found in the table of %s", column->column.name,
                           function->name);
     DataType time_type = data->fields[time_field].type;
+    /* a time attribute that came through a regular join is a plain TIMESTAMP there (Flink
+       materializes it: RelTimeIndicatorConverter), so it can bound no window */
+    if (time_type.time_attribute != TIME_ATTRIBUTE_NONE &&
+        interval_time_materialized(binder->arena, data, (uint32_t)time_field))
+        time_type.time_attribute = TIME_ATTRIBUTE_NONE;
     if (time_type.time_attribute == TIME_ATTRIBUTE_NONE) {
         char type[96];
         return bind_error(binder, JOINERY_ERROR_VALIDATE, column->position,

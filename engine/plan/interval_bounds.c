@@ -238,11 +238,12 @@ bool interval_bounds_find(Expr *const *conjuncts, uint32_t count, uint32_t left_
     return true;
 }
 
-static bool bounds_of_join(Arena *arena, const PlanNode *join, int depth);
+static bool bounds_of_join(Arena *arena, const PlanNode *join, const Expr *filter, int depth);
 
 /* interval_time_materialized, `depth` joins down. */
 static bool time_materialized(Arena *arena, const PlanNode *node, uint32_t field, int depth)
 {
+    bool interval_below = false; /* the filter just passed made the join below an interval join */
     for (int steps = 0; node && steps < 256; steps++) {
         switch (node->kind) {
         case PLAN_JOIN:
@@ -250,10 +251,21 @@ static bool time_materialized(Arena *arena, const PlanNode *node, uint32_t field
         case PLAN_LOGICAL_MULTI_JOIN:
             return true;
         case PLAN_LOGICAL_JOIN:
-            if (depth >= INTERVAL_MAX_DEPTH || !bounds_of_join(arena, node, depth + 1))
+            if (!interval_below &&
+                (depth >= INTERVAL_MAX_DEPTH || !bounds_of_join(arena, node, NULL, depth + 1)))
                 return true;
+            interval_below = false;
+            break;
+        case PLAN_LOGICAL_FILTER:
+            /* `FROM a, b WHERE <bounds>`: the planner pushes the filter into the join, which
+               then is an interval join (the bounds may be in the WHERE alone) */
+            interval_below =
+                node->inputs[0]->kind == PLAN_LOGICAL_JOIN &&
+                node->inputs[0]->join.join_type == JOIN_TYPE_INNER && depth < INTERVAL_MAX_DEPTH &&
+                bounds_of_join(arena, node->inputs[0], node->filter.condition, depth + 1);
             break;
         default:
+            interval_below = false;
             break;
         }
         const PlanKindInfo *info = plan_kind_info(node->kind);
@@ -272,16 +284,21 @@ bool interval_time_materialized(Arena *arena, const PlanNode *input, uint32_t fi
 
 bool interval_bounds_of_join(Arena *arena, const PlanNode *join)
 {
-    return bounds_of_join(arena, join, 0);
+    return bounds_of_join(arena, join, NULL, 0);
 }
 
-static bool bounds_of_join(Arena *arena, const PlanNode *join, int depth)
+/* True when `join`'s condition, with `filter` (a condition over its output above an INNER
+   join, or NULL) added, bounds an interval join whose time attributes are not materialized. */
+static bool bounds_of_join(Arena *arena, const PlanNode *join, const Expr *filter, int depth)
 {
     if (join->kind != PLAN_LOGICAL_JOIN || !join_type_emits_right(join->join.join_type) ||
-        !join->join.condition)
+        (!join->join.condition && !filter))
         return false;
     RuleConjuncts split = {0};
-    if (rule_split_conjuncts(arena, join->join.condition, &split) != JOINERY_OK)
+    if (join->join.condition &&
+        rule_split_conjuncts(arena, join->join.condition, &split) != JOINERY_OK)
+        return false;
+    if (filter && rule_split_conjuncts(arena, (Expr *)filter, &split) != JOINERY_OK)
         return false;
     bool *flags = arena_calloc(arena, split.count + 1, sizeof(bool));
     if (!flags)

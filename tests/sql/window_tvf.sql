@@ -93,6 +93,21 @@ SELECT * FROM TABLE(TUMBLE(TABLE missing, DESCRIPTOR(rowtime), INTERVAL '5' MINU
 
 SELECT * FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(rowtime), INTERVAL '0' MINUTES));
 
+-- a rowtime that came through a regular join is a plain TIMESTAMP(3) above
+-- it (Flink's RelTimeIndicatorConverter materializes it): no window over it,
+-- neither a window TVF nor a legacy group window (Flink's two messages); an
+-- interval join keeps its time attributes, so a window over its output runs
+CREATE TABLE order_users (user_id BIGINT, name STRING)
+WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/window_orders.json', 'format' = 'json');
+CREATE VIEW joined AS SELECT o.order_id, o.rowtime, u.name FROM orders o JOIN order_users u ON o.user_id = u.user_id;
+SELECT * FROM TABLE(TUMBLE(TABLE joined, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES));
+SELECT COUNT(*) FROM joined GROUP BY TUMBLE(rowtime, INTERVAL '5' MINUTE);
+CREATE VIEW paired AS SELECT a.order_id, a.rowtime FROM orders a, orders b
+WHERE a.order_id = b.order_id AND a.rowtime BETWEEN b.rowtime - INTERVAL '1' MINUTE AND b.rowtime;
+SELECT window_start, COUNT(*) AS pairs
+FROM TABLE(TUMBLE(TABLE paired, DESCRIPTOR(rowtime), INTERVAL '5' MINUTES))
+GROUP BY window_start, window_end;
+
 -- not run yet, with a clear reason
 CREATE TABLE clicks (user_id BIGINT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/window_orders.json', 'format' = 'json');

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "engine/plan/cost.h"
+#include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
 
 static const char *const PROPERTY_NAMES[4] = {"w$start", "w$end", "w$rowtime", "w$proctime"};
@@ -218,6 +219,16 @@ int plan_convert_group_window_aggregate(PlannerContext *context, PlanNode *node,
                           "group window aggregation over this input is not supported yet");
     const Expr *window = input->calc.projects[window_field];
     Expr *time = window->call.args[0];
+    if (time->kind == EXPR_INPUT_REF &&
+        interval_time_materialized(arena, input->inputs[0], time->input_index)) {
+        char type[96];
+        DataType plain = time->type;
+        plain.time_attribute = TIME_ATTRIBUTE_NONE;
+        return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                          "Window aggregate can only be defined over a time attribute column, "
+                          "but %s encountered.",
+                          expr_type_name(plain, false, type, sizeof type));
+    }
     /* the Calc below: the time attribute where the window key was */
     uint32_t count = input->calc.project_count;
     Expr **projects = arena_calloc(arena, count + 1, sizeof(Expr *));
