@@ -42,6 +42,9 @@ GROUP BY window_start, window_end;
 SELECT uuid, LISTAGG(ip, ';') AS ips, FIRST_VALUE(ip) AS first_ip, LAST_VALUE(ip) AS last_ip,
   TUMBLE_END(rowtime, INTERVAL '3' MINUTE) AS window_end
 FROM src GROUP BY uuid, TUMBLE(rowtime, INTERVAL '3' MINUTE);
+-- with DISTINCT: each ip once per window (u-a's 10.0.0.1 twice in [08:03, 08:06), u-b's
+-- 10.0.0.4 twice in [08:06, 08:09))
+SELECT uuid, LISTAGG(DISTINCT ip, ',') FROM src GROUP BY uuid, TUMBLE(rowtime, INTERVAL '3' MINUTE);
 
 -- retraction over an updating input: per-uuid counts regrouped; COUNT(DISTINCT),
 -- SUM(DISTINCT) and AVG follow every -U/+U/-D; final: cnt 1 = x and NULL (totals 104
@@ -55,7 +58,6 @@ GROUP BY cnt;
 SELECT cnt, LISTAGG(uuid) FROM (SELECT uuid, COUNT(*) AS cnt FROM src GROUP BY uuid) GROUP BY cnt;
 SELECT uuid, LISTAGG(ip), SESSION_END(rowtime, INTERVAL '1' MINUTE)
 FROM src GROUP BY uuid, SESSION(rowtime, INTERVAL '1' MINUTE);
-SELECT uuid, LISTAGG(DISTINCT ip, ',') FROM src GROUP BY uuid, TUMBLE(rowtime, INTERVAL '3' MINUTE);
 SELECT LISTAGG(id) FROM src;
 SELECT LISTAGG(ip, uuid) FROM src;
 SELECT LISTAGG(ip, ',', ';') FROM src;

@@ -96,10 +96,13 @@ SELECT window_start, window_end, window_time, COUNT(*) AS cnt
 FROM TABLE(SESSION(TABLE orders, DESCRIPTOR(order_time), INTERVAL '10' MINUTE))
 GROUP BY window_start, window_end, window_time;
 
--- not run yet, with a clear reason
+-- COUNT(DISTINCT): each user once per window (user 10 three times in 10:00-11:00, 20 twice
+-- in 11:00-12:00); window_distinct.sql has the rest
 SELECT window_start, window_end, COUNT(DISTINCT user_id)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
 GROUP BY window_start, window_end;
+
+-- not run yet, with a clear reason
 SELECT window_start, window_end, COUNT(*)
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' HOUR))
 WHERE window_start > TIMESTAMP '2024-01-01 10:00:00'

@@ -11,7 +11,9 @@
  * and HOP with retractions (-D / -U subtract; a window whose rows were all
  * retracted emits nothing), the properties start / end / rowtime, a
  * snapshot and restore in the middle of open sessions, and processing-time
- * windows fired by the clock with proctime = the firing time. Stores are of
+ * windows fired by the clock with proctime = the firing time; DISTINCT calls
+ * (COUNT(DISTINCT a_int), SUM(DISTINCT a_int)) under retractions, across a
+ * snapshot, per HOP window, and refused in SESSION windows. Stores are of
  * the run's default backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs
  * the same cases on LMDB.
  */
@@ -214,6 +216,93 @@ START_TEST(test_proctime_tumble)
 }
 END_TEST
 
+/* GROUP BY name: COUNT(*), COUNT(DISTINCT a_int), SUM(DISTINCT a_int), SUM(a_int) */
+static AggregateCall distinct_calls[4];
+static DataType distinct_output[8];
+
+static GroupWindowAggregateSpec make_distinct_spec(WindowSpec window)
+{
+    GroupWindowAggregateSpec spec = make_spec(window, false);
+    distinct_calls[0] = calls[0];
+    distinct_calls[1] = (AggregateCall){.kind = AGGREGATE_COUNT,
+                                        .argument = 1,
+                                        .distinct = true,
+                                        .argument_type = input_types[1],
+                                        .result_type = type_make(TYPE_BIGINT, false)};
+    distinct_calls[2] = calls[1];
+    distinct_calls[2].distinct = true;
+    distinct_calls[3] = calls[1];
+    distinct_output[0] = output_types[0];
+    distinct_output[1] = output_types[1];
+    distinct_output[2] = output_types[1];
+    distinct_output[3] = output_types[2];
+    distinct_output[4] = output_types[2];
+    for (int p = 5; p < 8; p++)
+        distinct_output[p] = output_types[3];
+    spec.calls = distinct_calls;
+    spec.call_count = 4;
+    return spec;
+}
+
+START_TEST(test_tumble_distinct_retractions)
+{
+    GroupWindowAggregateSpec spec = make_distinct_spec(TUMBLE_10S);
+    Harness h;
+    harness_open(&h, make_operator(&spec), distinct_output, 8);
+    row(&h, "+I a,5,1000");
+    row(&h, "+I a,5,2000");
+    row(&h, "+I a,3,3000");
+    row(&h, "+I a,NULL,3500"); /* counted by COUNT(*) only */
+    row(&h, "-D a,5,1000");    /* one 5 is left: the distinct sets keep it */
+    row(&h, "+I b,9,4000");
+    row(&h, "-U b,9,4000"); /* the last 9 went */
+    row(&h, "+U b,7,4500");
+    row(&h, "-D c,4,4000"); /* never accumulated: nothing */
+    watermark(&h, 9999);
+    ck_assert_str_eq(harness_take(&h), "+I(a,3,2,8,8,0,10000,9999) +I(b,1,1,7,7,0,10000,9999)");
+    row(&h, "+I a,5,12000"); /* a new window: its own distinct values */
+    row(&h, "+I a,5,13000");
+    row(&h, "-D a,5,12000");
+    row(&h, "-D a,5,13000"); /* no 5 left */
+    row(&h, "+I a,2,14000");
+    watermark(&h, INT64_MAX);
+    ck_assert_str_eq(harness_take(&h), "+I(a,1,1,2,2,10000,20000,19999)");
+    /* every window fired: no distinct value is left in state */
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_rows, 0);
+    harness_close(&h);
+}
+END_TEST
+
+START_TEST(test_hop_distinct_restore)
+{
+    GroupWindowAggregateSpec spec = make_distinct_spec(HOP_5S_10S);
+    Harness h, restored;
+    harness_open(&h, make_operator(&spec), distinct_output, 8);
+    row(&h, "+I a,1,4000"); /* [-5, 5) and [0, 10) */
+    row(&h, "+I a,1,7000"); /* [0, 10) and [5, 15) */
+    harness_fork(&h, &restored, make_operator(&spec), distinct_output, 8);
+    row(&restored, "+I a,2,8000");
+    row(&restored, "+I a,1,9000");
+    watermark(&restored, INT64_MAX);
+    ck_assert_str_eq(harness_take(&restored), "+I(a,1,1,1,1,-5000,5000,4999) "
+                                              "+I(a,4,2,3,5,0,10000,9999) "
+                                              "+I(a,3,2,3,4,5000,15000,14999)");
+    harness_close(&h);
+    harness_close(&restored);
+}
+END_TEST
+
+START_TEST(test_session_distinct_refused)
+{
+    GroupWindowAggregateSpec spec = make_distinct_spec(SESSION_3S);
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_ptr_null(group_window_aggregate_operator_create(&spec, &diag));
+    ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
+}
+END_TEST
+
 static Suite *group_window_aggregate_suite(void)
 {
     Suite *suite = suite_create("group_window_aggregate");
@@ -224,6 +313,9 @@ static Suite *group_window_aggregate_suite(void)
     tcase_add_test(tc, test_hop_late_window);
     tcase_add_test(tc, test_session_restore);
     tcase_add_test(tc, test_proctime_tumble);
+    tcase_add_test(tc, test_tumble_distinct_retractions);
+    tcase_add_test(tc, test_hop_distinct_restore);
+    tcase_add_test(tc, test_session_distinct_refused);
     suite_add_tcase(suite, tc);
     return suite;
 }

@@ -10,12 +10,12 @@
  * snapshotted and restored into a fresh one (Flink's before / after
  * restore), and each half's output is compared, unordered as Flink's test
  * compares it, with Flink's expected rows (their COUNT(DISTINCT comment)
- * column left out: DISTINCT is not run by the operator yet). Times are
+ * column left out: test_distinct_per_window checks DISTINCT). Times are
  * seconds after 2020-10-10 00:00:00 written as seconds after the epoch
  * (both are multiples of every window's period). The operator cases check
- * firing at window_end - 1, late rows, NULL times, window_time and
- * MIN/MAX/AVG. Stores are of the run's default backend (test_store.h):
- * JOINERY_STATE_BACKEND=lmdb runs the same cases on LMDB.
+ * firing at window_end - 1, late rows, NULL times, window_time,
+ * MIN/MAX/AVG and DISTINCT calls per window across a restore. Stores are of the run's default
+ * backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs the same cases on LMDB.
  */
 #include <check.h>
 #include <stdio.h>
@@ -341,23 +341,61 @@ START_TEST(test_window_time_and_extremes)
 }
 END_TEST
 
-START_TEST(test_refuses_distinct_and_session)
+START_TEST(test_distinct_per_window)
 {
     init_types();
-    AggregateCall distinct = calls[1];
-    distinct.distinct = true;
+    /* COUNT(DISTINCT a_int), SUM(DISTINCT a_int), SUM(a_int) per TUMBLE(5 s) and HOP */
+    static AggregateCall distinct[3];
+    distinct[0] = (AggregateCall){.kind = AGGREGATE_COUNT,
+                                  .argument = 1,
+                                  .distinct = true,
+                                  .argument_type = input_types[1],
+                                  .result_type = output_types[1]};
+    distinct[1] = calls[1];
+    distinct[1].distinct = true;
+    distinct[2] = calls[1];
+    static DataType types[5];
+    types[0] = output_types[1];
+    types[1] = types[2] = output_types[2];
+    types[3] = types[4] = output_types[3];
     WindowAggregateOperatorSpec spec = {.input_field_count = 3,
                                         .input_types = input_types,
-                                        .calls = &distinct,
-                                        .call_count = 1,
-                                        .window = tumble(1000, 0),
+                                        .calls = distinct,
+                                        .call_count = 3,
+                                        .window = tumble(5000, 0),
                                         .time_field = 2};
     Diag diag;
     diag_clear(&diag);
-    ck_assert_ptr_null(window_aggregate_operator_create(&spec, &diag));
-    ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
-    spec.calls = calls;
-    spec.window = (WindowSpec){.kind = WINDOW_SESSION, .gap_millis = 1000};
+    Harness h, restored;
+    harness_open(&h, window_aggregate_operator_create(&spec, &diag), types, 5);
+    push_text(&h, 0, input_types, 3, "+I a,2,1000");
+    push_text(&h, 0, input_types, 3, "+I b,2,2000");
+    push_text(&h, 0, input_types, 3, "+I c,NULL,2500");
+    harness_fork(&h, &restored, window_aggregate_operator_create(&spec, &diag), types, 5);
+    push_text(&restored, 0, input_types, 3, "+I d,3,3000");
+    push_text(&restored, 0, input_types, 3, "+I e,2,4000");
+    push_text(&restored, 0, input_types, 3, "+I f,2,6000"); /* the next window: 2 is new there */
+    ck_assert_int_eq(operator_push_watermark(restored.op, 0, 0, INT64_MAX), JOINERY_OK);
+    test_store_commit(restored.context.state_store);
+    ck_assert_str_eq(harness_take(&restored), "+I(2,5,9,0,5000) +I(1,2,2,5000,10000)");
+    /* the windows fired: their distinct values went with them */
+    restored.op->vtable->report_state(restored.op);
+    ck_assert_uint_eq(restored.op->metrics.state_rows, 0);
+    harness_close(&h);
+    harness_close(&restored);
+}
+END_TEST
+
+START_TEST(test_refuses_unfused_session)
+{
+    init_types();
+    WindowAggregateOperatorSpec spec = {.input_field_count = 3,
+                                        .input_types = input_types,
+                                        .calls = calls,
+                                        .call_count = 2,
+                                        .window = {.kind = WINDOW_SESSION, .gap_millis = 1000},
+                                        .time_field = 2};
+    Diag diag;
     diag_clear(&diag);
     ck_assert_ptr_null(window_aggregate_operator_create(&spec, &diag));
     ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
@@ -377,7 +415,8 @@ static Suite *window_aggregate_suite(void)
     TCase *operator= tcase_create("operator");
     tcase_add_test(operator, test_fires_at_window_end_minus_one);
     tcase_add_test(operator, test_window_time_and_extremes);
-    tcase_add_test(operator, test_refuses_distinct_and_session);
+    tcase_add_test(operator, test_distinct_per_window);
+    tcase_add_test(operator, test_refuses_unfused_session);
     suite_add_tcase(suite, operator);
     return suite;
 }

@@ -99,10 +99,16 @@ const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator)
 int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
                                 bool accumulate)
 {
+    return aggregate_accumulator_apply_except(accumulator, input, accumulate, NULL);
+}
+
+int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const Row *input,
+                                       bool accumulate, const bool *skip)
+{
     accumulator->row_count += accumulate ? 1 : -1;
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
         const AggregateCall *call = &accumulator->calls[i];
-        if (call->kind == AGGREGATE_COUNT_STAR)
+        if (call->kind == AGGREGATE_COUNT_STAR || (skip && skip[i]))
             continue;
         Value value = value_from_row(input, call->argument, call->argument_type);
         if (value.is_null && !collection_aggregate_takes_nulls(call))

@@ -60,6 +60,13 @@ const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator);
  */
 int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
                                 bool accumulate);
+/*
+ * As aggregate_accumulator_apply, leaving out the calls i with skip[i]
+ * (skip NULL: none): a DISTINCT call whose set of values the row did not
+ * change (exec/aggregate/distinct_values.h). The row count always changes.
+ */
+int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const Row *input,
+                                       bool accumulate, const bool *skip);
 /* Folds the stored accumulator `other` into the working copy (merging session windows);
    JOINERY_ERROR_UNSUPPORTED for COLLECT / ARRAY_AGG (no merge of collections yet). */
 int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other);

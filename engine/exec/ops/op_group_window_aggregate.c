@@ -10,7 +10,9 @@
  * one, one at a time: each stored row is read while it is valid (a
  * ValueEntry lasts until the next call on its state), the working copy
  * encoded and copied into `held` before the next lookup. A timer emits the
- * window's row and removes its state.
+ * window's row and removes its state. A DISTINCT call (TUMBLE, HOP) is
+ * applied only when the row adds a value new to the window or retracts the
+ * last occurrence of one (exec/aggregate/distinct_values.h).
  */
 #include "engine/exec/ops/op_group_window_aggregate.h"
 
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "engine/exec/aggregate/aggregate_accumulator.h"
+#include "engine/exec/aggregate/distinct_values.h"
 #include "engine/exec/window/window_assigner.h"
 #include "engine/state/state.h"
 
@@ -25,6 +28,8 @@ typedef struct GroupWindowAggregateOperator {
     Operator base;
     GroupWindowAggregateSpec spec;
     AggregateAccumulator accumulator;
+    DistinctValues distinct;   /* the DISTINCT calls' values per window (TUMBLE, HOP) */
+    bool *skip;                /* per call: left out of the row being applied */
     bool *key_variable_length; /* per group key */
     ValueState *accumulators;  /* [start, end, keys...] -> accumulator */
     ValueState *sessions;      /* SESSION: [keys...] -> the live sessions' bounds */
@@ -58,6 +63,17 @@ static int group_window_overflow(GroupWindowAggregateOperator *agg)
 {
     return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
                          aggregate_function_overflow_message());
+}
+
+/* A failure of the distinct values (distinct_values_update's status). */
+static int group_window_distinct_failed(GroupWindowAggregateOperator *agg, int status)
+{
+    if (status == JOINERY_ERROR_NO_MEMORY)
+        return group_window_no_memory(agg);
+    if (status == JOINERY_ERROR_RUNTIME)
+        return operator_fail(&agg->base, status, "more than %d copies of one value in a window",
+                             MULTISET_COUNT_MAX);
+    return group_window_state_failed(agg);
 }
 
 /* [start, end, the row's group key fields] from an input row. */
@@ -139,6 +155,14 @@ static int group_window_apply(GroupWindowAggregateOperator *agg, const Row *inpu
     const Row *key = group_window_key(agg, input, window);
     if (!key)
         return group_window_no_memory(agg);
+    if (distinct_values_used(&agg->distinct)) {
+        /* before the lookup: the entry is valid only until another state call */
+        int counted =
+            distinct_values_update_row(&agg->distinct, agg->spec.calls, agg->spec.call_count, key,
+                                       input, accumulate, agg->skip);
+        if (counted != JOINERY_OK)
+            return group_window_distinct_failed(agg, counted);
+    }
     uint64_t hash = row_content_hash(key);
     const ValueEntry *entry = value_state_find(agg->accumulators, key, hash, 0);
     if (!entry && state_store_failed(agg->accumulators->store))
@@ -151,7 +175,8 @@ static int group_window_apply(GroupWindowAggregateOperator *agg, const Row *inpu
         aggregate_accumulator_decode(&agg->accumulator, entry->value);
     else
         aggregate_accumulator_reset(&agg->accumulator);
-    int applied = aggregate_accumulator_apply(&agg->accumulator, input, accumulate);
+    int applied =
+        aggregate_accumulator_apply_except(&agg->accumulator, input, accumulate, agg->skip);
     if (applied != JOINERY_OK)
         return applied == JOINERY_ERROR_NO_MEMORY ? group_window_no_memory(agg)
                                                   : group_window_overflow(agg);
@@ -436,6 +461,8 @@ static int group_window_on_timer(Operator *self, TimerDomain domain, int64_t tim
     }
     if (status == JOINERY_OK && value_state_remove(agg->accumulators, entry) != JOINERY_OK)
         status = group_window_state_failed(agg);
+    if (status == JOINERY_OK && distinct_values_drop(&agg->distinct, key) != JOINERY_OK)
+        status = group_window_state_failed(agg);
     if (status == JOINERY_OK && spec->window.kind == WINDOW_SESSION)
         status = group_window_forget_session(agg, key, start, end);
     return status;
@@ -449,7 +476,7 @@ static int group_window_open(Operator *self, ExecContext *context)
     /* never subject to table.exec.state.ttl: a window's state goes when it fires */
     agg->accumulators = value_state_create(context->state_store, 0);
     agg->sessions = agg->accumulators ? value_state_create(context->state_store, 0) : NULL;
-    if (!agg->sessions)
+    if (!agg->sessions || !distinct_values_open(&agg->distinct, context->state_store))
         return group_window_state_failed(agg);
     return JOINERY_OK;
 }
@@ -461,9 +488,10 @@ static void group_window_report_state(Operator *self)
         return;
     StateCounters windows = value_state_counters(agg->accumulators);
     StateCounters sessions = value_state_counters(agg->sessions);
-    self->metrics.state_bytes = windows.bytes + sessions.bytes;
+    StateCounters values = distinct_values_counters(&agg->distinct);
+    self->metrics.state_bytes = windows.bytes + sessions.bytes + values.bytes;
     self->metrics.state_keys = windows.keys;
-    self->metrics.state_rows = windows.entries;
+    self->metrics.state_rows = windows.entries + values.entries;
 }
 
 static int group_window_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
@@ -473,6 +501,8 @@ static int group_window_snapshot(Operator *self, const Barrier *barrier, const S
     int status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
     if (status == JOINERY_OK)
         status = value_state_snapshot(agg->sessions, writer, self->context->diag);
+    if (status == JOINERY_OK)
+        status = distinct_values_snapshot(&agg->distinct, writer, self->context->diag);
     return status;
 }
 
@@ -482,6 +512,8 @@ static int group_window_restore(Operator *self, const StateReader *reader)
     int status = value_state_restore(agg->accumulators, reader, self->context->diag);
     if (status == JOINERY_OK)
         status = value_state_restore(agg->sessions, reader, self->context->diag);
+    if (status == JOINERY_OK)
+        status = distinct_values_restore(&agg->distinct, reader, self->context->diag);
     return status;
 }
 
@@ -491,6 +523,8 @@ static void group_window_close(Operator *self)
     value_state_destroy(agg->accumulators);
     value_state_destroy(agg->sessions);
     aggregate_accumulator_free(&agg->accumulator);
+    distinct_values_free(&agg->distinct);
+    free(agg->skip);
     session_windows_free(&agg->session_set);
     free(agg->key_variable_length);
     free(agg->windows);
@@ -538,9 +572,10 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
             return NULL;
         }
     for (uint32_t i = 0; i < spec->call_count; i++)
-        if (spec->calls[i].distinct) {
+        if (spec->calls[i].distinct && spec->window.kind == WINDOW_SESSION) {
             diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                       "group window aggregate: DISTINCT aggregates are not supported yet");
+                       "group window aggregate: DISTINCT aggregates in SESSION windows are not "
+                       "supported yet");
             return NULL;
         }
     GroupWindowAggregateOperator *agg = calloc(1, sizeof *agg);
@@ -560,7 +595,8 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
     agg->window_capacity = window_assign_max(&spec->window);
     agg->windows = calloc(agg->window_capacity ? agg->window_capacity : 1, sizeof(WindowBounds));
     agg->key_variable_length = calloc(keys, sizeof(bool));
-    if (!agg->windows || !agg->key_variable_length) {
+    agg->skip = calloc(spec->call_count ? spec->call_count : 1, sizeof(bool));
+    if (!agg->windows || !agg->key_variable_length || !agg->skip) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         operator_close(&agg->base);
         return NULL;
@@ -569,7 +605,8 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
         agg->key_variable_length[k] =
             type_is_variable_length(spec->input_types[spec->group_keys[k]].id);
     if (aggregate_accumulator_init(&agg->accumulator, spec->calls, spec->call_count,
-                                   spec->input_field_count, diag) != JOINERY_OK) {
+                                   spec->input_field_count, diag) != JOINERY_OK ||
+        distinct_values_init(&agg->distinct, spec->calls, spec->call_count, diag) != JOINERY_OK) {
         operator_close(&agg->base);
         return NULL;
     }

@@ -23,11 +23,16 @@
  * - Input rows +I/+U accumulate, -U/-D retract (TUMBLE and HOP: COUNT,
  *   SUM, AVG retract exactly; the planner refuses MIN/MAX and SESSION over
  *   updating input). Output is append-only.
+ * - A DISTINCT call (TUMBLE, HOP; refused in SESSION windows) sees each
+ *   non-NULL value once per window: applied when a value enters the window,
+ *   retracted when its last occurrence leaves.
  * State: ValueState [start, end, group keys...] -> accumulator row
  * (exec/aggregate/aggregate_accumulator.h); SESSION adds a ValueState
  * [group keys...] -> [start0, end0, start1, end1, ...], the key's live
- * sessions. Timers are (end - 1, [start, end, keys...]); a merged-away
- * window's timer is deleted. Snapshot: both states (timers by the framework).
+ * sessions; DISTINCT calls add a MultisetState under the window's key, a
+ * part per DISTINCT call (exec/aggregate/distinct_values.h), dropped when
+ * the window fires. Timers are (end - 1, [start, end, keys...]); a merged-away
+ * window's timer is deleted. Snapshot: the states (timers by the framework).
  */
 #ifndef JOINERY_EXEC_OPS_OP_GROUP_WINDOW_AGGREGATE_H
 #define JOINERY_EXEC_OPS_OP_GROUP_WINDOW_AGGREGATE_H

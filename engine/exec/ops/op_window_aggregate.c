@@ -8,7 +8,9 @@
  * started, with the window's timer), decoded into working Values (strings
  * point into the stored accumulator or the input row, both alive until the
  * new accumulator is encoded), the calls applied, and the accumulator
- * written back. A timer emits the final row and removes the accumulator.
+ * written back. A DISTINCT call is applied only when the row's value is new
+ * to the window (exec/aggregate/distinct_values.h). A timer emits the final
+ * row and removes the accumulator and the window's distinct values.
  */
 #include "engine/exec/ops/op_window_aggregate.h"
 
@@ -18,6 +20,7 @@
 #include "engine/base/value.h"
 #include "engine/exec/aggregate/aggregate_accumulator.h"
 #include "engine/exec/aggregate/collection_aggregate.h"
+#include "engine/exec/aggregate/distinct_values.h"
 #include "engine/exec/window/window_assigner.h"
 #include "engine/state/state.h"
 
@@ -25,6 +28,8 @@ typedef struct WindowAggregateOperator {
     Operator base;
     WindowAggregateOperatorSpec spec;
     AggregateAccumulator accumulator; /* the calls' accumulator row and working copy */
+    DistinctValues distinct;          /* the DISTINCT calls' values per window */
+    bool *skip;                       /* per call: left out of the row being applied */
     bool *key_variable_length;        /* per group key */
     ValueState *accumulators;
     WindowBounds *windows; /* a row's windows */
@@ -40,6 +45,17 @@ static int window_aggregate_overflow(WindowAggregateOperator *agg)
 {
     return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
                          aggregate_function_overflow_message());
+}
+
+/* A failure of the distinct values (distinct_values_update's status). */
+static int window_aggregate_distinct_failed(WindowAggregateOperator *agg, int status)
+{
+    if (status == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&agg->base, status, "out of memory");
+    if (status == JOINERY_ERROR_RUNTIME)
+        return operator_fail(&agg->base, status, "more than %d copies of one value in a window",
+                             MULTISET_COUNT_MAX);
+    return operator_fail_state(&agg->base, "window aggregate state");
 }
 
 /* [start, end, the row's group key fields]. */
@@ -63,6 +79,13 @@ static int window_aggregate_add(WindowAggregateOperator *agg, const Row *input, 
     const Row *key = window_aggregate_key(agg, input, window);
     if (!key)
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (distinct_values_used(&agg->distinct)) {
+        /* before the lookup: the entry is valid only until another state call */
+        int counted = distinct_values_update_row(&agg->distinct, agg->spec.calls,
+                                                 agg->spec.call_count, key, input, true, agg->skip);
+        if (counted != JOINERY_OK)
+            return window_aggregate_distinct_failed(agg, counted);
+    }
     uint64_t hash = row_content_hash(key);
     const ValueEntry *entry = value_state_find(agg->accumulators, key, hash, 0);
     if (!entry && state_store_failed(agg->accumulators->store))
@@ -72,7 +95,7 @@ static int window_aggregate_add(WindowAggregateOperator *agg, const Row *input, 
         aggregate_accumulator_reset(&agg->accumulator);
     else
         aggregate_accumulator_decode(&agg->accumulator, entry->value);
-    int applied = aggregate_accumulator_apply(&agg->accumulator, input, true);
+    int applied = aggregate_accumulator_apply_except(&agg->accumulator, input, true, agg->skip);
     if (applied == JOINERY_ERROR_NO_MEMORY)
         return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     if (applied != JOINERY_OK)
@@ -174,6 +197,8 @@ static int window_aggregate_on_timer(Operator *self, TimerDomain domain, int64_t
     int status = operator_emit(self, out, ROW_KIND_INSERT);
     if (status == JOINERY_OK && value_state_remove(agg->accumulators, entry) != JOINERY_OK)
         status = operator_fail_state(self, "window aggregate state");
+    if (status == JOINERY_OK && distinct_values_drop(&agg->distinct, key) != JOINERY_OK)
+        status = operator_fail_state(self, "window aggregate state");
     return status;
 }
 
@@ -184,7 +209,7 @@ static int window_aggregate_open(Operator *self, ExecContext *context)
         return operator_fail(self, JOINERY_ERROR, "window aggregate: no state store");
     /* never subject to table.exec.state.ttl: a window's state goes when it fires */
     agg->accumulators = value_state_create(context->state_store, 0);
-    if (!agg->accumulators)
+    if (!agg->accumulators || !distinct_values_open(&agg->distinct, context->state_store))
         return operator_fail_state(self, "window aggregate state");
     return JOINERY_OK;
 }
@@ -195,9 +220,10 @@ static void window_aggregate_report_state(Operator *self)
     if (!agg->accumulators)
         return;
     StateCounters counters = value_state_counters(agg->accumulators);
-    self->metrics.state_bytes = counters.bytes;
+    StateCounters values = distinct_values_counters(&agg->distinct);
+    self->metrics.state_bytes = counters.bytes + values.bytes;
     self->metrics.state_keys = counters.keys;
-    self->metrics.state_rows = counters.entries;
+    self->metrics.state_rows = counters.entries + values.entries;
 }
 
 static int window_aggregate_snapshot(Operator *self, const Barrier *barrier,
@@ -205,13 +231,19 @@ static int window_aggregate_snapshot(Operator *self, const Barrier *barrier,
 {
     (void)barrier;
     WindowAggregateOperator *agg = self->impl;
-    return value_state_snapshot(agg->accumulators, writer, self->context->diag);
+    int status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
+    if (status == JOINERY_OK)
+        status = distinct_values_snapshot(&agg->distinct, writer, self->context->diag);
+    return status;
 }
 
 static int window_aggregate_restore(Operator *self, const StateReader *reader)
 {
     WindowAggregateOperator *agg = self->impl;
-    return value_state_restore(agg->accumulators, reader, self->context->diag);
+    int status = value_state_restore(agg->accumulators, reader, self->context->diag);
+    if (status == JOINERY_OK)
+        status = distinct_values_restore(&agg->distinct, reader, self->context->diag);
+    return status;
 }
 
 static void window_aggregate_close(Operator *self)
@@ -219,6 +251,8 @@ static void window_aggregate_close(Operator *self)
     WindowAggregateOperator *agg = self->impl;
     value_state_destroy(agg->accumulators);
     aggregate_accumulator_free(&agg->accumulator);
+    distinct_values_free(&agg->distinct);
+    free(agg->skip);
     free(agg->key_variable_length);
     free(agg->windows);
     row_builder_free(&agg->key_builder);
@@ -267,12 +301,6 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
             diag_error(diag, JOINERY_ERROR_VALIDATE, "window aggregate: group key out of range");
             return NULL;
         }
-    for (uint32_t i = 0; i < spec->call_count; i++)
-        if (spec->calls[i].distinct) {
-            diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                       "window aggregate: DISTINCT aggregates are not supported yet");
-            return NULL;
-        }
     WindowAggregateOperator *agg = calloc(1, sizeof *agg);
     if (!agg) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -287,7 +315,8 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
     agg->window_capacity = window_assign_max(&spec->window);
     agg->windows = calloc(agg->window_capacity ? agg->window_capacity : 1, sizeof(WindowBounds));
     agg->key_variable_length = calloc(keys, sizeof(bool));
-    if (!agg->windows || !agg->key_variable_length) {
+    agg->skip = calloc(spec->call_count ? spec->call_count : 1, sizeof(bool));
+    if (!agg->windows || !agg->key_variable_length || !agg->skip) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         operator_close(&agg->base);
         return NULL;
@@ -296,7 +325,8 @@ Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *sp
         agg->key_variable_length[k] =
             type_is_variable_length(spec->input_types[spec->group_keys[k]].id);
     if (aggregate_accumulator_init(&agg->accumulator, spec->calls, spec->call_count,
-                                   spec->input_field_count, diag) != JOINERY_OK) {
+                                   spec->input_field_count, diag) != JOINERY_OK ||
+        distinct_values_init(&agg->distinct, spec->calls, spec->call_count, diag) != JOINERY_OK) {
         operator_close(&agg->base);
         return NULL;
     }

@@ -20,11 +20,15 @@
  *   fires the row group key ++ results ++ window_start, window_end
  *   [, window_time = window_end - 1] is emitted as +I, and the window's
  *   accumulator removed. State is never subject to table.exec.state.ttl.
- * - Aggregates: the shared functions of exec/aggregate/aggregate_function.h,
- *   no DISTINCT (the planner refuses it); input rows must be +I.
+ * - Aggregates: the shared functions of exec/aggregate/aggregate_function.h;
+ *   a DISTINCT call sees each non-NULL value once per window (Flink's
+ *   distinct MapView per window); input rows must be +I.
  * State: a ValueState, [window_start, window_end, group keys...] ->
- * [row_count, then per call: value, count], on the task's store, any
- * backend; snapshot: that state (the framework adds the timers).
+ * [row_count, then per call: value, count], and with DISTINCT calls a
+ * MultisetState under the same key, a part per DISTINCT call holding its
+ * values with their counts (exec/aggregate/distinct_values.h), both released
+ * when the window fires; on the task's store, any backend; snapshot: both
+ * states (the framework adds the timers).
  */
 #ifndef JOINERY_EXEC_OPS_OP_WINDOW_AGGREGATE_H
 #define JOINERY_EXEC_OPS_OP_WINDOW_AGGREGATE_H
@@ -59,8 +63,8 @@ typedef struct WindowAggregateOperatorSpec {
  * per call of its result_type, window_start, window_end (BIGINT millis as
  * timestamps are), and window_time when asked. The spec's arrays are
  * borrowed for the operator's life. NULL with diag set on no memory, an
- * inconsistent spec (JOINERY_ERROR_VALIDATE) or a DISTINCT call or SESSION
- * window without windows_from_fields (JOINERY_ERROR_UNSUPPORTED).
+ * inconsistent spec (JOINERY_ERROR_VALIDATE), more than 64 DISTINCT calls or
+ * a SESSION window without windows_from_fields (JOINERY_ERROR_UNSUPPORTED).
  */
 Operator *window_aggregate_operator_create(const WindowAggregateOperatorSpec *spec, Diag *diag);
 

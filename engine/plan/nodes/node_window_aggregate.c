@@ -158,9 +158,6 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
     if (!session && function->kind != PLAN_WINDOW_TABLE_FUNCTION)
         return refuse(context, "over this input (only a projection or filter may stand "
                                "between the window table function and the aggregate)");
-    for (uint32_t c = 0; c < node->aggregate.call_count; c++)
-        if (node->aggregate.calls[c].distinct)
-            return refuse(context, "with DISTINCT aggregates");
     PlanNode *below = function->inputs[0];
     uint32_t base = below->field_count; /* window_start, window_end, window_time follow */
     uint32_t function_fields = function->field_count;
