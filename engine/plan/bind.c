@@ -1560,7 +1560,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
             plan_call->distinct = call->distinct;
             plan_call->result_type = call->result_type;
             plan_call->name = arena_printf(binder->arena, "$f%u", group_count + i);
-            if (call->argument) {
+            if (call->argument && !call->argument_last) {
                 /* reuse a grouping key or an earlier argument with the same expression */
                 uint32_t existing = argument;
                 for (uint32_t j = 0; j < argument; j++)
@@ -1590,6 +1590,27 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                     pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
                     plan_call->separator = argument++;
                 }
+            }
+        }
+        /* the arguments a reduction added (bind_variance.c's x * x) come after the query's
+           own, as Calcite appends them to the aggregate's input */
+        for (uint32_t i = 0; i < aggregate.call_count; i++) {
+            BoundAggregate *call = &aggregate.calls[i];
+            PlanAggregateCall *plan_call = &aggregate_node->aggregate.calls[i];
+            if (!call->argument || !call->argument_last)
+                continue;
+            uint32_t existing = argument;
+            for (uint32_t j = 0; j < argument; j++)
+                if (expr_equals(pre_exprs[j], call->argument))
+                    existing = j;
+            if (existing < argument) {
+                plan_call->argument = existing;
+            } else {
+                pre_exprs[argument] = call->argument;
+                pre_names[argument] = call->argument->kind == EXPR_INPUT_REF
+                                          ? scope.columns[call->argument->input_index].name
+                                          : arena_printf(binder->arena, "$f%u", argument);
+                plan_call->argument = argument++;
             }
         }
         pre_count = argument;

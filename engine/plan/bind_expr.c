@@ -586,6 +586,7 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
                           "Aggregate function %s is not allowed here", ast->function.name);
     const AstList *args = &ast->function.args;
     bool star = args->count == 1 && ((AstExpr *)args->items[0])->kind == AST_EXPR_STAR;
+    bool variance = bind_is_variance_name(ast->function.name);
     PlanAggregateKind kind = bind_aggregate_kind(ast->function.name, star);
     uint32_t max_args = kind == PLAN_AGGREGATE_LISTAGG ? 2 : 1;
     if (args->count < 1 || args->count > max_args || (star && kind != PLAN_AGGREGATE_COUNT_STAR))
@@ -607,6 +608,8 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
         if (status != JOINERY_OK)
             return status;
     }
+    if (variance)
+        return bind_variance(binder, ast, argument, result); /* SUM and COUNT (bind_variance.c) */
     DataType result_type;
     int status = bind_aggregate_result_type(binder, ast, kind, argument, &result_type);
     if (status != JOINERY_OK)
@@ -629,6 +632,15 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
     bool distinct = ast->function.distinct;
     if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX)
         distinct = false; /* MIN/MAX(DISTINCT x) = MIN/MAX(x) */
+    return bind_aggregate_add(binder, kind, distinct, argument, separator, result_type,
+                              arena_strndup(binder->arena, ast->source_text, ast->source_length),
+                              result);
+}
+
+int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Expr *argument,
+                       Expr *separator, DataType result_type, char *name, Expr **result)
+{
+    AggregateBinding *aggregate = binder->aggregate;
     uint32_t index = aggregate->call_count;
     for (uint32_t i = 0; i < aggregate->call_count; i++) {
         BoundAggregate *call = &aggregate->calls[i];
@@ -658,7 +670,7 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
         call->argument = argument;
         call->separator = separator;
         call->result_type = result_type;
-        call->name = arena_strndup(binder->arena, ast->source_text, ast->source_length);
+        call->name = name;
     }
     *result = expr_make_input_ref(binder->arena, aggregate->group_count + index, result_type);
     return *result ? JOINERY_OK : bind_no_memory(binder);

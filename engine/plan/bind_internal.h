@@ -31,6 +31,7 @@ typedef struct BoundAggregate {
     Expr *separator; /* LISTAGG's second argument (a constant string); NULL */
     DataType result_type;
     char *name;
+    bool argument_last; /* a reduction's new argument: placed after the query's own */
 } BoundAggregate;
 
 /* Set while binding the expressions of a grouped query. */
@@ -75,6 +76,27 @@ typedef struct Binder {
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
+
+/*
+ * Adds the aggregate call (kind, distinct, argument, separator) of the
+ * grouped query being bound, or finds the equal one added before, and sets
+ * *result to a reference to its output field (of result_type). `name` is
+ * kept (arena). JOINERY_OK or JOINERY_ERROR_NO_MEMORY (diag set).
+ */
+int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Expr *argument,
+                       Expr *separator, DataType result_type, char *name, Expr **result);
+
+/* True for STDDEV_POP, STDDEV_SAMP, STDDEV, VAR_POP, VAR_SAMP and VARIANCE. */
+bool bind_is_variance_name(const char *name);
+
+/*
+ * Binds STDDEV_POP / STDDEV_SAMP / VAR_POP / VAR_SAMP (STDDEV, VARIANCE) of the
+ * bound `argument` as Flink's AggregateReduceFunctionsRule reduces them
+ * (bind_variance.c): SUM(x * x), SUM(x) and COUNT(x) added with
+ * bind_aggregate_add, *result the expression over them. JOINERY_OK or an
+ * error with diag set (a non-numeric argument).
+ */
+int bind_variance(Binder *binder, const AstExpr *ast, Expr *argument, Expr **result);
 /* True when the AST expression contains an aggregate call (not nested in a subquery). */
 bool bind_contains_aggregate(const AstExpr *ast);
 /* Error at an AST position. */

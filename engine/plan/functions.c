@@ -132,12 +132,6 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
     "CURRENT_ROW_TIMESTAMP",
     "SOURCE_WATERMARK",
     "PROCTIME_MATERIALIZE",
-    "STDDEV",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "VAR_POP",
-    "VAR_SAMP",
-    "VARIANCE",
     "ROW_NUMBER",
     "RANK",
     "DENSE_RANK",
@@ -213,8 +207,9 @@ static const char *const UNSUPPORTED_FUNCTIONS[] = {
 };
 
 static const char *const AGGREGATE_FUNCTIONS[] = {
-    "COUNT",   "SUM",         "MIN",        "MAX",     "AVG",
-    "LISTAGG", "FIRST_VALUE", "LAST_VALUE", "COLLECT", "ARRAY_AGG"};
+    "COUNT",       "SUM",        "MIN",      "MAX",       "AVG",    "LISTAGG",
+    "FIRST_VALUE", "LAST_VALUE", "COLLECT",  "ARRAY_AGG", "STDDEV", "STDDEV_POP",
+    "STDDEV_SAMP", "VAR_POP",    "VAR_SAMP", "VARIANCE"};
 
 /* ---- messages -------------------------------------------------------- */
 
