@@ -341,6 +341,67 @@ START_TEST(test_strings_min_max)
 }
 END_TEST
 
+/* LISTAGG / FIRST_VALUE / LAST_VALUE over an updating input keep their values (value_lists.h) */
+START_TEST(test_retracting_listagg_first_last)
+{
+    AggregateTest t, copy;
+    DataType input[2] = {string_type(), string_type()};
+    test_init(&t, input, 2);
+    t.spec.input_is_update = true;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_LISTAGG, 1, false, string_type());
+    test_call(&t, AGGREGATE_FIRST_VALUE, 1, false, string_type());
+    test_call(&t, AGGREGATE_LAST_VALUE, 1, false, string_type());
+    test_open(&t);
+    Harness *h = &t.harness;
+    in(&t, "+I g,a");
+    in(&t, "+I g,b");
+    in(&t, "+I g,a");
+    EXPECT(h, "+I(g,a,a,a) -U(g,a,a,a) +U(g,a,b,a,b) -U(g,a,b,a,b) +U(g,a,b,a,a,a)");
+    /* a snapshot here: the restored operator goes on from the same lists */
+    copy = t;
+    Diag diag;
+    diag_clear(&diag);
+    Operator *fresh = group_aggregate_operator_create(&copy.spec, &diag);
+    ck_assert_msg(fresh != NULL, "%s", diag.message);
+    harness_fork(&t.harness, &copy.harness, fresh, t.output_types, 4);
+    h = &copy.harness;
+    in(&copy, "-D g,a"); /* the earliest a goes: b is first, the later a stays last */
+    EXPECT(h, "-U(g,a,b,a,a,a) +U(g,b,a,b,a)");
+    in(&copy, "+I g,x");
+    in(&copy, "+I g,NULL"); /* NULLs are not kept */
+    in(&copy, "-D g,a");
+    EXPECT(h, "-U(g,b,a,b,a) +U(g,b,a,x,b,x) -U(g,b,a,x,b,x) +U(g,b,x,b,x)");
+    in(&copy, "-D g,NULL");
+    in(&copy, "-D g,b");
+    EXPECT(h, "-U(g,b,x,b,x) +U(g,x,x,x)");
+    in(&copy, "-D g,x"); /* the group empties: -D, its lists go */
+    EXPECT(h, "-D(g,x,x,x)");
+    copy.harness.op->vtable->report_state(copy.harness.op);
+    ck_assert_uint_eq(copy.harness.op->metrics.state_rows, 0);
+    in(&copy, "+I g,c"); /* a new group starts from nothing */
+    EXPECT(h, "+I(g,c,c,c)");
+    harness_close(&t.harness);
+    harness_close(&copy.harness);
+}
+END_TEST
+
+START_TEST(test_retracting_listagg_refused_with_ttl)
+{
+    AggregateTest t;
+    init_key_value(&t);
+    t.input_types[1] = string_type();
+    t.spec.input_is_update = true;
+    t.spec.ttl_millis = 1000;
+    test_group_by(&t, 0);
+    test_call(&t, AGGREGATE_LISTAGG, 1, false, string_type());
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_ptr_null(group_aggregate_operator_create(&t.spec, &diag));
+    ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
+}
+END_TEST
+
 START_TEST(test_decimal_sum_avg)
 {
     AggregateTest t;
@@ -513,6 +574,8 @@ static Suite *group_aggregate_suite(void)
     tcase_add_test(core, test_global_aggregate);
     tcase_add_test(core, test_sum_of_nulls);
     tcase_add_test(core, test_strings_min_max);
+    tcase_add_test(core, test_retracting_listagg_first_last);
+    tcase_add_test(core, test_retracting_listagg_refused_with_ttl);
     tcase_add_test(core, test_decimal_sum_avg);
     tcase_add_test(core, test_integer_wrap_and_double);
     tcase_add_test(core, test_ttl_expiry);

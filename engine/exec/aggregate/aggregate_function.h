@@ -10,9 +10,10 @@
  * for FLOAT/DOUBLE), the current MIN/MAX/FIRST_VALUE/LAST_VALUE (argument
  * type), LISTAGG's text so far (STRING), unused (NULL) for COUNT and
  * COUNT(*); `count` is the number of non-NULL values aggregated.
- * LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only (Flink's retracting
- * forms keep every value; the planners refuse them over updating inputs and
- * in merging session windows).
+ * LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only here: over an
+ * updating input GroupAggregate keeps every value (value_lists.h, Flink's
+ * retracting forms); the window planners refuse them over updating inputs
+ * and in merging session windows.
  * COUNT(*) reads the group's row count instead. Nothing here allocates or
  * touches state; DISTINCT and the next extreme after a MIN/MAX retraction
  * are the operators' (they need value counts in state).

@@ -15,6 +15,10 @@
  *   -> entries (value row of one field, count), for DISTINCT calls and for
  *   MIN/MAX over an updating input (to find the next extreme when the
  *   current one is retracted).
+ * - value lists: SortedState, the same key -> the live values in arrival
+ *   order, for LISTAGG, FIRST_VALUE and LAST_VALUE over an updating input
+ *   (exec/aggregate/value_lists.h, Flink's retracting forms); their
+ *   accumulator `count` is then the group's arrival counter for the call.
  *
  * Invariants: a group is in state iff its row_count > 0; its value-count
  * keys hold exactly the non-NULL values of the group's live rows (with
@@ -37,6 +41,7 @@
 
 #include "engine/base/value.h"
 #include "engine/exec/aggregate/collection_aggregate.h"
+#include "engine/exec/aggregate/value_lists.h"
 #include "engine/exec/key_extractor.h"
 #include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
@@ -47,6 +52,8 @@ typedef struct AggregateSlot {
     AggregateCall call;
     DataType value_type; /* type of the accumulator's value field */
     bool keeps_value_counts;
+    bool keeps_value_list; /* LISTAGG / FIRST_VALUE / LAST_VALUE over an updating input */
+    ValueCopy kept;        /* FIRST_VALUE / LAST_VALUE: a copy of the value a list gave */
     uint64_t *extreme_row; /* MIN/MAX rescans: a copy of the chosen value-count row */
     uint32_t extreme_capacity;
     StrBuf text;          /* LISTAGG: its text while it grows (the working value points into it) */
@@ -59,8 +66,10 @@ typedef struct GroupAggregateOperator {
     AggregateSlot *slots;
     bool *key_variable_length; /* per group key */
     bool has_value_counts;
+    bool has_value_lists;
     ValueState *accumulators;
     MultisetState *value_counts;
+    ValueLists value_lists;
     /* working accumulator */
     int64_t row_count;
     Value *values;
@@ -106,6 +115,11 @@ static int aggregate_drop_value_counts(GroupAggregateOperator *agg, const Row *g
                                        int64_t now)
 {
     for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        if (agg->slots[i].keeps_value_list) {
+            const Row *key = aggregate_count_key(agg, i, group_key);
+            if (!key || value_lists_drop(&agg->value_lists, key) != JOINERY_OK)
+                return operator_fail_state(&agg->base, "aggregate state");
+        }
         if (!agg->slots[i].keeps_value_counts)
             continue;
         const Row *key = aggregate_count_key(agg, i, group_key);
@@ -236,6 +250,56 @@ static int aggregate_rescan_extreme(GroupAggregateOperator *agg, uint32_t call,
 
 /* ---- applying one row ---- */
 
+/*
+ * LISTAGG / FIRST_VALUE / LAST_VALUE over an updating input (Flink's
+ * retracting forms): the non-NULL `value` is appended to call i's value list
+ * (order: the call's arrival counter, kept in its accumulator count) or its
+ * earliest equal entry removed; the result follows the list.
+ */
+static int aggregate_apply_listed(GroupAggregateOperator *agg, uint32_t i, const Row *input,
+                                  const Row *group_key, bool accumulate, Value value)
+{
+    AggregateSlot *slot = &agg->slots[i];
+    const AggregateCall *call = &slot->call;
+    const Row *key = aggregate_count_key(agg, i, group_key);
+    if (!key)
+        return operator_fail(&agg->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    Value *current = &agg->values[i];
+    Value separator = call->has_separator
+                          ? value_from_row(input, call->separator, call->argument_type)
+                          : (Value){.s = {",", 1}};
+    int status;
+    if (accumulate) {
+        status =
+            value_lists_add(&agg->value_lists, key, agg->counts[i] + 1, call->argument_type, value);
+        if (status == JOINERY_OK) {
+            agg->counts[i]++;
+            if (call->kind == AGGREGATE_LAST_VALUE ||
+                (call->kind == AGGREGATE_FIRST_VALUE && current->is_null)) {
+                *current = value;
+            } else if (call->kind == AGGREGATE_LISTAGG) {
+                int64_t joined = current->is_null ? 0 : 1;
+                status =
+                    aggregate_function_add_text(value, separator, current, &joined, &slot->text);
+            }
+        }
+    } else {
+        bool found;
+        status = value_lists_remove(&agg->value_lists, key, call->argument_type, value, &found);
+        if (status == JOINERY_OK && found) {
+            if (call->kind == AGGREGATE_LISTAGG)
+                status = value_lists_join(&agg->value_lists, key, call->argument_type, separator,
+                                          &slot->text, current);
+            else if (current->is_null || value_compare(call->argument_type, value, *current) == 0)
+                status = value_lists_end(&agg->value_lists, key, call->argument_type,
+                                         call->kind == AGGREGATE_FIRST_VALUE, &slot->kept, current);
+        }
+    }
+    if (status == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&agg->base, status, "out of memory");
+    return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&agg->base, "aggregate state");
+}
+
 static int aggregate_overflow(GroupAggregateOperator *agg)
 {
     return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
@@ -265,6 +329,8 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
             return JOINERY_OK; /* the set of distinct values did not change */
     }
 
+    if (slot->keeps_value_list)
+        return aggregate_apply_listed(agg, i, input, group_key, accumulate, value);
     Value *current = &agg->values[i];
     int64_t *count = &agg->counts[i];
     if (collection_aggregate_is(call->kind)) {
@@ -413,7 +479,8 @@ static int aggregate_group_apply(GroupAggregateOperator *agg, AggregateGroup *gr
         }
         aggregate_reset(agg);
         /* value counts can only be left over when the group's accumulator expired */
-        if (agg->has_value_counts && agg->spec.ttl_millis > 0 && !group->entry) {
+        if ((agg->has_value_counts || agg->has_value_lists) && agg->spec.ttl_millis > 0 &&
+            !group->entry) {
             status = aggregate_drop_value_counts(agg, group->key, now);
             if (status != JOINERY_OK)
                 return status;
@@ -429,7 +496,7 @@ static int aggregate_group_apply(GroupAggregateOperator *agg, AggregateGroup *gr
     if (agg->row_count <= 0) {
         /* the last row of the group was retracted */
         group->present = false;
-        if (agg->has_value_counts) {
+        if (agg->has_value_counts || agg->has_value_lists) {
             status = aggregate_drop_value_counts(agg, group->key, now);
             if (status != JOINERY_OK)
                 return status;
@@ -564,9 +631,10 @@ static void aggregate_report_state(Operator *self)
         return;
     StateCounters groups = value_state_counters(agg->accumulators);
     StateCounters values = multiset_state_counters(agg->value_counts);
-    self->metrics.state_bytes = groups.bytes + values.bytes;
+    StateCounters lists = value_lists_counters(&agg->value_lists);
+    self->metrics.state_bytes = groups.bytes + values.bytes + lists.bytes;
     self->metrics.state_keys = groups.keys;
-    self->metrics.state_rows = groups.entries + values.entries;
+    self->metrics.state_rows = groups.entries + values.entries + lists.entries;
     self->metrics.expired_rows = groups.expired + values.expired;
 }
 
@@ -596,6 +664,8 @@ static int aggregate_snapshot(Operator *self, const Barrier *barrier, const Stat
         status = value_state_snapshot(agg->accumulators, writer, self->context->diag);
     if (status == JOINERY_OK)
         status = multiset_state_snapshot(agg->value_counts, writer, self->context->diag);
+    if (status == JOINERY_OK)
+        status = value_lists_snapshot(&agg->value_lists, writer, self->context->diag);
     return status;
 }
 
@@ -605,6 +675,8 @@ static int aggregate_restore(Operator *self, const StateReader *reader)
     int status = value_state_restore(agg->accumulators, reader, self->context->diag);
     if (status == JOINERY_OK)
         status = multiset_state_restore(agg->value_counts, reader, self->context->diag);
+    if (status == JOINERY_OK)
+        status = value_lists_restore(&agg->value_lists, reader, self->context->diag);
     return status;
 }
 
@@ -615,8 +687,10 @@ static void aggregate_close(Operator *self)
     agg->accumulators = NULL;
     multiset_state_destroy(agg->value_counts);
     agg->value_counts = NULL;
+    value_lists_free(&agg->value_lists);
     for (uint32_t i = 0; agg->slots && i < agg->spec.call_count; i++) {
         free(agg->slots[i].extreme_row);
+        free(agg->slots[i].kept.row);
         strbuf_free(&agg->slots[i].text);
         strbuf_free(&agg->slots[i].collection[0]);
         strbuf_free(&agg->slots[i].collection[1]);
@@ -648,7 +722,8 @@ static int aggregate_open(Operator *self, ExecContext *context)
     agg->value_counts = agg->accumulators
                             ? multiset_state_create(context->state_store, agg->spec.ttl_millis)
                             : NULL;
-    if (!agg->value_counts)
+    if (!agg->value_counts ||
+        (agg->has_value_lists && !value_lists_open(&agg->value_lists, context->state_store)))
         return operator_fail_state(self, "aggregate state");
     return agg->spec.ttl_millis > 0 ? operator_schedule_cleanup(self) : JOINERY_OK;
 }
@@ -691,6 +766,11 @@ static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, Aggr
         call->kind != AGGREGATE_COUNT_STAR &&
         (call->distinct ||
          (spec->input_is_update && (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX)));
+    slot->keeps_value_list = spec->input_is_update && aggregate_function_is_append_only(call->kind);
+    if (slot->keeps_value_list && spec->ttl_millis > 0)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "LISTAGG, FIRST_VALUE and LAST_VALUE over an updating input with a "
+                          "state TTL are not supported yet");
     return JOINERY_OK;
 }
 
@@ -714,6 +794,7 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     }
     agg->spec = *spec;
     mini_batch_buffer_init(&agg->batch);
+    value_lists_init(&agg->value_lists);
     operator_init(&agg->base,
                   spec->mini_batch_size > 0 ? &GROUP_AGGREGATE_MINI_BATCH_VTABLE
                                             : &GROUP_AGGREGATE_VTABLE,
@@ -738,6 +819,7 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
         if (aggregate_check_call(spec, i, &agg->slots[i], diag) != JOINERY_OK)
             goto failed;
         agg->has_value_counts = agg->has_value_counts || agg->slots[i].keeps_value_counts;
+        agg->has_value_lists = agg->has_value_lists || agg->slots[i].keeps_value_list;
     }
     row_builder_init(&agg->count_key_builder);
     row_builder_init(&agg->value_builder);

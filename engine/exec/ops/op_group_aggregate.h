@@ -49,7 +49,10 @@ typedef struct GroupAggregateSpec {
  * DECIMAL SUM/AVG raise JOINERY_ERROR_RUNTIME on overflow of the result
  * precision; integer AVG truncates; DECIMAL AVG rounds half up to the
  * result scale. DISTINCT and MIN/MAX over an updating input keep per-group
- * value counts in state.
+ * value counts in state; LISTAGG, FIRST_VALUE and LAST_VALUE over an
+ * updating input keep the live values in arrival order (Flink's retracting
+ * forms: a retraction removes the earliest equal value), refused with a
+ * ttl_millis (JOINERY_ERROR_UNSUPPORTED).
  *
  * Returns NULL with diag set (JOINERY_ERROR_VALIDATE for an inconsistent
  * spec, JOINERY_ERROR_UNSUPPORTED for a result type it cannot produce,

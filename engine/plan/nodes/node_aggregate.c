@@ -114,8 +114,9 @@ static const PlanNode *trace_aggregate(const PlanNode *node, uint32_t *field)
     return node->inputs[0];
 }
 
-/* LISTAGG, FIRST_VALUE and LAST_VALUE accumulate only (Flink's retracting forms keep
-   every value in state, not built yet). */
+/* LISTAGG, FIRST_VALUE and LAST_VALUE: over an updating input they keep every live value
+   in state (Flink's retracting forms; exec/aggregate/value_lists.h), which GroupAggregate
+   does and the window operators do not. */
 bool plan_aggregate_is_append_only(PlanAggregateKind kind)
 {
     return kind == PLAN_AGGREGATE_LISTAGG || kind == PLAN_AGGREGATE_FIRST_VALUE ||
@@ -125,12 +126,14 @@ bool plan_aggregate_is_append_only(PlanAggregateKind kind)
 static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    int64_t ttl = node->ttl_from_hint ? node->state_ttl_millis : context->config->state_ttl_millis;
     for (uint32_t c = 0;
-         input->changelog_mode != CHANGELOG_INSERT && c < node->aggregate.call_count; c++)
+         input->changelog_mode != CHANGELOG_INSERT && ttl > 0 && c < node->aggregate.call_count;
+         c++)
         if (plan_aggregate_is_append_only(node->aggregate.calls[c].kind))
             return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "%s over an updating input (produced by node %s) is not supported "
-                              "yet",
+                              "%s over an updating input (produced by node %s) with a state TTL "
+                              "is not supported yet",
                               aggregate_name(node->aggregate.calls[c].kind),
                               plan_kind_name(input->kind == PLAN_EXCHANGE ? input->inputs[0]->kind
                                                                           : input->kind));
