@@ -87,7 +87,7 @@ share_of() { echo $(($1 * share / 100)); }
 
 # differential LABEL [SHARE]: 600 random join queries (row by row and
 # with mini-batch), 300 in batch mode (ORDER BY and LIMIT, compared in order), 600 random interval joins (plus the
-# late-row cases at parallelism 1), 40 random window joins, 6000 temporal join
+# late-row cases at parallelism 1), 40 random window joins, 40 window aggregates, 6000 temporal join
 # queries and 480 Top-N queries against SQLite at
 # parallelism 1 and 2. SHARE (percent, default 100) scales every count: the
 # LMDB pass runs a third of them (the same first cases, on the other backend).
@@ -109,6 +109,10 @@ differential() {
     record "${1}diff_interval-p$parallelism" "${PIPESTATUS[0]}"
     timeout 600 "$build/tools/diff_window" --cases "$(share_of 40)" --parallelism "$parallelism" 2>&1 | tail -n 25
     record "${1}diff_window-p$parallelism" "${PIPESTATUS[0]}"
+    # window aggregates only: COUNT / SUM / MIN / MAX / AVG and COUNT / SUM (DISTINCT)
+    timeout 120 "$build/tools/diff_window" --cases "$(share_of 40)" --aggregates \
+      --parallelism "$parallelism" 2>&1 | tail -n 25
+    record "${1}diff_window-aggregates-p$parallelism" "${PIPESTATUS[0]}"
     timeout 600 "$build/tools/diff_temporal" --rounds "$(share_of 1000)" --parallelism "$parallelism" 2>&1 | tail -n 25
     record "${1}diff_temporal-p$parallelism" "${PIPESTATUS[0]}"
     timeout 600 "$build/tools/diff_rank" --rounds "$(share_of 60)" --parallelism "$parallelism" 2>&1 | tail -n 25

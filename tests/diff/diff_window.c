@@ -19,8 +19,11 @@
  * SESSION window table function over l instead, against sessions SQLite
  * finds as islands of each key's times (a new one after a step beyond
  * the gap). A quarter of the others run a window aggregation over l instead
- * (GROUP BY [k,] window_start, window_end with COUNT(*), SUM, MIN, MAX and
- * COUNT of v), against SQLite's GROUP BY of the same windowed rows.
+ * (GROUP BY [k,] window_start, window_end with COUNT(*), SUM, MIN, MAX,
+ * COUNT, AVG (integer: SQLite's SUM / COUNT, both truncating toward zero),
+ * COUNT(DISTINCT) and SUM(DISTINCT) of v), against SQLite's GROUP BY of the
+ * same windowed rows; the distinct values go with their window (no state
+ * rows at the end).
  *
  * Late rows: in a quarter of the cases at parallelism 1, rows an hour
  * older than the others are appended after the first two batches of a
@@ -35,8 +38,10 @@
  * line is "N passed, N failed"; the exit status is non-zero when any case
  * failed.
  *
+ * With --aggregates every case is a window aggregation (no SESSION, no join).
+ *
  * Usage: diff_window [--cases N] [--seed S] [--parallelism P] [--only N]
- *                    [--timeout SECONDS] [--keep] [--verbose]
+ *                    [--timeout SECONDS] [--keep] [--verbose] [--aggregates]
  */
 #include <errno.h>
 #include <ftw.h>
@@ -100,6 +105,7 @@ typedef struct Options {
     int timeout_seconds;
     bool keep;
     bool verbose;
+    bool aggregates_only; /* --aggregates: every case a window aggregation */
 } Options;
 
 typedef struct Totals {
@@ -179,7 +185,7 @@ static void case_generate(Case *c, int number, const Options *options)
             c->offset += period * (random_percent(&random, 50) ? 2 : -1);
     }
     c->delay_seconds = random_range(&random, 1, 5);
-    c->session = random_percent(&random, 20);
+    c->session = random_percent(&random, 20) && !options->aggregates_only;
     if (c->session) {
         static const int64_t gaps[] = {1000, 2000, 5000};
         c->gap = pick(&random, gaps, 3);
@@ -231,7 +237,7 @@ static void case_generate(Case *c, int number, const Options *options)
         if (random_percent(&random, 60))
             side_add_late(&c->right, &random);
     }
-    c->aggregate = !c->session && random_percent(&random, 25);
+    c->aggregate = options->aggregates_only || (!c->session && random_percent(&random, 25));
 }
 
 /* ------------------------------------------------------------ text forms */
@@ -291,7 +297,8 @@ static void case_query(const Case *c, Text *sql)
     if (c->aggregate) {
         text_printf(sql,
                     "SELECT %swindow_start, window_end, COUNT(*), SUM(v), MIN(v), MAX(v), "
-                    "COUNT(v) FROM TABLE(%s) GROUP BY %swindow_start, window_end",
+                    "COUNT(v), AVG(v), COUNT(DISTINCT v), SUM(DISTINCT v) FROM TABLE(%s) "
+                    "GROUP BY %swindow_start, window_end",
                     c->keyed ? "k, " : "", window_call(c, "l", &left), c->keyed ? "k, " : "");
         text_free(&left);
         return;
@@ -484,15 +491,15 @@ static void sqlite_join_query(const Case *c, Text *sql)
 static void sqlite_aggregate_query(const Case *c, Text *sql)
 {
     text_printf(sql,
-                "SELECT %sts_text(ws), ts_text(we), COUNT(*), SUM(v), MIN(v), MAX(v), COUNT(v) "
-                "FROM lw GROUP BY %sws, we",
+                "SELECT %sts_text(ws), ts_text(we), COUNT(*), SUM(v), MIN(v), MAX(v), COUNT(v), "
+                "SUM(v) / COUNT(v), COUNT(DISTINCT v), SUM(DISTINCT v) FROM lw GROUP BY %sws, we",
                 c->keyed ? "k, " : "", c->keyed ? "k, " : "");
 }
 
 static int sqlite_expected(sqlite3 *database, const Case *c, RowList *expected, Text *error)
 {
     Text sql = {0};
-    int columns = c->session ? 6 : c->aggregate ? (c->keyed ? 8 : 7) : 11;
+    int columns = c->session ? 6 : c->aggregate ? (c->keyed ? 11 : 10) : 11;
     if (c->session)
         sqlite_session_query(c, &sql);
     else if (c->aggregate)
@@ -757,7 +764,7 @@ static int remove_entry(const char *path, const struct stat *status, int flag, s
 static void usage(FILE *out)
 {
     fprintf(out, "usage: diff_window [--cases N] [--seed S] [--parallelism P] [--only N]\n"
-                 "                   [--timeout SECONDS] [--keep] [--verbose]\n");
+                 "                   [--timeout SECONDS] [--keep] [--verbose] [--aggregates]\n");
 }
 
 static int options_parse(Options *options, int argc, char **argv)
@@ -766,6 +773,16 @@ static int options_parse(Options *options, int argc, char **argv)
         .count = 60, .seed = 20241201, .parallelism = 1, .only = -1, .timeout_seconds = 60};
     const DiffOptionSpec spec = {
         .count_name = "--cases", .minimum_count = 0, .minimum_timeout = 1, .usage = usage};
+    /* --aggregates is this tool's own: taken out before the common options */
+    bool aggregates_only = false;
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--aggregates") == 0)
+            aggregates_only = true;
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
     if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
     *options = (Options){.cases = common.count,
@@ -774,7 +791,8 @@ static int options_parse(Options *options, int argc, char **argv)
                          .only = common.only,
                          .timeout_seconds = common.timeout_seconds,
                          .keep = common.keep,
-                         .verbose = common.verbose};
+                         .verbose = common.verbose,
+                         .aggregates_only = aggregates_only};
     return 0;
 }
 
