@@ -3,19 +3,18 @@
  * (engine/exec/ops/op_window_aggregate.h).
  *
  * The program cases port Flink's WindowAggregateTestPrograms: rows (ts,
- * a_int, name) with a watermark one second behind, one out-of-order row
- * and one late row, GROUP BY name, window_start, window_end with COUNT(*)
- * and SUM(a_int) over TUMBLE(5 s) with and without a 1 s offset, HOP(5 s,
- * 10 s) with and without it and CUMULATE(5 s, 15 s); halfway the operator is
- * snapshotted and restored into a fresh one (Flink's before / after
- * restore), and each half's output is compared, unordered as Flink's test
- * compares it, with Flink's expected rows (their COUNT(DISTINCT comment)
- * column left out: test_distinct_per_window checks DISTINCT). Times are
- * seconds after 2020-10-10 00:00:00 written as seconds after the epoch
- * (both are multiples of every window's period). The operator cases check
- * firing at window_end - 1, late rows, NULL times, window_time,
- * MIN/MAX/AVG and DISTINCT calls per window across a restore. Stores are of the run's default
- * backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs the same cases on LMDB.
+ * a_int, name, comment) with a watermark one second behind, one out-of-order
+ * row and one late row, GROUP BY name, window_start, window_end with
+ * COUNT(*), SUM(a_int) and COUNT(DISTINCT comment) over TUMBLE(5 s) with and without a 1 s offset,
+ * HOP(5 s, 10 s) with and without it and CUMULATE(5 s, 15 s); halfway the operator is snapshotted
+ * and restored into a fresh one (Flink's before / after restore), and each half's output is
+ * compared, unordered as Flink's test compares it, with Flink's expected rows, COUNT(DISTINCT
+ * comment) included (the comment NULL in some rows, repeated in others). Times are seconds after
+ * 2020-10-10 00:00:00 written as seconds after the epoch (both are multiples of every window's
+ * period). The operator cases check firing at window_end - 1, late rows, NULL times, window_time,
+ * MIN/MAX/AVG and DISTINCT calls per window across a restore. Stores are of
+ * the run's default backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs
+ * the same cases on LMDB.
  */
 #include <check.h>
 #include <stdio.h>
@@ -29,19 +28,26 @@
 typedef struct SourceRow {
     int seconds;
     int a_int;
-    const char *name; /* NULL: a NULL name */
+    const char *name;    /* NULL: a NULL name */
+    const char *comment; /* NULL: a NULL comment */
 } SourceRow;
 
 static const SourceRow BEFORE[] = {
-    {1, 1, "a"}, {2, 2, "a"}, {3, 2, "a"},  {4, 5, "a"},   {7, 3, "b"},  {6, 6, "b"},
-    {8, 3, "a"}, {4, 5, "a"}, {16, 4, "b"}, {32, 7, NULL}, {34, 1, "b"},
+    {1, 1, "a", "Hi"},    {2, 2, "a", "Comment#1"}, {3, 2, "a", "Comment#1"},  {4, 5, "a", NULL},
+    {7, 3, "b", "Hello"}, {6, 6, "b", "Hi"},        {8, 3, "a", "Comment#2"},  {4, 5, "a", "Hi"},
+    {16, 4, "b", "Hi"},   {32, 7, NULL, NULL},      {34, 1, "b", "Comment#3"},
 };
-static const SourceRow AFTER[] = {{40, 10, "a"}, {42, 11, "d"}, {43, 12, "c"}, {44, 13, "d"}};
+static const SourceRow AFTER[] = {{40, 10, "a", "Comment#4"},
+                                  {42, 11, "d", "Comment#5"},
+                                  {43, 12, "c", "Comment#6"},
+                                  {44, 13, "d", "Comment#7"}};
 
-/* input: name, a_int, rowtime; output: name, cnt, sum_int, window_start, window_end */
-static DataType input_types[3];
-static DataType output_types[6];
-static AggregateCall calls[2];
+/* input: name, a_int, rowtime, comment; output: name, cnt, sum_int, distinct_comments,
+   window_start, window_end [, window_time] */
+static DataType input_types[4];
+static DataType output_types[7];
+static DataType timestamp_type;
+static AggregateCall calls[3];
 static const uint32_t KEYS[1] = {0};
 
 static void init_types(void)
@@ -49,12 +55,15 @@ static void init_types(void)
     input_types[0] = type_make(TYPE_VARCHAR, true);
     input_types[1] = type_make(TYPE_INT, true);
     input_types[2] = type_make_timestamp(TYPE_TIMESTAMP, 3, true);
+    input_types[3] = type_make(TYPE_VARCHAR, true);
+    timestamp_type = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
     output_types[0] = input_types[0];
     output_types[1] = type_make(TYPE_BIGINT, false);
     output_types[2] = type_make(TYPE_INT, true);
-    output_types[3] = type_make_timestamp(TYPE_TIMESTAMP, 3, false);
-    output_types[4] = output_types[3];
-    output_types[5] = output_types[3];
+    output_types[3] = type_make(TYPE_BIGINT, false);
+    output_types[4] = timestamp_type;
+    output_types[5] = timestamp_type;
+    output_types[6] = timestamp_type;
     calls[0] = (AggregateCall){.kind = AGGREGATE_COUNT_STAR,
                                .argument_type = type_make(TYPE_BIGINT, false),
                                .result_type = output_types[1]};
@@ -62,6 +71,11 @@ static void init_types(void)
                                .argument = 1,
                                .argument_type = input_types[1],
                                .result_type = output_types[2]};
+    calls[2] = (AggregateCall){.kind = AGGREGATE_COUNT,
+                               .argument = 3,
+                               .distinct = true,
+                               .argument_type = input_types[3],
+                               .result_type = output_types[3]};
 }
 
 typedef struct Run {
@@ -87,19 +101,19 @@ static Harness *current(Run *run)
 
 static uint32_t output_count(const Run *run)
 {
-    return run->spec.emits_window_time ? 6 : 5;
+    return run->spec.emits_window_time ? 7 : 6;
 }
 
 static void run_open(Run *run, WindowSpec window)
 {
     init_types();
     memset(run, 0, sizeof *run);
-    run->spec = (WindowAggregateOperatorSpec){.input_field_count = 3,
+    run->spec = (WindowAggregateOperatorSpec){.input_field_count = 4,
                                               .input_types = input_types,
                                               .group_keys = KEYS,
                                               .group_key_count = 1,
                                               .calls = calls,
-                                              .call_count = 2,
+                                              .call_count = 3,
                                               .window = window,
                                               .time_field = 2};
     run->watermark = INT64_MIN;
@@ -112,9 +126,9 @@ static void run_row(Run *run, const SourceRow *source)
     Harness *h = current(run);
     char text[128];
     int64_t time = source->seconds * INT64_C(1000);
-    snprintf(text, sizeof text, "+I %s,%d,%lld", source->name ? source->name : "NULL",
-             source->a_int, (long long)time);
-    push_text(h, 0, input_types, 3, text);
+    snprintf(text, sizeof text, "+I %s,%d,%lld,%s", source->name ? source->name : "NULL",
+             source->a_int, (long long)time, source->comment ? source->comment : "NULL");
+    push_text(h, 0, input_types, 4, text);
     if (time - 1000 > run->watermark) {
         run->watermark = time - 1000;
         ck_assert_int_eq(operator_push_watermark(h->op, 0, 0, run->watermark), JOINERY_OK);
@@ -153,21 +167,23 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "name,ws,we,cnt,sum" (seconds; Flink's sink order) of a logged "+I(name,cnt,sum,ws,we)". */
+/* "name,ws,we,cnt,sum,distinct" (seconds; Flink's sink order) of a logged
+   "+I(name,cnt,sum,distinct,ws,we)". */
 static void sink_row(const char *logged, char *out, size_t size)
 {
-    char fields[6][32];
+    char fields[7][32];
     int count = 0;
     const char *cursor = strchr(logged, '(') + 1;
-    while (count < 6 && *cursor && *cursor != ')') {
+    while (count < 7 && *cursor && *cursor != ')') {
         size_t length = strcspn(cursor, ",)");
         snprintf(fields[count++], sizeof fields[0], "%.*s", (int)length, cursor);
         cursor += length + (cursor[length] == ',');
     }
-    ck_assert_int_ge(count, 5);
-    snprintf(out, size, "%s,%lld,%lld,%s,%s", strcmp(fields[0], "NULL") == 0 ? "null" : fields[0],
-             strtoll(fields[3], NULL, 10) / 1000, strtoll(fields[4], NULL, 10) / 1000, fields[1],
-             fields[2]);
+    ck_assert_int_ge(count, 6);
+    snprintf(out, size, "%s,%lld,%lld,%s,%s,%s",
+             strcmp(fields[0], "NULL") == 0 ? "null" : fields[0],
+             strtoll(fields[4], NULL, 10) / 1000, strtoll(fields[5], NULL, 10) / 1000, fields[1],
+             fields[2], fields[3]);
 }
 
 /* The output since the last check equals `expected` as a multiset; every row is +I. */
@@ -218,9 +234,10 @@ static WindowSpec tumble(int64_t size, int64_t offset)
 
 START_TEST(test_tumble)
 {
-    static const char *const before[] = {"a,0,5,4,10", "a,5,10,1,3", "b,5,10,2,9", "b,15,20,1,4"};
-    static const char *const after[] = {"b,30,35,1,1", "null,30,35,1,7", "a,40,45,1,10",
-                                        "c,40,45,1,12", "d,40,45,2,24"};
+    static const char *const before[] = {"a,0,5,4,10,2", "a,5,10,1,3,1", "b,5,10,2,9,2",
+                                         "b,15,20,1,4,1"};
+    static const char *const after[] = {"b,30,35,1,1,1", "null,30,35,1,7,0", "a,40,45,1,10,1",
+                                        "c,40,45,1,12,1", "d,40,45,2,24,2"};
     /* the second row at 4 s arrives after the watermark 7 s: its only window has fired */
     run_program(tumble(5000, 0), before, COUNT_OF(before), after, COUNT_OF(after), 1);
 }
@@ -228,20 +245,23 @@ END_TEST
 
 START_TEST(test_tumble_offset)
 {
-    static const char *const before[] = {"a,1,6,4,10", "b,6,11,2,9", "a,6,11,1,3", "b,16,21,1,4"};
-    static const char *const after[] = {"b,31,36,1,1", "null,31,36,1,7", "a,36,41,1,10",
-                                        "c,41,46,1,12", "d,41,46,2,24"};
+    static const char *const before[] = {"a,1,6,4,10,2", "b,6,11,2,9,2", "a,6,11,1,3,1",
+                                         "b,16,21,1,4,1"};
+    static const char *const after[] = {"b,31,36,1,1,1", "null,31,36,1,7,0", "a,36,41,1,10,1",
+                                        "c,41,46,1,12,1", "d,41,46,2,24,2"};
     run_program(tumble(5000, 1000), before, COUNT_OF(before), after, COUNT_OF(after), 1);
 }
 END_TEST
 
 START_TEST(test_hop)
 {
-    static const char *const before[] = {"a,-5,5,4,10", "b,0,10,2,9",  "a,0,10,6,18", "b,5,15,2,9",
-                                         "a,5,15,1,3",  "b,10,20,1,4", "b,15,25,1,4"};
-    static const char *const after[] = {
-        "b,25,35,1,1",  "null,25,35,1,7", "b,30,40,1,1",  "null,30,40,1,7", "c,35,45,1,12",
-        "d,35,45,2,24", "a,35,45,1,10",   "d,40,50,2,24", "a,40,50,1,10",   "c,40,50,1,12"};
+    static const char *const before[] = {"a,-5,5,4,10,2", "b,0,10,2,9,2", "a,0,10,6,18,3",
+                                         "b,5,15,2,9,2",  "a,5,15,1,3,1", "b,10,20,1,4,1",
+                                         "b,15,25,1,4,1"};
+    static const char *const after[] = {"b,25,35,1,1,1",    "null,25,35,1,7,0", "b,30,40,1,1,1",
+                                        "null,30,40,1,7,0", "c,35,45,1,12,1",   "d,35,45,2,24,2",
+                                        "a,35,45,1,10,1",   "d,40,50,2,24,2",   "a,40,50,1,10,1",
+                                        "c,40,50,1,12,1"};
     WindowSpec hop = {.kind = WINDOW_HOP, .size_millis = 10000, .slide_millis = 5000};
     /* the late row still enters [0 s, 10 s), which has not fired: nothing is dropped */
     run_program(hop, before, COUNT_OF(before), after, COUNT_OF(after), 0);
@@ -250,11 +270,13 @@ END_TEST
 
 START_TEST(test_hop_offset)
 {
-    static const char *const before[] = {"a,-4,6,4,10", "b,1,11,2,9",  "a,1,11,6,18", "b,6,16,2,9",
-                                         "a,6,16,1,3",  "b,11,21,1,4", "b,16,26,1,4"};
-    static const char *const after[] = {
-        "b,26,36,1,1",  "null,26,36,1,7", "a,31,41,1,10", "b,31,41,1,1",  "null,31,41,1,7",
-        "c,36,46,1,12", "d,36,46,2,24",   "a,36,46,1,10", "d,41,51,2,24", "c,41,51,1,12"};
+    static const char *const before[] = {"a,-4,6,4,10,2", "b,1,11,2,9,2", "a,1,11,6,18,3",
+                                         "b,6,16,2,9,2",  "a,6,16,1,3,1", "b,11,21,1,4,1",
+                                         "b,16,26,1,4,1"};
+    static const char *const after[] = {"b,26,36,1,1,1",  "null,26,36,1,7,0", "a,31,41,1,10,1",
+                                        "b,31,41,1,1,1",  "null,31,41,1,7,0", "c,36,46,1,12,1",
+                                        "d,36,46,2,24,2", "a,36,46,1,10,1",   "d,41,51,2,24,2",
+                                        "c,41,51,1,12,1"};
     WindowSpec hop = {
         .kind = WINDOW_HOP, .size_millis = 10000, .slide_millis = 5000, .offset_millis = 1000};
     run_program(hop, before, COUNT_OF(before), after, COUNT_OF(after), 0);
@@ -263,12 +285,12 @@ END_TEST
 
 START_TEST(test_cumulate)
 {
-    static const char *const before[] = {"a,0,5,4,10",  "b,0,10,2,9",  "a,0,10,6,18",
-                                         "b,0,15,2,9",  "a,0,15,6,18", "b,15,20,1,4",
-                                         "b,15,25,1,4", "b,15,30,1,4"};
-    static const char *const after[] = {"b,30,35,1,1",    "null,30,35,1,7", "b,30,40,1,1",
-                                        "null,30,40,1,7", "b,30,45,1,1",    "c,30,45,1,12",
-                                        "d,30,45,2,24",   "a,30,45,1,10",   "null,30,45,1,7"};
+    static const char *const before[] = {"a,0,5,4,10,2",  "b,0,10,2,9,2",  "a,0,10,6,18,3",
+                                         "b,0,15,2,9,2",  "a,0,15,6,18,3", "b,15,20,1,4,1",
+                                         "b,15,25,1,4,1", "b,15,30,1,4,1"};
+    static const char *const after[] = {"b,30,35,1,1,1",    "null,30,35,1,7,0", "b,30,40,1,1,1",
+                                        "null,30,40,1,7,0", "b,30,45,1,1,1",    "c,30,45,1,12,1",
+                                        "d,30,45,2,24,2",   "a,30,45,1,10,1",   "null,30,45,1,7,0"};
     WindowSpec cumulate = {.kind = WINDOW_CUMULATE, .size_millis = 15000, .step_millis = 5000};
     run_program(cumulate, before, COUNT_OF(before), after, COUNT_OF(after), 0);
 }
@@ -278,24 +300,24 @@ START_TEST(test_fires_at_window_end_minus_one)
 {
     Run run;
     run_open(&run, tumble(5000, 0));
-    push_text(&run.h, 0, input_types, 3, "+I a,1,1000");
-    push_text(&run.h, 0, input_types, 3, "+I a,2,4999");
-    push_text(&run.h, 0, input_types, 3, "+I b,NULL,2000");
-    push_text(&run.h, 0, input_types, 3, "+I a,5,NULL"); /* no time: dropped */
+    push_text(&run.h, 0, input_types, 4, "+I a,1,1000,x");
+    push_text(&run.h, 0, input_types, 4, "+I a,2,4999,x");
+    push_text(&run.h, 0, input_types, 4, "+I b,NULL,2000,NULL");
+    push_text(&run.h, 0, input_types, 4, "+I a,5,NULL,y"); /* no time: dropped */
     ck_assert_int_eq(operator_push_watermark(run.h.op, 0, 0, 4998), JOINERY_OK);
     ck_assert_str_eq(harness_take(&run.h), "");
     ck_assert_int_eq(operator_push_watermark(run.h.op, 0, 0, 4999), JOINERY_OK);
     test_store_commit(run.h.context.state_store);
     char *fired = strdup(harness_take(&run.h));
     /* SUM over only NULLs is NULL; COUNT(*) counts the row */
-    ck_assert_msg(strstr(fired, "+I(a,2,3,0,5000)") != NULL, "%s", fired);
-    ck_assert_msg(strstr(fired, "+I(b,1,NULL,0,5000)") != NULL, "%s", fired);
+    ck_assert_msg(strstr(fired, "+I(a,2,3,1,0,5000)") != NULL, "%s", fired);
+    ck_assert_msg(strstr(fired, "+I(b,1,NULL,0,0,5000)") != NULL, "%s", fired);
     free(fired);
     /* its state went: nothing left, and a row for the fired window is late */
     Operator *op = run.h.op;
     op->vtable->report_state(op);
     ck_assert_uint_eq(op->metrics.state_rows, 0);
-    push_text(&run.h, 0, input_types, 3, "+I a,7,3000");
+    push_text(&run.h, 0, input_types, 4, "+I a,7,3000,z");
     ck_assert_uint_eq(window_aggregate_operator_late_rows(op), 2);
     ck_assert_int_eq(operator_push_watermark(run.h.op, 0, 0, INT64_MAX), JOINERY_OK);
     ck_assert_str_eq(harness_take(&run.h), "");
@@ -317,7 +339,7 @@ START_TEST(test_window_time_and_extremes)
     extremes[2].kind = AGGREGATE_AVG;
     static DataType types[6];
     types[0] = types[1] = types[2] = input_types[1];
-    types[3] = types[4] = types[5] = output_types[3];
+    types[3] = types[4] = types[5] = timestamp_type;
     WindowAggregateOperatorSpec spec = {.input_field_count = 3,
                                         .input_types = input_types,
                                         .group_key_count = 0,
@@ -357,7 +379,7 @@ START_TEST(test_distinct_per_window)
     static DataType types[5];
     types[0] = output_types[1];
     types[1] = types[2] = output_types[2];
-    types[3] = types[4] = output_types[3];
+    types[3] = types[4] = timestamp_type;
     WindowAggregateOperatorSpec spec = {.input_field_count = 3,
                                         .input_types = input_types,
                                         .calls = distinct,
