@@ -1,6 +1,7 @@
 -- window_distinct.sql - DISTINCT aggregates per window: window TVF aggregation
 -- (WindowAggregate over TUMBLE, HOP, CUMULATE and SESSION) and legacy group windows
--- (GroupWindowAggregate, TUMBLE and HOP, also over an updating input). A DISTINCT call
+-- (GroupWindowAggregate, TUMBLE and HOP, also over an updating input, and SESSION, whose
+-- merges join the sessions' distinct values). A DISTINCT call
 -- sees each non-NULL value once per window; its values are kept per window beside the
 -- accumulator and released when the window fires (exec/aggregate/distinct_values.h).
 -- EXPLAIN prints the call as Flink's WindowAggregateTest.xml / GroupWindowTest.xml do
@@ -111,6 +112,13 @@ SELECT page, COUNT(*) AS cnt, COUNT(DISTINCT user_name) AS users,
   SUM(DISTINCT visit) AS visits, TUMBLE_START(vt, INTERVAL '1' MINUTE) AS ws
 FROM visits GROUP BY page, TUMBLE(vt, INTERVAL '1' MINUTE);
 
--- not run yet: DISTINCT in SESSION group windows (sessions merge)
+-- SESSION group windows: when sessions merge, their distinct values are joined and the
+-- DISTINCT calls rebuilt from them. Per uuid (rows in order: no merge of two sessions)
 SELECT uuid, COUNT(DISTINCT ip), SESSION_END(rowtime, INTERVAL '1' MINUTE)
 FROM src_event_point_log_p8001 GROUP BY uuid, SESSION(rowtime, INTERVAL '1' MINUTE);
+-- without a key, 35 s gap: [08:01:00, 08:01:35) and [08:02:00, 08:03:15) are live when
+-- x's 08:01:30 (read after 08:02:40) bridges them; u-a is in both, counted once
+SELECT SESSION_START(rowtime, INTERVAL '35' SECOND) AS ss,
+  SESSION_END(rowtime, INTERVAL '35' SECOND) AS se, COUNT(*) AS cnt,
+  COUNT(DISTINCT uuid) AS uuids, COUNT(DISTINCT version) AS versions, SUM(DISTINCT ts) AS ts_sum
+FROM src_event_point_log_p8001 GROUP BY SESSION(rowtime, INTERVAL '35' SECOND);

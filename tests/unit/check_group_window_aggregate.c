@@ -13,7 +13,8 @@
  * snapshot and restore in the middle of open sessions, and processing-time
  * windows fired by the clock with proctime = the firing time; DISTINCT calls
  * (COUNT(DISTINCT a_int), SUM(DISTINCT a_int)) under retractions, across a
- * snapshot, per HOP window, and refused in SESSION windows. Stores are of
+ * snapshot, per HOP window, and in SESSION windows whose merges join their
+ * distinct values (a value in both counted once). Stores are of
  * the run's default backend (test_store.h): JOINERY_STATE_BACKEND=lmdb runs
  * the same cases on LMDB.
  */
@@ -293,13 +294,27 @@ START_TEST(test_hop_distinct_restore)
 }
 END_TEST
 
-START_TEST(test_session_distinct_refused)
+START_TEST(test_session_distinct_merges)
 {
     GroupWindowAggregateSpec spec = make_distinct_spec(SESSION_3S);
-    Diag diag;
-    diag_clear(&diag);
-    ck_assert_ptr_null(group_window_aggregate_operator_create(&spec, &diag));
-    ck_assert_int_eq(diag.status, JOINERY_ERROR_UNSUPPORTED);
+    Harness h, restored;
+    harness_open(&h, make_operator(&spec), distinct_output, 8);
+    row(&h, "+I a,1,1000"); /* [1, 4) */
+    row(&h, "+I a,1,5000"); /* [5, 8) */
+    row(&h, "+I a,2,5500");
+    row(&h, "+I b,4,1000");
+    harness_fork(&h, &restored, make_operator(&spec), distinct_output, 8);
+    /* [3.5, 6.5) bridges [1, 4) and [5, 8): 1 is in both, counted once */
+    row(&restored, "+I a,2,3500");
+    row(&restored, "+I a,NULL,3600");
+    row(&restored, "+I a,3,7000"); /* inside the merged session */
+    watermark(&restored, INT64_MAX);
+    ck_assert_str_eq(harness_take(&restored),
+                     "+I(b,1,1,4,4,1000,4000,3999) +I(a,6,3,6,9,1000,10000,9999)");
+    restored.op->vtable->report_state(restored.op);
+    ck_assert_uint_eq(restored.op->metrics.state_rows, 0);
+    harness_close(&h);
+    harness_close(&restored);
 }
 END_TEST
 
@@ -315,7 +330,7 @@ static Suite *group_window_aggregate_suite(void)
     tcase_add_test(tc, test_proctime_tumble);
     tcase_add_test(tc, test_tumble_distinct_retractions);
     tcase_add_test(tc, test_hop_distinct_restore);
-    tcase_add_test(tc, test_session_distinct_refused);
+    tcase_add_test(tc, test_session_distinct_merges);
     suite_add_tcase(suite, tc);
     return suite;
 }

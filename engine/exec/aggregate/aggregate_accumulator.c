@@ -143,10 +143,34 @@ int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const 
     return JOINERY_OK;
 }
 
+void aggregate_accumulator_reset_call(AggregateAccumulator *accumulator, uint32_t call)
+{
+    accumulator->values[call] = value_null();
+    accumulator->counts[call] = 0;
+}
+
+int aggregate_accumulator_add_value(AggregateAccumulator *accumulator, uint32_t call, Value value)
+{
+    const AggregateCall *aggregate = &accumulator->calls[call];
+    if (aggregate_function_is_append_only(aggregate->kind) ||
+        collection_aggregate_is(aggregate->kind))
+        return JOINERY_ERROR_UNSUPPORTED;
+    return aggregate_function_add(aggregate, accumulator->value_types[call], value,
+                                  &accumulator->values[call], &accumulator->counts[call]);
+}
+
 int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other)
+{
+    return aggregate_accumulator_merge_except(accumulator, other, NULL);
+}
+
+int aggregate_accumulator_merge_except(AggregateAccumulator *accumulator, const Row *other,
+                                       const bool *skip)
 {
     accumulator->row_count += row_get_int64(other, 0);
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
+        if (skip && skip[i])
+            continue;
         DataType type = accumulator->value_types[i];
         int status = aggregate_function_merge(
             &accumulator->calls[i], type, value_from_row(other, value_field(i), type),

@@ -70,6 +70,20 @@ int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const 
 /* Folds the stored accumulator `other` into the working copy (merging session windows);
    JOINERY_ERROR_UNSUPPORTED for COLLECT / ARRAY_AGG (no merge of collections yet). */
 int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other);
+/* As aggregate_accumulator_merge, leaving out the calls i with skip[i] (DISTINCT calls,
+   rebuilt from their merged distinct values). */
+int aggregate_accumulator_merge_except(AggregateAccumulator *accumulator, const Row *other,
+                                       const bool *skip);
+/* Call `call` of the working copy becomes empty (no values). */
+void aggregate_accumulator_reset_call(AggregateAccumulator *accumulator, uint32_t call);
+/*
+ * Adds the non-NULL `value` to call `call` of the working copy (a DISTINCT
+ * call rebuilt from its values): COUNT, SUM, AVG, MIN, MAX. JOINERY_OK,
+ * JOINERY_ERROR_RUNTIME on a DECIMAL overflow, JOINERY_ERROR_UNSUPPORTED
+ * for LISTAGG / FIRST_VALUE / LAST_VALUE / COLLECT / ARRAY_AGG. The value
+ * must stay alive until the next encode (strings are not copied).
+ */
+int aggregate_accumulator_add_value(AggregateAccumulator *accumulator, uint32_t call, Value value);
 /*
  * Writes the results of the stored accumulator `stored` into fields
  * first_field.. of `builder` (begun by the caller), each of its call's

@@ -6,6 +6,7 @@
 #include "engine/exec/aggregate/distinct_values.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int distinct_values_init(DistinctValues *values, const AggregateCall *calls, uint32_t call_count,
                          Diag *diag)
@@ -112,6 +113,115 @@ int distinct_values_update_row(DistinctValues *values, const AggregateCall *call
         skip[i] = !changed;
     }
     return JOINERY_OK;
+}
+
+/* Adds `count` occurrences of the value row `row` to part `held`. */
+static int distinct_values_add_count(MultisetState *counts, MultisetKey *held, const Row *row,
+                                     int32_t count)
+{
+    uint64_t hash = row_content_hash(row);
+    const MultisetEntry *entry = multiset_key_find_row(counts, held, row, hash);
+    if (entry) {
+        if (!multiset_count_can_add(entry->count, count))
+            return JOINERY_ERROR_RUNTIME;
+        return multiset_entry_update(counts, held, entry, entry->count + count, 0, 0);
+    }
+    if (state_store_failed(counts->store))
+        return JOINERY_ERROR;
+    return multiset_key_add_row(counts, held, row, hash, count, 0, 0) ? JOINERY_OK : JOINERY_ERROR;
+}
+
+int distinct_values_move(DistinctValues *values, const Row *from, const Row *to)
+{
+    MultisetState *counts = values->counts;
+    if (!counts)
+        return JOINERY_OK;
+    MultisetKey *source = multiset_state_find(counts, from, row_content_hash(from), 0);
+    if (!source)
+        return state_store_failed(counts->store) ? JOINERY_ERROR : JOINERY_OK;
+    /* the source's rows are copied out first: the target gains entries while they are read */
+    uint64_t *copies = NULL;
+    size_t used = 0, capacity = 0;
+    uint32_t *parts = NULL, *offsets = NULL;
+    int32_t *occurrences = NULL;
+    size_t entries = 0, entry_capacity = 0;
+    int status = JOINERY_OK;
+    for (uint32_t d = 0; d < values->distinct_count && status == JOINERY_OK; d++) {
+        MultisetScan scan;
+        multiset_scan_begin(counts, multiset_key_part(counts, source, d), &scan);
+        for (const MultisetEntry *entry; (entry = multiset_scan_next(&scan)) != NULL;) {
+            size_t words = row_size(entry->row) / sizeof(uint64_t);
+            if (used + words > capacity || entries == entry_capacity) {
+                size_t grown_capacity = (used + words) * 2 + 16;
+                size_t grown_entries = entry_capacity * 2 + 8;
+                uint64_t *grown = realloc(copies, grown_capacity * sizeof *grown);
+                uint32_t *grown_parts = realloc(parts, grown_entries * sizeof *grown_parts);
+                uint32_t *grown_offsets = realloc(offsets, grown_entries * sizeof *grown_offsets);
+                int32_t *grown_counts = realloc(occurrences, grown_entries * sizeof *grown_counts);
+                if (grown)
+                    copies = grown;
+                if (grown_parts)
+                    parts = grown_parts;
+                if (grown_offsets)
+                    offsets = grown_offsets;
+                if (grown_counts)
+                    occurrences = grown_counts;
+                if (!grown || !grown_parts || !grown_offsets || !grown_counts) {
+                    status = JOINERY_ERROR_NO_MEMORY;
+                    break;
+                }
+                capacity = grown_capacity;
+                entry_capacity = grown_entries;
+            }
+            memcpy(copies + used, entry->row, words * sizeof(uint64_t));
+            parts[entries] = d;
+            offsets[entries] = (uint32_t)used;
+            occurrences[entries] = entry->count;
+            entries++;
+            used += words;
+        }
+        multiset_scan_end(&scan);
+    }
+    if (status == JOINERY_OK && state_store_failed(counts->store))
+        status = JOINERY_ERROR;
+    if (status == JOINERY_OK) {
+        source = multiset_state_find(counts, from, row_content_hash(from), 0);
+        status = source && multiset_state_remove_key(counts, source) == JOINERY_OK ? JOINERY_OK
+                                                                                   : JOINERY_ERROR;
+    }
+    MultisetKey *target = NULL;
+    if (status == JOINERY_OK && entries) {
+        target = multiset_state_insert_key(counts, to, row_content_hash(to), 0);
+        if (!target)
+            status = JOINERY_ERROR;
+    }
+    for (size_t e = 0; status == JOINERY_OK && e < entries; e++)
+        status = distinct_values_add_count(counts, multiset_key_part(counts, target, parts[e]),
+                                           (const Row *)(copies + offsets[e]), occurrences[e]);
+    free(copies);
+    free(parts);
+    free(offsets);
+    free(occurrences);
+    return status;
+}
+
+int distinct_values_each(DistinctValues *values, uint32_t call, const Row *key,
+                         int (*visit)(void *context, Value value), void *context)
+{
+    MultisetState *counts = values->counts;
+    MultisetKey *found = multiset_state_find(counts, key, row_content_hash(key), 0);
+    if (!found)
+        return state_store_failed(counts->store) ? JOINERY_ERROR : JOINERY_OK;
+    MultisetScan scan;
+    multiset_scan_begin(
+        counts, multiset_key_part(counts, found, (uint32_t)values->part_of_call[call]), &scan);
+    int status = JOINERY_OK;
+    for (const MultisetEntry *entry; status == JOINERY_OK && (entry = multiset_scan_next(&scan));)
+        status = visit(context, value_from_row(entry->row, 0, values->argument_types[call]));
+    multiset_scan_end(&scan);
+    if (status == JOINERY_OK && state_store_failed(counts->store))
+        status = JOINERY_ERROR;
+    return status;
 }
 
 int distinct_values_drop(DistinctValues *values, const Row *window_key)

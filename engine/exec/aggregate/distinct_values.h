@@ -84,6 +84,23 @@ int distinct_values_update_row(DistinctValues *values, const AggregateCall *call
                                uint32_t call_count, const Row *window_key, const Row *input,
                                bool add, bool *skip);
 
+/*
+ * Moves every distinct value of the window `from` into the window `to`
+ * (counts added; `from`'s values go), as when a session window is merged
+ * into another. JOINERY_OK, JOINERY_ERROR_RUNTIME (a count over
+ * MULTISET_COUNT_MAX), JOINERY_ERROR_NO_MEMORY or JOINERY_ERROR (backend).
+ */
+int distinct_values_move(DistinctValues *values, const Row *from, const Row *to);
+
+/*
+ * Calls visit(context, value) for each distinct value of DISTINCT call
+ * `call` in the window `key` (values valid during the call only; the state
+ * must not change meanwhile). Returns JOINERY_OK, the visitor's first
+ * non-OK status, or JOINERY_ERROR when the backend failed.
+ */
+int distinct_values_each(DistinctValues *values, uint32_t call, const Row *key,
+                         int (*visit)(void *context, Value value), void *context);
+
 /* Drops every distinct value of the window `window_key` (it fired). JOINERY_OK or the
    backend's failure. */
 int distinct_values_drop(DistinctValues *values, const Row *window_key);

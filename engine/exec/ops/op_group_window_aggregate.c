@@ -10,9 +10,11 @@
  * one, one at a time: each stored row is read while it is valid (a
  * ValueEntry lasts until the next call on its state), the working copy
  * encoded and copied into `held` before the next lookup. A timer emits the
- * window's row and removes its state. A DISTINCT call (TUMBLE, HOP) is
+ * window's row and removes its state. A DISTINCT call is
  * applied only when the row adds a value new to the window or retracts the
- * last occurrence of one (exec/aggregate/distinct_values.h).
+ * last occurrence of one (exec/aggregate/distinct_values.h); merging
+ * sessions skips the DISTINCT calls of the windows merged away, moves their
+ * values under the merged window and rebuilds those calls from its values.
  */
 #include "engine/exec/ops/op_group_window_aggregate.h"
 
@@ -28,7 +30,7 @@ typedef struct GroupWindowAggregateOperator {
     Operator base;
     GroupWindowAggregateSpec spec;
     AggregateAccumulator accumulator;
-    DistinctValues distinct;   /* the DISTINCT calls' values per window (TUMBLE, HOP) */
+    DistinctValues distinct;   /* the DISTINCT calls' values per window */
     bool *skip;                /* per call: left out of the row being applied */
     bool *key_variable_length; /* per group key */
     ValueState *accumulators;  /* [start, end, keys...] -> accumulator */
@@ -40,6 +42,9 @@ typedef struct GroupWindowAggregateOperator {
     uint32_t absorbed_capacity;
     uint64_t *held; /* a copy of the working accumulator's encoding while merging */
     uint32_t held_capacity;
+    bool *distinct_calls; /* per call: DISTINCT (left out of merges, rebuilt from values) */
+    uint64_t *target;     /* SESSION with DISTINCT: a copy of the merged window's key */
+    uint32_t target_capacity;
     uint64_t late_rows;
     RowBuilder key_builder;
     RowBuilder group_builder;
@@ -244,6 +249,59 @@ static int group_window_save_sessions(GroupWindowAggregateOperator *agg, const R
     return JOINERY_OK;
 }
 
+/* Adds one distinct value to the call being rebuilt (distinct_values_each's visitor). */
+typedef struct DistinctRebuild {
+    AggregateAccumulator *accumulator;
+    uint32_t call;
+} DistinctRebuild;
+
+static int group_window_rebuild_value(void *context, Value value)
+{
+    DistinctRebuild *rebuild = context;
+    return aggregate_accumulator_add_value(rebuild->accumulator, rebuild->call, value);
+}
+
+/*
+ * SESSION with DISTINCT calls: the merged window's distinct values are the
+ * absorbed windows' (already moved under `target`); each DISTINCT call of
+ * the working copy is rebuilt from them, every value once.
+ */
+static int group_window_rebuild_distinct(GroupWindowAggregateOperator *agg, const Row *target)
+{
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        if (!agg->distinct_calls[i])
+            continue;
+        aggregate_accumulator_reset_call(&agg->accumulator, i);
+        DistinctRebuild rebuild = {&agg->accumulator, i};
+        int status =
+            distinct_values_each(&agg->distinct, i, target, group_window_rebuild_value, &rebuild);
+        if (status == JOINERY_ERROR_RUNTIME)
+            return group_window_overflow(agg);
+        if (status == JOINERY_ERROR_UNSUPPORTED)
+            return operator_fail(&agg->base, status,
+                                 "COLLECT and ARRAY_AGG in a SESSION group window (sessions "
+                                 "merged) are not supported yet");
+        if (status != JOINERY_OK)
+            return group_window_state_failed(agg);
+    }
+    return JOINERY_OK;
+}
+
+/* Keeps a copy of `key` in agg->target. */
+static const Row *group_window_keep_target(GroupWindowAggregateOperator *agg, const Row *key)
+{
+    uint32_t size = row_size(key);
+    if (size > agg->target_capacity) {
+        uint64_t *grown = realloc(agg->target, size);
+        if (!grown)
+            return NULL;
+        agg->target = grown;
+        agg->target_capacity = size;
+    }
+    memcpy(agg->target, key, size);
+    return (const Row *)agg->target;
+}
+
 /* Adds an +I row at `time` to its key's sessions, merging them (SESSION). */
 static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row *input,
                                     int64_t time)
@@ -282,7 +340,15 @@ static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row
         return group_window_no_memory(agg);
     /* the merged window's accumulator: the absorbed ones folded together, then the row */
     aggregate_accumulator_reset(&agg->accumulator);
-    bool merged_exists = false;
+    bool merged_exists = false, moved_distinct = false;
+    bool distinct = distinct_values_used(&agg->distinct);
+    const Row *target = NULL;
+    if (distinct) {
+        const Row *merged_key = group_window_key(agg, input, merged);
+        target = merged_key ? group_window_keep_target(agg, merged_key) : NULL;
+        if (!target)
+            return group_window_no_memory(agg);
+    }
     TimerDomain domain = group_window_domain(agg);
     for (uint32_t a = 0; a < absorbed_count; a++) {
         WindowBounds old = agg->absorbed[a];
@@ -299,7 +365,10 @@ static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row
                 return group_window_state_failed(agg);
             continue;
         }
-        int merged_status = aggregate_accumulator_merge(&agg->accumulator, entry->value);
+        /* the DISTINCT calls of the windows merged away are rebuilt from their values below */
+        bool is_target = old.start == merged.start && old.end == merged.end;
+        int merged_status = aggregate_accumulator_merge_except(
+            &agg->accumulator, entry->value, distinct && !is_target ? agg->distinct_calls : NULL);
         if (merged_status == JOINERY_ERROR_UNSUPPORTED)
             return operator_fail(&agg->base, merged_status,
                                  "COLLECT and ARRAY_AGG in a SESSION group window (sessions "
@@ -316,8 +385,28 @@ static int group_window_add_session(GroupWindowAggregateOperator *agg, const Row
         status = operator_delete_timer(&agg->base, domain, old.end - 1, key);
         if (status != JOINERY_OK)
             return status;
+        if (distinct) {
+            /* its distinct values join the merged window's */
+            int moved = distinct_values_move(&agg->distinct, key, target);
+            if (moved != JOINERY_OK)
+                return group_window_distinct_failed(agg, moved);
+            moved_distinct = true;
+        }
     }
-    int applied = aggregate_accumulator_apply(&agg->accumulator, input, true);
+    if (distinct) {
+        /* with the merged window's distinct values whole: rebuild its DISTINCT calls */
+        if (moved_distinct || !merged_exists) {
+            status = group_window_rebuild_distinct(agg, target);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        int counted = distinct_values_update_row(
+            &agg->distinct, agg->spec.calls, agg->spec.call_count, target, input, true, agg->skip);
+        if (counted != JOINERY_OK)
+            return group_window_distinct_failed(agg, counted);
+    }
+    int applied = aggregate_accumulator_apply_except(&agg->accumulator, input, true,
+                                                     distinct ? agg->skip : NULL);
     if (applied != JOINERY_OK)
         return applied == JOINERY_ERROR_NO_MEMORY ? group_window_no_memory(agg)
                                                   : group_window_overflow(agg);
@@ -525,6 +614,8 @@ static void group_window_close(Operator *self)
     aggregate_accumulator_free(&agg->accumulator);
     distinct_values_free(&agg->distinct);
     free(agg->skip);
+    free(agg->distinct_calls);
+    free(agg->target);
     session_windows_free(&agg->session_set);
     free(agg->key_variable_length);
     free(agg->windows);
@@ -571,13 +662,6 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
                        "group window aggregate: group key out of range");
             return NULL;
         }
-    for (uint32_t i = 0; i < spec->call_count; i++)
-        if (spec->calls[i].distinct && spec->window.kind == WINDOW_SESSION) {
-            diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                       "group window aggregate: DISTINCT aggregates in SESSION windows are not "
-                       "supported yet");
-            return NULL;
-        }
     GroupWindowAggregateOperator *agg = calloc(1, sizeof *agg);
     if (!agg) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -596,7 +680,8 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
     agg->windows = calloc(agg->window_capacity ? agg->window_capacity : 1, sizeof(WindowBounds));
     agg->key_variable_length = calloc(keys, sizeof(bool));
     agg->skip = calloc(spec->call_count ? spec->call_count : 1, sizeof(bool));
-    if (!agg->windows || !agg->key_variable_length || !agg->skip) {
+    agg->distinct_calls = calloc(spec->call_count ? spec->call_count : 1, sizeof(bool));
+    if (!agg->windows || !agg->key_variable_length || !agg->skip || !agg->distinct_calls) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         operator_close(&agg->base);
         return NULL;
@@ -610,5 +695,7 @@ Operator *group_window_aggregate_operator_create(const GroupWindowAggregateSpec 
         operator_close(&agg->base);
         return NULL;
     }
+    for (uint32_t i = 0; i < spec->call_count; i++)
+        agg->distinct_calls[i] = distinct_values_is_distinct(&agg->distinct, i);
     return &agg->base;
 }

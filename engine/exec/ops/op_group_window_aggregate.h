@@ -23,9 +23,10 @@
  * - Input rows +I/+U accumulate, -U/-D retract (TUMBLE and HOP: COUNT,
  *   SUM, AVG retract exactly; the planner refuses MIN/MAX and SESSION over
  *   updating input). Output is append-only.
- * - A DISTINCT call (TUMBLE, HOP; refused in SESSION windows) sees each
- *   non-NULL value once per window: applied when a value enters the window,
- *   retracted when its last occurrence leaves.
+ * - A DISTINCT call sees each non-NULL value once per window: applied when
+ *   a value enters the window, retracted when its last occurrence leaves;
+ *   merging sessions joins their values (counts added) and rebuilds the
+ *   DISTINCT calls of the merged window from them.
  * State: ValueState [start, end, group keys...] -> accumulator row
  * (exec/aggregate/aggregate_accumulator.h); SESSION adds a ValueState
  * [group keys...] -> [start0, end0, start1, end1, ...], the key's live

@@ -108,10 +108,6 @@ static int derive_group_window_aggregate(PlannerContext *context, PlanNode *node
     const PlanNode *input = node->inputs[0];
     for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
         const PlanAggregateCall *call = &node->aggregate.calls[c];
-        if (call->distinct && node->aggregate.window.kind == WINDOW_SESSION)
-            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "DISTINCT aggregates in SESSION group windows (merged sessions) "
-                              "are not supported yet");
         if (plan_aggregate_is_append_only(call->kind) &&
             (node->aggregate.window.kind == WINDOW_SESSION ||
              input->changelog_mode != CHANGELOG_INSERT))
