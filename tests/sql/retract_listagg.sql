@@ -32,6 +32,20 @@ SELECT LISTAGG(customer || ':' || CAST(cnt AS STRING), '|') AS counts,
   COUNT(*) AS customers
 FROM (SELECT customer, COUNT(item) AS cnt FROM orders GROUP BY customer);
 
+-- mini-batch (one phase): each batch of 3 rows folded per key before the change goes out;
+-- after each batch the lists are those of the row-by-row run at that point
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '1 s';
+SET 'table.exec.mini-batch.size' = '3';
+SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';
+SELECT customer, LISTAGG(item) AS items, FIRST_VALUE(item) AS first_item,
+  LAST_VALUE(item) AS last_item, COUNT(*) AS cnt
+FROM orders GROUP BY customer;
+RESET 'table.exec.mini-batch.enabled';
+RESET 'table.exec.mini-batch.allow-latency';
+RESET 'table.exec.mini-batch.size';
+RESET 'table.optimizer.agg-phase-strategy';
+
 -- not supported yet: with a state TTL (the kept values would outlive their group)
 SET 'table.exec.state.ttl' = '1 h';
 SELECT customer, LISTAGG(item) FROM orders GROUP BY customer;
