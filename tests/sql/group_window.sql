@@ -7,8 +7,8 @@
 -- rowtime, ms)], properties=[w$start, w$end, w$rowtime, w$proctime], ...)
 -- and the auxiliary functions become the property fields in the Calc above.
 -- One final row per window and key when the watermark passes the window's end;
--- rows of windows already fired are late and dropped. Seed 004's views as far
--- as they run (LISTAGG and COLLECT are not built yet).
+-- rows of windows already fired are late and dropped. Seed 004's first view and its
+-- window without LISTAGG / COLLECT (window_distinct.sql runs the whole view).
 CREATE TABLE src_event_point_log_p8001 (
   id BIGINT,
   uuid STRING,
@@ -28,7 +28,7 @@ WHERE event_code IN (21001, 11001, 21003)
   AND `uuid` IS NOT NULL
   AND CHAR_LENGTH(`uuid`) > 1 ;
 
--- seed 004's window, per uuid over 3 minutes (without its LISTAGG and COLLECT);
+-- seed 004's window, per uuid over 3 minutes (its LISTAGG and COLLECT: window_distinct.sql);
 -- id 12 (08:01:00) comes last in the file but before a watermark passes its window
 -- (the file is one batch), so it counts in u-a's first window
 EXPLAIN SELECT
