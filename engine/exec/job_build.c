@@ -490,6 +490,8 @@ const JobKind job_kinds[] = {
     [PLAN_LOOKUP_JOIN] = {.create = build_lookup_join, .format_metrics = build_lookup_join_metrics},
     [PLAN_GROUP_WINDOW_AGGREGATE] = {.create = build_group_window_aggregate,
                                      .format_metrics = build_group_window_aggregate_metrics},
+    [PLAN_LOCAL_GROUP_AGGREGATE] = {.create = build_local_group_aggregate},
+    [PLAN_GLOBAL_GROUP_AGGREGATE] = {.create = build_global_group_aggregate},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

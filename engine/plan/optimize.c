@@ -23,5 +23,13 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
         status = rule_assign_mini_batch(context, physical);
     if (status == JOINERY_OK)
         status = plan_derive_properties(context, *physical);
+    /* two phases are chosen by the aggregates' input changelogs: after a derivation, and
+       derived again once split */
+    if (status == JOINERY_OK && context->config->mini_batch_enabled &&
+        context->config->agg_phase != PLAN_AGG_PHASE_ONE_PHASE) {
+        status = rule_split_two_phase_aggregate(context, physical);
+        if (status == JOINERY_OK)
+            status = plan_derive_properties(context, *physical);
+    }
     return status;
 }

@@ -81,11 +81,15 @@ typedef enum PlanKind {
     PLAN_TEMPORAL_SORT,                 /* streaming ORDER BY a time attribute ASC (sort.*) */
     PLAN_RANK,                          /* Top-N per partition (rank.*; nodes/node_rank.c) */
     PLAN_SORT_LIMIT,                    /* ORDER BY ... LIMIT: a global Rank (rank.*) */
-    PLAN_WINDOW_RANK,        /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
-    PLAN_WINDOW_DEDUPLICATE, /* first/last row per window and key by rowtime (rank.*) */
-    PLAN_LOOKUP_JOIN,                   /* rows enriched from a table looked up by key (lookup.*) */
-    PLAN_GROUP_WINDOW_AGGREGATE,        /* GROUP BY TUMBLE/HOP/SESSION(time, ...) (aggregate.*) */
-    PLAN_KIND_COUNT                     /* not a kind: the number of kinds (keep it last) */
+    PLAN_WINDOW_RANK,            /* Top-N per window and key (rank.*; nodes/node_window_rank.c) */
+    PLAN_WINDOW_DEDUPLICATE,     /* first/last row per window and key by rowtime (rank.*) */
+    PLAN_LOOKUP_JOIN,            /* rows enriched from a table looked up by key (lookup.*) */
+    PLAN_GROUP_WINDOW_AGGREGATE, /* GROUP BY TUMBLE/HOP/SESSION(time, ...) (aggregate.*) */
+    /* two-phase aggregation with mini-batch (aggregate.*; rules/split_two_phase_aggregate.c):
+       the partial accumulators of each batch, and their merge over a hash exchange */
+    PLAN_LOCAL_GROUP_AGGREGATE,
+    PLAN_GLOBAL_GROUP_AGGREGATE,
+    PLAN_KIND_COUNT /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
 typedef enum PlanDistribution {
@@ -262,8 +266,10 @@ struct PlanNode {
             uint32_t group_key_count;
             PlanAggregateCall *calls;
             uint32_t call_count;
-            /* GROUP_AGGREGATE: table.exec.mini-batch.size when mini-batch is on (rows
-               buffered per batch, folded per key at its end); 0 = row by row */
+            /* GROUP_AGGREGATE, LOCAL_ / GLOBAL_GROUP_AGGREGATE: table.exec.mini-batch.size
+               when mini-batch is on (rows buffered per batch, folded per key at its end);
+               0 = row by row. LOCAL_ and GLOBAL_ share one calls array, whose arguments
+               are fields of the local aggregate's input. */
             int64_t mini_batch_size;
             /* WINDOW_AGGREGATE: the window of the folded window table function, its
                time attribute (an input field), and whether window_time follows

@@ -55,9 +55,9 @@ SET 'table.exec.mini-batch.enabled' = 'true';
 SET 'table.exec.mini-batch.allow-latency' = '5s';
 SET 'table.exec.mini-batch.size' = '1000';
 
--- Flink plans this aggregate in two phases (LocalGroupAggregate /
--- GlobalGroupAggregate) under the default AUTO strategy; joinery refuses
--- until it runs them.
+-- Under the default AUTO strategy this aggregate runs in two phases
+-- (LocalGroupAggregate / GlobalGroupAggregate, two_phase_aggregate.sql);
+-- ONE_PHASE keeps one GroupAggregate.
 EXPLAIN SELECT dept_id, COUNT(*) AS cnt FROM emp GROUP BY dept_id;
 
 SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';

@@ -132,9 +132,11 @@ int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const 
                 return JOINERY_ERROR_NO_MEMORY;
             continue;
         }
-        int status = accumulate
-                         ? aggregate_function_add(call, type, value, &accumulator->values[i],
-                                                  &accumulator->counts[i])
+        int status = accumulate ? aggregate_function_add(call, type, value, &accumulator->values[i],
+                                                         &accumulator->counts[i])
+                     : accumulator->partial
+                         ? aggregate_function_subtract(call, type, value, &accumulator->values[i],
+                                                       &accumulator->counts[i])
                          : aggregate_function_retract(call, type, value, &accumulator->values[i],
                                                       &accumulator->counts[i]);
         if (status != JOINERY_OK)

@@ -34,6 +34,9 @@ typedef struct AggregateAccumulator {
     int64_t *counts;
     StrBuf *texts;       /* per call: LISTAGG's text while it grows (values point into it) */
     StrBuf *collections; /* per call, two: COLLECT / ARRAY_AGG's collection and a spare */
+    /* a LocalGroupAggregate's partial accumulator: retractions subtract past zero
+       (aggregate_function_subtract); set by the caller after init */
+    bool partial;
     RowBuilder builder;
 } AggregateAccumulator;
 

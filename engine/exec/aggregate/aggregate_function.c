@@ -221,7 +221,10 @@ int aggregate_function_merge(const AggregateCall *call, DataType value_type, Val
         *current_count += count;
         return JOINERY_OK;
     }
-    if (count == 0 || value.is_null)
+    if (value.is_null)
+        return JOINERY_OK;
+    bool sums = call->kind == AGGREGATE_SUM || call->kind == AGGREGATE_AVG;
+    if (count == 0 && !sums)
         return JOINERY_OK;
     if (aggregate_function_is_append_only(call->kind))
         return JOINERY_ERROR; /* no merge: the planners refuse them in session windows */
@@ -233,11 +236,38 @@ int aggregate_function_merge(const AggregateCall *call, DataType value_type, Val
         *current_count += count;
         return status;
     }
-    /* SUM and AVG: the other sum added once, the counts summed */
+    /* SUM and AVG: the other sum added once (a partial sum of a LocalGroupAggregate may
+       come with a count of 0 or less: rows retracted and others added), the counts summed;
+       no value left: NULL, as after a retraction */
     int64_t ignored = 0;
     int status = aggregate_function_add(call, value_type, value, current, &ignored);
     *current_count += count;
+    if (*current_count == 0)
+        *current = value_null();
     return status;
+}
+
+int aggregate_function_subtract(const AggregateCall *call, DataType value_type, Value value,
+                                Value *current, int64_t *count)
+{
+    if (call->kind != AGGREGATE_SUM && call->kind != AGGREGATE_AVG)
+        return aggregate_function_retract(call, value_type, value, current, count);
+    /* the sum goes on below zero values: it is merged into the global sum later */
+    bool is_double = value_type.id == TYPE_DOUBLE;
+    if (current->is_null)
+        *current = is_double ? value_double(0.0) : value_int(0);
+    if (is_double) {
+        current->d -= value.d;
+    } else if (call->argument_type.id == TYPE_DECIMAL) {
+        int64_t result;
+        if (__builtin_sub_overflow(current->i, value.i, &result))
+            return JOINERY_ERROR_RUNTIME;
+        current->i = result;
+    } else {
+        current->i = (int64_t)((uint64_t)current->i - (uint64_t)value.i);
+    }
+    (*count)--;
+    return JOINERY_OK;
 }
 
 static bool decimal_fits(int64_t value, int32_t precision)

@@ -95,9 +95,22 @@ int aggregate_function_retract(const AggregateCall *call, DataType value_type, V
                                Value *current, int64_t *count);
 
 /*
+ * As aggregate_function_retract, but a SUM / AVG keeps its value when its
+ * count reaches 0 or goes below: the partial accumulator of a
+ * LocalGroupAggregate, whose retractions may be of rows an earlier batch
+ * added (merged into the global accumulator later). Other kinds as
+ * aggregate_function_retract.
+ */
+int aggregate_function_subtract(const AggregateCall *call, DataType value_type, Value value,
+                                Value *current, int64_t *count);
+
+/*
  * Folds the accumulator (value, count) of the same call into (*current,
- * *count), as when two session windows merge: counts and sums add, MIN/MAX
- * keep the extreme. JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow).
+ * *count), as when two session windows merge or a GlobalGroupAggregate
+ * takes a LocalGroupAggregate's partial accumulator: counts and sums add (a
+ * partial sum with a count of 0 or less too; a SUM / AVG whose count ends
+ * at 0 becomes NULL), MIN/MAX keep the extreme. JOINERY_OK or
+ * JOINERY_ERROR_RUNTIME (DECIMAL overflow).
  */
 int aggregate_function_merge(const AggregateCall *call, DataType value_type, Value value,
                              int64_t count, Value *current, int64_t *current_count);

@@ -41,6 +41,11 @@ Operator *build_union(BuildContext *context, const PlanNode *node);
 Operator *build_join(BuildContext *context, const PlanNode *node);
 Operator *build_multi_join(BuildContext *context, const PlanNode *node);
 Operator *build_group_aggregate(BuildContext *context, const PlanNode *node);
+/* build_local_group_aggregate.c: LocalGroupAggregate (op_local_group_aggregate.h). */
+Operator *build_local_group_aggregate(BuildContext *context, const PlanNode *node);
+/* build_global_group_aggregate.c: GlobalGroupAggregate, a GroupAggregate merging the
+   partial accumulators of the LocalGroupAggregate under its exchange. */
+Operator *build_global_group_aggregate(BuildContext *context, const PlanNode *node);
 Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node);
 Operator *build_interval_join(BuildContext *context, const PlanNode *node);
 Operator *build_window_table_function(BuildContext *context, const PlanNode *node);

@@ -1,6 +1,9 @@
 /*
  * op_group_aggregate.c - group aggregation with retraction (see
- * op_group_aggregate.h), after Flink's GroupAggFunction.
+ * op_group_aggregate.h), after Flink's GroupAggFunction; with
+ * spec.merges_partials the GlobalGroupAggregate of a two-phase aggregation
+ * (Flink's MiniBatchGlobalGroupAggFunction), which merges the partial
+ * accumulators of LocalGroupAggregates per batch instead of applying rows.
  *
  * State:
  * - accumulators: ValueState, group key row -> accumulator row
@@ -505,6 +508,37 @@ static int aggregate_group_apply(GroupAggregateOperator *agg, AggregateGroup *gr
     return JOINERY_OK;
 }
 
+/* GlobalGroupAggregate: merges one partial accumulator (spec.merges_partials) into the
+   working accumulator, with the same presence rules as aggregate_group_apply. */
+static int aggregate_group_merge(GroupAggregateOperator *agg, AggregateGroup *group,
+                                 const Row *partial)
+{
+    uint32_t base = agg->spec.group_key_count;
+    int64_t rows = row_get_int64(partial, base);
+    if (!group->present) {
+        if (rows < 0) {
+            agg->base.metrics.skipped_rows++; /* retractions of rows never counted */
+            return JOINERY_OK;
+        }
+        aggregate_reset(agg);
+        group->present = true;
+    }
+    agg->row_count += rows;
+    for (uint32_t i = 0; i < agg->spec.call_count; i++) {
+        const AggregateSlot *slot = &agg->slots[i];
+        if (slot->call.kind == AGGREGATE_COUNT_STAR)
+            continue; /* the result is row_count */
+        Value value = value_from_row(partial, base + 1 + 2 * i, slot->value_type);
+        int64_t count = row_get_int64(partial, base + 2 + 2 * i);
+        if (aggregate_function_merge(&slot->call, slot->value_type, value, count, &agg->values[i],
+                                     &agg->counts[i]) != JOINERY_OK)
+            return aggregate_overflow(agg);
+    }
+    if (agg->row_count <= 0)
+        group->present = false;
+    return JOINERY_OK;
+}
+
 static int aggregate_group_end(GroupAggregateOperator *agg, AggregateGroup *group, int64_t now)
 {
     const ValueEntry *entry = group->entry;
@@ -577,7 +611,9 @@ static int aggregate_flush_batch(GroupAggregateOperator *agg)
         status = aggregate_group_begin(agg, &group, key->key, key->hash, now);
         for (uint32_t r = key->first; status == JOINERY_OK && r != UINT32_MAX;
              r = buffer->rows[r].next)
-            status = aggregate_group_apply(agg, &group, buffer->rows[r].row, now);
+            status = agg->spec.merges_partials
+                         ? aggregate_group_merge(agg, &group, buffer->rows[r].row)
+                         : aggregate_group_apply(agg, &group, buffer->rows[r].row, now);
         if (status == JOINERY_OK)
             status = aggregate_group_end(agg, &group, now);
     }
@@ -787,6 +823,15 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
             return NULL;
         }
     }
+    if (spec->merges_partials && spec->mini_batch_size <= 0) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE, "global aggregate: needs a mini-batch size");
+        return NULL;
+    }
+    for (uint32_t i = 0; spec->merges_partials && i < spec->call_count; i++)
+        if (spec->calls[i].distinct) {
+            diag_error(diag, JOINERY_ERROR_VALIDATE, "global aggregate: a DISTINCT call");
+            return NULL;
+        }
     GroupAggregateOperator *agg = calloc(1, sizeof *agg);
     if (!agg) {
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -798,7 +843,7 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     operator_init(&agg->base,
                   spec->mini_batch_size > 0 ? &GROUP_AGGREGATE_MINI_BATCH_VTABLE
                                             : &GROUP_AGGREGATE_VTABLE,
-                  "GroupAggregate", 1, agg);
+                  spec->merges_partials ? "GlobalGroupAggregate" : "GroupAggregate", 1, agg);
     agg->base.uses_timers = spec->ttl_millis > 0;
     uint32_t calls = spec->call_count ? spec->call_count : 1;
     uint32_t keys = spec->group_key_count ? spec->group_key_count : 1;

@@ -30,6 +30,12 @@ typedef struct GroupAggregateSpec {
        barrier, the end of input): one state lookup and write and at most one change per
        group per batch. 0: row by row. */
     int64_t mini_batch_size;
+    /* GlobalGroupAggregate (Flink's MiniBatchGlobalGroupAggFunction): the input rows are
+       a LocalGroupAggregate's partial accumulators [group key fields, row_count, then per
+       call: value, count] (op_local_group_aggregate.h), group_keys the first fields,
+       each call's argument its value field; they are merged into the group's accumulator
+       instead of applied. Needs mini_batch_size > 0 and no DISTINCT call. */
+    bool merges_partials;
 } GroupAggregateSpec;
 
 /*
@@ -52,7 +58,10 @@ typedef struct GroupAggregateSpec {
  * value counts in state; LISTAGG, FIRST_VALUE and LAST_VALUE over an
  * updating input keep the live values in arrival order (Flink's retracting
  * forms: a retraction removes the earliest equal value), refused with a
- * ttl_millis (JOINERY_ERROR_UNSUPPORTED).
+ * ttl_millis (JOINERY_ERROR_UNSUPPORTED). With merges_partials a partial accumulator counts
+ * as the rows it folded: one whose row_count is below 0 for a group not in
+ * state is skipped (counted in metrics.skipped_rows), and the group goes
+ * once its merged row count drops to 0 or below.
  *
  * Returns NULL with diag set (JOINERY_ERROR_VALIDATE for an inconsistent
  * spec, JOINERY_ERROR_UNSUPPORTED for a result type it cannot produce,

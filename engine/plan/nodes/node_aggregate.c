@@ -37,6 +37,11 @@ static const char *aggregate_name(PlanAggregateKind kind)
     return "?";
 }
 
+const char *plan_aggregate_name(PlanAggregateKind kind)
+{
+    return aggregate_name(kind);
+}
+
 static void explain_logical_aggregate(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;

@@ -208,8 +208,14 @@ static Monotonicity field_monotonicity(const PlanNode *node, uint32_t field, int
             return MONOTONIC_NOT;
         return field_monotonicity(node->inputs[0], project->input_index, depth + 1);
     }
-    case PLAN_GROUP_AGGREGATE: {
-        if (node->inputs[0]->changelog_mode != CHANGELOG_INSERT)
+    case PLAN_GROUP_AGGREGATE:
+    case PLAN_GLOBAL_GROUP_AGGREGATE: {
+        const PlanNode *input = node->kind == PLAN_GROUP_AGGREGATE
+                                    ? node->inputs[0]
+                                    : plan_global_aggregate_local(node);
+        if (!input || input->kind == PLAN_LOCAL_GROUP_AGGREGATE)
+            input = input ? input->inputs[0] : NULL;
+        if (!input || input->changelog_mode != CHANGELOG_INSERT)
             return MONOTONIC_NOT;
         if (field < node->aggregate.group_key_count)
             return MONOTONIC_CONSTANT;

@@ -50,6 +50,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_TEMPORAL_SORT] = &plan_kind_temporal_sort,
     [PLAN_LOOKUP_JOIN] = &plan_kind_lookup_join,
     [PLAN_GROUP_WINDOW_AGGREGATE] = &plan_kind_group_window_aggregate,
+    [PLAN_LOCAL_GROUP_AGGREGATE] = &plan_kind_local_group_aggregate,
+    [PLAN_GLOBAL_GROUP_AGGREGATE] = &plan_kind_global_group_aggregate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

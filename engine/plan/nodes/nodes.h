@@ -131,6 +131,7 @@ extern const PlanKindInfo plan_kind_rank, plan_kind_sort_limit;
 extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
 extern const PlanKindInfo plan_kind_lookup_join;
 extern const PlanKindInfo plan_kind_group_window_aggregate;
+extern const PlanKindInfo plan_kind_local_group_aggregate, plan_kind_global_group_aggregate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
@@ -201,6 +202,20 @@ int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanN
 int plan_convert_lookup_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_aggregate.c: true for LISTAGG, FIRST_VALUE and LAST_VALUE, which accumulate only. */
 bool plan_aggregate_is_append_only(PlanAggregateKind kind);
+/* node_aggregate.c: the function's name as Flink prints it (COUNT for COUNT(*) too). */
+const char *plan_aggregate_name(PlanAggregateKind kind);
+/* node_local_group_aggregate.c: true when every call of the GroupAggregate `node` can
+   run in two phases (its partial accumulators merge): COUNT(*), COUNT, SUM, AVG, and MIN
+   / MAX over an insert-only input (input_is_update false); no DISTINCT. */
+bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update);
+/* node_local_group_aggregate.c: Flink's name of call `call`'s accumulator fields, from
+   field index *index on ("count$0", "(sum$1, count$2)"; the index moves past them), into
+   `out`; retract: the input carries retractions (SUM then has a count as well). */
+void plan_explain_accumulator(StrBuf *out, const PlanAggregateCall *call, bool retract,
+                              uint32_t *index);
+/* node_global_group_aggregate.c: the LocalGroupAggregate under a GlobalGroupAggregate (its
+   input's input). */
+const PlanNode *plan_global_aggregate_local(const PlanNode *global);
 /* node_group_window_aggregate.c: the group key of a LogicalAggregate that is a legacy group
    window ($TUMBLE, $HOP, $SESSION in the projection below it), or -1. */
 int plan_group_window_key(const PlanNode *node);

@@ -16,10 +16,10 @@
  * Operators: a GroupAggregate runs as Flink's MiniBatchGroupAggFunction
  * (aggregate.mini_batch_size set), a regular Join as Flink 1.19's
  * MiniBatchStreamingJoinOperator (join.mini_batch_size; EXPLAIN prints it
- * as a plain Join, as Flink). Flink plans an aggregate over an exchange in
- * two phases (LocalGroupAggregate / GlobalGroupAggregate) unless
- * table.optimizer.agg-phase-strategy is ONE_PHASE; joinery does not run two
- * phases yet and says so. Flink's mini-batch ChangelogNormalize and
+ * as a plain Join, as Flink); rules/split_two_phase_aggregate.c then splits
+ * the aggregates whose calls merge into LocalGroupAggregate /
+ * GlobalGroupAggregate unless table.optimizer.agg-phase-strategy is
+ * ONE_PHASE. Flink's mini-batch ChangelogNormalize and
  * Deduplicate are not built either: such plans are refused rather than run row by row.
  * IntervalJoin, MultiJoin, WindowAggregate and GroupWindowAggregate run as
  * they do without mini-batch (Flink has no mini-batch form of them). Errors: the option checks
@@ -77,11 +77,6 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
         *slot = mini_batch_over(context, node, true);
         return *slot ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
     case PLAN_GROUP_AGGREGATE:
-        if (node->inputs[0]->kind == PLAN_EXCHANGE &&
-            context->config->agg_phase != PLAN_AGG_PHASE_ONE_PHASE)
-            return mini_batch_refuse(
-                context, "two-phase aggregation (LocalGroupAggregate / GlobalGroupAggregate)",
-                "set 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE'");
         if (context->config->mini_batch_size <= 0)
             return mini_batch_size_error(context);
         node->aggregate.mini_batch_size = context->config->mini_batch_size;

@@ -15,7 +15,10 @@
  * then physical planning (physical.c), on the physical plan
  *   6. rule_assign_mini_batch MiniBatchAssigners over the sources and the
  *                             mini-batch operators, when table.exec.mini-batch.enabled
- * and property derivation (derive.c).
+ * and property derivation (derive.c), then, with mini-batch on and
+ * table.optimizer.agg-phase-strategy not ONE_PHASE,
+ *   7. rule_split_two_phase_aggregate  Local/GlobalGroupAggregate for the
+ *                             aggregates whose calls merge, and derivation again.
  * Each pass returns a new tree (shared subtrees are fine: nodes are never
  * mutated after a pass hands them on).
  */
@@ -34,6 +37,9 @@ int rule_push_watermark(PlannerContext *context, PlanNode *node, PlanNode **resu
 int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 6. (when enabled) mini-batch planning of the physical plan, rewritten in place. */
 int rule_assign_mini_batch(PlannerContext *context, PlanNode **physical);
+/* 7. (mini-batch on, agg-phase-strategy not ONE_PHASE) two-phase aggregation, rewritten in
+   place on the derived physical plan. */
+int rule_split_two_phase_aggregate(PlannerContext *context, PlanNode **physical);
 
 /*
  * What a rule does at a node of each kind is that kind's hook in its
