@@ -96,7 +96,8 @@ differential() {
   for parallelism in 1 2; do
     timeout 600 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" 2>&1 | tail -n 25
     record "${1}diff_join-p$parallelism" "${PIPESTATUS[0]}"
-    # the same with mini-batch on (batches of 3 rows: the mini-batch aggregate and join)
+    # the same with mini-batch on (batches of 3 rows: the mini-batch aggregate and join;
+    # half the rounds two-phase, LocalGroupAggregate / GlobalGroupAggregate)
     timeout 600 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" \
       --mini-batch 3 2>&1 | tail -n 25
     record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"

@@ -38,13 +38,17 @@
  *
  * Usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]
  *                  [--without FEATURE,...] [--timeout SECONDS] [--keep]
- *                  [--multi-join on|off|mixed] [--mini-batch SIZE] [--verbose]
- *                  [--dry-run]
+ *                  [--multi-join on|off|mixed] [--mini-batch SIZE]
+ *                  [--agg-phase one|two|mixed] [--verbose] [--dry-run]
  * By default odd rounds run with 'table.optimizer.multi-join.enabled' =
  * 'true', so fused MultiJoin operators are checked as well as binary joins.
  * --mini-batch SIZE runs every round with table.exec.mini-batch.enabled
- * (batches of SIZE rows; agg-phase-strategy ONE_PHASE), so the mini-batch
- * GroupAggregate and join are checked against SQLite too.
+ * (batches of SIZE rows), so the mini-batch GroupAggregate and join are
+ * checked against SQLite too; --agg-phase sets
+ * table.optimizer.agg-phase-strategy for those rounds: ONE_PHASE, TWO_PHASE
+ * (LocalGroupAggregate / GlobalGroupAggregate where the calls merge), or by
+ * default mixed (rounds 2 and 3 of every 4 TWO_PHASE, the others ONE_PHASE;
+ * independent of the multi-join parity).
  * --batch runs every round with 'execution.runtime-mode' = 'batch' and every
  * query wrapped as SELECT * FROM (query) ORDER BY 1 [DESC], 2 [DESC], ...
  * [LIMIT n [OFFSET m]]: the result must be +I rows only, a batch result, and
@@ -1258,6 +1262,7 @@ static void query_generate(Query *query, Random *random, unsigned features, cons
 /* ------------------------------------------------------------------ runs */
 
 enum { MULTI_JOIN_OFF, MULTI_JOIN_ON, MULTI_JOIN_MIXED };
+enum { AGG_PHASE_MIXED, AGG_PHASE_ONE, AGG_PHASE_TWO };
 
 typedef struct Options {
     int queries;
@@ -1268,6 +1273,7 @@ typedef struct Options {
     int timeout_seconds;
     int multi_join;      /* MULTI_JOIN_OFF, _ON or _MIXED (odd rounds on) */
     int mini_batch_size; /* > 0: every round with mini-batch on, batches of this size */
+    int agg_phase;       /* AGG_PHASE_ONE, _TWO or _MIXED (with mini-batch) */
     bool batch;          /* batch runtime mode, queries ordered and limited (top of file) */
     bool keep;
     bool verbose;
@@ -1424,8 +1430,12 @@ static int round_open(Round *round, int index, const char *base_directory, const
                     "SET 'table.exec.mini-batch.enabled' = 'true';\n"
                     "SET 'table.exec.mini-batch.allow-latency' = '1 h';\n"
                     "SET 'table.exec.mini-batch.size' = '%d';\n"
-                    "SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';\n",
-                    options->mini_batch_size);
+                    "SET 'table.optimizer.agg-phase-strategy' = '%s';\n",
+                    options->mini_batch_size,
+                    options->agg_phase == AGG_PHASE_TWO ||
+                            (options->agg_phase == AGG_PHASE_MIXED && index % 4 >= 2)
+                        ? "TWO_PHASE"
+                        : "ONE_PHASE");
     for (int t = 0; t < round->table_count; t++) {
         table_generate(&round->tables[t], t, &random,
                        (options->features & FEATURE_BIG_TABLES) != 0);
@@ -1618,7 +1628,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: diff_join [--queries N] [--seed S] [--parallelism P] [--only I]\n"
                  "                 [--without FEATURE,...] [--timeout SECONDS] [--keep]\n"
                  "                 [--multi-join on|off|mixed] [--mini-batch SIZE]\n"
-                 "                 [--batch] [--verbose] [--dry-run]\n"
+                 "                 [--agg-phase one|two|mixed] [--batch] [--verbose] [--dry-run]\n"
                  "features:");
     for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
         fprintf(out, " %s", feature_names[i].name);
@@ -1661,6 +1671,20 @@ static int options_parse_multi_join(void *context, const char *value)
     return 0;
 }
 
+static int options_parse_agg_phase(void *context, const char *value)
+{
+    Options *options = context;
+    if (strcmp(value, "one") == 0)
+        options->agg_phase = AGG_PHASE_ONE;
+    else if (strcmp(value, "two") == 0)
+        options->agg_phase = AGG_PHASE_TWO;
+    else if (strcmp(value, "mixed") == 0)
+        options->agg_phase = AGG_PHASE_MIXED;
+    else
+        return -1;
+    return 0;
+}
+
 static int options_parse_without(void *context, const char *value)
 {
     return options_parse_features(context, value);
@@ -1684,6 +1708,7 @@ static int options_parse(Options *options, int argc, char **argv)
         {.name = "--dry-run", .flag = &options->dry_run},
         {.name = "--mini-batch", .integer = &options->mini_batch_size},
         {.name = "--multi-join", .parse = options_parse_multi_join, .context = options},
+        {.name = "--agg-phase", .parse = options_parse_agg_phase, .context = options},
         {.name = "--without", .parse = options_parse_without, .context = options},
         {.name = "--batch", .flag = &options->batch},
     };
@@ -1692,7 +1717,7 @@ static int options_parse(Options *options, int argc, char **argv)
                                  .minimum_timeout = 1,
                                  .usage = usage,
                                  .extras = extras,
-                                 .extra_count = 5};
+                                 .extra_count = 6};
     if (diff_options_parse(&common, &spec, argc, argv) != 0)
         return -1;
     options->queries = common.count;
@@ -1719,11 +1744,13 @@ int main(int argc, char **argv)
         return 2;
     }
     static const char *const multi_join_names[] = {"off", "on", "mixed (odd rounds)"};
-    printf("diff_join: seed %llu, %d queries, parallelism %d, multi-join %s, mini-batch %d%s, "
-           "data in %s\n",
+    static const char *const agg_phase_names[] = {"mixed", "one", "two"};
+    printf("diff_join: seed %llu, %d queries, parallelism %d, multi-join %s, mini-batch %d "
+           "(agg-phase %s)%s, data in %s\n",
            (unsigned long long)options.seed, options.queries, options.parallelism,
            multi_join_names[options.multi_join], options.mini_batch_size,
-           options.dry_run ? " (dry run: SQLite only)" : "", base_directory);
+           agg_phase_names[options.agg_phase], options.dry_run ? " (dry run: SQLite only)" : "",
+           base_directory);
 
     Totals totals = {0};
     int round_count = (options.queries + QUERIES_PER_ROUND - 1) / QUERIES_PER_ROUND;
