@@ -24,8 +24,15 @@
  * an order-independent sum of content hashes (+ for +I/+U, - for -U/-D).
  * Exit status: 0, 1 when outputs differ or an operator failed, 2 on bad usage.
  *
+ * Case "two-phase" (--phases 2, alone): COUNT(*), SUM(v) GROUP BY k over
+ * --rows inserts, --hot percent of them on one key: one mini-batch
+ * GroupAggregate against LocalGroupAggregate -> GlobalGroupAggregate at each
+ * size: the keyed state's accesses, the rows entering the exchange and the
+ * output changes per input row, and their two/one ratios; the final rows
+ * must be equal.
+ *
  * Usage: bench_mini_batch [--rows R] [--keys K] [--updates U] [--size S[,S...]]
- *                         [--joins N]
+ *                         [--joins N] [--hot PERCENT] [--phases 2]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -39,12 +46,15 @@
 #include "engine/exec/operator.h"
 #include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/exec/ops/op_join.h"
+#include "engine/exec/ops/op_local_group_aggregate.h"
 #include "engine/state/state.h"
 
 enum { BENCH_MAX_SIZES = 8, BENCH_MAX_JOINS = 20, BENCH_BATCH_ROWS = 256 };
 
 typedef struct BenchOptions {
     uint32_t rows, keys, updates, joins;
+    uint32_t hot_percent; /* two-phase case: the share of rows on the hot key */
+    uint32_t phases_only; /* --phases 2: only the two-phase case */
     int64_t sizes[BENCH_MAX_SIZES];
     uint32_t size_count;
 } BenchOptions;
@@ -198,6 +208,185 @@ static bool bench_aggregate(const BenchOptions *options, int64_t size, StateStor
         operator_close(agg);
     operator_close(&sink.base);
     return ok;
+}
+
+/* ---- case two-phase: one GroupAggregate, or LocalGroupAggregate -> GlobalGroupAggregate ---- */
+
+/* Counts the rows that would cross the exchange, passing them on. */
+typedef struct ExchangeCounter {
+    Operator base;
+    uint64_t rows;
+} ExchangeCounter;
+
+static int exchange_counter_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    (void)input;
+    ExchangeCounter *counter = (ExchangeCounter *)self;
+    counter->rows += batch->count;
+    for (uint32_t i = 0; i < batch->count; i++) {
+        int status = operator_emit(self, batch->rows[i], row_kind(batch->rows[i]));
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+static const OperatorVtable EXCHANGE_COUNTER_VTABLE = {.process = exchange_counter_process};
+
+/*
+ * COUNT(*), SUM(v) GROUP BY k over --rows inserts whose key is the hot key 0
+ * for --hot percent of them and uniform over --keys keys otherwise (a Nexmark
+ * bid stream's hot auctions). two_phase false: Exchange -> GroupAggregate
+ * (mini-batch `size`); true: LocalGroupAggregate -> Exchange ->
+ * GlobalGroupAggregate (both mini-batch `size`). The state accesses are the
+ * keyed aggregate's; exchanged rows those entering the exchange.
+ */
+static bool bench_phases(const BenchOptions *options, int64_t size, bool two_phase,
+                         StateStore *store, BenchResult *result, uint64_t *exchanged)
+{
+    Diag diag;
+    diag_clear(&diag);
+    static DataType types[2];
+    types[0] = BIGINT_NULLABLE;
+    types[1] = BIGINT_NULLABLE;
+    static DataType partial_types[6];
+    for (int f = 0; f < 6; f++)
+        partial_types[f] = BIGINT_NULLABLE;
+    static const uint32_t keys[1] = {0};
+    AggregateCall calls[2] = {
+        {.kind = AGGREGATE_COUNT_STAR,
+         .argument_type = BIGINT_NOT_NULL,
+         .result_type = BIGINT_NOT_NULL},
+        {.kind = AGGREGATE_SUM,
+         .argument = 1,
+         .argument_type = BIGINT_NULLABLE,
+         .result_type = BIGINT_NULLABLE},
+    };
+    /* the global phase reads each call's partial value at key + 1 + 2 * call */
+    AggregateCall global_calls[2] = {calls[0], calls[1]};
+    global_calls[0].argument = 2;
+    global_calls[1].argument = 4;
+    LocalGroupAggregateSpec local_spec = {.input_field_count = 2,
+                                          .input_types = types,
+                                          .group_keys = keys,
+                                          .group_key_count = 1,
+                                          .calls = calls,
+                                          .call_count = 2,
+                                          .mini_batch_size = size};
+    GroupAggregateSpec spec = {.input_field_count = two_phase ? 6 : 2,
+                               .input_types = two_phase ? partial_types : types,
+                               .group_keys = keys,
+                               .group_key_count = 1,
+                               .calls = two_phase ? global_calls : calls,
+                               .call_count = 2,
+                               .mini_batch_size = size,
+                               .merges_partials = two_phase};
+    ExecContext context = {.diag = &diag, .parallelism = 1, .state_store = store};
+    Operator *local = two_phase ? local_group_aggregate_operator_create(&local_spec, &diag) : NULL;
+    Operator *agg = group_aggregate_operator_create(&spec, &diag);
+    ExchangeCounter exchange;
+    memset(&exchange, 0, sizeof exchange);
+    operator_init(&exchange.base, &EXCHANGE_COUNTER_VTABLE, "Exchange", 1, &exchange);
+    SummarySink sink;
+    memset(&sink, 0, sizeof sink);
+    operator_init(&sink.base, &SUMMARY_SINK_VTABLE, "Sink", 1, &sink);
+    bool ok = agg && (local || !two_phase) && operator_open(&sink.base, &context) == JOINERY_OK &&
+              operator_open(&exchange.base, &context) == JOINERY_OK &&
+              operator_open(agg, &context) == JOINERY_OK &&
+              (!local || operator_open(local, &context) == JOINERY_OK);
+    if (!ok) {
+        fprintf(stderr, "bench_mini_batch: %s\n", diag.message);
+        if (agg)
+            operator_close(agg);
+        if (local)
+            operator_close(local);
+        return false;
+    }
+    if (local)
+        operator_connect(local, &exchange.base, 0);
+    operator_connect(&exchange.base, agg, 0);
+    operator_connect(agg, &sink.base, 0);
+    Operator *first = local ? local : &exchange.base;
+    RowBuilder builder;
+    row_builder_init(&builder);
+    bench_random_state = 0x9e3779b97f4a7c15ull;
+    double start = bench_cpu_seconds();
+    for (uint32_t i = 0; ok && i < options->rows; i++) {
+        bool hot = bench_random() % 100 < options->hot_percent;
+        int64_t key = hot ? 0 : (int64_t)(1 + bench_random() % options->keys);
+        ok = bench_push(first, 0, &builder, ROW_KIND_INSERT, key,
+                        (int64_t)(bench_random() % 1000)) == JOINERY_OK;
+        if (ok && i % 4096 == 0)
+            ok = state_store_commit(store, &diag) == JOINERY_OK;
+    }
+    ok = ok && operator_end_input(first, 0) == JOINERY_OK;
+    result->cpu_seconds = bench_cpu_seconds() - start;
+    if (!ok)
+        fprintf(stderr, "bench_mini_batch: %s\n", diag.message[0] ? diag.message : "failed");
+    uint64_t reads = 0, writes = 0;
+    group_aggregate_state_accesses(agg, &reads, &writes);
+    result->input_rows = options->rows;
+    result->state_accesses = reads + writes;
+    result->output_changes = sink.changes_seen;
+    result->output_rows = sink.row_count;
+    result->output_hash = sink.hash_sum;
+    *exchanged = exchange.rows;
+    row_builder_free(&builder);
+    if (local)
+        operator_close(local);
+    operator_close(agg);
+    operator_close(&exchange.base);
+    operator_close(&sink.base);
+    return ok;
+}
+
+/* One phase and two phases at each size, side by side, with the ratios. */
+static int bench_run_phases(const BenchOptions *options)
+{
+    printf("two-phase: COUNT(*), SUM(v) GROUP BY k, %u inserts, %u%% on one hot key, the rest "
+           "over %u keys\n",
+           options->rows, options->hot_percent, options->keys);
+    printf("  %-12s %-8s %14s %14s %14s %10s\n", "mini-batch", "phases", "state acc/row",
+           "exchanged/row", "output/row", "cpu s");
+    int failed = 0;
+    for (uint32_t s = 0; s < options->size_count; s++) {
+        BenchResult results[2];
+        uint64_t exchanged[2] = {0, 0};
+        bool ok[2];
+        for (int phases = 0; phases < 2; phases++) {
+            Diag diag;
+            diag_clear(&diag);
+            StateStoreConfig config = {STATE_BACKEND_HASHMAP, NULL, NULL};
+            StateStore *store = NULL;
+            if (state_store_open(&config, &store, &diag) != JOINERY_OK) {
+                fprintf(stderr, "bench_mini_batch: %s\n", diag.message);
+                return 1;
+            }
+            memset(&results[phases], 0, sizeof results[phases]);
+            ok[phases] = bench_phases(options, options->sizes[s], phases == 1, store,
+                                      &results[phases], &exchanged[phases]);
+            state_store_close(store);
+            const BenchResult *r = &results[phases];
+            printf("  size %-7lld %-8s %14.4f %14.4f %14.4f %10.3f%s\n",
+                   (long long)options->sizes[s], phases ? "two" : "one",
+                   (double)r->state_accesses / (double)r->input_rows,
+                   (double)exchanged[phases] / (double)r->input_rows,
+                   (double)r->output_changes / (double)r->input_rows, r->cpu_seconds,
+                   ok[phases] ? "" : "  FAILED");
+        }
+        bool same = results[0].output_rows == results[1].output_rows &&
+                    results[0].output_hash == results[1].output_hash;
+        printf("  size %-7lld two/one: state accesses %.3f, exchanged %.3f, output %.3f; final "
+               "rows %s\n",
+               (long long)options->sizes[s],
+               (double)results[1].state_accesses / (double)results[0].state_accesses,
+               (double)exchanged[1] / (double)exchanged[0],
+               (double)results[1].output_changes / (double)results[0].output_changes,
+               same ? "equal" : "DIFFER");
+        if (!ok[0] || !ok[1] || !same)
+            failed = 1;
+    }
+    return failed;
 }
 
 /* ---- case cascade ---- */
@@ -375,7 +564,7 @@ static bool parse_u32(const char *text, uint32_t *out)
 int main(int argc, char **argv)
 {
     BenchOptions options = {
-        .rows = 200000, .keys = 10000, .updates = 200000, .joins = 10, .size_count = 0};
+        .rows = 200000, .keys = 10000, .updates = 200000, .joins = 10, .hot_percent = 50};
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool good = value != NULL;
@@ -385,6 +574,10 @@ int main(int argc, char **argv)
             good = parse_u32(value, &options.keys);
         else if (good && strcmp(argv[i], "--updates") == 0)
             good = parse_u32(value, &options.updates);
+        else if (good && strcmp(argv[i], "--hot") == 0)
+            good = parse_u32(value, &options.hot_percent) && options.hot_percent <= 100;
+        else if (good && strcmp(argv[i], "--phases") == 0)
+            good = parse_u32(value, &options.phases_only) && options.phases_only == 2;
         else if (good && strcmp(argv[i], "--joins") == 0)
             good = parse_u32(value, &options.joins) && options.joins <= BENCH_MAX_JOINS;
         else if (good && strcmp(argv[i], "--size") == 0) {
@@ -401,7 +594,7 @@ int main(int argc, char **argv)
             good = false;
         if (!good) {
             fprintf(stderr, "usage: bench_mini_batch [--rows R] [--keys K] [--updates U] "
-                            "[--size S[,S...]] [--joins N]\n");
+                            "[--size S[,S...]] [--joins N] [--hot PERCENT] [--phases 2]\n");
             return 2;
         }
         i++;
@@ -412,6 +605,8 @@ int main(int argc, char **argv)
         options.sizes[2] = 10000;
         options.size_count = 3;
     }
+    if (options.phases_only)
+        return bench_run_phases(&options);
     char title[160];
     snprintf(title, sizeof title,
              "aggregate: COUNT(*), SUM(v) GROUP BY k, %u inserts over %u keys then %u updates",
