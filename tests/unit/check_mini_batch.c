@@ -14,6 +14,10 @@
  * batch never reaches the state nor the output, the right side's rows run
  * first (the left side's for a RIGHT join), and on random changelogs of both sides (every
  * join type) the materialized result equals the row-by-row join's.
+ * Two phases (op_local_group_aggregate.c, then op_group_aggregate.c with
+ * spec.merges_partials): one partial row per key and batch, negative for
+ * retractions; local + global over a random updating stream materialize
+ * what the row-by-row aggregate does.
  */
 #include <check.h>
 #include <stdio.h>
@@ -23,6 +27,7 @@
 #include "engine/base/strbuf.h"
 #include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/exec/ops/op_join.h"
+#include "engine/exec/ops/op_local_group_aggregate.h"
 #include "engine/exec/ops/op_mini_batch_assigner.h"
 #include "tests/unit/operator_harness.h"
 
@@ -352,6 +357,150 @@ START_TEST(test_batch_equals_row_by_row)
 }
 END_TEST
 
+/* ---- two phases: LocalGroupAggregate, then GroupAggregate merging its partials ---- */
+
+/* The local phase of batch_open's aggregate: output [k, row_count, NULL, 0, sum, count]. */
+static void local_open(Harness *h, BatchTest *t, int64_t size)
+{
+    batch_open(t, 0, true); /* for its types and calls only */
+    harness_close(&t->harness);
+    static DataType partial[6];
+    for (int f = 0; f < 6; f++)
+        partial[f] = bigint();
+    LocalGroupAggregateSpec spec = {.input_field_count = 2,
+                                    .input_types = t->input,
+                                    .group_keys = t->keys,
+                                    .group_key_count = 1,
+                                    .calls = t->calls,
+                                    .call_count = 2,
+                                    .mini_batch_size = size};
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = local_group_aggregate_operator_create(&spec, &diag);
+    ck_assert_msg(op != NULL, "%s", diag.message);
+    harness_open(h, op, partial, 6);
+}
+
+START_TEST(test_local_folds_partials)
+{
+    BatchTest t;
+    Harness h;
+    local_open(&h, &t, 4);
+    push_text(&h, 0, t.input, 2, "+I 1,10");
+    push_text(&h, 0, t.input, 2, "+I 2,5");
+    push_text(&h, 0, t.input, 2, "-U 1,10");
+    EXPECT(&h, ""); /* buffered */
+    push_text(&h, 0, t.input, 2, "+U 1,30");
+    /* one +I per key: row count, COUNT(*)'s unused pair, the sum and its count */
+    EXPECT(&h, "+I(1,1,NULL,0,30,1) +I(2,1,NULL,0,5,1)");
+    /* a batch of retractions only: negative counts and sums, never dropped here */
+    push_text(&h, 0, t.input, 2, "-D 2,5");
+    push_text(&h, 0, t.input, 2, "+I 3,1");
+    push_text(&h, 0, t.input, 2, "-D 3,1");
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 7), JOINERY_OK);
+    EXPECT(&h, "+I(2,-1,NULL,0,-5,-1) +I(3,0,NULL,0,0,0)"); /* then the watermark */
+    push_text(&h, 0, t.input, 2, "+I 4,8");
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "+I(4,1,NULL,0,8,1)");
+    harness_close(&h);
+}
+END_TEST
+
+/* "+I(1,2,3) -U(...)" -> the rows as push_text writes them, one at a time. */
+static void forward_log(const char *log, Harness *to, const DataType *types, uint32_t count)
+{
+    char *copy = strdup(log);
+    for (char *save = NULL, *token = strtok_r(copy, " ", &save); token;
+         token = strtok_r(NULL, " ", &save)) {
+        char row[256];
+        size_t length = strlen(token);
+        ck_assert(length > 4 && length < sizeof row);
+        snprintf(row, sizeof row, "%.2s %.*s", token, (int)(length - 4), token + 3);
+        push_text(to, 0, types, count, row);
+    }
+    free(copy);
+}
+
+START_TEST(test_two_phase_equals_one_phase)
+{
+    static const int64_t sizes[] = {1, 3, 64};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        BatchTest plain, partials;
+        Harness local;
+        batch_open(&plain, 0, true);
+        local_open(&local, &partials, sizes[s]);
+        /* the global phase: keys first, each call's partial value at 2 + 2 * call */
+        static DataType partial[6];
+        for (int f = 0; f < 6; f++)
+            partial[f] = bigint();
+        static AggregateCall global_calls[2];
+        global_calls[0] = plain.calls[0];
+        global_calls[1] = plain.calls[1];
+        global_calls[0].argument = 2;
+        global_calls[1].argument = 4;
+        GroupAggregateSpec spec = {.input_field_count = 6,
+                                   .input_types = partial,
+                                   .group_keys = plain.keys,
+                                   .group_key_count = 1,
+                                   .calls = global_calls,
+                                   .call_count = 2,
+                                   .mini_batch_size = sizes[s],
+                                   .merges_partials = true};
+        Diag diag;
+        diag_clear(&diag);
+        Operator *op = group_aggregate_operator_create(&spec, &diag);
+        ck_assert_msg(op != NULL, "%s", diag.message);
+        Harness global;
+        harness_open(&global, op, plain.output, 3);
+        Materialized a = {0}, b = {0};
+        int64_t live[8][64];
+        int live_count[8] = {0};
+        unsigned seed = 777u + (unsigned)s;
+        for (int step = 0; step < 2000; step++) {
+            seed = seed * 1103515245u + 12345u;
+            int key = (int)((seed >> 16) % 8);
+            seed = seed * 1103515245u + 12345u;
+            int64_t value = (int64_t)((seed >> 16) % 50);
+            char text[64];
+            if (live_count[key] > 0 && value % 3 == 0) {
+                int victim = (int)(value % live_count[key]);
+                snprintf(text, sizeof text, "-U %d,%lld", key, (long long)live[key][victim]);
+                live[key][victim] = live[key][--live_count[key]];
+            } else if (live_count[key] < 64) {
+                snprintf(text, sizeof text, "+I %d,%lld", key, (long long)value);
+                live[key][live_count[key]++] = value;
+            } else {
+                continue;
+            }
+            batch_in(&plain, text);
+            push_text(&local, 0, plain.input, 2, text);
+            forward_log(harness_take(&local), &global, partial, 6);
+            if (step % 97 == 0) {
+                ck_assert_int_eq(operator_push_watermark(local.op, 0, 0, step), JOINERY_OK);
+                forward_log(harness_take(&local), &global, partial, 6);
+                ck_assert_int_eq(operator_push_watermark(global.op, 0, 0, step), JOINERY_OK);
+            }
+            materialize(&a, harness_take(&plain.harness));
+            materialize(&b, harness_take(&global));
+        }
+        ck_assert_int_eq(operator_end_input(plain.harness.op, 0), JOINERY_OK);
+        ck_assert_int_eq(operator_end_input(local.op, 0), JOINERY_OK);
+        forward_log(harness_take(&local), &global, partial, 6);
+        ck_assert_int_eq(operator_end_input(global.op, 0), JOINERY_OK);
+        materialize(&a, harness_take(&plain.harness));
+        materialize(&b, harness_take(&global));
+        materialized_assert_equal(&a, &b);
+        materialized_assert_equal(&b, &a);
+        ck_assert_int_gt(materialized_total(&a), 0);
+        materialized_free(&a);
+        materialized_free(&b);
+        harness_close(&plain.harness);
+        harness_close(&local);
+        harness_close(&global);
+    }
+}
+END_TEST
+
 /* ---- mini-batch join: L(k BIGINT, v BIGINT) JOIN R(k BIGINT, w BIGINT) ON k ---- */
 
 static DataType join_types[4];
@@ -491,6 +640,8 @@ static Suite *mini_batch_suite(void)
     tcase_add_test(core, test_batch_suppresses_unchanged_and_transient);
     tcase_add_test(core, test_batch_flushed_at_snapshot);
     tcase_add_test(core, test_batch_equals_row_by_row);
+    tcase_add_test(core, test_local_folds_partials);
+    tcase_add_test(core, test_two_phase_equals_one_phase);
     tcase_add_test(core, test_join_folds_within_batch);
     tcase_add_test(core, test_join_equals_row_by_row);
     tcase_set_timeout(core, 60); /* the random runs, under sanitizers and on LMDB */
