@@ -101,6 +101,10 @@ differential() {
     timeout 600 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" \
       --mini-batch 3 2>&1 | tail -n 25
     record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"
+    # COUNT(DISTINCT) split over 4 buckets (table.optimizer.distinct-agg.split.enabled)
+    timeout 300 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" \
+      --distinct-split 4 2>&1 | tail -n 25
+    record "${1}diff_join-distinct-split-p$parallelism" "${PIPESTATUS[0]}"
     # batch runtime mode: the queries ordered by every column and limited, compared in order
     timeout 600 "$build/tools/diff_join" --queries "$(share_of 300)" --parallelism "$parallelism" \
       --batch 2>&1 | tail -n 25

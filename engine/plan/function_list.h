@@ -371,6 +371,10 @@ FUNCTION(FROM_UNIXTIME, "FROM_UNIXTIME", NAMED, 1, 2, FUNCTION, CALL, type_from_
 FUNCTION(TO_DATE, "TO_DATE", NAMED, 1, 2, FUNCTION, CALL, type_to_date, eval_to_date,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'TO_DATE(<CHARACTER>)'\n'TO_DATE(<CHARACTER>, <CHARACTER>)'")
+/* HASH_CODE(x): the bucket key of a split distinct aggregate (Flink's internal function, which
+   rules/split_distinct_aggregate.c writes; not callable by name), INT */
+FUNCTION(HASH_CODE, "HASH_CODE", OPERATOR, 1, 1, FUNCTION, CALL, type_hash_code, eval_hash_code,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'HASH_CODE(<ANY>)'")
 
 /* (needle, string[, from]): POSITION searching from code point `from` (1-based; below 1 from
    the start), 0 when not found; an empty needle is found at `from` */

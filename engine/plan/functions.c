@@ -1488,6 +1488,12 @@ static Expr *type_field_access(Call *call)
     return make(call, field);
 }
 
+/* HASH_CODE(x): INT, NULL when x is */
+static Expr *type_hash_code(Call *call)
+{
+    return make(call, type_make(TYPE_INT, call->args[0]->type.nullable));
+}
+
 /* ELEMENT(array): the element type, nullable (an empty array gives NULL) */
 static Expr *type_element_of(Call *call)
 {

@@ -13,6 +13,8 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
         status = rule_reorder_joins(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_prune_fields(context, node, &node);
+    if (status == JOINERY_OK && context->config->distinct_split_enabled)
+        status = rule_split_distinct_aggregate(context, node, &node);
     if (status == JOINERY_OK)
         status = rule_push_watermark(context, node, &node);
     if (status == JOINERY_OK && (context->multi_join_hinted || context->config->multi_join_enabled))

@@ -124,7 +124,10 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_LAST_VALUE,
     PLAN_AGGREGATE_COLLECT,
     PLAN_AGGREGATE_ARRAY_AGG,
+    PLAN_AGGREGATE_SUM0, /* $SUM0 (0 over no value): made by rules/split_distinct_aggregate.c */
 } PlanAggregateKind;
+
+enum { PLAN_PARTIAL_FINAL_NONE, PLAN_PARTIAL_FINAL_PARTIAL, PLAN_PARTIAL_FINAL_FINAL };
 
 typedef struct PlanAggregateCall {
     PlanAggregateKind kind;
@@ -277,6 +280,10 @@ struct PlanNode {
             WindowSpec window;
             uint32_t time_field;
             bool emits_window_time;
+            /* Flink's partialFinalType of a split distinct aggregate
+               (rules/split_distinct_aggregate.c): PLAN_PARTIAL_FINAL_NONE, _PARTIAL (by
+               the group keys and the bucket) or _FINAL (by the group keys) */
+            uint8_t partial_final;
             /* LOGICAL_AGGREGATE: a STATE_TTL hint naming the aggregate's input, as
                EXPLAIN's AST shows it (the value is state_ttl_millis); NULL */
             const char *state_ttl_hint;

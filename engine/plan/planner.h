@@ -48,6 +48,8 @@ typedef struct PlannerConfig {
     int64_t mini_batch_latency_millis; /* table.exec.mini-batch.allow-latency */
     int64_t mini_batch_size;           /* table.exec.mini-batch.size (-1 unset) */
     PlanAggPhaseStrategy agg_phase;    /* table.optimizer.agg-phase-strategy */
+    bool distinct_split_enabled;       /* table.optimizer.distinct-agg.split.enabled */
+    int64_t distinct_split_buckets;    /* table.optimizer.distinct-agg.split.bucket-num */
     /* execution.runtime-mode = 'batch': bounded sources only, the final result once
        (ORDER BY any order as a Sort at the end of input) */
     bool batch_mode;

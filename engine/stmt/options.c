@@ -35,6 +35,8 @@ typedef enum OptionId {
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
     OPTION_AGG_PHASE_STRATEGY,
+    OPTION_DISTINCT_AGG_SPLIT_ENABLED,
+    OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM,
     OPTION_PARALLELISM_DEFAULT,
     OPTION_RESULT_MODE,
     OPTION_DML_SYNC,
@@ -88,6 +90,13 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_AGG_PHASE_STRATEGY] = {"table.optimizer.agg-phase-strategy", OPTION_KIND_ENUM, "AUTO",
                                    "AUTO|ONE_PHASE|TWO_PHASE",
                                    "aggregate in one phase or local + global (with mini-batch)"},
+    [OPTION_DISTINCT_AGG_SPLIT_ENABLED] = {"table.optimizer.distinct-agg.split.enabled",
+                                           OPTION_KIND_BOOLEAN, "false", NULL,
+                                           "split COUNT(DISTINCT) into a bucketed partial and a "
+                                           "final aggregate (hot keys)"},
+    [OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM] = {"table.optimizer.distinct-agg.split.bucket-num",
+                                              OPTION_KIND_INTEGER, "1024", NULL,
+                                              "buckets of the split distinct aggregate"},
     [OPTION_PARALLELISM_DEFAULT] = {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
                                     "subtasks of each keyed operator"},
     [OPTION_RESULT_MODE] = {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
@@ -456,6 +465,8 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
     config->batch_mode = mode && strcasecmp(mode, "batch") == 0;
     const char *phase =
         options_get(options, options_spec_of(OPTION_AGG_PHASE_STRATEGY, OPTION_KIND_ENUM)->key);
+    config->distinct_split_enabled = options_boolean(options, OPTION_DISTINCT_AGG_SPLIT_ENABLED);
+    config->distinct_split_buckets = options_integer(options, OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM);
     config->agg_phase = PLAN_AGG_PHASE_AUTO;
     if (phase && strcasecmp(phase, "ONE_PHASE") == 0)
         config->agg_phase = PLAN_AGG_PHASE_ONE_PHASE;

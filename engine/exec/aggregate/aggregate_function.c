@@ -29,6 +29,7 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
             return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: COUNT must give BIGINT");
         return JOINERY_OK;
     case AGGREGATE_SUM:
+    case AGGREGATE_SUM0:
     case AGGREGATE_AVG:
         if (!type_is_numeric(argument) || !type_is_numeric(result))
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
@@ -84,6 +85,7 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
         (*count)++;
         return JOINERY_OK;
     case AGGREGATE_SUM:
+    case AGGREGATE_SUM0:
     case AGGREGATE_AVG:
         if (current->is_null)
             *current = is_double ? value_double(0.0) : value_int(0);
@@ -179,6 +181,7 @@ int aggregate_function_retract(const AggregateCall *call, DataType value_type, V
         (*count)--;
         return JOINERY_OK;
     case AGGREGATE_SUM:
+    case AGGREGATE_SUM0:
     case AGGREGATE_AVG:
         if (current->is_null)
             *current = is_double ? value_double(0.0) : value_int(0);
@@ -223,7 +226,8 @@ int aggregate_function_merge(const AggregateCall *call, DataType value_type, Val
     }
     if (value.is_null)
         return JOINERY_OK;
-    bool sums = call->kind == AGGREGATE_SUM || call->kind == AGGREGATE_AVG;
+    bool sums =
+        call->kind == AGGREGATE_SUM || call->kind == AGGREGATE_SUM0 || call->kind == AGGREGATE_AVG;
     if (count == 0 && !sums)
         return JOINERY_OK;
     if (aggregate_function_is_append_only(call->kind))
@@ -250,7 +254,7 @@ int aggregate_function_merge(const AggregateCall *call, DataType value_type, Val
 int aggregate_function_subtract(const AggregateCall *call, DataType value_type, Value value,
                                 Value *current, int64_t *count)
 {
-    if (call->kind != AGGREGATE_SUM && call->kind != AGGREGATE_AVG)
+    if (call->kind != AGGREGATE_SUM && call->kind != AGGREGATE_SUM0 && call->kind != AGGREGATE_AVG)
         return aggregate_function_retract(call, value_type, value, current, count);
     /* the sum goes on below zero values: it is merged into the global sum later */
     bool is_double = value_type.id == TYPE_DOUBLE;
@@ -316,7 +320,10 @@ int aggregate_function_result(const AggregateCall *call, DataType value_type, in
         return JOINERY_OK;
     }
     if (count == 0 || value.is_null) {
-        *result = value_null();
+        /* $SUM0 over no value is 0 */
+        *result = call->kind != AGGREGATE_SUM0                    ? value_null()
+                  : out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE ? value_double(0.0)
+                                                                  : value_int(0);
         return JOINERY_OK;
     }
     if (call->kind == AGGREGATE_MIN || call->kind == AGGREGATE_MAX ||
@@ -326,7 +333,7 @@ int aggregate_function_result(const AggregateCall *call, DataType value_type, in
     }
     bool sum_is_double = value_type.id == TYPE_DOUBLE;
     int from_scale = call->argument_type.id == TYPE_DECIMAL ? call->argument_type.scale : 0;
-    if (call->kind == AGGREGATE_SUM) {
+    if (call->kind == AGGREGATE_SUM || call->kind == AGGREGATE_SUM0) {
         if (out.id == TYPE_FLOAT || out.id == TYPE_DOUBLE) {
             *result = value_double(sum_is_double ? value.d
                                                  : (double)value.i /

@@ -41,6 +41,8 @@ typedef enum AggregateKind {
     AGGREGATE_LAST_VALUE,  /* the last non-NULL value */
     AGGREGATE_COLLECT,     /* collection_aggregate.h */
     AGGREGATE_ARRAY_AGG,   /* collection_aggregate.h */
+    AGGREGATE_SUM0,        /* Calcite's $SUM0: SUM, but 0 over no value (the final phase of a
+                              split distinct aggregate sums counts) */
 } AggregateKind;
 
 typedef struct AggregateCall {

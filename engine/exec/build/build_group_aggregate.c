@@ -29,6 +29,8 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
         return AGGREGATE_COLLECT;
     case PLAN_AGGREGATE_ARRAY_AGG:
         return AGGREGATE_ARRAY_AGG;
+    case PLAN_AGGREGATE_SUM0:
+        return AGGREGATE_SUM0;
     }
     return AGGREGATE_AVG;
 }

@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "engine/base/composite.h"
 #include "engine/exec/eval/eval.h"
 
@@ -49,6 +51,25 @@ Value eval_field_access(const Expr *expr, const EvalInput *input)
                                           (uint32_t)expr->call.args[1]->literal.i, &field))
         return value_null();
     return field;
+}
+
+/* HASH_CODE(x): Java's hashCode of integers (Integer's, Long's for BIGINT), a 32-bit hash of
+   the value's bytes otherwise (equal values, equal bytes); only a bucket, never shown */
+Value eval_hash_code(const Expr *expr, const EvalInput *input)
+{
+    const Expr *argument = expr->call.args[0];
+    Value value = eval_expr(argument, input);
+    if (value.is_null)
+        return value;
+    TypeId id = argument->type.id;
+    if (type_is_variable_length(id))
+        return value_int((int32_t)(uint32_t)XXH3_64bits(value.s.ptr, value.s.len));
+    uint64_t bits = (uint64_t)value.i;
+    if (id == TYPE_FLOAT || id == TYPE_DOUBLE)
+        memcpy(&bits, &value.d, sizeof bits);
+    if (id == TYPE_TINYINT || id == TYPE_SMALLINT || id == TYPE_INT)
+        return value_int((int32_t)value.i);
+    return value_int((int32_t)(uint32_t)(bits ^ (bits >> 32)));
 }
 
 Value eval_element(const Expr *expr, const EvalInput *input)

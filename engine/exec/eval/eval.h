@@ -12,7 +12,8 @@
  *   datetime.c    DATE_FORMAT TO_TIMESTAMP EXTRACT, CURRENT_TIMESTAMP,
  *                 LOCALTIMESTAMP, CURRENT_DATE, PROCTIME, CURRENT_WATERMARK
  *   maps.c        ITEM CARDINALITY MAP (ITEM and CARDINALITY of arrays and multisets too)
- *   composites.c  ROW ARRAY DOT ELEMENT ARRAY_CONTAINS, CAST between composites
+ *   composites.c  ROW ARRAY DOT ELEMENT ARRAY_CONTAINS, CAST between composites,
+ *                 HASH_CODE
  * An evaluator evaluates the arguments it needs with eval_expr and reports
  * runtime errors with eval_error (the result is then NULL).
  */

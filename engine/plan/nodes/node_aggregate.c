@@ -33,6 +33,8 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "COLLECT";
     case PLAN_AGGREGATE_ARRAY_AGG:
         return "ARRAY_AGG";
+    case PLAN_AGGREGATE_SUM0:
+        return "$SUM0";
     }
     return "?";
 }
@@ -81,6 +83,14 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
     }
 }
 
+void explain_partial_final(ExplainContext *context, const PlanNode *node)
+{
+    if (node->aggregate.partial_final != PLAN_PARTIAL_FINAL_NONE)
+        strbuf_printf(context->out, "partialFinalType=[%s], ",
+                      node->aggregate.partial_final == PLAN_PARTIAL_FINAL_PARTIAL ? "PARTIAL"
+                                                                                  : "FINAL");
+}
+
 static void explain_group_aggregate(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
@@ -91,6 +101,7 @@ static void explain_group_aggregate(ExplainContext *context, const PlanNode *nod
             strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
         strbuf_append_cstr(out, "], ");
     }
+    explain_partial_final(context, node);
     strbuf_append_cstr(out, "select=[");
     for (uint32_t i = 0; i < node->aggregate.group_key_count; i++)
         strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
@@ -177,6 +188,11 @@ static bool groups_by_window(const PlanNode *node)
             end_spec = spec;
     }
     return start_spec && end_spec && start_spec == end_spec;
+}
+
+bool plan_aggregate_is_windowed(const PlanNode *node)
+{
+    return plan_group_window_key(node) >= 0 || groups_by_window(node);
 }
 
 static int convert_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)

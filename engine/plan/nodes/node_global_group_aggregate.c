@@ -43,6 +43,7 @@ static void explain_global_group_aggregate(ExplainContext *context, const PlanNo
             strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
         strbuf_append_cstr(out, "], ");
     }
+    explain_partial_final(context, node);
     strbuf_append_cstr(out, "select=[");
     for (uint32_t i = 0; i < key_count; i++)
         strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);

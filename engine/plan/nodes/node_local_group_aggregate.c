@@ -29,6 +29,7 @@ bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update)
         case PLAN_AGGREGATE_COUNT_STAR:
         case PLAN_AGGREGATE_COUNT:
         case PLAN_AGGREGATE_SUM:
+        case PLAN_AGGREGATE_SUM0:
         case PLAN_AGGREGATE_AVG:
             break;
         case PLAN_AGGREGATE_MIN:
@@ -55,6 +56,10 @@ void plan_explain_accumulator(StrBuf *out, const PlanAggregateCall *call, bool r
         return;
     case PLAN_AGGREGATE_COUNT:
         strbuf_printf(out, "count$%u", i);
+        *index = i + 1;
+        return;
+    case PLAN_AGGREGATE_SUM0:
+        strbuf_printf(out, "sum$%u", i);
         *index = i + 1;
         return;
     case PLAN_AGGREGATE_SUM:
@@ -105,6 +110,7 @@ static void explain_local_group_aggregate(ExplainContext *context, const PlanNod
             strbuf_printf(out, "%s%s", i ? ", " : "", names[node->aggregate.group_keys[i]]);
         strbuf_append_cstr(out, "], ");
     }
+    explain_partial_final(context, node);
     strbuf_append_cstr(out, "select=[");
     bool first = true;
     for (uint32_t i = 0; i < key_count; i++, first = false)

@@ -146,6 +146,9 @@ const char *explain_ttl_text(int64_t millis, char *buffer, size_t size);
 /* ", stateTtl=[...]": one value, or left=..., right=... when they differ. */
 void explain_ttl(ExplainContext *context, int64_t left_millis, int64_t right_millis);
 
+/* node_aggregate.c: "partialFinalType=[PARTIAL], " for the two aggregates of a split
+   distinct aggregate, nothing otherwise. */
+void explain_partial_final(ExplainContext *context, const PlanNode *node);
 /* node_aggregate.c: ", COUNT(*) AS c, SUM(x) AS s" for an aggregate node's calls, the
    argument names from `names`, one leading ", " per call. */
 void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
@@ -202,6 +205,9 @@ int plan_convert_sort_limit(PlannerContext *context, const PlanNode *node, PlanN
 int plan_convert_lookup_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* node_aggregate.c: true for LISTAGG, FIRST_VALUE and LAST_VALUE, which accumulate only. */
 bool plan_aggregate_is_append_only(PlanAggregateKind kind);
+/* node_aggregate.c: true when the LogicalAggregate `node` plans as a window aggregate (a legacy
+   group window key, or window_start and window_end of one window table function). */
+bool plan_aggregate_is_windowed(const PlanNode *node);
 /* node_aggregate.c: the function's name as Flink prints it (COUNT for COUNT(*) too). */
 const char *plan_aggregate_name(PlanAggregateKind kind);
 /* node_local_group_aggregate.c: true when every call of the GroupAggregate `node` can

@@ -8,6 +8,8 @@
  *   2. rule_reorder_joins     cost-based order of inner joins (cost.h), when
  *                             table.optimizer.join-reorder-enabled
  *   3. rule_prune_fields      projection pruning down into scans
+ *  3b. rule_split_distinct_aggregate  DISTINCT aggregates split over hash buckets, when
+ *                             table.optimizer.distinct-agg.split.enabled
  *   4. rule_push_watermark    WatermarkAssigner over a kafka / upsert-kafka scan folded
  *                             into the scan (watermark=[...]): the source generates it
  *   5. rule_fuse_multi_join   MultiJoin fusion, when table.optimizer.multi-join.enabled
@@ -33,6 +35,9 @@ int rule_reorder_joins(PlannerContext *context, PlanNode *node, PlanNode **resul
 int rule_prune_fields(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 4. pushes watermarks into the scans of sources that generate them (per split). */
 int rule_push_watermark(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* 3b. (table.optimizer.distinct-agg.split.enabled) splits GROUP BYs with DISTINCT calls into
+   a bucketed partial and a final aggregate (Flink's SplitAggregateRule). */
+int rule_split_distinct_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 5. (when enabled) fuses chains of joins that share a key into LogicalMultiJoin nodes. */
 int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 6. (when enabled) mini-batch planning of the physical plan, rewritten in place. */

@@ -31,6 +31,7 @@ static DataType partial_value_type(const PlanAggregateCall *call, const PlanNode
 {
     switch (call->kind) {
     case PLAN_AGGREGATE_SUM:
+    case PLAN_AGGREGATE_SUM0:
     case PLAN_AGGREGATE_AVG: {
         TypeId argument = input->fields[call->argument].type.id;
         return type_make(
