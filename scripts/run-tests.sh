@@ -85,8 +85,8 @@ golden_scripts() {
 
 share_of() { echo $(($1 * share / 100)); }
 
-# differential LABEL [SHARE]: 600 random join queries (row by row and
-# with mini-batch), 300 in batch mode (ORDER BY and LIMIT, compared in order), 600 random interval joins (plus the
+# differential LABEL [SHARE]: 600 random join queries (row by row,
+# with mini-batch, with the distinct split), 300 in batch mode (ORDER BY and LIMIT, compared in order), 600 random interval joins (plus the
 # late-row cases at parallelism 1), 40 random window joins, 40 window aggregates, 6000 temporal join
 # queries and 480 Top-N queries against SQLite at
 # parallelism 1 and 2. SHARE (percent, default 100) scales every count: the
@@ -102,7 +102,7 @@ differential() {
       --mini-batch 3 2>&1 | tail -n 25
     record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"
     # COUNT(DISTINCT) split over 4 buckets (table.optimizer.distinct-agg.split.enabled)
-    timeout 300 "$build/tools/diff_join" --queries 600 --parallelism "$parallelism" \
+    timeout 300 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" \
       --distinct-split 4 2>&1 | tail -n 25
     record "${1}diff_join-distinct-split-p$parallelism" "${PIPESTATUS[0]}"
     # batch runtime mode: the queries ordered by every column and limited, compared in order
