@@ -492,6 +492,8 @@ const JobKind job_kinds[] = {
                                      .format_metrics = build_group_window_aggregate_metrics},
     [PLAN_LOCAL_GROUP_AGGREGATE] = {.create = build_local_group_aggregate},
     [PLAN_GLOBAL_GROUP_AGGREGATE] = {.create = build_global_group_aggregate},
+    [PLAN_OVER_AGGREGATE] = {.create = build_over_aggregate,
+                             .format_metrics = build_over_aggregate_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

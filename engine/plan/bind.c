@@ -938,7 +938,8 @@ int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
     const AstList *items = &query->select.items;
     for (size_t i = 0; i < items->count; i++) {
         const AstSelectItem *item = items->items[i];
-        if (over_position && item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over) {
+        if (over_position && item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over &&
+            !function_is_aggregate_name(item->expr->function.name)) {
             /* ROW_NUMBER() OVER: a place for it (bind_row_number) */
             if (*over_position >= 0)
                 return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->position,
@@ -1226,10 +1227,21 @@ static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *s
     const AstSelectItem *item = NULL;
     for (size_t i = 0; i < query->select.items.count && !item; i++) {
         const AstSelectItem *candidate = query->select.items.items[i];
-        if (candidate->expr->kind == AST_EXPR_FUNCTION && candidate->expr->function.over)
+        if (candidate->expr->kind == AST_EXPR_FUNCTION && candidate->expr->function.over &&
+            !function_is_aggregate_name(candidate->expr->function.name))
             item = candidate;
     }
     const AstOver *over = item->expr->function.over;
+    if (strcasecmp(item->expr->function.name, "ROW_NUMBER") != 0 &&
+        strcasecmp(item->expr->function.name, "RANK") != 0 &&
+        strcasecmp(item->expr->function.name, "DENSE_RANK") != 0)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->position,
+                          "%s() OVER is not supported yet", item->expr->function.name);
+    if (over->name || over->has_frame)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->position,
+                          over->name ? "A named window for %s() is not supported yet"
+                                     : "Window frames in OVER are not supported yet for %s()",
+                          item->expr->function.name);
     PlanRankFunction function = PLAN_RANK_ROW_NUMBER;
     if (strcasecmp(item->expr->function.name, "RANK") == 0)
         function = PLAN_RANK_RANK;
@@ -1478,13 +1490,31 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
     SelectList list = {0};
     if (!grouped) {
         int over_position = -1;
+        OverBinding over = {.query = query};
+        bool over_aggregate = bind_query_has_over_aggregate(query);
+        if (over_aggregate) {
+            over.calls.group_count = scope.count;
+            binder->over = &over;
+        } else if (query->select.windows.count) {
+            const AstWindowDefinition *unused = query->select.windows.items[0];
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, unused->position,
+                              "A WINDOW clause without an OVER aggregate using it is not "
+                              "supported yet");
+        }
         status = bind_select_items(binder, query, &scope, &list, &over_position);
         if (status == JOINERY_OK && query->order_by.count)
             status =
                 bind_order_of_select(binder, query, &scope, &list, query->select.distinct, order);
+        binder->over = NULL;
+        if (status == JOINERY_OK && over_aggregate && over_position >= 0)
+            status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, query->position,
+                                "ROW_NUMBER() (RANK(), DENSE_RANK()) OVER beside OVER aggregates "
+                                "in one SELECT is not supported yet");
         if (status != JOINERY_OK)
             return status;
-        if (over_position >= 0)
+        if (over_aggregate)
+            status = bind_over_select(binder, &over, &scope, &list, &node);
+        else if (over_position >= 0)
             status = bind_row_number(binder, query, &scope, &list, (uint32_t)over_position, &node);
         else
             node = bind_project(binder, node, list.exprs, list.names, list.count);

@@ -36,7 +36,7 @@ bool bind_contains_aggregate(const AstExpr *ast)
         return false;
     switch (ast->kind) {
     case AST_EXPR_FUNCTION:
-        if (function_is_aggregate_name(ast->function.name))
+        if (function_is_aggregate_name(ast->function.name) && !ast->function.over)
             return true;
         for (size_t i = 0; i < ast->function.args.count; i++)
             if (bind_contains_aggregate(ast->function.args.items[i]))
@@ -676,6 +676,52 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
     return *result ? JOINERY_OK : bind_no_memory(binder);
 }
 
+/*
+ * agg(...) OVER window in the SELECT list of a query with OVER aggregates: the window is
+ * checked (bind_over_window: the same for every call), the call registered among the
+ * OverAggregate's calls and the result is a reference to its field. SUM(x) is
+ * CASE(COUNT(x) > 0, SUM(x), null), as Calcite expands it (Flink prints it so).
+ */
+static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
+{
+    OverBinding *over = binder->over;
+    if (ast->function.distinct)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "DISTINCT in OVER aggregates is not supported yet");
+    int status = bind_over_window(binder, scope, ast->function.over);
+    if (status != JOINERY_OK)
+        return status;
+    AstExpr plain = *ast;
+    plain.function.over = NULL;
+    binder->over = NULL;
+    binder->aggregate = &over->calls;
+    Expr *count = NULL;
+    bool sum = strcasecmp(ast->function.name, "SUM") == 0;
+    if (sum) {
+        AstExpr count_ast = plain;
+        count_ast.function.name = "COUNT";
+        count_ast.source_text = "COUNT";
+        count_ast.source_length = 5;
+        status = bind_aggregate_call(binder, scope, &count_ast, &count);
+    }
+    if (status == JOINERY_OK)
+        status = bind_aggregate_call(binder, scope, &plain, result);
+    binder->aggregate = NULL;
+    binder->over = over;
+    if (status != JOINERY_OK || !sum)
+        return status;
+    Expr *compare[2] = {count,
+                        expr_make_literal(binder->arena, type_make(TYPE_INT, false), value_int(0))};
+    Expr *args[3] = {NULL, *result,
+                     expr_make_literal(binder->arena, (*result)->type, value_null())};
+    if (!compare[1] || !args[2])
+        return bind_no_memory(binder);
+    status = bind_call(binder, ast->position, NULL, FUNCTION_GREATER, compare, 2, &args[0]);
+    if (status != JOINERY_OK)
+        return status;
+    return bind_call(binder, ast->position, NULL, FUNCTION_CASE, args, 3, result);
+}
+
 static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
     const char *name = ast->function.name;
@@ -886,6 +932,12 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args, 2,
                          result);
     case AST_EXPR_FUNCTION:
+        if (ast->function.over && binder->over && function_is_aggregate_name(ast->function.name))
+            return bind_over_call(binder, scope, ast, result);
+        if (ast->function.over && function_is_aggregate_name(ast->function.name))
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.over->position,
+                              "OVER aggregates are supported only in the SELECT list of a query "
+                              "without GROUP BY");
         if (ast->function.over)
             return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.over->position,
                               "ROW_NUMBER() OVER is supported only as a SELECT item of a query "

@@ -44,6 +44,22 @@ typedef struct AggregateBinding {
     bool group_window_properties; /* an auxiliary group window function was bound */
 } AggregateBinding;
 
+/*
+ * Set while binding the SELECT list of a query with OVER aggregates (bind_over.c): the
+ * one window every call must use, resolved over the FROM scope, and the calls, whose
+ * results are fields input_count + i (calls.group_count = input_count).
+ */
+typedef struct OverBinding {
+    const struct AstQuery *query; /* its WINDOW clause names windows */
+    bool resolved;                /* the first call's window is below */
+    uint32_t *partition;          /* PARTITION BY columns of the FROM scope */
+    uint32_t partition_count;
+    uint32_t order_field;
+    bool rows;              /* ROWS, else RANGE */
+    int64_t preceding;      /* rows (ROWS) or milliseconds (RANGE); -1 = UNBOUNDED */
+    AggregateBinding calls; /* group_count = the FROM scope's column count */
+} OverBinding;
+
 typedef struct CommonTableExpression {
     const char *name;
     const AstWithItem *item;
@@ -54,6 +70,7 @@ typedef struct Binder {
     Arena *arena;
     Diag *diag;
     AggregateBinding *aggregate; /* non-NULL: select/having of a grouped query */
+    OverBinding *over;           /* non-NULL: the SELECT list of a query with OVER aggregates */
     /* the grouped query's keys while its select/having are bound, also where `aggregate` is
        NULL for a moment (outside aggregate arguments): auxiliary group window functions
        (TUMBLE_START, ...) refer to them */
@@ -74,6 +91,14 @@ typedef struct Binder {
     int depth;            /* queries and FROM items being bound, across views (<= SQL_MAX_DEPTH) */
 } Binder;
 
+/*
+ * bind_over.c: checks the window of an OVER aggregate call against binder->over (the first
+ * call's window becomes it): Flink's errors for several windows, an ORDER BY that is not
+ * one time attribute ascending, and frames other than PRECEDING .. CURRENT ROW.
+ */
+int bind_over_window(Binder *binder, const struct Scope *scope, const struct AstOver *window);
+/* bind_over.c: true when a SELECT item calls an aggregate with OVER (not a rank). */
+bool bind_query_has_over_aggregate(const struct AstQuery *query);
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
 
@@ -123,6 +148,14 @@ typedef struct SelectList {
 int bind_from_clause(Binder *binder, const AstTableRef *ref, PlanNode **node, Scope *scope);
 /* bind.c: expands * and t.* and binds the other SELECT items of `query` over `scope`
    (over_position: see bind_select; NULL rejects OVER). */
+/*
+ * bind_over.c: the SELECT of a query with OVER aggregates (`list` bound with binder->over
+ * = over) over *node (its FROM and WHERE): a LogicalProject of the columns it reads, a
+ * LogicalOverAggregate adding the calls (w0$o0, ...), and a LogicalProject of the SELECT
+ * items above, in *node. list->exprs are remapped onto the OverAggregate's fields.
+ */
+int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, SelectList *list,
+                     PlanNode **node);
 int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope, SelectList *list,
                       int *over_position);
 /* bind.c: a LogicalProject of `exprs` named `names` (uniquified) over `input`; NULL when out

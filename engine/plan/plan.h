@@ -55,6 +55,7 @@ typedef enum PlanKind {
     PLAN_LOGICAL_ROW_NUMBER,
     /* ORDER BY / LIMIT / OFFSET / FETCH: Calcite's LogicalSort (nodes/node_sort.c) */
     PLAN_LOGICAL_SORT,
+    PLAN_LOGICAL_OVER_AGGREGATE, /* agg(...) OVER window (aggregate.*, bind_over.c) */
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -89,6 +90,7 @@ typedef enum PlanKind {
        the partial accumulators of each batch, and their merge over a hash exchange */
     PLAN_LOCAL_GROUP_AGGREGATE,
     PLAN_GLOBAL_GROUP_AGGREGATE,
+    PLAN_OVER_AGGREGATE, /* aggregates over a frame per row (aggregate.*; node_over_aggregate.c) */
     PLAN_KIND_COUNT /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -300,6 +302,12 @@ struct PlanNode {
             uint32_t window_start_field, window_end_field;
             const char *const *window_partition_names;
             uint32_t window_partition_count;
+            /* [LOGICAL_]OVER_AGGREGATE: group_keys are PARTITION BY, the calls' results follow
+               the input fields; ORDER BY time_field (a time attribute, `proctime` says which);
+               the frame ends at CURRENT ROW and starts over_preceding rows (over_rows) or
+               milliseconds (RANGE) before it, -1 = UNBOUNDED PRECEDING */
+            bool over_rows;
+            int64_t over_preceding;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

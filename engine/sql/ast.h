@@ -156,7 +156,7 @@ struct AstExpr {
                positional one; empty (count 0) when no argument is named */
             AstList arg_names;
             bool distinct;
-            struct AstOver *over; /* ROW_NUMBER() OVER (...); NULL without OVER */
+            struct AstOver *over; /* f(...) OVER (...) / OVER name; NULL without OVER */
         } function;
         struct {
             AstExpr *operand;
@@ -287,11 +287,40 @@ typedef struct AstOrderItem {
 } AstOrderItem;
 
 /* OVER ([PARTITION BY expr, ...] [ORDER BY item, ...]) of ROW_NUMBER(). */
+/* One bound of an OVER window frame (ROWS / RANGE ...). */
+typedef enum AstFrameBoundKind {
+    AST_FRAME_UNBOUNDED_PRECEDING,
+    AST_FRAME_PRECEDING, /* offset PRECEDING */
+    AST_FRAME_CURRENT_ROW,
+    AST_FRAME_FOLLOWING, /* offset FOLLOWING */
+    AST_FRAME_UNBOUNDED_FOLLOWING,
+} AstFrameBoundKind;
+
+typedef struct AstFrameBound {
+    AstFrameBoundKind kind;
+    AstExpr *offset; /* PRECEDING / FOLLOWING: a row count or an INTERVAL; else NULL */
+    SourcePosition position;
+} AstFrameBound;
+
+/* OVER (...), OVER name, or the body of a WINDOW clause item. */
 typedef struct AstOver {
     AstList partition_by;    /* AstExpr* */
     AstList order_by;        /* AstOrderItem* */
-    SourcePosition position; /* of OVER */
+    SourcePosition position; /* of OVER (of the name in a WINDOW clause) */
+    char *name;              /* OVER name: a window of the WINDOW clause; NULL */
+    char *base_name;         /* OVER (name ...): refines a named window; NULL */
+    bool has_frame;          /* ROWS / RANGE given */
+    bool rows;               /* ROWS, else RANGE */
+    AstFrameBound lower;     /* has_frame: BETWEEN lower AND upper (upper CURRENT ROW when */
+    AstFrameBound upper;     /* the frame is a single bound) */
 } AstOver;
+
+/* WINDOW name AS (...) in a SELECT. */
+typedef struct AstWindowDefinition {
+    char *name;
+    AstOver *over;
+    SourcePosition position;
+} AstWindowDefinition;
 
 typedef enum AstQueryKind {
     AST_QUERY_SELECT,
@@ -321,6 +350,7 @@ struct AstQuery {
             AstExpr *where;    /* NULL when absent */
             AstList group_by;  /* AstExpr* */
             AstExpr *having;   /* NULL when absent */
+            AstList windows;   /* AstWindowDefinition*: WINDOW w AS (...), ... */
         } select;
         struct {
             AstSetOperator op;

@@ -169,12 +169,23 @@ static bool token_is_word(const Token *token, const char *word)
     return strlen(word) == token->length && strncasecmp(token->text, word, token->length) == 0;
 }
 
+static bool parser_at_window_clause(Parser *parser);
+
 /* True at OFFSET or FETCH, which end a FROM item or a select item as the reserved words of
    Calcite's grammar do (never an alias without AS). */
 static bool parser_at_query_tail_word(Parser *parser)
 {
     const Token *token = parser_current(parser);
-    return token_is_word(token, "OFFSET") || token_is_word(token, "FETCH");
+    return token_is_word(token, "OFFSET") || token_is_word(token, "FETCH") ||
+           parser_at_window_clause(parser);
+}
+
+/* True at WINDOW name AS, the WINDOW clause of a SELECT (never an alias without AS). */
+static bool parser_at_window_clause(Parser *parser)
+{
+    return token_is_word(parser_current(parser), "WINDOW") &&
+           token_is_identifier(parser_peek(parser, 1)) &&
+           token_is_keyword(parser_peek(parser, 2), KEYWORD_AS);
 }
 
 /* Records that `what` would have been accepted at the current token. */
@@ -1455,18 +1466,7 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
         strncasecmp(next->value, "OVER", 4) == 0 &&
         (parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN ||
          token_is_identifier(parser_peek(parser, 1)))) {
-        /* ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...): deduplication; other OVER
-           aggregates and named windows come with OVER aggregation */
-        bool row_number = (strcasecmp(expr->function.name, "ROW_NUMBER") == 0 ||
-                           strcasecmp(expr->function.name, "RANK") == 0 ||
-                           strcasecmp(expr->function.name, "DENSE_RANK") == 0) &&
-                          expr->function.args.count == 0 &&
-                          parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN;
-        if (!row_number) {
-            parser_fail_at(parser, next->line, next->column, JOINERY_ERROR_UNSUPPORTED,
-                           "OVER windows are not supported yet");
-            return NULL;
-        }
+        /* f(...) OVER (...) / OVER name: a rank (bind.c) or an OVER aggregate (bind_over.c) */
         if (!parser_parse_over(parser, expr))
             return NULL;
     }
@@ -2403,6 +2403,8 @@ static AstSelectItem *parser_parse_select_item(Parser *parser)
     return item;
 }
 
+static bool parser_parse_window_clause(Parser *parser, AstList *windows);
+
 static AstQuery *parser_parse_select(Parser *parser)
 {
     const Token *first = parser_current(parser);
@@ -2442,6 +2444,9 @@ static AstQuery *parser_parse_select(Parser *parser)
         if (!query->select.having)
             return NULL;
     }
+    if (parser_at_window_clause(parser) &&
+        !parser_parse_window_clause(parser, &query->select.windows))
+        return NULL;
     return query;
 }
 
@@ -2542,21 +2547,60 @@ static bool parser_parse_with_items(Parser *parser, AstList *items)
 
 static bool parser_parse_order_by(Parser *parser, AstList *items);
 
-/* OVER ( [PARTITION BY expr, ...] [ORDER BY item, ...] ) after ROW_NUMBER(); OVER is
-   current. A window frame is rejected as not supported yet. */
-static bool parser_parse_over(Parser *parser, AstExpr *expr)
+static bool parser_accept_word(Parser *parser, const char *word);
+
+/* One frame bound: UNBOUNDED PRECEDING | UNBOUNDED FOLLOWING | CURRENT ROW | offset
+   PRECEDING | offset FOLLOWING. */
+static bool parser_parse_frame_bound(Parser *parser, AstFrameBound *bound)
 {
-    const Token *over_token = parser_current(parser);
-    AstOver *over = parser_alloc(parser, sizeof *over);
-    if (!over)
+    bound->position = token_position(parser_current(parser));
+    if (parser_accept_word(parser, "UNBOUNDED")) {
+        if (parser_accept_word(parser, "PRECEDING")) {
+            bound->kind = AST_FRAME_UNBOUNDED_PRECEDING;
+            return true;
+        }
+        if (parser_accept_word(parser, "FOLLOWING")) {
+            bound->kind = AST_FRAME_UNBOUNDED_FOLLOWING;
+            return true;
+        }
+        parser_fail_unexpected(parser);
         return false;
-    over->position = token_position(over_token);
-    parser_advance(parser);
+    }
+    if (parser_accept_word(parser, "CURRENT")) {
+        bound->kind = AST_FRAME_CURRENT_ROW;
+        return parser_expect_keyword(parser, KEYWORD_ROW);
+    }
+    bound->offset = parser_parse_expression(parser);
+    if (!bound->offset)
+        return false;
+    if (parser_accept_word(parser, "PRECEDING")) {
+        bound->kind = AST_FRAME_PRECEDING;
+        return true;
+    }
+    if (parser_accept_word(parser, "FOLLOWING")) {
+        bound->kind = AST_FRAME_FOLLOWING;
+        return true;
+    }
+    parser_fail_unexpected(parser);
+    return false;
+}
+
+/* The inside of OVER ( ... ) or of a WINDOW item's parentheses, the left parenthesis
+   current: [name] [PARTITION BY expr, ...] [ORDER BY item, ...] [ROWS | RANGE frame]. */
+static bool parser_parse_window_body(Parser *parser, AstOver *over)
+{
     if (!parser_expect(parser, TOKEN_LEFT_PAREN))
         return false;
     const Token *token = parser_current(parser);
-    if (token->kind == TOKEN_IDENTIFIER && !token->quoted &&
-        strcasecmp(token->value, "PARTITION") == 0) {
+    if (token->kind == TOKEN_IDENTIFIER && !token_is_word(token, "PARTITION") &&
+        !token_is_word(token, "ROWS") && !token_is_word(token, "RANGE")) {
+        over->base_name = parser_identifier_text(parser, token);
+        if (!over->base_name)
+            return false;
+        parser_advance(parser);
+        token = parser_current(parser);
+    }
+    if (token_is_word(token, "PARTITION")) {
         parser_advance(parser);
         if (!parser_expect_keyword(parser, KEYWORD_BY))
             return false;
@@ -2569,14 +2613,64 @@ static bool parser_parse_over(Parser *parser, AstExpr *expr)
     if (parser_accept_keyword(parser, KEYWORD_ORDER) &&
         !parser_parse_order_by(parser, &over->order_by))
         return false;
-    if (!parser_is(parser, TOKEN_RIGHT_PAREN)) {
-        const Token *frame = parser_current(parser);
-        parser_fail_at(parser, frame->line, frame->column, JOINERY_ERROR_UNSUPPORTED,
-                       "Window frames in OVER are not supported yet");
+    token = parser_current(parser);
+    if (token_is_word(token, "ROWS") || token_is_word(token, "RANGE")) {
+        over->has_frame = true;
+        over->rows = token_is_word(token, "ROWS");
+        parser_advance(parser);
+        if (parser_accept_keyword(parser, KEYWORD_BETWEEN)) {
+            if (!parser_parse_frame_bound(parser, &over->lower) ||
+                !parser_expect_keyword(parser, KEYWORD_AND) ||
+                !parser_parse_frame_bound(parser, &over->upper))
+                return false;
+        } else {
+            if (!parser_parse_frame_bound(parser, &over->lower))
+                return false;
+            over->upper.kind = AST_FRAME_CURRENT_ROW;
+            over->upper.position = over->lower.position;
+        }
+    }
+    return parser_expect(parser, TOKEN_RIGHT_PAREN);
+}
+
+/* OVER ( window ) or OVER name after a function call; OVER is current. */
+static bool parser_parse_over(Parser *parser, AstExpr *expr)
+{
+    const Token *over_token = parser_current(parser);
+    AstOver *over = parser_alloc(parser, sizeof *over);
+    if (!over)
+        return false;
+    over->position = token_position(over_token);
+    parser_advance(parser);
+    if (token_is_identifier(parser_current(parser))) {
+        over->name = parser_identifier_text(parser, parser_current(parser));
+        if (!over->name)
+            return false;
+        parser_advance(parser);
+    } else if (!parser_parse_window_body(parser, over)) {
         return false;
     }
-    parser_advance(parser);
     expr->function.over = over;
+    return true;
+}
+
+/* WINDOW name AS ( window ) [, ...] at the end of a SELECT; WINDOW is current. */
+static bool parser_parse_window_clause(Parser *parser, AstList *windows)
+{
+    parser_advance(parser);
+    do {
+        AstWindowDefinition *window = parser_alloc(parser, sizeof *window);
+        AstOver *over = window ? parser_alloc(parser, sizeof *over) : NULL;
+        if (!over)
+            return false;
+        window->position = token_position(parser_current(parser));
+        over->position = window->position;
+        window->name = parser_expect_identifier(parser, "window name");
+        if (!window->name || !parser_expect_keyword(parser, KEYWORD_AS) ||
+            !parser_parse_window_body(parser, over) || !ast_list_push(parser, windows, window))
+            return false;
+        window->over = over;
+    } while (parser_accept(parser, TOKEN_COMMA));
     return true;
 }
 

@@ -734,10 +734,10 @@ START_TEST(test_error_messages)
                  "SECOND");
     assert_fails("SELECT INTERVAL 5 SECOND", JOINERY_ERROR_PARSE, 1, 17,
                  "Syntax error: unexpected '5'; expected '-', '+' or interval string");
-    assert_fails("SELECT SUM(a) OVER (ORDER BY a) FROM t", JOINERY_ERROR_UNSUPPORTED, 1, 15,
-                 "OVER windows are not supported yet");
-    assert_fails("SELECT ROW_NUMBER() OVER (ORDER BY a ROWS UNBOUNDED PRECEDING) FROM t",
-                 JOINERY_ERROR_UNSUPPORTED, 1, 38, "Window frames in OVER are not supported yet");
+    assert_fails("SELECT SUM(a) OVER (ORDER BY a ROWS 2) FROM t", JOINERY_ERROR_PARSE, 1, 38,
+                 "Syntax error: unexpected ')'; expected PRECEDING or FOLLOWING");
+    assert_fails("SELECT SUM(a) OVER (ORDER BY a ROWS UNBOUNDED ROW) FROM t", JOINERY_ERROR_PARSE,
+                 1, 47, "Syntax error: unexpected 'ROW'; expected PRECEDING or FOLLOWING");
     assert_fails("SELECT * FROM TABLE(a + 1)", JOINERY_ERROR_PARSE, 1, 21,
                  "Syntax error: TABLE(...) expects a function call");
     assert_fails("  CREATE FUNCTION f AS 'x'", JOINERY_ERROR_UNSUPPORTED, 1, 3,

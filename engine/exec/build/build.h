@@ -104,5 +104,9 @@ struct RowOrderKey *build_order_keys(BuildContext *context, const PlanNode *node
 Operator *build_sort(BuildContext *context, const PlanNode *node);
 Operator *build_limit(BuildContext *context, const PlanNode *node);
 Operator *build_temporal_sort(BuildContext *context, const PlanNode *node);
+/* build_over_aggregate.c: OverAggregate, and its numLateRecordsDropped line. */
+Operator *build_over_aggregate(BuildContext *context, const PlanNode *node);
+void build_over_aggregate_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                                  StrBuf *out);
 
 #endif

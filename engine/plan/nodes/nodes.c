@@ -52,6 +52,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_GROUP_WINDOW_AGGREGATE] = &plan_kind_group_window_aggregate,
     [PLAN_LOCAL_GROUP_AGGREGATE] = &plan_kind_local_group_aggregate,
     [PLAN_GLOBAL_GROUP_AGGREGATE] = &plan_kind_global_group_aggregate,
+    [PLAN_LOGICAL_OVER_AGGREGATE] = &plan_kind_logical_over_aggregate,
+    [PLAN_OVER_AGGREGATE] = &plan_kind_over_aggregate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -132,6 +132,7 @@ extern const PlanKindInfo plan_kind_window_rank, plan_kind_window_deduplicate;
 extern const PlanKindInfo plan_kind_lookup_join;
 extern const PlanKindInfo plan_kind_group_window_aggregate;
 extern const PlanKindInfo plan_kind_local_group_aggregate, plan_kind_global_group_aggregate;
+extern const PlanKindInfo plan_kind_logical_over_aggregate, plan_kind_over_aggregate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 
