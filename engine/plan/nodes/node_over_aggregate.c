@@ -87,8 +87,9 @@ static int derive_over_aggregate(PlannerContext *context, PlanNode *node)
     const PlanNode *input = node->inputs[0];
     if (input->changelog_mode != CHANGELOG_INSERT) {
         const PlanNode *producer = input;
-        for (int depth = 0;
-             producer->kind == PLAN_EXCHANGE && producer->input_count == 1 && depth < 64; depth++)
+        for (int depth = 0; plan_kind_info(producer->kind)->forwards_changes &&
+                            producer->input_count == 1 && depth < 64;
+             depth++)
             producer = producer->inputs[0];
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "OverAggregate doesn't support consuming update and delete changes "
