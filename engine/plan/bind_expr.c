@@ -693,22 +693,45 @@ static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast
         return status;
     AstExpr plain = *ast;
     plain.function.over = NULL;
+    /* AVG(x) of an integer or approximate x: CASE(COUNT(x) > 0, SUM(x), null) / COUNT(x)
+       (cast to AVG's type when the division's differs), Calcite's expansion */
+    bool sum = strcasecmp(ast->function.name, "SUM") == 0;
+    bool average = false;
     binder->over = NULL;
+    if (strcasecmp(ast->function.name, "AVG") == 0 && ast->function.args.count == 1 &&
+        ((const AstExpr *)ast->function.args.items[0])->kind != AST_EXPR_STAR) {
+        Expr *argument = NULL;
+        status = bind_expr(binder, scope, ast->function.args.items[0], &argument);
+        if (status != JOINERY_OK) {
+            binder->over = over;
+            return status;
+        }
+        average = type_is_integer(argument->type.id) || argument->type.id == TYPE_FLOAT ||
+                  argument->type.id == TYPE_DOUBLE;
+    }
     binder->aggregate = &over->calls;
     Expr *count = NULL;
-    bool sum = strcasecmp(ast->function.name, "SUM") == 0;
-    if (sum) {
+    Expr *average_value = NULL;
+    if (sum || average) {
         AstExpr count_ast = plain;
         count_ast.function.name = "COUNT";
         count_ast.source_text = "COUNT";
         count_ast.source_length = 5;
         status = bind_aggregate_call(binder, scope, &count_ast, &count);
     }
-    if (status == JOINERY_OK)
+    if (status == JOINERY_OK && average) {
+        AstExpr sum_ast = plain;
+        sum_ast.function.name = "SUM";
+        sum_ast.source_text = "SUM";
+        sum_ast.source_length = 3;
+        status = bind_aggregate_call(binder, scope, &sum_ast, result);
+        average_value = *result;
+    } else if (status == JOINERY_OK) {
         status = bind_aggregate_call(binder, scope, &plain, result);
+    }
     binder->aggregate = NULL;
     binder->over = over;
-    if (status != JOINERY_OK || !sum)
+    if (status != JOINERY_OK || (!sum && !average))
         return status;
     Expr *compare[2] = {count,
                         expr_make_literal(binder->arena, type_make(TYPE_INT, false), value_int(0))};
@@ -717,9 +740,22 @@ static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast
     if (!compare[1] || !args[2])
         return bind_no_memory(binder);
     status = bind_call(binder, ast->position, NULL, FUNCTION_GREATER, compare, 2, &args[0]);
+    if (status == JOINERY_OK)
+        status = bind_call(binder, ast->position, NULL, FUNCTION_CASE, args, 3, result);
+    if (status != JOINERY_OK || !average)
+        return status;
+    /* AVG's type is SUM's here: the argument's, nullable (bind_aggregate_result_type) */
+    DataType average_type = average_value->type;
+    Expr *divide[2] = {*result, count};
+    status = bind_call(binder, ast->position, NULL, FUNCTION_DIVIDE, divide, 2, result);
     if (status != JOINERY_OK)
         return status;
-    return bind_call(binder, ast->position, NULL, FUNCTION_CASE, args, 3, result);
+    if (!type_equals((*result)->type, average_type)) {
+        *result = expr_make_cast(binder->arena, *result, average_type);
+        if (!*result)
+            return bind_no_memory(binder);
+    }
+    return JOINERY_OK;
 }
 
 static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)

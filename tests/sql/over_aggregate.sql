@@ -45,6 +45,14 @@ SELECT a,
   MIN(c) OVER (ORDER BY proctime ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)
 FROM t5;
 
+-- testProcTimeBoundedPartitionedRangeOver's plan: AVG(x) is CASE(COUNT(x) > 0, SUM(x),
+-- null) / COUNT(x), cast to AVG's type where the division's differs (INT / BIGINT); the
+-- results per a: INT truncates (a = 3: 3, 3, 4), DOUBLE does not
+EXPLAIN SELECT a, AVG(b) OVER (PARTITION BY a ORDER BY proctime
+  RANGE BETWEEN INTERVAL '2' HOUR PRECEDING AND CURRENT ROW) AS avgA FROM t5;
+SELECT a, AVG(c) OVER w AS ac, AVG(b) OVER w AS ab, AVG(CAST(c AS DOUBLE)) OVER w AS af
+FROM t5 WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS UNBOUNDED PRECEDING);
+
 -- testProcTimeUnboundedPartitionedRangeOver: Hello World,7,7,1,7 / 7,8,2,15 / 7,20,3,35;
 -- Hello,1,1,1,1 ... Hello,1,6,6,21 (RANGE UNBOUNDED on processing time goes row by row)
 EXPLAIN SELECT c,
