@@ -57,6 +57,7 @@ typedef struct OverBinding {
     uint32_t order_field;
     bool rows;              /* ROWS, else RANGE */
     int64_t preceding;      /* rows (ROWS) or milliseconds (RANGE); -1 = UNBOUNDED */
+    Expr *offset;           /* the literal of `offset PRECEDING` (EXPLAIN); NULL */
     AggregateBinding calls; /* group_count = the FROM scope's column count */
 } OverBinding;
 
@@ -150,9 +151,8 @@ int bind_from_clause(Binder *binder, const AstTableRef *ref, PlanNode **node, Sc
    (over_position: see bind_select; NULL rejects OVER). */
 /*
  * bind_over.c: the SELECT of a query with OVER aggregates (`list` bound with binder->over
- * = over) over *node (its FROM and WHERE): a LogicalProject of the columns it reads, a
- * LogicalOverAggregate adding the calls (w0$o0, ...), and a LogicalProject of the SELECT
- * items above, in *node. list->exprs are remapped onto the OverAggregate's fields.
+ * = over) over *node (its FROM and WHERE): one LogicalOverAggregate with the SELECT items
+ * (over the input fields, then the calls' results), in *node.
  */
 int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, SelectList *list,
                      PlanNode **node);

@@ -11,10 +11,10 @@
  * CURRENT ROW (the SQL default with ORDER BY). PARTITION BY and ORDER BY name
  * columns of the FROM scope.
  *
- * The plan: LogicalProject(the columns the query reads, in their order, then
- * the aggregate arguments that are expressions) when that is not the whole
- * input, LogicalOverAggregate(input fields ++ w0$o0, w0$o1, ...) and a
- * LogicalProject of the SELECT items over it (plan/nodes/node_over_aggregate.c).
+ * The plan: one LogicalOverAggregate over the FROM (and WHERE) with the SELECT
+ * items over its input fields and the calls' results (w0$o0, w0$o1, ...),
+ * printed as the LogicalProject Flink's AST shows; its conversion adds the
+ * Calcs and the Exchange (plan/nodes/node_over_aggregate.c).
  */
 #include <string.h>
 #include <strings.h>
@@ -85,7 +85,7 @@ static int bind_over_column(Binder *binder, const Scope *scope, const AstExpr *a
 
 /* The offset of `n PRECEDING`: a row count for ROWS, an interval (ms) for RANGE. */
 static int bind_over_offset(Binder *binder, const Scope *scope, const AstFrameBound *bound,
-                            bool rows, int64_t *offset)
+                            bool rows, int64_t *offset, Expr **written)
 {
     Expr *expr = NULL;
     int status = bind_expr(binder, scope, bound->offset, &expr);
@@ -97,6 +97,7 @@ static int bind_over_offset(Binder *binder, const Scope *scope, const AstFrameBo
             return bind_error(binder, JOINERY_ERROR_VALIDATE, bound->position,
                               "ROWS value must be a non-negative integral constant");
         *offset = expr->literal.i;
+        *written = expr;
         return JOINERY_OK;
     }
     if (!literal || expr->type.id != TYPE_INTERVAL_DAY_TIME || expr->literal.i < 0)
@@ -104,6 +105,7 @@ static int bind_over_offset(Binder *binder, const Scope *scope, const AstFrameBo
                           "RANGE value of an OVER window on a time attribute must be a "
                           "non-negative day-time INTERVAL constant");
     *offset = expr->literal.i;
+    *written = expr;
     return JOINERY_OK;
 }
 
@@ -154,6 +156,7 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
                             "attribute.");
     bool rows = window->has_frame && window->rows;
     int64_t preceding = -1;
+    Expr *offset = NULL;
     if (status == JOINERY_OK && window->has_frame) {
         if (window->upper.kind != AST_FRAME_CURRENT_ROW ||
             (window->lower.kind != AST_FRAME_UNBOUNDED_PRECEDING &&
@@ -164,7 +167,7 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
                                                                        : window->lower.position,
                            "OVER RANGE FOLLOWING windows are not supported yet.");
         else if (window->lower.kind == AST_FRAME_PRECEDING)
-            status = bind_over_offset(binder, scope, &window->lower, rows, &preceding);
+            status = bind_over_offset(binder, scope, &window->lower, rows, &preceding, &offset);
     }
     binder->over = over;
     if (status != JOINERY_OK)
@@ -178,6 +181,7 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
         over->order_field = order_field;
         over->rows = rows;
         over->preceding = preceding;
+        over->offset = offset;
         return JOINERY_OK;
     }
     bool same = over->partition_count == partition_count && over->order_field == order_field &&
@@ -190,114 +194,47 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
     return JOINERY_OK;
 }
 
-static void bind_over_mark(uint64_t *used, uint32_t field)
-{
-    used[field / 64] |= (uint64_t)1 << (field % 64);
-}
-
-static bool bind_over_marked(const uint64_t *used, uint32_t field)
-{
-    return (used[field / 64] >> (field % 64)) & 1;
-}
-
 int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, SelectList *list,
                      PlanNode **node)
 {
+    (void)scope;
     Arena *arena = binder->arena;
-    uint32_t input_count = scope->count;
     uint32_t call_count = over->calls.call_count;
-    uint32_t words = (input_count + call_count) / 64 + 1;
-    uint64_t *used = arena_calloc(arena, words, sizeof(uint64_t));
-    int32_t *mapping = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
-    Expr **pre_exprs = arena_calloc(arena, input_count + call_count + 1, sizeof(Expr *));
-    const char **pre_names = arena_calloc(arena, input_count + call_count + 1, sizeof(char *));
-    uint32_t *arguments = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
-    if (!used || !mapping || !pre_exprs || !pre_names || !arguments)
-        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
-    /* the columns read: SELECT items, the window's keys, the calls' column arguments */
-    for (uint32_t i = 0; i < list->count; i++)
-        expr_collect_inputs(list->exprs[i], used);
-    for (uint32_t k = 0; k < over->partition_count; k++)
-        bind_over_mark(used, over->partition[k]);
-    bind_over_mark(used, over->order_field);
-    for (uint32_t i = 0; i < call_count; i++) {
-        const Expr *argument = over->calls.calls[i].argument;
-        if (argument && argument->kind == EXPR_INPUT_REF)
-            bind_over_mark(used, argument->input_index);
-        else if (argument)
-            expr_collect_inputs(argument, used);
-    }
-    uint32_t pre_count = 0;
-    for (uint32_t f = 0; f < input_count; f++) {
-        mapping[f] = -1;
-        if (f >= 64 * words || !bind_over_marked(used, f))
-            continue;
-        mapping[f] = (int32_t)pre_count;
-        pre_exprs[pre_count] = expr_make_input_ref(arena, f, scope->columns[f].type);
-        pre_names[pre_count++] = scope->columns[f].name;
-    }
-    uint32_t read_count = pre_count;
-    for (uint32_t i = 0; i < call_count; i++) {
-        Expr *argument = over->calls.calls[i].argument;
-        if (!argument)
-            continue;
-        if (argument->kind == EXPR_INPUT_REF) {
-            arguments[i] = (uint32_t)mapping[argument->input_index];
-            continue;
-        }
-        arguments[i] = pre_count;
-        pre_exprs[pre_count] = argument;
-        pre_names[pre_count] = arena_printf(arena, "$f%u", pre_count);
-        pre_count++;
-    }
-    PlanNode *input = *node;
-    if (pre_count != input_count || read_count != input_count) {
-        input = bind_project(binder, input, pre_exprs, pre_names, pre_count);
-        if (!input)
-            return binder->diag->status;
-    }
-    PlanNode *window =
-        bind_new_node(binder, PLAN_LOGICAL_OVER_AGGREGATE, 1, pre_count + call_count);
+    PlanNode *window = bind_new_node(binder, PLAN_LOGICAL_OVER_AGGREGATE, 1, list->count);
     if (!window)
         return binder->diag->status;
-    window->inputs[0] = input;
-    memcpy(window->fields, input->fields, pre_count * sizeof(PlanField));
-    window->aggregate.group_keys = arena_calloc(arena, over->partition_count + 1, sizeof(uint32_t));
-    window->aggregate.calls = arena_calloc(arena, call_count + 1, sizeof(PlanAggregateCall));
-    if (!window->aggregate.group_keys || !window->aggregate.calls)
-        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
-    for (uint32_t k = 0; k < over->partition_count; k++)
-        window->aggregate.group_keys[k] = (uint32_t)mapping[over->partition[k]];
+    window->inputs[0] = *node;
+    for (uint32_t i = 0; i < list->count; i++) {
+        window->fields[i].name = arena_strdup(arena, list->names[i]);
+        window->fields[i].type = list->exprs[i]->type;
+    }
+    plan_uniquify_names(arena, window->fields, list->count);
+    window->aggregate.over_projects = list->exprs;
+    window->aggregate.group_keys = over->partition;
     window->aggregate.group_key_count = over->partition_count;
-    window->aggregate.time_field = (uint32_t)mapping[over->order_field];
+    window->aggregate.time_field = over->order_field;
     window->aggregate.proctime =
-        input->fields[window->aggregate.time_field].type.time_attribute == TIME_ATTRIBUTE_PROCTIME;
+        (*node)->fields[over->order_field].type.time_attribute == TIME_ATTRIBUTE_PROCTIME;
     window->aggregate.over_rows = over->rows;
     window->aggregate.over_preceding = over->preceding;
+    window->aggregate.over_offset = over->offset;
     window->aggregate.call_count = call_count;
+    window->aggregate.calls = arena_calloc(arena, call_count + 1, sizeof(PlanAggregateCall));
+    window->aggregate.over_arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    if (!window->aggregate.calls || !window->aggregate.over_arguments)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
     for (uint32_t i = 0; i < call_count; i++) {
         const BoundAggregate *call = &over->calls.calls[i];
+        if (call->separator)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->query->position,
+                              "LISTAGG with a separator in an OVER window is not supported yet");
         PlanAggregateCall *plan_call = &window->aggregate.calls[i];
         plan_call->kind = call->kind;
         plan_call->distinct = call->distinct;
-        plan_call->argument = arguments[i];
         plan_call->result_type = call->result_type;
         plan_call->name = arena_printf(arena, "w0$o%u", i);
-        if (call->separator) {
-            /* LISTAGG's constant separator: not a column here yet */
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, (SourcePosition){0},
-                              "LISTAGG with a separator in an OVER window is not supported yet");
-        }
-        window->fields[pre_count + i].name = plan_call->name;
-        window->fields[pre_count + i].type = call->result_type;
-        mapping[input_count + i] = (int32_t)(pre_count + i);
+        window->aggregate.over_arguments[i] = call->argument;
     }
-    for (uint32_t i = 0; i < list->count; i++) {
-        list->exprs[i] = expr_remap_inputs(arena, list->exprs[i], mapping);
-        if (!list->exprs[i])
-            return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0},
-                              "out of memory");
-    }
-    *node = bind_project(binder, window, list->exprs, list->names, list->count);
-    return *node ? JOINERY_OK : binder->diag->status;
+    *node = window;
+    return JOINERY_OK;
 }

@@ -302,12 +302,19 @@ struct PlanNode {
             uint32_t window_start_field, window_end_field;
             const char *const *window_partition_names;
             uint32_t window_partition_count;
-            /* [LOGICAL_]OVER_AGGREGATE: group_keys are PARTITION BY, the calls' results follow
-               the input fields; ORDER BY time_field (a time attribute, `proctime` says which);
-               the frame ends at CURRENT ROW and starts over_preceding rows (over_rows) or
-               milliseconds (RANGE) before it, -1 = UNBOUNDED PRECEDING */
+            /* [LOGICAL_]OVER_AGGREGATE: group_keys are PARTITION BY, ORDER BY time_field (a
+               time attribute, `proctime` says which); the frame ends at CURRENT ROW and
+               starts over_preceding rows (over_rows) or milliseconds (RANGE) before it, -1 =
+               UNBOUNDED PRECEDING. Physical: the calls' results follow the input fields.
+               Logical: the node's fields are the SELECT items over_projects, over the input
+               fields then the calls' results; each call's argument is over_arguments[i]
+               (over the input; NULL for COUNT(*)), calls[i].argument unused; over_offset is
+               the PRECEDING literal as written (NULL when UNBOUNDED) */
             bool over_rows;
             int64_t over_preceding;
+            Expr **over_projects;
+            Expr **over_arguments;
+            Expr *over_offset;
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

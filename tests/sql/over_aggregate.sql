@@ -5,7 +5,8 @@
 -- read in a Calc below Exchange(hash[partition]) (single without PARTITION BY),
 -- OverAggregate(partitionBy=[...], orderBy=[t ASC], window=[ ROWS BETWEEN ...],
 -- select=[input, AGG(x) AS w0$o0, ...]) and a Calc of the SELECT items above it
--- (SUM(x) is CASE((COUNT(x) > 0), SUM(x), null), as Calcite expands it). Rows and
+-- (SUM(x) is CASE((COUNT(x) > 0), SUM(x), null), as Calcite expands it); the AST is
+-- Flink's LogicalProject with `agg(...) OVER (...)` items. Rows and
 -- expected values from OverAggregateITCase (TestData.tupleData5, its `data` and
 -- testRowTimeBoundedPartitionedRangeOver's rows; its LTCNT user function left out).
 CREATE TABLE t5 (a INT, b BIGINT, c INT, d STRING, e BIGINT, proctime AS PROCTIME())
@@ -108,6 +109,13 @@ SELECT b, COUNT(*) OVER (PARTITION BY b ORDER BY proctime
 -- an expression over the aggregates, an aggregate of an expression
 SELECT c, b, SUM(b * 2) OVER w - COUNT(b) OVER w AS x FROM rt WHERE ts <= 2000
 WINDOW w AS (PARTITION BY c ORDER BY rowtime ROWS 1 PRECEDING);
+
+-- a filter above the OVER aggregates stays above them (it would change the frames), and
+-- pruning leaves the unread aggregates in place: b > 10 keeps 15, 16, 65, 18 / 17, 77, 18, 20
+EXPLAIN SELECT c, cnt FROM (SELECT c, b, SUM(b) OVER w AS s, COUNT(*) OVER w AS cnt FROM rt
+  WINDOW w AS (PARTITION BY c ORDER BY rowtime ROWS 1 PRECEDING)) WHERE b > 10;
+SELECT c, b, cnt FROM (SELECT c, b, SUM(b) OVER w AS s, COUNT(*) OVER w AS cnt FROM rt
+  WINDOW w AS (PARTITION BY c ORDER BY rowtime ROWS 1 PRECEDING)) WHERE b > 10;
 
 -- Flink's errors
 SELECT COUNT(a) OVER (PARTITION BY c ORDER BY proctime RANGE UNBOUNDED PRECEDING),

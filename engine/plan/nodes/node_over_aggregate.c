@@ -1,13 +1,16 @@
 /*
- * node_over_aggregate.c - LogicalOverAggregate (printed LogicalWindow, Calcite's
- * name) and OverAggregate (Flink's StreamExecOverAggregate): aggregates over
- * a frame of each row's partition, ordered by a time attribute.
+ * node_over_aggregate.c - LogicalOverAggregate (printed as the LogicalProject
+ * with `agg(...) OVER (...)` items Flink's AST shows) and OverAggregate
+ * (Flink's StreamExecOverAggregate): aggregates over a frame of each row's
+ * partition, ordered by a time attribute.
  *
- * Both keep their attributes in `aggregate`: group_keys are the PARTITION BY
- * fields, calls the aggregates whose results follow the input fields,
- * time_field the ORDER BY time attribute, over_rows / over_preceding the
- * frame (bind_over.c). The physical node sits over Exchange(hash[partition])
- * or Exchange(single) and prints as Flink does:
+ * Both keep their attributes in `aggregate` (plan.h): group_keys are the
+ * PARTITION BY fields, time_field the ORDER BY time attribute, over_rows /
+ * over_preceding the frame (bind_over.c); the logical node's fields are the
+ * SELECT items, the physical node's the input's followed by the calls. The
+ * conversion puts a Calc of the columns read (and the arguments that are
+ * expressions) below Exchange(hash[partition]) or Exchange(single), and a
+ * Calc of the SELECT items above; the physical node prints as Flink does:
  *   OverAggregate(partitionBy=[c], orderBy=[rowtime ASC],
  *     window=[ ROWS BETWEEN 2 PRECEDING AND CURRENT ROW],
  *     select=[a, c, rowtime, COUNT(a) AS w0$o0, SUM(a) AS w0$o1])
@@ -54,27 +57,238 @@ static void explain_over_aggregate(ExplainContext *context, const PlanNode *node
     strbuf_append_cstr(out, "]");
 }
 
+/* "COUNT($0) OVER (PARTITION BY $2 ORDER BY $4 NULLS FIRST ROWS 2 PRECEDING)": call i of a
+   LogicalOverAggregate as Calcite prints it in a LogicalProject, into `out`. */
+static void explain_over_call(ExplainContext *context, const PlanNode *node, uint32_t i,
+                              const char *const *names, StrBuf *out)
+{
+    StrBuf *saved = context->out;
+    context->out = out;
+    const PlanAggregateCall *call = &node->aggregate.calls[i];
+    strbuf_printf(out, "%s(%s", plan_aggregate_name(call->kind),
+                  call->distinct ? "DISTINCT " : "");
+    if (node->aggregate.over_arguments[i])
+        explain_expr(context, node->aggregate.over_arguments[i], names);
+    strbuf_append_cstr(out, ") OVER (");
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
+        strbuf_printf(out, "%s%s", k ? ", " : "PARTITION BY ",
+                      names[node->aggregate.group_keys[k]]);
+    strbuf_printf(out, "%sORDER BY %s NULLS FIRST", node->aggregate.group_key_count ? " " : "",
+                  names[node->aggregate.time_field]);
+    if (node->aggregate.over_rows || node->aggregate.over_preceding >= 0) {
+        strbuf_append_cstr(out, node->aggregate.over_rows ? " ROWS " : " RANGE ");
+        if (node->aggregate.over_offset)
+            explain_expr(context, node->aggregate.over_offset, names);
+        else
+            strbuf_append_cstr(out, "UNBOUNDED");
+        strbuf_append_cstr(out, " PRECEDING");
+    }
+    strbuf_append_cstr(out, ")");
+    context->out = saved;
+}
+
+/* LogicalProject(c=[$2], cnt=[COUNT($0) OVER (...)], ...): the SELECT items with the calls
+   written in place, as Flink's AST shows them. */
+static void explain_logical_over_aggregate(ExplainContext *context, const PlanNode *node)
+{
+    const char *const *input_names = explain_input_names(context, node);
+    uint32_t input_count = node->inputs[0]->field_count;
+    uint32_t call_count = node->aggregate.call_count;
+    const char **names = arena_calloc(context->arena, input_count + call_count + 1, sizeof *names);
+    if (!names)
+        return;
+    memcpy(names, input_names, input_count * sizeof *names);
+    for (uint32_t i = 0; i < call_count; i++) {
+        StrBuf text = {0};
+        explain_over_call(context, node, i, input_names, &text);
+        names[input_count + i] = arena_strdup(context->arena, strbuf_cstr(&text));
+        strbuf_free(&text);
+    }
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        strbuf_printf(context->out, "%s%s=[", i ? ", " : "", node->fields[i].name);
+        explain_expr(context, node->aggregate.over_projects[i], names);
+        strbuf_append_cstr(context->out, "]");
+    }
+}
+
+/*
+ * Physical: Calc(the columns read, then the arguments that are expressions), Exchange(hash
+ * [partition] | single), OverAggregate(input ++ calls), Calc(the SELECT items).
+ */
 static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result)
 {
+    Arena *arena = context->arena;
     PlanNode *input;
     int status = physical_convert(context, node->inputs[0], &input);
     if (status != JOINERY_OK)
         return status;
-    PlanNode *exchange = plan_make_exchange(context, input, node->aggregate.group_keys,
-                                            node->aggregate.group_key_count);
-    PlanNode *over = exchange ? physical_copy_as(context, node, PLAN_OVER_AGGREGATE) : NULL;
-    if (!over)
+    uint32_t input_count = node->inputs[0]->field_count;
+    uint32_t call_count = node->aggregate.call_count;
+    uint64_t *used = rule_fields_new(arena, input_count);
+    int32_t *mapping = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
+    Expr **pre = arena_calloc(arena, input_count + call_count + 1, sizeof(Expr *));
+    PlanField *pre_fields = arena_calloc(arena, input_count + call_count + 1, sizeof(PlanField));
+    uint32_t *arguments = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
+    uint32_t *partition =
+        arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
+    if (!used || !mapping || !pre || !pre_fields || !arguments || !partition)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
+        rule_fields_add(used, node->aggregate.group_keys[k]);
+    rule_fields_add(used, node->aggregate.time_field);
+    for (uint32_t i = 0; i < call_count; i++)
+        if (node->aggregate.over_arguments[i])
+            rule_fields_add_expr(used, node->aggregate.over_arguments[i]);
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        /* only the input fields: the calls' results are not in `used`'s range */
+        uint64_t *all = rule_fields_new(arena, input_count + call_count);
+        if (!all)
+            return JOINERY_ERROR_NO_MEMORY;
+        rule_fields_add_expr(all, node->aggregate.over_projects[i]);
+        for (uint32_t f = 0; f < input_count; f++)
+            if (rule_fields_has(all, f))
+                rule_fields_add(used, f);
+    }
+    uint32_t pre_count = 0;
+    for (uint32_t f = 0; f < input_count; f++) {
+        mapping[f] = -1;
+        if (!rule_fields_has(used, f))
+            continue;
+        mapping[f] = (int32_t)pre_count;
+        pre[pre_count] = expr_make_input_ref(arena, f, input->fields[f].type);
+        pre_fields[pre_count++] = input->fields[f];
+    }
+    for (uint32_t i = 0; i < call_count; i++) {
+        const Expr *argument = node->aggregate.over_arguments[i];
+        if (!argument)
+            continue;
+        if (argument->kind == EXPR_INPUT_REF) {
+            arguments[i] = (uint32_t)mapping[argument->input_index];
+            continue;
+        }
+        arguments[i] = pre_count;
+        pre[pre_count] = (Expr *)argument;
+        pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
+        pre_fields[pre_count++].type = argument->type;
+    }
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
+        partition[k] = (uint32_t)mapping[node->aggregate.group_keys[k]];
+    PlanNode *below = plan_make_calc(context, input, pre, pre_count, pre_fields, NULL);
+    PlanNode *exchange =
+        below ? plan_make_exchange(context, below, partition, node->aggregate.group_key_count)
+              : NULL;
+    PlanNode *over =
+        exchange ? physical_new_node(context, PLAN_OVER_AGGREGATE, 1, pre_count + call_count)
+                 : NULL;
+    PlanAggregateCall *calls = arena_calloc(arena, call_count + 1, sizeof(PlanAggregateCall));
+    if (!over || !calls)
         return JOINERY_ERROR_NO_MEMORY;
     over->inputs[0] = exchange;
-    *result = over;
+    memcpy(over->fields, exchange->fields, pre_count * sizeof(PlanField));
+    over->aggregate = node->aggregate;
+    over->aggregate.group_keys = partition;
+    over->aggregate.time_field = (uint32_t)mapping[node->aggregate.time_field];
+    over->aggregate.calls = calls;
+    over->aggregate.over_projects = NULL;
+    over->aggregate.over_arguments = NULL;
+    for (uint32_t i = 0; i < call_count; i++) {
+        calls[i] = node->aggregate.calls[i];
+        calls[i].argument = arguments[i];
+        over->fields[pre_count + i].name = calls[i].name;
+        over->fields[pre_count + i].type = calls[i].result_type;
+        mapping[input_count + i] = (int32_t)(pre_count + i);
+    }
+    Expr **projects = arena_calloc(arena, node->field_count + 1, sizeof(Expr *));
+    if (!projects)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        projects[i] = expr_remap_inputs(arena, node->aggregate.over_projects[i], mapping);
+        if (!projects[i])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    *result = plan_make_calc(context, over, projects, node->field_count, node->fields, NULL);
+    return *result ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+/* Projection pruning: the SELECT items read above are kept; the input keeps what they, the
+   window and the calls' arguments read. */
+static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_t *used,
+                                RulePruned *result)
+{
+    Arena *arena = context->arena;
+    uint32_t input_count = node->inputs[0]->field_count;
+    uint32_t call_count = node->aggregate.call_count;
+    uint64_t *input_used = rule_fields_new(arena, input_count + call_count);
+    int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    if (!input_used || !mapping)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
+        rule_fields_add(input_used, node->aggregate.group_keys[k]);
+    rule_fields_add(input_used, node->aggregate.time_field);
+    for (uint32_t i = 0; i < call_count; i++)
+        if (node->aggregate.over_arguments[i])
+            rule_fields_add_expr(input_used, node->aggregate.over_arguments[i]);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        if (!rule_fields_has(used, i)) {
+            mapping[i] = -1;
+            continue;
+        }
+        mapping[i] = (int32_t)kept++;
+        rule_fields_add_expr(input_used, node->aggregate.over_projects[i]);
+    }
+    if (kept == 0) /* keep one field: a node has fields */
+        mapping[0] = (int32_t)kept++;
+    PlanNode *copy;
+    RulePruned input;
+    int status = rule_prune_input(context, node, input_used, &copy, &input);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t new_count = copy->inputs[0]->field_count;
+    int32_t *remap = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
+    Expr **projects = arena_calloc(arena, kept + 1, sizeof(Expr *));
+    Expr **arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    PlanField *fields = arena_calloc(arena, kept + 1, sizeof(PlanField));
+    uint32_t *partition =
+        arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
+    if (!remap || !projects || !arguments || !fields || !partition)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t f = 0; f < input_count; f++)
+        remap[f] = input.mapping[f];
+    for (uint32_t i = 0; i < call_count; i++) {
+        remap[input_count + i] = (int32_t)(new_count + i);
+        const Expr *argument = node->aggregate.over_arguments[i];
+        arguments[i] = argument ? expr_remap_inputs(arena, argument, remap) : NULL;
+        if (argument && !arguments[i])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    for (uint32_t i = 0; i < node->field_count; i++) {
+        if (mapping[i] < 0)
+            continue;
+        fields[mapping[i]] = node->fields[i];
+        projects[mapping[i]] = expr_remap_inputs(arena, node->aggregate.over_projects[i], remap);
+        if (!projects[mapping[i]])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
+        partition[k] = (uint32_t)input.mapping[node->aggregate.group_keys[k]];
+    copy->aggregate.group_keys = partition;
+    copy->aggregate.time_field = (uint32_t)input.mapping[node->aggregate.time_field];
+    copy->aggregate.over_projects = projects;
+    copy->aggregate.over_arguments = arguments;
+    copy->fields = fields;
+    copy->field_count = kept;
+    result->node = copy;
+    result->mapping = mapping;
     return JOINERY_OK;
 }
 
 const PlanKindInfo plan_kind_logical_over_aggregate = {
     .kind = PLAN_LOGICAL_OVER_AGGREGATE,
-    .name = "LogicalWindow",
-    .explain = explain_over_aggregate,
+    .name = "LogicalProject",
+    .explain = explain_logical_over_aggregate,
     .convert = convert_over_aggregate,
+    .prune_fields = prune_over_aggregate,
 };
 
 static const PlanNode *trace_over_aggregate(const PlanNode *node, uint32_t *field)
