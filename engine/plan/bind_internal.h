@@ -55,6 +55,7 @@ typedef struct OverBinding {
     uint32_t *partition;          /* PARTITION BY columns of the FROM scope */
     uint32_t partition_count;
     uint32_t order_field;
+    Expr *order_expr;       /* ORDER BY PROCTIME(): the expression (order_field unused); NULL */
     bool rows;              /* ROWS, else RANGE */
     int64_t preceding;      /* rows (ROWS) or milliseconds (RANGE); -1 = UNBOUNDED */
     Expr *offset;           /* the literal of `offset PRECEDING` (EXPLAIN); NULL */

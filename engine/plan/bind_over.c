@@ -8,8 +8,8 @@
  * window."); the window is ordered by one time attribute ascending and its
  * frame ends at CURRENT ROW, starting UNBOUNDED or n rows / an interval
  * PRECEDING; without a frame it is RANGE BETWEEN UNBOUNDED PRECEDING AND
- * CURRENT ROW (the SQL default with ORDER BY). PARTITION BY and ORDER BY name
- * columns of the FROM scope.
+ * CURRENT ROW (the SQL default with ORDER BY). PARTITION BY names columns of
+ * the FROM scope, ORDER BY a column or a time-attribute expression (PROCTIME()).
  *
  * The plan: one LogicalOverAggregate over the FROM (and WHERE) with the SELECT
  * items over its input fields and the calls' results (w0$o0, w0$o1, ...),
@@ -144,16 +144,21 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
     if (status == JOINERY_OK && window->order_by.count != 1)
         status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, position,
                             "The window can only be ordered by a single time column.");
+    /* a column, or an expression that is a time attribute (PROCTIME()) */
+    Expr *order_expr = NULL;
     if (status == JOINERY_OK)
-        status = bind_over_column(binder, scope, order->expr, &order_field);
+        status = bind_expr(binder, scope, order->expr, &order_expr);
     if (status == JOINERY_OK && order->descending)
         status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
                             "The window can only be ordered in ASCENDING mode.");
-    if (status == JOINERY_OK &&
-        scope->columns[order_field].type.time_attribute == TIME_ATTRIBUTE_NONE)
+    if (status == JOINERY_OK && order_expr->type.time_attribute == TIME_ATTRIBUTE_NONE)
         status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
                             "OVER windows' ordering in stream mode must be defined on a time "
                             "attribute.");
+    if (status == JOINERY_OK && order_expr->kind == EXPR_INPUT_REF) {
+        order_field = order_expr->input_index;
+        order_expr = NULL;
+    }
     bool rows = window->has_frame && window->rows;
     int64_t preceding = -1;
     Expr *offset = NULL;
@@ -179,13 +184,16 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
         over->partition = partition;
         over->partition_count = partition_count;
         over->order_field = order_field;
+        over->order_expr = order_expr;
         over->rows = rows;
         over->preceding = preceding;
         over->offset = offset;
         return JOINERY_OK;
     }
     bool same = over->partition_count == partition_count && over->order_field == order_field &&
-                over->rows == rows && over->preceding == preceding;
+                (over->order_expr == NULL) == (order_expr == NULL) &&
+                (!order_expr || expr_equals(over->order_expr, order_expr)) && over->rows == rows &&
+                over->preceding == preceding;
     for (uint32_t k = 0; same && k < partition_count; k++)
         same = over->partition[k] == partition[k];
     if (!same)
@@ -213,8 +221,10 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
     window->aggregate.group_keys = over->partition;
     window->aggregate.group_key_count = over->partition_count;
     window->aggregate.time_field = over->order_field;
+    window->aggregate.over_order = over->order_expr;
     window->aggregate.proctime =
-        (*node)->fields[over->order_field].type.time_attribute == TIME_ATTRIBUTE_PROCTIME;
+        (over->order_expr ? over->order_expr->type : (*node)->fields[over->order_field].type)
+            .time_attribute == TIME_ATTRIBUTE_PROCTIME;
     window->aggregate.over_rows = over->rows;
     window->aggregate.over_preceding = over->preceding;
     window->aggregate.over_offset = over->offset;

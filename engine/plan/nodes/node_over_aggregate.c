@@ -73,8 +73,12 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         strbuf_printf(out, "%s%s", k ? ", " : "PARTITION BY ",
                       names[node->aggregate.group_keys[k]]);
-    strbuf_printf(out, "%sORDER BY %s NULLS FIRST", node->aggregate.group_key_count ? " " : "",
-                  names[node->aggregate.time_field]);
+    strbuf_printf(out, "%sORDER BY ", node->aggregate.group_key_count ? " " : "");
+    if (node->aggregate.over_order)
+        explain_expr(context, node->aggregate.over_order, names);
+    else
+        strbuf_append_cstr(out, names[node->aggregate.time_field]);
+    strbuf_append_cstr(out, " NULLS FIRST");
     if (node->aggregate.over_rows || node->aggregate.over_preceding >= 0) {
         strbuf_append_cstr(out, node->aggregate.over_rows ? " ROWS " : " RANGE ");
         if (node->aggregate.over_offset)
@@ -135,7 +139,10 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         rule_fields_add(used, node->aggregate.group_keys[k]);
-    rule_fields_add(used, node->aggregate.time_field);
+    if (node->aggregate.over_order)
+        rule_fields_add_expr(used, node->aggregate.over_order);
+    else
+        rule_fields_add(used, node->aggregate.time_field);
     for (uint32_t i = 0; i < call_count; i++)
         if (node->aggregate.over_arguments[i])
             rule_fields_add_expr(used, node->aggregate.over_arguments[i]);
@@ -171,6 +178,16 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
         pre_fields[pre_count++].type = argument->type;
     }
+    /* ORDER BY PROCTIME(): computed below, named by its place ($2), as Flink does */
+    uint32_t time_field =
+        node->aggregate.over_order ? pre_count : (uint32_t)mapping[node->aggregate.time_field];
+    if (node->aggregate.over_order) {
+        pre[pre_count] = expr_remap_inputs(arena, node->aggregate.over_order, mapping);
+        if (!pre[pre_count])
+            return JOINERY_ERROR_NO_MEMORY;
+        pre_fields[pre_count].name = arena_printf(arena, "$%u", pre_count);
+        pre_fields[pre_count++].type = node->aggregate.over_order->type;
+    }
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         partition[k] = (uint32_t)mapping[node->aggregate.group_keys[k]];
     PlanNode *below = plan_make_calc(context, input, pre, pre_count, pre_fields, NULL);
@@ -187,7 +204,8 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     memcpy(over->fields, exchange->fields, pre_count * sizeof(PlanField));
     over->aggregate = node->aggregate;
     over->aggregate.group_keys = partition;
-    over->aggregate.time_field = (uint32_t)mapping[node->aggregate.time_field];
+    over->aggregate.time_field = time_field;
+    over->aggregate.over_order = NULL;
     over->aggregate.calls = calls;
     over->aggregate.over_projects = NULL;
     over->aggregate.over_arguments = NULL;
@@ -224,7 +242,10 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         rule_fields_add(input_used, node->aggregate.group_keys[k]);
-    rule_fields_add(input_used, node->aggregate.time_field);
+    if (node->aggregate.over_order)
+        rule_fields_add_expr(input_used, node->aggregate.over_order);
+    else
+        rule_fields_add(input_used, node->aggregate.time_field);
     for (uint32_t i = 0; i < call_count; i++)
         if (node->aggregate.over_arguments[i])
             rule_fields_add_expr(input_used, node->aggregate.over_arguments[i]);
@@ -273,7 +294,13 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         partition[k] = (uint32_t)input.mapping[node->aggregate.group_keys[k]];
     copy->aggregate.group_keys = partition;
-    copy->aggregate.time_field = (uint32_t)input.mapping[node->aggregate.time_field];
+    if (node->aggregate.over_order) {
+        copy->aggregate.over_order = expr_remap_inputs(arena, node->aggregate.over_order, remap);
+        if (!copy->aggregate.over_order)
+            return JOINERY_ERROR_NO_MEMORY;
+    } else {
+        copy->aggregate.time_field = (uint32_t)input.mapping[node->aggregate.time_field];
+    }
     copy->aggregate.over_projects = projects;
     copy->aggregate.over_arguments = arguments;
     copy->fields = fields;
