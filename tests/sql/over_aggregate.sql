@@ -65,6 +65,10 @@ EXPLAIN SELECT a, AVG(b) OVER (PARTITION BY a ORDER BY proctime
 SELECT a, AVG(c) OVER w AS ac, AVG(b) OVER w AS ab, AVG(CAST(c AS DOUBLE)) OVER w AS af
 FROM t5 WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS UNBOUNDED PRECEDING);
 
+-- UNBOUNDED frames over strings: the accumulator kept per key
+SELECT a, d, FIRST_VALUE(d) OVER w AS f, LAST_VALUE(d) OVER w AS l, MAX(d) OVER w AS mx
+FROM t5 WHERE a >= 4 WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS UNBOUNDED PRECEDING);
+
 -- testProcTimeUnboundedPartitionedRangeOver: Hello World,7,7,1,7 / 7,8,2,15 / 7,20,3,35;
 -- Hello,1,1,1,1 ... Hello,1,6,6,21 (RANGE UNBOUNDED on processing time goes row by row)
 EXPLAIN SELECT c,

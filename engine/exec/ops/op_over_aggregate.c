@@ -182,15 +182,21 @@ static int over_compute_range(OverAggregateOperator *over, const Row *key, uint6
 }
 
 /* UNBOUNDED frames: the key's accumulator into the working copy (empty when none or
-   expired). */
-static void over_load_accumulator(OverAggregateOperator *over, const Row *key, uint64_t hash,
-                                  int64_t now)
+   expired), decoded from a copy in the scratch arena: rows emitted meanwhile may make
+   operators downstream write state, which may move what a state view points to. */
+static int over_load_accumulator(OverAggregateOperator *over, const Row *key, uint64_t hash,
+                                 int64_t now)
 {
     const ValueEntry *entry = value_state_find(over->values, key, hash, now);
-    if (entry && entry->value)
-        aggregate_accumulator_decode(&over->accumulator, entry->value);
-    else
+    if (!entry || !entry->value) {
         aggregate_accumulator_reset(&over->accumulator);
+        return JOINERY_OK;
+    }
+    Row *copy = row_copy(&over->scratch, entry->value);
+    if (!copy)
+        return operator_fail(&over->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    aggregate_accumulator_decode(&over->accumulator, copy);
+    return JOINERY_OK;
 }
 
 static int over_store_value(OverAggregateOperator *over, const Row *key, uint64_t hash,
@@ -221,7 +227,9 @@ static int over_fire_rowtime(OverAggregateOperator *over, const Row *key, int64_
         status = over_collect(over, key, hash, time, time, &count);
         if (status != JOINERY_OK || count == 0)
             return status;
-        over_load_accumulator(over, key, hash, now);
+        status = over_load_accumulator(over, key, hash, now);
+        if (status != JOINERY_OK)
+            return status;
         if (over->spec.rows) {
             for (uint32_t i = 0; i < count && status == JOINERY_OK; i++) {
                 status = over_apply(over, over->frame[i]);
@@ -290,8 +298,9 @@ static int over_process_row(OverAggregateOperator *over, const Row *row)
         return operator_register_timer(self, TIMER_EVENT_TIME, time, key);
     }
     if (over_unbounded(over)) {
-        over_load_accumulator(over, key, hash, now);
-        int status = over_apply(over, row);
+        int status = over_load_accumulator(over, key, hash, now);
+        if (status == JOINERY_OK)
+            status = over_apply(over, row);
         if (status == JOINERY_OK)
             status = over_emit(over, row);
         return status == JOINERY_OK ? over_store_accumulator(over, key, hash, now) : status;
