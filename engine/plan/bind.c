@@ -1492,14 +1492,10 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         int over_position = -1;
         OverBinding over = {.query = query};
         bool over_aggregate = bind_query_has_over_aggregate(query);
+        /* a WINDOW clause no OVER aggregate uses changes nothing (Flink runs the query) */
         if (over_aggregate) {
             over.calls.group_count = scope.count;
             binder->over = &over;
-        } else if (query->select.windows.count) {
-            const AstWindowDefinition *unused = query->select.windows.items[0];
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, unused->position,
-                              "A WINDOW clause without an OVER aggregate using it is not "
-                              "supported yet");
         }
         status = bind_select_items(binder, query, &scope, &list, &over_position);
         if (status == JOINERY_OK && query->order_by.count)
