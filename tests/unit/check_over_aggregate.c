@@ -5,7 +5,8 @@
  * Input rows (name, a_int, time millis); PARTITION BY name with COUNT(*),
  * SUM(a_int) and MIN(a_int). Cases: event-time ROWS 1 PRECEDING (rows out of
  * order wait for the watermark and leave in time order; a row not after its
- * key's last computed time is late, dropped and counted; the rows no later
+ * key's last computed time (0 before the first) is late, dropped and
+ * counted; the rows no later
  * frame reaches are freed), event-time RANGE UNBOUNDED (rows of one time
  * share their values; a row not after the watermark is late), event-time
  * RANGE 1 s (older rows leave the frame and the state), a snapshot and
@@ -138,6 +139,8 @@ START_TEST(test_rowtime_range_bounded)
     OverAggregateSpec spec = make_spec(true, false, 1000);
     Harness h;
     harness_open(&h, make_operator(&spec), output_types, 6);
+    row(&h, "+I a,7,0"); /* at the epoch: late, as Flink's lastTriggeringTs starts at 0 */
+    ck_assert_uint_eq(over_aggregate_operator_late_rows(h.op), 1);
     row(&h, "+I a,1,1000");
     row(&h, "+I a,2,1500");
     row(&h, "+I a,3,2000");

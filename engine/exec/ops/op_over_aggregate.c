@@ -271,7 +271,9 @@ static int64_t over_last_computed(OverAggregateOperator *over, const Row *key, u
                                   int64_t now)
 {
     const ValueEntry *entry = value_state_find(over->values, key, hash, now);
-    return entry && entry->value ? row_get_int64(entry->value, 0) : INT64_MIN;
+    /* 0 before the first, as Flink's bounded functions start lastTriggeringTs: a row at or
+       before the epoch is late there */
+    return entry && entry->value ? row_get_int64(entry->value, 0) : 0;
 }
 
 static int over_process_row(OverAggregateOperator *over, const Row *row)

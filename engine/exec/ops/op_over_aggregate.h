@@ -10,7 +10,8 @@
  * time in arrival order and emits them before the watermark goes on. A row
  * is late and dropped (counted, numLateRecordsDropped) when its time is not
  * after the watermark (UNBOUNDED frames) or after the last time its key
- * computed (bounded frames), as Flink drops them.
+ * computed (bounded frames; 0 before the first, so a row at or before the
+ * epoch is late there), as Flink drops them.
  * Processing time: rows are computed as they arrive (ROWS frames and
  * UNBOUNDED RANGE, as Flink's ProcTimeUnbounded / ProcTimeRowsBounded), or,
  * for RANGE n PRECEDING, buffered at their arrival millisecond and computed
