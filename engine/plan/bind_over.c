@@ -231,19 +231,20 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
     window->aggregate.call_count = call_count;
     window->aggregate.calls = arena_calloc(arena, call_count + 1, sizeof(PlanAggregateCall));
     window->aggregate.over_arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
-    if (!window->aggregate.calls || !window->aggregate.over_arguments)
+    window->aggregate.over_separators = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    if (!window->aggregate.calls || !window->aggregate.over_arguments ||
+        !window->aggregate.over_separators)
         return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
     for (uint32_t i = 0; i < call_count; i++) {
         const BoundAggregate *call = &over->calls.calls[i];
-        if (call->separator)
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, over->query->position,
-                              "LISTAGG with a separator in an OVER window is not supported yet");
         PlanAggregateCall *plan_call = &window->aggregate.calls[i];
         plan_call->kind = call->kind;
         plan_call->distinct = call->distinct;
         plan_call->result_type = call->result_type;
         plan_call->name = arena_printf(arena, "w0$o%u", i);
         window->aggregate.over_arguments[i] = call->argument;
+        window->aggregate.over_separators[i] = call->separator;
+        plan_call->has_separator = call->separator != NULL;
     }
     *node = window;
     return JOINERY_OK;

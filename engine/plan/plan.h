@@ -308,13 +308,15 @@ struct PlanNode {
                UNBOUNDED PRECEDING. Physical: the calls' results follow the input fields.
                Logical: the node's fields are the SELECT items over_projects, over the input
                fields then the calls' results; each call's argument is over_arguments[i]
-               (over the input; NULL for COUNT(*)), calls[i].argument unused; over_offset is
+               (over the input; NULL for COUNT(*)), calls[i].argument and .separator unused
+               (over_separators[i] is LISTAGG's separator); over_offset is
                the PRECEDING literal as written (NULL when UNBOUNDED); over_order, when set,
                the ORDER BY expression (PROCTIME()) in place of time_field */
             bool over_rows;
             int64_t over_preceding;
             Expr **over_projects;
             Expr **over_arguments;
+            Expr **over_separators; /* logical: LISTAGG's constant separator; NULL */
             Expr *over_offset;
             Expr *over_order;
         } aggregate;

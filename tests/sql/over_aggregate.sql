@@ -69,6 +69,10 @@ FROM t5 WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS UNBOUNDED PRECEDING);
 SELECT a, d, FIRST_VALUE(d) OVER w AS f, LAST_VALUE(d) OVER w AS l, MAX(d) OVER w AS mx
 FROM t5 WHERE a >= 4 WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS UNBOUNDED PRECEDING);
 
+-- LISTAGG with and without a separator over the row and the one before it
+SELECT a, LISTAGG(d, '|') OVER w AS l, LISTAGG(d) OVER w AS l2 FROM t5 WHERE a >= 4
+WINDOW w AS (PARTITION BY a ORDER BY proctime ROWS 1 PRECEDING);
+
 -- testProcTimeUnboundedPartitionedRangeOver: Hello World,7,7,1,7 / 7,8,2,15 / 7,20,3,35;
 -- Hello,1,1,1,1 ... Hello,1,6,6,21 (RANGE UNBOUNDED on processing time goes row by row)
 EXPLAIN SELECT c,

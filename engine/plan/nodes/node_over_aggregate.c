@@ -69,6 +69,10 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
                   call->distinct ? "DISTINCT " : "");
     if (node->aggregate.over_arguments[i])
         explain_expr(context, node->aggregate.over_arguments[i], names);
+    if (node->aggregate.over_separators[i]) {
+        strbuf_append_cstr(out, ", ");
+        explain_expr(context, node->aggregate.over_separators[i], names);
+    }
     strbuf_append_cstr(out, ") OVER (");
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         strbuf_printf(out, "%s%s", k ? ", " : "PARTITION BY ",
@@ -130,12 +134,15 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     uint32_t call_count = node->aggregate.call_count;
     uint64_t *used = rule_fields_new(arena, input_count);
     int32_t *mapping = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
-    Expr **pre = arena_calloc(arena, input_count + call_count + 1, sizeof(Expr *));
-    PlanField *pre_fields = arena_calloc(arena, input_count + call_count + 1, sizeof(PlanField));
+    /* room for the input fields, each call's argument and separator and the ORDER BY */
+    uint32_t room = input_count + 2 * call_count + 2;
+    Expr **pre = arena_calloc(arena, room, sizeof(Expr *));
+    PlanField *pre_fields = arena_calloc(arena, room, sizeof(PlanField));
     uint32_t *arguments = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
+    uint32_t *separators = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
     uint32_t *partition =
         arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
-    if (!used || !mapping || !pre || !pre_fields || !arguments || !partition)
+    if (!used || !mapping || !pre || !pre_fields || !arguments || !separators || !partition)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
         rule_fields_add(used, node->aggregate.group_keys[k]);
@@ -178,6 +185,15 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
         pre_fields[pre_count++].type = argument->type;
     }
+    for (uint32_t i = 0; i < call_count; i++) {
+        Expr *separator = node->aggregate.over_separators[i];
+        if (!separator)
+            continue;
+        separators[i] = pre_count;
+        pre[pre_count] = separator;
+        pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
+        pre_fields[pre_count++].type = separator->type;
+    }
     /* ORDER BY PROCTIME(): computed below, named by its place ($2), as Flink does */
     uint32_t time_field =
         node->aggregate.over_order ? pre_count : (uint32_t)mapping[node->aggregate.time_field];
@@ -209,9 +225,11 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     over->aggregate.calls = calls;
     over->aggregate.over_projects = NULL;
     over->aggregate.over_arguments = NULL;
+    over->aggregate.over_separators = NULL;
     for (uint32_t i = 0; i < call_count; i++) {
         calls[i] = node->aggregate.calls[i];
         calls[i].argument = arguments[i];
+        calls[i].separator = separators[i];
         over->fields[pre_count + i].name = calls[i].name;
         over->fields[pre_count + i].type = calls[i].result_type;
         mapping[input_count + i] = (int32_t)(pre_count + i);
