@@ -53,6 +53,7 @@ typedef struct OverBinding {
     const struct AstQuery *query; /* its WINDOW clause names windows */
     bool resolved;                /* the first call's window is below */
     uint32_t *partition;          /* PARTITION BY columns of the FROM scope */
+    Expr **partition_exprs;       /* [k]: the expression when key k is not a column; NULL */
     uint32_t partition_count;
     uint32_t order_field;
     Expr *order_expr;       /* ORDER BY PROCTIME(): the expression (order_field unused); NULL */

@@ -8,8 +8,8 @@
  * window."); the window is ordered by one time attribute ascending and its
  * frame ends at CURRENT ROW, starting UNBOUNDED or n rows / an interval
  * PRECEDING; without a frame it is RANGE BETWEEN UNBOUNDED PRECEDING AND
- * CURRENT ROW (the SQL default with ORDER BY). PARTITION BY names columns of
- * the FROM scope, ORDER BY a column or a time-attribute expression (PROCTIME()).
+ * CURRENT ROW (the SQL default with ORDER BY). PARTITION BY takes columns or
+ * expressions, ORDER BY a column or a time-attribute expression (PROCTIME()).
  *
  * The plan: one LogicalOverAggregate over the FROM (and WHERE) with the SELECT
  * items over its input fields and the calls' results (w0$o0, w0$o1, ...),
@@ -68,21 +68,6 @@ bool bind_query_has_over_aggregate(const AstQuery *query)
     return false;
 }
 
-/* The column of the FROM scope a PARTITION BY / ORDER BY expression names, or an error. */
-static int bind_over_column(Binder *binder, const Scope *scope, const AstExpr *ast, uint32_t *field)
-{
-    Expr *expr = NULL;
-    int status = bind_expr(binder, scope, ast, &expr);
-    if (status != JOINERY_OK)
-        return status;
-    if (expr->kind != EXPR_INPUT_REF)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
-                          "PARTITION BY and ORDER BY of an OVER window take columns yet; "
-                          "compute the expression in a subquery");
-    *field = expr->input_index;
-    return JOINERY_OK;
-}
-
 /* The offset of `n PRECEDING`: a row count for ROWS, an interval (ms) for RANGE. */
 static int bind_over_offset(Binder *binder, const Scope *scope, const AstFrameBound *bound,
                             bool rows, int64_t *offset, Expr **written)
@@ -135,9 +120,16 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
     binder->over = NULL;
     uint32_t partition_count = (uint32_t)window->partition_by.count;
     uint32_t *partition = arena_calloc(binder->arena, partition_count + 1, sizeof(uint32_t));
-    int status = partition ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
-    for (uint32_t k = 0; status == JOINERY_OK && k < partition_count; k++)
-        status = bind_over_column(binder, scope, window->partition_by.items[k], &partition[k]);
+    Expr **partition_exprs = arena_calloc(binder->arena, partition_count + 1, sizeof(Expr *));
+    int status = partition && partition_exprs ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; status == JOINERY_OK && k < partition_count; k++) {
+        /* a column, or an expression computed below the exchange */
+        status = bind_expr(binder, scope, window->partition_by.items[k], &partition_exprs[k]);
+        if (status == JOINERY_OK && partition_exprs[k]->kind == EXPR_INPUT_REF) {
+            partition[k] = partition_exprs[k]->input_index;
+            partition_exprs[k] = NULL;
+        }
+    }
     uint32_t order_field = 0;
     const AstOrderItem *order =
         window->order_by.count ? (const AstOrderItem *)window->order_by.items[0] : NULL;
@@ -182,6 +174,7 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
     if (!over->resolved) {
         over->resolved = true;
         over->partition = partition;
+        over->partition_exprs = partition_exprs;
         over->partition_count = partition_count;
         over->order_field = order_field;
         over->order_expr = order_expr;
@@ -195,7 +188,10 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
                 (!order_expr || expr_equals(over->order_expr, order_expr)) && over->rows == rows &&
                 over->preceding == preceding;
     for (uint32_t k = 0; same && k < partition_count; k++)
-        same = over->partition[k] == partition[k];
+        same = over->partition_exprs[k] || partition_exprs[k]
+                   ? over->partition_exprs[k] && partition_exprs[k] &&
+                         expr_equals(over->partition_exprs[k], partition_exprs[k])
+                   : over->partition[k] == partition[k];
     if (!same)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, position,
                           "All aggregates must be computed on the same window.");
@@ -220,6 +216,7 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
     window->aggregate.over_projects = list->exprs;
     window->aggregate.group_keys = over->partition;
     window->aggregate.group_key_count = over->partition_count;
+    window->aggregate.over_partition = over->partition_exprs;
     window->aggregate.time_field = over->order_field;
     window->aggregate.over_order = over->order_expr;
     window->aggregate.proctime =

@@ -319,6 +319,8 @@ struct PlanNode {
             Expr **over_separators; /* logical: LISTAGG's constant separator; NULL */
             Expr *over_offset;
             Expr *over_order;
+            Expr **over_partition; /* logical: [k] the expression of PARTITION BY key k when it
+                                      is not a column (group_keys[k] unused); NULL */
         } aggregate;
         struct {                     /* MINI_BATCH_ASSIGNER */
             int64_t interval_millis; /* table.exec.mini-batch.allow-latency */

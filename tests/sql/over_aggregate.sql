@@ -125,6 +125,12 @@ SELECT c, ts, b, COUNT(*) OVER (PARTITION BY c ORDER BY rowtime) AS cnt,
 SELECT b, COUNT(*) OVER (PARTITION BY b ORDER BY proctime
   RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) AS cnt FROM t5 WHERE a = 3;
 
+-- PARTITION BY an expression: computed in the Calc below as $3, the exchange hashing it
+-- (odd b: 1, 15, 3, 3 count 1..4; even: 16, 2, 2 count 1..3)
+EXPLAIN SELECT ts, b, COUNT(*) OVER (PARTITION BY b % 2 ORDER BY rowtime ROWS UNBOUNDED PRECEDING) AS n FROM rt;
+SELECT ts, b, COUNT(*) OVER (PARTITION BY b % 2 ORDER BY rowtime ROWS UNBOUNDED PRECEDING) AS n
+FROM rt WHERE ts <= 3000;
+
 -- an expression over the aggregates, an aggregate of an expression
 SELECT c, b, SUM(b * 2) OVER w - COUNT(b) OVER w AS x FROM rt WHERE ts <= 2000
 WINDOW w AS (PARTITION BY c ORDER BY rowtime ROWS 1 PRECEDING);
@@ -142,6 +148,7 @@ SELECT a, b FROM rt WHERE ts < 1600 WINDOW w AS (ORDER BY rowtime);
 -- Flink's errors
 SELECT COUNT(a) OVER (PARTITION BY c ORDER BY proctime RANGE UNBOUNDED PRECEDING),
   SUM(a) OVER (PARTITION BY b ORDER BY proctime RANGE UNBOUNDED PRECEDING) FROM t1;
+SELECT COUNT(*) OVER (PARTITION BY b % 2 ORDER BY rowtime), COUNT(*) OVER (PARTITION BY b % 3 ORDER BY rowtime) FROM rt;
 SELECT COUNT(a) OVER (ORDER BY b) FROM t1;
 SELECT COUNT(a) OVER (ORDER BY CURRENT_TIMESTAMP) FROM t1;
 SELECT COUNT(a) OVER (ORDER BY rowtime DESC) FROM rt;

@@ -74,9 +74,13 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
         explain_expr(context, node->aggregate.over_separators[i], names);
     }
     strbuf_append_cstr(out, ") OVER (");
-    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
-        strbuf_printf(out, "%s%s", k ? ", " : "PARTITION BY ",
-                      names[node->aggregate.group_keys[k]]);
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
+        strbuf_append_cstr(out, k ? ", " : "PARTITION BY ");
+        if (node->aggregate.over_partition[k])
+            explain_expr(context, node->aggregate.over_partition[k], names);
+        else
+            strbuf_append_cstr(out, names[node->aggregate.group_keys[k]]);
+    }
     strbuf_printf(out, "%sORDER BY ", node->aggregate.group_key_count ? " " : "");
     if (node->aggregate.over_order)
         explain_expr(context, node->aggregate.over_order, names);
@@ -134,8 +138,9 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     uint32_t call_count = node->aggregate.call_count;
     uint64_t *used = rule_fields_new(arena, input_count);
     int32_t *mapping = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
-    /* room for the input fields, each call's argument and separator and the ORDER BY */
-    uint32_t room = input_count + 2 * call_count + 2;
+    /* room for the input fields, each call's argument and separator, the PARTITION BY
+       expressions and the ORDER BY */
+    uint32_t room = input_count + 2 * call_count + node->aggregate.group_key_count + 2;
     Expr **pre = arena_calloc(arena, room, sizeof(Expr *));
     PlanField *pre_fields = arena_calloc(arena, room, sizeof(PlanField));
     uint32_t *arguments = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
@@ -144,8 +149,12 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
     if (!used || !mapping || !pre || !pre_fields || !arguments || !separators || !partition)
         return JOINERY_ERROR_NO_MEMORY;
-    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
-        rule_fields_add(used, node->aggregate.group_keys[k]);
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
+        if (node->aggregate.over_partition[k])
+            rule_fields_add_expr(used, node->aggregate.over_partition[k]);
+        else
+            rule_fields_add(used, node->aggregate.group_keys[k]);
+    }
     if (node->aggregate.over_order)
         rule_fields_add_expr(used, node->aggregate.over_order);
     else
@@ -204,8 +213,19 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         pre_fields[pre_count].name = arena_printf(arena, "$%u", pre_count);
         pre_fields[pre_count++].type = node->aggregate.over_order->type;
     }
-    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
-        partition[k] = (uint32_t)mapping[node->aggregate.group_keys[k]];
+    /* PARTITION BY expressions: computed below, named by their place ($3) */
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
+        if (!node->aggregate.over_partition[k]) {
+            partition[k] = (uint32_t)mapping[node->aggregate.group_keys[k]];
+            continue;
+        }
+        partition[k] = pre_count;
+        pre[pre_count] = expr_remap_inputs(arena, node->aggregate.over_partition[k], mapping);
+        if (!pre[pre_count])
+            return JOINERY_ERROR_NO_MEMORY;
+        pre_fields[pre_count].name = arena_printf(arena, "$%u", pre_count);
+        pre_fields[pre_count++].type = node->aggregate.over_partition[k]->type;
+    }
     PlanNode *below = plan_make_calc(context, input, pre, pre_count, pre_fields, NULL);
     PlanNode *exchange =
         below ? plan_make_exchange(context, below, partition, node->aggregate.group_key_count)
@@ -226,6 +246,7 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     over->aggregate.over_projects = NULL;
     over->aggregate.over_arguments = NULL;
     over->aggregate.over_separators = NULL;
+    over->aggregate.over_partition = NULL;
     for (uint32_t i = 0; i < call_count; i++) {
         calls[i] = node->aggregate.calls[i];
         calls[i].argument = arguments[i];
@@ -258,8 +279,12 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     int32_t *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
     if (!input_used || !mapping)
         return JOINERY_ERROR_NO_MEMORY;
-    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
-        rule_fields_add(input_used, node->aggregate.group_keys[k]);
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
+        if (node->aggregate.over_partition[k])
+            rule_fields_add_expr(input_used, node->aggregate.over_partition[k]);
+        else
+            rule_fields_add(input_used, node->aggregate.group_keys[k]);
+    }
     if (node->aggregate.over_order)
         rule_fields_add_expr(input_used, node->aggregate.over_order);
     else
@@ -309,9 +334,22 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
         if (!projects[mapping[i]])
             return JOINERY_ERROR_NO_MEMORY;
     }
-    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++)
-        partition[k] = (uint32_t)input.mapping[node->aggregate.group_keys[k]];
+    Expr **partition_exprs =
+        arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(Expr *));
+    if (!partition_exprs)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
+        const Expr *key = node->aggregate.over_partition[k];
+        if (!key) {
+            partition[k] = (uint32_t)input.mapping[node->aggregate.group_keys[k]];
+            continue;
+        }
+        partition_exprs[k] = expr_remap_inputs(arena, key, remap);
+        if (!partition_exprs[k])
+            return JOINERY_ERROR_NO_MEMORY;
+    }
     copy->aggregate.group_keys = partition;
+    copy->aggregate.over_partition = partition_exprs;
     if (node->aggregate.over_order) {
         copy->aggregate.over_order = expr_remap_inputs(arena, node->aggregate.over_order, remap);
         if (!copy->aggregate.over_order)
