@@ -13,7 +13,8 @@
  * restore with rows still waiting for the watermark, processing-time ROWS
  * (computed on arrival) and processing-time RANGE (rows of one millisecond
  * computed together by the timer 1 ms later), and the TTL forgetting an
- * idle key's UNBOUNDED accumulator. Stores are of the run's default backend
+ * idle key's UNBOUNDED accumulator and ROWS frame (put off while event-time
+ * rows wait for the watermark). Stores are of the run's default backend
  * (test_store.h): JOINERY_STATE_BACKEND=lmdb runs the same cases on LMDB.
  */
 #include <check.h>
@@ -227,6 +228,51 @@ START_TEST(test_ttl_forgets_idle_keys)
 }
 END_TEST
 
+START_TEST(test_ttl_rows_bounded)
+{
+    /* processing time: a key idle for the TTL starts a fresh frame */
+    OverAggregateSpec spec = make_spec(false, true, 1);
+    spec.ttl_millis = 1000;
+    Harness h;
+    fake_now = 10000;
+    harness_open(&h, make_operator(&spec), output_types, 6);
+    row(&h, "+I a,1,0");
+    row(&h, "+I a,2,0");
+    ck_assert_str_eq(harness_take(&h), "+I(a,1,0,1,1,1) +I(a,2,0,2,3,1)");
+    fake_now = 11000;
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 11000), JOINERY_OK);
+    row(&h, "+I a,3,0"); /* not idle yet: the frame goes on */
+    ck_assert_str_eq(harness_take(&h), "+I(a,3,0,2,5,2)");
+    fake_now = 14000; /* cleanup due at 11000 + 1500 */
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 14000), JOINERY_OK);
+    ck_assert_uint_eq(state_rows(&h), 0);
+    row(&h, "+I a,4,0");
+    ck_assert_str_eq(harness_take(&h), "+I(a,4,0,1,4,4)");
+    harness_close(&h);
+
+    /* event time: rows waiting for the watermark put the cleanup off */
+    spec = make_spec(true, true, 1);
+    spec.ttl_millis = 1000;
+    fake_now = 20000;
+    harness_open(&h, make_operator(&spec), output_types, 6);
+    row(&h, "+I a,1,1000");
+    watermark(&h, 1000);
+    ck_assert_str_eq(harness_take(&h), "+I(a,1,1000,1,1,1)");
+    row(&h, "+I a,2,2000");
+    fake_now = 30000;
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 30000), JOINERY_OK);
+    watermark(&h, 2000);
+    ck_assert_str_eq(harness_take(&h), "+I(a,2,2000,2,3,1)"); /* the 1000 row still there */
+    fake_now = 40000;
+    ck_assert_int_eq(operator_advance_processing_time(h.op, 40000), JOINERY_OK);
+    ck_assert_uint_eq(state_rows(&h), 0);
+    row(&h, "+I a,3,1500"); /* the last computed time went too: not late any more */
+    watermark(&h, INT64_MAX);
+    ck_assert_str_eq(harness_take(&h), "+I(a,3,1500,1,3,3)");
+    harness_close(&h);
+}
+END_TEST
+
 static Suite *over_aggregate_suite(void)
 {
     Suite *suite = suite_create("over_aggregate");
@@ -237,6 +283,7 @@ static Suite *over_aggregate_suite(void)
     tcase_add_test(core, test_snapshot_restore);
     tcase_add_test(core, test_proctime_rows_and_range);
     tcase_add_test(core, test_ttl_forgets_idle_keys);
+    tcase_add_test(core, test_ttl_rows_bounded);
     suite_add_tcase(suite, core);
     return suite;
 }

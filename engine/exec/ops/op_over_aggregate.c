@@ -5,10 +5,11 @@
  * millisecond's timer (processing-time RANGE) and the rows bounded frames
  * still need, at their time; `values`, a ValueState per key: the
  * accumulator row of UNBOUNDED frames (with the TTL), or [last computed
- * time BIGINT] of bounded event-time frames. Timers are per key: event time
- * at a row's time, processing time at arrival + 1 ms (RANGE n PRECEDING);
- * the TTL cleanup is the operator-wide processing-time timer of UNBOUNDED
- * frames (the only processing-time timer they register).
+ * time, cleanup time] (BIGINTs, 0 = none) of bounded frames. Timers are per
+ * key: event time at a row's time, processing time at arrival + 1 ms (RANGE
+ * n PRECEDING) or at the cleanup time (ROWS n PRECEDING with a TTL, Flink's
+ * cleanup timer of an idle key); the TTL cleanup of UNBOUNDED frames is the
+ * operator-wide processing-time timer (the only one they register).
  */
 #include "engine/exec/ops/op_over_aggregate.h"
 
@@ -216,6 +217,78 @@ static int over_store_accumulator(OverAggregateOperator *over, const Row *key, u
     return over_store_value(over, key, hash, aggregate_accumulator_encode(&over->accumulator), now);
 }
 
+/* Bounded frames keep [last computed time, cleanup time] per key (0 = none). */
+static int over_store_times(OverAggregateOperator *over, const Row *key, uint64_t hash,
+                            int64_t last, int64_t cleanup, int64_t now)
+{
+    row_builder_begin(&over->time_builder, 2, ROW_KIND_INSERT);
+    row_builder_set_int64(&over->time_builder, 0, last);
+    row_builder_set_int64(&over->time_builder, 1, cleanup);
+    return over_store_value(over, key, hash, row_builder_finish(&over->time_builder), now);
+}
+
+static int64_t over_cleanup_time(OverAggregateOperator *over, const Row *key, uint64_t hash,
+                                 int64_t now)
+{
+    const ValueEntry *entry = value_state_find(over->values, key, hash, now);
+    return entry && entry->value ? row_get_int64(entry->value, 1) : 0;
+}
+
+/* ROWS n PRECEDING with a TTL (Flink's registerProcessingCleanupTimer): the key's cleanup
+   timer moves to now + 1.5 TTL once now + TTL passes it; one timer per key. */
+static bool over_rows_expire(const OverAggregateOperator *over)
+{
+    return over->spec.rows && !over_unbounded(over) && over->spec.ttl_millis > 0;
+}
+
+static int over_touch(OverAggregateOperator *over, const Row *key, uint64_t hash, int64_t now)
+{
+    if (!over_rows_expire(over))
+        return JOINERY_OK;
+    const ValueEntry *entry = value_state_find(over->values, key, hash, now);
+    int64_t last = entry && entry->value ? row_get_int64(entry->value, 0) : 0;
+    int64_t cleanup = entry && entry->value ? row_get_int64(entry->value, 1) : 0;
+    int64_t ttl = over->spec.ttl_millis;
+    if (cleanup >= now + ttl)
+        return JOINERY_OK;
+    int status = cleanup ? operator_delete_timer(&over->base, TIMER_PROCESSING_TIME, cleanup, key)
+                         : JOINERY_OK;
+    cleanup = now + ttl + ttl / 2;
+    if (status == JOINERY_OK)
+        status = operator_register_timer(&over->base, TIMER_PROCESSING_TIME, cleanup, key);
+    return status == JOINERY_OK ? over_store_times(over, key, hash, last, cleanup, now) : status;
+}
+
+/* The cleanup timer of an idle key (ROWS n PRECEDING with a TTL): its rows and times go,
+   unless event-time rows still wait for the watermark (then it waits another TTL). */
+static int over_expire(OverAggregateOperator *over, const Row *key, int64_t timestamp)
+{
+    uint64_t hash = row_content_hash(key);
+    int64_t now = operator_timer_now(&over->base);
+    const ValueEntry *entry = value_state_find(over->values, key, hash, now);
+    if (!entry || !entry->value || row_get_int64(entry->value, 1) != timestamp)
+        return JOINERY_OK; /* moved on since */
+    int64_t last = row_get_int64(entry->value, 0);
+    if (over->spec.rowtime) {
+        uint32_t waiting = 0;
+        int status = over_collect(over, key, hash, last + 1, INT64_MAX, &waiting);
+        if (status != JOINERY_OK)
+            return status;
+        if (waiting) {
+            int64_t cleanup = now + over->spec.ttl_millis;
+            status = operator_register_timer(&over->base, TIMER_PROCESSING_TIME, cleanup, key);
+            return status == JOINERY_OK ? over_store_times(over, key, hash, last, cleanup, now)
+                                        : status;
+        }
+    }
+    entry = value_state_find(over->values, key, hash, now);
+    if ((entry && value_state_remove(over->values, entry) != JOINERY_OK) ||
+        sorted_state_remove_range(over->rows, key, hash, INT64_MIN, INT64_MAX, NULL) != JOINERY_OK)
+        return operator_fail_state(&over->base, "over aggregate state");
+    over->base.metrics.expired_rows++;
+    return JOINERY_OK;
+}
+
 /* Event time: the rows of `key` at `time`, now that the watermark passed it. */
 static int over_fire_rowtime(OverAggregateOperator *over, const Row *key, int64_t time)
 {
@@ -262,9 +335,7 @@ static int over_fire_rowtime(OverAggregateOperator *over, const Row *key, int64_
     }
     if (status != JOINERY_OK)
         return status;
-    row_builder_begin(&over->time_builder, 1, ROW_KIND_INSERT);
-    row_builder_set_int64(&over->time_builder, 0, time);
-    return over_store_value(over, key, hash, row_builder_finish(&over->time_builder), now);
+    return over_store_times(over, key, hash, time, over_cleanup_time(over, key, hash, now), now);
 }
 
 static int64_t over_last_computed(OverAggregateOperator *over, const Row *key, uint64_t hash,
@@ -284,6 +355,9 @@ static int over_process_row(OverAggregateOperator *over, const Row *row)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
     uint64_t hash = row_content_hash(key);
     int64_t now = operator_now_millis(self);
+    int status = over_touch(over, key, hash, now);
+    if (status != JOINERY_OK)
+        return status;
     if (over->spec.rowtime) {
         if (row_is_null(row, over->spec.time_field))
             return operator_fail(self, JOINERY_ERROR_RUNTIME,
@@ -300,7 +374,7 @@ static int over_process_row(OverAggregateOperator *over, const Row *row)
         return operator_register_timer(self, TIMER_EVENT_TIME, time, key);
     }
     if (over_unbounded(over)) {
-        int status = over_load_accumulator(over, key, hash, now);
+        status = over_load_accumulator(over, key, hash, now);
         if (status == JOINERY_OK)
             status = over_apply(over, row);
         if (status == JOINERY_OK)
@@ -312,7 +386,7 @@ static int over_process_row(OverAggregateOperator *over, const Row *row)
     if (!over->spec.rows)
         return operator_register_timer(self, TIMER_PROCESSING_TIME, now + 1, key);
     uint32_t count = 0;
-    int status = over_collect(over, key, hash, INT64_MIN, INT64_MAX, &count);
+    status = over_collect(over, key, hash, INT64_MIN, INT64_MAX, &count);
     return status == JOINERY_OK && count ? over_compute_rows(over, key, hash, count, 1) : status;
 }
 
@@ -344,6 +418,9 @@ static int over_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, 
         self->metrics.expired_rows +=
             value_state_cleanup(over->values, operator_timer_now(self), OVER_CLEANUP_KEYS);
         status = operator_schedule_cleanup(self);
+    } else if (over->spec.rows) {
+        /* ROWS n PRECEDING with a TTL: an idle key's cleanup timer */
+        status = over_expire(over, key, timestamp);
     } else {
         /* processing-time RANGE: the rows that arrived in millisecond timestamp - 1 */
         status = over_compute_range(over, key, row_content_hash(key), timestamp - 1);

@@ -27,7 +27,10 @@
  * some later frame in the SortedState and recompute the frame's aggregates
  * from them (so MIN / MAX / FIRST_VALUE ... need no retraction), freeing the
  * rows' time buckets as they leave the frame; event time keeps the last
- * computed time per key in the ValueState.
+ * computed time per key in the ValueState. With a TTL, ROWS n PRECEDING
+ * forgets a key idle that long (its rows and times; Flink's cleanup timer,
+ * put off while event-time rows wait); RANGE n PRECEDING frees by time only,
+ * as Flink's.
  *
  * Insert-only input (the planner refuses others, as Flink); insert-only
  * output. State and timers through state.h / timer_service.h, so both
@@ -50,7 +53,7 @@ typedef struct OverAggregateSpec {
     int64_t preceding;          /* rows (ROWS) or ms (RANGE) before the current row; -1 UNBOUNDED */
     const AggregateCall *calls; /* borrowed */
     uint32_t call_count;
-    int64_t ttl_millis; /* UNBOUNDED frames: idle keys' accumulators expire; 0 = never */
+    int64_t ttl_millis; /* UNBOUNDED and ROWS n frames: idle keys are forgotten; 0 = never */
 } OverAggregateSpec;
 
 /* Creates the operator; NULL with diag set on failure (an invalid call). */

@@ -15,8 +15,8 @@
  *     window=[ ROWS BETWEEN 2 PRECEDING AND CURRENT ROW],
  *     select=[a, c, rowtime, COUNT(a) AS w0$o0, SUM(a) AS w0$o1])
  * Insert-only input (Flink's message otherwise), insert-only output; the
- * state TTL applies to UNBOUNDED frames (bounded ones free their rows as
- * they leave the frame).
+ * state TTL applies to UNBOUNDED and ROWS frames (idle keys), RANGE n
+ * PRECEDING frees its rows as they leave the frame only.
  */
 #include <string.h>
 
@@ -395,9 +395,11 @@ static int derive_over_aggregate(PlannerContext *context, PlanNode *node)
     }
     node->changelog_mode = CHANGELOG_INSERT;
     node->row_count = cost_node_rows(input);
-    /* UNBOUNDED frames keep an accumulator per key for good: the TTL frees idle keys */
-    node->state_ttl_millis =
-        node->aggregate.over_preceding < 0 ? context->config->state_ttl_millis : 0;
+    /* the TTL frees idle keys of UNBOUNDED and ROWS frames (Flink's cleanup timers); RANGE n
+       PRECEDING frees rows by time only */
+    node->state_ttl_millis = node->aggregate.over_preceding < 0 || node->aggregate.over_rows
+                                 ? context->config->state_ttl_millis
+                                 : 0;
     return JOINERY_OK;
 }
 
