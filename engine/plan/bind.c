@@ -1490,7 +1490,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
     SelectList list = {0};
     if (!grouped) {
         int over_position = -1;
-        OverBinding over = {.query = query};
+        OverBinding over = {.query = query, .input = node};
         bool over_aggregate = bind_query_has_over_aggregate(query);
         /* a WINDOW clause no OVER aggregate uses changes nothing (Flink runs the query) */
         if (over_aggregate) {

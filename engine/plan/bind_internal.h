@@ -51,6 +51,7 @@ typedef struct AggregateBinding {
  */
 typedef struct OverBinding {
     const struct AstQuery *query; /* its WINDOW clause names windows */
+    const PlanNode *input;        /* the FROM (and WHERE) the calls read */
     bool resolved;                /* the first call's window is below */
     uint32_t *partition;          /* PARTITION BY columns of the FROM scope */
     Expr **partition_exprs;       /* [k]: the expression when key k is not a column; NULL */

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "engine/plan/bind_internal.h"
+#include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/sql/ast_depth.h"
 
@@ -143,7 +144,14 @@ int bind_over_window(Binder *binder, const Scope *scope, const AstOver *window)
     if (status == JOINERY_OK && order->descending)
         status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
                             "The window can only be ordered in ASCENDING mode.");
-    if (status == JOINERY_OK && order_expr->type.time_attribute == TIME_ATTRIBUTE_NONE)
+    /* a time attribute that came through a regular join is a plain TIMESTAMP there (Flink
+       materializes it), so it orders no OVER window */
+    bool materialized =
+        status == JOINERY_OK && order_expr->kind == EXPR_INPUT_REF &&
+        order_expr->type.time_attribute != TIME_ATTRIBUTE_NONE && over->input &&
+        interval_time_materialized(binder->arena, over->input, order_expr->input_index);
+    if (status == JOINERY_OK &&
+        (order_expr->type.time_attribute == TIME_ATTRIBUTE_NONE || materialized))
         status = bind_error(binder, JOINERY_ERROR_UNSUPPORTED, order->expr->position,
                             "OVER windows' ordering in stream mode must be defined on a time "
                             "attribute.");
