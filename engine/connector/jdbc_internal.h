@@ -126,4 +126,59 @@ int jdbc_statement_delete(JdbcStatement *statement, const JdbcDialect *dialect,
 char *jdbc_statement_numbered(const JdbcStatement *statement);
 void jdbc_statement_free(JdbcStatement *statement);
 
+/*
+ * The jdbc sink, whatever the database (jdbc_sink_batch.c): with a
+ * PRIMARY KEY an upsert sink as Flink's (+I and +U upsert, -D deletes by
+ * the key, -U is dropped), without one append-only (+I only; any other
+ * kind is an error). Rows are buffered (heap copies, in arrival order)
+ * and written `sink.buffer-flush.max-rows` at a time (default 100, as
+ * Flink), each batch one transaction written by the dialect's write_rows;
+ * what is left of a RowBatch is written before write returns, so no row
+ * waits for later input. A failed batch fails the job (no
+ * `sink.max-retries`); abort says how many rows and batches the table
+ * keeps.
+ */
+typedef struct JdbcSink JdbcSink;
+
+typedef struct JdbcSinkOps {
+    /*
+     * Writes rows[0..count) (borrowed; +I, +U or -D) as one transaction:
+     * JOINERY_OK when all of it is written, else an error naming the
+     * table and the store, with none of it written.
+     */
+    int (*write_rows)(JdbcSink *sink, Row *const *rows, uint32_t count, Diag *diag);
+    /* Frees the dialect's part (`connection`), closing its connection; may be NULL. */
+    void (*close)(JdbcSink *sink);
+} JdbcSinkOps;
+
+struct JdbcSink {
+    SinkWriter base; /* base.impl is the JdbcSink */
+    const JdbcSinkOps *ops;
+    JdbcEndpoint endpoint;
+    char store[600];      /* jdbc_store_name, for messages */
+    bool upsert;          /* a primary key is declared */
+    uint32_t *key_fields; /* sink fields of the key, in key order */
+    uint32_t key_count;
+    uint32_t *columns; /* [field_count]: the catalog column of each sink field */
+    Row **buffer;
+    uint32_t buffered;
+    uint32_t capacity;
+    uint64_t batches_written;
+    void *connection; /* the dialect's part, freed by ops->close */
+};
+
+/*
+ * Creates the dialect-independent part of a jdbc sink: the buffer, the
+ * key fields, the catalog columns of the sink's fields, the endpoint and
+ * the store name. The dialect then sets `connection`, checks `columns`
+ * against the database and prepares its statements; on its failure it
+ * calls base.vtable->close. JOINERY_OK, or JOINERY_ERROR_VALIDATE (a key
+ * or sink column not in the table) / JOINERY_ERROR_NO_MEMORY, nothing
+ * created.
+ */
+int jdbc_sink_create(const SinkSpec *spec, const JdbcSinkOps *ops, JdbcSink **sink, Diag *diag);
+
+/* The table's `table-name` option (the database table written). */
+const char *jdbc_sink_table_name(const JdbcSink *sink);
+
 #endif

@@ -17,30 +17,19 @@
  * Broken connection (server restarted, network): reconnect and re-send
  * every request not yet complete, up to `lookup.max-retries` (default 3)
  * attempts per failure, 100 ms * attempt apart; then an error naming the
- * table and the store. Invariant: queue[head..tail) are the requests not
- * yet reported, in submission order; while a query is out, the first
- * `batch` of them with a statement and not done are the ones it holds.
+ * table and the store (lookup_request_queue.h: the queue, the order, the
+ * re-sending). Invariant: while a query is out, the queue's first `batch`
+ * pending requests are the ones it holds.
  */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine/connector/jdbc_mysql.h"
-#include "engine/connector/lookup.h"
+#include "engine/connector/lookup_request_queue.h"
 
 enum { BATCH_LIMIT = 256 };
-
-typedef struct MysqlRequest {
-    uint64_t id;
-    Row *key;      /* heap copy */
-    bool null_key; /* matches nothing: no statement sent */
-    bool done;
-    Row **rows; /* heap copies */
-    uint32_t count;
-    uint32_t capacity;
-} MysqlRequest;
 
 typedef enum MysqlPhase {
     PHASE_IDLE,  /* nothing on the wire */
@@ -57,8 +46,7 @@ typedef struct MysqlLookup {
     int64_t max_retries;
     RowBuilder builder;
     StrBuf sql;
-    MysqlRequest *queue;
-    uint32_t head, tail, capacity;
+    LookupRequestQueue queue;
     uint32_t batch; /* requests of the query on the wire not yet given their rows */
     MysqlPhase phase;
     int wait_status;   /* MYSQL_WAIT_* of the last _start / _cont; 0: the step is complete */
@@ -90,27 +78,24 @@ static void close_connection(MysqlLookup *lookup)
     lookup->base.wait_events = 0;
 }
 
-/* Reconnects after a failure, retrying; the last failure's message when all fail. */
+static int connect_again(void *context, Diag *diag)
+{
+    MysqlLookup *lookup = context;
+    lookup->mysql = jdbc_mysql_connect(lookup->base.spec->table, true, diag);
+    return lookup->mysql ? JOINERY_OK : diag->status;
+}
+
+/*
+ * Reconnects after a failure, retrying (at least once); the last
+ * failure's message when all fail. Every request not answered goes out
+ * again with the next batch.
+ */
 static int reconnect(MysqlLookup *lookup, Diag *diag)
 {
     close_connection(lookup);
-    Diag last;
-    diag_clear(&last);
-    int64_t attempts = lookup->max_retries > 0 ? lookup->max_retries : 1;
-    for (int64_t attempt = 1; attempt <= attempts; attempt++) {
-        if (lookup->base.spec->cancel_requested && *lookup->base.spec->cancel_requested)
-            return diag_error(diag, JOINERY_CANCELLED, "cancelled");
-        struct timespec pause = {0, 100000000L * (attempt - 1 < 9 ? attempt - 1 : 9)};
-        nanosleep(&pause, NULL);
-        diag_clear(&last);
-        lookup->mysql = jdbc_mysql_connect(lookup->base.spec->table, true, &last);
-        if (lookup->mysql) {
-            lookup->base.reconnects++;
-            return JOINERY_OK;
-        }
-    }
-    return diag_error(diag, JOINERY_ERROR_RUNTIME, "%s (after %lld reconnect attempts)",
-                      last.message, (long long)attempts);
+    lookup_request_queue_restart(&lookup->queue);
+    return lookup_reconnect(&lookup->base, lookup->max_retries > 0 ? lookup->max_retries : 1,
+                            connect_again, lookup, diag);
 }
 
 /* Builds result row `values` into a heap copy; NULL with diag set on a bad value. */
@@ -206,24 +191,6 @@ static int mysql_lookup_sync(LookupFunction *base, const Row *key, RowBatch *out
     }
 }
 
-static void request_clear_rows(MysqlRequest *request)
-{
-    for (uint32_t i = 0; i < request->count; i++)
-        free(request->rows[i]);
-    request->count = 0;
-}
-
-/* The request the next result set belongs to: the first with a statement not done. */
-static MysqlRequest *current_request(MysqlLookup *lookup)
-{
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        MysqlRequest *request = &lookup->queue[i % lookup->capacity];
-        if (!request->null_key && !request->done)
-            return request;
-    }
-    return NULL;
-}
-
 /* Sets the descriptor and the events to wait for after a _start / _cont. */
 static void set_wait(MysqlLookup *lookup, int wait_status)
 {
@@ -238,16 +205,17 @@ static int build_batch(MysqlLookup *lookup, Diag *diag)
 {
     strbuf_clear(&lookup->sql);
     lookup->batch = 0;
-    for (uint32_t i = lookup->head; i < lookup->tail && lookup->batch < BATCH_LIMIT; i++) {
-        MysqlRequest *request = &lookup->queue[i % lookup->capacity];
-        if (request->null_key || request->done)
+    uint32_t length = lookup_request_queue_length(&lookup->queue);
+    for (uint32_t i = 0; i < length && lookup->batch < BATCH_LIMIT; i++) {
+        LookupRequest *request = lookup_request_queue_at(&lookup->queue, i);
+        if (!lookup_request_pending(request))
             continue;
-        request_clear_rows(request);
         if (lookup->batch > 0 && strbuf_append_cstr(&lookup->sql, ";\n") != 0)
             return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         int status = append_select(lookup, request->key, diag);
         if (status != JOINERY_OK)
             return status;
+        request->sent = true;
         lookup->batch++;
     }
     return JOINERY_OK;
@@ -256,26 +224,13 @@ static int build_batch(MysqlLookup *lookup, Diag *diag)
 /* Rows of a stored result set for the current request, which is then done. */
 static int take_result(MysqlLookup *lookup, MYSQL_RES *result, Diag *diag)
 {
-    MysqlRequest *request = current_request(lookup);
+    LookupRequest *request = lookup_request_queue_first_pending(&lookup->queue);
     int status =
         request ? JOINERY_OK : store_error(lookup, "more result sets than statements", diag);
     MYSQL_ROW values;
     while (status == JOINERY_OK && (values = mysql_fetch_row(result))) {
-        if (request->count == request->capacity) {
-            uint32_t capacity = request->capacity ? request->capacity * 2 : 4;
-            Row **grown = realloc(request->rows, capacity * sizeof *grown);
-            if (!grown) {
-                status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-                break;
-            }
-            request->rows = grown;
-            request->capacity = capacity;
-        }
         Row *row = result_row(lookup, values, mysql_fetch_lengths(result), diag);
-        if (!row)
-            status = diag->status;
-        else
-            request->rows[request->count++] = row;
+        status = row ? lookup_request_add_row(request, row, diag) : diag->status;
     }
     mysql_free_result(result);
     if (status == JOINERY_OK) {
@@ -398,30 +353,10 @@ static int mysql_lookup_submit(LookupFunction *base, const Row *key, uint64_t re
                                Diag *diag)
 {
     MysqlLookup *lookup = base->impl;
-    base->requests++;
-    if (lookup->tail - lookup->head == lookup->capacity) {
-        uint32_t capacity = lookup->capacity ? lookup->capacity * 2 : 16;
-        MysqlRequest *queue = calloc(capacity, sizeof *queue);
-        if (!queue)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        for (uint32_t i = lookup->head; i < lookup->tail; i++)
-            queue[i - lookup->head] = lookup->queue[i % lookup->capacity];
-        free(lookup->queue);
-        lookup->queue = queue;
-        lookup->tail -= lookup->head;
-        lookup->head = 0;
-        lookup->capacity = capacity;
-    }
-    MysqlRequest *request = &lookup->queue[lookup->tail % lookup->capacity];
-    memset(request, 0, sizeof *request);
-    request->id = request_id;
-    request->key = row_copy_heap(key);
-    if (!request->key)
-        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    for (uint32_t k = 0; k < base->spec->key_count; k++)
-        request->null_key |= row_is_null(key, k);
-    lookup->tail++;
-    base->in_flight++;
+    LookupRequest *request;
+    int status = lookup_request_queue_push(&lookup->queue, base, key, request_id, &request, diag);
+    if (status != JOINERY_OK)
+        return status;
     if (request->null_key || lookup->phase != PHASE_IDLE)
         return JOINERY_OK; /* completes in its turn / goes with the next batch */
     return drive(lookup, diag);
@@ -432,30 +367,15 @@ static int mysql_lookup_poll(LookupFunction *base, LookupCompletion completion, 
 {
     MysqlLookup *lookup = base->impl;
     int status = drive(lookup, diag);
-    while (status == JOINERY_OK && lookup->head < lookup->tail) {
-        MysqlRequest *request = &lookup->queue[lookup->head % lookup->capacity];
-        if (!request->null_key && !request->done)
-            break;
-        status = completion(context, request->id, request->rows, request->count);
-        request_clear_rows(request);
-        free(request->rows);
-        free(request->key);
-        lookup->head++;
-        base->in_flight--;
-    }
+    if (status == JOINERY_OK)
+        status = lookup_request_queue_complete(&lookup->queue, base, completion, context);
     return status;
 }
 
 static void mysql_lookup_close(LookupFunction *base)
 {
     MysqlLookup *lookup = base->impl;
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        MysqlRequest *request = &lookup->queue[i % lookup->capacity];
-        request_clear_rows(request);
-        free(request->rows);
-        free(request->key);
-    }
-    free(lookup->queue);
+    lookup_request_queue_free(&lookup->queue);
     close_connection(lookup);
     row_builder_free(&lookup->builder);
     strbuf_free(&lookup->sql);
@@ -480,6 +400,7 @@ int jdbc_mysql_create_lookup(const LookupSpec *spec, LookupFunction **created, D
     lookup->base.spec = spec;
     lookup->base.impl = lookup;
     lookup->base.descriptor = -1;
+    lookup_request_queue_init(&lookup->queue);
     row_builder_init(&lookup->builder);
     lookup->max_retries = jdbc_option_int(table, "lookup.max-retries", 3);
     JdbcEndpoint endpoint;

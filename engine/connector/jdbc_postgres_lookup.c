@@ -15,27 +15,16 @@
  * again, re-send every request not yet complete (their partial rows
  * dropped), up to `lookup.max-retries` (default 3) attempts per failure,
  * waiting 100 ms * attempt between attempts; then an error naming the
- * table and the store. Invariant: queue[head..tail) are the requests not
- * yet reported, in submission order; `awaiting` of them have a Sync not
- * yet read, and they are the first `awaiting` non-NULL-key ones not done.
+ * table and the store (lookup_request_queue.h: the queue, the order, the
+ * re-sending). Invariant: `awaiting` of the queue's requests have a Sync
+ * not yet read, and they are its first `awaiting` pending ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine/connector/jdbc_postgres.h"
-#include "engine/connector/lookup.h"
-
-typedef struct LookupRequest {
-    uint64_t id;
-    Row *key;      /* heap copy */
-    bool null_key; /* matches nothing: no statement sent */
-    bool done;     /* its Sync was read */
-    Row **rows;    /* heap copies */
-    uint32_t count;
-    uint32_t capacity;
-} LookupRequest;
+#include "engine/connector/lookup_request_queue.h"
 
 typedef struct JdbcLookup {
     LookupFunction base;
@@ -48,8 +37,7 @@ typedef struct JdbcLookup {
     StrBuf text;
     size_t *offsets;
     const char **values;
-    LookupRequest *queue;
-    uint32_t head, tail, capacity;
+    LookupRequestQueue queue;
     uint32_t awaiting;
 } JdbcLookup;
 
@@ -90,26 +78,17 @@ static bool connection_broken(const JdbcLookup *lookup)
     return !lookup->connection || PQstatus(lookup->connection) != CONNECTION_OK;
 }
 
-/* Reconnects after a failure, retrying; the last failure's message when all fail. */
+static int connect_again(void *context, Diag *diag)
+{
+    return open_connection(context, diag);
+}
+
+/* Reconnects after a failure, retrying (at least once); the last failure's message when all fail.
+ */
 static int reconnect(JdbcLookup *lookup, Diag *diag)
 {
-    Diag last;
-    diag_clear(&last);
-    for (int64_t attempt = 1; attempt <= lookup->max_retries; attempt++) {
-        if (lookup->base.spec->cancel_requested && *lookup->base.spec->cancel_requested)
-            return diag_error(diag, JOINERY_CANCELLED, "cancelled");
-        struct timespec pause = {0, 100000000L * (attempt - 1 < 9 ? attempt - 1 : 9)};
-        nanosleep(&pause, NULL);
-        diag_clear(&last);
-        if (open_connection(lookup, &last) == JOINERY_OK) {
-            lookup->base.reconnects++;
-            return JOINERY_OK;
-        }
-    }
-    if (lookup->max_retries <= 0 && open_connection(lookup, &last) == JOINERY_OK)
-        return JOINERY_OK;
-    return diag_error(diag, JOINERY_ERROR_RUNTIME, "%s (after %lld reconnect attempts)",
-                      last.message, (long long)lookup->max_retries);
+    return lookup_reconnect(&lookup->base, lookup->max_retries > 0 ? lookup->max_retries : 1,
+                            connect_again, lookup, diag);
 }
 
 /* The key's parameters as text; false when a key field is NULL. */
@@ -261,15 +240,9 @@ static bool send_request(JdbcLookup *lookup, LookupRequest *request, Diag *diag,
                              (int)lookup->base.spec->key_count, lookup->values, NULL, NULL, 0) ||
         !PQpipelineSync(lookup->connection))
         return false;
+    request->sent = true;
     lookup->awaiting++;
     return true;
-}
-
-static void request_clear_rows(LookupRequest *request)
-{
-    for (uint32_t i = 0; i < request->count; i++)
-        free(request->rows[i]);
-    request->count = 0;
 }
 
 /* After a broken connection: reconnect and re-send every request not done. */
@@ -283,13 +256,13 @@ static int recover(JdbcLookup *lookup, Diag *diag)
         if (status != JOINERY_OK)
             return status;
         lookup->awaiting = 0;
+        lookup_request_queue_restart(&lookup->queue);
         bool sent = true;
-        for (uint32_t i = lookup->head; i < lookup->tail && sent && status == JOINERY_OK; i++) {
-            LookupRequest *request = &lookup->queue[i % lookup->capacity];
-            if (request->null_key || request->done)
-                continue;
-            request_clear_rows(request);
-            sent = send_request(lookup, request, diag, &status);
+        uint32_t length = lookup_request_queue_length(&lookup->queue);
+        for (uint32_t i = 0; i < length && sent && status == JOINERY_OK; i++) {
+            LookupRequest *request = lookup_request_queue_at(&lookup->queue, i);
+            if (lookup_request_pending(request))
+                sent = send_request(lookup, request, diag, &status);
         }
         if (status != JOINERY_OK)
             return status;
@@ -303,35 +276,15 @@ static int recover(JdbcLookup *lookup, Diag *diag)
 static int jdbc_lookup_submit(LookupFunction *base, const Row *key, uint64_t request_id, Diag *diag)
 {
     JdbcLookup *lookup = base->impl;
-    base->requests++;
-    if (lookup->tail - lookup->head == lookup->capacity) {
-        uint32_t capacity = lookup->capacity ? lookup->capacity * 2 : 16;
-        LookupRequest *queue = calloc(capacity, sizeof *queue);
-        if (!queue)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        for (uint32_t i = lookup->head; i < lookup->tail; i++)
-            queue[i - lookup->head] = lookup->queue[i % lookup->capacity];
-        free(lookup->queue);
-        lookup->queue = queue;
-        lookup->tail -= lookup->head;
-        lookup->head = 0;
-        lookup->capacity = capacity;
-    }
-    LookupRequest *request = &lookup->queue[lookup->tail % lookup->capacity];
-    memset(request, 0, sizeof *request);
-    request->id = request_id;
-    request->key = row_copy_heap(key);
-    if (!request->key)
-        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    for (uint32_t k = 0; k < base->spec->key_count; k++)
-        request->null_key |= row_is_null(key, k);
-    lookup->tail++;
-    base->in_flight++;
+    LookupRequest *request;
+    int status = lookup_request_queue_push(&lookup->queue, base, key, request_id, &request, diag);
+    if (status != JOINERY_OK)
+        return status;
     if (request->null_key)
         return JOINERY_OK; /* completes in its turn, in poll */
     if (connection_broken(lookup))
         return recover(lookup, diag);
-    int status = enter_pipeline(lookup, diag);
+    status = enter_pipeline(lookup, diag);
     if (status != JOINERY_OK)
         return status;
     if (!send_request(lookup, request, diag, &status))
@@ -341,34 +294,17 @@ static int jdbc_lookup_submit(LookupFunction *base, const Row *key, uint64_t req
     return flush(lookup, diag) == JOINERY_OK ? JOINERY_OK : recover(lookup, diag);
 }
 
-/* The request the next results belong to: the first not done with a statement sent. */
-static LookupRequest *current_request(JdbcLookup *lookup)
-{
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        LookupRequest *request = &lookup->queue[i % lookup->capacity];
-        if (!request->null_key && !request->done)
-            return request;
-    }
-    return NULL;
-}
-
 static int add_rows(JdbcLookup *lookup, LookupRequest *request, PGresult *result, Diag *diag)
 {
     int rows = PQntuples(result);
     for (int r = 0; r < rows; r++) {
-        if (request->count == request->capacity) {
-            uint32_t capacity = request->capacity ? request->capacity * 2 : 4;
-            Row **grown = realloc(request->rows, capacity * sizeof *grown);
-            if (!grown)
-                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-            request->rows = grown;
-            request->capacity = capacity;
-        }
         Row *row = result_row(lookup, result, r, diag);
         Row *copy = row ? row_copy_heap(row) : NULL;
         if (!copy)
             return row ? diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory") : diag->status;
-        request->rows[request->count++] = copy;
+        int status = lookup_request_add_row(request, copy, diag);
+        if (status != JOINERY_OK)
+            return status;
     }
     return JOINERY_OK;
 }
@@ -385,7 +321,7 @@ static int read_results(JdbcLookup *lookup, Diag *diag)
                 return recover(lookup, diag);
             continue; /* end of a statement's results; its Sync follows */
         }
-        LookupRequest *request = current_request(lookup);
+        LookupRequest *request = lookup_request_queue_first_pending(&lookup->queue);
         ExecStatusType kind = PQresultStatus(result);
         int status = JOINERY_OK;
         if (kind == PGRES_TUPLES_OK && request)
@@ -416,17 +352,8 @@ static int jdbc_lookup_poll(LookupFunction *base, LookupCompletion completion, v
     int status = JOINERY_OK;
     if (lookup->awaiting > 0)
         status = read_results(lookup, diag);
-    while (status == JOINERY_OK && lookup->head < lookup->tail) {
-        LookupRequest *request = &lookup->queue[lookup->head % lookup->capacity];
-        if (!request->null_key && !request->done)
-            break;
-        status = completion(context, request->id, request->rows, request->count);
-        request_clear_rows(request);
-        free(request->rows);
-        free(request->key);
-        lookup->head++;
-        base->in_flight--;
-    }
+    if (status == JOINERY_OK)
+        status = lookup_request_queue_complete(&lookup->queue, base, completion, context);
     if (status == JOINERY_OK && base->in_flight == 0 && lookup->pipeline && lookup->awaiting == 0)
         status = leave_pipeline(lookup, diag);
     return status;
@@ -435,13 +362,7 @@ static int jdbc_lookup_poll(LookupFunction *base, LookupCompletion completion, v
 static void jdbc_lookup_close(LookupFunction *base)
 {
     JdbcLookup *lookup = base->impl;
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        LookupRequest *request = &lookup->queue[i % lookup->capacity];
-        request_clear_rows(request);
-        free(request->rows);
-        free(request->key);
-    }
-    free(lookup->queue);
+    lookup_request_queue_free(&lookup->queue);
     if (lookup->connection)
         PQfinish(lookup->connection);
     row_builder_free(&lookup->builder);
@@ -469,6 +390,7 @@ int jdbc_postgres_create_lookup(const LookupSpec *spec, LookupFunction **created
     lookup->base.spec = spec;
     lookup->base.impl = lookup;
     lookup->base.descriptor = -1;
+    lookup_request_queue_init(&lookup->queue);
     row_builder_init(&lookup->builder);
     lookup->max_retries = jdbc_option_int(table, "lookup.max-retries", 3);
     lookup->offsets = calloc(spec->key_count + 1, sizeof *lookup->offsets);

@@ -16,10 +16,11 @@
  * Broken connection (server restarted): every request not yet answered is
  * sent again on a new connection, after up to `lookup.max-retries`
  * (default 1, as jeff-zou's connector) blocking connection attempts,
- * 100 ms * attempt apart; then an error naming the table and the store.
- * Invariant: queue[head..tail) are the requests not yet reported, in
- * submission order; those `sent` and not `done` were written on the
- * current connection, in order.
+ * 100 ms * attempt apart; then an error naming the table and the store
+ * (lookup_request_queue.h: the queue, the order, the re-sending). Each
+ * command carries its request's sequence number to the reply callback.
+ * Invariant: the queue's requests `sent` and not `done` were written on
+ * the current connection, in order.
  */
 #include <hiredis/async.h>
 #include <poll.h>
@@ -28,18 +29,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/connector/lookup.h"
+#include "engine/connector/lookup_request_queue.h"
 #include "engine/connector/redis_internal.h"
-
-typedef struct RedisRequest {
-    uint64_t id;
-    uint64_t sequence; /* what the reply callback is given */
-    Row *key;          /* heap copy */
-    bool null_key;
-    bool sent;
-    bool done;
-    Row *row; /* heap copy; NULL: no match */
-} RedisRequest;
 
 typedef struct RedisLookup {
     LookupFunction base;
@@ -47,9 +38,7 @@ typedef struct RedisLookup {
     redisContext *sync;
     redisAsyncContext *async;
     bool want_read, want_write;
-    RedisRequest *queue;
-    uint32_t head, tail, capacity;
-    uint64_t next_sequence;
+    LookupRequestQueue queue;
     int64_t max_retries;
     RowBuilder builder;
     RedisCommand command;
@@ -101,23 +90,13 @@ static void on_setup_reply(redisAsyncContext *context, void *reply_pointer, void
                    lookup->layout.store, reply->str);
 }
 
-static RedisRequest *find_request(RedisLookup *lookup, uint64_t sequence)
-{
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        RedisRequest *request = &lookup->queue[i % lookup->capacity];
-        if (request->sequence == sequence)
-            return request;
-    }
-    return NULL;
-}
-
 static void on_reply(redisAsyncContext *context, void *reply_pointer, void *data)
 {
     RedisLookup *lookup = context->data;
     redisReply *reply = reply_pointer;
     if (!lookup || !reply)
         return; /* the connection is gone: the request is sent again */
-    RedisRequest *request = find_request(lookup, (uint64_t)(uintptr_t)data);
+    LookupRequest *request = lookup_request_queue_find(&lookup->queue, (uint64_t)(uintptr_t)data);
     if (!request || request->done || lookup->error.status != JOINERY_OK)
         return;
     Row *row = NULL;
@@ -128,9 +107,13 @@ static void on_reply(redisAsyncContext *context, void *reply_pointer, void *data
         lookup->error = diag;
         return;
     }
-    request->row = row ? row_copy_heap(row) : NULL;
-    if (row && !request->row)
-        diag_error(&lookup->error, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (row) {
+        Row *copy = row_copy_heap(row);
+        if (!copy || lookup_request_add_row(request, copy, &diag) != JOINERY_OK) {
+            diag_error(&lookup->error, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            return;
+        }
+    }
     request->done = true;
 }
 
@@ -141,7 +124,7 @@ static void update_wait(RedisLookup *lookup)
         (lookup->want_read ? LOOKUP_WAIT_READ : 0u) | (lookup->want_write ? LOOKUP_WAIT_WRITE : 0u);
 }
 
-static int send_request(RedisLookup *lookup, RedisRequest *request, Diag *diag)
+static int send_request(RedisLookup *lookup, LookupRequest *request, Diag *diag)
 {
     if (redis_lookup_command(lookup->base.spec, &lookup->layout, request->key, &lookup->command) !=
         0)
@@ -156,6 +139,19 @@ static int send_request(RedisLookup *lookup, RedisRequest *request, Diag *diag)
     return JOINERY_OK;
 }
 
+/* A blocking connection that shows the server answers (it replaces the sync one). */
+static int probe_server(void *context, Diag *diag)
+{
+    RedisLookup *lookup = context;
+    redisContext *probe = redis_connect(lookup->base.spec->table, &lookup->layout, diag);
+    if (!probe)
+        return diag->status;
+    if (lookup->sync)
+        redisFree(lookup->sync);
+    lookup->sync = probe;
+    return JOINERY_OK;
+}
+
 /*
  * (Re)opens the asynchronous connection once a blocking connection shows
  * the server answers (up to max_retries attempts when `retrying`), then
@@ -164,29 +160,10 @@ static int send_request(RedisLookup *lookup, RedisRequest *request, Diag *diag)
 static int open_async(RedisLookup *lookup, bool retrying, Diag *diag)
 {
     if (retrying) {
-        Diag last;
-        diag_clear(&last);
-        int64_t attempts = lookup->max_retries > 0 ? lookup->max_retries : 0;
-        bool reached = false;
-        for (int64_t attempt = 1; attempt <= attempts && !reached; attempt++) {
-            if (lookup->base.spec->cancel_requested && *lookup->base.spec->cancel_requested)
-                return diag_error(diag, JOINERY_CANCELLED, "cancelled");
-            struct timespec pause = {0, 100000000L * (attempt - 1 < 9 ? attempt - 1 : 9)};
-            nanosleep(&pause, NULL);
-            diag_clear(&last);
-            redisContext *probe = redis_connect(lookup->base.spec->table, &lookup->layout, &last);
-            if (probe) {
-                if (lookup->sync)
-                    redisFree(lookup->sync);
-                lookup->sync = probe;
-                reached = true;
-            }
-        }
-        if (!reached)
-            return diag_error(diag, JOINERY_ERROR_RUNTIME, "%s (after %lld reconnect attempts)",
-                              last.message[0] ? last.message : "connection lost",
-                              (long long)attempts);
-        lookup->base.reconnects++;
+        int status =
+            lookup_reconnect(&lookup->base, lookup->max_retries, probe_server, lookup, diag);
+        if (status != JOINERY_OK)
+            return status;
     }
     redisAsyncContext *context = redisAsyncConnect(lookup->layout.host, lookup->layout.port);
     if (!context || context->err) {
@@ -211,10 +188,11 @@ static int open_async(RedisLookup *lookup, bool retrying, Diag *diag)
                             NULL) != 0)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Table '%s': cannot send to %s",
                           lookup->base.spec->table->name, lookup->layout.store);
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        RedisRequest *request = &lookup->queue[i % lookup->capacity];
-        request->sent = false;
-        if (request->null_key || request->done)
+    lookup_request_queue_restart(&lookup->queue);
+    uint32_t length = lookup_request_queue_length(&lookup->queue);
+    for (uint32_t i = 0; i < length; i++) {
+        LookupRequest *request = lookup_request_queue_at(&lookup->queue, i);
+        if (!lookup_request_pending(request))
             continue;
         int status = send_request(lookup, request, diag);
         if (status != JOINERY_OK)
@@ -284,35 +262,11 @@ static int redis_lookup_submit(LookupFunction *base, const Row *key, uint64_t re
                                Diag *diag)
 {
     RedisLookup *lookup = base->impl;
-    base->requests++;
-    if (lookup->tail - lookup->head == lookup->capacity) {
-        uint32_t capacity = lookup->capacity ? lookup->capacity * 2 : 16;
-        RedisRequest *queue = calloc(capacity, sizeof *queue);
-        if (!queue)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        for (uint32_t i = lookup->head; i < lookup->tail; i++)
-            queue[i - lookup->head] = lookup->queue[i % lookup->capacity];
-        free(lookup->queue);
-        lookup->queue = queue;
-        lookup->tail -= lookup->head;
-        lookup->head = 0;
-        lookup->capacity = capacity;
-    }
-    RedisRequest *request = &lookup->queue[lookup->tail % lookup->capacity];
-    memset(request, 0, sizeof *request);
-    request->id = request_id;
-    request->sequence = lookup->next_sequence++;
-    request->key = row_copy_heap(key);
-    if (!request->key)
-        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    for (uint32_t k = 0; k < base->spec->key_count; k++)
-        request->null_key |= row_is_null(key, k);
-    lookup->tail++;
-    base->in_flight++;
-    if (request->null_key)
-        return JOINERY_OK;
-    int status =
-        lookup->async ? send_request(lookup, request, diag) : open_async(lookup, true, diag);
+    LookupRequest *request;
+    int status = lookup_request_queue_push(&lookup->queue, base, key, request_id, &request, diag);
+    if (status != JOINERY_OK || request->null_key)
+        return status;
+    status = lookup->async ? send_request(lookup, request, diag) : open_async(lookup, true, diag);
     update_wait(lookup);
     return status;
 }
@@ -333,16 +287,6 @@ static void handle_ready(RedisLookup *lookup)
         redisAsyncHandleRead(lookup->async);
 }
 
-static bool awaiting_replies(const RedisLookup *lookup)
-{
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        const RedisRequest *request = &lookup->queue[i % lookup->capacity];
-        if (!request->null_key && !request->done)
-            return true;
-    }
-    return false;
-}
-
 static int redis_lookup_poll(LookupFunction *base, LookupCompletion completion, void *context,
                              Diag *diag)
 {
@@ -353,19 +297,10 @@ static int redis_lookup_poll(LookupFunction *base, LookupCompletion completion, 
         *diag = lookup->error;
         return diag->status;
     }
-    if (!lookup->async && awaiting_replies(lookup))
+    if (!lookup->async && lookup_request_queue_first_pending(&lookup->queue))
         status = open_async(lookup, true, diag); /* the connection broke: send them again */
-    while (status == JOINERY_OK && lookup->head < lookup->tail) {
-        RedisRequest *request = &lookup->queue[lookup->head % lookup->capacity];
-        if (!request->null_key && !request->done)
-            break;
-        Row *rows[1] = {request->row};
-        status = completion(context, request->id, rows, request->row ? 1 : 0);
-        free(request->row);
-        free(request->key);
-        lookup->head++;
-        base->in_flight--;
-    }
+    if (status == JOINERY_OK)
+        status = lookup_request_queue_complete(&lookup->queue, base, completion, context);
     update_wait(lookup);
     return status;
 }
@@ -379,12 +314,7 @@ static void redis_lookup_close(LookupFunction *base)
         lookup->async = NULL;
         redisAsyncFree(async);
     }
-    for (uint32_t i = lookup->head; i < lookup->tail; i++) {
-        RedisRequest *request = &lookup->queue[i % lookup->capacity];
-        free(request->row);
-        free(request->key);
-    }
-    free(lookup->queue);
+    lookup_request_queue_free(&lookup->queue);
     if (lookup->sync)
         redisFree(lookup->sync);
     row_builder_free(&lookup->builder);
@@ -409,6 +339,7 @@ int redis_create_lookup(const LookupSpec *spec, LookupFunction **created, Diag *
     lookup->base.spec = spec;
     lookup->base.impl = lookup;
     lookup->base.descriptor = -1;
+    lookup_request_queue_init(&lookup->queue);
     row_builder_init(&lookup->builder);
     diag_clear(&lookup->error);
     int64_t retries = 1;
