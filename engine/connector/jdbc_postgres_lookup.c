@@ -83,6 +83,18 @@ static int connect_again(void *context, Diag *diag)
     return open_connection(context, diag);
 }
 
+/*
+ * True for an error the server sends as it closes the connection
+ * (SQLSTATE class 57P: shutdown, crash, not accepting connections; class
+ * 08: connection exception): reported before libpq sees the connection
+ * end, it is a broken connection, not the request's error.
+ */
+static bool server_going_away(const PGresult *result)
+{
+    const char *state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    return state && (strncmp(state, "57P", 3) == 0 || strncmp(state, "08", 2) == 0);
+}
+
 /* Reconnects after a failure, retrying (at least once); the last failure's message when all fail.
  */
 static int reconnect(JdbcLookup *lookup, Diag *diag)
@@ -161,8 +173,10 @@ static int jdbc_lookup_sync(LookupFunction *base, const Row *key, RowBatch *out,
     int status = key_parameters(lookup, key, &null_key, diag);
     if (status != JOINERY_OK || null_key)
         return status;
+    bool reopen = false;
     for (int64_t attempt = 0;; attempt++) {
-        if (connection_broken(lookup)) {
+        if (reopen || connection_broken(lookup)) {
+            reopen = false;
             status = reconnect(lookup, diag);
             if (status != JOINERY_OK)
                 return status;
@@ -177,9 +191,10 @@ static int jdbc_lookup_sync(LookupFunction *base, const Row *key, RowBatch *out,
             PQexecPrepared(lookup->connection, "joinery_lookup", (int)base->spec->key_count,
                            lookup->values, NULL, NULL, 0);
         if (PQresultStatus(result) != PGRES_TUPLES_OK) {
-            bool broken = connection_broken(lookup);
+            bool broken = connection_broken(lookup) || server_going_away(result);
             if (broken && attempt < lookup->max_retries) {
                 PQclear(result);
+                reopen = true;
                 continue;
             }
             status = store_error(
@@ -330,6 +345,10 @@ static int read_results(JdbcLookup *lookup, Diag *diag)
             request->done = true;
             lookup->awaiting--;
         } else if (kind == PGRES_FATAL_ERROR) {
+            if (server_going_away(result)) {
+                PQclear(result);
+                return recover(lookup, diag);
+            }
             status = connection_broken(lookup)
                          ? JOINERY_OK
                          : store_error(lookup, PQresultErrorMessage(result), diag);

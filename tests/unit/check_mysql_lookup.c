@@ -3,18 +3,15 @@
  * for MySQL / MariaDB against a real MariaDB server: tests/jdbc/mariadb.sh
  * starts one for the suite (or JOINERY_MYSQL_URL / JOINERY_MYSQL_PORT name
  * a running one). When MariaDB cannot be installed the suite says so on
- * one line and passes without running (nothing is mocked). The same cases
- * as check_jdbc_lookup.c (shared steps: lookup_fixture.h), plus a restart
- * with requests on the wire, the key types of Flink's MySQL mapping, and
- * the jdbc:mariadb:// url.
+ * one line and passes without running (nothing is mocked).
  *
- * Covered: synchronous lookups (one match, several matches, a missing key,
- * a NULL key); hundreds of asynchronous requests in flight at once
- * completing in submission order with the rows the table holds;
- * reconnect after the server restarts (sync and async, no request lost);
- * errors naming table, store and column (missing table, type mismatch,
- * no server, wrong password, a table dropped under a running lookup),
- * never the password.
+ * Covered: the cases every store runs (lookup_fixture.h: sync, async in
+ * flight, restarts with requests on the wire and waiting for the
+ * connection, no server, wrong password) over a table where key 7 has
+ * three rows; the key types of Flink's MySQL mapping and the
+ * jdbc:mariadb:// url; errors naming table, store and column (missing
+ * table, type mismatch, a table dropped under a running lookup), never
+ * the password.
  */
 #include <check.h>
 #include <mysql.h>
@@ -28,7 +25,6 @@ static char my_url[256];
 static char my_dir[256];
 static char my_port[16];
 static const char PASSWORD[] = "joinery-secret";
-static const char *password = PASSWORD; /* what the tables use */
 
 /* Runs SQL (several statements) as user joinery (test setup); fails the test on an error. */
 static void admin_sql(const char *sql)
@@ -52,15 +48,22 @@ static void admin_sql(const char *sql)
     mysql_close(mysql);
 }
 
-/* Table dim (k INT, name STRING, price DECIMAL(10, 2)) over `table_name`. */
-static CatalogTable *dim_table(const char *table_name, const char *max_retries)
+/* Table dim (k INT, name STRING, price DECIMAL(10, 2)) over `table_name` (LookupStore.dim_table).
+ */
+static CatalogTable *dim_table(const char *table_name, const char *max_retries,
+                               const char *password, const char *port)
 {
+    char url[300];
+    if (port)
+        snprintf(url, sizeof url, "jdbc:mysql://127.0.0.1:%s/joinery", port);
+    else
+        snprintf(url, sizeof url, "%s", my_url);
     TestColumn columns[] = {
         {"k", type_make(TYPE_INT, true), NULL},
         {"name", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
         {"price", type_make_decimal(10, 2, true), NULL},
     };
-    const char *options[] = {"connector",          "jdbc",     "url",     my_url,     "table-name",
+    const char *options[] = {"connector",          "jdbc",     "url",     url,        "table-name",
                              table_name,           "username", "joinery", "password", password,
                              "lookup.max-retries", max_retries};
     CatalogTable *table = make_table("dim", columns, 3, options, 6);
@@ -103,169 +106,10 @@ static uint32_t expected_count(int64_t key, bool is_null)
     return key == 7 ? 3 : 1;
 }
 
-/* Every request of completions[from..to) got the rows of its key. */
-static void expect_counts(const Completions *completions, uint32_t from, uint32_t to)
-{
-    for (uint32_t i = from; i < to; i++)
-        ck_assert_uint_eq(completions->counts[i],
-                          expected_count(completions->keys[i], completions->key_null[i]));
-}
-
-START_TEST(test_sync_lookup)
-{
-    create_dim("dim_sync");
-    CatalogTable *table = dim_table("dim_sync", "3");
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Arena arena;
-    arena_init(&arena, 4096);
-    Row *slots[ROW_BATCH_CAPACITY];
-    RowBatch out = {slots, 0, ROW_BATCH_CAPACITY};
-    Diag diag;
-    diag_clear(&diag);
-    struct {
-        int64_t key;
-        bool is_null;
-    } cases[] = {{42, false}, {7, false}, {0, false}, {-5, false}, {0, true}, {500, false}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        Row *key = int_key(&builder, cases[c].key, cases[c].is_null);
-        out.count = 0;
-        ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK,
-                      "%s", diag.message);
-        ck_assert_uint_eq(out.count, expected_count(cases[c].key, cases[c].is_null));
-        for (uint32_t r = 0; r < out.count; r++)
-            expect_row(out.rows[r], cases[c].key, out.count);
-        free(key);
-    }
-    ck_assert_uint_eq(function->requests, 6);
-    function->vtable->close(function);
-    arena_destroy(&arena);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
-START_TEST(test_async_many_in_flight)
-{
-    create_dim("dim_async");
-    CatalogTable *table = dim_table("dim_async", "3");
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Completions *completions = calloc(1, sizeof *completions);
-    completions->check_row = expect_row;
-    submit_keys(function, completions, &builder, 0, 600);
-    ck_assert_uint_eq(completions->max_in_flight_seen, 600); /* none waited for */
-    drain_lookup(function, completions);
-    ck_assert_uint_eq(completions->done, 600);
-    expect_counts(completions, 0, 600);
-    uint32_t matched = 0;
-    for (uint32_t i = 0; i < 600; i++)
-        matched += completions->counts[i] > 0;
-    ck_assert_uint_gt(matched, 400);
-    ck_assert_uint_lt(matched, 600);
-    /* back to synchronous use once nothing is in flight */
-    Row *slots[16];
-    RowBatch out = {slots, 0, 16};
-    Arena arena;
-    arena_init(&arena, 4096);
-    Diag diag;
-    diag_clear(&diag);
-    Row *key = int_key(&builder, 7, false);
-    ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK, "%s",
-                  diag.message);
-    ck_assert_uint_eq(out.count, 3);
-    free(key);
-    arena_destroy(&arena);
-    free(completions);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
 static void restart_server(void)
 {
     ck_assert_int_eq(run_command("tests/jdbc/mariadb.sh restart %s", my_dir), 0);
 }
-
-START_TEST(test_reconnect_after_restart)
-{
-    if (!my_dir[0])
-        return; /* a server started by someone else is not restarted */
-    create_dim("dim_restart");
-    CatalogTable *table = dim_table("dim_restart", "5");
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Row *slots[16];
-    RowBatch out = {slots, 0, 16};
-    Arena arena;
-    arena_init(&arena, 4096);
-    Diag diag;
-    diag_clear(&diag);
-    Row *key = int_key(&builder, 9, false);
-    ck_assert(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK);
-    restart_server();
-    out.count = 0;
-    ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK, "%s",
-                  diag.message);
-    ck_assert_uint_eq(out.count, 1);
-    expect_row(out.rows[0], 9, 1);
-    ck_assert_uint_eq(function->reconnects, 1);
-    free(key);
-    /* async: a batch done, the server restarted, the next batch still complete */
-    Completions *completions = calloc(1, sizeof *completions);
-    completions->check_row = expect_row;
-    submit_keys(function, completions, &builder, 0, 100);
-    drain_lookup(function, completions);
-    restart_server();
-    submit_keys(function, completions, &builder, 100, 300);
-    drain_lookup(function, completions);
-    ck_assert_uint_eq(completions->done, 300);
-    expect_counts(completions, 0, 300);
-    ck_assert_uint_eq(function->reconnects, 2);
-    free(completions);
-    arena_destroy(&arena);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
-START_TEST(test_restart_with_requests_on_the_wire)
-{
-    if (!my_dir[0])
-        return;
-    create_dim("dim_wire");
-    CatalogTable *table = dim_table("dim_wire", "5");
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Completions *completions = calloc(1, sizeof *completions);
-    completions->check_row = expect_row;
-    /* the first batch goes out in submit; the rest waits for the connection */
-    submit_keys(function, completions, &builder, 0, 400);
-    restart_server();
-    drain_lookup(function, completions);
-    ck_assert_uint_eq(completions->done, 400);
-    expect_counts(completions, 0, 400);
-    ck_assert_uint_ge(function->reconnects, 1);
-    free(completions);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
 
 /* A composite key of other types: (code VARCHAR, flag BOOLEAN) -> (amount BIGINT, at TIMESTAMP). */
 START_TEST(test_composite_key_types)
@@ -348,22 +192,17 @@ START_TEST(test_errors)
     snprintf(store, sizeof store, "MySQL at 127.0.0.1:%s/joinery", my_port);
     char expected[512];
     snprintf(expected, sizeof expected, "Table 'dim': table 'no_such' does not exist in %s", store);
-    expect_table_error(dim_table("no_such", "3"), expected);
+    expect_table_error(dim_table("no_such", "3", PASSWORD, NULL), expected);
     admin_sql("DROP TABLE IF EXISTS dim_types; CREATE TABLE dim_types (k int, name text, price "
               "double)");
     snprintf(expected, sizeof expected,
              "Table 'dim': column 'price' is declared DECIMAL(10, 2) but is double in "
              "table 'dim_types' of %s",
              store);
-    expect_table_error(dim_table("dim_types", "3"), expected);
-    /* a wrong password: the server's reason, not the password */
-    password = "not-the-joinery-secret";
-    snprintf(expected, sizeof expected, "Table 'dim': cannot connect to %s: ", store);
-    expect_table_error(dim_table("dim_types", "3"), expected);
-    password = PASSWORD;
+    expect_table_error(dim_table("dim_types", "3", PASSWORD, NULL), expected);
     /* a table dropped under a running lookup: the request's error, naming table and store */
     create_dim("dim_dropped");
-    CatalogTable *table = dim_table("dim_dropped", "3");
+    CatalogTable *table = dim_table("dim_dropped", "3", PASSWORD, NULL);
     TestLookup test;
     make_lookup_spec(&test, table, 1);
     LookupFunction *function = create_lookup(&test);
@@ -391,28 +230,27 @@ START_TEST(test_errors)
 }
 END_TEST
 
-START_TEST(test_no_server)
-{
-    char saved[256];
-    snprintf(saved, sizeof saved, "%s", my_url);
-    snprintf(my_url, sizeof my_url, "jdbc:mysql://127.0.0.1:1/joinery");
-    expect_table_error(dim_table("dim_sync", "3"),
-                       "Table 'dim': cannot connect to MySQL at 127.0.0.1:1/joinery: ");
-    snprintf(my_url, sizeof my_url, "%s", saved);
-}
-END_TEST
+static const LookupStore MARIADB = {
+    .load_dim = create_dim,
+    .dim_table = dim_table,
+    .check_row = expect_row,
+    .expected_count = expected_count,
+    .store_format = "MySQL at 127.0.0.1:%s/joinery",
+    .port = my_port,
+    .password = PASSWORD,
+    .wrong_password = "Table 'dim': cannot connect to %s: ", /* the server's reason follows */
+};
 
 static Suite *mysql_lookup_suite(void)
 {
     Suite *suite = suite_create("mysql_lookup");
     TCase *tcase = tcase_create("mariadb");
     tcase_set_timeout(tcase, 60);
-    tcase_add_test(tcase, test_sync_lookup);
-    tcase_add_test(tcase, test_async_many_in_flight);
+    static LookupStore store;
+    store = MARIADB;
+    store.restart = my_dir[0] ? restart_server : NULL;
+    lookup_fixture_add_cases(tcase, &store);
     tcase_add_test(tcase, test_errors);
-    tcase_add_test(tcase, test_no_server);
-    tcase_add_test(tcase, test_reconnect_after_restart);
-    tcase_add_test(tcase, test_restart_with_requests_on_the_wire);
     tcase_add_test(tcase, test_composite_key_types);
     suite_add_tcase(suite, tcase);
     return suite;

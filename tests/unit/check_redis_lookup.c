@@ -3,18 +3,16 @@
  * against a real Redis server: tests/redis/redis.sh starts one for the
  * suite (with a password and an ACL user). When Redis cannot be installed
  * the suite says so on one line and passes without running (nothing is
- * mocked). Shared steps: lookup_fixture.h.
+ * mocked).
  *
- * Covered, for the string layout ('get', a value column), the row layout
- * (the value is every column joined by '\x01'), the hash layout ('hget':
- * key and field) and the hash-row layout ('hmget': fields are columns):
- * synchronous lookups (hits, misses, NULL keys); hundreds of asynchronous
- * requests in flight completing in submission order with the rows the
- * server holds; the server restarted between batches and with requests
- * on the wire (none lost); errors at start naming the table and the
- * store (connection refused, wrong password, no password, lookup not by
- * the key) and at lookup (a key of another data type), never the password;
- * the ACL user.
+ * Covered: the cases every store runs (lookup_fixture.h: sync, async in
+ * flight, the server restarted between batches and with requests on the
+ * wire, connection refused, wrong password) for the string layout ('get',
+ * a value column); the row layout (the value is every column joined by
+ * '\x01'), the hash layout ('hget': key and field) and the hash-row layout
+ * ('hmget': fields are columns), sync and async; errors at start naming
+ * the table and the store (no password, lookup not by the key) and at
+ * lookup (a key of another data type), never the password; the ACL user.
  */
 #include <check.h>
 #include <hiredis/hiredis.h>
@@ -65,7 +63,7 @@ static void load_data(void)
 
 static CatalogTable *redis_table(const char *name, const TestColumn *columns, size_t count,
                                  const char *command, const char *structure, const char *password,
-                                 const char *port)
+                                 const char *port, const char *max_retries)
 {
     const char *options[14] = {"connector",
                                "redis",
@@ -78,7 +76,7 @@ static CatalogTable *redis_table(const char *name, const TestColumn *columns, si
                                "value.data.structure",
                                structure,
                                "lookup.max-retries",
-                               "5",
+                               max_retries,
                                "password",
                                password};
     CatalogTable *table = make_table(name, columns, count, options, password ? 7 : 6);
@@ -88,13 +86,23 @@ static CatalogTable *redis_table(const char *name, const TestColumn *columns, si
     return table;
 }
 
-static CatalogTable *string_table(const char *password, const char *port)
+/* Table dim (k INT, name STRING): 'get' of key <k> (LookupStore.dim_table; one keyspace). */
+static CatalogTable *string_table(const char *data, const char *max_retries, const char *password,
+                                  const char *port)
 {
+    (void)data;
     TestColumn columns[] = {
         {"k", type_make(TYPE_INT, true), NULL},
         {"name", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
     };
-    return redis_table("dim", columns, 2, "get", "column", password, port);
+    return redis_table("dim", columns, 2, "get", "column", password, port ? port : redis_port,
+                       max_retries);
+}
+
+static void load_dim(const char *name)
+{
+    (void)name;
+    load_data();
 }
 
 static void expect_string_row(const Row *row, int64_t key, uint32_t count)
@@ -114,121 +122,6 @@ static uint32_t expected_count(int64_t key, bool is_null)
     return !is_null && key >= 1 && key <= 500 ? 1 : 0;
 }
 
-static void expect_counts(const Completions *completions, uint32_t from, uint32_t to)
-{
-    for (uint32_t i = from; i < to; i++)
-        ck_assert_uint_eq(completions->counts[i],
-                          expected_count(completions->keys[i], completions->key_null[i]));
-}
-
-START_TEST(test_string_sync)
-{
-    load_data();
-    CatalogTable *table = string_table(PASSWORD, redis_port);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Arena arena;
-    arena_init(&arena, 4096);
-    Row *slots[4];
-    RowBatch out = {slots, 0, 4};
-    Diag diag;
-    diag_clear(&diag);
-    struct {
-        int64_t key;
-        bool is_null;
-    } cases[] = {{42, false}, {1, false}, {0, false}, {501, false}, {0, true}, {500, false}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        Row *key = int_key(&builder, cases[c].key, cases[c].is_null);
-        out.count = 0;
-        ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK,
-                      "%s", diag.message);
-        ck_assert_uint_eq(out.count, expected_count(cases[c].key, cases[c].is_null));
-        if (out.count)
-            expect_string_row(out.rows[0], cases[c].key, 1);
-        free(key);
-    }
-    ck_assert_uint_eq(function->requests, 6);
-    function->vtable->close(function);
-    arena_destroy(&arena);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
-START_TEST(test_string_async_many_in_flight)
-{
-    load_data();
-    CatalogTable *table = string_table(PASSWORD, redis_port);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Completions *completions = calloc(1, sizeof *completions);
-    completions->check_row = expect_string_row;
-    submit_keys(function, completions, &builder, 0, 600);
-    ck_assert_uint_eq(completions->max_in_flight_seen, 600);
-    drain_lookup(function, completions);
-    ck_assert_uint_eq(completions->done, 600);
-    expect_counts(completions, 0, 600);
-    free(completions);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
-static void restart_server(void)
-{
-    ck_assert_int_eq(run_command("tests/redis/redis.sh restart %s", redis_dir), 0);
-}
-
-START_TEST(test_restart)
-{
-    load_data();
-    CatalogTable *table = string_table(PASSWORD, redis_port);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
-    Arena arena;
-    arena_init(&arena, 4096);
-    Row *slots[4];
-    RowBatch out = {slots, 0, 4};
-    Diag diag;
-    diag_clear(&diag);
-    Row *key = int_key(&builder, 9, false);
-    restart_server();
-    ck_assert_msg(function->vtable->lookup(function, key, &out, &arena, &diag) == JOINERY_OK, "%s",
-                  diag.message);
-    ck_assert_uint_eq(out.count, 1);
-    expect_string_row(out.rows[0], 9, 1);
-    free(key);
-    Completions *completions = calloc(1, sizeof *completions);
-    completions->check_row = expect_string_row;
-    submit_keys(function, completions, &builder, 0, 100);
-    drain_lookup(function, completions);
-    restart_server(); /* between batches */
-    submit_keys(function, completions, &builder, 100, 300);
-    drain_lookup(function, completions);
-    submit_keys(function, completions, &builder, 300, 700);
-    restart_server(); /* with requests on the wire */
-    drain_lookup(function, completions);
-    ck_assert_uint_eq(completions->done, 700);
-    expect_counts(completions, 0, 700);
-    ck_assert_uint_ge(function->reconnects, 2);
-    free(completions);
-    arena_destroy(&arena);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
-}
-END_TEST
-
 /* The row layout: 'row:<k>' holds "row:<k>\x01item-<k>\x01<k>.50". */
 START_TEST(test_row_layout)
 {
@@ -238,7 +131,7 @@ START_TEST(test_row_layout)
         {"name", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
         {"price", type_make_decimal(10, 2, true), NULL},
     };
-    CatalogTable *table = redis_table("rows", columns, 3, "get", "row", PASSWORD, redis_port);
+    CatalogTable *table = redis_table("rows", columns, 3, "get", "row", PASSWORD, redis_port, "5");
     TestLookup test;
     make_lookup_spec(&test, table, 1);
     LookupFunction *function = create_lookup(&test);
@@ -300,7 +193,7 @@ START_TEST(test_hash_layouts)
         {"value", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
     };
     CatalogTable *table =
-        redis_table("fields", hash_columns, 3, "hget", "column", PASSWORD, redis_port);
+        redis_table("fields", hash_columns, 3, "hget", "column", PASSWORD, redis_port, "5");
     TestLookup test;
     make_lookup_spec(&test, table, 2);
     LookupFunction *function = create_lookup(&test);
@@ -326,7 +219,7 @@ START_TEST(test_hash_layouts)
     function->vtable->close(function);
     catalog_table_free(table);
     /* looked up by the key alone: rejected */
-    table = redis_table("fields", hash_columns, 3, "hget", "column", PASSWORD, redis_port);
+    table = redis_table("fields", hash_columns, 3, "hget", "column", PASSWORD, redis_port, "5");
     make_lookup_spec(&test, table, 1);
     expect_create_error(&test,
                         "a redis table is looked up by its key column 'key' and its hash "
@@ -339,7 +232,7 @@ START_TEST(test_hash_layouts)
         {"name", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
         {"score", type_make(TYPE_DOUBLE, true), NULL},
     };
-    table = redis_table("people", row_columns, 3, "hmget", "column", PASSWORD, redis_port);
+    table = redis_table("people", row_columns, 3, "hmget", "column", PASSWORD, redis_port, "5");
     make_lookup_spec(&test, table, 1);
     function = create_lookup(&test);
     Completions *completions = calloc(1, sizeof *completions);
@@ -382,29 +275,18 @@ START_TEST(test_errors)
     snprintf(store, sizeof store, "Redis at 127.0.0.1:%s/0", redis_port);
     char expected[256];
     TestLookup test;
-    /* wrong password, no password */
-    CatalogTable *table = string_table("not-the-joinery-secret", redis_port);
-    make_lookup_spec(&test, table, 1);
-    snprintf(expected, sizeof expected, "Table 'dim': authentication to %s failed: WRONGPASS",
-             store);
-    expect_create_error(&test, expected, "not-the-joinery-secret");
-    catalog_table_free(table);
-    table = string_table(NULL, redis_port);
+    /* no password (a wrong one: the shared cases) */
+    CatalogTable *table = string_table("dim", "5", NULL, NULL);
     make_lookup_spec(&test, table, 1);
     snprintf(expected, sizeof expected, "Table 'dim': cannot use %s: NOAUTH", store);
     expect_create_error(&test, expected, PASSWORD);
-    catalog_table_free(table);
-    /* connection refused */
-    table = string_table(PASSWORD, "1");
-    make_lookup_spec(&test, table, 1);
-    expect_create_error(&test, "Table 'dim': cannot connect to Redis at 127.0.0.1:1/0: ", PASSWORD);
     catalog_table_free(table);
     /* a key holding a hash, read as a string: sync and async */
     TestColumn columns[] = {
         {"k", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
         {"v", type_make_varchar(TYPE_STRING_LENGTH, true), NULL},
     };
-    table = redis_table("dim", columns, 2, "get", "column", PASSWORD, redis_port);
+    table = redis_table("dim", columns, 2, "get", "column", PASSWORD, redis_port, "5");
     make_lookup_spec(&test, table, 1);
     LookupFunction *function = create_lookup(&test);
     RowBuilder builder;
@@ -468,18 +350,33 @@ START_TEST(test_acl_user)
 }
 END_TEST
 
+static void restart_server(void)
+{
+    ck_assert_int_eq(run_command("tests/redis/redis.sh restart %s", redis_dir), 0);
+}
+
+static const LookupStore REDIS = {
+    .load_dim = load_dim,
+    .dim_table = string_table,
+    .check_row = expect_string_row,
+    .expected_count = expected_count,
+    .restart = restart_server,
+    .store_format = "Redis at 127.0.0.1:%s/0",
+    .port = redis_port,
+    .password = PASSWORD,
+    .wrong_password = "Table 'dim': authentication to %s failed: WRONGPASS",
+};
+
 static Suite *redis_lookup_suite(void)
 {
     Suite *suite = suite_create("redis_lookup");
     TCase *tcase = tcase_create("redis");
     tcase_set_timeout(tcase, 60);
-    tcase_add_test(tcase, test_string_sync);
-    tcase_add_test(tcase, test_string_async_many_in_flight);
+    lookup_fixture_add_cases(tcase, &REDIS);
     tcase_add_test(tcase, test_row_layout);
     tcase_add_test(tcase, test_hash_layouts);
     tcase_add_test(tcase, test_errors);
     tcase_add_test(tcase, test_acl_user);
-    tcase_add_test(tcase, test_restart);
     suite_add_tcase(suite, tcase);
     return suite;
 }

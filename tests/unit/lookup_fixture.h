@@ -7,6 +7,17 @@
  * descriptor, completions checked to come in submission order, creation
  * errors checked for their text and for the password's absence, and the
  * test server started by a script printing `export NAME=value` lines.
+ *
+ * The cases every store runs (lookup_fixture_add_cases): synchronous
+ * lookups (hits, several rows for a key where the store can hold them, a
+ * missing key, a negative key, a NULL key); 600 asynchronous requests in
+ * flight at once completing in submission order with the rows the store
+ * holds, then synchronous use again; the server restarted under a running
+ * lookup (sync; async between batches; async with requests on the wire:
+ * none lost, none twice); no server; a wrong password (never in the
+ * message). Each suite describes its store in a LookupStore (how the
+ * "dim" data is loaded and declared, what a key matches) and adds its own
+ * store-specific cases.
  * Header-only (static inline) so each suite stays one translation unit.
  */
 #ifndef JOINERY_TESTS_LOOKUP_FIXTURE_H
@@ -228,6 +239,202 @@ static inline int run_command(const char *format, const char *argument)
     char command[1024];
     snprintf(command, sizeof command, format, argument);
     return system(command);
+}
+
+/*
+ * A store the shared cases run against. Its "dim" data: keys 1..500, key k
+ * with name 'item-<k>' (and whatever else the store's check_row checks);
+ * keys 0, negative and above 500 match nothing.
+ */
+typedef struct LookupStore {
+    /* Loads the dim data under `name` (a table, or ignored by a store without tables). */
+    void (*load_dim)(const char *name);
+    /*
+     * Declares table 'dim' over the data `name`: lookup.max-retries
+     * `max_retries`, password `password`, at `port` (NULL: the test
+     * server's), validated.
+     */
+    CatalogTable *(*dim_table)(const char *name, const char *max_retries, const char *password,
+                               const char *port);
+    void (*check_row)(const Row *row, int64_t key, uint32_t count);
+    uint32_t (*expected_count)(int64_t key, bool is_null);
+    /* Restarts the test server; NULL when the suite did not start it (the case skips). */
+    void (*restart)(void);
+    const char *store_format;   /* the store's name in messages, %s the port */
+    const char *port;           /* the test server's */
+    const char *password;       /* the right one */
+    const char *wrong_password; /* what a wrong password's error begins with, %s the store */
+} LookupStore;
+
+/* Set by the suite's main before the suite runs (Check forks each test from it). */
+static const LookupStore *fixture_store;
+
+/* Every request of completions[from..to) got the rows of its key. */
+static inline void expect_counts(const Completions *completions, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++)
+        ck_assert_uint_eq(
+            completions->counts[i],
+            fixture_store->expected_count(completions->keys[i], completions->key_null[i]));
+}
+
+/* A synchronous lookup of `key` (an int key, or NULL) with rows checked; the row count. */
+static inline uint32_t sync_lookup_checked(LookupFunction *function, RowBuilder *builder,
+                                           int64_t key, bool is_null)
+{
+    Arena arena;
+    arena_init(&arena, 4096);
+    Row *slots[ROW_BATCH_CAPACITY];
+    RowBatch out = {slots, 0, ROW_BATCH_CAPACITY};
+    Diag diag;
+    diag_clear(&diag);
+    Row *key_row = int_key(builder, key, is_null);
+    ck_assert_msg(function->vtable->lookup(function, key_row, &out, &arena, &diag) == JOINERY_OK,
+                  "%s", diag.message);
+    ck_assert_uint_eq(out.count, fixture_store->expected_count(key, is_null));
+    for (uint32_t r = 0; r < out.count; r++)
+        fixture_store->check_row(out.rows[r], key, out.count);
+    free(key_row);
+    arena_destroy(&arena);
+    return out.count;
+}
+
+START_TEST(lookup_case_sync)
+{
+    const LookupStore *store = fixture_store;
+    store->load_dim("dim_sync");
+    CatalogTable *table = store->dim_table("dim_sync", "3", store->password, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    struct {
+        int64_t key;
+        bool is_null;
+    } cases[] = {{42, false}, {7, false},   {1, false}, {0, false},
+                 {-5, false}, {501, false}, {0, true},  {500, false}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        sync_lookup_checked(function, &builder, cases[c].key, cases[c].is_null);
+    ck_assert_uint_eq(function->requests, 8);
+    ck_assert_uint_eq(function->reconnects, 0);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
+START_TEST(lookup_case_async_many_in_flight)
+{
+    const LookupStore *store = fixture_store;
+    store->load_dim("dim_async");
+    CatalogTable *table = store->dim_table("dim_async", "3", store->password, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Completions *completions = calloc(1, sizeof *completions);
+    completions->check_row = store->check_row;
+    submit_keys(function, completions, &builder, 0, 600);
+    ck_assert_uint_eq(completions->max_in_flight_seen, 600); /* none waited for */
+    drain_lookup(function, completions);
+    ck_assert_uint_eq(completions->done, 600);
+    expect_counts(completions, 0, 600);
+    uint32_t matched = 0;
+    for (uint32_t i = 0; i < 600; i++)
+        matched += completions->counts[i] > 0;
+    ck_assert_uint_gt(matched, 400);
+    ck_assert_uint_lt(matched, 600);
+    /* back to synchronous use once nothing is in flight */
+    sync_lookup_checked(function, &builder, 7, false);
+    free(completions);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
+START_TEST(lookup_case_reconnect_after_restart)
+{
+    const LookupStore *store = fixture_store;
+    if (!store->restart)
+        return; /* a server started by someone else is not restarted */
+    store->load_dim("dim_restart");
+    CatalogTable *table = store->dim_table("dim_restart", "5", store->password, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    /* sync: the connection found broken at the next lookup */
+    ck_assert_uint_eq(sync_lookup_checked(function, &builder, 9, false), 1);
+    store->restart();
+    ck_assert_uint_eq(sync_lookup_checked(function, &builder, 9, false), 1);
+    ck_assert_uint_eq(function->reconnects, 1);
+    /* async: a batch done, the server restarted, the next batch still complete */
+    Completions *completions = calloc(1, sizeof *completions);
+    completions->check_row = store->check_row;
+    submit_keys(function, completions, &builder, 0, 100);
+    drain_lookup(function, completions);
+    uint64_t reconnects = function->reconnects;
+    store->restart();
+    submit_keys(function, completions, &builder, 100, 300);
+    drain_lookup(function, completions);
+    ck_assert_uint_gt(function->reconnects, reconnects);
+    /* async with requests on the wire (or waiting for the connection) */
+    submit_keys(function, completions, &builder, 300, 700);
+    store->restart();
+    drain_lookup(function, completions);
+    ck_assert_uint_eq(completions->done, 700);
+    expect_counts(completions, 0, 700);
+    ck_assert_uint_ge(function->reconnects, 2);
+    free(completions);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
+START_TEST(lookup_case_no_server)
+{
+    const LookupStore *store = fixture_store;
+    CatalogTable *table = store->dim_table("dim_sync", "3", store->password, "1");
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    char store_name[128], expected[256];
+    snprintf(store_name, sizeof store_name, store->store_format, "1");
+    snprintf(expected, sizeof expected, "Table 'dim': cannot connect to %s: ", store_name);
+    expect_create_error(&test, expected, store->password);
+    catalog_table_free(table);
+}
+END_TEST
+
+START_TEST(lookup_case_wrong_password)
+{
+    const LookupStore *store = fixture_store;
+    store->load_dim("dim_sync");
+    const char *wrong = "not-the-joinery-secret";
+    CatalogTable *table = store->dim_table("dim_sync", "3", wrong, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    char store_name[128], expected[256];
+    snprintf(store_name, sizeof store_name, store->store_format, store->port);
+    snprintf(expected, sizeof expected, store->wrong_password, store_name);
+    expect_create_error(&test, expected, wrong);
+    catalog_table_free(table);
+}
+END_TEST
+
+/* Adds the cases every store runs, against `store` (kept: a static of the suite). */
+static inline void lookup_fixture_add_cases(TCase *tcase, const LookupStore *store)
+{
+    fixture_store = store;
+    tcase_add_test(tcase, lookup_case_sync);
+    tcase_add_test(tcase, lookup_case_async_many_in_flight);
+    tcase_add_test(tcase, lookup_case_no_server);
+    tcase_add_test(tcase, lookup_case_wrong_password);
+    tcase_add_test(tcase, lookup_case_reconnect_after_restart);
 }
 
 /* Runs the suite; returns the process exit status. */
