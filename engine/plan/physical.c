@@ -12,10 +12,16 @@
  *   LogicalAggregate          -> GroupAggregate over Exchange(hash[keys] | single)
  *   LogicalUnion / Values / WatermarkAssigner / Sink -> their physical twins
  *
- * Then CURRENT_WATERMARK outside a Calc is rejected.
+ * Then CURRENT_WATERMARK outside a Calc is rejected, and so is a scan of a
+ * table whose connector cannot be read (redis: looked up only; print,
+ * blackhole: written only), at planning as Flink ("Cannot generate a valid
+ * execution plan"), so EXPLAIN refuses it too. A lookup join's dimension
+ * table is not a scan of the physical plan (node_lookup_join.c).
  */
+#include "engine/connector/connector.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/physical.h"
+#include "engine/sql/ast_depth.h"
 
 PlanNode *physical_new_node(PlannerContext *context, PlanKind kind, uint32_t inputs,
                             uint32_t fields)
@@ -80,6 +86,40 @@ static int check_current_watermark(PlannerContext *context, const PlanNode *node
     return JOINERY_OK;
 }
 
+/* Every TableSourceScan reads a table whose connector is a source. */
+static int check_scans_readable(PlannerContext *context, const PlanNode *node, int depth)
+{
+    if (depth > SQL_MAX_DEPTH)
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "The plan is nested too deeply (more than %d levels)", SQL_MAX_DEPTH);
+    if (node->kind == PLAN_TABLE_SOURCE_SCAN) {
+        const CatalogTable *table = node->scan.table;
+        const char *name = catalog_table_option(table, "connector");
+        const Connector *connector = connector_find(name);
+        if (!connector || !connector->create_source)
+            return diag_error(
+                context->diag, JOINERY_ERROR_VALIDATE,
+                "Cannot generate a valid execution plan for the given query: table `%s` cannot "
+                "be read: connector '%s' is not a source%s%s%s",
+                table->name, name ? name : "",
+                connector && connector->create_lookup
+                    ? "; it can only be looked up, as the dimension table of a lookup join "
+                      "(JOIN "
+                : connector && connector->create_sink ? "; it can only be written to"
+                                                      : "",
+                connector && connector->create_lookup ? table->name : "",
+                connector && connector->create_lookup
+                    ? " FOR SYSTEM_TIME AS OF <probe side>.<proctime> ON <its key> = ...)"
+                    : "");
+    }
+    for (uint32_t i = 0; i < node->input_count; i++) {
+        int status = check_scans_readable(context, node->inputs[i], depth + 1);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
 int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **physical)
 {
     int status = physical_convert(context, logical, physical);
@@ -87,6 +127,8 @@ int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **phys
         return diag_error(context->diag, status, "out of memory");
     if (status == JOINERY_OK)
         status = check_current_watermark(context, *physical);
+    if (status == JOINERY_OK)
+        status = check_scans_readable(context, *physical, 0);
     if (status == JOINERY_OK)
         plan_mark_final_limit(*physical);
     return status;

@@ -20,34 +20,9 @@
 # installed. Prints "N passed, N failed".
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-JOINERY="$BUILD/joinery"
-passed=0
-failed=0
-WORK=$(mktemp -d /tmp/joinery-mysql-test.XXXXXX)
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-  failed=$((failed + 1)); echo "FAIL $1"
-  [ -n "${DETAIL:-}" ] && [ -f "$DETAIL" ] && sed 's/^/  | /' "$DETAIL" | head -30
-  DETAIL=
-}
-
-[ -x "$JOINERY" ] || { echo "tests/jdbc/mysql.sh: $JOINERY not found (run make first)"; echo "0 passed, 1 failed"; exit 1; }
-env_lines=$("$ROOT/tests/jdbc/mariadb.sh" start 2>"$WORK/start.err")
-rc=$?
-if [ $rc = 2 ]; then
-  echo "skip tests/jdbc/mysql.sh (MariaDB cannot be installed: $(cat "$WORK/start.err"))"
-  rm -rf "$WORK"
-  exit 0
-elif [ $rc != 0 ]; then
-  cat "$WORK/start.err"; echo "0 passed, 1 failed"; exit 1
-fi
-eval "$env_lines"
-cleanup() { "$ROOT/tests/jdbc/mariadb.sh" stop "$JOINERY_MYSQL_DIR"; rm -rf "$WORK"; }
-trap cleanup EXIT
+. "$(dirname "$0")/../jdbc/harness.sh"
+harness_init tests/jdbc/mysql.sh
+harness_start_or_skip tests/jdbc/mariadb.sh MariaDB
 PASSWORD=joinery-secret
 sql() { "$ROOT/tests/jdbc/mariadb.sh" sql "$JOINERY_MYSQL_DIR"; }
 
@@ -201,5 +176,4 @@ error_case "password masked in SHOW CREATE TABLE and EXPLAIN" "'password' = '***
 SHOW CREATE TABLE orders;
 EXPLAIN SELECT * FROM orders;"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_finish

@@ -28,39 +28,10 @@
 # "N passed, N failed".
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-JOINERY="$BUILD/joinery"
-passed=0
-failed=0
-WORK=$(mktemp -d /tmp/joinery-lookup-test.XXXXXX)
-chmod 755 "$WORK"
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-  failed=$((failed + 1)); echo "FAIL $1"
-  [ -n "${DETAIL:-}" ] && [ -f "$DETAIL" ] && sed 's/^/  | /' "$DETAIL" | head -40
-  DETAIL=
-}
-
-[ -x "$JOINERY" ] || { echo "tests/lookup: $JOINERY not found (run make first)"; echo "0 passed, 1 failed"; exit 1; }
-env_lines=$("$ROOT/tests/jdbc/postgres.sh" start 2>"$WORK/start.err")
-rc=$?
-if [ $rc = 2 ]; then
-  echo "skip tests/lookup (PostgreSQL cannot be installed: $(cat "$WORK/start.err"))"
-  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-  exit 0
-elif [ $rc != 0 ]; then
-  cat "$WORK/start.err"; echo "0 passed, 1 failed"; exit 1
-fi
-eval "$env_lines"
-cleanup() {
-  [ -n "${WRITER_PID:-}" ] && kill "$WRITER_PID" 2>/dev/null
-  "$ROOT/tests/jdbc/postgres.sh" stop "$JOINERY_PG_DIR"
-  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/../jdbc/harness.sh"
+harness_init tests/lookup
+harness_start_or_skip tests/jdbc/postgres.sh PostgreSQL
+harness_cleanup_extra() { [ -n "${WRITER_PID:-}" ] && kill "$WRITER_PID" 2>/dev/null; }
 PASSWORD=$PGPASSWORD
 PSQL="psql -qAtX -v ON_ERROR_STOP=1"
 psql_run() { PGPASSWORD=$PASSWORD $PSQL -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "$PGDATABASE" "$@"; }
@@ -72,8 +43,8 @@ run_joinery() { # script -> stdout+stderr, from the repository root
   (cd "$ROOT" && HOME="$WORK" "$JOINERY" --continue-on-error -f "$1" 2>&1)
 }
 
-# LOOKUP_SECTIONS (default "1 2 3 4") picks the sections to run
-SECTIONS=" ${LOOKUP_SECTIONS:-1 2 3 4} "
+# LOOKUP_SECTIONS (default "1 2 3 4 5") picks the sections to run
+SECTIONS=" ${LOOKUP_SECTIONS:-1 2 3 4 5} "
 section() { case "$SECTIONS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 # ---------------------------------------------------------------- 1. golden scripts
@@ -351,5 +322,83 @@ else
 fi
 fi
 
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+# ---------------------------------------------------------------- 5. MariaDB and Redis
+# the same lookup joins over the jdbc connector's MySQL dialect and over Redis, on a
+# MariaDB and a Redis server started here (one each), then each server restarted mid-job
+stores_up() {
+  harness_start tests/jdbc/mariadb.sh MariaDB || { echo "skip section 5 ($HARNESS_SKIPPED)"; return 1; }
+  harness_start tests/redis/redis.sh Redis || { echo "skip section 5 ($HARNESS_SKIPPED)"; return 1; }
+}
+mysql_sql() { "$ROOT/tests/jdbc/mariadb.sh" sql "$JOINERY_MYSQL_DIR"; }
+redis_cli() { "$ROOT/tests/redis/redis.sh" cli "$JOINERY_REDIS_DIR" "$@"; }
+mask_stores() {
+  sed -e "s|$WORK/|WORK/|g" -e "s|$JOINERY_MYSQL_PORT|@MYSQL_PORT@|g" -e "s|$JOINERY_REDIS_PORT|@REDIS_PORT@|g" \
+    -e "s|$PASSWORD|@PASSWORD@|g" -e 's/latency p50 [^,]*, p99 .*$/latency (masked)/' \
+    -e 's/ \+[0-9]\+\.[0-9]\( \+[^ ]\+\)$/ (busy ms)\1/'
+}
+
+# restart_case NAME DDL RESTART: 40 probe rows, each looked up in table rdim (key k,
+# value 'v<k>') by an async and a sync lookup join; the server restarted (RESTART) once
+# the first 20 came out, with rows 21..30 written just before (in flight or queued)
+restart_case() {
+  local name=$1 ddl=$2 restart=$3
+  rm -f "$WORK/restart.fifo"; mkfifo "$WORK/restart.fifo"
+  cat >"$WORK/restart.sql" <<SQL
+CREATE TABLE probe (seq INT, pt AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = '$WORK/restart.fifo', 'format' = 'csv', 'source.fifo.enabled' = 'true');
+$ddl
+CREATE TABLE rout (seq INT, a STRING, s STRING) WITH ('connector' = 'print', 'print-identifier' = 'out');
+INSERT INTO rout SELECT /*+ LOOKUP('table' = 'a', 'async' = 'true') */ p.seq, a.v, s.v FROM probe p
+  JOIN rdim FOR SYSTEM_TIME AS OF p.pt AS a ON p.seq = a.k
+  JOIN rdim FOR SYSTEM_TIME AS OF p.pt AS s ON p.seq = s.k;
+SQL
+  run_joinery "$WORK/restart.sql" >"$WORK/restart.out" &
+  local job=$! i
+  exec 3>"$WORK/restart.fifo"
+  for i in $(seq 1 20); do echo "$i" >&3; done
+  for _ in $(seq 1 300); do [ "$(grep -c '^out' "$WORK/restart.out")" -ge 20 ] && break; sleep 0.1; done
+  for i in $(seq 21 30); do echo "$i" >&3; done
+  $restart 3>&- >>"$WORK/restart.log" 2>&1 # the server must not hold the FIFO open
+  for i in $(seq 31 40); do echo "$i" >&3; done
+  exec 3>&-
+  wait $job
+  for i in $(seq 1 40); do echo "out> +I[$i, v$i, v$i]"; done >"$WORK/restart.want"
+  grep '^out' "$WORK/restart.out" | sort -t'[' -k2 -n >"$WORK/restart.got"
+  if cmp -s "$WORK/restart.want" "$WORK/restart.got" && ! grep -q ERROR "$WORK/restart.out"; then
+    pass "restart: $name restarted mid-job, async and sync lookups reconnect: 40 rows, each once"
+  else
+    diff "$WORK/restart.want" "$WORK/restart.got" >>"$WORK/restart.out"
+    DETAIL="$WORK/restart.out" fail "restart: $name mid-job"
+  fi
+}
+
+if section 5 && stores_up; then
+  if ! mysql_sql <"$ROOT/tests/lookup/stores/mysql.sql" >"$WORK/setup.log" 2>&1 ||
+     ! redis_cli <"$ROOT/tests/lookup/stores/redis.txt" >>"$WORK/setup.log" 2>&1; then
+    DETAIL="$WORK/setup.log" fail "stores: setup"
+  else
+    sed -e "s|@MYSQL_URL@|$JOINERY_MYSQL_URL|g" -e "s|@REDIS_PORT@|$JOINERY_REDIS_PORT|g" \
+      -e "s|@PASSWORD@|$JOINERY_REDIS_PASSWORD|g" "$ROOT/tests/lookup/stores/seeds.sql" >"$WORK/stores.sql"
+    run_joinery "$WORK/stores.sql" | mask_stores >"$WORK/stores.actual"
+    [ "${UPDATE:-}" = 1 ] && cp "$WORK/stores.actual" "$ROOT/tests/lookup/stores/seeds.out"
+    if diff -u "$ROOT/tests/lookup/stores/seeds.out" "$WORK/stores.actual" >"$WORK/stores.diff"; then
+      pass "stores: seeds over MariaDB and Redis (golden)"
+    else
+      DETAIL="$WORK/stores.diff" fail "stores: seeds over MariaDB and Redis (golden)"
+    fi
+  fi
+  mysql_sql <<'SQL' >/dev/null
+DROP TABLE IF EXISTS rdim; CREATE TABLE rdim (k INT PRIMARY KEY, v TEXT);
+INSERT INTO rdim SELECT seq, CONCAT('v', seq) FROM seq_1_to_40;
+SQL
+  restart_case MariaDB "CREATE TABLE rdim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_MYSQL_URL',
+  'table-name' = 'rdim', 'username' = 'joinery', 'password' = '$JOINERY_REDIS_PASSWORD', 'lookup.max-retries' = '20');" \
+    "$ROOT/tests/jdbc/mariadb.sh restart $JOINERY_MYSQL_DIR"
+  for i in $(seq 1 40); do echo "SET $i v$i"; done | { echo "SELECT 2"; cat; } | redis_cli >/dev/null
+  restart_case Redis "CREATE TABLE rdim (k INT, v STRING) WITH ('connector' = 'redis', 'host' = '127.0.0.1',
+  'port' = '$JOINERY_REDIS_PORT', 'password' = '$JOINERY_REDIS_PASSWORD', 'command' = 'get', 'database' = '2',
+  'lookup.max-retries' = '20');" \
+    "$ROOT/tests/redis/redis.sh restart $JOINERY_REDIS_DIR"
+fi
+
+harness_finish

@@ -15,34 +15,9 @@
 # when Redis cannot be installed. Prints "N passed, N failed".
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-build}
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-JOINERY="$BUILD/joinery"
-passed=0
-failed=0
-WORK=$(mktemp -d /tmp/joinery-redis-test.XXXXXX)
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-  failed=$((failed + 1)); echo "FAIL $1"
-  [ -n "${DETAIL:-}" ] && [ -f "$DETAIL" ] && sed 's/^/  | /' "$DETAIL" | head -30
-  DETAIL=
-}
-
-[ -x "$JOINERY" ] || { echo "tests/redis: $JOINERY not found (run make first)"; echo "0 passed, 1 failed"; exit 1; }
-env_lines=$("$ROOT/tests/redis/redis.sh" start 2>"$WORK/start.err")
-rc=$?
-if [ $rc = 2 ]; then
-  echo "skip tests/redis (Redis cannot be installed: $(cat "$WORK/start.err"))"
-  rm -rf "$WORK"
-  exit 0
-elif [ $rc != 0 ]; then
-  cat "$WORK/start.err"; echo "0 passed, 1 failed"; exit 1
-fi
-eval "$env_lines"
-cleanup() { "$ROOT/tests/redis/redis.sh" stop "$JOINERY_REDIS_DIR"; rm -rf "$WORK"; }
-trap cleanup EXIT
+. "$(dirname "$0")/../jdbc/harness.sh"
+harness_init tests/redis
+harness_start_or_skip tests/redis/redis.sh Redis
 PASSWORD=$JOINERY_REDIS_PASSWORD
 cli() { "$ROOT/tests/redis/redis.sh" cli "$JOINERY_REDIS_DIR" "$@"; }
 ddl() { # name columns command [extra options]
@@ -138,6 +113,10 @@ INSERT INTO plain VALUES ('a', 'b');"
 error_case "a redis table is not scanned" "cannot be read: connector 'redis' is not a source" \
   "$(ddl plain "k STRING, v STRING" get)
 SELECT * FROM plain;"
+error_case "EXPLAIN of a scan of a redis table refused at planning, naming it" \
+  "Cannot generate a valid execution plan for the given query: table \`plain\` cannot be read: connector 'redis' is not a source; it can only be looked up" \
+  "$(ddl plain "k STRING, v STRING" get)
+EXPLAIN SELECT k FROM plain WHERE v = 'x';"
 error_case "layout checked when the table is created" "with 'command' = 'set' the table has 2 columns (the key first), not 3 columns" \
   "$(ddl plain "k STRING, v STRING, w STRING" set)"
 error_case "commands not supported named" "option 'command' = 'rpush' is not supported" \
@@ -146,5 +125,4 @@ error_case "password masked in SHOW CREATE TABLE" "'password' = '******'" \
   "$(ddl plain "k STRING, v STRING" set)
 SHOW CREATE TABLE plain;"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_finish
