@@ -18,10 +18,11 @@
  * execution plan"), so EXPLAIN refuses it too. A lookup join's dimension
  * table is not a scan of the physical plan (node_lookup_join.c).
  */
+#include <stdlib.h>
+
 #include "engine/connector/connector.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/physical.h"
-#include "engine/sql/ast_depth.h"
 
 PlanNode *physical_new_node(PlannerContext *context, PlanKind kind, uint32_t inputs,
                             uint32_t fields)
@@ -86,38 +87,60 @@ static int check_current_watermark(PlannerContext *context, const PlanNode *node
     return JOINERY_OK;
 }
 
-/* Every TableSourceScan reads a table whose connector is a source. */
-static int check_scans_readable(PlannerContext *context, const PlanNode *node, int depth)
+/* The refusal of a scan of `table`, whose connector cannot be read. */
+static int refuse_scan(PlannerContext *context, const CatalogTable *table)
 {
-    if (depth > SQL_MAX_DEPTH)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "The plan is nested too deeply (more than %d levels)", SQL_MAX_DEPTH);
-    if (node->kind == PLAN_TABLE_SOURCE_SCAN) {
-        const CatalogTable *table = node->scan.table;
-        const char *name = catalog_table_option(table, "connector");
-        const Connector *connector = connector_find(name);
-        if (!connector || !connector->create_source)
-            return diag_error(
-                context->diag, JOINERY_ERROR_VALIDATE,
-                "Cannot generate a valid execution plan for the given query: table `%s` cannot "
-                "be read: connector '%s' is not a source%s%s%s",
-                table->name, name ? name : "",
-                connector && connector->create_lookup
-                    ? "; it can only be looked up, as the dimension table of a lookup join "
-                      "(JOIN "
-                : connector && connector->create_sink ? "; it can only be written to"
-                                                      : "",
-                connector && connector->create_lookup ? table->name : "",
-                connector && connector->create_lookup
-                    ? " FOR SYSTEM_TIME AS OF <probe side>.<proctime> ON <its key> = ...)"
-                    : "");
+    const char *name = catalog_table_option(table, "connector");
+    const Connector *connector = connector_find(name);
+    bool lookup = connector && connector->create_lookup;
+    return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                      "Cannot generate a valid execution plan for the given query: table `%s` "
+                      "cannot be read: connector '%s' is not a source%s%s%s",
+                      table->name, name ? name : "",
+                      lookup ? "; it can only be looked up, as the dimension table of a lookup "
+                               "join (JOIN "
+                      : connector && connector->create_sink ? "; it can only be written to"
+                                                            : "",
+                      lookup ? table->name : "",
+                      lookup ? " FOR SYSTEM_TIME AS OF <probe side>.<proctime> ON <its key> = ...)"
+                             : "");
+}
+
+/*
+ * Every TableSourceScan reads a table whose connector is a source. An
+ * explicit stack, not recursion: a plan of a thousand joins is deeper than
+ * the C stack should carry.
+ */
+static int check_scans_readable(PlannerContext *context, const PlanNode *root)
+{
+    size_t capacity = 64, count = 0;
+    const PlanNode **stack = malloc(capacity * sizeof *stack);
+    if (!stack)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    stack[count++] = root;
+    int status = JOINERY_OK;
+    while (count > 0 && status == JOINERY_OK) {
+        const PlanNode *node = stack[--count];
+        if (node->kind == PLAN_TABLE_SOURCE_SCAN) {
+            const Connector *connector =
+                connector_find(catalog_table_option(node->scan.table, "connector"));
+            if (!connector || !connector->create_source)
+                status = refuse_scan(context, node->scan.table);
+        }
+        if (count + node->input_count > capacity) {
+            capacity = (count + node->input_count) * 2;
+            const PlanNode **grown = realloc(stack, capacity * sizeof *grown);
+            if (!grown) {
+                status = diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+                break;
+            }
+            stack = grown;
+        }
+        for (uint32_t i = 0; i < node->input_count; i++)
+            stack[count++] = node->inputs[i];
     }
-    for (uint32_t i = 0; i < node->input_count; i++) {
-        int status = check_scans_readable(context, node->inputs[i], depth + 1);
-        if (status != JOINERY_OK)
-            return status;
-    }
-    return JOINERY_OK;
+    free(stack);
+    return status;
 }
 
 int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **physical)
@@ -128,7 +151,7 @@ int plan_to_physical(PlannerContext *context, PlanNode *logical, PlanNode **phys
     if (status == JOINERY_OK)
         status = check_current_watermark(context, *physical);
     if (status == JOINERY_OK)
-        status = check_scans_readable(context, *physical, 0);
+        status = check_scans_readable(context, *physical);
     if (status == JOINERY_OK)
         plan_mark_final_limit(*physical);
     return status;

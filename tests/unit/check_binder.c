@@ -568,6 +568,46 @@ START_TEST(test_insert_columns)
 }
 END_TEST
 
+/* Optimizing `sql` fails (binding succeeds) with a message containing `text`. */
+static void expect_plan_error(Fixture *f, const char *sql, const char *text)
+{
+    ck_assert_msg(bind(f, sql) == JOINERY_OK, "bind of '%s': %s", sql, f->diag.message);
+    int status = plan_optimize(&f->context, f->logical, &f->physical);
+    ck_assert_msg(status == JOINERY_ERROR_VALIDATE, "'%s' planned (%d: %s)", sql, status,
+                  f->diag.message);
+    ck_assert_msg(strstr(f->diag.message, text) != NULL, "'%s': message '%s' lacks '%s'", sql,
+                  f->diag.message, text);
+}
+
+/* A table its connector cannot read is refused at planning (EXPLAIN too), as Flink. */
+START_TEST(test_scan_of_unreadable_tables)
+{
+    Fixture f;
+    fixture_open(&f, TABLES, sizeof TABLES / sizeof TABLES[0]);
+    define(&f, "CREATE TABLE names (id BIGINT, name STRING) WITH ('connector' = 'redis', "
+               "'host' = '127.0.0.1', 'command' = 'get')");
+    define(&f, "CREATE TABLE probe (id BIGINT, pt AS PROCTIME())" FS);
+    const char *redis = "Cannot generate a valid execution plan for the given query: table "
+                        "`names` cannot be read: connector 'redis' is not a source; it can only "
+                        "be looked up";
+    expect_plan_error(&f, "SELECT * FROM names", redis);
+    expect_plan_error(&f, "SELECT name FROM names WHERE id > 3", redis);
+    expect_plan_error(&f, "SELECT p.id FROM probe p JOIN names n ON p.id = n.id", redis);
+    expect_plan_error(&f, "INSERT INTO sink_t SELECT user_id, total, note FROM sink_t",
+                      "table `sink_t` cannot be read: connector 'blackhole' is not a source; "
+                      "it can only be written to");
+    /* looked up, the same table plans: its rows are not scanned */
+    explain(&f,
+            "SELECT p.id, n.name FROM probe p JOIN names FOR SYSTEM_TIME AS OF p.pt AS n "
+            "ON p.id = n.id",
+            0);
+    ck_assert_ptr_nonnull(
+        strstr(section(&f, "Optimized Physical Plan"),
+               "LookupJoin(table=[default_catalog.default_database.names], joinType=[InnerJoin]"));
+    fixture_close(&f);
+}
+END_TEST
+
 static Suite *binder_suite(void)
 {
     Suite *suite = suite_create("binder");
@@ -586,6 +626,7 @@ static Suite *binder_suite(void)
     tcase_add_test(queries, test_state_ttl_hints);
     tcase_add_test(queries, test_rejected_features);
     tcase_add_test(queries, test_insert_columns);
+    tcase_add_test(queries, test_scan_of_unreadable_tables);
     suite_add_tcase(suite, queries);
     return suite;
 }
