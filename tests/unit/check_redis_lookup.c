@@ -31,17 +31,24 @@ static void admin(const char *format, ...) __attribute__((format(printf, 1, 2)))
 static void admin(const char *format, ...)
 {
     static redisContext *context; /* one per test process (Check forks each test) */
-    if (!context) {
-        context = redisConnect("127.0.0.1", atoi(redis_port));
-        ck_assert_msg(context && !context->err, "connect: %s", context ? context->errstr : "");
-        redisReply *reply = redisCommand(context, "AUTH %s", PASSWORD);
-        ck_assert(reply && reply->type != REDIS_REPLY_ERROR);
-        freeReplyObject(reply);
+    redisReply *reply = NULL;
+    for (int attempt = 0; attempt < 2 && !reply; attempt++) {
+        if (context && context->err) { /* the server was restarted (CK_FORK=no runs) */
+            redisFree(context);
+            context = NULL;
+        }
+        if (!context) {
+            context = redisConnect("127.0.0.1", atoi(redis_port));
+            ck_assert_msg(context && !context->err, "connect: %s", context ? context->errstr : "");
+            redisReply *auth = redisCommand(context, "AUTH %s", PASSWORD);
+            ck_assert(auth && auth->type != REDIS_REPLY_ERROR);
+            freeReplyObject(auth);
+        }
+        va_list args;
+        va_start(args, format);
+        reply = redisvCommand(context, format, args);
+        va_end(args);
     }
-    va_list args;
-    va_start(args, format);
-    redisReply *reply = redisvCommand(context, format, args);
-    va_end(args);
     ck_assert_msg(reply && reply->type != REDIS_REPLY_ERROR, "%s", reply ? reply->str : "");
     freeReplyObject(reply);
 }
