@@ -299,44 +299,58 @@ static inline uint32_t sync_lookup_checked(LookupFunction *function, RowBuilder 
     return out.count;
 }
 
+/* What a shared case opens: the store's dim data and table, the lookup, a key builder. */
+typedef struct LookupCase {
+    CatalogTable *table;
+    TestLookup test;
+    LookupFunction *function;
+    RowBuilder builder;
+} LookupCase;
+
+/* Loads dim data `name` and opens its lookup (lookup.max-retries `max_retries`). */
+static inline void lookup_case_open(LookupCase *c, const char *name, const char *max_retries)
+{
+    fixture_store->load_dim(name);
+    c->table = fixture_store->dim_table(name, max_retries, fixture_store->password, NULL);
+    make_lookup_spec(&c->test, c->table, 1);
+    c->function = create_lookup(&c->test);
+    row_builder_init(&c->builder);
+}
+
+static inline void lookup_case_close(LookupCase *c)
+{
+    c->function->vtable->close(c->function);
+    row_builder_free(&c->builder);
+    catalog_table_free(c->table);
+}
+
 START_TEST(lookup_case_sync)
 {
-    const LookupStore *store = fixture_store;
-    store->load_dim("dim_sync");
-    CatalogTable *table = store->dim_table("dim_sync", "3", store->password, NULL);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
+    LookupCase c;
+    lookup_case_open(&c, "dim_sync", "3");
+    LookupFunction *function = c.function;
     struct {
         int64_t key;
         bool is_null;
     } cases[] = {{42, false}, {7, false},   {1, false}, {0, false},
                  {-5, false}, {501, false}, {0, true},  {500, false}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-        sync_lookup_checked(function, &builder, cases[c].key, cases[c].is_null);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        sync_lookup_checked(function, &c.builder, cases[i].key, cases[i].is_null);
     ck_assert_uint_eq(function->requests, 8);
     ck_assert_uint_eq(function->reconnects, 0);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
+    lookup_case_close(&c);
 }
 END_TEST
 
 START_TEST(lookup_case_async_many_in_flight)
 {
     const LookupStore *store = fixture_store;
-    store->load_dim("dim_async");
-    CatalogTable *table = store->dim_table("dim_async", "3", store->password, NULL);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
+    LookupCase c;
+    lookup_case_open(&c, "dim_async", "3");
+    LookupFunction *function = c.function;
     Completions *completions = calloc(1, sizeof *completions);
     completions->check_row = store->check_row;
-    submit_keys(function, completions, &builder, 0, 600);
+    submit_keys(function, completions, &c.builder, 0, 600);
     ck_assert_uint_eq(completions->max_in_flight_seen, 600); /* none waited for */
     drain_lookup(function, completions);
     ck_assert_uint_eq(completions->done, 600);
@@ -347,11 +361,9 @@ START_TEST(lookup_case_async_many_in_flight)
     ck_assert_uint_gt(matched, 400);
     ck_assert_uint_lt(matched, 600);
     /* back to synchronous use once nothing is in flight */
-    sync_lookup_checked(function, &builder, 7, false);
+    sync_lookup_checked(function, &c.builder, 7, false);
     free(completions);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
+    lookup_case_close(&c);
 }
 END_TEST
 
@@ -360,39 +372,33 @@ START_TEST(lookup_case_reconnect_after_restart)
     const LookupStore *store = fixture_store;
     if (!store->restart)
         return; /* a server started by someone else is not restarted */
-    store->load_dim("dim_restart");
-    CatalogTable *table = store->dim_table("dim_restart", "5", store->password, NULL);
-    TestLookup test;
-    make_lookup_spec(&test, table, 1);
-    LookupFunction *function = create_lookup(&test);
-    RowBuilder builder;
-    row_builder_init(&builder);
+    LookupCase c;
+    lookup_case_open(&c, "dim_restart", "5");
+    LookupFunction *function = c.function;
     /* sync: the connection found broken at the next lookup */
-    ck_assert_uint_eq(sync_lookup_checked(function, &builder, 9, false), 1);
+    ck_assert_uint_eq(sync_lookup_checked(function, &c.builder, 9, false), 1);
     store->restart();
-    ck_assert_uint_eq(sync_lookup_checked(function, &builder, 9, false), 1);
+    ck_assert_uint_eq(sync_lookup_checked(function, &c.builder, 9, false), 1);
     ck_assert_uint_eq(function->reconnects, 1);
     /* async: a batch done, the server restarted, the next batch still complete */
     Completions *completions = calloc(1, sizeof *completions);
     completions->check_row = store->check_row;
-    submit_keys(function, completions, &builder, 0, 100);
+    submit_keys(function, completions, &c.builder, 0, 100);
     drain_lookup(function, completions);
     uint64_t reconnects = function->reconnects;
     store->restart();
-    submit_keys(function, completions, &builder, 100, 300);
+    submit_keys(function, completions, &c.builder, 100, 300);
     drain_lookup(function, completions);
     ck_assert_uint_gt(function->reconnects, reconnects);
     /* async with requests on the wire (or waiting for the connection) */
-    submit_keys(function, completions, &builder, 300, 700);
+    submit_keys(function, completions, &c.builder, 300, 700);
     store->restart();
     drain_lookup(function, completions);
     ck_assert_uint_eq(completions->done, 700);
     expect_counts(completions, 0, 700);
     ck_assert_uint_ge(function->reconnects, 2);
     free(completions);
-    function->vtable->close(function);
-    row_builder_free(&builder);
-    catalog_table_free(table);
+    lookup_case_close(&c);
 }
 END_TEST
 
