@@ -19,7 +19,9 @@
  * default 3) and re-sends the requests still in flight (lookups are
  * reads, so re-sending is safe); past the retries it is an error naming
  * the table and the store. Callbacks run inside poll, on the caller's
- * thread; rows passed to a callback live until it returns.
+ * thread; rows passed to a callback live until it returns. The stores'
+ * functions share the queue of requests, the completion hand-over and the
+ * reconnect loop: lookup_request_queue.h.
  *
  * Ownership: the function is created by the connector and freed by its
  * close; the spec is borrowed for its whole life.
