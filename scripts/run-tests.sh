@@ -155,7 +155,7 @@ servers_and_jobs() {
   echo "== redis sink end to end against a real Redis server (tests/redis)"
   timeout 300 tests/redis/run.sh "$build"
   record "tests/redis" $?
-  echo "== lookup joins against a real PostgreSQL server: seeds, caches, differential, faults (tests/lookup)"
+  echo "== lookup joins against real PostgreSQL, MariaDB and Redis servers: seeds, caches, differential, faults, restarts (tests/lookup)"
   timeout 600 tests/lookup/run.sh "$build"
   record "tests/lookup" $?
 
