@@ -56,10 +56,26 @@ FUZZ_BIN        = $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 fuzz_source  = $(if $(filter format_%,$(1)),tests/fuzz/fuzz_format.c,tests/fuzz/fuzz_$(1).c)
 fuzz_defines = $(if $(filter format_%,$(1)),-DFUZZ_FORMAT=FORMAT_KIND_$(shell echo $(1:format_%=%) | tr a-z A-Z))
 
-.PHONY: all deps demo test unit sqltest clitest difftest asan bench nexmark format clean tools \
+.PHONY: all deps demo test unit sqltest clitest difftest asan bench nexmark format clean tools udf \
         fuzz fuzz-build fuzz-targets
 
-all: $(BUILD)/joinery tools $(BUILD)/kafka-mock
+all: $(BUILD)/joinery tools $(BUILD)/kafka-mock udf
+
+# user-defined C functions (engine/udf/joinery_udf.h): the sample (seed 004's table function)
+# and the tests' functions, always into build/udf/ (the scripts name that path; a library
+# needs no sanitizer to be loaded by the asan build)
+UDF_DIR  = build/udf
+UDF_LIBS = $(UDF_DIR)/libjoinery_cdn_log_udf.so $(UDF_DIR)/libjoinery_test_udf.so
+udf: $(UDF_LIBS)
+
+$(UDF_DIR)/libjoinery_cdn_log_udf.so: sample-data/udf/query_ck_awscdn_cf_log_tudf.c \
+	  engine/udf/joinery_udf.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. $(OPT) $(WARN) -shared -fPIC -o $@ $<
+
+$(UDF_DIR)/libjoinery_test_udf.so: tests/udf/test_udfs.c engine/udf/joinery_udf.h
+	@mkdir -p $(dir $@)
+	$(CC) -I. $(OPT) $(WARN) -shared -fPIC -o $@ $<
 
 tools: $(TOOL_BIN) $(UNIT_BIN) $(FUZZ_REPLAY_BIN) $(BUILD)/tools/statement_generator
 

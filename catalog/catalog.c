@@ -11,11 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-struct Catalog {
-    CatalogTable **tables;
-    size_t count;
-    size_t capacity;
-};
+#include "catalog/catalog_internal.h"
 
 Catalog *catalog_create(void)
 {
@@ -37,6 +33,7 @@ void catalog_destroy(Catalog *catalog)
     for (size_t i = 0; i < catalog->count; i++)
         catalog_table_free(catalog->tables[i]);
     free(catalog->tables);
+    catalog_functions_free(catalog);
     free(catalog);
 }
 

@@ -1,5 +1,5 @@
 /*
- * catalog.h - the local catalog: tables and views of
+ * catalog.h - the local catalog: tables, views and user-defined functions of
  * default_catalog.default_database.
  *
  * Ownership: a CatalogTable owns all its memory (its own arena). The catalog
@@ -101,6 +101,34 @@ CatalogTable *catalog_at(const Catalog *catalog, size_t index);
 const char *catalog_table_option(const CatalogTable *table, const char *key);
 /* Index of the column named `name` (case-insensitive), or -1. */
 int catalog_table_column_index(const CatalogTable *table, const char *name);
+
+/*
+ * User-defined functions (CREATE FUNCTION): definitions only, as written;
+ * the engine loads and checks them (engine/udf/). Names are matched
+ * case-insensitively, as Flink matches function names, and kept as written.
+ */
+typedef struct CatalogFunction {
+    char *name;
+    char *identifier; /* AS 'identifier': the C symbol of its descriptor */
+    char *language;   /* "C" (upper case) */
+    char *library;    /* USING JAR 'path' */
+    bool temporary;
+    bool system; /* TEMPORARY SYSTEM */
+} CatalogFunction;
+
+/*
+ * Adds a copy of `function`. When one of that name exists: OK with
+ * if_not_exists (nothing added), else JOINERY_ERROR_VALIDATE.
+ */
+int catalog_add_function(Catalog *catalog, const CatalogFunction *function, bool if_not_exists,
+                         Diag *diag);
+/* The function named `name` (case-insensitive), or NULL. */
+const CatalogFunction *catalog_find_function(const Catalog *catalog, const char *name);
+/* Drops it; missing: OK with if_exists, else JOINERY_ERROR_VALIDATE. */
+int catalog_drop_function(Catalog *catalog, const char *name, bool if_exists, Diag *diag);
+/* Number of functions and the one at index i (sorted by lower-cased name). */
+size_t catalog_function_count(const Catalog *catalog);
+const CatalogFunction *catalog_function_at(const Catalog *catalog, size_t index);
 
 /*
  * The closest of `candidates` to `name` by edit distance (case-insensitive),

@@ -49,11 +49,12 @@ check engine/format/ "engine/format/$h|$base|$catalog" \
   "engine/format/ includes nothing from exec/ or plan/"
 check engine/connector/ "engine/connector/$h|engine/format/$h|$base|$catalog" \
   "engine/connector/ includes nothing from exec/ or plan/"
-check engine/plan/ "engine/plan/([a-z_]+/)?$h|engine/connector/$h|engine/sql/$h|$base|$catalog" \
+check engine/udf/ "engine/udf/$h|$base" "engine/udf/ includes only engine/base"
+check engine/plan/ "engine/plan/([a-z_]+/)?$h|engine/connector/$h|engine/sql/$h|engine/udf/$h|$base|$catalog" \
   "engine/plan/ includes nothing from exec/, state/ or stmt/"
-check engine/exec/ "engine/exec/([a-z_]+/)?$h|engine/plan/([a-z_]+/)?$h|engine/state/$h|engine/connector/$h|$base|$catalog" \
+check engine/exec/ "engine/exec/([a-z_]+/)?$h|engine/plan/([a-z_]+/)?$h|engine/state/$h|engine/connector/$h|engine/udf/$h|$base|$catalog" \
   "engine/exec/ includes nothing from stmt/"
-check engine/stmt/ "engine/(stmt|exec(/[a-z_]+)?|plan(/[a-z_]+)?|state|connector|format|sql|base)/$h|engine/engine\.h|$catalog" \
+check engine/stmt/ "engine/(stmt|exec(/[a-z_]+)?|plan(/[a-z_]+)?|state|connector|format|sql|udf|base)/$h|engine/engine\.h|$catalog" \
   "engine/stmt/ includes the engine, never cli/"
 check engine "" "engine/engine.h includes no engine header"
 

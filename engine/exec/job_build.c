@@ -494,6 +494,7 @@ const JobKind job_kinds[] = {
     [PLAN_GLOBAL_GROUP_AGGREGATE] = {.create = build_global_group_aggregate},
     [PLAN_OVER_AGGREGATE] = {.create = build_over_aggregate,
                              .format_metrics = build_over_aggregate_metrics},
+    [PLAN_CORRELATE] = {.create = build_correlate},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");

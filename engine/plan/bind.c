@@ -269,14 +269,6 @@ static int bind_view(Binder *binder, const CatalogTable *view, SourcePosition po
 
 /* ------------------------------------------------------------ FROM */
 
-typedef struct BoundFrom {
-    PlanNode *node;
-    Scope scope;
-    const char *hint_name; /* table name (for STATE_TTL) when the ref is one table */
-    const char *alias;
-    const CatalogTable *table; /* the catalog table or view when the ref names one */
-} BoundFrom;
-
 static int bind_from(Binder *binder, const AstTableRef *ref, BoundFrom *result);
 
 static const CommonTableExpression *bind_find_cte(Binder *binder, const char *name)
@@ -704,6 +696,10 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     const AstTableRef *right_ref = ref->join.right;
     bool temporal = right_ref->kind == AST_TABLE_NAME && right_ref->table.system_time;
     int status = bind_from(binder, ref->join.left, &left);
+    if (status == JOINERY_OK && right_ref->kind == AST_TABLE_FUNCTION &&
+        (right_ref->function.unnest ||
+         !bind_is_window_function(right_ref->function.call->function.name)))
+        return bind_correlate(binder, ref, &left, result);
     if (status == JOINERY_OK && temporal) {
         memset(&right, 0, sizeof right);
         status = bind_table_name(binder, right_ref, true, &right);
@@ -840,10 +836,11 @@ static int bind_from_item(Binder *binder, const AstTableRef *ref, BoundFrom *res
     case AST_TABLE_JOIN:
         return bind_join(binder, ref, result);
     case AST_TABLE_FUNCTION: {
-        if (!bind_is_window_function(ref->function.call->function.name))
+        if (ref->function.unnest || !bind_is_window_function(ref->function.call->function.name))
             return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
-                              "Table functions other than the window functions (TUMBLE, HOP, "
-                              "CUMULATE, SESSION), e.g. LATERAL TABLE, are not supported yet");
+                              "A table function (UNNEST, LATERAL TABLE) alone in FROM is not "
+                              "supported yet: join it to a table, FROM t, LATERAL TABLE(f(t.x)) "
+                              "or t CROSS JOIN UNNEST(t.arr)");
         PlanNode *node = NULL;
         int status = bind_window_function(binder, ref->function.call, &node);
         if (status != JOINERY_OK)

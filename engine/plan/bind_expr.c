@@ -13,6 +13,7 @@
 
 #include "engine/base/binary.h"
 #include "engine/plan/bind_internal.h"
+#include "engine/udf/udf.h"
 
 int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, const char *format,
                ...)
@@ -786,6 +787,26 @@ static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast,
     int status = bind_list(binder, scope, &ast->function.args, args);
     if (status != JOINERY_OK)
         return status;
+    const UdfFunction *udf = NULL;
+    status = bind_find_udf(binder, name, ast->position, &udf);
+    if (status != JOINERY_OK)
+        return status;
+    if (udf) {
+        if (udf->table)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Function '%s' is a table function: call it in a FROM clause, "
+                              "LATERAL TABLE(%s(...))",
+                              udf->name, udf->name);
+        status = bind_udf_arguments(binder, udf, args, count, ast->position);
+        if (status != JOINERY_OK)
+            return status;
+        *result =
+            expr_make_call(binder->arena, FUNCTION_USER_DEFINED, udf->result_types[0], args, count);
+        if (!*result)
+            return bind_no_memory(binder);
+        (*result)->call.udf = udf;
+        return JOINERY_OK;
+    }
     return bind_call(binder, ast->position, name, FUNCTION_COUNT_, args, count, result);
 }
 

@@ -103,6 +103,35 @@ typedef struct Binder {
 int bind_over_window(Binder *binder, const struct Scope *scope, const struct AstOver *window);
 /* bind_over.c: true when a SELECT item calls an aggregate with OVER (not a rank). */
 bool bind_query_has_over_aggregate(const struct AstQuery *query);
+/* A bound FROM item: its plan, the columns it makes visible, and what hints refer to. */
+typedef struct BoundFrom {
+    PlanNode *node;
+    Scope scope;
+    const char *hint_name; /* table name (for STATE_TTL) when the ref is one table */
+    const char *alias;
+    const CatalogTable *table; /* the catalog table or view when the ref names one */
+} BoundFrom;
+
+struct UdfFunction;
+
+/*
+ * bind_table_function.c: `left JOIN UNNEST(...)` / `left, LATERAL TABLE(f(...))` (ref a join
+ * whose right side is a table function other than a window function) with its left side
+ * bound: LogicalCorrelate(left, LogicalTableFunctionScan).
+ */
+int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left,
+                   BoundFrom *result);
+/*
+ * bind_udf.c: the catalog's user-defined function `name`, loaded (*result NULL when the
+ * catalog has none of that name; an error when it cannot be loaded).
+ */
+int bind_find_udf(Binder *binder, const char *name, SourcePosition position,
+                  const struct UdfFunction **result);
+/* bind_udf.c: checks `count` arguments against the function's declared types and casts
+   them to those types in place; errors name the function and its signature. */
+int bind_udf_arguments(Binder *binder, const struct UdfFunction *function, Expr **args,
+                       uint32_t count, SourcePosition position);
+
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
 

@@ -210,7 +210,8 @@ bool expr_equals(const Expr *a, const Expr *b)
         return literal_equals(a->type, a->literal, b->literal);
     case EXPR_CALL:
         if (a->call.function != b->call.function || a->call.arg_count != b->call.arg_count ||
-            a->call.trim_mode != b->call.trim_mode || a->call.implicit != b->call.implicit)
+            a->call.trim_mode != b->call.trim_mode || a->call.implicit != b->call.implicit ||
+            a->call.udf != b->call.udf)
             return false;
         for (uint32_t i = 0; i < a->call.arg_count; i++)
             if (!expr_equals(a->call.args[i], b->call.args[i]))
@@ -227,6 +228,7 @@ static Expr *copy_call(Arena *arena, const Expr *expr, Expr **args)
     if (copy) {
         copy->call.trim_mode = expr->call.trim_mode;
         copy->call.implicit = expr->call.implicit;
+        copy->call.udf = expr->call.udf;
     }
     return copy;
 }

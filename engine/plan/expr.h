@@ -177,6 +177,8 @@ struct Expr {
              * show such casts, so expr_print writes only the operand.
              */
             bool implicit;
+            /* FUNCTION_USER_DEFINED only: the loaded scalar function (engine/udf/udf.h) */
+            const struct UdfFunction *udf;
         } call;
     };
 };

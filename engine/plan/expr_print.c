@@ -27,6 +27,7 @@
 #include "engine/plan/expr.h"
 
 #include "engine/base/binary.h"
+#include "engine/udf/udf.h"
 
 /* Calcite's spelling of a type; with `charset`, CHARACTER SET and the time attribute too. */
 static const char *calcite_type_name(DataType type, bool charset, bool not_null, char *buffer,
@@ -386,6 +387,8 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
     Expr *const *args = expr->call.args;
     bool infix = style == EXPR_STYLE_INFIX;
     const char *op = info->name; /* Calcite's SqlOperator.toString */
+    if (expr->call.function == FUNCTION_USER_DEFINED && expr->call.udf)
+        op = expr->call.udf->name;
     char type_name[128];
 
     switch (info->print) {

@@ -375,6 +375,10 @@ FUNCTION(TO_DATE, "TO_DATE", NAMED, 1, 2, FUNCTION, CALL, type_to_date, eval_to_
    rules/split_distinct_aggregate.c writes; not callable by name), INT */
 FUNCTION(HASH_CODE, "HASH_CODE", OPERATOR, 1, 1, FUNCTION, CALL, type_hash_code, eval_hash_code,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'HASH_CODE(<ANY>)'")
+/* a user-defined scalar C function (CREATE FUNCTION ... LANGUAGE C): built by the binder with
+   call.udf, never looked up by name; printed by its own name */
+FUNCTION(USER_DEFINED, "$USER_DEFINED", OPERATOR, 0, ANY, FUNCTION, CALL, type_user_defined,
+         eval_user_defined, OWN, NONE, NONE, GUESS, DETERMINISTIC, "")
 
 /* (needle, string[, from]): POSITION searching from code point `from` (1-based; below 1 from
    the start), 0 when not found; an empty needle is found at `from` */

@@ -890,6 +890,14 @@ static Expr *typed_strings(Call *call, DataType result)
     return typed(call, ok, result);
 }
 
+/* FUNCTION_USER_DEFINED: the binder types its calls from the function's descriptor
+   (bind_expr.c); never resolved by name */
+static Expr *type_user_defined(Call *call)
+{
+    diag_error(call->diag, JOINERY_ERROR, "internal: a user-defined function resolved by name");
+    return NULL;
+}
+
 /* CHAR_LENGTH, POSITION */
 static Expr *type_strings_to_int(Call *call)
 {

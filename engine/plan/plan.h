@@ -56,6 +56,10 @@ typedef enum PlanKind {
     /* ORDER BY / LIMIT / OFFSET / FETCH: Calcite's LogicalSort (nodes/node_sort.c) */
     PLAN_LOGICAL_SORT,
     PLAN_LOGICAL_OVER_AGGREGATE, /* agg(...) OVER window (aggregate.*, bind_over.c) */
+    /* a join with UNNEST(...) or LATERAL TABLE(f(...)): LogicalCorrelate(left, the call), the
+       call a leaf printed LogicalTableFunctionScan (nodes/node_correlate.c) */
+    PLAN_LOGICAL_TABLE_CORRELATE,
+    PLAN_LOGICAL_TABLE_FUNCTION_CALL,
     /* physical */
     PLAN_TABLE_SOURCE_SCAN,
     PLAN_WATERMARK_ASSIGNER,
@@ -91,6 +95,7 @@ typedef enum PlanKind {
     PLAN_LOCAL_GROUP_AGGREGATE,
     PLAN_GLOBAL_GROUP_AGGREGATE,
     PLAN_OVER_AGGREGATE, /* aggregates over a frame per row (aggregate.*; node_over_aggregate.c) */
+    PLAN_CORRELATE, /* rows of a table function per input row: UNNEST, a C UDTF (correlate.*) */
     PLAN_KIND_COUNT /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 
@@ -385,6 +390,17 @@ struct PlanNode {
                join's options (hint and table); NULL for an event-time temporal join */
             const PlanLookupOptions *lookup;
         } temporal;
+        struct { /* LOGICAL_TABLE_CORRELATE, LOGICAL_TABLE_FUNCTION_CALL, CORRELATE */
+            JoinType join_type;                 /* INNER or LEFT */
+            const struct UdfFunction *function; /* the table function; NULL: UNNEST */
+            Expr **arguments;                   /* over the left input's fields */
+            uint32_t argument_count;
+            /* the left input's field names (for $cor0.name) and count; the node's fields are
+               the left fields then the function's (LOGICAL_TABLE_FUNCTION_CALL: the
+               function's only) */
+            const char *const *left_names;
+            uint32_t left_count;
+        } correlate;
         struct {                       /* LOOKUP_JOIN (nodes/node_lookup_join.c) */
             JoinType join_type;        /* INNER or LEFT */
             const CatalogTable *table; /* the table looked up */

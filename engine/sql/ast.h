@@ -246,7 +246,7 @@ typedef enum AstTableRefKind {
     AST_TABLE_NAME,     /* [catalog.][database.]name [FOR SYSTEM_TIME AS OF expr] */
     AST_TABLE_SUBQUERY, /* ( query ) [AS] alias */
     AST_TABLE_JOIN,     /* left join right ON condition / USING (cols) */
-    AST_TABLE_FUNCTION, /* TABLE(fn(...)) / LATERAL TABLE(...): rejected by the binder */
+    AST_TABLE_FUNCTION, /* TABLE(fn(...)) / LATERAL TABLE(...) / UNNEST(expr) (function.unnest) */
 } AstTableRefKind;
 
 struct AstTableRef {
@@ -275,7 +275,8 @@ struct AstTableRef {
             SourcePosition keyword_position; /* of the JOIN keyword, for errors */
         } join;
         struct {
-            AstExpr *call; /* the function call inside TABLE(...) */
+            AstExpr *call; /* the function call inside TABLE(...); UNNEST(expr) */
+            bool unnest;   /* UNNEST(expr): call is a call of UNNEST with one argument */
         } function;
     };
 };
@@ -423,7 +424,23 @@ typedef struct AstDrop {
     bool if_exists;
     bool temporary;
     bool is_view;
+    bool is_function; /* DROP [TEMPORARY [SYSTEM]] FUNCTION */
+    bool system;      /* TEMPORARY SYSTEM */
 } AstDrop;
+
+/* CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] name AS 'identifier'
+   [LANGUAGE lang] [USING JAR 'path'] (Flink's grammar; joinery runs LANGUAGE C). */
+typedef struct AstCreateFunction {
+    AstList name_parts; /* char* */
+    char *identifier;   /* AS 'identifier' (a Java class name in Flink, a C symbol here) */
+    char *language;     /* as written; NULL when absent (Flink's default: JAVA) */
+    SourcePosition language_position;
+    char *library; /* USING JAR 'path'; NULL when absent */
+    SourcePosition identifier_position;
+    bool temporary;
+    bool system;
+    bool if_not_exists;
+} AstCreateFunction;
 
 typedef struct AstInsert {
     AstList table_parts; /* char* */
@@ -470,6 +487,7 @@ typedef enum AstStatementKind {
     AST_STMT_SHOW_JARS,             /* SHOW JARS */
     AST_STMT_DESCRIBE_JOB,          /* DESCRIBE JOB '<id>' (job.id) */
     AST_STMT_STOP_JOB,              /* STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN] */
+    AST_STMT_CREATE_FUNCTION,       /* create_function; DROP FUNCTION is AST_STMT_DROP */
 } AstStatementKind;
 
 /* The LIKE filter of SHOW TABLES / VIEWS / COLUMNS / FUNCTIONS / DATABASES. */
@@ -488,6 +506,7 @@ typedef struct AstStatement {
         AstCreateTable create_table;
         AstCreateView create_view;
         AstDrop drop;
+        AstCreateFunction create_function;
         struct {
             char *key; /* NULL: list all */
             char *value;

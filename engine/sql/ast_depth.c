@@ -207,6 +207,7 @@ static void walk_statement(DepthWalk *walk, const AstStatement *statement, int d
     case AST_STMT_SHOW_JARS:
     case AST_STMT_DESCRIBE_JOB:
     case AST_STMT_STOP_JOB:
+    case AST_STMT_CREATE_FUNCTION:
         return;
     }
 }

@@ -677,12 +677,33 @@ static void print_statement(const AstStatement *statement, Printer *out)
         break;
     }
     case AST_STMT_DROP:
-        printer_format(out, "(drop-%s%s%s ", statement->drop.is_view ? "view" : "table",
+        printer_format(out, "(drop-%s%s%s%s ",
+                       statement->drop.is_function ? "function"
+                       : statement->drop.is_view   ? "view"
+                                                   : "table",
                        statement->drop.temporary ? " temporary" : "",
+                       statement->drop.system ? " system" : "",
                        statement->drop.if_exists ? " if-exists" : "");
         print_names(&statement->drop.name_parts, ".", out);
         printer_char(out, ')');
         break;
+    case AST_STMT_CREATE_FUNCTION: {
+        const AstCreateFunction *function = &statement->create_function;
+        printer_format(out, "(create-function%s%s%s ", function->temporary ? " temporary" : "",
+                       function->system ? " system" : "",
+                       function->if_not_exists ? " if-not-exists" : "");
+        print_names(&function->name_parts, ".", out);
+        printer_char(out, ' ');
+        print_quoted(function->identifier, out);
+        if (function->language)
+            printer_format(out, " language %s", function->language);
+        if (function->library) {
+            printer_text(out, " using-jar ");
+            print_quoted(function->library, out);
+        }
+        printer_char(out, ')');
+        break;
+    }
     case AST_STMT_SET:
         printer_text(out, "(set");
         if (statement->set.key) {

@@ -2207,9 +2207,21 @@ static AstTableRef *parser_parse_table_primary(Parser *parser)
     if (first->kind == TOKEN_IDENTIFIER && !first->quoted && first->length == 6 &&
         strncasecmp(first->text, "UNNEST", 6) == 0 &&
         parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN) {
-        /* Flink's Correlate over $UNNEST_ROWS$1: refused until it runs */
-        parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_UNSUPPORTED,
-                       "UNNEST is not supported yet");
+        /* UNNEST(collection) [AS] t(c, ...): Flink's Correlate over $UNNEST_ROWS$1 */
+        ref->kind = AST_TABLE_FUNCTION;
+        ref->function.unnest = true;
+        ref->function.call = parser_parse_expression(parser);
+        if (!ref->function.call)
+            goto done;
+        if (ref->function.call->kind != AST_EXPR_FUNCTION ||
+            ref->function.call->function.args.count != 1) {
+            parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_UNSUPPORTED,
+                           "UNNEST takes one ARRAY, MULTISET or MAP argument");
+            goto done;
+        }
+        if (!parser_parse_table_alias(parser, ref))
+            goto done;
+        result = ref;
         goto done;
     }
     if (token_is_keyword(first, KEYWORD_LATERAL) || token_is_keyword(first, KEYWORD_TABLE)) {
@@ -3095,10 +3107,69 @@ static bool parser_parse_create_view(Parser *parser, AstCreateView *view)
     return true;
 }
 
+static bool parser_accept_word(Parser *parser, const char *word);
+
+/* CREATE [TEMPORARY [SYSTEM]] FUNCTION ...; FUNCTION is current. */
+static AstStatement *parser_parse_create_function(Parser *parser, const Token *first,
+                                                  bool temporary, bool system)
+{
+    AstStatement *statement = parser_new_statement(parser, AST_STMT_CREATE_FUNCTION, first);
+    if (!statement)
+        return NULL;
+    AstCreateFunction *function = &statement->create_function;
+    function->temporary = temporary;
+    function->system = system;
+    parser_advance(parser);
+    if (!parser_parse_if_not_exists(parser, &function->if_not_exists) ||
+        !parser_parse_name(parser, &function->name_parts, "function name") ||
+        !parser_expect_keyword(parser, KEYWORD_AS))
+        return NULL;
+    function->identifier_position = token_position(parser_current(parser));
+    if (!(function->identifier = parser_expect_string(parser, "function identifier string")))
+        return NULL;
+    if (parser_accept_word(parser, "LANGUAGE")) {
+        const Token *language = parser_current(parser);
+        if (language->kind != TOKEN_IDENTIFIER && language->kind != TOKEN_KEYWORD) {
+            parser_note(parser, "language");
+            parser_fail_unexpected(parser);
+            return NULL;
+        }
+        function->language_position = token_position(language);
+        function->language = parser_alloc(parser, language->length + 1);
+        if (!function->language)
+            return NULL;
+        memcpy(function->language, language->text, language->length);
+        parser_advance(parser);
+    }
+    if (parser_accept_keyword(parser, KEYWORD_USING)) {
+        if (!parser_accept_word(parser, "JAR")) {
+            parser_fail_unexpected(parser);
+            return NULL;
+        }
+        if (!(function->library = parser_expect_string(parser, "library path string")))
+            return NULL;
+        if (parser_is(parser, TOKEN_COMMA)) {
+            parser_fail_at(parser, parser_current(parser)->line, parser_current(parser)->column,
+                           JOINERY_ERROR_UNSUPPORTED,
+                           "USING JAR with several libraries is not supported: a C function "
+                           "comes from one shared library");
+            return NULL;
+        }
+    }
+    return statement;
+}
+
 static AstStatement *parser_parse_create(Parser *parser, const Token *first)
 {
     parser_advance(parser);
     bool temporary = parser_accept_keyword(parser, KEYWORD_TEMPORARY);
+    bool system = temporary && parser_accept_word(parser, "SYSTEM");
+    if (token_is_word(parser_current(parser), "FUNCTION"))
+        return parser_parse_create_function(parser, first, temporary, system);
+    if (system) {
+        parser_fail_unexpected(parser);
+        return NULL;
+    }
     if (parser_accept_keyword(parser, KEYWORD_TABLE)) {
         AstStatement *statement = parser_new_statement(parser, AST_STMT_CREATE_TABLE, first);
         if (!statement)
@@ -3124,7 +3195,13 @@ static AstStatement *parser_parse_drop(Parser *parser, const Token *first)
         return NULL;
     parser_advance(parser);
     statement->drop.temporary = parser_accept_keyword(parser, KEYWORD_TEMPORARY);
-    if (parser_accept_keyword(parser, KEYWORD_VIEW)) {
+    statement->drop.system = statement->drop.temporary && parser_accept_word(parser, "SYSTEM");
+    if (parser_accept_word(parser, "FUNCTION")) {
+        statement->drop.is_function = true;
+    } else if (statement->drop.system) {
+        parser_fail_unexpected(parser);
+        return NULL;
+    } else if (parser_accept_keyword(parser, KEYWORD_VIEW)) {
         statement->drop.is_view = true;
     } else if (!parser_expect_keyword(parser, KEYWORD_TABLE)) {
         return NULL;
@@ -3387,18 +3464,12 @@ static AstStatement *parser_parse_show(Parser *parser, const Token *first)
 static bool parser_reject_unsupported(Parser *parser, const Token *first)
 {
     static const char *const STATEMENTS[][4] = {
-        {"CREATE", "TEMPORARY", "SYSTEM", "FUNCTION"},
-        {"CREATE", "TEMPORARY", "FUNCTION"},
-        {"CREATE", "FUNCTION"},
         {"CREATE", "CATALOG"},
         {"CREATE", "DATABASE"},
         {"CREATE", "MATERIALIZED", "TABLE"},
         {"CREATE", "MODEL"},
         {"CREATE", "OR", "REPLACE"},
         {"CREATE", "TEMPORARY", "MODEL"},
-        {"DROP", "TEMPORARY", "SYSTEM", "FUNCTION"},
-        {"DROP", "TEMPORARY", "FUNCTION"},
-        {"DROP", "FUNCTION"},
         {"DROP", "CATALOG"},
         {"DROP", "DATABASE"},
         {"DROP", "MATERIALIZED", "TABLE"},

@@ -318,6 +318,8 @@ int ddl_create_view(StatementContext *context, const AstStatement *statement)
 int ddl_drop(StatementContext *context, const AstStatement *statement)
 {
     const AstDrop *drop = &statement->drop;
+    if (drop->is_function)
+        return ddl_drop_function(context, statement);
     const char *name = statement_object_name(context, &drop->name_parts, statement->position);
     if (!name)
         return context->diag->status;

@@ -220,6 +220,8 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
         return ddl_create_view(context, statement);
     case AST_STMT_DROP:
         return ddl_drop(context, statement);
+    case AST_STMT_CREATE_FUNCTION:
+        return ddl_create_function(context, statement);
     case AST_STMT_SET:
         return session_set(context, statement);
     case AST_STMT_RESET:

@@ -191,9 +191,12 @@ int show_functions(StatementContext *context, const AstStatement *statement)
     if (status != JOINERY_OK)
         return status;
     ShowNameList list = {context, NULL, 0, 0, false};
-    /* no user-defined functions exist: SHOW USER FUNCTIONS is an empty set */
+    /* SHOW USER FUNCTIONS: the catalog's only */
     if (!statement->show.user)
         function_list_names(show_collect_name, &list);
+    const Catalog *catalog = context->session->catalog;
+    for (size_t i = 0; i < catalog_function_count(catalog); i++)
+        show_collect_name(&list, catalog_function_at(catalog, i)->name);
     if (list.failed)
         return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     if (list.count)

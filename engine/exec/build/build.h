@@ -69,6 +69,7 @@ Operator *build_lookup_join(BuildContext *context, const PlanNode *node);
 void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                StrBuf *out);
 Operator *build_group_window_aggregate(BuildContext *context, const PlanNode *node);
+Operator *build_correlate(BuildContext *context, const PlanNode *node);
 /* The operator calls of an aggregate node's aggregate.calls (argument types from its input),
    in the build arena; NULL on no memory. */
 AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node);

@@ -14,6 +14,7 @@
  *   maps.c        ITEM CARDINALITY MAP (ITEM and CARDINALITY of arrays and multisets too)
  *   composites.c  ROW ARRAY DOT ELEMENT ARRAY_CONTAINS, CAST between composites,
  *                 HASH_CODE
+ *   user_defined.c  user-defined scalar C functions (engine/udf/)
  * An evaluator evaluates the arguments it needs with eval_expr and reports
  * runtime errors with eval_error (the result is then NULL).
  */

@@ -21,6 +21,8 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_LOGICAL_SNAPSHOT] = &plan_kind_logical_snapshot,
     [PLAN_LOGICAL_ROW_NUMBER] = &plan_kind_logical_row_number,
     [PLAN_LOGICAL_SORT] = &plan_kind_logical_sort,
+    [PLAN_LOGICAL_TABLE_CORRELATE] = &plan_kind_logical_table_correlate,
+    [PLAN_LOGICAL_TABLE_FUNCTION_CALL] = &plan_kind_logical_table_function_call,
     [PLAN_TABLE_SOURCE_SCAN] = &plan_kind_table_source_scan,
     [PLAN_WATERMARK_ASSIGNER] = &plan_kind_watermark_assigner,
     [PLAN_CALC] = &plan_kind_calc,
@@ -54,6 +56,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_GLOBAL_GROUP_AGGREGATE] = &plan_kind_global_group_aggregate,
     [PLAN_LOGICAL_OVER_AGGREGATE] = &plan_kind_logical_over_aggregate,
     [PLAN_OVER_AGGREGATE] = &plan_kind_over_aggregate,
+    [PLAN_CORRELATE] = &plan_kind_correlate,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

@@ -133,6 +133,8 @@ extern const PlanKindInfo plan_kind_lookup_join;
 extern const PlanKindInfo plan_kind_group_window_aggregate;
 extern const PlanKindInfo plan_kind_local_group_aggregate, plan_kind_global_group_aggregate;
 extern const PlanKindInfo plan_kind_logical_over_aggregate, plan_kind_over_aggregate;
+extern const PlanKindInfo plan_kind_logical_table_correlate, plan_kind_logical_table_function_call;
+extern const PlanKindInfo plan_kind_correlate;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 

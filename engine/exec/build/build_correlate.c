@@ -1,0 +1,21 @@
+/* build_correlate.c - Correlate (op_correlate.h) from a CORRELATE node. */
+#include "engine/exec/build/build.h"
+#include "engine/exec/ops/op_correlate.h"
+
+Operator *build_correlate(BuildContext *context, const PlanNode *node)
+{
+    CorrelateSpec *spec = arena_calloc(context->arena, 1, sizeof *spec);
+    DataType *types = build_field_types(context->arena, node);
+    if (!spec || !types)
+        return NULL;
+    uint32_t left_count = node->inputs[0]->field_count;
+    spec->input_field_count = left_count;
+    spec->input_types = types;
+    spec->arguments = node->correlate.arguments;
+    spec->argument_count = node->correlate.argument_count;
+    spec->function = node->correlate.function;
+    spec->function_types = types + left_count;
+    spec->function_field_count = node->field_count - left_count;
+    spec->left = node->correlate.join_type == JOIN_TYPE_LEFT;
+    return correlate_operator_create(spec, context->diag);
+}

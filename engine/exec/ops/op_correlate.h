@@ -1,0 +1,33 @@
+/*
+ * op_correlate.h - Correlate: the rows of a table function per input row
+ * (UNNEST of an ARRAY, MULTISET or MAP, or a user-defined C table
+ * function), stateless.
+ */
+#ifndef JOINERY_EXEC_OP_CORRELATE_H
+#define JOINERY_EXEC_OP_CORRELATE_H
+
+#include "engine/base/type.h"
+#include "engine/exec/operator.h"
+#include "engine/plan/expr.h"
+#include "engine/udf/udf.h"
+
+typedef struct CorrelateSpec {
+    uint32_t input_field_count;
+    const DataType *input_types;
+    Expr *const *arguments; /* over the input fields */
+    uint32_t argument_count;
+    const UdfFunction *function;    /* the table function; NULL: UNNEST of arguments[0] */
+    const DataType *function_types; /* the function's fields (appended to the input's) */
+    uint32_t function_field_count;
+    bool left; /* LEFT: an input row without function rows gives one NULL-padded row */
+} CorrelateSpec;
+
+/*
+ * The spec's arrays are borrowed for the operator's life. Each output row is
+ * the input row's fields then one function row's, of the input row's kind.
+ * A runtime error of an argument or the function (its message names it)
+ * fails the job. NULL on no memory.
+ */
+Operator *correlate_operator_create(const CorrelateSpec *spec, Diag *diag);
+
+#endif

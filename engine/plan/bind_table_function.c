@@ -1,0 +1,232 @@
+/*
+ * bind_table_function.c - a join whose right side is a table function
+ * (bind_internal.h: bind_correlate): `t CROSS JOIN UNNEST(t.arr) AS u(x)`,
+ * `t, UNNEST(...)`, `t LEFT JOIN UNNEST(...) ON TRUE`, and the same with
+ * `LATERAL TABLE(f(args)) AS b(c1, c2)` of a user-defined C table function.
+ *
+ * The function's arguments are bound over the left side's columns (they are
+ * correlated: evaluated per left row). Its fields: UNNEST of an ARRAY or
+ * MULTISET of T gives one field f0 of T, of a ROW type the row's fields
+ * (named as in the row), of a MAP f0 (key) and f1 (value), as Flink's
+ * $UNNEST_ROWS$1; a C table function gives its declared result fields.
+ * Column aliases rename them in the query's scope only; the plan keeps the
+ * function's names (Flink's Calc above renames: f0 AS s). INNER joins take
+ * any ON condition (a filter above); LEFT only ON TRUE, as Flink (its
+ * "LEFT JOIN with a table function" takes no other); RIGHT and FULL are
+ * refused.
+ */
+#include <string.h>
+
+#include "engine/plan/bind_internal.h"
+#include "engine/udf/udf.h"
+
+typedef struct FunctionFields {
+    const char **names;
+    DataType *types;
+    uint32_t count;
+} FunctionFields;
+
+static int bind_fields_alloc(Binder *binder, FunctionFields *fields, uint32_t count)
+{
+    fields->names = arena_calloc(binder->arena, count + 1, sizeof(char *));
+    fields->types = arena_calloc(binder->arena, count + 1, sizeof(DataType));
+    fields->count = count;
+    if (!fields->names || !fields->types)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
+    return JOINERY_OK;
+}
+
+/* The fields UNNEST of a value of `type` gives. */
+static int bind_unnest_fields(Binder *binder, const AstExpr *call, DataType type,
+                              FunctionFields *fields)
+{
+    if (type.id == TYPE_MAP) {
+        int status = bind_fields_alloc(binder, fields, 2);
+        if (status != JOINERY_OK)
+            return status;
+        fields->names[0] = "f0";
+        fields->names[1] = "f1";
+        fields->types[0] = type_map_key(type);
+        fields->types[1] = type_map_value(type);
+        fields->types[0].nullable = true;
+        fields->types[1].nullable = true;
+        return JOINERY_OK;
+    }
+    if (type.id != TYPE_ARRAY && type.id != TYPE_MULTISET) {
+        char text[96];
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, call->position,
+                          "UNNEST takes an ARRAY, MULTISET or MAP, not %s",
+                          type_format(type, text, sizeof text));
+    }
+    DataType element = type_element(type);
+    if (element.id == TYPE_ROW) {
+        uint32_t count = type_field_count(element);
+        int status = bind_fields_alloc(binder, fields, count);
+        for (uint32_t i = 0; status == JOINERY_OK && i < count; i++) {
+            fields->names[i] = type_field_name(element, i);
+            fields->types[i] = type_field(element, i);
+            fields->types[i].nullable = true;
+        }
+        return status;
+    }
+    int status = bind_fields_alloc(binder, fields, 1);
+    if (status != JOINERY_OK)
+        return status;
+    fields->names[0] = "f0";
+    fields->types[0] = element;
+    fields->types[0].nullable = true;
+    return JOINERY_OK;
+}
+
+static int bind_udtf_fields(Binder *binder, const AstExpr *call, Expr **args, uint32_t count,
+                            const UdfFunction **function, FunctionFields *fields)
+{
+    const char *name = call->function.name;
+    int status = bind_find_udf(binder, name, call->position, function);
+    if (status != JOINERY_OK)
+        return status;
+    if (!*function)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, call->position,
+                          "No table function named '%s': create it with CREATE FUNCTION %s AS "
+                          "'symbol' LANGUAGE C USING JAR '/path/to/library.so'",
+                          name, name);
+    if (!(*function)->table)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, call->position,
+                          "Function '%s' is a scalar function, not a table function: call it "
+                          "outside LATERAL TABLE(...)",
+                          (*function)->name);
+    status = bind_udf_arguments(binder, *function, args, count, call->position);
+    if (status == JOINERY_OK)
+        status = bind_fields_alloc(binder, fields, (*function)->result_count);
+    for (uint32_t i = 0; status == JOINERY_OK && i < fields->count; i++) {
+        fields->names[i] = (*function)->result_names[i];
+        fields->types[i] = (*function)->result_types[i];
+    }
+    return status;
+}
+
+static bool bind_is_true(const AstExpr *condition)
+{
+    return condition && condition->kind == AST_EXPR_LITERAL &&
+           condition->literal.kind == AST_LITERAL_BOOLEAN && condition->literal.boolean_value;
+}
+
+int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left, BoundFrom *result)
+{
+    const AstTableRef *right_ref = ref->join.right;
+    const AstExpr *call = right_ref->function.call;
+    JoinType type = JOIN_TYPE_INNER;
+    switch (ref->join.kind) {
+    case AST_JOIN_INNER:
+    case AST_JOIN_CROSS:
+        break;
+    case AST_JOIN_LEFT:
+        type = JOIN_TYPE_LEFT;
+        if (!bind_is_true(ref->join.condition))
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED,
+                              ref->join.condition ? ref->join.condition->position
+                                                  : ref->join.keyword_position,
+                              "LEFT JOIN with a table function supports only ON TRUE; put "
+                              "other conditions in WHERE");
+        break;
+    default:
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "%s JOIN with a table function is not supported (only INNER, CROSS "
+                          "and LEFT ... ON TRUE)",
+                          ref->join.kind == AST_JOIN_RIGHT ? "RIGHT" : "FULL");
+    }
+    /* the arguments, over the left side (no aggregates: they are per row) */
+    uint32_t count = (uint32_t)call->function.args.count;
+    Expr **args = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
+    if (!args)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, call->position, "out of memory");
+    AggregateBinding *aggregate = binder->aggregate;
+    binder->aggregate = NULL;
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < count && status == JOINERY_OK; i++) {
+        const AstExpr *arg = call->function.args.items[i];
+        if (bind_contains_aggregate(arg))
+            status = bind_error(binder, JOINERY_ERROR_VALIDATE, arg->position,
+                                "Aggregate functions are not allowed in a table function's "
+                                "arguments");
+        else
+            status = bind_expr(binder, &left->scope, arg, &args[i]);
+    }
+    binder->aggregate = aggregate;
+    if (status != JOINERY_OK)
+        return status;
+    FunctionFields fields = {0};
+    const UdfFunction *function = NULL;
+    if (right_ref->function.unnest)
+        status = bind_unnest_fields(binder, call, args[0]->type, &fields);
+    else
+        status = bind_udtf_fields(binder, call, args, count, &function, &fields);
+    if (status != JOINERY_OK)
+        return status;
+    if (right_ref->column_aliases.count && right_ref->column_aliases.count != fields.count)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, right_ref->position,
+                          "List of column aliases must have same degree as table; the function "
+                          "has %u columns, the alias list %zu",
+                          fields.count, right_ref->column_aliases.count);
+
+    const PlanNode *left_node = left->node;
+    uint32_t left_count = left_node->field_count, total = left_count + fields.count;
+    const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
+    PlanNode *leaf = bind_new_node(binder, PLAN_LOGICAL_TABLE_FUNCTION_CALL, 0, fields.count);
+    PlanNode *correlate = bind_new_node(binder, PLAN_LOGICAL_TABLE_CORRELATE, 2, total);
+    Scope scope = {arena_calloc(binder->arena, total + 1, sizeof(ScopeColumn)), total};
+    if (!left_names || !leaf || !correlate || !scope.columns)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, call->position, "out of memory");
+    for (uint32_t i = 0; i < left_count; i++)
+        left_names[i] = left_node->fields[i].name;
+    PlanNode *nodes[2] = {leaf, correlate};
+    for (int n = 0; n < 2; n++) {
+        nodes[n]->correlate.join_type = type;
+        nodes[n]->correlate.function = function;
+        nodes[n]->correlate.arguments = args;
+        nodes[n]->correlate.argument_count = count;
+        nodes[n]->correlate.left_names = left_names;
+        nodes[n]->correlate.left_count = left_count;
+    }
+    memcpy(correlate->fields, left_node->fields, left_count * sizeof(PlanField));
+    for (uint32_t i = 0; i < fields.count; i++) {
+        PlanField field = {0};
+        field.name = (char *)fields.names[i];
+        field.type = fields.types[i];
+        field.type.time_attribute = TIME_ATTRIBUTE_NONE;
+        leaf->fields[i] = field;
+        correlate->fields[left_count + i] = field;
+    }
+    plan_uniquify_names(binder->arena, correlate->fields, total);
+    correlate->inputs[0] = left->node;
+    correlate->inputs[1] = leaf;
+    memcpy(scope.columns, left->scope.columns, left->scope.count * sizeof(ScopeColumn));
+    for (uint32_t i = 0; i < fields.count; i++) {
+        ScopeColumn *column = &scope.columns[left_count + i];
+        column->qualifier = right_ref->alias;
+        column->name =
+            right_ref->column_aliases.count ? right_ref->column_aliases.items[i] : fields.names[i];
+        column->type = fields.types[i];
+    }
+    PlanNode *top = correlate;
+    if (ref->join.condition && !bind_is_true(ref->join.condition)) {
+        Expr *condition = NULL;
+        binder->aggregate = NULL;
+        status = bind_expr(binder, &scope, ref->join.condition, &condition);
+        binder->aggregate = aggregate;
+        if (status != JOINERY_OK)
+            return status;
+        if (condition->type.id != TYPE_BOOLEAN)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+                              "ON condition must be a boolean expression");
+        top = bind_filter(binder, correlate, condition);
+        if (!top)
+            return binder->diag->status;
+    }
+    result->node = top;
+    result->scope = scope;
+    result->hint_name = NULL;
+    result->alias = NULL;
+    result->table = NULL;
+    return JOINERY_OK;
+}

@@ -1,0 +1,382 @@
+/*
+ * udf.c - the registry of loaded user-defined C functions and their calls
+ * (udf.h). Registry entries live in one process-wide arena, never freed;
+ * the mutex guards the list and the arena.
+ */
+#include "engine/udf/udf.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { UDF_MAX_FIELDS = 64, UDF_ERROR_SIZE = 512 };
+
+typedef struct UdfEntry {
+    UdfFunction function;
+    struct UdfEntry *next;
+} UdfEntry;
+
+static pthread_mutex_t udf_mutex = PTHREAD_MUTEX_INITIALIZER;
+static Arena udf_arena;
+static bool udf_arena_ready;
+static UdfEntry *udf_entries;
+
+bool udf_type_to_sql(JoineryUdfType type, DataType *result)
+{
+    switch (type) {
+    case JOINERY_UDF_BOOLEAN:
+        *result = type_make(TYPE_BOOLEAN, true);
+        return true;
+    case JOINERY_UDF_INT:
+        *result = type_make(TYPE_INT, true);
+        return true;
+    case JOINERY_UDF_BIGINT:
+        *result = type_make(TYPE_BIGINT, true);
+        return true;
+    case JOINERY_UDF_DOUBLE:
+        *result = type_make(TYPE_DOUBLE, true);
+        return true;
+    case JOINERY_UDF_STRING:
+        *result = type_make_varchar(TYPE_STRING_LENGTH, true);
+        return true;
+    }
+    return false;
+}
+
+const char *udf_type_name(JoineryUdfType type)
+{
+    switch (type) {
+    case JOINERY_UDF_BOOLEAN:
+        return "BOOLEAN";
+    case JOINERY_UDF_INT:
+        return "INT";
+    case JOINERY_UDF_BIGINT:
+        return "BIGINT";
+    case JOINERY_UDF_DOUBLE:
+        return "DOUBLE";
+    case JOINERY_UDF_STRING:
+        return "STRING";
+    }
+    return "?";
+}
+
+/* Checks the descriptor as udf_load promises; JOINERY_OK or an error naming what is wrong. */
+static int udf_check_descriptor(const char *symbol, const char *library,
+                                const JoineryUdfDescriptor *descriptor, Diag *diag)
+{
+    const char *what = NULL;
+    DataType ignored;
+    if (descriptor->abi_version != JOINERY_UDF_ABI_VERSION)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "User-defined function '%s' in '%s' has ABI version %u; this joinery "
+                          "loads version %u (joinery_udf.h)",
+                          symbol, library, descriptor->abi_version, JOINERY_UDF_ABI_VERSION);
+    if (descriptor->kind != JOINERY_UDF_SCALAR && descriptor->kind != JOINERY_UDF_TABLE)
+        what = "its kind is neither JOINERY_UDF_SCALAR nor JOINERY_UDF_TABLE";
+    else if (descriptor->argument_count > UDF_MAX_FIELDS)
+        what = "it declares more than 64 arguments";
+    else if (descriptor->argument_count && !descriptor->argument_types)
+        what = "it declares arguments without argument_types";
+    else if (descriptor->kind == JOINERY_UDF_SCALAR && descriptor->result_count != 1)
+        what = "a scalar function has result_count 1";
+    else if (descriptor->result_count == 0 || descriptor->result_count > UDF_MAX_FIELDS)
+        what = "result_count is 1 to 64";
+    else if (!descriptor->result_types)
+        what = "it has no result_types";
+    else if (descriptor->kind == JOINERY_UDF_SCALAR && !descriptor->scalar)
+        what = "a scalar function has no scalar entry point";
+    else if (descriptor->kind == JOINERY_UDF_TABLE && !descriptor->table)
+        what = "a table function has no table entry point";
+    if (what)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "User-defined function '%s' in '%s' has a bad descriptor: %s", symbol,
+                          library, what);
+    for (uint32_t i = 0; i < descriptor->argument_count; i++)
+        if (!udf_type_to_sql(descriptor->argument_types[i], &ignored))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "User-defined function '%s' in '%s' declares argument %u with "
+                              "unknown type code %d",
+                              symbol, library, i + 1, (int)descriptor->argument_types[i]);
+    for (uint32_t i = 0; i < descriptor->result_count; i++) {
+        if (!udf_type_to_sql(descriptor->result_types[i], &ignored))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "User-defined function '%s' in '%s' declares result %u with "
+                              "unknown type code %d",
+                              symbol, library, i + 1, (int)descriptor->result_types[i]);
+        if (descriptor->result_names &&
+            (!descriptor->result_names[i] || !descriptor->result_names[i][0]))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "User-defined function '%s' in '%s' has no name for result %u",
+                              symbol, library, i + 1);
+    }
+    return JOINERY_OK;
+}
+
+/* Fills the entry's function from the descriptor (the registry's arena; mutex held). */
+static int udf_fill(UdfFunction *function, const JoineryUdfDescriptor *descriptor)
+{
+    uint32_t arguments = descriptor->argument_count, results = descriptor->result_count;
+    DataType *argument_types = arena_calloc(&udf_arena, arguments + 1, sizeof(DataType));
+    DataType *result_types = arena_calloc(&udf_arena, results + 1, sizeof(DataType));
+    const char **names = arena_calloc(&udf_arena, results + 1, sizeof(char *));
+    if (!argument_types || !result_types || !names)
+        return -1;
+    for (uint32_t i = 0; i < arguments; i++)
+        udf_type_to_sql(descriptor->argument_types[i], &argument_types[i]);
+    for (uint32_t i = 0; i < results; i++) {
+        udf_type_to_sql(descriptor->result_types[i], &result_types[i]);
+        names[i] = descriptor->result_names ? arena_strdup(&udf_arena, descriptor->result_names[i])
+                                            : arena_printf(&udf_arena, "f%u", i);
+        if (!names[i])
+            return -1;
+    }
+    function->descriptor = descriptor;
+    function->table = descriptor->kind == JOINERY_UDF_TABLE;
+    function->argument_count = arguments;
+    function->argument_types = argument_types;
+    function->result_count = results;
+    function->result_types = result_types;
+    function->result_names = names;
+    return 0;
+}
+
+static int udf_load_locked(const char *name, const char *library, const char *symbol,
+                           const UdfFunction **result, Diag *diag)
+{
+    for (UdfEntry *entry = udf_entries; entry; entry = entry->next)
+        if (strcmp(entry->function.name, name) == 0 &&
+            strcmp(entry->function.library, library) == 0 &&
+            strcmp(entry->function.symbol, symbol) == 0) {
+            *result = &entry->function;
+            return JOINERY_OK;
+        }
+    if (!udf_arena_ready) {
+        arena_init(&udf_arena, 16 * 1024);
+        udf_arena_ready = true;
+    }
+    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *reason = dlerror();
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "Cannot load library '%s': %s", library,
+                          reason ? reason : "unknown reason");
+    }
+    dlerror();
+    const JoineryUdfDescriptor *descriptor = dlsym(handle, symbol);
+    if (!descriptor) {
+        dlclose(handle);
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "Symbol '%s' not found in library '%s' (it names the function's "
+                          "JoineryUdfDescriptor)",
+                          symbol, library);
+    }
+    int status = udf_check_descriptor(symbol, library, descriptor, diag);
+    if (status != JOINERY_OK) {
+        dlclose(handle);
+        return status;
+    }
+    UdfEntry *entry = arena_calloc(&udf_arena, 1, sizeof *entry);
+    if (!entry || !(entry->function.name = arena_strdup(&udf_arena, name)) ||
+        !(entry->function.library = arena_strdup(&udf_arena, library)) ||
+        !(entry->function.symbol = arena_strdup(&udf_arena, symbol)) ||
+        udf_fill(&entry->function, descriptor) != 0) {
+        dlclose(handle);
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    entry->next = udf_entries;
+    udf_entries = entry;
+    *result = &entry->function;
+    return JOINERY_OK;
+}
+
+int udf_load(const char *name, const char *library, const char *symbol, const UdfFunction **result,
+             Diag *diag)
+{
+    pthread_mutex_lock(&udf_mutex);
+    int status = udf_load_locked(name, library, symbol, result, diag);
+    pthread_mutex_unlock(&udf_mutex);
+    return status;
+}
+
+/* ---------------------------------------------------------------- calls */
+
+typedef struct UdfCall {
+    JoineryUdfContext context; /* first: the author's context points here */
+    const UdfFunction *function;
+    Arena *arena;
+    Diag *diag;
+    char error[UDF_ERROR_SIZE];
+    bool error_set;
+    UdfRowSink sink;
+    void *sink_context;
+    int sink_status;
+    Value fields[UDF_MAX_FIELDS];
+} UdfCall;
+
+static void udf_set_error(JoineryUdfContext *context, const char *message)
+{
+    UdfCall *call = context->engine;
+    snprintf(call->error, sizeof call->error, "%s", message ? message : "(no message)");
+    call->error_set = true;
+}
+
+static void *udf_allocate(JoineryUdfContext *context, uint32_t size)
+{
+    UdfCall *call = context->engine;
+    return arena_alloc(call->arena, size ? size : 1);
+}
+
+/* A value the function returned, as a joinery Value of `type`; false (reason in call->error) when
+   it is malformed. Strings are copied into the call's arena when `copy`. */
+static bool udf_value_in(UdfCall *call, JoineryUdfType type, const JoineryUdfValue *in, Value *out,
+                         bool copy)
+{
+    if (in->is_null) {
+        *out = value_null();
+        return true;
+    }
+    switch (type) {
+    case JOINERY_UDF_BOOLEAN:
+        *out = value_int(in->i != 0);
+        return true;
+    case JOINERY_UDF_INT:
+        if (in->i < INT32_MIN || in->i > INT32_MAX) {
+            snprintf(call->error, sizeof call->error, "returned %lld, out of range for INT",
+                     (long long)in->i);
+            return false;
+        }
+        *out = value_int(in->i);
+        return true;
+    case JOINERY_UDF_BIGINT:
+        *out = value_int(in->i);
+        return true;
+    case JOINERY_UDF_DOUBLE:
+        *out = value_double(in->d);
+        return true;
+    case JOINERY_UDF_STRING:
+        if (!in->s.ptr && in->s.len) {
+            snprintf(call->error, sizeof call->error, "returned a STRING without bytes");
+            return false;
+        }
+        if (!copy || in->s.len == 0) {
+            *out = value_string(in->s.len ? in->s.ptr : "", in->s.len);
+            return true;
+        }
+        char *bytes = arena_alloc(call->arena, in->s.len);
+        if (!bytes) {
+            snprintf(call->error, sizeof call->error, "out of memory");
+            return false;
+        }
+        memcpy(bytes, in->s.ptr, in->s.len);
+        *out = value_string(bytes, in->s.len);
+        return true;
+    }
+    return false;
+}
+
+static int udf_emit(JoineryUdfContext *context, const JoineryUdfValue *row)
+{
+    UdfCall *call = context->engine;
+    const JoineryUdfDescriptor *descriptor = call->function->descriptor;
+    if (call->sink_status != JOINERY_OK || call->error_set)
+        return JOINERY_UDF_ERROR;
+    if (!row) {
+        udf_set_error(context, "emitted a NULL row");
+        return JOINERY_UDF_ERROR;
+    }
+    for (uint32_t i = 0; i < descriptor->result_count; i++)
+        if (!udf_value_in(call, descriptor->result_types[i], &row[i], &call->fields[i], false)) {
+            call->error_set = true;
+            return JOINERY_UDF_ERROR;
+        }
+    call->sink_status = call->sink(call->sink_context, call->fields);
+    return call->sink_status == JOINERY_OK ? JOINERY_UDF_OK : JOINERY_UDF_ERROR;
+}
+
+/* Prepares the call and converts the arguments; false when one is NULL and the function is not
+   called on NULL input. */
+static bool udf_call_begin(UdfCall *call, const UdfFunction *function, const Value *arguments,
+                           Arena *arena, Diag *diag, JoineryUdfValue *converted)
+{
+    memset(call, 0, sizeof *call);
+    call->function = function;
+    call->arena = arena;
+    call->diag = diag;
+    call->context.user_data = function->descriptor->user_data;
+    call->context.emit = udf_emit;
+    call->context.set_error = udf_set_error;
+    call->context.allocate = udf_allocate;
+    call->context.engine = call;
+    bool any_null = false;
+    for (uint32_t i = 0; i < function->argument_count; i++) {
+        const Value *argument = &arguments[i];
+        memset(&converted[i], 0, sizeof converted[i]);
+        converted[i].is_null = argument->is_null;
+        any_null = any_null || argument->is_null;
+        if (argument->is_null)
+            continue;
+        switch (function->descriptor->argument_types[i]) {
+        case JOINERY_UDF_DOUBLE:
+            converted[i].d = argument->d;
+            break;
+        case JOINERY_UDF_STRING:
+            converted[i].s.ptr = argument->s.ptr;
+            converted[i].s.len = argument->s.len;
+            break;
+        default:
+            converted[i].i = argument->i;
+            break;
+        }
+    }
+    return !any_null || function->descriptor->called_on_null_input;
+}
+
+static int udf_call_failed(UdfCall *call, int returned)
+{
+    if (call->sink_status != JOINERY_OK)
+        return call->sink_status;
+    if (returned != JOINERY_UDF_ERROR && !call->error_set)
+        return diag_error(call->diag, JOINERY_ERROR_RUNTIME,
+                          "Function '%s' failed: it returned status %d (JOINERY_UDF_OK or "
+                          "JOINERY_UDF_ERROR expected)",
+                          call->function->name, returned);
+    return diag_error(call->diag, JOINERY_ERROR_RUNTIME, "Function '%s' failed: %s",
+                      call->function->name,
+                      call->error_set || call->error[0] ? call->error : "(no message)");
+}
+
+int udf_call_scalar(const UdfFunction *function, const Value *arguments, Arena *arena,
+                    Value *result, Diag *diag)
+{
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    if (!udf_call_begin(&call, function, arguments, arena, diag, converted)) {
+        *result = value_null();
+        return JOINERY_OK;
+    }
+    JoineryUdfValue out;
+    memset(&out, 0, sizeof out);
+    int returned = function->descriptor->scalar(&call.context, converted, &out);
+    if (returned != JOINERY_UDF_OK || call.error_set)
+        return udf_call_failed(&call, returned);
+    if (!udf_value_in(&call, function->descriptor->result_types[0], &out, result, true)) {
+        call.error_set = true;
+        return udf_call_failed(&call, JOINERY_UDF_ERROR);
+    }
+    return JOINERY_OK;
+}
+
+int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *arena,
+                   UdfRowSink sink, void *sink_context, Diag *diag)
+{
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    if (!udf_call_begin(&call, function, arguments, arena, diag, converted))
+        return JOINERY_OK;
+    call.sink = sink;
+    call.sink_context = sink_context;
+    int returned = function->descriptor->table(&call.context, converted);
+    if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
+        return udf_call_failed(&call, returned == JOINERY_UDF_OK ? JOINERY_UDF_ERROR : returned);
+    return JOINERY_OK;
+}
