@@ -1,0 +1,73 @@
+-- seed article 004: the LATERAL TABLE over a C table function that replaces a multi-stream
+-- join. query_ck_awscdn_cf_log_tudf is the sample function sample-data/udf/
+-- query_ck_awscdn_cf_log_tudf.c (built by the Makefile) reading sample-data/udf/cdn_log.csv;
+-- the events are data/seed004_events.json. preprocessed_event_data and enriched_windowed_data
+-- are the seed's statements verbatim; windowed_event_data is the seed's view with LISTAGG
+-- without DISTINCT and the elided ROW(...) of COLLECT written out.
+CREATE TABLE src_event_point_log_p8001 (
+  `id` BIGINT,
+  `version` STRING,
+  `uuid` STRING,
+  `event_code` INT,
+  `ua_browser` STRING,
+  `ua_os` STRING,
+  `ip` STRING,
+  `ts` BIGINT,
+  `rowtime` TIMESTAMP(3),
+  WATERMARK FOR `rowtime` AS `rowtime` - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/seed004_events.json', 'format' = 'json');
+CREATE TEMPORARY FUNCTION query_ck_awscdn_cf_log_tudf AS 'query_ck_awscdn_cf_log_tudf' LANGUAGE C USING JAR 'build/udf/libjoinery_cdn_log_udf.so';
+
+-- 1. 数据源过滤预处理视图
+DROP TEMPORARY VIEW IF EXISTS preprocessed_event_data ;
+CREATE TEMPORARY VIEW preprocessed_event_data AS
+SELECT *
+FROM src_event_point_log_p8001
+WHERE event_code IN (21001, 11001, 21003)
+  AND `uuid` IS NOT NULL
+  AND CHAR_LENGTH(`uuid`) > 1 ;
+
+CREATE TEMPORARY VIEW windowed_event_data AS
+SELECT
+    uuid,
+    LISTAGG(ip, ',') as historical_ips_str,
+    MAX(ts) as latest_ts,
+    COLLECT(
+        ROW(`id`, `version`, `uuid`, `event_code`, `ua_browser`, `ua_os`, `rowtime`)
+    ) as events,
+    TUMBLE_END(rowtime, INTERVAL '3' MINUTE) as window_end
+FROM preprocessed_event_data
+GROUP BY
+    uuid,
+    TUMBLE(rowtime, INTERVAL '3' MINUTE);
+
+-- 3. 使用 LATERAL TABLE 调用用户定义表函数（TUDF）
+-- 查询第三方日志数据替代多流暴力硬 Join
+DROP TEMPORARY VIEW IF EXISTS enriched_windowed_data ;
+CREATE TEMPORARY VIEW enriched_windowed_data AS
+SELECT
+    w.uuid,
+    w.historical_ips_str,
+    w.window_end,
+    w.events,
+    COALESCE(b.aws_cdnlog_flag, 'CDN_NOT_FOUND') as aws_cdnlog_flag,
+    COALESCE(b.cf_edge_log_flag, 'CF_NOT_FOUND') as cf_edge_log_flag
+FROM windowed_event_data w
+LEFT JOIN LATERAL TABLE(
+    query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))
+) AS b(aws_cdnlog_flag, cf_edge_log_flag) ON TRUE
+WHERE b.aws_cdnlog_flag <> 'CDN_NORMAL_DATA'
+  AND b.cf_edge_log_flag <> 'CDN_NORMAL_DATA' ;
+
+-- every window with the function's flags (before the seed's WHERE)
+SELECT w.uuid, w.historical_ips_str, w.window_end, CARDINALITY(w.events) AS n,
+       COALESCE(b.aws_cdnlog_flag, 'CDN_NOT_FOUND') AS aws, COALESCE(b.cf_edge_log_flag, 'CF_NOT_FOUND') AS cf
+FROM windowed_event_data w
+LEFT JOIN LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws_cdnlog_flag, cf_edge_log_flag) ON TRUE;
+
+EXPLAIN SELECT uuid, historical_ips_str, window_end, aws_cdnlog_flag, cf_edge_log_flag FROM enriched_windowed_data;
+SELECT uuid, historical_ips_str, window_end, CARDINALITY(events) AS n, aws_cdnlog_flag, cf_edge_log_flag FROM enriched_windowed_data;
+-- a domain filter (the second argument)
+SELECT w.uuid, b.aws, b.cf FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, 'cdn.example.com', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf);
+-- the function's own errors
+SELECT w.uuid, b.aws FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', 'yesterday')) AS b(aws, cf);
