@@ -1,0 +1,332 @@
+/*
+ * check_udf.c - user-defined C functions: the loader's error paths (missing
+ * library, missing symbol, bad ABI version, unknown type code, missing entry
+ * point), calls of scalar and table functions (NULL handling, strings, errors
+ * the function returns, a result out of range, a sink error stopping a
+ * call), the Correlate operator over a table function (INNER and LEFT, a
+ * retraction retracting its rows, a function error failing the batch), and
+ * through a session: CREATE FUNCTION's errors and a call with a wrong argument
+ * type at planning. The functions are tests/udf/test_udfs.c, built by the
+ * Makefile into build/udf/ (the suite runs from the repository root).
+ */
+#include <check.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "engine/exec/ops/op_correlate.h"
+#include "engine/udf/udf.h"
+#include "tests/unit/operator_harness.h"
+
+#define TEST_LIBRARY "build/udf/libjoinery_test_udf.so"
+
+static const UdfFunction *load_ok(const char *symbol)
+{
+    Diag diag;
+    diag_clear(&diag);
+    const UdfFunction *function = NULL;
+    ck_assert_msg(udf_load(symbol, TEST_LIBRARY, symbol, &function, &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_ptr_nonnull(function);
+    return function;
+}
+
+static void expect_load_error(const char *library, const char *symbol, const char *message)
+{
+    Diag diag;
+    diag_clear(&diag);
+    const UdfFunction *function = NULL;
+    ck_assert_int_eq(udf_load("f", library, symbol, &function, &diag), JOINERY_ERROR_VALIDATE);
+    ck_assert_msg(strstr(diag.message, message), "'%s' not in '%s'", message, diag.message);
+}
+
+START_TEST(test_load_errors)
+{
+    expect_load_error("build/udf/no_such_library.so", "plus_one",
+                      "Cannot load library 'build/udf/no_such_library.so'");
+    expect_load_error(TEST_LIBRARY, "no_such_symbol",
+                      "Symbol 'no_such_symbol' not found in library '" TEST_LIBRARY "'");
+    expect_load_error(TEST_LIBRARY, "bad_abi", "has ABI version 99; this joinery loads version 1");
+    expect_load_error(TEST_LIBRARY, "bad_type", "declares argument 1 with unknown type code 42");
+    expect_load_error(TEST_LIBRARY, "no_entry", "a table function has no table entry point");
+}
+END_TEST
+
+START_TEST(test_load_twice_is_one_function)
+{
+    const UdfFunction *first = load_ok("plus_one");
+    const UdfFunction *second = load_ok("plus_one");
+    ck_assert_ptr_eq(first, second);
+    ck_assert(!first->table);
+    ck_assert_uint_eq(first->argument_count, 1);
+    ck_assert_int_eq(first->argument_types[0].id, TYPE_BIGINT);
+    ck_assert_int_eq(first->result_types[0].id, TYPE_BIGINT);
+    const UdfFunction *split = load_ok("split_words");
+    ck_assert(split->table);
+    ck_assert_uint_eq(split->result_count, 2);
+    ck_assert_str_eq(split->result_names[0], "word");
+    ck_assert_str_eq(split->result_names[1], "pos");
+    const UdfFunction *repeat = load_ok("repeat_row");
+    ck_assert_str_eq(repeat->result_names[0], "f0"); /* no names declared */
+}
+END_TEST
+
+START_TEST(test_scalar_calls)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    Diag diag;
+    diag_clear(&diag);
+    Value result;
+    Value argument = value_int(41);
+    ck_assert_int_eq(udf_call_scalar(load_ok("plus_one"), &argument, &arena, &result, &diag),
+                     JOINERY_OK);
+    ck_assert(!result.is_null);
+    ck_assert_int_eq(result.i, 42);
+    /* NULL input: not called, NULL */
+    argument = value_null();
+    ck_assert_int_eq(udf_call_scalar(load_ok("plus_one"), &argument, &arena, &result, &diag),
+                     JOINERY_OK);
+    ck_assert(result.is_null);
+    /* called on NULL input */
+    ck_assert_int_eq(udf_call_scalar(load_ok("null_label"), &argument, &arena, &result, &diag),
+                     JOINERY_OK);
+    ck_assert_int_eq(result.s.len, 4);
+    ck_assert(memcmp(result.s.ptr, "null", 4) == 0);
+    /* a string built in the call's memory, copied into the arena */
+    argument = value_string("abc", 3);
+    ck_assert_int_eq(udf_call_scalar(load_ok("greet"), &argument, &arena, &result, &diag),
+                     JOINERY_OK);
+    ck_assert_int_eq(result.s.len, 10);
+    ck_assert(memcmp(result.s.ptr, "hello, abc", 10) == 0);
+    /* an error the function returns */
+    argument = value_int(-5);
+    ck_assert_int_eq(udf_call_scalar(load_ok("fail_negative"), &argument, &arena, &result, &diag),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(diag.message, "Function 'fail_negative' failed: negative input");
+    /* a result that does not fit its declared type */
+    diag_clear(&diag);
+    argument = value_int(3000000000LL);
+    ck_assert_int_eq(udf_call_scalar(load_ok("bad_int"), &argument, &arena, &result, &diag),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(diag.message, "Function 'bad_int' failed: returned 3000000000, out of range "
+                                   "for INT");
+    arena_destroy(&arena);
+}
+END_TEST
+
+typedef struct Rows {
+    StrBuf text;
+    int stop_after; /* > 0: the sink fails at that row */
+    int seen;
+} Rows;
+
+static int collect_row(void *context, const Value *fields)
+{
+    Rows *rows = context;
+    if (rows->stop_after && ++rows->seen >= rows->stop_after)
+        return JOINERY_ERROR_NO_MEMORY;
+    strbuf_printf(&rows->text, "(%.*s,%lld)", (int)fields[0].s.len, fields[0].s.ptr,
+                  (long long)fields[1].i);
+    return JOINERY_OK;
+}
+
+START_TEST(test_table_calls)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    Diag diag;
+    diag_clear(&diag);
+    Rows rows = {STRBUF_INIT, 0, 0};
+    Value argument = value_string("to be  or", 9);
+    ck_assert_int_eq(
+        udf_call_table(load_ok("split_words"), &argument, &arena, collect_row, &rows, &diag),
+        JOINERY_OK);
+    ck_assert_str_eq(strbuf_cstr(&rows.text), "(to,1)(be,2)(or,3)");
+    /* the sink's error stops the call and is its result */
+    strbuf_clear(&rows.text);
+    rows.stop_after = 2;
+    ck_assert_int_eq(
+        udf_call_table(load_ok("split_words"), &argument, &arena, collect_row, &rows, &diag),
+        JOINERY_ERROR_NO_MEMORY);
+    ck_assert_str_eq(strbuf_cstr(&rows.text), "(to,1)");
+    /* the function's error */
+    Value arguments[2] = {value_string("x", 1), value_int(-1)};
+    rows.stop_after = 0;
+    ck_assert_int_eq(
+        udf_call_table(load_ok("repeat_row"), arguments, &arena, collect_row, &rows, &diag),
+        JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(diag.message, "Function 'repeat_row' failed: negative count");
+    strbuf_free(&rows.text);
+    arena_destroy(&arena);
+}
+END_TEST
+
+/* ---- the Correlate operator over split_words(s) of rows (id INT, s STRING) ---- */
+
+static DataType correlate_types[4];
+
+static Operator *make_correlate(Arena *arena, bool left)
+{
+    correlate_types[0] = type_make(TYPE_INT, true);
+    correlate_types[1] = type_make_varchar(TYPE_STRING_LENGTH, true);
+    correlate_types[2] = type_make_varchar(TYPE_STRING_LENGTH, true);
+    correlate_types[3] = type_make(TYPE_INT, true);
+    Expr **arguments = arena_calloc(arena, 1, sizeof(Expr *));
+    arguments[0] = expr_make_input_ref(arena, 1, correlate_types[1]);
+    CorrelateSpec spec = {
+        .input_field_count = 2,
+        .input_types = correlate_types,
+        .arguments = arguments,
+        .argument_count = 1,
+        .function = load_ok("split_words"),
+        .function_types = correlate_types + 2,
+        .function_field_count = 2,
+        .left = left,
+    };
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = correlate_operator_create(&spec, &diag);
+    ck_assert_ptr_nonnull(op);
+    return op;
+}
+
+START_TEST(test_correlate_inner_and_retraction)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    Harness h;
+    harness_open(&h, make_correlate(&arena, false), correlate_types, 4);
+    push_text(&h, 0, correlate_types, 2, "+I 1,a b");
+    ck_assert_str_eq(harness_take(&h), "+I(1,a b,a,1) +I(1,a b,b,2)");
+    push_text(&h, 0, correlate_types, 2, "+I 2,NULL");
+    ck_assert_str_eq(harness_take(&h), "");
+    push_text(&h, 0, correlate_types, 2, "-U 1,a b");
+    push_text(&h, 0, correlate_types, 2, "+U 1,c");
+    ck_assert_str_eq(harness_take(&h), "-U(1,a b,a,1) -U(1,a b,b,2) +U(1,c,c,1)");
+    push_text(&h, 0, correlate_types, 2, "-D 1,c");
+    ck_assert_str_eq(harness_take(&h), "-D(1,c,c,1)");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
+START_TEST(test_correlate_left)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    Harness h;
+    harness_open(&h, make_correlate(&arena, true), correlate_types, 4);
+    push_text(&h, 0, correlate_types, 2, "+I 1,x");
+    push_text(&h, 0, correlate_types, 2, "+I 2,NULL");
+    push_text(&h, 0, correlate_types, 2, "+I 3,  ");
+    push_text(&h, 0, correlate_types, 2, "-D 2,NULL");
+    ck_assert_str_eq(harness_take(&h), "+I(1,x,x,1) +I(2,NULL,NULL,NULL) +I(3,  ,NULL,NULL) "
+                                       "-D(2,NULL,NULL,NULL)");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
+START_TEST(test_correlate_function_error)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    DataType types[3] = {type_make(TYPE_INT, true), type_make(TYPE_INT, true),
+                         type_make_varchar(TYPE_STRING_LENGTH, true)};
+    Expr **arguments = arena_calloc(&arena, 2, sizeof(Expr *));
+    arguments[0] = expr_make_literal(&arena, types[2], value_string("r", 1));
+    arguments[1] = expr_make_input_ref(&arena, 1, types[1]);
+    CorrelateSpec spec = {.input_field_count = 2,
+                          .input_types = types,
+                          .arguments = arguments,
+                          .argument_count = 2,
+                          .function = load_ok("repeat_row"),
+                          .function_types = types + 2,
+                          .function_field_count = 1};
+    Diag diag;
+    diag_clear(&diag);
+    Harness h;
+    harness_open(&h, correlate_operator_create(&spec, &diag), types, 3);
+    push_text(&h, 0, types, 2, "+I 1,2");
+    ck_assert_str_eq(harness_take(&h), "+I(1,2,r) +I(1,2,r)");
+    ck_assert_int_eq(push_text_status(&h, 0, types, 2, "+I 2,-1"), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(h.diag.message, "Function 'repeat_row' failed: negative count");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
+/* ---- through a session ---- */
+
+static int session_run(JoinerySession *session, const char *sql, JoineryError *error)
+{
+    static const JoineryResultHandler handler = {0};
+    memset(error, 0, sizeof *error);
+    return joinery_session_execute(session, sql, strlen(sql), 1, 1, &handler, error);
+}
+
+START_TEST(test_session_errors)
+{
+    JoinerySession *session = joinery_session_open();
+    ck_assert_ptr_nonnull(session);
+    JoineryError error;
+    ck_assert_int_ne(session_run(session,
+                                 "CREATE FUNCTION f AS 'x' LANGUAGE C USING JAR "
+                                 "'build/udf/no_such_library.so'",
+                                 &error),
+                     0);
+    ck_assert_int_eq(error.status, JOINERY_ERROR_VALIDATE);
+    ck_assert_msg(strstr(error.message, "Cannot load library"), "%s", error.message);
+    ck_assert_int_eq(error.column, 22);
+    ck_assert_int_ne(session_run(session, "CREATE FUNCTION f AS 'F' LANGUAGE SCALA", &error), 0);
+    ck_assert_int_eq(error.status, JOINERY_ERROR_UNSUPPORTED);
+    ck_assert_msg(strstr(error.message, "LANGUAGE SCALA is not supported"), "%s", error.message);
+    ck_assert_int_eq(
+        session_run(session,
+                    "CREATE FUNCTION str_len AS 'str_len' LANGUAGE C USING JAR '" TEST_LIBRARY "'",
+                    &error),
+        0);
+    /* type mismatch at planning, at the call */
+    ck_assert_int_ne(session_run(session, "SELECT 1 + str_len(42)", &error), 0);
+    ck_assert_int_eq(error.status, JOINERY_ERROR_VALIDATE);
+    ck_assert_str_eq(error.message, "Invalid argument 1 of function 'str_len': INT NOT NULL where "
+                                    "the function takes STRING (its signature: str_len(STRING))");
+    ck_assert_int_eq(error.column, 12);
+    ck_assert_int_eq(session_run(session, "DROP FUNCTION str_len", &error), 0);
+    ck_assert_int_ne(session_run(session, "SELECT str_len('a')", &error), 0);
+    ck_assert_msg(strstr(error.message, "No match found for function signature str_len"), "%s",
+                  error.message);
+    joinery_session_close(session);
+}
+END_TEST
+
+static Suite *udf_suite(void)
+{
+    Suite *suite = suite_create("udf");
+    TCase *loader = tcase_create("loader");
+    tcase_add_test(loader, test_load_errors);
+    tcase_add_test(loader, test_load_twice_is_one_function);
+    suite_add_tcase(suite, loader);
+    TCase *calls = tcase_create("calls");
+    tcase_add_test(calls, test_scalar_calls);
+    tcase_add_test(calls, test_table_calls);
+    suite_add_tcase(suite, calls);
+    TCase *correlate = tcase_create("correlate");
+    tcase_add_test(correlate, test_correlate_inner_and_retraction);
+    tcase_add_test(correlate, test_correlate_left);
+    tcase_add_test(correlate, test_correlate_function_error);
+    suite_add_tcase(suite, correlate);
+    TCase *session = tcase_create("session");
+    tcase_add_test(session, test_session_errors);
+    suite_add_tcase(suite, session);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(udf_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed ? 1 : 0;
+}
