@@ -400,6 +400,10 @@ struct PlanNode {
                function's only) */
             const char *const *left_names;
             uint32_t left_count;
+            /* INNER: the WHERE conjuncts on the function's fields only, over the node's
+               fields (Flink's condition=[...], printed over the function's: $0 = the first
+               function field); NULL when none */
+            Expr *condition;
         } correlate;
         struct {                       /* LOOKUP_JOIN (nodes/node_lookup_join.c) */
             JoinType join_type;        /* INNER or LEFT */

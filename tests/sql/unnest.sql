@@ -18,10 +18,15 @@ EXPLAIN SELECT id, x FROM t LEFT JOIN UNNEST(arr) AS u(x) ON TRUE;
 SELECT id, x FROM t LEFT JOIN UNNEST(arr) AS u(x) ON TRUE;
 SELECT * FROM t CROSS JOIN UNNEST(arr);
 
--- filters: on the left fields below the Correlate, on the function's above it
+-- filters: on the left fields below the Correlate, on the function's fields only into it
+-- (INNER; Flink's condition=[...] over the function's fields), mixed ones above it
 EXPLAIN SELECT id, x FROM t CROSS JOIN UNNEST(arr) AS u(x) WHERE id < 3 AND x > 1;
 SELECT id, x FROM t CROSS JOIN UNNEST(arr) AS u(x) WHERE id < 3 AND x > 1;
+EXPLAIN SELECT id, x FROM t JOIN UNNEST(arr) AS u(x) ON x <> id;
 SELECT id, x FROM t JOIN UNNEST(arr) AS u(x) ON x <> id;
+EXPLAIN SELECT * FROM (SELECT id, a, b FROM t CROSS JOIN UNNEST(t.rows_arr) AS s(a, b) WHERE s.a >= 12) AS tmp WHERE b <> 'x' AND id < 4;
+SELECT * FROM (SELECT id, a, b FROM t CROSS JOIN UNNEST(t.rows_arr) AS s(a, b) WHERE s.a >= 12) AS tmp WHERE b <> 'x' AND id < 4;
+SELECT id, x FROM t LEFT JOIN UNNEST(arr) AS u(x) ON TRUE WHERE x > 1 OR x IS NULL;
 
 -- ARRAY of ROW: the row's fields (a NULL element gives NULL fields)
 EXPLAIN SELECT id, a, b FROM t, UNNEST(rows_arr) AS r(a, b) WHERE a > 10;

@@ -17,5 +17,6 @@ Operator *build_correlate(BuildContext *context, const PlanNode *node)
     spec->function_types = types + left_count;
     spec->function_field_count = node->field_count - left_count;
     spec->left = node->correlate.join_type == JOIN_TYPE_LEFT;
+    spec->condition = node->correlate.condition;
     return correlate_operator_create(spec, context->diag);
 }

@@ -8,7 +8,8 @@
  * row per element (a MULTISET's element as many times as it occurs), a ROW
  * element spread over its fields (a NULL element: NULL fields); of a MAP
  * one row per entry (key, value). LEFT: an input row without rows gives one
- * with NULL function fields. Keeps no state.
+ * with NULL function fields. INNER with a condition: only the joined rows it
+ * holds for. Keeps no state.
  */
 #include "engine/exec/ops/op_correlate.h"
 
@@ -50,6 +51,14 @@ static int correlate_emit(CorrelateOperator *correlate, const Value *fields)
     Row *out = row_builder_finish(&correlate->builder);
     if (!out)
         return operator_fail(&correlate->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    if (fields && spec->condition) {
+        ExprEvalContext eval = {.arena = &correlate->scratch,
+                                .diag = correlate->base.context->diag,
+                                .now_millis = operator_now_millis(&correlate->base)};
+        if (!expr_eval_predicate(spec->condition, out, input_count + spec->function_field_count,
+                                 NULL, &eval))
+            return eval.failed ? correlate->base.context->diag->status : JOINERY_OK;
+    }
     correlate->emitted++;
     return operator_emit(&correlate->base, out, row_kind(row));
 }

@@ -20,6 +20,8 @@ typedef struct CorrelateSpec {
     const DataType *function_types; /* the function's fields (appended to the input's) */
     uint32_t function_field_count;
     bool left; /* LEFT: an input row without function rows gives one NULL-padded row */
+    /* INNER: kept are the function rows it holds for, over the output row; NULL: all */
+    const Expr *condition;
 } CorrelateSpec;
 
 /*

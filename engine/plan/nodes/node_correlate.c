@@ -9,9 +9,10 @@
  * LATERAL TABLE; for UNNEST Flink's AST shows Uncollect over a projection of
  * $cor0.c there, joinery shows the same leaf with $UNNEST_ROWS$1). The
  * arguments are over the left input, so only the correlate converts; the leaf
- * alone is an error. Filters on the left fields go below the correlate, the
- * others stay above (a Calc over the Correlate; Flink pushes those on the
- * function's fields into the Correlate as condition=[...]).
+ * alone is an error. Filters on the left fields go below the correlate; of an
+ * INNER one, those on the function's fields only go into it (Flink's
+ * condition=[...], evaluated per function row); the others stay above (a
+ * Calc over the Correlate).
  *
  * Physical: Correlate(invocation, correlate, select, rowType, joinType) over
  * its input, as Flink's StreamPhysicalCorrelate: stateless, each input row
@@ -110,34 +111,59 @@ static void explain_correlate(ExplainContext *context, const PlanNode *node)
     strbuf_append_cstr(out, "], rowType=[");
     explain_row_type(context, node, 0);
     strbuf_printf(out, "], joinType=[%s]", join_type_multi_join_name(node->correlate.join_type));
+    if (node->correlate.condition) {
+        /* over the function's fields, $0 the first, as Flink prints it in both sections */
+        uint32_t left_count = node->correlate.left_count;
+        const char **names = arena_calloc(context->arena, node->field_count + 1, sizeof(char *));
+        for (uint32_t f = left_count; names && f < node->field_count; f++)
+            names[f] = arena_printf(context->arena, "$%u", f - left_count);
+        strbuf_append_cstr(out, ", condition=[");
+        expr_print(node->correlate.condition, names, EXPR_STYLE_PREFIX, out);
+        strbuf_append_char(out, ']');
+    }
 }
 
 /* ---------------------------------------------------------------- rules */
 
-/* Conjuncts on the left fields only go below; the rest stay above. */
+/* Conjuncts on the left fields only go below; of an INNER correlate, those on the function's
+   fields only into it; the rest stay above. */
 static int push_filters_correlate(PlannerContext *context, PlanNode *node, RuleConjuncts *conjuncts,
                                   PlanNode **result)
 {
     Arena *arena = context->arena;
-    RuleConjuncts below = {0}, above = {0};
+    RuleConjuncts below = {0}, inside = {0}, above = {0};
     uint32_t left_count = node->correlate.left_count;
+    if (node->correlate.condition &&
+        rule_split_conjuncts(arena, node->correlate.condition, &inside) != JOINERY_OK)
+        return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t c = 0; c < conjuncts->count; c++) {
         Expr *conjunct = conjuncts->items[c];
         uint64_t *used = arena_calloc(arena, node->field_count / 64 + 1, sizeof(uint64_t));
         if (!used)
             return JOINERY_ERROR_NO_MEMORY;
         expr_collect_inputs(conjunct, used);
-        bool left_only = expr_is_deterministic(conjunct);
-        for (uint32_t f = left_count; f < node->field_count && left_only; f++)
-            if (used[f / 64] >> (f % 64) & 1)
-                left_only = false;
-        int status = rule_conjuncts_add(arena, left_only ? &below : &above, conjunct);
+        bool reads_left = false, reads_function = false;
+        for (uint32_t f = 0; f < node->field_count; f++)
+            if (used[f / 64] >> (f % 64) & 1) {
+                if (f < left_count)
+                    reads_left = true;
+                else
+                    reads_function = true;
+            }
+        RuleConjuncts *target = &above;
+        if (expr_is_deterministic(conjunct) && !reads_function)
+            target = &below;
+        else if (expr_is_deterministic(conjunct) && !reads_left &&
+                 node->correlate.join_type == JOIN_TYPE_INNER)
+            target = &inside;
+        int status = rule_conjuncts_add(arena, target, conjunct);
         if (status != JOINERY_OK)
             return status;
     }
     PlanNode *copy = plan_node_copy(arena, node);
     if (!copy)
         return JOINERY_ERROR_NO_MEMORY;
+    copy->correlate.condition = expr_make_and(arena, inside.items, inside.count);
     int status = rule_push_filters_into(context, node->inputs[0], &below, &copy->inputs[0]);
     if (status != JOINERY_OK)
         return status;
