@@ -372,6 +372,12 @@ START_TEST(test_other_statements)
     assert_parses_as("DROP TEMPORARY TABLE IF EXISTS c.d.t;",
                      "(drop-table temporary if-exists c.d.t)");
     assert_parses_as("DROP VIEW v", "(drop-view v)");
+    assert_parses_as("DROP TEMPORARY SYSTEM FUNCTION IF EXISTS f",
+                     "(drop-function temporary system if-exists f)");
+    assert_parses_as("CREATE FUNCTION f AS 'sym' LANGUAGE C USING JAR '/x/lib.so'",
+                     "(create-function f 'sym' language C using-jar '/x/lib.so')");
+    assert_parses_as("create temporary system function if not exists c.d.f as 'com.F'",
+                     "(create-function temporary system if-not-exists c.d.f 'com.F')");
     assert_parses_as("SET", "(set)");
     assert_parses_as("SET;", "(set)");
     assert_parses_as("SET 'k'='v'", "(set 'k' 'v')");
@@ -740,10 +746,14 @@ START_TEST(test_error_messages)
                  1, 47, "Syntax error: unexpected 'ROW'; expected PRECEDING or FOLLOWING");
     assert_fails("SELECT * FROM TABLE(a + 1)", JOINERY_ERROR_PARSE, 1, 21,
                  "Syntax error: TABLE(...) expects a function call");
-    assert_fails("  CREATE FUNCTION f AS 'x'", JOINERY_ERROR_UNSUPPORTED, 1, 3,
-                 "CREATE FUNCTION is not supported yet");
-    assert_fails("create temporary system function f as 'x'", JOINERY_ERROR_UNSUPPORTED, 1, 1,
-                 "CREATE TEMPORARY SYSTEM FUNCTION is not supported yet");
+    assert_fails("CREATE FUNCTION f AS 'x' USING JAR", JOINERY_ERROR_PARSE, 1, 35,
+                 "Syntax error: unexpected end of statement; expected library path string");
+    assert_fails("CREATE FUNCTION f AS x", JOINERY_ERROR_PARSE, 1, 22,
+                 "Syntax error: unexpected 'x'; expected function identifier string");
+    assert_fails("DROP TEMPORARY SYSTEM VIEW v", JOINERY_ERROR_PARSE, 1, 23,
+                 "Syntax error: unexpected 'VIEW'; expected FUNCTION");
+    assert_fails("SELECT * FROM t CROSS JOIN UNNEST(a, b) AS u(x, y)", JOINERY_ERROR_UNSUPPORTED, 1,
+                 28, "UNNEST takes one ARRAY, MULTISET or MAP argument");
     assert_fails("ALTER TABLE t RENAME TO u", JOINERY_ERROR_UNSUPPORTED, 1, 1,
                  "ALTER TABLE is not supported yet");
     assert_fails("SHOW COLUMNS t", JOINERY_ERROR_PARSE, 1, 14,
