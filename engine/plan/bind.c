@@ -837,10 +837,7 @@ static int bind_from_item(Binder *binder, const AstTableRef *ref, BoundFrom *res
         return bind_join(binder, ref, result);
     case AST_TABLE_FUNCTION: {
         if (ref->function.unnest || !bind_is_window_function(ref->function.call->function.name))
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->position,
-                              "A table function (UNNEST, LATERAL TABLE) alone in FROM is not "
-                              "supported yet: join it to a table, FROM t, LATERAL TABLE(f(t.x)) "
-                              "or t CROSS JOIN UNNEST(t.arr)");
+            return bind_table_function_alone(binder, ref, result);
         PlanNode *node = NULL;
         int status = bind_window_function(binder, ref->function.call, &node);
         if (status != JOINERY_OK)

@@ -121,6 +121,10 @@ struct UdfFunction;
  */
 int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left,
                    BoundFrom *result);
+/* bind_table_function.c: a table function alone in FROM (`FROM UNNEST(ARRAY[1, 2]) AS t(x)`,
+   `FROM LATERAL TABLE(f('a'))`): its Correlate over Calcite's one-row Values(ZERO), which a
+   projection drops. */
+int bind_table_function_alone(Binder *binder, const AstTableRef *ref, BoundFrom *result);
 /*
  * bind_udf.c: the catalog's user-defined function `name`, loaded (*result NULL when the
  * catalog has none of that name; an error when it cannot be loaded).

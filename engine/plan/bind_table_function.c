@@ -13,7 +13,8 @@
  * function's names (Flink's Calc above renames: f0 AS s). INNER joins take
  * any ON condition (a filter above); LEFT only ON TRUE, as Flink (its
  * "LEFT JOIN with a table function" takes no other); RIGHT and FULL are
- * refused.
+ * refused. Alone in FROM, a table function is the Correlate over Calcite's
+ * one-row Values(ZERO), which a projection above drops.
  */
 #include <string.h>
 
@@ -111,30 +112,13 @@ static bool bind_is_true(const AstExpr *condition)
            condition->literal.kind == AST_LITERAL_BOOLEAN && condition->literal.boolean_value;
 }
 
-int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left, BoundFrom *result)
+/* LogicalCorrelate(left, the call of right_ref) of `type`, a filter of `condition` (INNER, not
+   TRUE) above it. */
+static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef *right_ref,
+                               const AstExpr *condition_ast, const BoundFrom *left,
+                               BoundFrom *result)
 {
-    const AstTableRef *right_ref = ref->join.right;
     const AstExpr *call = right_ref->function.call;
-    JoinType type = JOIN_TYPE_INNER;
-    switch (ref->join.kind) {
-    case AST_JOIN_INNER:
-    case AST_JOIN_CROSS:
-        break;
-    case AST_JOIN_LEFT:
-        type = JOIN_TYPE_LEFT;
-        if (!bind_is_true(ref->join.condition))
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED,
-                              ref->join.condition ? ref->join.condition->position
-                                                  : ref->join.keyword_position,
-                              "LEFT JOIN with a table function supports only ON TRUE; put "
-                              "other conditions in WHERE");
-        break;
-    default:
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
-                          "%s JOIN with a table function is not supported (only INNER, CROSS "
-                          "and LEFT ... ON TRUE)",
-                          ref->join.kind == AST_JOIN_RIGHT ? "RIGHT" : "FULL");
-    }
     /* the arguments, over the left side (no aggregates: they are per row) */
     uint32_t count = (uint32_t)call->function.args.count;
     Expr **args = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
@@ -209,15 +193,15 @@ int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left
         column->type = fields.types[i];
     }
     PlanNode *top = correlate;
-    if (ref->join.condition && !bind_is_true(ref->join.condition)) {
+    if (condition_ast && !bind_is_true(condition_ast)) {
         Expr *condition = NULL;
         binder->aggregate = NULL;
-        status = bind_expr(binder, &scope, ref->join.condition, &condition);
+        status = bind_expr(binder, &scope, condition_ast, &condition);
         binder->aggregate = aggregate;
         if (status != JOINERY_OK)
             return status;
         if (condition->type.id != TYPE_BOOLEAN)
-            return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, condition_ast->position,
                               "ON condition must be a boolean expression");
         top = bind_filter(binder, correlate, condition);
         if (!top)
@@ -227,6 +211,79 @@ int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left
     result->scope = scope;
     result->hint_name = NULL;
     result->alias = NULL;
+    result->table = NULL;
+    return JOINERY_OK;
+}
+
+int bind_correlate(Binder *binder, const AstTableRef *ref, const BoundFrom *left, BoundFrom *result)
+{
+    JoinType type = JOIN_TYPE_INNER;
+    switch (ref->join.kind) {
+    case AST_JOIN_INNER:
+    case AST_JOIN_CROSS:
+        break;
+    case AST_JOIN_LEFT:
+        type = JOIN_TYPE_LEFT;
+        if (!bind_is_true(ref->join.condition))
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED,
+                              ref->join.condition ? ref->join.condition->position
+                                                  : ref->join.keyword_position,
+                              "LEFT JOIN with a table function supports only ON TRUE; put "
+                              "other conditions in WHERE");
+        break;
+    default:
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ref->join.keyword_position,
+                          "%s JOIN with a table function is not supported (only INNER, CROSS "
+                          "and LEFT ... ON TRUE)",
+                          ref->join.kind == AST_JOIN_RIGHT ? "RIGHT" : "FULL");
+    }
+    return bind_correlate_call(binder, type, ref->join.right, ref->join.condition, left, result);
+}
+
+int bind_table_function_alone(Binder *binder, const AstTableRef *ref, BoundFrom *result)
+{
+    /* Calcite's one-row Values(ZERO) on the left, projected away above */
+    PlanNode *values = bind_new_node(binder, PLAN_LOGICAL_VALUES, 0, 1);
+    Expr ***rows = arena_calloc(binder->arena, 1, sizeof(Expr **));
+    Expr **row = arena_calloc(binder->arena, 1, sizeof(Expr *));
+    ScopeColumn *zero = arena_calloc(binder->arena, 1, sizeof(ScopeColumn));
+    DataType integer = type_make(TYPE_INT, false);
+    if (!values || !rows || !row || !zero ||
+        !(row[0] = expr_make_literal(binder->arena, integer, value_int(0))))
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, ref->position, "out of memory");
+    rows[0] = row;
+    values->values.rows = rows;
+    values->values.row_count = 1;
+    values->fields[0].name = "ZERO";
+    values->fields[0].type = integer;
+    zero->qualifier = NULL;
+    zero->name = "$ZERO"; /* not a name a query can write */
+    zero->type = integer;
+    BoundFrom left = {.node = values, .scope = {zero, 1}};
+    BoundFrom correlated;
+    int status = bind_correlate_call(binder, JOIN_TYPE_INNER, ref, NULL, &left, &correlated);
+    if (status != JOINERY_OK)
+        return status;
+    PlanNode *node = correlated.node;
+    uint32_t count = node->field_count - 1;
+    Expr **exprs = arena_calloc(binder->arena, count + 1, sizeof(Expr *));
+    const char **names = arena_calloc(binder->arena, count + 1, sizeof(char *));
+    if (!exprs || !names)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, ref->position, "out of memory");
+    for (uint32_t i = 0; i < count; i++) {
+        exprs[i] = expr_make_input_ref(binder->arena, i + 1, node->fields[i + 1].type);
+        names[i] = correlated.scope.columns[i + 1].name;
+        if (!exprs[i])
+            return bind_error(binder, JOINERY_ERROR_NO_MEMORY, ref->position, "out of memory");
+    }
+    PlanNode *project = bind_project(binder, node, exprs, names, count);
+    if (!project)
+        return binder->diag->status;
+    result->node = project;
+    result->scope.columns = correlated.scope.columns + 1;
+    result->scope.count = count;
+    result->hint_name = NULL;
+    result->alias = ref->alias;
     result->table = NULL;
     return JOINERY_OK;
 }

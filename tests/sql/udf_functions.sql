@@ -34,6 +34,8 @@ EXPLAIN SELECT id, word FROM t LEFT JOIN LATERAL TABLE(split_words(s)) AS w(word
 SELECT id, word FROM t LEFT JOIN LATERAL TABLE(split_words(s)) AS w(word, pos) ON TRUE;
 SELECT id, f0 FROM t, LATERAL TABLE(repeat_row(greet(s), id)) WHERE id < 3;
 SELECT id, x FROM t CROSS JOIN LATERAL TABLE(repeat_row('x', CAST(id AS TINYINT))) AS r(x) WHERE id = 2;
+SELECT * FROM LATERAL TABLE(split_words('a b'));
+SELECT w.word FROM TABLE(split_words('to be')) AS w WHERE w.pos = 2;
 
 -- over an updating input: a changed group retracts the rows of its old value
 CREATE TEMPORARY VIEW words AS SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (1, 'c')) AS v(k, w);
@@ -53,7 +55,6 @@ SELECT id FROM t, LATERAL TABLE(plus_one(id)) AS p(x);
 SELECT id FROM t, LATERAL TABLE(no_such_function(id)) AS p(x);
 SELECT id FROM t, LATERAL TABLE(split_words(s)) AS w(word);
 SELECT id FROM t LEFT JOIN LATERAL TABLE(split_words(s)) AS w(word, pos) ON pos > 1;
-SELECT * FROM LATERAL TABLE(split_words('a b'));
 
 -- definition errors
 CREATE FUNCTION plus_one AS 'plus_one' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';

@@ -2,7 +2,8 @@
 -- comma and LEFT JOIN ... ON TRUE; ARRAY of scalars (f0), ARRAY of ROW (the row's fields),
 -- MULTISET from COLLECT over an updating input (each element as often as it occurs; a
 -- retraction of the outer row retracts its rows), MAP (f0 key, f1 value), NULL and empty
--- collections (data/unnest_values.json), filters below and above, and what is refused.
+-- collections (data/unnest_values.json), filters below, into and above, UNNEST alone in FROM,
+-- and what is refused.
 CREATE TABLE t (
   id INT,
   arr ARRAY<INT>,
@@ -61,10 +62,15 @@ SELECT k, s FROM (SELECT k, COLLECT(s) AS ms FROM events GROUP BY k) AS g, UNNES
 EXPLAIN CHANGELOG_MODE SELECT k, s FROM (SELECT k, COLLECT(s) AS ms FROM events GROUP BY k) AS g LEFT JOIN UNNEST(g.ms) AS u(s) ON TRUE;
 SELECT k, s, COUNT(*) AS n FROM (SELECT k, COLLECT(s) AS ms FROM events GROUP BY k) AS g LEFT JOIN UNNEST(g.ms) AS u(s) ON TRUE GROUP BY k, s;
 
+-- alone in FROM: over Calcite's one-row Values(ZERO); two of them, the second reading the first
+SELECT * FROM UNNEST(ARRAY[1, 2, 3]);
+EXPLAIN SELECT x FROM UNNEST(ARRAY[1, 2, 3]) AS t(x) WHERE x > 1;
+SELECT x FROM UNNEST(ARRAY[1, 2, 3]) AS t(x) WHERE x > 1;
+SELECT * FROM UNNEST(ARRAY[1, 2]) AS a(x) CROSS JOIN UNNEST(ARRAY[x, x * 10]) AS b(y);
+
 -- refused
 SELECT id, x FROM t CROSS JOIN UNNEST(id) AS u(x);
 SELECT id, x FROM t CROSS JOIN UNNEST(arr) AS u(x, y);
 SELECT id, x FROM t LEFT JOIN UNNEST(arr) AS u(x) ON x > 1;
 SELECT id, x FROM t RIGHT JOIN UNNEST(arr) AS u(x) ON TRUE;
-SELECT * FROM UNNEST(ARRAY[1, 2]);
 SELECT id FROM t CROSS JOIN UNNEST(arr, arr) AS u(x, y);

@@ -9,8 +9,9 @@
  * LATERAL TABLE; for UNNEST Flink's AST shows Uncollect over a projection of
  * $cor0.c there, joinery shows the same leaf with $UNNEST_ROWS$1). The
  * arguments are over the left input, so only the correlate converts; the leaf
- * alone is an error. Filters on the left fields go below the correlate; of an
- * INNER one, those on the function's fields only go into it (Flink's
+ * alone is an error (a table function alone in FROM is a correlate over
+ * Calcite's one-row Values(ZERO), bind_table_function.c). Filters on the left fields go below the
+ * correlate; of an INNER one, those on the function's fields only go into it (Flink's
  * condition=[...], evaluated per function row); the others stay above (a
  * Calc over the Correlate).
  *
