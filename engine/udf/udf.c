@@ -203,6 +203,7 @@ int udf_load(const char *name, const char *library, const char *symbol, const Ud
 typedef struct UdfCall {
     JoineryUdfContext context; /* first: the author's context points here */
     const UdfFunction *function;
+    const Value *arguments; /* the call's, for its error message */
     Arena *arena;
     Diag *diag;
     char error[UDF_ERROR_SIZE];
@@ -300,6 +301,7 @@ static bool udf_call_begin(UdfCall *call, const UdfFunction *function, const Val
 {
     memset(call, 0, sizeof *call);
     call->function = function;
+    call->arguments = arguments;
     call->arena = arena;
     call->diag = diag;
     call->context.user_data = function->descriptor->user_data;
@@ -331,18 +333,52 @@ static bool udf_call_begin(UdfCall *call, const UdfFunction *function, const Val
     return !any_null || function->descriptor->called_on_null_input;
 }
 
+/* "(-1, 'a b', NULL)": the call's arguments for its error message, cut at ~200 bytes. */
+static void udf_format_arguments(const UdfCall *call, StrBuf *out)
+{
+    strbuf_append_char(out, '(');
+    for (uint32_t i = 0; i < call->function->argument_count; i++) {
+        if (i)
+            strbuf_append_cstr(out, ", ");
+        if (out->length > 200) {
+            strbuf_append_cstr(out, "...");
+            break;
+        }
+        const Value *argument = &call->arguments[i];
+        DataType type = call->function->argument_types[i];
+        bool quoted = !argument->is_null && type.id == TYPE_VARCHAR;
+        if (argument->is_null)
+            strbuf_append_cstr(out, "NULL");
+        else if (quoted)
+            strbuf_printf(out, "'%.*s'", argument->s.len > 100 ? 100 : (int)argument->s.len,
+                          argument->s.ptr);
+        else
+            value_format_text(type, *argument, out);
+    }
+    strbuf_append_char(out, ')');
+    strbuf_show_nul(out, 0);
+}
+
 static int udf_call_failed(UdfCall *call, int returned)
 {
     if (call->sink_status != JOINERY_OK)
         return call->sink_status;
+    StrBuf arguments = STRBUF_INIT;
+    udf_format_arguments(call, &arguments);
+    const char *called = strbuf_cstr(&arguments);
+    int status;
     if (returned != JOINERY_UDF_ERROR && !call->error_set)
-        return diag_error(call->diag, JOINERY_ERROR_RUNTIME,
-                          "Function '%s' failed: it returned status %d (JOINERY_UDF_OK or "
-                          "JOINERY_UDF_ERROR expected)",
-                          call->function->name, returned);
-    return diag_error(call->diag, JOINERY_ERROR_RUNTIME, "Function '%s' failed: %s",
-                      call->function->name,
-                      call->error_set || call->error[0] ? call->error : "(no message)");
+        status = diag_error(call->diag, JOINERY_ERROR_RUNTIME,
+                            "Function '%s' failed on arguments %s: it returned status %d "
+                            "(JOINERY_UDF_OK or JOINERY_UDF_ERROR expected)",
+                            call->function->name, called, returned);
+    else
+        status =
+            diag_error(call->diag, JOINERY_ERROR_RUNTIME,
+                       "Function '%s' failed on arguments %s: %s", call->function->name, called,
+                       call->error_set || call->error[0] ? call->error : "(no message)");
+    strbuf_free(&arguments);
+    return status;
 }
 
 int udf_call_scalar(const UdfFunction *function, const Value *arguments, Arena *arena,

@@ -11,7 +11,8 @@
  * still call a dropped function).
  *
  * Calls never crash joinery on a returned error: a JOINERY_UDF_ERROR return
- * becomes JOINERY_ERROR_RUNTIME with "Function 'name' failed: message".
+ * becomes JOINERY_ERROR_RUNTIME with "Function 'name' failed on arguments (...):
+ * message", the call's arguments written out (strings quoted, cut at ~200 bytes).
  * Includes only engine/base.
  */
 #ifndef JOINERY_UDF_UDF_H

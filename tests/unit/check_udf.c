@@ -102,14 +102,15 @@ START_TEST(test_scalar_calls)
     argument = value_int(-5);
     ck_assert_int_eq(udf_call_scalar(load_ok("fail_negative"), &argument, &arena, &result, &diag),
                      JOINERY_ERROR_RUNTIME);
-    ck_assert_str_eq(diag.message, "Function 'fail_negative' failed: negative input");
+    ck_assert_str_eq(diag.message,
+                     "Function 'fail_negative' failed on arguments (-5): negative input");
     /* a result that does not fit its declared type */
     diag_clear(&diag);
     argument = value_int(3000000000LL);
     ck_assert_int_eq(udf_call_scalar(load_ok("bad_int"), &argument, &arena, &result, &diag),
                      JOINERY_ERROR_RUNTIME);
-    ck_assert_str_eq(diag.message, "Function 'bad_int' failed: returned 3000000000, out of range "
-                                   "for INT");
+    ck_assert_str_eq(diag.message, "Function 'bad_int' failed on arguments (3000000000): returned "
+                                   "3000000000, out of range for INT");
     arena_destroy(&arena);
 }
 END_TEST
@@ -155,7 +156,8 @@ START_TEST(test_table_calls)
     ck_assert_int_eq(
         udf_call_table(load_ok("repeat_row"), arguments, &arena, collect_row, &rows, &diag),
         JOINERY_ERROR_RUNTIME);
-    ck_assert_str_eq(diag.message, "Function 'repeat_row' failed: negative count");
+    ck_assert_str_eq(diag.message,
+                     "Function 'repeat_row' failed on arguments ('x', -1): negative count");
     strbuf_free(&rows.text);
     arena_destroy(&arena);
 }
@@ -250,7 +252,8 @@ START_TEST(test_correlate_function_error)
     push_text(&h, 0, types, 2, "+I 1,2");
     ck_assert_str_eq(harness_take(&h), "+I(1,2,r) +I(1,2,r)");
     ck_assert_int_eq(push_text_status(&h, 0, types, 2, "+I 2,-1"), JOINERY_ERROR_RUNTIME);
-    ck_assert_str_eq(h.diag.message, "Function 'repeat_row' failed: negative count");
+    ck_assert_str_eq(h.diag.message,
+                     "Function 'repeat_row' failed on arguments ('r', -1): negative count");
     harness_close(&h);
     arena_destroy(&arena);
 }
