@@ -13,6 +13,7 @@ CREATE FUNCTION default_catalog.default_database.null_label AS 'null_label' LANG
 CREATE FUNCTION fail_negative AS 'fail_negative' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION bad_int AS 'bad_int' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION split_words AS 'split_words' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
+CREATE FUNCTION scale AS 'scale' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION repeat_row AS 'repeat_row' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION IF NOT EXISTS plus_one AS 'nothing' LANGUAGE C USING JAR 'no/such.so';
 SHOW USER FUNCTIONS;
@@ -25,6 +26,8 @@ SELECT id, plus_one(id) AS p, str_len(s) AS n, greet(s) AS g, null_label(CAST(NU
 EXPLAIN SELECT id, plus_one(id) AS p FROM t WHERE str_len(s) > 1;
 SELECT id FROM t WHERE str_len(s) > 1 AND plus_one(id) < 10;
 SELECT plus_one(CAST(7 AS TINYINT)), plus_one(NULL), greet('joinery'), str_len('héllo');
+SELECT scale(1.25, TRUE), scale(3, FALSE), scale(CAST(2.5 AS FLOAT), 1 > 0), scale(CAST(7 AS BIGINT), CAST(NULL AS BOOLEAN));
+SELECT scale(1.5, 1);
 
 -- table functions: comma, JOIN ... ON TRUE, LEFT JOIN ... ON TRUE, no aliases
 EXPLAIN SELECT id, word, pos FROM t, LATERAL TABLE(split_words(s)) AS w(word, pos);

@@ -9,6 +9,7 @@
  *   null_label(INT) -> STRING            'null' or 'value' (called on NULL input)
  *   fail_negative(BIGINT) -> BIGINT      x, or an error for x < 0
  *   bad_int(BIGINT) -> INT               x (an error when x does not fit INT)
+ *   scale(DOUBLE, BOOLEAN) -> DOUBLE     x * 2 when the flag is TRUE, else x
  *   split_words(STRING) -> (word STRING, pos INT)   the space-separated words
  *   repeat_row(STRING, INT) -> (f0 STRING)          s, n times (n < 0: an error)
  *   bad_abi, bad_type, no_entry          malformed descriptors
@@ -20,7 +21,7 @@
 
 /* the descriptors are the library's interface: declared here for -Wmissing-prototypes */
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
-    split_words, repeat_row, bad_abi, bad_type, no_entry;
+    scale, split_words, repeat_row, bad_abi, bad_type, no_entry;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -149,6 +150,27 @@ const JoineryUdfDescriptor bad_int = {
     .result_count = 1,
     .result_types = ONE_INT,
     .scalar = bad_int_call,
+};
+
+static const JoineryUdfType DOUBLE_BOOLEAN[] = {JOINERY_UDF_DOUBLE, JOINERY_UDF_BOOLEAN};
+static const JoineryUdfType ONE_DOUBLE[] = {JOINERY_UDF_DOUBLE};
+
+static int scale_call(JoineryUdfContext *context, const JoineryUdfValue *arguments,
+                      JoineryUdfValue *result)
+{
+    (void)context;
+    result->d = arguments[1].i ? arguments[0].d * 2 : arguments[0].d;
+    return JOINERY_UDF_OK;
+}
+
+const JoineryUdfDescriptor scale = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_SCALAR,
+    .argument_count = 2,
+    .argument_types = DOUBLE_BOOLEAN,
+    .result_count = 1,
+    .result_types = ONE_DOUBLE,
+    .scalar = scale_call,
 };
 
 static const JoineryUdfType WORD_POS[] = {JOINERY_UDF_STRING, JOINERY_UDF_INT};
