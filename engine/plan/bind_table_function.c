@@ -106,6 +106,66 @@ static int bind_udtf_fields(Binder *binder, const AstExpr *call, Expr **args, ui
     return status;
 }
 
+/* A printing-only part of UNNEST's AST (plan.h: PlanUnnestPart), a copy of the call's
+   attributes, over `input`. */
+static PlanNode *bind_unnest_part(Binder *binder, const PlanNode *call, PlanUnnestPart part,
+                                  PlanNode *input, uint32_t field_count)
+{
+    PlanNode *node =
+        bind_new_node(binder, PLAN_LOGICAL_TABLE_FUNCTION_CALL, input ? 1 : 0, field_count);
+    if (!node)
+        return NULL;
+    node->correlate = call->correlate;
+    node->correlate.unnest_part = part;
+    if (input)
+        node->inputs[0] = input;
+    return node;
+}
+
+/*
+ * Below UNNEST's Uncollect (`call`): LogicalProject(c=[$cor0.c]) over LogicalValues(tuples=[[{
+ * 0 }]]); above it, with column aliases, LogicalProject(s=[$0], ...), made *top. Printing only.
+ */
+static int bind_unnest_parts(Binder *binder, PlanNode *call, const AstTableRef *right_ref,
+                             PlanNode **top)
+{
+    PlanNode *values = bind_new_node(binder, PLAN_LOGICAL_VALUES, 0, 1);
+    Expr ***rows = arena_calloc(binder->arena, 1, sizeof(Expr **));
+    Expr **row = arena_calloc(binder->arena, 1, sizeof(Expr *));
+    DataType integer = type_make(TYPE_INT, false);
+    if (!values || !rows || !row ||
+        !(row[0] = expr_make_literal(binder->arena, integer, value_int(0))))
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, right_ref->position, "out of memory");
+    rows[0] = row;
+    values->values.rows = rows;
+    values->values.row_count = 1;
+    values->fields[0].name = "ZERO";
+    values->fields[0].type = integer;
+    PlanNode *argument = bind_unnest_part(binder, call, PLAN_UNNEST_ARGUMENT, values, 1);
+    if (!argument)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, right_ref->position, "out of memory");
+    const Expr *collection = call->correlate.arguments[0];
+    argument->fields[0].type = collection->type;
+    argument->fields[0].name = collection->kind == EXPR_INPUT_REF
+                                   ? (char *)call->correlate.left_names[collection->input_index]
+                                   : "EXPR$0";
+    call->inputs[0] = argument;
+    call->correlate.unnest_part = PLAN_UNNEST_UNCOLLECT;
+    *top = call;
+    if (!right_ref->column_aliases.count)
+        return JOINERY_OK;
+    PlanNode *aliases =
+        bind_unnest_part(binder, call, PLAN_UNNEST_ALIASES, call, call->field_count);
+    if (!aliases)
+        return bind_error(binder, JOINERY_ERROR_NO_MEMORY, right_ref->position, "out of memory");
+    for (uint32_t f = 0; f < call->field_count; f++) {
+        aliases->fields[f] = call->fields[f];
+        aliases->fields[f].name = right_ref->column_aliases.items[f];
+    }
+    *top = aliases;
+    return JOINERY_OK;
+}
+
 static bool bind_is_true(const AstExpr *condition)
 {
     return condition && condition->kind == AST_EXPR_LITERAL &&
@@ -156,7 +216,9 @@ static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef 
     const PlanNode *left_node = left->node;
     uint32_t left_count = left_node->field_count, total = left_count + fields.count;
     const char **left_names = arena_calloc(binder->arena, left_count + 1, sizeof(char *));
-    PlanNode *leaf = bind_new_node(binder, PLAN_LOGICAL_TABLE_FUNCTION_CALL, 0, fields.count);
+    bool unnest = right_ref->function.unnest;
+    PlanNode *leaf =
+        bind_new_node(binder, PLAN_LOGICAL_TABLE_FUNCTION_CALL, unnest ? 1 : 0, fields.count);
     PlanNode *correlate = bind_new_node(binder, PLAN_LOGICAL_TABLE_CORRELATE, 2, total);
     Scope scope = {arena_calloc(binder->arena, total + 1, sizeof(ScopeColumn)), total};
     if (!left_names || !leaf || !correlate || !scope.columns)
@@ -184,6 +246,11 @@ static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef 
     plan_uniquify_names(binder->arena, correlate->fields, total);
     correlate->inputs[0] = left->node;
     correlate->inputs[1] = leaf;
+    if (unnest) {
+        status = bind_unnest_parts(binder, leaf, right_ref, &correlate->inputs[1]);
+        if (status != JOINERY_OK)
+            return status;
+    }
     memcpy(scope.columns, left->scope.columns, left->scope.count * sizeof(ScopeColumn));
     for (uint32_t i = 0; i < fields.count; i++) {
         ScopeColumn *column = &scope.columns[left_count + i];

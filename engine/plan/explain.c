@@ -138,9 +138,10 @@ static void explain_node(ExplainContext *context, const PlanNode *node)
     StrBuf *out = context->out;
     const PlanKindInfo *info = plan_kind_info(node->kind);
     bool physical_section = !context->logical && context->style == EXPR_STYLE_PREFIX;
-    strbuf_printf(out, "%s(",
-                  physical_section && info->physical_plan_name ? info->physical_plan_name
-                                                               : info->name);
+    const char *name = info->display_name ? info->display_name(node) : NULL;
+    if (!name)
+        name = physical_section && info->physical_plan_name ? info->physical_plan_name : info->name;
+    strbuf_printf(out, "%s(", name);
     size_t attributes_start = out->length;
     if (!context->logical && context->style == EXPR_STYLE_PREFIX) {
         /* advice=[1, 2] first, as Flink marks the nodes advice is about */
@@ -158,8 +159,9 @@ static void explain_node(ExplainContext *context, const PlanNode *node)
     if (!context->logical && (context->details & AST_EXPLAIN_CHANGELOG_MODE) &&
         context->style == EXPR_STYLE_PREFIX)
         explain_changelog_mode(context, node);
-    if (!context->logical && out->length == attributes_start) {
-        /* a physical node without attributes prints its bare name (DropUpdateBefore) */
+    if (out->length == attributes_start && (!context->logical || info->display_name)) {
+        /* a physical node without attributes prints its bare name (DropUpdateBefore), as
+           a logical one named by its part (Uncollect) */
         out->length--;
         out->data[out->length] = '\0';
     } else {

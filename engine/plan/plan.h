@@ -104,6 +104,18 @@ typedef enum PlanDistribution {
     PLAN_DISTRIBUTION_SINGLE,
 } PlanDistribution;
 
+/*
+ * What a LOGICAL_TABLE_FUNCTION_CALL of UNNEST prints as: Flink's AST shows
+ * [LogicalProject(s=[$0])] over Uncollect over LogicalProject(c=[$cor0.c]) over
+ * LogicalValues(tuples=[[{ 0 }]]) where a LATERAL TABLE shows one
+ * LogicalTableFunctionScan. Printing only: the correlate's conversion reads none of them.
+ */
+typedef enum PlanUnnestPart {
+    PLAN_UNNEST_UNCOLLECT, /* Uncollect (the node the correlate's right input is) */
+    PLAN_UNNEST_ALIASES,   /* LogicalProject(s=[$0], ...) over it: AS t(s, ...) */
+    PLAN_UNNEST_ARGUMENT,  /* LogicalProject(c=[$cor0.c]) below it */
+} PlanUnnestPart;
+
 /* The rank function of a LOGICAL_ROW_NUMBER / RANK node. */
 typedef enum PlanRankFunction {
     PLAN_RANK_ROW_NUMBER,
@@ -400,6 +412,9 @@ struct PlanNode {
                function's only) */
             const char *const *left_names;
             uint32_t left_count;
+            /* LOGICAL_TABLE_FUNCTION_CALL of UNNEST: which of the nodes of Flink's AST it
+               prints as (node_correlate.c) */
+            PlanUnnestPart unnest_part;
             /* INNER: the WHERE conjuncts on the function's fields only, over the node's
                fields (Flink's condition=[...], printed over the function's: $0 = the first
                function field); NULL when none */

@@ -91,7 +91,8 @@ typedef struct JoineryUdfDescriptor {
     const JoineryUdfType *argument_types;
     uint32_t result_count; /* 1 for a scalar function */
     const JoineryUdfType *result_types;
-    /* table functions: the names of the result fields; NULL: f0, f1, ... */
+    /* table functions: the names of the result fields; NULL: Flink's, EXPR$0 for one field,
+       f0, f1, ... for several */
     const char *const *result_names;
     int called_on_null_input; /* non-zero: called with NULL arguments too */
     int (*scalar)(JoineryUdfContext *context, const JoineryUdfValue *arguments,

@@ -126,7 +126,9 @@ static int udf_fill(UdfFunction *function, const JoineryUdfDescriptor *descripto
         udf_type_to_sql(descriptor->argument_types[i], &argument_types[i]);
     for (uint32_t i = 0; i < results; i++) {
         udf_type_to_sql(descriptor->result_types[i], &result_types[i]);
+        /* Flink's names: EXPR$0 for one result, f0, f1, ... for several */
         names[i] = descriptor->result_names ? arena_strdup(&udf_arena, descriptor->result_names[i])
+                   : results == 1           ? arena_strdup(&udf_arena, "EXPR$0")
                                             : arena_printf(&udf_arena, "f%u", i);
         if (!names[i])
             return -1;

@@ -36,8 +36,9 @@ typedef struct UdfFunction {
     uint32_t argument_count;
     const DataType *argument_types; /* nullable */
     uint32_t result_count;
-    const DataType *result_types;    /* nullable */
-    const char *const *result_names; /* table functions: f0.. unless the descriptor names them */
+    const DataType *result_types; /* nullable */
+    /* table functions: the descriptor's names, else EXPR$0 (one field) or f0, f1, ... */
+    const char *const *result_names;
 } UdfFunction;
 
 /*

@@ -35,7 +35,7 @@ SELECT id, word, pos FROM t, LATERAL TABLE(split_words(s)) AS w(word, pos);
 SELECT id, w.word FROM t JOIN LATERAL TABLE(split_words(s)) AS w ON TRUE WHERE w.pos > 1;
 EXPLAIN SELECT id, word FROM t LEFT JOIN LATERAL TABLE(split_words(s)) AS w(word, pos) ON TRUE;
 SELECT id, word FROM t LEFT JOIN LATERAL TABLE(split_words(s)) AS w(word, pos) ON TRUE;
-SELECT id, f0 FROM t, LATERAL TABLE(repeat_row(greet(s), id)) WHERE id < 3;
+SELECT * FROM t, LATERAL TABLE(repeat_row(greet(s), id)) WHERE id < 3;
 SELECT id, x FROM t CROSS JOIN LATERAL TABLE(repeat_row('x', CAST(id AS TINYINT))) AS r(x) WHERE id = 2;
 SELECT * FROM LATERAL TABLE(split_words('a b'));
 SELECT w.word FROM TABLE(split_words('to be')) AS w WHERE w.pos = 2;

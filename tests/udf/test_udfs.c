@@ -11,7 +11,7 @@
  *   bad_int(BIGINT) -> INT               x (an error when x does not fit INT)
  *   scale(DOUBLE, BOOLEAN) -> DOUBLE     x * 2 when the flag is TRUE, else x
  *   split_words(STRING) -> (word STRING, pos INT)   the space-separated words
- *   repeat_row(STRING, INT) -> (f0 STRING)          s, n times (n < 0: an error)
+ *   repeat_row(STRING, INT) -> (EXPR$0 STRING)      s, n times (n < 0: an error)
  *   bad_abi, bad_type, no_entry          malformed descriptors
  */
 #include <stdint.h>

@@ -4,16 +4,18 @@
  * with `LATERAL TABLE(f(args))` of a user-defined C table function.
  *
  * Logical: LogicalCorrelate(correlation=[$cor0], joinType, requiredColumns)
- * over the left input and a LogicalTableFunctionScan(invocation, rowType)
- * leaf whose arguments read the left fields as $cor0.name (Flink's AST for a
- * LATERAL TABLE; for UNNEST Flink's AST shows Uncollect over a projection of
- * $cor0.c there, joinery shows the same leaf with $UNNEST_ROWS$1). The
- * arguments are over the left input, so only the correlate converts; the leaf
- * alone is an error (a table function alone in FROM is a correlate over
- * Calcite's one-row Values(ZERO), bind_table_function.c). Filters on the left fields go below the
- * correlate; of an INNER one, those on the function's fields only go into it (Flink's
- * condition=[...], evaluated per function row); the others stay above (a
- * Calc over the Correlate).
+ * over the left input and, for a LATERAL TABLE, a
+ * LogicalTableFunctionScan(invocation, rowType) leaf whose arguments read the
+ * left fields as $cor0.name; for UNNEST, as Flink's AST, [LogicalProject(s=[$0])]
+ * over Uncollect over LogicalProject(c=[$cor0.c]) over LogicalValues(tuples=[[{ 0
+ * }]]), the first three of this file's call kind printed by their part
+ * (plan.h: PlanUnnestPart). The arguments are over the left input, so only the
+ * correlate converts; the call alone is an error (a table function alone in
+ * FROM is a correlate over Calcite's one-row Values(ZERO),
+ * bind_table_function.c). Filters on the left fields go below the correlate;
+ * of an INNER one, those on the function's fields only go into it (Flink's
+ * condition=[...], evaluated per function row); the others stay above (a Calc
+ * over the Correlate).
  *
  * Physical: Correlate(invocation, correlate, select, rowType, joinType) over
  * its input, as Flink's StreamPhysicalCorrelate: stateless, each input row
@@ -90,8 +92,39 @@ static void explain_logical_correlate(ExplainContext *context, const PlanNode *n
     strbuf_append_cstr(context->out, "}]");
 }
 
+/* UNNEST's parts print as Flink's AST nodes (plan.h: PlanUnnestPart). */
+static const char *function_call_name(const PlanNode *node)
+{
+    if (node->correlate.function)
+        return NULL;
+    return node->correlate.unnest_part == PLAN_UNNEST_UNCOLLECT ? "Uncollect" : "LogicalProject";
+}
+
+static void explain_unnest_part(ExplainContext *context, const PlanNode *node)
+{
+    StrBuf *out = context->out;
+    switch (node->correlate.unnest_part) {
+    case PLAN_UNNEST_UNCOLLECT:
+        return;
+    case PLAN_UNNEST_ALIASES:
+        for (uint32_t f = 0; f < node->field_count; f++)
+            strbuf_printf(out, "%s%s=[$%u]", f ? ", " : "", node->fields[f].name, f);
+        return;
+    case PLAN_UNNEST_ARGUMENT:
+        strbuf_printf(out, "%s=[", node->fields[0].name);
+        expr_print(node->correlate.arguments[0], correlate_names(context->arena, node),
+                   EXPR_STYLE_PREFIX, out);
+        strbuf_append_char(out, ']');
+        return;
+    }
+}
+
 static void explain_function_call(ExplainContext *context, const PlanNode *node)
 {
+    if (!node->correlate.function) {
+        explain_unnest_part(context, node);
+        return;
+    }
     strbuf_append_cstr(context->out, "invocation=[");
     explain_invocation(context, node, EXPR_STYLE_PREFIX);
     strbuf_append_cstr(context->out, "], rowType=[");
@@ -239,6 +272,7 @@ const PlanKindInfo plan_kind_logical_table_function_call = {
     .kind = PLAN_LOGICAL_TABLE_FUNCTION_CALL,
     .name = "LogicalTableFunctionScan",
     .explain = explain_function_call,
+    .display_name = function_call_name,
     .convert = convert_function_call,
 };
 

@@ -53,6 +53,9 @@ typedef struct PlanKindInfo {
 
     /* EXPLAIN: the attributes inside "Name(...)", for both sections the kind appears in. */
     void (*explain)(ExplainContext *context, const PlanNode *node);
+    /* EXPLAIN: the name of this node when it is not the kind's (a kind that prints as
+       several of Calcite's nodes); NULL hook or result: name */
+    const char *(*display_name)(const PlanNode *node);
     /* Logical kinds: the node's physical plan, its inputs converted with physical_convert. */
     int (*convert)(PlannerContext *context, PlanNode *node, PlanNode **result);
     /* Logical kinds without convert: the physical kind the node becomes by a copy, its
