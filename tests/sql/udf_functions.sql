@@ -17,7 +17,7 @@ CREATE FUNCTION scale AS 'scale' LANGUAGE C USING JAR 'build/udf/libjoinery_test
 CREATE FUNCTION repeat_row AS 'repeat_row' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION IF NOT EXISTS plus_one AS 'nothing' LANGUAGE C USING JAR 'no/such.so';
 SHOW USER FUNCTIONS;
-SHOW FUNCTIONS LIKE '%\_%';
+SHOW FUNCTIONS ILIKE 'split%';
 
 CREATE TEMPORARY VIEW t AS SELECT * FROM (VALUES (1, 'a b c'), (2, 'hello  world'), (3, ''), (4, CAST(NULL AS STRING))) AS v(id, s);
 
