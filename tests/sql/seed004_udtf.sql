@@ -1,9 +1,8 @@
 -- seed article 004: the LATERAL TABLE over a C table function that replaces a multi-stream
 -- join. query_ck_awscdn_cf_log_tudf is the sample function sample-data/udf/
 -- query_ck_awscdn_cf_log_tudf.c (built by the Makefile) reading sample-data/udf/cdn_log.csv;
--- the events are data/seed004_events.json. preprocessed_event_data and enriched_windowed_data
--- are the seed's statements verbatim; windowed_event_data is the seed's view with LISTAGG
--- without DISTINCT and the elided ROW(...) of COLLECT written out.
+-- the events are data/seed004_events.json. The seed's three statements verbatim, but for the
+-- ROW(...) of COLLECT, which the seed elides ("..."), written out.
 CREATE TABLE src_event_point_log_p8001 (
   `id` BIGINT,
   `version` STRING,
@@ -27,10 +26,11 @@ WHERE event_code IN (21001, 11001, 21003)
   AND `uuid` IS NOT NULL
   AND CHAR_LENGTH(`uuid`) > 1 ;
 
+-- 2. Tumbling 窗口合并数据（3分钟），采用 LISTAGG 压缩特征点
 CREATE TEMPORARY VIEW windowed_event_data AS
 SELECT
     uuid,
-    LISTAGG(ip, ',') as historical_ips_str,
+    LISTAGG(DISTINCT ip, ',') as historical_ips_str,
     MAX(ts) as latest_ts,
     COLLECT(
         ROW(`id`, `version`, `uuid`, `event_code`, `ua_browser`, `ua_os`, `rowtime`)
