@@ -35,9 +35,10 @@ report() {
 check() {
   local dir=$1 allowed=$2 description=$3 depth=()
   [[ $dir == */ ]] || depth=(-maxdepth 1)
+  # the pattern through the environment: awk -v would read its backslashes as escapes
   report "$(includes "$dir" "${depth[@]}" |
-    awk -F: -v allowed="^($allowed)\$" -v why="$description" \
-      '$3 !~ allowed { print $1 ":" $2 ": includes " $3 " [" why "]" }')"
+    ALLOWED="^($allowed)\$" WHY="$description" awk -F: \
+      '$3 !~ ENVIRON["ALLOWED"] { print $1 ":" $2 ": includes " $3 " [" ENVIRON["WHY"] "]" }')"
 }
 
 check cli/ "cli/$h|engine/engine\.h" "cli/ includes only engine/engine.h"
