@@ -271,10 +271,58 @@ static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node,
     return fields;
 }
 
+/* A copy of the LogicalAggregate `node` without the calls nothing reads (Calcite's field
+   trimming, as Flink prints it: `SELECT a FROM (SELECT a, COUNT(b) FROM t GROUP BY a)` is
+   GroupAggregate(groupBy=[a], select=[a])); the first call stays when neither a key nor a
+   call would (as Calcite's RelFieldTrimmer). *mapping: the old field -> the new one, -1 for a
+   pruned call. */
+static PlanNode *aggregate_without_unused_calls(Arena *arena, const PlanNode *node,
+                                                const uint64_t *used, int32_t **mapping)
+{
+    uint32_t keys = node->aggregate.group_key_count;
+    uint32_t kept = 0;
+    *mapping = arena_calloc(arena, node->field_count + 1, sizeof(int32_t));
+    PlanNode *copy = arena_alloc(arena, sizeof(PlanNode));
+    PlanAggregateCall *calls =
+        arena_calloc(arena, node->aggregate.call_count + 1, sizeof(PlanAggregateCall));
+    PlanField *fields = arena_calloc(arena, node->field_count + 1, sizeof(PlanField));
+    if (!*mapping || !copy || !calls || !fields)
+        return NULL;
+    *copy = *node;
+    for (uint32_t k = 0; k < keys; k++) {
+        (*mapping)[k] = (int32_t)k;
+        fields[k] = node->fields[k];
+    }
+    bool any_read = keys > 0;
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++)
+        any_read = any_read || rule_fields_has(used, keys + c);
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
+        bool read = rule_fields_has(used, keys + c) || (c == 0 && !any_read);
+        (*mapping)[keys + c] = read ? (int32_t)(keys + kept) : -1;
+        if (!read)
+            continue;
+        calls[kept] = node->aggregate.calls[c];
+        fields[keys + kept] = node->fields[keys + c];
+        kept++;
+    }
+    copy->aggregate.calls = calls;
+    copy->aggregate.call_count = kept;
+    copy->fields = fields;
+    copy->field_count = keys + kept;
+    return copy;
+}
+
 static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *used,
                            RulePruned *result)
 {
     Arena *arena = context->arena;
+    int32_t *mapping = NULL;
+    if (node->field_count == node->aggregate.group_key_count + node->aggregate.call_count &&
+        !plan_aggregate_is_windowed(node)) {
+        node = aggregate_without_unused_calls(arena, node, used, &mapping);
+        if (!node)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
     uint64_t *input_used = aggregate_input_fields_used(arena, node, 0, used);
     if (!input_used)
         return JOINERY_ERROR_NO_MEMORY;
@@ -302,7 +350,7 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
         }
     }
     result->node = aggregate;
-    result->mapping = rule_identity_mapping(arena, node->field_count);
+    result->mapping = mapping ? mapping : rule_identity_mapping(arena, node->field_count);
     return result->mapping ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
 }
 
