@@ -77,7 +77,10 @@ typedef struct JobOutput {
 } JobOutput;
 
 /*
- * Builds the operators for `physical`. The plan must outlive the job; config
+ * Builds the operators for `physical`: a query, an INSERT's Sink, or a
+ * statement set (PLAN_STATEMENT_SET over Sinks that may share sub-plans:
+ * each shared node runs once and feeds all its consumers, and one sink
+ * operator writes every table). The plan must outlive the job; config
  * and output are copied. A parallelism below 1 runs as 1. Returns JOINERY_OK
  * or an error (e.g. a source that cannot open its file); after an error *job
  * may hold the half-built job, which job_destroy frees (the caller starts it
@@ -132,6 +135,9 @@ bool job_stopped_with_savepoint(Job *job);
 void job_format_progress(Job *job, StrBuf *out);
 /* Rows written by the job's sink (INSERT INTO), or result rows (SELECT). */
 uint64_t job_rows_written(const Job *job);
+/* Rows written to the table of Sink `index` of a statement set's job (its plan's root is a
+   PLAN_STATEMENT_SET); 0 past the last. */
+uint64_t job_table_rows_written(const Job *job, uint32_t index);
 /* Bad records the job's sources skipped (json.ignore-parse-errors and the like). */
 uint64_t job_skipped_rows(const Job *job);
 /* Calls warn(context, line) for each warning of the job's sources (a dangling link skipped),

@@ -142,7 +142,9 @@ static int job_link(Job *job, Operator *port, Operator *consumer, uint32_t input
     return JOINERY_OK;
 }
 
-/* Connects ports to `count` consumer subtasks on `input`. */
+/* Connects ports to `count` consumer subtasks on `input`. Ports that feed a consumer already
+   (a node shared by a statement set's sinks) feed this one too: an exchange gets another set
+   of `count` broadcast targets, any other operator a fanout target. */
 static int job_connect(Job *job, const Ports *ports, Operator **consumers, uint32_t count,
                        uint32_t input)
 {
@@ -150,18 +152,40 @@ static int job_connect(Job *job, const Ports *ports, Operator **consumers, uint3
         Operator *port = ports->ops[p];
         int status;
         if (ports->exchange) {
-            port->broadcast = arena_calloc(&job->arena, count, sizeof(OperatorTarget));
-            if (!port->broadcast)
+            uint32_t had = port->broadcast_count;
+            if (had && port->broadcast_width != count)
+                return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
+                                  "an Exchange shared by a statement set's INSERTs feeds "
+                                  "operators of different parallelism; set "
+                                  "'table.optimizer.reuse-sub-plan-enabled' = 'false'");
+            OperatorTarget *targets =
+                arena_calloc(&job->arena, had + count, sizeof(OperatorTarget));
+            if (!targets)
                 return job_no_memory(job);
-            port->broadcast_count = count;
+            if (had)
+                memcpy(targets, port->broadcast, had * sizeof *targets);
+            port->broadcast = targets;
+            port->broadcast_count = had + count;
+            port->broadcast_width = count;
             for (uint32_t c = 0; c < count; c++) {
-                status = job_link(job, port, consumers[c], input, &port->broadcast[c]);
+                status = job_link(job, port, consumers[c], input, &port->broadcast[had + c]);
                 if (status != JOINERY_OK)
                     return status;
             }
         } else {
-            status =
-                job_link(job, port, consumers[count == ports->count ? p : 0], input, &port->target);
+            Operator *consumer = consumers[count == ports->count ? p : 0];
+            OperatorTarget *target = &port->target;
+            if (port->target.op) {
+                OperatorTarget *fanout =
+                    arena_calloc(&job->arena, port->fanout_count + 1, sizeof(OperatorTarget));
+                if (!fanout)
+                    return job_no_memory(job);
+                if (port->fanout_count)
+                    memcpy(fanout, port->fanout, port->fanout_count * sizeof *fanout);
+                port->fanout = fanout;
+                target = &port->fanout[port->fanout_count++];
+            }
+            status = job_link(job, port, consumer, input, target);
             if (status != JOINERY_OK)
                 return status;
         }
@@ -384,12 +408,9 @@ static int job_line_to_output(void *context, const char *line)
     return 0;
 }
 
-static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
+/* The connector's writer for Sink `node`; JOINERY_OK or the error (job diag). */
+static int job_create_writer(Job *job, const PlanNode *node, SinkWriter **writer)
 {
-    Ports input;
-    int status = job_build(job, node->inputs[0], &input);
-    if (status != JOINERY_OK)
-        return status;
     const CatalogTable *table = node->sink.table;
     const Connector *connector = connector_find(catalog_table_option(table, "connector"));
     if (!connector || !connector->create_sink)
@@ -411,8 +432,17 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     spec->write_line = job_line_to_output;
     spec->cancel_requested = job->create_cancel;
     spec->line_context = job;
+    return connector->create_sink(spec, writer, job->diag);
+}
+
+static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
+{
+    Ports input;
+    int status = job_build(job, node->inputs[0], &input);
+    if (status != JOINERY_OK)
+        return status;
     SinkWriter *writer = NULL;
-    status = connector->create_sink(spec, &writer, job->diag);
+    status = job_create_writer(job, node, &writer);
     if (status != JOINERY_OK)
         return status;
     Operator *op = sink_operator_create_writer(writer, job->diag);
@@ -431,6 +461,76 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
     result->ops[0] = op;
     job->sink = op;
     return job_finish_consumers(job, node, &input, result);
+}
+
+/*
+ * A statement set: one sink operator with a writer per Sink, input i writing
+ * Sink i, so the job has one sink that commits, finishes and takes its last
+ * checkpoint for all of them at once. The Sinks' inputs are built (shared
+ * nodes once) and linked in statement order, so a shared node feeds the
+ * sinks in that order (Flink's order of edges).
+ */
+static int job_build_statement_set(Job *job, const PlanNode *node, Ports *result)
+{
+    uint32_t count = node->input_count;
+    if (count == 0 || count > OPERATOR_MAX_INPUTS)
+        return diag_error(job->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "a statement set runs 1 to %d INSERTs", OPERATOR_MAX_INPUTS);
+    SinkWriter **writers = arena_calloc(&job->arena, count, sizeof(SinkWriter *));
+    const char **tables = arena_calloc(&job->arena, count, sizeof(char *));
+    if (!writers || !tables)
+        return job_no_memory(job);
+    int status = JOINERY_OK;
+    uint32_t created = 0;
+    for (; created < count && status == JOINERY_OK; created++) {
+        status = job_create_writer(job, node->inputs[created], &writers[created]);
+        tables[created] = node->inputs[created]->sink.table->name;
+    }
+    Operator *op = NULL;
+    if (status == JOINERY_OK) {
+        op = sink_operator_create_writers(writers, tables, count, job->diag);
+        if (!op)
+            status = job_no_memory(job);
+    }
+    if (status != JOINERY_OK) {
+        for (uint32_t i = 0; i < created; i++)
+            if (writers[i])
+                writers[i]->vtable->close(writers[i]);
+        return status;
+    }
+    status = job_add(job, op, node); /* the job owns it (and its writers) from here */
+    if (status == JOINERY_OK && count > 1)
+        status = job_new_task(job, &op->task);
+    if (status != JOINERY_OK)
+        return status;
+    job->sink = op;
+    op->channel_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        Ports input;
+        status = job_build(job, node->inputs[i]->inputs[0], &input);
+        if (status == JOINERY_OK && count == 1)
+            status = job_place(job, op, 0, &input, 1, 1);
+        if (status != JOINERY_OK)
+            return status;
+        job_count_channels(&input, &op, 1);
+        status = job_connect(job, &input, &op, 1, i);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    *result = job_ports(job, 1);
+    if (!result->ops)
+        return job_no_memory(job);
+    result->ops[0] = op;
+    return JOINERY_OK;
+}
+
+/* SHOW JOB METRICS: the rows each table of a statement set got. */
+static void job_statement_set_metrics(const PlanNode *node, Operator *const *subtasks,
+                                      uint32_t count, StrBuf *out)
+{
+    (void)node;
+    for (uint32_t i = 0; i < count; i++)
+        sink_operator_format_tables(subtasks[i], out);
 }
 
 /* SHOW JOB METRICS: the bad records a scan's subtasks skipped. */
@@ -495,11 +595,44 @@ const JobKind job_kinds[] = {
     [PLAN_OVER_AGGREGATE] = {.create = build_over_aggregate,
                              .format_metrics = build_over_aggregate_metrics},
     [PLAN_CORRELATE] = {.create = build_correlate},
+    [PLAN_STATEMENT_SET] = {.build = job_build_statement_set,
+                            .format_metrics = job_statement_set_metrics},
 };
 _Static_assert(sizeof job_kinds / sizeof job_kinds[0] == PLAN_KIND_COUNT,
                "job_kinds[] has a row for the last PlanKind");
 
+static int job_build_node(Job *job, const PlanNode *node, Ports *result);
+
+/* Builds `node`; in a job that shares nodes, once: a node built before gives its ports. */
 static int job_build(Job *job, const PlanNode *node, Ports *result)
+{
+    if (!job->share_nodes)
+        return job_build_node(job, node, result);
+    for (uint32_t i = 0; i < job->built_count; i++)
+        if (job->built[i].node == node) {
+            *result = *job->built[i].ports;
+            return JOINERY_OK;
+        }
+    int status = job_build_node(job, node, result);
+    if (status != JOINERY_OK)
+        return status;
+    if (job->built_count == job->built_capacity) {
+        uint32_t capacity = job->built_capacity ? job->built_capacity * 2 : 32;
+        JobBuiltNode *built = realloc(job->built, capacity * sizeof *built);
+        if (!built)
+            return job_no_memory(job);
+        job->built = built;
+        job->built_capacity = capacity;
+    }
+    Ports *ports = arena_calloc(&job->arena, 1, sizeof *ports);
+    if (!ports)
+        return job_no_memory(job);
+    *ports = *result;
+    job->built[job->built_count++] = (JobBuiltNode){node, ports};
+    return JOINERY_OK;
+}
+
+static int job_build_node(Job *job, const PlanNode *node, Ports *result)
 {
     const JobKind *kind = &job_kinds[node->kind];
     if (kind->build)
@@ -565,6 +698,7 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->drain_limit_millis =
         config->drain_limit_millis > 0 ? config->drain_limit_millis : JOB_DRAIN_LIMIT_MILLIS;
     job->threaded = job->parallelism > 1;
+    job->share_nodes = physical->kind == PLAN_STATEMENT_SET;
     job->context.diag = diag;
     job->context.now_millis = job_clock;
     job->context.parallelism = job->parallelism;
@@ -649,6 +783,7 @@ void job_destroy(Job *job)
     free(job->channels);
     free(job->operators);
     free(job->sources);
+    free(job->built);
     arena_destroy(&job->arena);
     free(job);
 }

@@ -416,8 +416,11 @@ static bool checkpoints_refusal(Job *job, char *reason, size_t size)
         for (uint32_t i = 0; i < job->operator_count; i++)
             if (job->operators[i].op == job->sink)
                 sink_node = job->operators[i].node;
+        const char *set_table = sink_operator_refusing_table(job->sink);
         snprintf(reason, size, "Table '%s' cannot take part in checkpoints: %s",
-                 sink_node && sink_node->kind == PLAN_SINK ? sink_node->sink.table->name : "?",
+                 set_table                                   ? set_table
+                 : sink_node && sink_node->kind == PLAN_SINK ? sink_node->sink.table->name
+                                                             : "?",
                  refusal);
         return true;
     }

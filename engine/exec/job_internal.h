@@ -126,8 +126,20 @@ typedef struct JobOperator {
     const PlanNode *node;
 } JobOperator;
 
+/* A node built once in a job whose plan shares nodes (a statement set): its ports. */
+typedef struct JobBuiltNode {
+    const PlanNode *node;
+    struct Ports *ports;
+} JobBuiltNode;
+
 struct Job {
     Arena arena; /* specs and arrays that live as long as the job */
+    /* a statement set's plan shares sub-plans (rules/reuse_sub_plans.c): each node is
+       built once and its operators feed every consumer (Operator.fanout, broadcast_width) */
+    bool share_nodes;
+    JobBuiltNode *built;
+    uint32_t built_count;
+    uint32_t built_capacity;
     JobOperator *operators;
     uint32_t operator_count;
     uint32_t operator_capacity;

@@ -23,6 +23,11 @@ uint64_t job_rows_written(const Job *job)
     return job->sink ? sink_operator_rows(job->sink) : 0;
 }
 
+uint64_t job_table_rows_written(const Job *job, uint32_t index)
+{
+    return job->sink ? sink_operator_table_rows(job->sink, index) : 0;
+}
+
 uint64_t job_skipped_rows(const Job *job)
 {
     uint64_t skipped = 0;

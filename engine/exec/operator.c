@@ -58,12 +58,20 @@ int operator_flush(Operator *op)
 {
     if (op->output.count == 0)
         return JOINERY_OK;
-    int status = JOINERY_OK;
-    if (op->target.op)
-        status =
-            operator_push_channel(op->target.op, op->target.input, op->target.channel, &op->output);
+    int status = operator_push_downstream(op, &op->output);
     op->output.count = 0;
     arena_reset(&op->output_arena);
+    return status;
+}
+
+int operator_push_downstream(Operator *op, const RowBatch *batch)
+{
+    int status = JOINERY_OK;
+    if (op->target.op)
+        status = operator_push_channel(op->target.op, op->target.input, op->target.channel, batch);
+    for (uint32_t i = 0; i < op->fanout_count && status == JOINERY_OK; i++)
+        status = operator_push_channel(op->fanout[i].op, op->fanout[i].input, op->fanout[i].channel,
+                                       batch);
     return status;
 }
 
@@ -132,7 +140,7 @@ int operator_emit(Operator *op, const Row *row, RowKind kind)
 
 /*
  * Delivers `element` (its kind and payload) to every downstream target of
- * op: the broadcast list, else the single target.
+ * op: the broadcast list, else the single target and the fanout targets.
  */
 static int operator_send(Operator *op, StreamElement *element)
 {
@@ -143,6 +151,12 @@ static int operator_send(Operator *op, StreamElement *element)
         element->target = targets[i].op;
         element->input = targets[i].input;
         element->channel = targets[i].channel;
+        status = operator_deliver(element);
+    }
+    for (uint32_t i = 0; i < op->fanout_count && status == JOINERY_OK; i++) {
+        element->target = op->fanout[i].op;
+        element->input = op->fanout[i].input;
+        element->channel = op->fanout[i].channel;
         status = operator_deliver(element);
     }
     return status;

@@ -261,6 +261,15 @@ struct Operator {
     OperatorTarget *broadcast; /* exchanges: every downstream subtask; end of input and
                                   watermarks go to all of them */
     uint32_t broadcast_count;
+    /* exchanges read by several consumers (a statement set's reused sub-plan): broadcast
+       holds broadcast_count / broadcast_width sets of broadcast_width subtasks, one set per
+       consumer, and a routed row goes to its subtask in every set; 0: one set */
+    uint32_t broadcast_width;
+    /* other operators a node read by several consumers (a statement set's reused sub-plan)
+       feeds besides `target`: every batch, watermark, status, barrier and end also goes to
+       each, in order after `target` (operator_push_downstream) */
+    OperatorTarget *fanout;
+    uint32_t fanout_count;
     RowBatch output;    /* pending output rows */
     Arena output_arena; /* memory of the pending output rows */
     OperatorMetrics metrics;
@@ -304,6 +313,12 @@ int operator_open(Operator *op, ExecContext *context);
  */
 int operator_push_channel(Operator *op, uint32_t input, uint32_t channel, const RowBatch *batch);
 int operator_push(Operator *op, uint32_t input, const RowBatch *batch);
+/*
+ * Pushes `batch` (op's output, or rows op forwards without copying) to op's
+ * single target and then to each of its fanout targets; nothing when op has
+ * none. JOINERY_OK or the first failing status.
+ */
+int operator_push_downstream(Operator *op, const RowBatch *batch);
 /* Copies `row` with kind `kind` into op's output; flushes when full. */
 int operator_emit(Operator *op, const Row *row, RowKind kind);
 /* Sends op's pending output downstream now. */

@@ -200,6 +200,158 @@ static void explain_section(ExplainContext *context, const char *title, const Pl
     strbuf_free(&prefix);
 }
 
+/* ---------------------------------------------------- statement sets: reused sub-plans */
+
+/*
+ * What the execution plan of a statement set marks on its nodes (Flink's
+ * ExecNodePlanDumper): a node reached from more than one parent is reused;
+ * reuse ids count from 1 in the order the walk from the sinks reaches such
+ * a node the second time. Keyed by the node's address (open addressing).
+ */
+typedef struct ReuseMark {
+    const PlanNode *node; /* NULL: empty */
+    int reuse_id;         /* 0: not reused */
+    bool printed;         /* its own lines were printed: later it is Reused(reference_id=[n]) */
+} ReuseMark;
+
+typedef struct ReuseMarks {
+    ReuseMark *marks;
+    size_t mask;
+    int next_id;
+} ReuseMarks;
+
+static ReuseMark *reuse_mark(ReuseMarks *marks, const PlanNode *node, bool *added)
+{
+    size_t at = (size_t)(((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15ull) & marks->mask;
+    while (marks->marks[at].node && marks->marks[at].node != node)
+        at = (at + 1) & marks->mask;
+    *added = marks->marks[at].node == NULL;
+    marks->marks[at].node = node;
+    return &marks->marks[at];
+}
+
+/* Assigns the reuse ids below `node` (the table has room for every node of the plan). */
+static void reuse_mark_walk(ReuseMarks *marks, const PlanNode *node)
+{
+    bool added = false;
+    ReuseMark *mark = reuse_mark(marks, node, &added);
+    if (!added) {
+        if (mark->reuse_id == 0)
+            mark->reuse_id = ++marks->next_id;
+        return;
+    }
+    for (uint32_t i = 0; i < node->input_count; i++)
+        reuse_mark_walk(marks, node->inputs[i]);
+}
+
+/* explain_tree with the marks: a reused node prints once with (reuse_id=[n]), after that
+   as Reused(reference_id=[n]) without its inputs. */
+static void explain_tree_reused(ExplainContext *context, ReuseMarks *marks, const PlanNode *node,
+                                StrBuf *prefix, bool is_root, bool is_last)
+{
+    StrBuf *out = context->out;
+    if (!is_root) {
+        strbuf_append(out, prefix->data ? prefix->data : "", prefix->length);
+        strbuf_append_cstr(out, is_last ? "+- " : ":- ");
+    }
+    bool added = false;
+    ReuseMark *mark = reuse_mark(marks, node, &added);
+    if (mark->reuse_id && mark->printed) {
+        strbuf_printf(out, "Reused(reference_id=[%d])\n", mark->reuse_id);
+        return;
+    }
+    explain_node(context, node);
+    if (mark->reuse_id) {
+        strbuf_printf(out, "(reuse_id=[%d])", mark->reuse_id);
+        mark->printed = true;
+    }
+    strbuf_append_char(out, '\n');
+    size_t saved = prefix->length;
+    if (!is_root)
+        strbuf_append_cstr(prefix, is_last ? "   " : ":  ");
+    for (uint32_t i = 0; i < node->input_count; i++)
+        explain_tree_reused(context, marks, node->inputs[i], prefix, false,
+                            i + 1 == node->input_count);
+    prefix->length = saved;
+    if (prefix->data)
+        prefix->data[saved] = '\0';
+}
+
+/* The blocks of a DAG of several sinks, in post order: each reused node's tree once, then
+   each sink's, blank lines between; `seen` marks what the walk reached. */
+static void explain_dag_blocks(ExplainContext *context, ReuseMarks *marks, ReuseMarks *seen,
+                               const PlanNode *node, bool is_sink, bool *first)
+{
+    bool added = false;
+    reuse_mark(seen, node, &added);
+    if (!added)
+        return;
+    for (uint32_t i = 0; i < node->input_count; i++)
+        explain_dag_blocks(context, marks, seen, node->inputs[i], false, first);
+    ReuseMark *mark = reuse_mark(marks, node, &added);
+    if (!is_sink && !mark->reuse_id)
+        return;
+    if (!*first)
+        strbuf_append_char(context->out, '\n');
+    *first = false;
+    StrBuf prefix = STRBUF_INIT;
+    explain_tree_reused(context, marks, node, &prefix, true, true);
+    strbuf_free(&prefix);
+}
+
+int plan_explain_statement_set(PlannerContext *context, PlanNode *const *logical,
+                               const PlanNode *set, unsigned details, StrBuf *out)
+{
+    if (details &
+        (AST_EXPLAIN_PLAN_ADVICE | AST_EXPLAIN_JSON_EXECUTION_PLAN | AST_EXPLAIN_FORMAT_DOT))
+        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                          "EXPLAIN %s of a statement set is not supported yet; it takes "
+                          "CHANGELOG_MODE and ESTIMATED_COST",
+                          details & AST_EXPLAIN_PLAN_ADVICE           ? "PLAN_ADVICE"
+                          : details & AST_EXPLAIN_JSON_EXECUTION_PLAN ? "JSON_EXECUTION_PLAN"
+                                                                      : "FORMAT DOT");
+    ExplainContext explain = {context->arena, out, EXPR_STYLE_PREFIX, true, details, NULL, 0};
+    StrBuf prefix = STRBUF_INIT;
+    strbuf_append_cstr(out, "== Abstract Syntax Tree ==\n");
+    for (uint32_t i = 0; i < set->input_count; i++) {
+        if (i)
+            strbuf_append_char(out, '\n');
+        explain_tree(&explain, logical[i], &prefix, true, true);
+    }
+    strbuf_append_cstr(out, "\n== Optimized Physical Plan ==\n");
+    explain.logical = false;
+    for (uint32_t i = 0; i < set->input_count; i++) {
+        if (i)
+            strbuf_append_char(out, '\n');
+        explain_tree(&explain, set->inputs[i], &prefix, true, true);
+    }
+    strbuf_free(&prefix);
+    strbuf_append_cstr(out, "\n== Optimized Execution Plan ==\n");
+    explain.style = EXPR_STYLE_INFIX;
+    /* every node of the plan took an id from the planner: room for all of them */
+    size_t nodes = (size_t)context->next_node_id + (size_t)set->input_count + 16;
+    size_t capacity = 16;
+    while (capacity < nodes * 2)
+        capacity *= 2;
+    ReuseMarks marks = {arena_calloc(context->arena, capacity, sizeof(ReuseMark)), capacity - 1, 0};
+    ReuseMarks seen = {arena_calloc(context->arena, capacity, sizeof(ReuseMark)), capacity - 1, 0};
+    if (!marks.marks || !seen.marks)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < set->input_count; i++)
+        reuse_mark_walk(&marks, set->inputs[i]);
+    if (set->input_count == 1) {
+        /* one sink: Flink's tree form, a reused node printed where it is first reached */
+        StrBuf tree_prefix = STRBUF_INIT;
+        explain_tree_reused(&explain, &marks, set->inputs[0], &tree_prefix, true, true);
+        strbuf_free(&tree_prefix);
+        return JOINERY_OK;
+    }
+    bool first = true;
+    for (uint32_t i = 0; i < set->input_count; i++)
+        explain_dag_blocks(&explain, &marks, &seen, set->inputs[i], true, &first);
+    return JOINERY_OK;
+}
+
 /* ------------------------------------------- JSON_EXECUTION_PLAN: the job graph as JSON */
 
 enum { EXPLAIN_JSON_MAX_DEPTH = 1000 };

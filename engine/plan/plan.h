@@ -96,6 +96,8 @@ typedef enum PlanKind {
     PLAN_GLOBAL_GROUP_AGGREGATE,
     PLAN_OVER_AGGREGATE, /* aggregates over a frame per row (aggregate.*; node_over_aggregate.c) */
     PLAN_CORRELATE, /* rows of a table function per input row: UNNEST, a C UDTF (correlate.*) */
+    /* a statement set's root: its inputs are its Sinks, one job (node_statement_set.c) */
+    PLAN_STATEMENT_SET,
     PLAN_KIND_COUNT /* not a kind: the number of kinds (keep it last) */
 } PlanKind;
 

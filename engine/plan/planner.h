@@ -36,8 +36,11 @@ typedef enum PlanAggPhaseStrategy {
  * default when it is not set).
  */
 typedef struct PlannerConfig {
-    bool join_reorder_enabled;          /* table.optimizer.join-reorder-enabled */
-    bool multi_join_enabled;            /* table.optimizer.multi-join.enabled */
+    bool join_reorder_enabled; /* table.optimizer.join-reorder-enabled */
+    bool multi_join_enabled;   /* table.optimizer.multi-join.enabled */
+    /* statement sets: table.optimizer.reuse-sub-plan-enabled, reuse-source-enabled */
+    bool reuse_sub_plan_enabled;
+    bool reuse_source_enabled;
     int64_t state_ttl_millis;           /* table.exec.state.ttl (0 = keep state forever) */
     int64_t source_idle_timeout_millis; /* table.exec.source.idle-timeout (0 = never idle) */
     int64_t watermark_interval_millis;  /* pipeline.auto-watermark-interval */
@@ -86,5 +89,16 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
 /* Appends EXPLAIN output (AST_EXPLAIN_* details from ast.h) for the two plans. */
 int plan_explain(PlannerContext *context, const PlanNode *logical, const PlanNode *physical,
                  unsigned details, StrBuf *out);
+
+/*
+ * EXPLAIN of a statement set (Flink's shape): the Abstract Syntax Tree and
+ * the Optimized Physical Plan of each INSERT in turn, then the Optimized
+ * Execution Plan of the one job, its sub-plans reused by several sinks
+ * printed once with (reuse_id=[n]) and referred to as Reused(reference_id=[n]).
+ * `logical` holds set->input_count LogicalSinks; `set` is the PLAN_STATEMENT_SET.
+ * PLAN_ADVICE, JSON_EXECUTION_PLAN and FORMAT DOT are refused (UNSUPPORTED).
+ */
+int plan_explain_statement_set(PlannerContext *context, PlanNode *const *logical,
+                               const PlanNode *set, unsigned details, StrBuf *out);
 
 #endif

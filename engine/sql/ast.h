@@ -475,7 +475,7 @@ typedef enum AstStatementKind {
     AST_STMT_SHOW_JOBS,
     AST_STMT_SHOW_JOB_METRICS,
     AST_STMT_DESCRIBE, /* DESCRIBE / DESC name */
-    AST_STMT_EXPLAIN,  /* explain.statement: a QUERY or INSERT */
+    AST_STMT_EXPLAIN,  /* explain.statement: a QUERY, INSERT or STATEMENT_SET */
     AST_STMT_HELP,
     AST_STMT_QUIT,                  /* QUIT / EXIT (handled by the CLI, parsed for completeness) */
     AST_STMT_ANALYZE,               /* ANALYZE TABLE t COMPUTE STATISTICS [FOR ALL COLUMNS] */
@@ -488,6 +488,11 @@ typedef enum AstStatementKind {
     AST_STMT_DESCRIBE_JOB,          /* DESCRIBE JOB '<id>' (job.id) */
     AST_STMT_STOP_JOB,              /* STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN] */
     AST_STMT_CREATE_FUNCTION,       /* create_function; DROP FUNCTION is AST_STMT_DROP */
+    /* EXECUTE STATEMENT SET BEGIN INSERT ...; ... END (statement_set.inserts); also the
+       statement of EXPLAIN [PLAN FOR] STATEMENT SET BEGIN ... END */
+    AST_STMT_STATEMENT_SET,
+    AST_STMT_BEGIN_STATEMENT_SET, /* BEGIN STATEMENT SET: the session collects INSERTs */
+    AST_STMT_END_STATEMENT_SET,   /* END: runs the collected INSERTs as one job */
 } AstStatementKind;
 
 /* The LIKE filter of SHOW TABLES / VIEWS / COLUMNS / FUNCTIONS / DATABASES. */
@@ -541,6 +546,11 @@ typedef struct AstStatement {
             AstList name_parts;
             bool catalog;
         } use;
+        /* EXECUTE STATEMENT SET: the INSERTs (AstStatement* of kind AST_STMT_INSERT), in
+           source order, at least one */
+        struct {
+            AstList inserts;
+        } statement_set;
         /* DESCRIBE JOB, STOP JOB, SHOW JOB METRICS ['<id>'] (id NULL: the last job) */
         struct {
             char *id;

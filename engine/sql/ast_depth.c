@@ -180,6 +180,11 @@ static void walk_statement(DepthWalk *walk, const AstStatement *statement, int d
     case AST_STMT_CREATE_VIEW:
         walk_query(walk, statement->create_view.query, below);
         return;
+    case AST_STMT_STATEMENT_SET:
+        /* a statement set nests its INSERTs by one level */
+        for (size_t i = 0; i < statement->statement_set.inserts.count && !walk->failed; i++)
+            walk_statement(walk, statement->statement_set.inserts.items[i], below);
+        return;
     case AST_STMT_EXPLAIN:
         /* EXPLAIN nests a statement by one level, never more */
         walk_statement(walk, statement->explain.statement, below);
@@ -208,6 +213,8 @@ static void walk_statement(DepthWalk *walk, const AstStatement *statement, int d
     case AST_STMT_DESCRIBE_JOB:
     case AST_STMT_STOP_JOB:
     case AST_STMT_CREATE_FUNCTION:
+    case AST_STMT_BEGIN_STATEMENT_SET:
+    case AST_STMT_END_STATEMENT_SET:
         return;
     }
 }

@@ -797,6 +797,20 @@ static void print_statement(const AstStatement *statement, Printer *out)
         printer_char(out, ')');
         break;
     }
+    case AST_STMT_STATEMENT_SET:
+        printer_text(out, "(statement-set");
+        for (size_t i = 0; i < statement->statement_set.inserts.count; i++) {
+            printer_char(out, ' ');
+            print_statement(statement->statement_set.inserts.items[i], out);
+        }
+        printer_char(out, ')');
+        break;
+    case AST_STMT_BEGIN_STATEMENT_SET:
+        printer_text(out, "(begin-statement-set)");
+        break;
+    case AST_STMT_END_STATEMENT_SET:
+        printer_text(out, "(end-statement-set)");
+        break;
     case AST_STMT_HELP:
         printer_text(out, "(help)");
         break;

@@ -3487,13 +3487,10 @@ static bool parser_reject_unsupported(Parser *parser, const Token *first)
         {"USE", "MODULES"},
         {"ADD", "JAR"},
         {"REMOVE", "JAR"},
-        {"BEGIN", "STATEMENT", "SET"},
-        {"EXECUTE", "STATEMENT", "SET"},
         {"EXECUTE", "INSERT"},
         {"EXECUTE", "PLAN"},
         {"EXECUTE"},
         {"COMPILE", "PLAN"},
-        {"END"},
         {"CALL"},
         {"TRUNCATE", "TABLE"},
         {"DELETE", "FROM"},
@@ -3515,7 +3512,6 @@ static bool parser_reject_unsupported(Parser *parser, const Token *first)
         {"SHOW", "PARTITIONS"},
         {"SHOW", "PROCEDURES"},
         {"SHOW", "MODELS"},
-        {"EXPLAIN", "STATEMENT", "SET"},
         {"EXPLAIN", "EXECUTE"},
         {"EXPLAIN", "CREATE"},
     };
@@ -3536,6 +3532,50 @@ static bool parser_reject_unsupported(Parser *parser, const Token *first)
         }
     }
     return false;
+}
+
+/*
+ * STATEMENT SET BEGIN insert; [insert; ...] END (Flink's SqlStatementSet), the
+ * current token at STATEMENT: only INSERT statements, each ended by ';', at
+ * least one.
+ */
+static AstStatement *parser_parse_statement_set(Parser *parser, const Token *first)
+{
+    AstStatement *statement = parser_new_statement(parser, AST_STMT_STATEMENT_SET, first);
+    if (!statement)
+        return NULL;
+    parser_advance(parser); /* STATEMENT */
+    if (!parser_expect_keyword(parser, KEYWORD_SET))
+        return NULL;
+    if (!token_is_word(parser_current(parser), "BEGIN")) {
+        parser_note(parser, "BEGIN");
+        parser_fail_unexpected(parser);
+        return NULL;
+    }
+    parser_advance(parser);
+    for (;;) {
+        const Token *inner = parser_current(parser);
+        if (statement->statement_set.inserts.count && token_is_word(inner, "END")) {
+            parser_advance(parser);
+            return statement;
+        }
+        if (!token_is_keyword(inner, KEYWORD_INSERT)) {
+            parser_note(parser, "INSERT");
+            if (statement->statement_set.inserts.count)
+                parser_note(parser, "END");
+            parser_fail_unexpected(parser);
+            return NULL;
+        }
+        AstStatement *insert = parser_parse_insert(parser, inner);
+        if (!insert || !ast_list_push(parser, &statement->statement_set.inserts, insert))
+            return NULL;
+        if (!parser_is(parser, TOKEN_SEMICOLON)) {
+            parser_note(parser, "';'");
+            parser_fail_unexpected(parser);
+            return NULL;
+        }
+        parser_advance(parser);
+    }
 }
 
 static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
@@ -3582,6 +3622,9 @@ static AstStatement *parser_parse_explain(Parser *parser, const Token *first)
     const Token *inner = parser_current(parser);
     if (token_is_keyword(inner, KEYWORD_INSERT))
         statement->explain.statement = parser_parse_insert(parser, inner);
+    else if (token_is_word(inner, "STATEMENT") &&
+             token_is_keyword(parser_peek(parser, 1), KEYWORD_SET))
+        statement->explain.statement = parser_parse_statement_set(parser, inner);
     else if (token_is_keyword(inner, KEYWORD_SELECT) || token_is_keyword(inner, KEYWORD_WITH) ||
              token_is_keyword(inner, KEYWORD_VALUES) || inner->kind == TOKEN_LEFT_PAREN)
         statement->explain.statement = parser_parse_query_statement(parser, inner);
@@ -3632,6 +3675,15 @@ static AstStatement *parser_parse_stop_job(Parser *parser, const Token *first)
 static AstStatement *parser_parse_statement(Parser *parser)
 {
     const Token *first = parser_current(parser);
+    /* before the unsupported EXECUTE forms (EXECUTE PLAN, EXECUTE INSERT) */
+    if (token_is_word(first, "EXECUTE") && token_is_word(parser_peek(parser, 1), "STATEMENT")) {
+        parser_advance(parser);
+        return parser_parse_statement_set(parser, first);
+    }
+    if (token_is_word(first, "END")) {
+        parser_advance(parser);
+        return parser_new_statement(parser, AST_STMT_END_STATEMENT_SET, first);
+    }
     if (parser_reject_unsupported(parser, first))
         return NULL;
     if (first->kind == TOKEN_KEYWORD) {
@@ -3718,6 +3770,13 @@ static AstStatement *parser_parse_statement(Parser *parser)
         return parser_parse_query_statement(parser, first);
     } else if (token_is_word(first, "STOP")) {
         return parser_parse_stop_job(parser, first);
+    } else if (token_is_word(first, "BEGIN") &&
+               token_is_word(parser_peek(parser, 1), "STATEMENT")) {
+        parser_advance(parser);
+        parser_advance(parser);
+        if (!parser_expect_keyword(parser, KEYWORD_SET))
+            return NULL;
+        return parser_new_statement(parser, AST_STMT_BEGIN_STATEMENT_SET, first);
     }
     if (first->kind == TOKEN_END || first->kind == TOKEN_SEMICOLON) {
         parser_fail_at(parser, first->line, first->column, JOINERY_ERROR_PARSE,

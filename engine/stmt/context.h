@@ -22,6 +22,7 @@
 #include "engine/exec/job.h"
 #include "engine/plan/planner.h"
 #include "engine/sql/ast.h"
+#include "engine/stmt/statement_set.h"
 #include "engine/stmt/jobs.h"
 #include "engine/stmt/options.h"
 
@@ -31,7 +32,8 @@ struct JoinerySession {
     volatile int cancel_requested;
     StrBuf last_job_metrics; /* SHOW JOB METRICS: metrics of the last job */
     char *last_job_name;
-    SessionJobs jobs; /* every INSERT job of the session (jobs.h) */
+    SessionJobs jobs;                  /* every INSERT job of the session (jobs.h) */
+    SessionStatementSet statement_set; /* BEGIN STATEMENT SET ... END (statement_set.h) */
 };
 
 /* Everything one statement's execution needs. */

@@ -119,6 +119,16 @@ static void *jobs_thread(void *argument)
     /* every task has been joined: the final figures are read where they were written */
     job_format_metrics(entry->job, &entry->metrics);
     entry->rows_written = job_rows_written(entry->job);
+    if (entry->physical && entry->physical->kind == PLAN_STATEMENT_SET) {
+        /* a statement set: the rows of each table, "3 rows written to a, 4 rows written to b" */
+        StrBuf written = STRBUF_INIT;
+        for (uint32_t i = 0; i < entry->physical->input_count; i++)
+            strbuf_printf(&written, "%s%llu rows written to %s", i ? ", " : "",
+                          (unsigned long long)job_table_rows_written(entry->job, i),
+                          entry->physical->inputs[i]->sink.table->name);
+        entry->tables_written = written.data ? strdup(written.data) : NULL;
+        strbuf_free(&written);
+    }
     SessionJobStatus final;
     if (status == JOINERY_OK)
         final = SESSION_JOB_FINISHED;
@@ -135,14 +145,24 @@ static void *jobs_thread(void *argument)
     return NULL;
 }
 
-/* The job's name as Flink's client gives it: pipeline.name, else insert-into_<sink>. */
+/* The job's name as Flink's client gives it: pipeline.name, else insert-into_<sink>, or for a
+   statement set insert-into_ and its sinks joined by ','. */
 static char *jobs_name(StatementContext *context, const JobSubmitConfig *submit,
-                       const char *sink_name)
+                       const PlanNode *physical, const char *sink_name)
 {
     if (submit->pipeline_name && *submit->pipeline_name)
         return arena_strdup(context->arena, submit->pipeline_name);
-    return arena_printf(context->arena, "insert-into_default_catalog.default_database.%s",
-                        sink_name);
+    if (physical->kind != PLAN_STATEMENT_SET)
+        return arena_printf(context->arena, "insert-into_default_catalog.default_database.%s",
+                            sink_name);
+    StrBuf name = STRBUF_INIT;
+    strbuf_append_cstr(&name, "insert-into_");
+    for (uint32_t i = 0; i < physical->input_count; i++)
+        strbuf_printf(&name, "%sdefault_catalog.default_database.%s", i ? "," : "",
+                      physical->inputs[i]->sink.table->name);
+    char *result = name.data ? arena_strdup(context->arena, name.data) : NULL;
+    strbuf_free(&name);
+    return result;
 }
 
 int jobs_submit_insert(StatementContext *context, const PlanNode *physical, const char *sink_name,
@@ -170,7 +190,7 @@ int jobs_submit_insert(StatementContext *context, const PlanNode *physical, cons
     } else {
         checkpoint_store_new_job_id(id);
     }
-    char *name = jobs_name(context, &submit, sink_name);
+    char *name = jobs_name(context, &submit, physical, sink_name);
     if (!name)
         return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     if (submit.dml_sync) {
@@ -298,6 +318,10 @@ static void jobs_format_end(const SessionJob *entry, char *line, size_t size)
     if (status == SESSION_JOB_FAILED)
         snprintf(line, size, "Job %s (%s) failed: %s", entry->id, entry->name,
                  entry->error ? entry->error : "");
+    else if (entry->tables_written)
+        snprintf(line, size, "Job %s (%s) %s: %s.", entry->id, entry->name,
+                 status == SESSION_JOB_FINISHED ? "finished" : "was cancelled",
+                 entry->tables_written);
     else
         snprintf(line, size, "Job %s (%s) %s: %llu rows written to %s.", entry->id, entry->name,
                  status == SESSION_JOB_FINISHED ? "finished" : "was cancelled",
@@ -368,6 +392,7 @@ void jobs_free(SessionJobs *jobs)
         strbuf_free(&entry->metrics);
         free(entry->name);
         free(entry->sink_name);
+        free(entry->tables_written);
         free(entry->error);
         free(entry);
     }

@@ -51,8 +51,9 @@ typedef struct SessionJob {
     _Atomic int status;  /* SessionJobStatus */
     StrBuf metrics;      /* the final SHOW JOB METRICS table */
     uint64_t rows_written;
-    char *error;   /* a failed job's message (heap) */
-    bool reported; /* its end was said (STOP JOB, or jobs_wait_all) */
+    char *tables_written; /* a statement set's "<n> rows written to <table>, ..." (heap) */
+    char *error;          /* a failed job's message (heap) */
+    bool reported;        /* its end was said (STOP JOB, or jobs_wait_all) */
 } SessionJob;
 
 typedef struct SessionJobs {

@@ -34,6 +34,8 @@ typedef enum OptionId {
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
+    OPTION_REUSE_SUB_PLAN_ENABLED,
+    OPTION_REUSE_SOURCE_ENABLED,
     OPTION_AGG_PHASE_STRATEGY,
     OPTION_DISTINCT_AGG_SPLIT_ENABLED,
     OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM,
@@ -87,6 +89,12 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING] =
         {"table.optimizer.multi-join.empty-result-pruning.enabled", OPTION_KIND_BOOLEAN, "false",
          NULL, "MultiJoin skips inputs whose state is empty for a key"},
+    [OPTION_REUSE_SUB_PLAN_ENABLED] = {"table.optimizer.reuse-sub-plan-enabled",
+                                       OPTION_KIND_BOOLEAN, "true", NULL,
+                                       "a statement set runs sub-plans its INSERTs share once"},
+    [OPTION_REUSE_SOURCE_ENABLED] = {"table.optimizer.reuse-source-enabled", OPTION_KIND_BOOLEAN,
+                                     "true", NULL,
+                                     "a statement set reads a source its INSERTs share once"},
     [OPTION_AGG_PHASE_STRATEGY] = {"table.optimizer.agg-phase-strategy", OPTION_KIND_ENUM, "AUTO",
                                    "AUTO|ONE_PHASE|TWO_PHASE",
                                    "aggregate in one phase or local + global (with mini-batch)"},
@@ -447,6 +455,8 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
 {
     memset(config, 0, sizeof *config);
     config->join_reorder_enabled = options_boolean(options, OPTION_JOIN_REORDER_ENABLED);
+    config->reuse_sub_plan_enabled = options_boolean(options, OPTION_REUSE_SUB_PLAN_ENABLED);
+    config->reuse_source_enabled = options_boolean(options, OPTION_REUSE_SOURCE_ENABLED);
     config->multi_join_enabled = options_boolean(options, OPTION_MULTI_JOIN_ENABLED);
     config->state_ttl_millis = options_duration_millis(options, OPTION_STATE_TTL);
     config->source_idle_timeout_millis =

@@ -260,7 +260,20 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     }
     if (cancelled_starting && handler && handler->info)
         handler->info(handler->context, "Job cancelled while it was starting.");
-    if (status == JOINERY_OK && is_insert && !cancelled_starting && handler && handler->info) {
+    if (status == JOINERY_OK && is_insert && !cancelled_starting && handler && handler->info &&
+        physical->kind == PLAN_STATEMENT_SET) {
+        /* a statement set: the rows of each table, in statement order */
+        StrBuf message = STRBUF_INIT;
+        strbuf_append_cstr(&message, cancelled ? "Job cancelled: " : "Job finished: ");
+        for (uint32_t i = 0; i < physical->input_count; i++)
+            strbuf_printf(&message, "%s%llu rows written to %s", i ? ", " : "",
+                          (unsigned long long)(job ? job_table_rows_written(job, i) : 0),
+                          physical->inputs[i]->sink.table->name);
+        strbuf_append_char(&message, '.');
+        handler->info(handler->context, message.data ? message.data : "");
+        strbuf_free(&message);
+    } else if (status == JOINERY_OK && is_insert && !cancelled_starting && handler &&
+               handler->info) {
         char message[256];
         snprintf(message, sizeof message, "%s: %llu rows written to %s.",
                  cancelled ? "Job cancelled" : "Job finished",
@@ -277,12 +290,35 @@ static int query_run(StatementContext *context, const PlanNode *physical, bool i
     return status;
 }
 
-/* An INSERT in the foreground (table.dml-sync true), recorded as job `job_id`. */
-static int query_run_insert_foreground(StatementContext *context, const PlanNode *physical,
-                                       const char *job_id, const char *job_name)
+int query_run_insert_foreground(StatementContext *context, const PlanNode *physical,
+                                const char *job_id, const char *job_name)
 {
     (void)job_name;
-    return query_run(context, physical, true, physical->sink.table->name, job_id);
+    if (physical->kind == PLAN_SINK)
+        return query_run(context, physical, true, physical->sink.table->name, job_id);
+    /* a statement set: its tables, "a, b" */
+    StrBuf tables = STRBUF_INIT;
+    for (uint32_t i = 0; i < physical->input_count; i++)
+        strbuf_printf(&tables, "%s%s", i ? ", " : "", physical->inputs[i]->sink.table->name);
+    int status = query_run(context, physical, true, strbuf_cstr(&tables), job_id);
+    strbuf_free(&tables);
+    return status;
+}
+
+int query_check_batch_insert(StatementContext *context, const AstInsert *insert,
+                             const PlanNode *physical)
+{
+    /* batch mode writes final rows; the streaming plan of an updating query would hand its
+       sink the changelog instead */
+    if (context->planner_config.batch_mode && physical->input_count &&
+        physical->inputs[0]->changelog_mode != CHANGELOG_INSERT)
+        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, insert->query->position.line,
+                             insert->query->position.column,
+                             "INSERT INTO of an updating query (an aggregate, an outer join) in "
+                             "batch mode is not supported yet: its sink would receive the "
+                             "changelog, not the final rows; add ORDER BY or LIMIT, or run it "
+                             "in streaming mode");
+    return JOINERY_OK;
 }
 
 int query_execute_select(StatementContext *context, const AstQuery *query)
@@ -306,16 +342,9 @@ int query_execute_insert(StatementContext *context, const AstInsert *insert)
     int status = query_plan(context, &statement, NULL, &physical);
     if (status != JOINERY_OK)
         return status;
-    /* batch mode writes final rows; the streaming plan of an updating query would hand its
-       sink the changelog instead */
-    if (context->planner_config.batch_mode && physical->input_count &&
-        physical->inputs[0]->changelog_mode != CHANGELOG_INSERT)
-        return diag_error_at(context->diag, JOINERY_ERROR_UNSUPPORTED, insert->query->position.line,
-                             insert->query->position.column,
-                             "INSERT INTO of an updating query (an aggregate, an outer join) in "
-                             "batch mode is not supported yet: its sink would receive the "
-                             "changelog, not the final rows; add ORDER BY or LIMIT, or run it "
-                             "in streaming mode");
+    status = query_check_batch_insert(context, insert, physical);
+    if (status != JOINERY_OK)
+        return status;
     return jobs_submit_insert(context, physical, physical->sink.table->name,
                               query_run_insert_foreground);
 }

@@ -19,4 +19,12 @@ int query_execute_insert(StatementContext *context, const AstInsert *insert);
 /* EXPLAIN [details] of a query or INSERT: the plan text; nothing runs. */
 int query_execute_explain(StatementContext *context, const AstStatement *statement);
 
+/* Runs an INSERT's Sink, or a statement set's PLAN_STATEMENT_SET, in the foreground as job
+   `job_id` (jobs_submit_insert's run_foreground): the rows written are reported. */
+int query_run_insert_foreground(StatementContext *context, const PlanNode *physical,
+                                const char *job_id, const char *job_name);
+/* Batch mode: refuses the INSERT of an updating query (its sink would get the changelog). */
+int query_check_batch_insert(StatementContext *context, const AstInsert *insert,
+                             const PlanNode *physical);
+
 #endif

@@ -17,6 +17,7 @@
 #include "engine/stmt/ddl.h"
 #include "engine/stmt/query.h"
 #include "engine/stmt/show.h"
+#include "engine/stmt/statement_set.h"
 
 JoinerySession *joinery_session_open(void)
 {
@@ -39,6 +40,7 @@ void joinery_session_close(JoinerySession *session)
     /* the jobs read the catalog: they end first */
     jobs_cancel_all(&session->jobs);
     jobs_free(&session->jobs);
+    statement_set_free(&session->statement_set);
     catalog_destroy(session->catalog);
     options_free(&session->options);
     strbuf_free(&session->last_job_metrics);
@@ -218,7 +220,15 @@ static int session_dispatch(StatementContext *context, const AstStatement *state
     case AST_STMT_INSERT:
         return query_execute_insert(context, &statement->insert);
     case AST_STMT_EXPLAIN:
+        if (statement->explain.statement->kind == AST_STMT_STATEMENT_SET)
+            return statement_set_explain(context, statement);
         return query_execute_explain(context, statement);
+    case AST_STMT_STATEMENT_SET:
+        return statement_set_execute(context, statement);
+    case AST_STMT_BEGIN_STATEMENT_SET:
+        return statement_set_begin(context);
+    case AST_STMT_END_STATEMENT_SET:
+        return statement_set_end(context, statement);
     case AST_STMT_CREATE_TABLE:
         return ddl_create_table(context, statement);
     case AST_STMT_CREATE_VIEW:
@@ -291,7 +301,12 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     if (status == JOINERY_OK) {
         StatementContext context;
         statement_context_init(&context, session, &arena, &diag, handler);
-        status = session_dispatch(&context, statement);
+        status = statement_set_check(&context, statement);
+        if (status == JOINERY_OK && session->statement_set.active &&
+            statement->kind == AST_STMT_INSERT)
+            status = statement_set_add(&context, statement, text, length, first_line, first_column);
+        else if (status == JOINERY_OK)
+            status = session_dispatch(&context, statement);
         arena_destination = context.arena_destination;
     }
     if (status != JOINERY_OK && diag.status == JOINERY_OK)

@@ -46,6 +46,25 @@ START_TEST(test_statement_spanning_lines)
 }
 END_TEST
 
+/* EXECUTE / EXPLAIN STATEMENT SET BEGIN ... END holds the ';' of its INSERTs. */
+START_TEST(test_statement_set_block)
+{
+    const char *set = "EXECUTE STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\n"
+                      "INSERT INTO b SELECT 'END;';\nEND;SELECT 2;";
+    ck_assert_uint_eq(first_end(set, NULL), strlen(set) - strlen("SELECT 2;"));
+    ck_assert_uint_eq(first_end("execute statement set begin insert into a select 1;", NULL), 0);
+    const char *explain = "EXPLAIN PLAN FOR STATEMENT SET BEGIN INSERT INTO a SELECT 1; end ;x";
+    ck_assert_uint_eq(first_end(explain, NULL), strlen(explain) - 1);
+    /* the words must be in a row, and the statement must open with EXECUTE or EXPLAIN */
+    ck_assert_uint_eq(first_end("EXPLAIN SELECT statement, set, begin FROM t; END;", NULL), 44);
+    ck_assert_uint_eq(first_end("BEGIN STATEMENT SET;", NULL), 20);
+    ck_assert_uint_eq(first_end("INSERT INTO t SELECT 1 AS statement_set_begin;", NULL), 46);
+    /* END inside a comment or a string is no END */
+    const char *commented = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; -- END;\n END;";
+    ck_assert_uint_eq(first_end(commented, NULL), strlen(commented));
+}
+END_TEST
+
 START_TEST(test_incomplete_statement)
 {
     bool blank = true;
@@ -187,6 +206,7 @@ static Suite *split_suite(void)
     tcase_add_test(core, test_blank_statements);
     tcase_add_test(core, test_no_read_past_length);
     tcase_add_test(core, test_skip_blank);
+    tcase_add_test(core, test_statement_set_block);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -26,7 +26,9 @@ static int exchange_open(Operator *self, ExecContext *context)
 {
     (void)context;
     ExchangeOperator *exchange = self->impl;
-    exchange->batch_count = self->broadcast_count;
+    /* one batch per subtask of a consumer; with several consumers (broadcast_width) each
+       batch goes to that subtask of every one */
+    exchange->batch_count = self->broadcast_width ? self->broadcast_width : self->broadcast_count;
     exchange->batches = calloc(exchange->batch_count ? exchange->batch_count : 1, sizeof(RowBatch));
     if (!exchange->batches)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -45,8 +47,12 @@ static int exchange_deliver(ExchangeOperator *exchange, uint32_t target)
     if (batch->count == 0)
         return JOINERY_OK;
     exchange->base.metrics.rows_out += batch->count;
-    const OperatorTarget *to = &exchange->base.broadcast[target];
-    int status = operator_push_channel(to->op, to->input, to->channel, batch);
+    int status = JOINERY_OK;
+    for (uint32_t at = target; at < exchange->base.broadcast_count && status == JOINERY_OK;
+         at += exchange->batch_count) {
+        const OperatorTarget *to = &exchange->base.broadcast[at];
+        status = operator_push_channel(to->op, to->input, to->channel, batch);
+    }
     batch->count = 0;
     return status;
 }

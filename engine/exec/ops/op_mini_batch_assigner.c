@@ -70,9 +70,8 @@ static int mini_batch_process(Operator *self, uint32_t input, const RowBatch *ba
     if (!assigner->rowtime)
         status = mini_batch_announce(self, operator_now_millis(self));
     self->metrics.rows_out += batch->count;
-    if (status == JOINERY_OK && self->target.op)
-        status =
-            operator_push_channel(self->target.op, self->target.input, self->target.channel, batch);
+    if (status == JOINERY_OK)
+        status = operator_push_downstream(self, batch);
     return status;
 }
 

@@ -1,5 +1,8 @@
 /*
- * op_sink.c - sink operators (see op_sink.h).
+ * op_sink.c - sink operators (see op_sink.h). A writer sink holds one
+ * writer per input (a statement set's job writes several tables, input i
+ * into writer i; an INSERT has one); its snapshot is each writer's in turn,
+ * so a one-writer sink's snapshot is what it always was.
  */
 #include "engine/exec/ops/op_sink.h"
 
@@ -7,7 +10,11 @@
 
 typedef struct SinkOperator {
     Operator base;
-    SinkWriter *writer;
+    SinkWriter *writer;   /* writers[0]: the one writer of an INSERT; NULL for a collector */
+    SinkWriter **writers; /* one per input */
+    const char **tables;  /* statement sets: the table of each writer; NULL otherwise */
+    uint64_t *table_rows; /* rows each writer took */
+    uint32_t writer_count;
     SinkCollectFunction collect;
     void *collect_context;
     uint64_t rows;
@@ -16,13 +23,14 @@ typedef struct SinkOperator {
 
 static int sink_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
-    (void)input;
     SinkOperator *sink = self->impl;
     if (sink->writer) {
-        int status = sink->writer->vtable->write(sink->writer, batch, self->context->diag);
+        SinkWriter *writer = sink->writers[input < sink->writer_count ? input : 0];
+        int status = writer->vtable->write(writer, batch, self->context->diag);
         if (status != JOINERY_OK)
             return status;
         sink->rows += batch->count;
+        sink->table_rows[input < sink->writer_count ? input : 0] += batch->count;
         return JOINERY_OK;
     }
     for (uint32_t r = 0; r < batch->count; r++) {
@@ -38,9 +46,8 @@ static int sink_process(Operator *self, uint32_t input, const RowBatch *batch)
 /* A last checkpoint before the output becomes visible (snapshot.h: final_id). */
 static int sink_final_checkpoint(Operator *self)
 {
-    SinkOperator *sink = self->impl;
     const SnapshotStorage *storage = self->context->snapshots;
-    if (!storage || !storage->final_id || !sink->writer || !sink->writer->vtable->prepare_commit)
+    if (!storage || !storage->final_id || !sink_operator_exactly_once(self))
         return JOINERY_OK;
     Barrier barrier = {storage->final_id(storage->context), operator_now_millis(self)};
     if (barrier.checkpoint_id <= 0)
@@ -59,80 +66,139 @@ static int sink_finish(Operator *self)
 {
     SinkOperator *sink = self->impl;
     int status = sink_final_checkpoint(self);
-    if (status == JOINERY_OK && sink->writer && sink->writer->vtable->finish)
-        status = sink->writer->vtable->finish(sink->writer, self->context->diag);
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+        if (sink->writers[i]->vtable->finish)
+            status = sink->writers[i]->vtable->finish(sink->writers[i], self->context->diag);
     return status;
 }
 
 /*
- * The snapshot: a flag, then (exactly-once writers) the pending transactions
- * of prepare_commit (connector.h). An at-least-once writer has none.
+ * The snapshot, per writer in input order: a flag, then (exactly-once
+ * writers) the pending transactions of prepare_commit (connector.h). An
+ * at-least-once writer has none. A collector writes one flag.
  */
-static int sink_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+static int sink_snapshot_writer(Operator *self, SinkWriter *sink_writer, const Barrier *barrier,
+                                const StateWriter *writer)
 {
-    SinkOperator *sink = self->impl;
-    if (sink->writer && sink->writer->vtable->flush) {
-        int status = sink->writer->vtable->flush(sink->writer, self->context->diag);
+    if (sink_writer && sink_writer->vtable->flush) {
+        int status = sink_writer->vtable->flush(sink_writer, self->context->diag);
         if (status != JOINERY_OK)
             return status;
     }
-    uint8_t pending = sink->writer && sink->writer->vtable->prepare_commit;
+    uint8_t pending = sink_writer && sink_writer->vtable->prepare_commit;
     int status = writer->write(writer->context, &pending, 1);
     if (status != JOINERY_OK)
         return operator_fail(self, status, "could not write a state snapshot");
     if (!pending)
         return JOINERY_OK;
-    return sink->writer->vtable->prepare_commit(sink->writer, barrier->checkpoint_id, writer,
-                                                self->context->diag);
+    return sink_writer->vtable->prepare_commit(sink_writer, barrier->checkpoint_id, writer,
+                                               self->context->diag);
 }
 
-static int sink_restore(Operator *self, const StateReader *reader)
+static int sink_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
 {
     SinkOperator *sink = self->impl;
+    if (!sink->writer)
+        return sink_snapshot_writer(self, NULL, barrier, writer);
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+        status = sink_snapshot_writer(self, sink->writers[i], barrier, writer);
+    return status;
+}
+
+static int sink_restore_writer(Operator *self, SinkWriter *sink_writer, const StateReader *reader)
+{
     uint8_t pending = 0;
     if (reader->read(reader->context, &pending, 1) != JOINERY_OK)
         return operator_fail(self, JOINERY_ERROR, "the state snapshot of %s is cut short",
                              self->name);
     if (!pending)
         return JOINERY_OK;
-    if (!sink->writer || !sink->writer->vtable->restore_pending)
+    if (!sink_writer || !sink_writer->vtable->restore_pending)
         return operator_fail(self, JOINERY_ERROR,
                              "the checkpoint holds pending output for another sink");
-    return sink->writer->vtable->restore_pending(sink->writer, reader, self->context->diag);
+    return sink_writer->vtable->restore_pending(sink_writer, reader, self->context->diag);
+}
+
+static int sink_restore(Operator *self, const StateReader *reader)
+{
+    SinkOperator *sink = self->impl;
+    if (!sink->writer)
+        return sink_restore_writer(self, NULL, reader);
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+        status = sink_restore_writer(self, sink->writers[i], reader);
+    return status;
 }
 
 int sink_operator_commit(Operator *op, int64_t checkpoint_id)
 {
     SinkOperator *sink = op->impl;
-    if (!sink->writer || !sink->writer->vtable->commit)
-        return JOINERY_OK;
-    return sink->writer->vtable->commit(sink->writer, checkpoint_id, op->context->diag);
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+        if (sink->writers[i]->vtable->commit)
+            status = sink->writers[i]->vtable->commit(sink->writers[i], checkpoint_id,
+                                                      op->context->diag);
+    return status;
 }
 
 const char *sink_operator_checkpoint_refusal(const Operator *op)
 {
     const SinkOperator *sink = op->impl;
-    return sink->writer ? sink->writer->checkpoint_refusal : NULL;
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        if (sink->writers[i]->checkpoint_refusal)
+            return sink->writers[i]->checkpoint_refusal;
+    return NULL;
+}
+
+const char *sink_operator_refusing_table(const Operator *op)
+{
+    const SinkOperator *sink = op->impl;
+    for (uint32_t i = 0; sink->tables && i < sink->writer_count; i++)
+        if (sink->writers[i]->checkpoint_refusal)
+            return sink->tables[i];
+    return NULL;
 }
 
 bool sink_operator_exactly_once(const Operator *op)
 {
     const SinkOperator *sink = op->impl;
-    return sink->writer && sink->writer->vtable->prepare_commit;
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        if (sink->writers[i]->vtable->prepare_commit)
+            return true;
+    return false;
 }
 
 void sink_operator_abort(Operator *op, StrBuf *note)
 {
     SinkOperator *sink = op->impl;
-    if (sink->writer && sink->writer->vtable->abort)
-        sink->writer->vtable->abort(sink->writer, note);
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        if (sink->writers[i]->vtable->abort)
+            sink->writers[i]->vtable->abort(sink->writers[i], note);
+}
+
+void sink_operator_format_tables(const Operator *op, StrBuf *out)
+{
+    const SinkOperator *sink = op->impl;
+    for (uint32_t i = 0; sink->tables && i < sink->writer_count; i++)
+        strbuf_printf(out, "%-4s   %llu rows written to %s\n", "",
+                      (unsigned long long)sink->table_rows[i], sink->tables[i]);
+}
+
+uint64_t sink_operator_table_rows(const Operator *op, uint32_t index)
+{
+    const SinkOperator *sink = op->impl;
+    return index < sink->writer_count ? sink->table_rows[index] : 0;
 }
 
 static void sink_close(Operator *self)
 {
     SinkOperator *sink = self->impl;
-    if (sink->writer)
-        sink->writer->vtable->close(sink->writer);
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        sink->writers[i]->vtable->close(sink->writers[i]);
+    free(sink->writers);
+    free(sink->tables);
+    free(sink->table_rows);
     free(sink);
 }
 
@@ -155,13 +221,37 @@ static SinkOperator *sink_new(Diag *diag)
     return sink;
 }
 
-Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag)
+Operator *sink_operator_create_writers(SinkWriter *const *writers, const char *const *tables,
+                                       uint32_t count, Diag *diag)
 {
     SinkOperator *sink = sink_new(diag);
     if (!sink)
         return NULL;
-    sink->writer = writer;
+    sink->writers = calloc(count, sizeof *sink->writers);
+    sink->table_rows = calloc(count, sizeof *sink->table_rows);
+    sink->tables = tables ? calloc(count, sizeof *sink->tables) : NULL;
+    if (!sink->writers || !sink->table_rows || (tables && !sink->tables)) {
+        free(sink->writers);
+        free(sink->table_rows);
+        free(sink->tables);
+        free(sink);
+        diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        sink->writers[i] = writers[i];
+        if (tables)
+            sink->tables[i] = tables[i];
+    }
+    sink->writer_count = count;
+    sink->writer = writers[0];
+    sink->base.input_count = count;
     return &sink->base;
+}
+
+Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag)
+{
+    return sink_operator_create_writers(&writer, NULL, 1, diag);
 }
 
 Operator *sink_operator_create_collector(SinkCollectFunction collect, void *context, Diag *diag)

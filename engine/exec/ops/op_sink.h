@@ -13,6 +13,14 @@ typedef int (*SinkCollectFunction)(void *context, const Row *row);
 
 /* Creates a sink that owns `writer`. NULL on no memory. */
 Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag);
+/*
+ * Creates a sink of `count` inputs that owns the writers, input i writing
+ * writers[i] (a statement set; tables[i] names its table for metrics and
+ * messages, copied pointers that must outlive the sink). NULL on no memory:
+ * the writers are then still the caller's.
+ */
+Operator *sink_operator_create_writers(SinkWriter *const *writers, const char *const *tables,
+                                       uint32_t count, Diag *diag);
 /* Creates a collector. NULL on no memory. */
 Operator *sink_operator_create_collector(SinkCollectFunction collect, void *context, Diag *diag);
 /*
@@ -21,9 +29,15 @@ Operator *sink_operator_create_collector(SinkCollectFunction collect, void *cont
  * thread. JOINERY_OK or the error (diag filled).
  */
 int sink_operator_commit(Operator *op, int64_t checkpoint_id);
-/* Why the sink's writer cannot take part in checkpoints (connector.h); NULL: it can. */
+/* Why a writer of the sink cannot take part in checkpoints (connector.h); NULL: they can. */
 const char *sink_operator_checkpoint_refusal(const Operator *op);
-/* True when the sink's writer is exactly-once (two-phase, connector.h). */
+/* The table of the first writer that refuses (sinks of statement sets); NULL otherwise. */
+const char *sink_operator_refusing_table(const Operator *op);
+/* Appends "rows written to <table>" lines, one per writer of a statement set's sink. */
+void sink_operator_format_tables(const Operator *op, StrBuf *out);
+/* Rows writer `index` took (0 past the last). */
+uint64_t sink_operator_table_rows(const Operator *op, uint32_t index);
+/* True when a writer of the sink is exactly-once (two-phase, connector.h). */
 bool sink_operator_exactly_once(const Operator *op);
 /* Rows the sink has taken. */
 uint64_t sink_operator_rows(const Operator *op);

@@ -382,9 +382,7 @@ int source_operator_poll(Operator *op, int64_t now_millis, SourceState *state,
         status = operator_emit_watermark_status(op, WATERMARK_STATUS_ACTIVE);
     if (status == JOINERY_OK && source->batch.count > 0) {
         op->metrics.rows_out += source->batch.count;
-        if (op->target.op)
-            status = operator_push_channel(op->target.op, op->target.input, op->target.channel,
-                                           &source->batch);
+        status = operator_push_downstream(op, &source->batch);
     }
     /* rows first, then the watermark they advanced */
     if (status == JOINERY_OK && source->splits_ready)

@@ -10,9 +10,7 @@ static int union_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
     self->metrics.rows_out += batch->count;
-    if (!self->target.op)
-        return JOINERY_OK;
-    return operator_push_channel(self->target.op, self->target.input, self->target.channel, batch);
+    return operator_push_downstream(self, batch);
 }
 
 static void union_close(Operator *self)

@@ -69,9 +69,8 @@ static int watermark_assigner_process(Operator *self, uint32_t input, const RowB
     int status = watermark_assigner_arm(self);
     if (status == JOINERY_OK)
         status = operator_emit_watermark_status(self, WATERMARK_STATUS_ACTIVE);
-    if (status == JOINERY_OK && self->target.op)
-        status =
-            operator_push_channel(self->target.op, self->target.input, self->target.channel, batch);
+    if (status == JOINERY_OK)
+        status = operator_push_downstream(self, batch);
     if (status == JOINERY_OK && assigner->max_watermark > assigner->emitted) {
         assigner->emitted = assigner->max_watermark;
         status = operator_emit_watermark(self, assigner->emitted);

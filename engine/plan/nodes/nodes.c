@@ -57,6 +57,7 @@ static const PlanKindInfo *const plan_kinds[] = {
     [PLAN_LOGICAL_OVER_AGGREGATE] = &plan_kind_logical_over_aggregate,
     [PLAN_OVER_AGGREGATE] = &plan_kind_over_aggregate,
     [PLAN_CORRELATE] = &plan_kind_correlate,
+    [PLAN_STATEMENT_SET] = &plan_kind_statement_set,
 };
 
 /* A kind appended to PlanKind without its row makes the table one short; a row left out

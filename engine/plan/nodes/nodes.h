@@ -138,6 +138,7 @@ extern const PlanKindInfo plan_kind_local_group_aggregate, plan_kind_global_grou
 extern const PlanKindInfo plan_kind_logical_over_aggregate, plan_kind_over_aggregate;
 extern const PlanKindInfo plan_kind_logical_table_correlate, plan_kind_logical_table_function_call;
 extern const PlanKindInfo plan_kind_correlate;
+extern const PlanKindInfo plan_kind_statement_set;
 
 /* ---------------------------------------------------------------- EXPLAIN (explain.c) */
 

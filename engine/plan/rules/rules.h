@@ -45,6 +45,14 @@ int rule_assign_mini_batch(PlannerContext *context, PlanNode **physical);
 /* 7. (mini-batch on, agg-phase-strategy not ONE_PHASE) two-phase aggregation, rewritten in
    place on the derived physical plan. */
 int rule_split_two_phase_aggregate(PlannerContext *context, PlanNode **physical);
+/*
+ * Statement sets, after every INSERT was optimized: equal sub-plans of the
+ * `count` Sinks become one node (reuse_sub_plans.c; scans and what is above
+ * them only with `reuse_sources`), the inputs rewritten in place.
+ * JOINERY_OK or no memory (context->diag).
+ */
+int rule_reuse_sub_plans(PlannerContext *context, PlanNode *const *sinks, uint32_t count,
+                         bool reuse_sources);
 
 /*
  * What a rule does at a node of each kind is that kind's hook in its
