@@ -343,6 +343,54 @@ def test_background_job_in_the_shell(term, home):
     assert term.wait_exit() == 0
 
 
+def test_statement_set_in_the_shell(term, home):
+    """BEGIN STATEMENT SET collects INSERTs with Flink's messages, refuses anything else and
+    END runs them as one job; EXECUTE STATEMENT SET BEGIN keeps prompting for continuation
+    lines past the ';' of its INSERTs until END;."""
+    term.expect(PROMPT)
+    for table in (b"a", b"b"):
+        start = term.mark()
+        term.send(b"CREATE TABLE " + table + b" (x INT) WITH ('connector' = 'print', "
+                  b"'print-identifier' = '" + table + b"');\r")
+        term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"BEGIN STATEMENT SET;\r")
+    term.expect(b"[INFO] Begin a statement set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"INSERT INTO a SELECT * FROM (VALUES (1), (2)) AS t(x);\r")
+    term.expect(b"[INFO] Add SQL update statement to the statement set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"SHOW TABLES;\r")
+    term.expect(b"Only INSERT statement is allowed in Statement Set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"INSERT INTO b SELECT x * 10 FROM (VALUES (1), (2)) AS t(x);\r")
+    term.expect(b"[INFO] Add SQL update statement to the statement set.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"END;\r")
+    term.expect(b"b> +I[20]", start)
+    term.expect(b"[INFO] Job finished: 2 rows written to a, 2 rows written to b.", start)
+    term.expect(PROMPT, start)
+    start = term.mark()
+    term.send(b"EXECUTE STATEMENT SET BEGIN\r")
+    term.expect(CONTINUATION, start)
+    start = term.mark()
+    term.send(b"INSERT INTO a SELECT 7;\r")
+    term.expect(CONTINUATION, start)
+    start = term.mark()
+    term.send(b"INSERT INTO b SELECT 8;\r")
+    term.expect(CONTINUATION, start)
+    start = term.mark()
+    term.send(b"END;\r")
+    term.expect(b"[INFO] Job finished: 1 rows written to a, 1 rows written to b.", start)
+    term.expect(PROMPT, start)
+    term.send(b"\x04")
+    assert term.wait_exit() == 0
+
+
 def test_shell_slips_get_a_hint(term, home):
     """Other shells' habits typed alone get a one-line hint and a fresh prompt."""
     term.expect(PROMPT)
@@ -639,6 +687,7 @@ TESTS = [
     test_error_with_caret,
     test_ctrl_c_cancels_query,
     test_background_job_in_the_shell,
+    test_statement_set_in_the_shell,
     test_shell_slips_get_a_hint,
     test_print_time_cost,
     test_ctrl_c_stops_kafka_wait,

@@ -153,6 +153,24 @@ if [ $rc -eq 1 ] && ! out_has "[INFO]" && err_has "[ERROR] Could not execute SQL
   pass "piped stdin stops at an error, exit 1"
 else fail "piped stdin stops at an error, exit 1"; fi
 
+# a statement set reads the source its INSERTs share once (SHOW JOB METRICS), piped stdin
+# keeps EXECUTE STATEMENT SET BEGIN ... END; together
+run_input "CREATE TABLE emp (id INT, name STRING) WITH (
+  'connector' = 'filesystem', 'path' = '$ROOT/tests/sql/data/emp.json', 'format' = 'json');
+CREATE TABLE h1 (id INT, name STRING) WITH ('connector' = 'blackhole');
+CREATE TABLE h2 (name STRING) WITH ('connector' = 'blackhole');
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO h1 SELECT id, name FROM emp;
+  INSERT INTO h2 SELECT name || CAST(id AS STRING) FROM emp;
+END;
+SHOW JOB METRICS;"
+if [ $rc -eq 0 ] && out_has "[INFO] Job finished: 6 rows written to h1, 6 rows written to h2." \
+   && [ "$(grep -c ' TableSourceScan ' "$WORK/out")" -eq 1 ] \
+   && grep -qE '^[0-9]+ +TableSourceScan +1 +6 +6 ' "$WORK/out" \
+   && out_has "6 rows written to h1" && out_has "6 rows written to h2"; then
+  pass "a statement set reads its shared source once"
+else fail "a statement set reads its shared source once"; fi
+
 # wait_for TEXT FILE: polls (bounded, about LIMIT seconds) until FILE contains TEXT
 wait_for() {
   local tries=$((LIMIT * 20))
