@@ -8,7 +8,8 @@
 #
 # Each job (jobs.sql: a GROUP BY, a LEFT JOIN, a MultiJoin of three inputs one
 # of which is an aggregate - so updates and deletes -, and an event-time LEFT
-# interval join, whose state and timers are checkpointed) reads rate-limited datagen
+# interval join, whose state and timers are checkpointed; a statement set of a GROUP BY and
+# a projection sharing their source, two sinks) reads rate-limited datagen
 # tables and writes debezium-json part files to a filesystem sink, checkpointed
 # every 150 ms, for about 0.7 s per kill. It runs once uninterrupted, then at parallelism 1 and 2 it is
 # SIGKILLed at CHECKPOINT_KILLS random moments (150-1250 ms after each start)
@@ -70,6 +71,9 @@ job_sql() {
   local columns
   columns=$(sed -n "s/^-- $name: \(.*\);\$/\1/p" "$HERE/jobs.sql" | head -n 1)
   echo "CREATE TABLE sink $columns WITH ('connector' = 'filesystem', 'path' = '$out/', 'format' = 'debezium-json');"
+  columns=$(sed -n "s/^-- ${name}2: \(.*\);\$/\1/p" "$HERE/jobs.sql" | head -n 1)
+  [ -n "$columns" ] &&
+    echo "CREATE TABLE sink2 $columns WITH ('connector' = 'filesystem', 'path' = '${out}2/', 'format' = 'debezium-json');"
   sed -n "/^-- $name\$/,/;/p" "$HERE/jobs.sql" | sed 1d
 }
 
@@ -138,6 +142,16 @@ run_killed() {
   fi
   local lines="" rows
   rows=$(printf '%s\n' "$actual" | wc -l)
+  if [ -d "$WORK/$name-clean/out2" ]; then
+    # a statement set's second sink: the same table as the uninterrupted run's too
+    local expected2 actual2
+    expected2=$(python3 "$HERE/materialize.py" "$WORK/$name-clean/out2")
+    if ! actual2=$(python3 "$HERE/materialize.py" "$dir/out2" 2>&1) || [ "$expected2" != "$actual2" ]; then
+      fail "$name p$parallelism: the second sink's output differs from the uninterrupted run's"
+      return
+    fi
+    rows="$rows + $(printf '%s\n' "$actual2" | wc -l)"
+  fi
   if { [ "$name" = aggregate ] && [ "$parallelism" = 1 ]; } || [ "$name" = interval ]; then
     if [ "$(python3 "$HERE/materialize.py" --lines "$WORK/$name-clean/out")" != \
       "$(python3 "$HERE/materialize.py" --lines "$dir/out")" ]; then
@@ -155,7 +169,7 @@ if [ ! -x "$JOINERY" ]; then
   exit 1
 fi
 
-for name in aggregate join multijoin interval; do
+for name in aggregate join multijoin interval set; do
   run_uninterrupted "$name" || continue
   for parallelism in 1 2; do
     run_killed "$name" "$parallelism"
