@@ -299,8 +299,8 @@ static void explain_dag_blocks(ExplainContext *context, ReuseMarks *marks, Reuse
     strbuf_free(&prefix);
 }
 
-int plan_explain_statement_set(PlannerContext *context, PlanNode *const *logical,
-                               const PlanNode *set, unsigned details, StrBuf *out)
+int plan_explain_statement_set_plans(PlannerContext *context, PlanNode *const *logical,
+                                     const PlanNode *set, unsigned details, StrBuf *out)
 {
     if (details &
         (AST_EXPLAIN_PLAN_ADVICE | AST_EXPLAIN_JSON_EXECUTION_PLAN | AST_EXPLAIN_FORMAT_DOT))
@@ -326,8 +326,15 @@ int plan_explain_statement_set(PlannerContext *context, PlanNode *const *logical
         explain_tree(&explain, set->inputs[i], &prefix, true, true);
     }
     strbuf_free(&prefix);
-    strbuf_append_cstr(out, "\n== Optimized Execution Plan ==\n");
-    explain.style = EXPR_STYLE_INFIX;
+    strbuf_append_char(out, '\n');
+    return JOINERY_OK;
+}
+
+int plan_explain_statement_set_execution(PlannerContext *context, const PlanNode *set,
+                                         unsigned details, StrBuf *out)
+{
+    ExplainContext explain = {context->arena, out, EXPR_STYLE_INFIX, false, details, NULL, 0};
+    strbuf_append_cstr(out, "== Optimized Execution Plan ==\n");
     /* every node of the plan took an id from the planner: room for all of them */
     size_t nodes = (size_t)context->next_node_id + (size_t)set->input_count + 16;
     size_t capacity = 16;

@@ -91,14 +91,18 @@ int plan_explain(PlannerContext *context, const PlanNode *logical, const PlanNod
                  unsigned details, StrBuf *out);
 
 /*
- * EXPLAIN of a statement set (Flink's shape): the Abstract Syntax Tree and
- * the Optimized Physical Plan of each INSERT in turn, then the Optimized
- * Execution Plan of the one job, its sub-plans reused by several sinks
- * printed once with (reuse_id=[n]) and referred to as Reused(reference_id=[n]).
- * `logical` holds set->input_count LogicalSinks; `set` is the PLAN_STATEMENT_SET.
- * PLAN_ADVICE, JSON_EXECUTION_PLAN and FORMAT DOT are refused (UNSUPPORTED).
+ * EXPLAIN of a statement set (Flink's shape), in two parts. _plans: the
+ * Abstract Syntax Tree and the Optimized Physical Plan of each INSERT in
+ * turn (`logical` holds set->input_count LogicalSinks, `set` is the
+ * PLAN_STATEMENT_SET before its sub-plans are reused); PLAN_ADVICE,
+ * JSON_EXECUTION_PLAN and FORMAT DOT are refused (UNSUPPORTED). _execution,
+ * after rule_reuse_sub_plans: the Optimized Execution Plan of the one job,
+ * a sub-plan several sinks share printed once with (reuse_id=[n]) and
+ * referred to as Reused(reference_id=[n]).
  */
-int plan_explain_statement_set(PlannerContext *context, PlanNode *const *logical,
-                               const PlanNode *set, unsigned details, StrBuf *out);
+int plan_explain_statement_set_plans(PlannerContext *context, PlanNode *const *logical,
+                                     const PlanNode *set, unsigned details, StrBuf *out);
+int plan_explain_statement_set_execution(PlannerContext *context, const PlanNode *set,
+                                         unsigned details, StrBuf *out);
 
 #endif

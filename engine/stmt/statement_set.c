@@ -26,14 +26,22 @@
 #include "engine/stmt/jobs.h"
 #include "engine/stmt/query.h"
 
-/*
- * Plans the INSERTs: *logical gets each LogicalSink (NULL: not needed), *set the
- * PLAN_STATEMENT_SET over the optimized Sinks.
- */
-static int statement_set_plan(StatementContext *context, const AstList *inserts,
-                              PlanNode ***logical, PlanNode **set)
+/* Equal sub-plans of the set's Sinks made one (unless the options say otherwise). */
+static int statement_set_reuse(StatementContext *context, PlannerContext *planner, PlanNode *set)
 {
-    PlannerContext planner = statement_planner_context(context);
+    if (!context->planner_config.reuse_sub_plan_enabled)
+        return JOINERY_OK;
+    return rule_reuse_sub_plans(planner, set->inputs, set->input_count,
+                                context->planner_config.reuse_source_enabled);
+}
+
+/*
+ * Plans the INSERTs with `planner`: *logical gets each LogicalSink (NULL: not needed),
+ * *set the PLAN_STATEMENT_SET over the optimized Sinks, their sub-plans not reused yet.
+ */
+static int statement_set_plan(StatementContext *context, PlannerContext *planner,
+                              const AstList *inserts, PlanNode ***logical, PlanNode **set)
+{
     uint32_t count = (uint32_t)inserts->count;
     PlanNode *root = plan_node_new(context->arena, PLAN_STATEMENT_SET, count, 0);
     PlanNode **bound = arena_calloc(context->arena, count + 1, sizeof *bound);
@@ -42,11 +50,11 @@ static int statement_set_plan(StatementContext *context, const AstList *inserts,
     root->bounded = true;
     for (uint32_t i = 0; i < count; i++) {
         const AstStatement *insert = inserts->items[i];
-        planner.multi_join_hinted = false;
-        int status = plan_bind_insert(&planner, &insert->insert, &bound[i]);
+        planner->multi_join_hinted = false;
+        int status = plan_bind_insert(planner, &insert->insert, &bound[i]);
         PlanNode *physical = NULL;
         if (status == JOINERY_OK)
-            status = plan_optimize(&planner, bound[i], &physical);
+            status = plan_optimize(planner, bound[i], &physical);
         if (status == JOINERY_OK)
             status = query_check_batch_insert(context, &insert->insert, physical);
         if (status != JOINERY_OK)
@@ -54,13 +62,7 @@ static int statement_set_plan(StatementContext *context, const AstList *inserts,
         root->inputs[i] = physical;
         root->bounded = root->bounded && physical->bounded;
     }
-    if (context->planner_config.reuse_sub_plan_enabled) {
-        int status = rule_reuse_sub_plans(&planner, root->inputs, count,
-                                          context->planner_config.reuse_source_enabled);
-        if (status != JOINERY_OK)
-            return status;
-    }
-    root->id = ++planner.next_node_id;
+    root->id = ++planner->next_node_id;
     root->changelog_mode = CHANGELOG_INSERT;
     if (logical)
         *logical = bound;
@@ -82,7 +84,10 @@ static const char *statement_set_tables(StatementContext *context, const PlanNod
 static int statement_set_run(StatementContext *context, const AstList *inserts)
 {
     PlanNode *set = NULL;
-    int status = statement_set_plan(context, inserts, NULL, &set);
+    PlannerContext planner = statement_planner_context(context);
+    int status = statement_set_plan(context, &planner, inserts, NULL, &set);
+    if (status == JOINERY_OK)
+        status = statement_set_reuse(context, &planner, set);
     if (status != JOINERY_OK)
         return status;
     const char *tables = statement_set_tables(context, set);
@@ -100,14 +105,20 @@ int statement_set_explain(StatementContext *context, const AstStatement *explain
 {
     PlanNode **logical = NULL;
     PlanNode *set = NULL;
-    int status = statement_set_plan(context, &explain->explain.statement->statement_set.inserts,
-                                    &logical, &set);
+    PlannerContext planner = statement_planner_context(context);
+    int status = statement_set_plan(
+        context, &planner, &explain->explain.statement->statement_set.inserts, &logical, &set);
     if (status != JOINERY_OK)
         return status;
-    PlannerContext planner = statement_planner_context(context);
-    planner.next_node_id = set->id;
+    /* the physical plans as planned, then the job's plan with its sub-plans reused (Flink
+       reuses them when it translates the plan into the job's graph) */
     StrBuf out = STRBUF_INIT;
-    status = plan_explain_statement_set(&planner, logical, set, explain->explain.details, &out);
+    unsigned details = explain->explain.details;
+    status = plan_explain_statement_set_plans(&planner, logical, set, details, &out);
+    if (status == JOINERY_OK)
+        status = statement_set_reuse(context, &planner, set);
+    if (status == JOINERY_OK)
+        status = plan_explain_statement_set_execution(&planner, set, details, &out);
     if (status == JOINERY_OK && context->handler && context->handler->text)
         context->handler->text(context->handler->context, strbuf_cstr(&out));
     strbuf_free(&out);

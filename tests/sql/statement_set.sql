@@ -34,6 +34,21 @@ INSERT INTO by_dept SELECT dept_id, n FROM dept_counts;
 INSERT INTO by_dept_big SELECT dept_id, n * 10 FROM dept_counts WHERE n > 1;
 END;
 
+-- Scans of emp that differ in their projection become one scan reading the union of their
+-- columns in table order (Flink's ScanReuser), a Calc above it for each other projection.
+CREATE TABLE dept_salaries (dept_id INT, salary INT) WITH (
+  'connector' = 'filesystem', 'path' = 'tests/sql/data/out/set_dept_salaries', 'format' = 'csv');
+EXPLAIN STATEMENT SET BEGIN
+INSERT INTO by_dept SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
+INSERT INTO names_out SELECT id, name FROM emp;
+INSERT INTO dept_salaries SELECT dept_id, salary FROM emp;
+END;
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO by_dept SELECT dept_id, COUNT(*) FROM emp GROUP BY dept_id;
+INSERT INTO dept_salaries SELECT dept_id, salary FROM emp;
+END;
+SELECT * FROM dept_salaries;
+
 -- Two aggregates over the same key and column: the Exchange below them is shared.
 EXPLAIN STATEMENT SET BEGIN
 INSERT INTO by_dept SELECT dept_id, COUNT(salary) FROM emp GROUP BY dept_id;
