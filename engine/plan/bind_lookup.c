@@ -117,7 +117,7 @@ static int apply_hint(Binder *binder, const AstHint *hint, PlanLookupOptions *op
             else
                 status = hint_error(binder, option, "'ordered' or 'allow_unordered'");
         } else if (strcasecmp(key, "capacity") == 0) {
-            status = hint_count(binder, option, &options->capacity, 1000000);
+            status = hint_count(binder, option, &options->capacity, LOOKUP_MAX_CAPACITY);
         } else if (strcasecmp(key, "timeout") == 0) {
             status = hint_duration(binder, option, &options->timeout_millis);
             if (status == JOINERY_OK && options->timeout_millis == 0)
@@ -221,8 +221,11 @@ int bind_lookup_options(Binder *binder, const CatalogTable *table, const char *a
     PlanLookupOptions *options = arena_calloc(binder->arena, 1, sizeof *options);
     if (!options)
         return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    options->capacity = LOOKUP_DEFAULT_CAPACITY;
-    options->timeout_millis = LOOKUP_DEFAULT_TIMEOUT_MILLIS;
+    /* the session's defaults; the hint's keys override them one by one */
+    const PlannerConfig *config = binder->context->config;
+    options->capacity = config->async_lookup_capacity;
+    options->timeout_millis = config->async_lookup_timeout_millis;
+    options->allow_unordered = config->async_lookup_allow_unordered;
     const Connector *connector = connector_find(catalog_table_option(table, "connector"));
     if (connector && connector->create_lookup) {
         int status = lookup_cache_options_read(table, &options->cache, binder->diag);

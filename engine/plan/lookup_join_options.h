@@ -1,7 +1,8 @@
 /*
  * lookup_join_options.h - how one lookup join runs: Flink's LOOKUP hint
- * (async, output mode, capacity, timeout, retry, shuffle) over its defaults
- * (table.exec.async-lookup.*: ORDERED, 3 min, 100), and the cache, from the
+ * (async, output mode, capacity, timeout, retry, shuffle) over the session's
+ * defaults (table.exec.async-lookup.*, PlannerConfig: Flink's ORDERED, 3 min,
+ * 100 unless SET), and the cache, from the
  * table's lookup.* options (connector/lookup_cache_options.h) unless seed
  * 001's hint spelling ('cache' = 'LRU' | 'FULL', 'cache-size', 'cache-ttl')
  * overrides them. Filled by the binder (bind_lookup.c), read by the
@@ -15,10 +16,8 @@
 
 #include "engine/connector/lookup_cache_options.h"
 
-enum {
-    LOOKUP_DEFAULT_CAPACITY = 100,          /* table.exec.async-lookup.buffer-capacity */
-    LOOKUP_DEFAULT_TIMEOUT_MILLIS = 180000, /* table.exec.async-lookup.timeout */
-};
+/* the most requests one lookup join keeps in flight ('capacity', buffer-capacity) */
+enum { LOOKUP_MAX_CAPACITY = 1000000 };
 
 typedef struct PlanLookupOptions {
     bool async;           /* requests overlap (the table's function is asynchronous) */

@@ -56,6 +56,11 @@ typedef struct PlannerConfig {
     /* execution.runtime-mode = 'batch': bounded sources only, the final result once
        (ORDER BY any order as a Sort at the end of input) */
     bool batch_mode;
+    /* the defaults of an async lookup join, which its LOOKUP hint's 'capacity', 'timeout' and
+       'output-mode' override key by key (Flink's LookupJoinUtil.getMergedAsyncOptions) */
+    int64_t async_lookup_capacity;       /* table.exec.async-lookup.buffer-capacity */
+    int64_t async_lookup_timeout_millis; /* table.exec.async-lookup.timeout */
+    bool async_lookup_allow_unordered;   /* table.exec.async-lookup.output-mode */
 } PlannerConfig;
 
 typedef struct PlannerContext {

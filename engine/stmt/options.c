@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "engine/base/duration.h"
 #include "engine/base/memory_size.h"
+#include "engine/plan/lookup_join_options.h"
 #include "engine/state/state.h"
 
 /* The keys, in listing order (SET;): one constant each, the index of its OPTION_SPECS entry. */
@@ -31,6 +32,9 @@ typedef enum OptionId {
     OPTION_SOURCE_IDLE_TIMEOUT,
     OPTION_AUTO_WATERMARK_INTERVAL,
     OPTION_INTERVAL_JOIN_MIN_CLEANUP_INTERVAL,
+    OPTION_ASYNC_LOOKUP_BUFFER_CAPACITY,
+    OPTION_ASYNC_LOOKUP_TIMEOUT,
+    OPTION_ASYNC_LOOKUP_OUTPUT_MODE,
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
@@ -82,6 +86,18 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
         {"table.exec.interval-join.min-cleanup-interval", OPTION_KIND_DURATION, "0 ms", NULL,
          "how much later than possible an interval join frees its rows (and pads unmatched "
          "outer rows)"},
+    [OPTION_ASYNC_LOOKUP_BUFFER_CAPACITY] = {"table.exec.async-lookup.buffer-capacity",
+                                             OPTION_KIND_INTEGER, "100", NULL,
+                                             "requests an async lookup join keeps in flight "
+                                             "(LOOKUP hint: 'capacity')"},
+    [OPTION_ASYNC_LOOKUP_TIMEOUT] = {"table.exec.async-lookup.timeout", OPTION_KIND_DURATION,
+                                     "3 min", NULL,
+                                     "an async lookup not answered this long fails the job "
+                                     "(LOOKUP hint: 'timeout')"},
+    [OPTION_ASYNC_LOOKUP_OUTPUT_MODE] = {"table.exec.async-lookup.output-mode", OPTION_KIND_ENUM,
+                                         "ORDERED", "ORDERED|ALLOW_UNORDERED",
+                                         "async lookup results in input order, or as they come "
+                                         "over insert-only input (LOOKUP hint: 'output-mode')"},
     [OPTION_JOIN_REORDER_ENABLED] = {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN,
                                      "false", NULL, "reorder inner joins by cost"},
     [OPTION_MULTI_JOIN_ENABLED] = {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN,
@@ -197,9 +213,6 @@ static const char *options_canonical_key(const char *key)
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
-    "table.exec.async-lookup.buffer-capacity",
-    "table.exec.async-lookup.timeout",
-    "table.exec.async-lookup.output-mode",
     "table.exec.sink.upsert-materialize",
 };
 
@@ -346,6 +359,23 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
                               "Invalid value '%s' for option '%s': expected at least 10 ms", value,
                               spec->key);
     }
+    if (spec == &OPTION_SPECS[OPTION_ASYNC_LOOKUP_BUFFER_CAPACITY]) {
+        long long capacity = strtoll(value, NULL, 10);
+        if (capacity < 1 || capacity > LOOKUP_MAX_CAPACITY)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected 1 to %d (the number "
+                              "of concurrent async operations must be greater than 0)",
+                              value, spec->key, LOOKUP_MAX_CAPACITY);
+    }
+    if (spec == &OPTION_SPECS[OPTION_ASYNC_LOOKUP_TIMEOUT]) {
+        int64_t millis = 0;
+        duration_parse_millis(value, &millis);
+        if (millis < 1)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected a positive duration "
+                              "(joinery has no async lookup without a timeout)",
+                              value, spec->key);
+    }
     if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
@@ -482,6 +512,13 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         config->agg_phase = PLAN_AGG_PHASE_ONE_PHASE;
     else if (phase && strcasecmp(phase, "TWO_PHASE") == 0)
         config->agg_phase = PLAN_AGG_PHASE_TWO_PHASE;
+    config->async_lookup_capacity = options_integer(options, OPTION_ASYNC_LOOKUP_BUFFER_CAPACITY);
+    config->async_lookup_timeout_millis =
+        options_duration_millis(options, OPTION_ASYNC_LOOKUP_TIMEOUT);
+    const char *output_mode = options_get(
+        options, options_spec_of(OPTION_ASYNC_LOOKUP_OUTPUT_MODE, OPTION_KIND_ENUM)->key);
+    config->async_lookup_allow_unordered =
+        output_mode && strcasecmp(output_mode, "ALLOW_UNORDERED") == 0;
 }
 
 const char *options_note(const char *key, const char *value)

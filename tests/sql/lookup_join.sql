@@ -40,6 +40,30 @@ EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true', 'output-mode'='allow_unor
 EXPLAIN SELECT * FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id AND D.age = 10 AND D.name = 'AAA' WHERE T.c > 1000;
 -- seed 001's cache keys inside the hint (mapped onto the table's cache options; PLAN_ADVICE shows them)
 EXPLAIN PLAN_ADVICE SELECT /*+ LOOKUP('table' = 'AsyncLookupTable', 'async' = 'true', 'cache' = 'LRU', 'cache-size' = '10000', 'cache-ttl' = '60s') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+-- table.exec.async-lookup.* are the defaults of an async lookup join; the hint's 'capacity',
+-- 'timeout' and 'output-mode' override them key by key (Flink's getMergedAsyncOptions)
+SET 'table.exec.async-lookup.buffer-capacity' = '50';
+SET 'table.exec.async-lookup.timeout' = '20 s';
+SET 'table.exec.async-lookup.output-mode' = 'allow_unordered';
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true', 'capacity'='300', 'output-mode'='ordered') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true', 'timeout'='600s') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+-- ALLOW_UNORDERED from the session over an updating input is ORDERED too
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true') */ T.a, D.name FROM (SELECT MAX(a) AS a, PROCTIME() AS proctime FROM MyTable GROUP BY b) AS T LEFT JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+-- a synchronous lookup join has no async settings to take
+EXPLAIN SELECT T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+-- bad values are rejected and leave the set ones
+SET 'table.exec.async-lookup.buffer-capacity' = '0';
+SET 'table.exec.async-lookup.buffer-capacity' = 'many';
+SET 'table.exec.async-lookup.timeout' = '0 s';
+SET 'table.exec.async-lookup.timeout' = 'soon';
+SET 'table.exec.async-lookup.output-mode' = 'UNORDERED';
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
+-- RESET: Flink's defaults again
+RESET 'table.exec.async-lookup.buffer-capacity';
+RESET 'table.exec.async-lookup.timeout';
+RESET 'table.exec.async-lookup.output-mode';
+EXPLAIN SELECT /*+ LOOKUP('table'='D', 'async'='true') */ T.a, D.name FROM MyTable AS T JOIN AsyncLookupTable FOR SYSTEM_TIME AS OF T.proctime AS D ON T.a = D.id;
 
 -- mistakes
 SELECT o.id FROM orders o JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.id > d.k;
