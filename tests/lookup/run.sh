@@ -136,13 +136,18 @@ cache_case "FULL, reloaded after its interval" \
   ", 'lookup.cache' = 'FULL', 'lookup.full-cache.periodic-reload.interval' = '1 s'" "v1 v2" 2
 
 # a slow store: a view that sleeps 2 s per row; async with 'timeout' = '300 ms' fails the job
-# (Flink's default on a timeout), sync has no timeout and waits
+# (Flink's default on a timeout), also when the timeout is the session's
+# table.exec.async-lookup.timeout under a hint without one; sync has no timeout and waits
 psql_run -c "DROP VIEW IF EXISTS slow_dim; DROP TABLE IF EXISTS cdim; CREATE TABLE cdim (k int PRIMARY KEY, v text);
   INSERT INTO cdim VALUES (1, 'a'); CREATE VIEW slow_dim AS SELECT k, v FROM cdim WHERE pg_sleep(2) IS NOT NULL;" >/dev/null
 printf '1,1\n' >"$WORK/slow.csv"
-for mode in async sync; do
-  hint=""; [ $mode = async ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true', 'timeout' = '300 ms') */"
+for mode in async session sync; do
+  hint="" set_timeout=""
+  [ $mode = async ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true', 'timeout' = '300 ms') */"
+  [ $mode = session ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true') */" &&
+    set_timeout="SET 'table.exec.async-lookup.timeout' = '300 ms';"
   cat >"$WORK/slow.sql" <<SQL
+$set_timeout
 CREATE TABLE probe (seq INT, k INT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = '$WORK/slow.csv', 'format' = 'csv');
 CREATE TABLE slow_dim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
@@ -150,11 +155,11 @@ CREATE TABLE slow_dim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JO
 SELECT $hint p.seq, d.v FROM probe p JOIN slow_dim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
 SQL
   run_joinery "$WORK/slow.sql" >"$WORK/slow.out"
-  if [ $mode = async ]; then
+  if [ $mode != sync ]; then
     if grep -q "LookupJoin(table=\[default_catalog.default_database.slow_dim\]): Async function call has timed out." "$WORK/slow.out"; then
-      pass "timeout: a 2 s lookup past 'timeout' = '300 ms' fails the job (Flink's default)"
+      pass "timeout ($mode): a 2 s lookup past a timeout of 300 ms fails the job (Flink's default)"
     else
-      DETAIL="$WORK/slow.out" fail "timeout: async"
+      DETAIL="$WORK/slow.out" fail "timeout: $mode"
     fi
   elif grep -q "Received a total of 1 row" "$WORK/slow.out"; then
     pass "timeout: a sync lookup has none and waits for the slow store"
