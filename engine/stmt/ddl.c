@@ -80,7 +80,11 @@ static int ddl_copy_primary_key(StatementContext *context, const AstCreateTable 
             inline_name = definition->name;
         }
     }
-    if (inline_count > 1 || (inline_count && create->primary_key.count))
+    /* the parser lists a column-level key in create->primary_key too (and refuses a second
+       key there): only a key it did not list is a duplicate */
+    bool listed = inline_count == 1 && create->primary_key.count == 1 &&
+                  strcmp(create->primary_key.items[0], inline_name) == 0;
+    if (inline_count > 1 || (inline_count && create->primary_key.count && !listed))
         return diag_error_at(diag, JOINERY_ERROR_VALIDATE, create->primary_key_position.line,
                              create->primary_key_position.column,
                              "Duplicate primary key definition");

@@ -38,6 +38,15 @@ CREATE TABLE events (
   'number-of-rows' = '5'
 );
 
+-- a column-level primary key, as Flink's MultiJoin tests declare keys; a
+-- second key (column-level and table-level) is refused
+CREATE TABLE keyed_users (user_id STRING PRIMARY KEY NOT ENFORCED, name STRING)
+WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+DESCRIBE keyed_users;
+DROP TABLE keyed_users;
+CREATE TABLE twice_keyed (a INT PRIMARY KEY NOT ENFORCED, b INT, PRIMARY KEY (b) NOT ENFORCED)
+WITH ('connector' = 'datagen');
+
 -- IF NOT EXISTS on an existing table: nothing happens.
 CREATE TABLE IF NOT EXISTS events (x INT) WITH ('connector' = 'datagen');
 
