@@ -216,6 +216,38 @@ static const char *const UNSUPPORTED_KEYS[] = {
     "table.exec.sink.upsert-materialize",
 };
 
+/* Keys a Flink cluster reads (its processes, memory, restarts, RocksDB tuning) that change
+   nothing about a job in joinery's one process: SET keeps them (SET; lists them, RESET
+   forgets them) with an [INFO] note, so a Flink script runs past its set-up lines. */
+static const char *const CLUSTER_KEYS[] = {
+    "taskmanager.numberOfTaskSlots",
+    "execution.checkpointing.unaligned",
+    "execution.checkpointing.unaligned.enabled",
+    "execution.checkpointing.min-pause",
+    "execution.checkpointing.tolerable-failed-checkpoints",
+    "execution.checkpointing.incremental",
+    "state.backend.incremental",
+    "pipeline.operator-chaining",
+    "pipeline.operator-chaining.enabled",
+    "restart-strategy",
+};
+static const char *const CLUSTER_KEY_PREFIXES[] = {
+    "taskmanager.memory.", "jobmanager.memory.", "state.backend.rocksdb.",
+    "restart-strategy.",   "metrics.",           "rest.",
+    "high-availability",   "kubernetes.",        "yarn.",
+};
+
+static bool options_is_cluster_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof CLUSTER_KEYS / sizeof CLUSTER_KEYS[0]; i++)
+        if (strcmp(CLUSTER_KEYS[i], key) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof CLUSTER_KEY_PREFIXES / sizeof CLUSTER_KEY_PREFIXES[0]; i++)
+        if (strncmp(CLUSTER_KEY_PREFIXES[i], key, strlen(CLUSTER_KEY_PREFIXES[i])) == 0)
+            return true;
+    return false;
+}
+
 const OptionSpec *options_specs(size_t *count)
 {
     *count = sizeof OPTION_SPECS / sizeof OPTION_SPECS[0];
@@ -334,9 +366,9 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
 {
     key = options_canonical_key(key);
     const OptionSpec *spec = options_find_spec(key);
-    if (!spec)
+    if (!spec && !options_is_cluster_key(key))
         return options_unknown_key(key, diag);
-    int status = options_check_value(spec, value, diag);
+    int status = spec ? options_check_value(spec, value, diag) : JOINERY_OK;
     if (status != JOINERY_OK)
         return status;
     if (spec == &OPTION_SPECS[OPTION_DISPLAY_MAX_COLUMN_WIDTH]) {
@@ -421,7 +453,7 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
 int options_reset(SessionOptions *options, const char *key, Diag *diag)
 {
     key = options_canonical_key(key);
-    if (!options_find_spec(key))
+    if (!options_find_spec(key) && !options_is_cluster_key(key))
         return options_unknown_key(key, diag);
     for (size_t i = 0; i < options->count; i++) {
         if (strcmp(options->keys[i], key) == 0) {
@@ -434,6 +466,21 @@ int options_reset(SessionOptions *options, const char *key, Diag *diag)
         }
     }
     return JOINERY_OK;
+}
+
+size_t options_cluster_settings(const SessionOptions *options, const char **keys,
+                                const char **values)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < options->count; i++)
+        if (!options_find_spec(options->keys[i])) {
+            if (keys)
+                keys[count] = options->keys[i];
+            if (values)
+                values[count] = options->values[i];
+            count++;
+        }
+    return count;
 }
 
 const char *options_get(const SessionOptions *options, const char *key)
@@ -532,6 +579,9 @@ const char *options_note(const char *key, const char *value)
         state_backend_parse(value, &kind, &substituted) && substituted)
         return "joinery has no RocksDB: state.backend.type 'rocksdb' runs on its LMDB backend "
                "(on disk, larger than memory, as RocksDB is for Flink).";
+    if (!options_find_spec(options_canonical_key(key)) && options_is_cluster_key(key))
+        return "This is a Flink cluster setting: joinery runs the job in this one process, so "
+               "it keeps the value (SET; lists it) and it changes nothing here.";
     return NULL;
 }
 

@@ -66,6 +66,11 @@ int options_reset(SessionOptions *options, const char *key, Diag *diag);
 void options_reset_all(SessionOptions *options);
 /* The set value, else the default, else NULL (also for an unknown key). */
 const char *options_get(const SessionOptions *options, const char *key);
+/* The Flink cluster settings SET kept (keys no option of joinery's table reads), in the
+   session's order: fills keys[i] / values[i] (borrowed; either array may be NULL) and
+   returns their count. */
+size_t options_cluster_settings(const SessionOptions *options, const char **keys,
+                                const char **values);
 /* Every option the planner reads, set value or default (built once per statement). */
 void planner_config_from_options(const SessionOptions *options, PlannerConfig *config);
 /* How the session submits and manages jobs (engine/stmt/jobs.c); strings borrowed from

@@ -425,15 +425,28 @@ int show_options(StatementContext *context)
 {
     size_t spec_count;
     const OptionSpec *specs = options_specs(&spec_count);
-    const char **cells = arena_calloc(context->arena, spec_count * 2 + 1, sizeof(char *));
+    const SessionOptions *options = &context->session->options;
+    size_t cluster_count = options_cluster_settings(options, NULL, NULL);
+    const char **cells =
+        arena_calloc(context->arena, (spec_count + cluster_count) * 2 + 1, sizeof(char *));
+    const char **cluster_keys = arena_calloc(context->arena, cluster_count + 1, sizeof(char *));
+    const char **cluster_values = arena_calloc(context->arena, cluster_count + 1, sizeof(char *));
+    if (!cells || !cluster_keys || !cluster_values)
+        return diag_error(context->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     size_t rows = 0;
     for (size_t i = 0; i < spec_count; i++) {
-        const char *value = options_get(&context->session->options, specs[i].key);
+        const char *value = options_get(options, specs[i].key);
         if (!value)
             continue;
         cells[rows * 2] = specs[i].key;
         cells[rows * 2 + 1] = value;
         rows++;
+    }
+    /* then the cluster settings SET kept (options.c's CLUSTER_KEYS), as they were set */
+    options_cluster_settings(options, cluster_keys, cluster_values);
+    for (size_t i = 0; i < cluster_count; i++, rows++) {
+        cells[rows * 2] = cluster_keys[i];
+        cells[rows * 2 + 1] = cluster_values[i];
     }
     const char *columns[] = {"key", "value"};
     return statement_emit_table(context, columns, 2, cells, rows);
