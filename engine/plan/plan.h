@@ -464,7 +464,8 @@ struct PlanNode {
             int64_t rank_start;
             int64_t rank_end;
             /* physical */
-            bool keep_last;              /* DEDUPLICATE: ORDER BY ... DESC */
+            bool keep_last; /* DEDUPLICATE: ORDER BY ... DESC */
+            bool proctime;  /* DEDUPLICATE: ORDER BY a processing-time attribute (arrival order) */
             bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
             /* RANK: chosen by derive from the input's changelog mode, unique keys and
                monotonicity, as Flink's RankProcessStrategy; UPDATE_FAST with the unique

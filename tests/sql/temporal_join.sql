@@ -220,6 +220,3 @@ ON o.currency = r.currency;
 SET 'table.exec.source.idle-timeout' = '1 min';
 EXPLAIN PLAN_ADVICE SELECT o.order_id, r.rate FROM itcase_orders AS o JOIN rates_upsert FOR SYSTEM_TIME AS OF o.order_time AS r
 ON o.currency = r.currency;
-
--- deduplication on processing time is not supported yet
-SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY proc_time) AS rn FROM orders_proctime) WHERE rn = 1;

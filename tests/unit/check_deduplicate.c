@@ -4,7 +4,11 @@
  * tests assert: keep the last row per key (a row of the same time replaces,
  * an older one is dropped) or the first (only an older row replaces), with
  * and without update-before rows, NULL times skipped, a non-insert input
- * refused, state per key, snapshot and restore.
+ * refused, state per key, snapshot and restore. On processing time (Flink's
+ * ProcTimeDeduplicateKeepFirstRow/KeepLastRowFunction tests): arrival order
+ * whatever the time field holds, keep first inserts once per key, keep last
+ * replaces on every row, and a key's state expires with the TTL (fake
+ * clock), on both backends.
  *
  * Rows R(k STRING, v BIGINT, t BIGINT); the key is k, the time t.
  */
@@ -138,6 +142,77 @@ START_TEST(test_snapshot_restore)
 }
 END_TEST
 
+static void use_backend(int index)
+{
+    setenv("JOINERY_STATE_BACKEND", index ? "lmdb" : "hashmap", 1);
+}
+
+START_TEST(test_proctime_keep_first_row)
+{
+    use_backend(_i);
+    Harness h;
+    DeduplicateSpec spec = make_spec(false, true);
+    spec.processing_time = true;
+    spec.ttl_millis = 1000;
+    fake_now = 0;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,5");    /* an earlier time does not matter: arrival order */
+    row(&h, "+I b,3,NULL"); /* nor does a NULL time */
+    row(&h, "+I a,4,1");
+    EXPECT(&h, "+I(a,1,10) +I(b,3,NULL)");
+    fake_now = 600;
+    row(&h, "+I a,5,1"); /* dropped, and the state is not written: its TTL runs from 0 */
+    EXPECT(&h, "");
+    fake_now = 1000; /* a's first row expired: the next row is a first row again */
+    row(&h, "+I a,6,1");
+    EXPECT(&h, "+I(a,6,1)");
+    h.op->vtable->report_state(h.op);
+    ck_assert_uint_eq(h.op->metrics.state_keys, 2);
+    harness_close(&h);
+    fake_now = 0;
+}
+END_TEST
+
+START_TEST(test_proctime_keep_last_row)
+{
+    use_backend(_i);
+    Harness h;
+    DeduplicateSpec spec = make_spec(true, true);
+    spec.processing_time = true;
+    spec.ttl_millis = 1000;
+    fake_now = 0;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,5"); /* older by time, newer by arrival: it replaces */
+    row(&h, "+I b,3,NULL");
+    row(&h, "+I b,4,NULL");
+    EXPECT(&h, "+I(a,1,10) -U(a,1,10) +U(a,2,5) +I(b,3,NULL) -U(b,3,NULL) +U(b,4,NULL)");
+    fake_now = 900;
+    row(&h, "+I a,5,0"); /* a write refreshes a's TTL */
+    EXPECT(&h, "-U(a,2,5) +U(a,5,0)");
+    fake_now = 1500; /* b expired (written at 0), a not (written at 900) */
+    row(&h, "+I b,6,0");
+    row(&h, "+I a,7,0");
+    EXPECT(&h, "+I(b,6,0) -U(a,5,0) +U(a,7,0)");
+    harness_close(&h);
+    fake_now = 0;
+}
+END_TEST
+
+START_TEST(test_proctime_keep_last_row_without_update_before)
+{
+    Harness h;
+    DeduplicateSpec spec = make_spec(true, false);
+    spec.processing_time = true;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,5");
+    EXPECT(&h, "+I(a,1,10) +U(a,2,5)");
+    harness_close(&h);
+}
+END_TEST
+
 static Suite *deduplicate_suite(void)
 {
     Suite *suite = suite_create("deduplicate");
@@ -147,6 +222,9 @@ static Suite *deduplicate_suite(void)
     tcase_add_test(core, test_keep_first_row);
     tcase_add_test(core, test_null_time_and_updating_input);
     tcase_add_test(core, test_snapshot_restore);
+    tcase_add_loop_test(core, test_proctime_keep_first_row, 0, 2);
+    tcase_add_loop_test(core, test_proctime_keep_last_row, 0, 2);
+    tcase_add_test(core, test_proctime_keep_last_row_without_update_before);
     suite_add_tcase(suite, core);
     return suite;
 }

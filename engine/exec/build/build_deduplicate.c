@@ -14,6 +14,7 @@ Operator *build_deduplicate(BuildContext *context, const PlanNode *node)
     spec->key_fields = node->rank.partition;
     spec->key_count = node->rank.partition_count;
     spec->time_field = node->rank.order_field;
+    spec->processing_time = node->rank.proctime;
     spec->keep_last = node->rank.keep_last;
     spec->generate_update_before = node->rank.generate_update_before;
     spec->ttl_millis = node->state_ttl_millis;

@@ -1,6 +1,7 @@
 /*
  * op_deduplicate.c - the row kept per key in ValueState (see the header);
- * a row replaces it or is dropped, and a replacement is emitted at once.
+ * a row replaces it or is dropped, and a replacement is emitted at once
+ * (on event time by the time field, on processing time by arrival).
  */
 #include "engine/exec/ops/op_deduplicate.h"
 
@@ -18,6 +19,17 @@ typedef struct DeduplicateOperator {
     KeyExtractor key;
 } DeduplicateOperator;
 
+/* Whether `row` replaces `kept`, the row kept for its key: on processing time a later row is
+   newer (keep last replaces, keep first never does); on event time by the time field. */
+static bool replaces_kept(const DeduplicateSpec *spec, const Row *kept, const Row *row)
+{
+    if (spec->processing_time)
+        return spec->keep_last;
+    int64_t kept_time = row_get_int64(kept, spec->time_field);
+    int64_t time = row_get_int64(row, spec->time_field);
+    return spec->keep_last ? kept_time <= time : time < kept_time;
+}
+
 static int deduplicate_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
@@ -30,11 +42,10 @@ static int deduplicate_process(Operator *self, uint32_t input, const RowBatch *b
             return operator_fail(self, JOINERY_ERROR_RUNTIME,
                                  "Deduplicate received a %s row: its input must be append-only",
                                  row_kind_name(row_kind(row)));
-        if (row_is_null(row, spec->time_field)) {
+        if (!spec->processing_time && row_is_null(row, spec->time_field)) {
             self->metrics.skipped_rows++;
             continue;
         }
-        int64_t time = row_get_int64(row, spec->time_field);
         const Row *key = key_extractor_build(&dedup->key, row, NULL);
         if (!key)
             return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -43,12 +54,8 @@ static int deduplicate_process(Operator *self, uint32_t input, const RowBatch *b
         if (!entry && state_store_failed(dedup->state->store))
             return operator_fail_state(self, "deduplicate state");
         const Row *previous = entry ? entry->value : NULL;
-        if (previous) {
-            int64_t kept = row_get_int64(previous, spec->time_field);
-            bool replaces = spec->keep_last ? kept <= time : time < kept;
-            if (!replaces)
-                continue;
-        }
+        if (previous && !replaces_kept(spec, previous, row))
+            continue;
         int status = JOINERY_OK;
         if (!previous) {
             status = operator_emit(self, row, ROW_KIND_INSERT);

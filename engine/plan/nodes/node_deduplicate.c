@@ -10,13 +10,15 @@
  * taken in as its range [rank_start, rank_end], as Flink's Rank takes its
  * range; the others stay in a filter above.
  *
- * Physical: ROW_NUMBER ranked 1..1 on a rowtime attribute alone (over an
+ * Physical: ROW_NUMBER ranked 1..1 on a time attribute alone (over an
  * append-only input) is Flink's Deduplicate (keep=[LastRow] for DESC,
  * [FirstRow] for ASC, over Exchange(hash[partition])); a Calc above gives
  * the SELECT items with rn as the constant 1. The physical plan section
  * prints it as Flink's Rank (strategy=[AppendFastStrategy], ...), the
- * execution plan as Deduplicate. Processing-time deduplication is rejected
- * as not supported yet; everything else is a Rank (nodes/node_rank.c). No
+ * execution plan as Deduplicate (order=[ROWTIME]). On a processing-time
+ * attribute it is the same node with order=[PROCTIME] (arrival order); its
+ * keep-first form only inserts. Everything else is a Rank
+ * (nodes/node_rank.c). No
  * upper bound on the rank is Flink's "Rank end is not specified" error; no
  * filter at all an OVER aggregate (not supported yet).
  */
@@ -314,9 +316,6 @@ static int convert_row_number(PlannerContext *context, PlanNode *node, PlanNode 
                        attribute != TIME_ATTRIBUTE_NONE;
     if (!deduplicate)
         return plan_convert_rank(context, node, input, result);
-    if (attribute == TIME_ATTRIBUTE_PROCTIME)
-        return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                          "Deduplication on processing time is not supported yet");
     PlanNode *exchange =
         plan_make_exchange(context, input, node->rank.partition, node->rank.partition_count);
     PlanNode *dedup =
@@ -329,6 +328,7 @@ static int convert_row_number(PlannerContext *context, PlanNode *node, PlanNode 
     dedup->rank.projects = NULL;
     dedup->rank.project_count = 0;
     dedup->rank.keep_last = node->rank.descending;
+    dedup->rank.proctime = attribute == TIME_ATTRIBUTE_PROCTIME;
     dedup->rank.generate_update_before = true;
     /* the SELECT items, the row number being 1 */
     Expr **projects = arena_calloc(arena, node->rank.project_count + 1, sizeof(Expr *));
@@ -363,7 +363,7 @@ static void explain_deduplicate(ExplainContext *context, const PlanNode *node)
         strbuf_append_cstr(out, "strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], "
                                 "rankRange=[rankStart=1, rankEnd=1], partitionBy=[");
         explain_key_list(context, node);
-        strbuf_printf(out, "], orderBy=[ROWTIME %s %s], select=[",
+        strbuf_printf(out, "], orderBy=[%s%s %s], select=[", node->rank.proctime ? "" : "ROWTIME ",
                       node->fields[node->rank.order_field].name,
                       node->rank.keep_last ? "DESC" : "ASC");
         explain_field_list(context, node);
@@ -371,7 +371,7 @@ static void explain_deduplicate(ExplainContext *context, const PlanNode *node)
     } else {
         strbuf_printf(out, "keep=[%s], key=[", node->rank.keep_last ? "LastRow" : "FirstRow");
         explain_key_list(context, node);
-        strbuf_append_cstr(out, "], order=[ROWTIME]");
+        strbuf_printf(out, "], order=[%s]", node->rank.proctime ? "PROCTIME" : "ROWTIME");
     }
     explain_ttl(context, node->state_ttl_millis, node->state_ttl_millis);
 }
@@ -383,8 +383,11 @@ static int derive_deduplicate(PlannerContext *context, PlanNode *node)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "Deduplication (ROW_NUMBER() OVER ... = 1) of an updating input is not "
                           "supported yet");
-    node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_AFTER;
-    if (node->rank.generate_update_before)
+    /* the first row by arrival is final: keep-first on processing time only inserts */
+    node->changelog_mode = CHANGELOG_INSERT;
+    if (node->rank.keep_last || !node->rank.proctime)
+        node->changelog_mode |= CHANGELOG_UPDATE_AFTER;
+    if (node->changelog_mode & CHANGELOG_UPDATE_AFTER && node->rank.generate_update_before)
         node->changelog_mode |= CHANGELOG_UPDATE_BEFORE;
     node->row_count = cost_node_rows(input);
     if (node->rank.partition_count)
