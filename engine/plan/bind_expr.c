@@ -243,15 +243,10 @@ static int bind_column(Binder *binder, const Scope *scope, const AstExpr *ast, E
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position, "Table '%s' not found",
                           qualifier);
     }
-    if (!qualifier && strcasecmp(name, "PI") == 0) {
-        /* as Calcite: an unqualified name that is no column may be the niladic PI */
-        Diag local;
-        diag_clear(&local);
-        *result = function_resolve(binder->arena, "PI", FUNCTION_PI, NULL, 0, &local);
-        if (*result)
-            return JOINERY_OK;
-        return bind_no_memory(binder); /* PI() cannot fail otherwise */
-    }
+    /* as Calcite: an unqualified name that is no column may be the niladic PI (through
+       bind_call: a Diag here would sit in every expression's stack frame once inlined) */
+    if (!qualifier && strcasecmp(name, "PI") == 0)
+        return bind_call(binder, ast->position, "PI", FUNCTION_PI, NULL, 0, result);
     const char **names = arena_calloc(binder->arena, scope->count + 1, sizeof(char *));
     uint32_t count = 0;
     for (uint32_t i = 0; i < scope->count; i++)
