@@ -164,6 +164,17 @@ static void main_report_job(void *context, const char *line)
  */
 static void main_end_jobs(Cli *cli)
 {
+    /* a BEGIN STATEMENT SET the input never ended: its INSERTs did not run (a script fails) */
+    size_t unsubmitted = 0;
+    if (joinery_session_statement_set_open(cli->session, &unsubmitted)) {
+        fflush(stdout);
+        fprintf(stderr,
+                "[ERROR] The statement set begun with BEGIN STATEMENT SET was never ended with "
+                "END; its %zu INSERT statement%s %s not submitted.\n",
+                unsubmitted, unsubmitted == 1 ? "" : "s", unsubmitted == 1 ? "was" : "were");
+        if (!cli->interactive)
+            cli->failed = true;
+    }
     size_t running = joinery_session_running_jobs(cli->session);
     if (cli->interactive || cli->no_wait || cli->interrupted) {
         if (running > 0) {

@@ -117,6 +117,12 @@ void joinery_session_cancel(JoinerySession *session);
  * cancel_jobs cancels every running one and waits for it;
  * joinery_session_close does that too.
  */
+/*
+ * True while a BEGIN STATEMENT SET has had no END: the INSERTs it collected
+ * (their count in *statements, when not NULL) run only at END, so a caller
+ * whose input ends there says they were not submitted.
+ */
+bool joinery_session_statement_set_open(const JoinerySession *session, size_t *statements);
 size_t joinery_session_running_jobs(JoinerySession *session);
 void joinery_session_wait_jobs(JoinerySession *session,
                                void (*report)(void *context, const char *line), void *context);

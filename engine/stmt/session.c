@@ -336,6 +336,13 @@ int joinery_session_execute(JoinerySession *session, const char *text, size_t le
     return status;
 }
 
+bool joinery_session_statement_set_open(const JoinerySession *session, size_t *statements)
+{
+    if (statements)
+        *statements = session->statement_set.active ? session->statement_set.count : 0;
+    return session->statement_set.active;
+}
+
 size_t joinery_session_running_jobs(JoinerySession *session)
 {
     return jobs_running(&session->jobs);

@@ -171,6 +171,17 @@ if [ $rc -eq 0 ] && out_has "[INFO] Job finished: 6 rows written to h1, 6 rows w
   pass "a statement set reads its shared source once"
 else fail "a statement set reads its shared source once"; fi
 
+# input that ends inside BEGIN STATEMENT SET: its INSERTs did not run, said on stderr, exit 1
+run_input "CREATE TABLE h1 (id INT) WITH ('connector' = 'blackhole');
+BEGIN STATEMENT SET;
+INSERT INTO h1 VALUES (1);
+INSERT INTO h1 VALUES (2);"
+if [ $rc -eq 1 ] && out_has "[INFO] Add SQL update statement to the statement set." &&
+   ! out_has "Job finished" &&
+   err_has "[ERROR] The statement set begun with BEGIN STATEMENT SET was never ended with END; its 2 INSERT statements were not submitted."; then
+  pass "input that ends inside a statement set says its INSERTs were not submitted, exit 1"
+else fail "input that ends inside a statement set says its INSERTs were not submitted, exit 1"; fi
+
 # wait_for TEXT FILE: polls (bounded, about LIMIT seconds) until FILE contains TEXT
 wait_for() {
   local tries=$((LIMIT * 20))
