@@ -91,37 +91,33 @@ share_of() { echo $(($1 * share / 100)); }
 # queries and 480 Top-N queries against SQLite at
 # parallelism 1 and 2. SHARE (percent, default 100) scales every count: the
 # LMDB pass runs a third of them (the same first cases, on the other backend).
+# diff_tool GROUP SECONDS TOOL ARGS...: tools/TOOL with ARGS at $parallelism under a time limit,
+# its last lines shown, recorded as ${label}GROUP-p$parallelism
+diff_tool() {
+  local group=$1 seconds=$2 tool=$3
+  shift 3
+  timeout "$seconds" "$build/tools/$tool" "$@" --parallelism "$parallelism" 2>&1 | tail -n 25
+  record "${label}$group-p$parallelism" "${PIPESTATUS[0]}"
+}
+
 differential() {
+  label=$1
   share=${2:-100}
   for parallelism in 1 2; do
-    timeout 600 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" 2>&1 | tail -n 25
-    record "${1}diff_join-p$parallelism" "${PIPESTATUS[0]}"
+    diff_tool diff_join 600 diff_join --queries "$(share_of 600)"
     # the same with mini-batch on (batches of 3 rows: the mini-batch aggregate and join;
     # half the rounds two-phase, LocalGroupAggregate / GlobalGroupAggregate)
-    timeout 600 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" \
-      --mini-batch 3 2>&1 | tail -n 25
-    record "${1}diff_join-mini-batch-p$parallelism" "${PIPESTATUS[0]}"
+    diff_tool diff_join-mini-batch 600 diff_join --queries "$(share_of 600)" --mini-batch 3
     # COUNT(DISTINCT) split over 4 buckets (table.optimizer.distinct-agg.split.enabled)
-    timeout 300 "$build/tools/diff_join" --queries "$(share_of 600)" --parallelism "$parallelism" \
-      --distinct-split 4 2>&1 | tail -n 25
-    record "${1}diff_join-distinct-split-p$parallelism" "${PIPESTATUS[0]}"
+    diff_tool diff_join-distinct-split 300 diff_join --queries "$(share_of 600)" --distinct-split 4
     # batch runtime mode: the queries ordered by every column and limited, compared in order
-    timeout 600 "$build/tools/diff_join" --queries "$(share_of 300)" --parallelism "$parallelism" \
-      --batch 2>&1 | tail -n 25
-    record "${1}diff_join-batch-p$parallelism" "${PIPESTATUS[0]}"
-    timeout 300 "$build/tools/diff_interval" --cases "$(share_of 600)" --late 6 --parallelism "$parallelism" 2>&1 |
-      tail -n 25
-    record "${1}diff_interval-p$parallelism" "${PIPESTATUS[0]}"
-    timeout 600 "$build/tools/diff_window" --cases "$(share_of 40)" --parallelism "$parallelism" 2>&1 | tail -n 25
-    record "${1}diff_window-p$parallelism" "${PIPESTATUS[0]}"
+    diff_tool diff_join-batch 600 diff_join --queries "$(share_of 300)" --batch
+    diff_tool diff_interval 300 diff_interval --cases "$(share_of 600)" --late 6
+    diff_tool diff_window 600 diff_window --cases "$(share_of 40)"
     # window aggregates only: COUNT / SUM / MIN / MAX / AVG and COUNT / SUM (DISTINCT)
-    timeout 120 "$build/tools/diff_window" --cases "$(share_of 40)" --aggregates \
-      --parallelism "$parallelism" 2>&1 | tail -n 25
-    record "${1}diff_window-aggregates-p$parallelism" "${PIPESTATUS[0]}"
-    timeout 600 "$build/tools/diff_temporal" --rounds "$(share_of 1000)" --parallelism "$parallelism" 2>&1 | tail -n 25
-    record "${1}diff_temporal-p$parallelism" "${PIPESTATUS[0]}"
-    timeout 600 "$build/tools/diff_rank" --rounds "$(share_of 60)" --parallelism "$parallelism" 2>&1 | tail -n 25
-    record "${1}diff_rank-p$parallelism" "${PIPESTATUS[0]}"
+    diff_tool diff_window-aggregates 120 diff_window --cases "$(share_of 40)" --aggregates
+    diff_tool diff_temporal 600 diff_temporal --rounds "$(share_of 1000)"
+    diff_tool diff_rank 600 diff_rank --rounds "$(share_of 60)"
   done
 }
 

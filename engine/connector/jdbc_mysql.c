@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/base/binary.h"
 #include "engine/base/value.h"
 
 MYSQL *jdbc_mysql_connect(const CatalogTable *table, bool non_blocking, Diag *diag)
@@ -278,15 +279,9 @@ static int append_literal(MYSQL *mysql, DataType type, Value value, StrBuf *out,
         return append_string_literal(mysql, out, value.s.ptr, value.s.len);
     case TYPE_BINARY:
     case TYPE_VARBINARY: {
-        static const char HEX[] = "0123456789abcdef";
-        if (strbuf_append_cstr(out, "X'") != 0)
+        if (strbuf_append_cstr(out, "X'") != 0 ||
+            binary_append_hex((const uint8_t *)value.s.ptr, value.s.len, out) != 0)
             return -1;
-        for (uint32_t i = 0; i < value.s.len; i++) {
-            unsigned char byte = (unsigned char)value.s.ptr[i];
-            if (strbuf_append_char(out, HEX[byte >> 4]) != 0 ||
-                strbuf_append_char(out, HEX[byte & 15]) != 0)
-                return -1;
-        }
         return strbuf_append_char(out, '\'');
     }
     case TYPE_FLOAT:

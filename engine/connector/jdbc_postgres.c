@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/base/binary.h"
 #include "engine/base/value.h"
 
 /* The first line of libpq's message, without "FATAL:  " / "ERROR:  ". */
@@ -256,15 +257,9 @@ int jdbc_postgres_value_to_text(DataType type, Value value, StrBuf *out)
         return strbuf_append_cstr(out, value.i ? "true" : "false");
     case TYPE_BINARY:
     case TYPE_VARBINARY: {
-        static const char HEX[] = "0123456789abcdef";
-        if (strbuf_append_cstr(out, "\\x") != 0)
+        if (strbuf_append_cstr(out, "\\x") != 0 ||
+            binary_append_hex((const uint8_t *)value.s.ptr, value.s.len, out) != 0)
             return -1;
-        for (uint32_t i = 0; i < value.s.len; i++) {
-            unsigned char byte = (unsigned char)value.s.ptr[i];
-            if (strbuf_append_char(out, HEX[byte >> 4]) != 0 ||
-                strbuf_append_char(out, HEX[byte & 15]) != 0)
-                return -1;
-        }
         return 0;
     }
     case TYPE_CHAR:
