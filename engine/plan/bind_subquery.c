@@ -10,13 +10,16 @@
  *         LogicalFilter(condition=[>(f, 1)])  (the subquery's own conjuncts)
  *           r
  *   [NOT] EXISTS (SELECT ... FROM r WHERE r.e = t.b): the same without the item.
+ *   (a, b) [NOT] IN (SELECT d, e FROM r): one pair condition per value, ANDed
+ *   (=($a, $d), =($b, $e)); the subquery selects as many columns as the row has values.
  *
  * A semi / anti LogicalJoin's fields are its left input's (t's); its
  * condition reads t's fields, then the right input's. NOT IN keeps SQL's
  * NULL semantics as Flink writes them: the pair condition becomes
  * OR(IS NULL(a), IS NULL(d), =(a, d)) (the IS NULL parts only for nullable
  * sides), so a NULL on either side matches every row and drops the left row,
- * and an empty subquery keeps every row.
+ * and an empty subquery keeps every row. A row operand gets that condition per value,
+ * ANDed: a left row is dropped when some subquery row compares TRUE or UNKNOWN with it.
  *
  * Invariants: a correlated subquery is a plain SELECT ... FROM ... WHERE
  * (no GROUP BY, aggregates, DISTINCT, hints, WITH, ORDER BY or LIMIT) whose
@@ -30,6 +33,7 @@
  * AST's depth, and the NOT and AND walks here count their levels.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "engine/plan/bind_internal.h"
 #include "engine/sql/ast_depth.h"
@@ -206,14 +210,30 @@ static int bind_uncorrelated_exists(Binder *binder, const SubqueryPredicate *pre
                      : diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
 }
 
+/* An IN subquery selects as many columns as its operand has values (a row `(a, b)` two). */
+static int subquery_check_columns(Binder *binder, const AstQuery *query, uint32_t expected,
+                                  uint32_t selected)
+{
+    if (selected == expected)
+        return JOINERY_OK;
+    if (expected == 1)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                          "The subquery of IN must select exactly one column, not %u", selected);
+    return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
+                      "The subquery of IN must select exactly %u columns, as many as the row "
+                      "before IN has values, not %u",
+                      expected, selected);
+}
+
 /*
  * The right input of the semi / anti join for `predicate` and the join condition's
  * correlated conjuncts, remapped to the join's row (outer fields, then the right input's).
- * *item: the right input's field the IN operand is compared with (0), or -1 (EXISTS).
+ * The right input's first `item_count` fields are the items the IN operand's values are
+ * compared with (none for EXISTS).
  */
 static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicate,
-                               const Scope *outer, uint32_t left_count, PlanNode **right,
-                               BoundConjuncts *conditions)
+                               const Scope *outer, uint32_t left_count, uint32_t item_count,
+                               PlanNode **right, BoundConjuncts *conditions)
 {
     const AstQuery *query = predicate->query;
     bool exists = predicate->operand == NULL;
@@ -231,11 +251,7 @@ static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicat
         if (exists)
             return bind_uncorrelated_exists(binder, predicate, *right, left_count, right,
                                             conditions);
-        if ((*right)->field_count != 1)
-            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
-                              "The subquery of IN must select exactly one column, not %u",
-                              (*right)->field_count);
-        return JOINERY_OK;
+        return subquery_check_columns(binder, query, item_count, (*right)->field_count);
     }
     PlanNode *inner;
     Scope inner_scope;
@@ -258,10 +274,9 @@ static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicat
         binder->outer_scope = saved;
         if (status != JOINERY_OK)
             return status;
-        if (list.count != 1)
-            return bind_error(binder, JOINERY_ERROR_VALIDATE, query->position,
-                              "The subquery of IN must select exactly one column, not %u",
-                              list.count);
+        status = subquery_check_columns(binder, query, item_count, list.count);
+        if (status != JOINERY_OK)
+            return status;
     }
     /* the right input: the item, then each subquery field the correlated conjuncts read */
     uint32_t inner_count = inner_scope.count, outer_count = outer->count;
@@ -316,32 +331,47 @@ static int bind_subquery_join(Binder *binder, const SubqueryPredicate *predicate
                           SQL_DEPTH_MESSAGE, SQL_MAX_DEPTH);
     binder->depth++;
     PlanNode *left = *node;
-    /* the operand reads the enclosing query only */
-    Expr *operand = NULL;
+    /* the operand reads the enclosing query only; a row (a, b, ...) is compared value by value */
+    const AstExpr *operand_ast = predicate->operand;
+    bool row_operand = operand_ast && operand_ast->kind == AST_EXPR_FUNCTION &&
+                       strcasecmp(operand_ast->function.name, "ROW") == 0 &&
+                       operand_ast->function.args.count > 1;
+    uint32_t item_count = !operand_ast  ? 0
+                          : row_operand ? (uint32_t)operand_ast->function.args.count
+                                        : 1;
+    Expr **operands = arena_calloc(binder->arena, item_count + 1, sizeof(Expr *));
+    if (!operands) {
+        binder->depth--;
+        return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
     const Scope *saved = binder->outer_scope;
     binder->outer_scope = NULL;
-    int status =
-        predicate->operand ? bind_expr(binder, scope, predicate->operand, &operand) : JOINERY_OK;
+    int status = JOINERY_OK;
+    for (uint32_t i = 0; i < item_count && status == JOINERY_OK; i++)
+        status = bind_expr(binder, scope,
+                           row_operand ? operand_ast->function.args.items[i] : operand_ast,
+                           &operands[i]);
     binder->outer_scope = saved;
     PlanNode *right = NULL;
     BoundConjuncts correlated = {0};
     if (status == JOINERY_OK)
-        status =
-            bind_subquery_input(binder, predicate, scope, left->field_count, &right, &correlated);
+        status = bind_subquery_input(binder, predicate, scope, left->field_count, item_count,
+                                     &right, &correlated);
     binder->depth--;
     if (status != JOINERY_OK)
         return status;
     uint32_t left_count = left->field_count;
     BoundConjuncts conditions = {0};
-    if (operand) {
-        /* operand = item; for NOT IN, OR(IS NULL(operand), IS NULL(item), =(operand, item)) */
-        Expr *item = expr_make_input_ref(binder->arena, left_count, right->fields[0].type);
+    for (uint32_t i = 0; i < item_count; i++) {
+        /* value = item; for NOT IN, OR(IS NULL(value), IS NULL(item), =(value, item)): a pair
+           that is not FALSE (the comparison of rows is then TRUE or UNKNOWN) */
+        Expr *item = expr_make_input_ref(binder->arena, left_count + i, right->fields[i].type);
         if (!item)
             return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        Expr *pair[2] = {operand, item};
+        Expr *pair[2] = {operands[i], item};
         SourcePosition position = predicate->expr->position;
         Expr *condition = resolve_call(binder, FUNCTION_EQUAL, pair, 2, position);
-        if (condition && predicate->negated && (operand->type.nullable || item->type.nullable)) {
+        if (condition && predicate->negated && (pair[0]->type.nullable || item->type.nullable)) {
             Expr **parts = arena_calloc(binder->arena, 3, sizeof(Expr *));
             uint32_t count = 0;
             if (!parts)

@@ -1,7 +1,8 @@
 -- semi_anti_join.sql - IN / EXISTS subqueries as semi and anti joins (Flink's
 -- Join(joinType=[LeftSemiJoin | LeftAntiJoin]) from SemiAntiJoinTest.xml):
 -- uncorrelated and correlated IN, EXISTS, NOT IN with SQL's NULL semantics,
--- NOT EXISTS, several subqueries, a nested one, a computed IN operand,
+-- NOT EXISTS, several subqueries, a nested one, a computed IN operand, a row
+-- (a, b) before IN,
 -- updating inputs on either side, and the forms rejected. Data: emp (6 rows,
 -- dave's dept_id NULL, erin's dept 30 has no dept) and dept (5 rows, dept 20
 -- twice, one NULL dept_id, dept 40 without employees). Every final result
@@ -141,6 +142,21 @@ WHERE dept_id NOT IN (SELECT dept_id FROM (SELECT dept_id, COUNT(*) AS n FROM de
 SELECT t.dept_id, t.n
 FROM (SELECT dept_id, COUNT(*) AS n FROM emp GROUP BY dept_id) AS t
 WHERE t.dept_id IN (SELECT dept_id FROM dept);
+
+-- a row before IN: one equality per value, ANDed (SemiAntiJoinTest's
+-- testMultiFieldInWithUncorrelated); bob (20, 200) meets sales (20, 150 + 50)
+EXPLAIN SELECT name FROM emp WHERE (dept_id, salary) IN (SELECT dept_id, budget + 50 FROM dept);
+SELECT name FROM emp WHERE (dept_id, salary) IN (SELECT dept_id, budget + 50 FROM dept);
+-- NOT IN drops a row some subquery row compares TRUE or UNKNOWN with: alice (10, 100) is
+-- UNKNOWN against (NULL, 100), frank (20, NULL) against (20, 200); dave (NULL, 400) is
+-- FALSE against every row (400 matches no budget) and stays (SQLite: carol, dave, erin)
+EXPLAIN SELECT name FROM emp WHERE (dept_id, salary) NOT IN (SELECT dept_id, budget + 50 FROM dept);
+SELECT name FROM emp WHERE (dept_id, salary) NOT IN (SELECT dept_id, budget + 50 FROM dept);
+-- correlated, with the row's pairs first
+SELECT name FROM emp e
+WHERE (dept_id, salary) IN (SELECT dept_id, budget + 50 FROM dept d WHERE d.budget < e.salary + 1000);
+-- the row and the subquery disagree on the number of columns
+SELECT name FROM emp WHERE (dept_id, salary) IN (SELECT dept_id FROM dept);
 
 -- forms not built: rejected with a position
 SELECT name, dept_id IN (SELECT dept_id FROM dept) FROM emp;
