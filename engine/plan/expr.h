@@ -63,14 +63,15 @@ typedef enum FunctionSyntax {
 
 /* How EXPLAIN writes a call (expr_print.c). */
 typedef enum FunctionPrint {
-    FUNCTION_PRINT_CALL,    /* NAME(a, b) */
-    FUNCTION_PRINT_INFIX,   /* NAME(a, b); (a NAME b) in the execution plan */
-    FUNCTION_PRINT_POSTFIX, /* NAME(a); a NAME in the execution plan */
-    FUNCTION_PRINT_CAST,    /* CAST(a AS type); nothing of an implicit cast */
-    FUNCTION_PRINT_IN,      /* SEARCH(x, Sarg[...]) of literals, else an OR of equalities */
-    FUNCTION_PRINT_TRIM,    /* TRIM(FLAG(BOTH), ' ', s) */
-    FUNCTION_PRINT_EXTRACT, /* EXTRACT(FLAG(YEAR), t) */
-    FUNCTION_PRINT_FIELD,   /* r.name (field access; the index literal names the field) */
+    FUNCTION_PRINT_CALL,      /* NAME(a, b) */
+    FUNCTION_PRINT_INFIX,     /* NAME(a, b); (a NAME b) in the execution plan */
+    FUNCTION_PRINT_POSTFIX,   /* NAME(a); a NAME in the execution plan */
+    FUNCTION_PRINT_CAST,      /* CAST(a AS type); nothing of an implicit cast */
+    FUNCTION_PRINT_IN,        /* SEARCH(x, Sarg[...]) of literals, else an OR of equalities */
+    FUNCTION_PRINT_TRIM,      /* TRIM(FLAG(BOTH), ' ', s) */
+    FUNCTION_PRINT_EXTRACT,   /* EXTRACT(FLAG(YEAR), t) */
+    FUNCTION_PRINT_UNIT_LAST, /* FLOOR(t, FLAG(HOUR)) with a unit; else as CALL */
+    FUNCTION_PRINT_FIELD,     /* r.name (field access; the index literal names the field) */
 } FunctionPrint;
 
 /*

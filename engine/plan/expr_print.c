@@ -430,6 +430,16 @@ static int print_call(const Expr *expr, const char *const *names, ExprStyle styl
             return strbuf_append_char(out, ')');
         }
         break;
+    case FUNCTION_PRINT_UNIT_LAST:
+        /* FLOOR / CEIL (t TO unit): the operand, then the unit flag */
+        if (count == 2 && args[1]->kind == EXPR_LITERAL && !args[1]->literal.is_null &&
+            type_is_string(args[1]->type.id)) {
+            if (strbuf_printf(out, "%s(", op) != 0 || print_expr(args[0], names, style, out) != 0 ||
+                strbuf_append_cstr(out, ", ") != 0 || print_unit_flag(args[1], out) != 0)
+                return -1;
+            return strbuf_append_char(out, ')');
+        }
+        break;
     case FUNCTION_PRINT_FIELD:
         if (count == 2 && args[1]->kind == EXPR_LITERAL &&
             (uint64_t)args[1]->literal.i < type_field_count(args[0]->type)) {

@@ -269,11 +269,14 @@ FUNCTION(WINDOW_PROPERTIES, "$WINDOW", OPERATOR, 4, 4, FUNCTION, CALL, type_grou
 /* ---- numeric ----------------------------------------------------------- */
 FUNCTION(ABS, "ABS", NAMED, 1, 1, FUNCTION, CALL, type_abs, eval_abs,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'ABS(<NUMERIC>)'")
-FUNCTION(FLOOR, "FLOOR", NAMED, 1, 1, FUNCTION, CALL, type_rounding, eval_floor,
-         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'FLOOR(<NUMERIC>)'")
-FUNCTION(CEIL, "CEIL", NAMED, 1, 1, FUNCTION, CALL, type_rounding, eval_ceil,
-         STRICT, NONE, NONE, GUESS, DETERMINISTIC, "'CEIL(<NUMERIC>)'")
-FUNCTION_ALIAS("CEILING", CEIL, 1, 1, PLAIN)
+/* FLOOR(x), or FLOOR(t TO unit) read as FLOOR(t, 'UNIT') (the parser's special form) */
+FUNCTION(FLOOR, "FLOOR", NAMED, 1, 2, FUNCTION, UNIT_LAST, type_rounding, eval_floor,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'FLOOR(<NUMERIC>)'\n'FLOOR(<DATETIME> TO <TIME UNIT>)'")
+FUNCTION(CEIL, "CEIL", NAMED, 1, 2, FUNCTION, UNIT_LAST, type_rounding, eval_ceil,
+         STRICT, NONE, NONE, GUESS, DETERMINISTIC,
+         "'CEIL(<NUMERIC>)'\n'CEIL(<DATETIME> TO <TIME UNIT>)'")
+FUNCTION_ALIAS("CEILING", CEIL, 1, 2, PLAIN)
 FUNCTION(ROUND, "ROUND", NAMED, 1, 2, FUNCTION, CALL, type_rounding, eval_round,
          STRICT, NONE, NONE, GUESS, DETERMINISTIC,
          "'ROUND(<NUMERIC>)'\n'ROUND(<NUMERIC>, <INTEGER>)'")

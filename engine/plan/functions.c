@@ -1325,9 +1325,57 @@ static Expr *type_abs(Call *call)
     return numeric_function(call, true, false);
 }
 
+/* The unit of FLOOR / CEIL (t TO unit) and whether `type` has it: DATE takes DAY and
+   coarser units, TIME HOUR and finer, TIMESTAMP / TIMESTAMP_LTZ all. */
+static bool round_unit_valid(const Expr *unit, TypeId type)
+{
+    static const char *const time_units[] = {"MILLISECOND", "SECOND", "MINUTE", "HOUR"};
+    static const char *const date_units[] = {"DAY", "WEEK", "MONTH", "QUARTER", "YEAR"};
+    if (unit->kind != EXPR_LITERAL || !type_is_string(unit->type.id) || unit->literal.is_null)
+        return false;
+    for (int set = 0; set < 2; set++) {
+        if ((set == 0 && type == TYPE_DATE) || (set == 1 && type == TYPE_TIME))
+            continue;
+        const char *const *units = set == 0 ? time_units : date_units;
+        size_t count = set == 0 ? sizeof time_units / sizeof time_units[0]
+                                : sizeof date_units / sizeof date_units[0];
+        for (size_t i = 0; i < count; i++)
+            if (strlen(units[i]) == unit->literal.s.len &&
+                strncasecmp(units[i], unit->literal.s.ptr, unit->literal.s.len) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* FLOOR / CEIL (t TO unit), read as (t, 'UNIT'): the operand's type, no time attribute */
+static Expr *type_round_to_unit(Call *call)
+{
+    Expr **args = call->args;
+    TypeId type = args[0]->type.id;
+    bool temporal = type == TYPE_DATE || type == TYPE_TIME || type == TYPE_TIMESTAMP ||
+                    type == TYPE_TIMESTAMP_LTZ;
+    if (!temporal)
+        return fail_cannot_apply(call);
+    if (!round_unit_valid(args[1], type)) {
+        diag_error(call->diag, JOINERY_ERROR_VALIDATE, "%s(<%s> TO unit) needs a time unit %s",
+                   call->name,
+                   type == TYPE_DATE   ? "DATE"
+                   : type == TYPE_TIME ? "TIME"
+                                       : "TIMESTAMP",
+                   type == TYPE_DATE ? "(DAY, WEEK, MONTH, QUARTER, YEAR)"
+                   : type == TYPE_TIME
+                       ? "(MILLISECOND, SECOND, MINUTE, HOUR)"
+                       : "(MILLISECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR)");
+        return NULL;
+    }
+    return typed(call, true, args[0]->type);
+}
+
 /* FLOOR, CEIL, ROUND */
 static Expr *type_rounding(Call *call)
 {
+    if (call->count == 2 && (call->function == FUNCTION_FLOOR || call->function == FUNCTION_CEIL))
+        return type_round_to_unit(call);
     return numeric_function(call, false, true);
 }
 

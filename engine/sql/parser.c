@@ -1319,9 +1319,10 @@ static AstExpr *parser_parse_case(Parser *parser)
 /* name ( [DISTINCT|ALL] [* | expr {, expr}] ); the current token is the name. */
 /*
  * The SQL-standard argument forms of EXTRACT(unit FROM x), TIMESTAMPDIFF(unit, a, b),
- * TIMESTAMPADD(unit, n, t), POSITION(a IN b) and SUBSTRING(s FROM a [FOR b]), read as
- * EXTRACT('UNIT', x), TIMESTAMPDIFF('UNIT', a, b), TIMESTAMPADD('UNIT', n, t), POSITION(a, b)
- * and SUBSTRING(s, a [, b]) (the '(' is consumed). Returns
+ * TIMESTAMPADD(unit, n, t), POSITION(a IN b), SUBSTRING(s FROM a [FOR b]) and
+ * FLOOR / CEIL (t TO unit), read as EXTRACT('UNIT', x), TIMESTAMPDIFF('UNIT', a, b),
+ * TIMESTAMPADD('UNIT', n, t), POSITION(a, b), SUBSTRING(s, a [, b]) and FLOOR(t, 'UNIT')
+ * (the '(' is consumed). Returns
  * false when the call has the ordinary form (nothing consumed); true when it
  * read a special form (or failed in it: parser->failed).
  */
@@ -1370,6 +1371,39 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
             AstExpr *haystack = parser_parse_expression(parser);
             if (haystack && ast_list_push(parser, &call->function.args, needle) &&
                 ast_list_push(parser, &call->function.args, haystack))
+                parser_expect(parser, TOKEN_RIGHT_PAREN);
+            return true;
+        }
+        *parser = saved;
+        *parser->diag = saved_diag;
+    }
+    if (strcasecmp(name, "FLOOR") == 0 || strcasecmp(name, "CEIL") == 0 ||
+        strcasecmp(name, "CEILING") == 0) {
+        /* FLOOR(t TO unit) is FLOOR(t, 'UNIT'); TO ends an expression */
+        Parser saved = *parser;
+        Diag saved_diag = *parser->diag;
+        size_t operand_start = parser->position;
+        AstExpr *operand = parser_parse_expression(parser);
+        parser_record(parser, PARSER_MEMO_EXPRESSION, operand_start, operand);
+        if (operand && parser_accept_keyword(parser, KEYWORD_TO)) {
+            const Token *unit = parser_current(parser);
+            if (unit->kind != TOKEN_KEYWORD && unit->kind != TOKEN_IDENTIFIER) {
+                parser_expect(parser, TOKEN_IDENTIFIER);
+                return true;
+            }
+            AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
+            if (!literal)
+                return true;
+            literal->literal.kind = AST_LITERAL_STRING;
+            literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
+            if (!literal->literal.text)
+                return true;
+            literal->literal.text_length = unit->length;
+            for (char *c = literal->literal.text; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            parser_advance(parser);
+            if (ast_list_push(parser, &call->function.args, operand) &&
+                ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)))
                 parser_expect(parser, TOKEN_RIGHT_PAREN);
             return true;
         }

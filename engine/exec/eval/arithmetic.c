@@ -379,11 +379,15 @@ static Value floor_or_ceil(const Expr *expr, const EvalInput *input, bool floor_
 
 Value eval_floor(const Expr *expr, const EvalInput *input)
 {
+    if (expr->call.arg_count == 2)
+        return eval_round_to_unit(expr, input, true);
     return floor_or_ceil(expr, input, true);
 }
 
 Value eval_ceil(const Expr *expr, const EvalInput *input)
 {
+    if (expr->call.arg_count == 2)
+        return eval_round_to_unit(expr, input, false);
     return floor_or_ceil(expr, input, false);
 }
 

@@ -3,6 +3,10 @@
  * UNIX_TIMESTAMP, FROM_UNIXTIME, TO_DATE and the current time
  * (CURRENT_TIMESTAMP, LOCALTIMESTAMP, PROCTIME, CURRENT_DATE: the batch's
  * time; CURRENT_WATERMARK: the evaluating operator's watermark).
+ * FLOOR / CEIL (t TO unit) are here too (eval_round_to_unit), as Flink's
+ * DateTimeUtils round: units up to DAY on the millisecond count; WEEK
+ * (weeks start on Sunday), MONTH, QUARTER and YEAR on the date, so CEIL of a
+ * timestamp on such a boundary's day stays on that day whatever its time.
  * DATE_FORMAT / TO_TIMESTAMP understand the SimpleDateFormat letters y M d
  * H h m s S a E and quoted text; the session time zone is UTC.
  */
@@ -707,4 +711,63 @@ Value eval_to_date(const Expr *expr, const EvalInput *input)
     if (!parse_datetime(text.s.ptr, text.s.len, format, format_length, true, &millis))
         return value_null();
     return value_int(floor_div(millis, MILLIS_PER_DAY));
+}
+
+/* ---- FLOOR / CEIL (t TO unit) ------------------------------------------------------ */
+
+static int64_t round_millis(int64_t millis, int64_t unit, bool floor_it)
+{
+    int64_t floored = floor_div(millis, unit) * unit;
+    return floor_it || floored == millis ? floored : floored + unit;
+}
+
+/* The day (days since the epoch) `days` rounded to the WEEK, MONTH, QUARTER or YEAR. */
+static int64_t round_days(int64_t days, Value unit, bool floor_it)
+{
+    int64_t year;
+    unsigned month, day;
+    datetime_civil_from_days(days, &year, &month, &day);
+    if (unit_is(unit, "WEEK")) {
+        int64_t sunday_based = (days + 4) % 7; /* 1970-01-01 was a Thursday: Sunday = 0 */
+        if (sunday_based < 0)
+            sunday_based += 7;
+        return floor_it || sunday_based == 0 ? days - sunday_based : days - sunday_based + 7;
+    }
+    unsigned months = unit_is(unit, "MONTH") ? 1 : unit_is(unit, "QUARTER") ? 3 : 12;
+    unsigned first = (month - 1) / months * months + 1; /* the unit's first month */
+    if (!floor_it && (month != first || day > 1)) {
+        first += months;
+        if (first > 12) {
+            first -= 12;
+            year++;
+        }
+    }
+    return datetime_days_from_civil(year, first, 1);
+}
+
+Value eval_round_to_unit(const Expr *expr, const EvalInput *input, bool floor_it)
+{
+    const Expr *arg = expr->call.args[0];
+    Value time = eval_expr(arg, input);
+    Value unit = eval_expr(expr->call.args[1], input);
+    if (time.is_null || unit.is_null)
+        return value_null();
+    int64_t millis = unit_is(unit, "MILLISECOND") ? 1
+                     : unit_is(unit, "DAY")       ? MILLIS_PER_DAY
+                     : unit_is(unit, "WEEK")      ? 0
+                                                  : unit_millis(unit);
+    if (arg->type.id == TYPE_DATE)
+        return value_int(unit_is(unit, "DAY") ? time.i : round_days(time.i, unit, floor_it));
+    if (arg->type.id == TYPE_TIME) {
+        int64_t rounded = round_millis(time.i, millis, floor_it);
+        return value_int(rounded % MILLIS_PER_DAY);
+    }
+    if (millis != 0) {
+        if (time.i > INT64_MAX - MILLIS_PER_DAY || time.i < INT64_MIN + MILLIS_PER_DAY)
+            return eval_error(input, "FLOOR / CEIL: the timestamp is out of range");
+        return value_int(round_millis(time.i, millis, floor_it));
+    }
+    int64_t days, millis_of_day;
+    split_timestamp(time.i, &days, &millis_of_day);
+    return value_int(round_days(days, unit, floor_it) * MILLIS_PER_DAY);
 }

@@ -74,6 +74,11 @@ Int128 rescale_128(Int128 value, int from, int to, bool *overflow);
 /* The unscaled value as DECIMAL `type`, NULL when it overflowed or does not fit. */
 Value decimal_result(Int128 value, DataType type, bool overflow);
 
+/* ---- datetime.c ------------------------------------------------------- */
+
+/* FLOOR / CEIL (t TO unit), the call (t, 'UNIT') as the typing checked it. */
+Value eval_round_to_unit(const Expr *expr, const EvalInput *input, bool floor_it);
+
 /* ---- compare.c -------------------------------------------------------- */
 
 /* compare_mixed's result when an operand is NaN: only <> holds. */
