@@ -1316,6 +1316,25 @@ static AstExpr *parser_parse_case(Parser *parser)
     return parser_finish_expr(parser, expr);
 }
 
+/* The current token, a time unit word (HOUR, day, ...), as the string literal 'HOUR' (upper
+   case); the token is consumed. NULL when memory ran out. */
+static AstExpr *parser_parse_unit_literal(Parser *parser)
+{
+    const Token *unit = parser_current(parser);
+    AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
+    if (!literal)
+        return NULL;
+    literal->literal.kind = AST_LITERAL_STRING;
+    literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
+    if (!literal->literal.text)
+        return NULL;
+    literal->literal.text_length = unit->length;
+    for (char *c = literal->literal.text; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+    parser_advance(parser);
+    return parser_finish_expr(parser, literal);
+}
+
 /* name ( [DISTINCT|ALL] [* | expr {, expr}] ); the current token is the name. */
 /*
  * The SQL-standard argument forms of EXTRACT(unit FROM x), TIMESTAMPDIFF(unit, a, b),
@@ -1337,20 +1356,9 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
     if (unit_first ||
         (strcasecmp(name, "EXTRACT") == 0 && parser_peek(parser, 1)->kind == TOKEN_KEYWORD &&
          parser_peek(parser, 1)->keyword == KEYWORD_FROM)) {
-        const Token *unit = parser_current(parser);
-        AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
-        if (!literal)
-            return true;
-        literal->literal.kind = AST_LITERAL_STRING;
-        literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
-        if (!literal->literal.text)
-            return true;
-        literal->literal.text_length = unit->length;
-        for (char *c = literal->literal.text; *c; c++)
-            *c = (char)toupper((unsigned char)*c);
-        parser_advance(parser); /* unit */
+        AstExpr *literal = parser_parse_unit_literal(parser);
         parser_advance(parser); /* FROM, or the comma after TIMESTAMPDIFF's unit */
-        if (!ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)))
+        if (!literal || !ast_list_push(parser, &call->function.args, literal))
             return true;
         do {
             AstExpr *operand = parser_parse_expression(parser);
@@ -1391,19 +1399,9 @@ static bool parser_parse_special_arguments(Parser *parser, AstExpr *call)
                 parser_expect(parser, TOKEN_IDENTIFIER);
                 return true;
             }
-            AstExpr *literal = parser_new_expr(parser, AST_EXPR_LITERAL, unit);
-            if (!literal)
-                return true;
-            literal->literal.kind = AST_LITERAL_STRING;
-            literal->literal.text = arena_strndup(parser->arena, unit->text, unit->length);
-            if (!literal->literal.text)
-                return true;
-            literal->literal.text_length = unit->length;
-            for (char *c = literal->literal.text; *c; c++)
-                *c = (char)toupper((unsigned char)*c);
-            parser_advance(parser);
-            if (ast_list_push(parser, &call->function.args, operand) &&
-                ast_list_push(parser, &call->function.args, parser_finish_expr(parser, literal)))
+            AstExpr *literal = parser_parse_unit_literal(parser);
+            if (literal && ast_list_push(parser, &call->function.args, operand) &&
+                ast_list_push(parser, &call->function.args, literal))
                 parser_expect(parser, TOKEN_RIGHT_PAREN);
             return true;
         }
