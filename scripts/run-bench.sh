@@ -9,7 +9,8 @@
 # bench_join options, e.g. --skip-datagen or --metrics), BENCH_STATE_ROWS,
 # BENCH_STATE_LMDB_ROWS (bench_state's rows; default 5M, and 1M for the
 # side-by-side run of both backends), BENCH_INTERVAL_HOURS (bench_interval's
-# simulated hours of event time; default 4).
+# simulated hours of event time; default 4), BENCH_LATENCY_ROWS / BENCH_LATENCY_RATE
+# (bench-latency.sh: rows and rows per second, default 100000 at 20000).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -84,3 +85,7 @@ scripts/bench-star.sh "$build" "${BENCH_STAR_ORDERS:-1000000}"
 echo
 echo "== checkpoints: a join with and without them, each backend; recovery after kill -9 (bench-checkpoint.sh) =="
 scripts/bench-checkpoint.sh "$build" "${BENCH_CHECKPOINT_ORDERS:-3000000}" "${BENCH_CHECKPOINT_INTERVAL:-10 s}"
+
+echo
+echo "== mini-batch latency: p50 / p99 of a GroupAggregate's updates, mini-batch off and on (bench-latency.sh) =="
+scripts/bench-latency.sh "$build" "${BENCH_LATENCY_ROWS:-100000}" "${BENCH_LATENCY_RATE:-20000}"
