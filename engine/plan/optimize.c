@@ -25,6 +25,13 @@ int plan_optimize(PlannerContext *context, PlanNode *logical, PlanNode **physica
         status = rule_assign_mini_batch(context, physical);
     if (status == JOINERY_OK)
         status = plan_derive_properties(context, *physical);
+    if (status == JOINERY_OK && !context->config->mini_batch_enabled &&
+        !context->config->batch_mode) {
+        PlanNode *before = *physical;
+        status = rule_drop_changelog_normalize(context, physical);
+        if (status == JOINERY_OK && *physical != before)
+            status = plan_derive_properties(context, *physical);
+    }
     /* two phases are chosen by the aggregates' input changelogs: after a derivation, and
        derived again once split */
     if (status == JOINERY_OK && context->config->mini_batch_enabled &&

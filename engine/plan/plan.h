@@ -274,6 +274,9 @@ struct PlanNode {
             /* JOIN: table.exec.mini-batch.size when mini-batch is on (FLIP-415's
                mini-batch join); 0 = row by row */
             int64_t mini_batch_size;
+            /* JOIN: the input is an upsert stream keyed by its join key, its
+               ChangelogNormalize dropped (rules/drop_changelog_normalize.c) */
+            bool upsert_left, upsert_right;
         } join;
         struct {                   /* [LOGICAL_]MULTI_JOIN: a left-deep chain of joins fused */
             JoinType *join_types;  /* [i], i >= 1: how input i joins inputs 0..i-1 */
@@ -284,6 +287,8 @@ struct PlanNode {
             int64_t *ttl_millis;      /* [i]: hint value, -1 = session default
                                          (derive.c resolves it) */
             const char **input_names; /* [i]: table or alias name, NULL for a subplan */
+            bool *upsert_inputs;      /* [i]: an upsert stream keyed by the common key, its
+                                         ChangelogNormalize dropped; NULL = none */
         } multi_join;
         struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE, WINDOW_AGGREGATE */
             uint32_t *group_keys;

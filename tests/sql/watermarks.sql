@@ -39,7 +39,9 @@ CREATE TABLE clicks (
 );
 EXPLAIN SELECT user_id, ts FROM clicks;
 
--- upsert-kafka: the scan under ChangelogNormalize carries the watermark
+-- upsert-kafka: the scan carries the watermark; a join keyed by its key takes it directly
+-- (no ChangelogNormalize, Flink's MultiJoinTest plans) when its consumer takes upserts (a
+-- SELECT); into a sink without a primary key the ChangelogNormalize stays, over the scan
 CREATE TABLE users (
   user_id BIGINT,
   user_name STRING,
@@ -54,6 +56,9 @@ CREATE TABLE users (
   'value.format' = 'json'
 );
 EXPLAIN SELECT o.order_id, u.user_name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id;
+CREATE TABLE named_orders (order_id BIGINT, user_name STRING) WITH ('connector' = 'blackhole');
+EXPLAIN INSERT INTO named_orders
+SELECT o.order_id, u.user_name FROM orders AS o JOIN users AS u ON o.user_id = u.user_id;
 
 -- filesystem does not generate watermarks: the WatermarkAssigner stays
 CREATE TABLE file_orders (

@@ -24,5 +24,7 @@ Operator *build_join(BuildContext *context, const PlanNode *node)
     if (!spec->left_types || !spec->right_types)
         return NULL;
     spec->mini_batch_size = node->join.mini_batch_size;
+    spec->upsert_input[0] = node->join.upsert_left;
+    spec->upsert_input[1] = node->join.upsert_right;
     return join_operator_create(spec, context->diag);
 }

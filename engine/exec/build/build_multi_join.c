@@ -43,6 +43,10 @@ static Operator *build_two_input_multi_join(BuildContext *context, const PlanNod
         node->inputs[1]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
     spec->left_ttl_millis = node->multi_join.ttl_millis[0];
     spec->right_ttl_millis = node->multi_join.ttl_millis[1];
+    if (node->multi_join.upsert_inputs) {
+        spec->upsert_input[0] = node->multi_join.upsert_inputs[0];
+        spec->upsert_input[1] = node->multi_join.upsert_inputs[1];
+    }
     if (!spec->left_types || !spec->right_types)
         return NULL;
     return join_operator_create(spec, context->diag);
@@ -66,6 +70,7 @@ Operator *build_multi_join(BuildContext *context, const PlanNode *node)
             return NULL;
         inputs[i].common_key_fields = node->multi_join.key_fields[i];
         inputs[i].ttl_millis = node->multi_join.ttl_millis[i];
+        inputs[i].upsert = node->multi_join.upsert_inputs && node->multi_join.upsert_inputs[i];
         if (input->unique_key_count) {
             inputs[i].has_unique_key = true;
             inputs[i].unique_key_fields = input->unique_keys[0].fields;

@@ -31,6 +31,10 @@
  * Input specs (unique keys) are accepted but every side uses the multiset
  * layout: for a well-formed changelog the output is the same.
  *
+ * An upsert input (spec.upsert_input, join_process_upsert_row) keeps one row
+ * per key: each change first retracts the stored row, then an upsert goes in
+ * as +U (+I when nothing was stored), through the same per-row path.
+ *
  * Batches run in two passes: the first builds every row's key into one
  * buffer and hashes keys and rows; the second processes the rows in order,
  * announcing the state lookups of the rows a few places ahead
@@ -102,6 +106,7 @@ typedef struct JoinOperator {
     uint64_t state_accesses; /* key lookups and inserts on the two states */
     uint64_t folded_rows;    /* rows the fold cancelled before they reached the state */
     Arena eval_arena;        /* strings made by the residual; reset per batch */
+    Arena upsert_arena;      /* an upsert input's row copies; reset per row */
     ExprEvalContext eval_context;
     char name[64];
 } JoinOperator;
@@ -563,6 +568,54 @@ static inline void join_prefetch_row(const JoinOperator *join, uint32_t input, u
     multiset_state_prefetch(join->sides[input].state, plan->key_hash, plan->row_hash, level);
 }
 
+/*
+ * An upsert input's row (spec.upsert_input): the side's one stored row for the key, if
+ * any, is retracted first (-U before an upsert, -D for a delete, so a delete's own
+ * non-key fields are never read), then an upsert is accumulated (+U after a replaced
+ * row, else +I). Both go through join_process_row, so the output is what a
+ * ChangelogNormalize below the join made the join emit.
+ */
+static int join_process_upsert_row(JoinOperator *join, uint32_t input, const Row *row,
+                                   const JoinRowPlan *plan, int64_t now)
+{
+    JoinSide *own = &join->sides[input];
+    if (plan->never_matches && !own->outer)
+        return JOINERY_OK;
+    bool accumulate = row_kind_is_accumulate(row_kind(row));
+    const Row *key = (const Row *)(join->key_rows + plan->key_offset);
+    arena_reset(&join->upsert_arena);
+    join->state_accesses++;
+    MultisetKey *own_key = multiset_state_find(own->state, key, plan->key_hash, now);
+    if (!own_key && join_state_failed(join, own))
+        return operator_fail_state(&join->base, "join state");
+    Row *stored = NULL;
+    if (own_key) {
+        MultisetScan scan;
+        multiset_scan_begin(own->state, own_key, &scan);
+        const MultisetEntry *entry = multiset_scan_next(&scan);
+        /* a copy: retracting it changes the state the view points into */
+        stored = entry ? row_copy(&join->upsert_arena, entry->row) : NULL;
+        bool copied = !entry || stored;
+        multiset_scan_end(&scan);
+        if (!copied)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    int status = JOINERY_OK;
+    if (stored) {
+        row_set_kind(stored, accumulate ? ROW_KIND_UPDATE_BEFORE : ROW_KIND_DELETE);
+        JoinRowPlan stored_plan = *plan;
+        stored_plan.row_hash = row_content_hash(stored);
+        status = join_process_row(join, input, stored, &stored_plan, now);
+    }
+    if (status != JOINERY_OK || !accumulate)
+        return status;
+    Row *fresh = row_copy(&join->upsert_arena, row);
+    if (!fresh)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    row_set_kind(fresh, stored ? ROW_KIND_UPDATE_AFTER : ROW_KIND_INSERT);
+    return join_process_row(join, input, fresh, plan, now);
+}
+
 static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     JoinOperator *join = (JoinOperator *)self;
@@ -592,9 +645,12 @@ static int join_process(Operator *self, uint32_t input, const RowBatch *batch)
             join_prefetch_row(join, input, i + 2 * distance, MULTISET_PREFETCH_KEY);
         if (i + distance < count)
             join_prefetch_row(join, input, i + distance, MULTISET_PREFETCH_ENTRIES);
-        status = join->semi_anti
-                     ? join_process_semi_anti_row(join, input, batch->rows[i], &join->plans[i], now)
-                     : join_process_row(join, input, batch->rows[i], &join->plans[i], now);
+        if (join->semi_anti)
+            status = join_process_semi_anti_row(join, input, batch->rows[i], &join->plans[i], now);
+        else if (join->spec.upsert_input[input])
+            status = join_process_upsert_row(join, input, batch->rows[i], &join->plans[i], now);
+        else
+            status = join_process_row(join, input, batch->rows[i], &join->plans[i], now);
         if (status != JOINERY_OK)
             return status;
     }
@@ -686,6 +742,7 @@ static void join_close(Operator *self)
     join->key_rows = NULL;
     row_builder_free(&join->output_builder);
     arena_destroy(&join->eval_arena);
+    arena_destroy(&join->upsert_arena);
     free(join);
 }
 
@@ -859,6 +916,12 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
                    "join: a semi / anti join runs row by row (no mini-batch form, as in Flink)");
         return NULL;
     }
+    if ((spec->upsert_input[0] || spec->upsert_input[1]) &&
+        (semi_anti || spec->mini_batch_size > 0 || spec->key_count == 0)) {
+        diag_error(diag, JOINERY_ERROR_VALIDATE,
+                   "join: an upsert input needs an equi-join row by row (not semi / anti)");
+        return NULL;
+    }
     if (spec->key_count > 0 && (!spec->left_keys || !spec->right_keys)) {
         diag_error(diag, JOINERY_ERROR_VALIDATE, "join: key indexes missing");
         return NULL;
@@ -898,6 +961,7 @@ Operator *join_operator_create(const JoinOperatorSpec *spec, Diag *diag)
     join->ttl_enabled = spec->left_ttl_millis > 0 || spec->right_ttl_millis > 0;
     row_builder_init(&join->output_builder);
     arena_init(&join->eval_arena, 4096);
+    arena_init(&join->upsert_arena, 1024);
     snprintf(join->name, sizeof join->name, "Join(joinType=[%s])", join_type_name(spec->join_type));
     mini_batch_buffer_init(&join->batches[0]);
     mini_batch_buffer_init(&join->batches[1]);

@@ -50,6 +50,11 @@ typedef struct JoinOperatorSpec {
        before either touches the state; what remains runs as below, the right side's
        rows first (the left side's for a RIGHT join), as Flink. 0: row by row. */
     int64_t mini_batch_size;
+    /* [side]: an upsert stream keyed by its join key (no ChangelogNormalize below): the
+       side holds at most one row per key, and each +I/+U first retracts the row it
+       replaces (-U), each -D retracts the stored row (whatever the -D row's non-key fields
+       hold), so the output is a complete changelog. Not with mini_batch_size > 0. */
+    bool upsert_input[2];
 } JoinOperatorSpec;
 
 /*

@@ -153,8 +153,9 @@ typedef struct MultiJoinOperator {
     /* the current path of the walk: components[i] is input i's row (NULL = padded) */
     const Row **components;
     RowBuilder output_builder;
-    Arena expr_arena; /* remapped conditions */
-    Arena eval_arena; /* strings made by conditions; reset per batch */
+    Arena expr_arena;   /* remapped conditions */
+    Arena eval_arena;   /* strings made by conditions; reset per batch */
+    Arena upsert_arena; /* an upsert input's row copies; reset per row */
     ExprEvalContext eval_context;
     /* the change being processed */
     uint32_t change_input;
@@ -689,6 +690,52 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "multi-join state");
 }
 
+/*
+ * An upsert input's row (MultiJoinInputSpec.upsert): the input's one stored row for the
+ * key, if any, is retracted first (-U before an upsert, -D for a delete, whose own
+ * non-key fields are never read), then an upsert is accumulated (+U after a replaced row,
+ * else +I), both through multi_join_process_row.
+ */
+static int multi_join_process_upsert_row(MultiJoinOperator *join, uint32_t change_input,
+                                         const Row *row, uint64_t key_hash)
+{
+    MultiJoinInput *input = &join->inputs[change_input];
+    bool accumulate = row_kind_is_accumulate(row_kind(row));
+    bool null_key;
+    const Row *key = key_extractor_build(&input->key, row, &null_key);
+    if (!key)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    arena_reset(&join->upsert_arena);
+    Row *stored = NULL;
+    MultisetKey *group = multiset_state_find(join->state, key, key_hash, join->now);
+    MultisetKey *own_key = group ? multiset_key_part(join->state, group, change_input) : NULL;
+    if (!group && state_store_failed(join->state->store))
+        return operator_fail_state(&join->base, "multi-join state");
+    if (own_key && own_key->entry_count) {
+        MultisetScan scan;
+        multiset_scan_begin(join->state, own_key, &scan);
+        const MultisetEntry *entry = multiset_scan_next(&scan);
+        /* a copy: retracting it changes the state the view points into */
+        stored = entry ? row_copy(&join->upsert_arena, entry->row) : NULL;
+        bool copied = !entry || stored;
+        multiset_scan_end(&scan);
+        if (!copied)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    int status = JOINERY_OK;
+    if (stored) {
+        row_set_kind(stored, accumulate ? ROW_KIND_UPDATE_BEFORE : ROW_KIND_DELETE);
+        status = multi_join_process_row(join, change_input, stored, key_hash);
+    }
+    if (status != JOINERY_OK || !accumulate)
+        return status;
+    Row *fresh = row_copy(&join->upsert_arena, row);
+    if (!fresh)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    row_set_kind(fresh, stored ? ROW_KIND_UPDATE_AFTER : ROW_KIND_INSERT);
+    return multi_join_process_row(join, change_input, fresh, key_hash);
+}
+
 static int multi_join_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     MultiJoinOperator *join = (MultiJoinOperator *)self;
@@ -721,7 +768,10 @@ static int multi_join_process(Operator *self, uint32_t input, const RowBatch *ba
         if (i + distance < batch->count)
             multiset_state_prefetch(join->state, join->key_hashes[i + distance], 0,
                                     MULTISET_PREFETCH_KEY);
-        int status = multi_join_process_row(join, input, batch->rows[i], join->key_hashes[i]);
+        int status =
+            join->spec.inputs[input].upsert
+                ? multi_join_process_upsert_row(join, input, batch->rows[i], join->key_hashes[i])
+                : multi_join_process_row(join, input, batch->rows[i], join->key_hashes[i]);
         if (status != JOINERY_OK)
             return status;
     }
@@ -808,6 +858,7 @@ static void multi_join_close(Operator *self)
     row_builder_free(&join->output_builder);
     arena_destroy(&join->expr_arena);
     arena_destroy(&join->eval_arena);
+    arena_destroy(&join->upsert_arena);
     free(join);
 }
 
@@ -1157,6 +1208,7 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     row_builder_init(&join->output_builder);
     arena_init(&join->expr_arena, 4096);
     arena_init(&join->eval_arena, 4096);
+    arena_init(&join->upsert_arena, 1024);
     join->accumulate_kind = ROW_KIND_INSERT;
     join->retract_kind = ROW_KIND_DELETE;
     join->all_inner = true;

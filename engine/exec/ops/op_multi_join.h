@@ -39,6 +39,10 @@ typedef struct MultiJoinInputSpec {
     bool has_unique_key;
     const uint32_t *unique_key_fields;
     uint32_t unique_key_count;
+    /* an upsert stream keyed by the common key (no ChangelogNormalize below): at most one
+       row per key; each +I/+U first retracts the row it replaces (-U), each -D retracts the
+       stored row, so the output is a complete changelog */
+    bool upsert;
 } MultiJoinInputSpec;
 
 typedef struct MultiJoinSpec {

@@ -97,6 +97,10 @@ static int derive_join(PlannerContext *context, PlanNode *node)
         node->changelog_mode |= CHANGELOG_DELETE;
     else if (node->join.join_type != JOIN_TYPE_INNER)
         node->changelog_mode |= CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
+    /* an upsert input's change goes out as the retraction of the row it replaces and the
+       new row (rules/drop_changelog_normalize.c) */
+    if (node->join.upsert_left || node->join.upsert_right)
+        node->changelog_mode |= CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER | CHANGELOG_DELETE;
     node->row_count = cost_node_estimate(node);
     /* unique keys: each side's key survives when the other side's join key is unique */
     bool right_unique_on_key = node->join.right_spec == JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;

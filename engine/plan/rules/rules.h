@@ -17,7 +17,10 @@
  * then physical planning (physical.c), on the physical plan
  *   6. rule_assign_mini_batch MiniBatchAssigners over the sources and the
  *                             mini-batch operators, when table.exec.mini-batch.enabled
- * and property derivation (derive.c), then, with mini-batch on and
+ * and property derivation (derive.c); in streaming mode without mini-batch
+ *  6b. rule_drop_changelog_normalize  an upsert source straight into the join keyed by
+ *                             its key (no ChangelogNormalize), and derivation again;
+ * then, with mini-batch on and
  * table.optimizer.agg-phase-strategy not ONE_PHASE,
  *   7. rule_split_two_phase_aggregate  Local/GlobalGroupAggregate for the
  *                             aggregates whose calls merge, and derivation again.
@@ -38,6 +41,9 @@ int rule_push_watermark(PlannerContext *context, PlanNode *node, PlanNode **resu
 /* 3b. (table.optimizer.distinct-agg.split.enabled) splits GROUP BYs with DISTINCT calls into
    a bucketed partial and a final aggregate (Flink's SplitAggregateRule). */
 int rule_split_distinct_aggregate(PlannerContext *context, PlanNode *node, PlanNode **result);
+/* 6b. (streaming, no mini-batch) drops the ChangelogNormalize of an upsert input that a join
+   keyed by its upsert key takes directly, as Flink does; the plan must be derived again. */
+int rule_drop_changelog_normalize(PlannerContext *context, PlanNode **physical);
 /* 5. (when enabled) fuses chains of joins that share a key into LogicalMultiJoin nodes. */
 int rule_fuse_multi_join(PlannerContext *context, PlanNode *node, PlanNode **result);
 /* 6. (when enabled) mini-batch planning of the physical plan, rewritten in place. */
