@@ -354,6 +354,9 @@ struct PlanNode {
             PlanDistribution distribution;
             uint32_t *keys;
             uint32_t key_count;
+            /* CHANGELOG_NORMALIZE: table.exec.mini-batch.size when mini-batch is on; 0 = row
+               by row */
+            int64_t mini_batch_size;
         } exchange;
         struct { /* LOGICAL_UNION, UNION */
             bool all;

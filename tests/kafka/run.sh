@@ -990,6 +990,28 @@ EXPLAIN INSERT INTO uj_out SELECT o.order_id, u.user_name FROM orders AS o JOIN 
   else
     DETAIL="$WORK/uj_retract.out" fail "ChangelogNormalize kept for a sink without a primary key"
   fi
+  # with mini-batch on, the ChangelogNormalize runs as Flink's mini-batch form (each key's
+  # last row of a batch, batches ended by the MiniBatchAssigner's watermarks)
+  { echo "SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '50 ms';
+SET 'table.exec.mini-batch.size' = '2';"
+    uj_tables
+    echo "SELECT user_id, user_name FROM users;"; } >"$WORK/uj_mini_batch.sql"
+  { head -n 3 "$WORK/uj_mini_batch.sql"; uj_tables; echo "EXPLAIN SELECT user_id, user_name FROM users;"; } \
+    >"$WORK/uj_mini_batch.explain.sql"
+  printf '%s\n' 1,alice2 3,carol2 4,dave >"$WORK/uj_mini_batch.expected"
+  if run_joinery uj_mini_batch "$WORK/uj_mini_batch.sql" --output csv &&
+    uj_materialize "$WORK/uj_mini_batch.out" >"$WORK/uj_mini_batch.actual" 2>"$WORK/uj_mini_batch.mat.err" &&
+    diff "$WORK/uj_mini_batch.expected" "$WORK/uj_mini_batch.actual" >"$WORK/uj_mini_batch.diff" &&
+    run_joinery uj_mini_batch.explain "$WORK/uj_mini_batch.explain.sql" &&
+    grep -q "ChangelogNormalize(key=\[user_id\]" "$WORK/uj_mini_batch.explain.out" &&
+    grep -q "MiniBatchAssigner(interval=\[50ms\], mode=\[ProcTime\])" "$WORK/uj_mini_batch.explain.out"; then
+    pass "mini-batch ChangelogNormalize over upsert-kafka: each key's last row, result exact"
+  else
+    cat "$WORK/uj_mini_batch.err" "$WORK/uj_mini_batch.mat.err" "$WORK/uj_mini_batch.diff" \
+      "$WORK/uj_mini_batch.explain.out" >"$WORK/detail" 2>/dev/null
+    DETAIL="$WORK/detail" fail "mini-batch ChangelogNormalize over upsert-kafka"
+  fi
 else
   fail "producing the upsert-kafka users and orders"
 fi

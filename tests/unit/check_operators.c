@@ -982,12 +982,55 @@ END_TEST
 
 /* ---- ChangelogNormalize ---- */
 
-static Operator *normalize_create(Harness *h, int64_t ttl)
+static Operator *normalize_create_mini_batch(Harness *h, int64_t ttl, int64_t mini_batch_size)
 {
     static const uint32_t key[1] = {0};
-    ChangelogNormalizeSpec spec = {2, pair_types, key, 1, ttl};
+    ChangelogNormalizeSpec spec = {.field_count = 2,
+                                   .types = pair_types,
+                                   .key_fields = key,
+                                   .key_count = 1,
+                                   .ttl_millis = ttl,
+                                   .mini_batch_size = mini_batch_size};
     return changelog_normalize_operator_create(&spec, &h->diag);
 }
+
+static Operator *normalize_create(Harness *h, int64_t ttl)
+{
+    return normalize_create_mini_batch(h, ttl, 0);
+}
+
+/* Mini-batch (Flink's ProcTimeMiniBatchDeduplicateKeepLastRowFunction): each key's last row
+   of a batch goes through the row-by-row step, keys in the order of their first row; a
+   watermark, the size or the end of input ends a batch. */
+START_TEST(test_changelog_normalize_mini_batch)
+{
+    init_pair_types();
+    Harness h;
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, normalize_create_mini_batch(&h, 0, 100));
+    PUSH(&h, pair_types, 2, "+I 1,a;+U 2,x;+U 1,b;+U 1,c");
+    EXPECT(&h, ""); /* buffered */
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 1000), JOINERY_OK);
+    EXPECT(&h, "+I(1,c) +I(2,x) W(1000)");
+    /* against the state: a change is -U/+U once however often it changed in the batch, an
+       unchanged last row nothing, a delete after an update retracts the stored row */
+    PUSH(&h, pair_types, 2, "+U 1,d;+U 1,e;+U 2,y;+U 2,x;+U 3,p;-D 3,p;-D 1,whatever");
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 2000), JOINERY_OK);
+    EXPECT(&h, "-D(1,c) W(2000)");
+    ck_assert_uint_eq(h.op->metrics.skipped_rows, 1); /* key 3: inserted and deleted */
+    harness_close(&h);
+    /* the batch size ends a batch too, and so does the end of input */
+    harness_init(&h, pair_types, 2);
+    harness_open(&h, normalize_create_mini_batch(&h, 0, 3));
+    PUSH(&h, pair_types, 2, "+I 7,a;+U 7,b;+U 8,c");
+    EXPECT(&h, "+I(7,b) +I(8,c)");
+    PUSH(&h, pair_types, 2, "+U 7,z");
+    EXPECT(&h, "");
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "-U(7,b) +U(7,z) END");
+    harness_close(&h);
+}
+END_TEST
 
 START_TEST(test_changelog_normalize)
 {
@@ -1585,6 +1628,7 @@ static Suite *operators_suite(void)
     TCase *normalize = tcase_create("changelog normalize");
     tcase_add_test(normalize, test_changelog_normalize);
     tcase_add_test(normalize, test_changelog_normalize_ttl);
+    tcase_add_test(normalize, test_changelog_normalize_mini_batch);
     tcase_add_test(normalize, test_changelog_normalize_snapshot_restore);
     suite_add_tcase(suite, normalize);
     TCase *channels = tcase_create("channels");

@@ -12,6 +12,7 @@ Operator *build_changelog_normalize(BuildContext *context, const PlanNode *node)
     spec->key_fields = node->exchange.keys;
     spec->key_count = node->exchange.key_count;
     spec->ttl_millis = node->state_ttl_millis;
+    spec->mini_batch_size = node->exchange.mini_batch_size;
     if (!spec->types)
         return NULL;
     return changelog_normalize_operator_create(spec, context->diag);

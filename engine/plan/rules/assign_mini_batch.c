@@ -19,8 +19,9 @@
  * as a plain Join, as Flink); rules/split_two_phase_aggregate.c then splits
  * the aggregates whose calls merge into LocalGroupAggregate /
  * GlobalGroupAggregate unless table.optimizer.agg-phase-strategy is
- * ONE_PHASE. Flink's mini-batch ChangelogNormalize and
- * Deduplicate are not built either: such plans are refused rather than run row by row.
+ * ONE_PHASE; a ChangelogNormalize runs as Flink's mini-batch form (each key's last row
+ * of a batch, exchange.mini_batch_size). Flink's mini-batch Deduplicate is not built:
+ * such plans are refused rather than run row by row.
  * IntervalJoin, MultiJoin, WindowAggregate and GroupWindowAggregate run as
  * they do without mini-batch (Flink has no mini-batch form of them). Errors: the option checks
  * Flink makes, with its messages (latency and size must be > 0).
@@ -96,8 +97,11 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
         rowtime = true;
         break;
     case PLAN_CHANGELOG_NORMALIZE:
-        return mini_batch_refuse(context, "the mini-batch ChangelogNormalize",
-                                 "set 'table.exec.mini-batch.enabled' = 'false'");
+        /* Flink's mini-batch form: each key's last row of a batch */
+        if (context->config->mini_batch_size <= 0)
+            return mini_batch_size_error(context);
+        node->exchange.mini_batch_size = context->config->mini_batch_size;
+        break;
     case PLAN_INTERVAL_JOIN:
         rowtime = rowtime || node->join.interval.rowtime;
         break;
