@@ -475,6 +475,8 @@ struct PlanNode {
             bool keep_last; /* DEDUPLICATE: ORDER BY ... DESC */
             bool proctime;  /* DEDUPLICATE: ORDER BY a processing-time attribute (arrival order) */
             bool generate_update_before; /* -U before each +U (unless the consumer needs none) */
+            int64_t mini_batch_size;     /* DEDUPLICATE: table.exec.mini-batch.size with mini-batch
+                                            on; 0 = row by row */
             /* RANK: chosen by derive from the input's changelog mode, unique keys and
                monotonicity, as Flink's RankProcessStrategy; UPDATE_FAST with the unique
                key (input fields) it upserts by */

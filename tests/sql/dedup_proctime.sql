@@ -5,7 +5,8 @@
 -- the physical plan. The order is arrival order (the file's), not ts: keep first
 -- emits a key's first row and drops the rest (insert-only); keep last emits each
 -- row, -U of the one it replaces then +U (+I for a key's first row). A NULL key is
--- a key as any other. The state TTL shows on the node.
+-- a key as any other. The state TTL shows on the node. With mini-batch on, each
+-- key's first or last row of a batch (Flink's mini-batch forms).
 CREATE TABLE clicks (
   user_id STRING,
   page STRING,
@@ -69,3 +70,23 @@ EXPLAIN SELECT user_id, page FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY proc_time DESC) AS rn
   FROM clicks)
 WHERE rn = 2;
+
+-- with mini-batch on, Flink's mini-batch forms: each key's first (keep first) or last
+-- (keep last) row of a batch. The file is one batch (batches end at the size, a
+-- watermark or the end of input; this file's 9 rows are under the size), so keep last
+-- emits one +I per user with its last page; the EXPLAIN shows the MiniBatchAssigner
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '1 h';
+SET 'table.exec.mini-batch.size' = '1000';
+EXPLAIN SELECT user_id, page, seq FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY proc_time DESC) AS rn
+  FROM clicks)
+WHERE rn = 1;
+SELECT user_id, page, seq FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY proc_time DESC) AS rn
+  FROM clicks)
+WHERE rn = 1;
+SELECT user_id, page, seq FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY proc_time ASC) AS rn
+  FROM clicks)
+WHERE rn = 1;

@@ -213,6 +213,70 @@ START_TEST(test_proctime_keep_last_row_without_update_before)
 }
 END_TEST
 
+/* Mini-batch: the batch's rows grouped by key (first-row order); processing time applies
+   each key's first (keep first) or last (keep last) row, event time each of its rows. */
+START_TEST(test_mini_batch)
+{
+    use_backend(_i);
+    Harness h;
+    DeduplicateSpec spec = make_spec(false, true);
+    spec.processing_time = true;
+    spec.mini_batch_size = 100;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,5");
+    row(&h, "+I b,3,NULL");
+    row(&h, "+I a,4,1");
+    EXPECT(&h, ""); /* buffered until the batch ends */
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 1000), JOINERY_OK);
+    EXPECT(&h, "+I(a,1,10) +I(b,3,NULL)");
+    row(&h, "+I a,5,1");
+    row(&h, "+I c,6,1");
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 2000), JOINERY_OK);
+    EXPECT(&h, "+I(c,6,1)"); /* a's first row is in the state already */
+    harness_close(&h);
+
+    spec = make_spec(true, true);
+    spec.processing_time = true;
+    spec.mini_batch_size = 100;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I b,3,NULL");
+    row(&h, "+I a,2,5");
+    row(&h, "+I b,4,NULL");
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 1000), JOINERY_OK);
+    EXPECT(&h, "+I(a,2,5) +I(b,4,NULL)");
+    row(&h, "+I a,5,0");
+    row(&h, "+I a,7,0");
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "-U(a,2,5) +U(a,7,0)");
+    harness_close(&h);
+
+    spec = make_spec(true, true); /* event time, keep last: every row, key by key */
+    spec.mini_batch_size = 100;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I b,2,5");
+    row(&h, "+I a,3,5"); /* older than a's kept row: dropped */
+    row(&h, "+I a,4,20");
+    ck_assert_int_eq(operator_push_watermark(h.op, 0, 0, 1000), JOINERY_OK);
+    EXPECT(&h, "+I(a,1,10) -U(a,1,10) +U(a,4,20) +I(b,2,5)");
+    harness_close(&h);
+
+    spec = make_spec(false, true); /* event time, keep first, batches of two rows */
+    spec.mini_batch_size = 2;
+    open_dedup(&h, &spec);
+    row(&h, "+I a,1,10");
+    row(&h, "+I a,2,5");
+    EXPECT(&h, "+I(a,1,10) -U(a,1,10) +U(a,2,5)");
+    row(&h, "+I a,3,7");
+    EXPECT(&h, "");
+    ck_assert_int_eq(operator_end_input(h.op, 0), JOINERY_OK);
+    EXPECT(&h, "");
+    harness_close(&h);
+}
+END_TEST
+
 static Suite *deduplicate_suite(void)
 {
     Suite *suite = suite_create("deduplicate");
@@ -225,6 +289,7 @@ static Suite *deduplicate_suite(void)
     tcase_add_loop_test(core, test_proctime_keep_first_row, 0, 2);
     tcase_add_loop_test(core, test_proctime_keep_last_row, 0, 2);
     tcase_add_test(core, test_proctime_keep_last_row_without_update_before);
+    tcase_add_loop_test(core, test_mini_batch, 0, 2);
     suite_add_tcase(suite, core);
     return suite;
 }

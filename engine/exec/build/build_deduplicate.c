@@ -18,5 +18,6 @@ Operator *build_deduplicate(BuildContext *context, const PlanNode *node)
     spec->keep_last = node->rank.keep_last;
     spec->generate_update_before = node->rank.generate_update_before;
     spec->ttl_millis = node->state_ttl_millis;
+    spec->mini_batch_size = node->rank.mini_batch_size;
     return deduplicate_operator_create(spec, context->diag);
 }

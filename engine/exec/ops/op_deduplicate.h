@@ -46,6 +46,13 @@ typedef struct DeduplicateSpec {
     bool keep_last;
     bool generate_update_before;
     int64_t ttl_millis; /* 0 = keep forever */
+    /* mini-batch (Flink's ProcTimeMiniBatchDeduplicateKeepFirstRow / KeepLastRowFunction and
+       RowTimeMiniBatchDeduplicateFunction): rows are buffered per key until a watermark
+       (the MiniBatchAssigner's), this many rows, a barrier or the end of input; then, key
+       by key in the order of their first row, processing time applies only the key's first
+       (keep first) or last (keep last) row of the batch, event time each of its rows in
+       arrival order. 0 = row by row. */
+    int64_t mini_batch_size;
 } DeduplicateSpec;
 
 /* Creates the operator; the spec's arrays are borrowed. NULL with diag set on failure. */

@@ -19,9 +19,9 @@
  * as a plain Join, as Flink); rules/split_two_phase_aggregate.c then splits
  * the aggregates whose calls merge into LocalGroupAggregate /
  * GlobalGroupAggregate unless table.optimizer.agg-phase-strategy is
- * ONE_PHASE; a ChangelogNormalize runs as Flink's mini-batch form (each key's last row
- * of a batch, exchange.mini_batch_size). Flink's mini-batch Deduplicate is not built:
- * such plans are refused rather than run row by row.
+ * ONE_PHASE; a ChangelogNormalize and a Deduplicate run as Flink's mini-batch forms
+ * (exchange.mini_batch_size: each key's last row of a batch; rank.mini_batch_size: its
+ * first or last row on processing time, its rows key by key on event time).
  * IntervalJoin, MultiJoin, WindowAggregate and GroupWindowAggregate run as
  * they do without mini-batch (Flink has no mini-batch form of them). Errors: the option checks
  * Flink makes, with its messages (latency and size must be > 0).
@@ -30,13 +30,6 @@
 #include "engine/plan/rules/rules.h"
 
 enum { MINI_BATCH_MAX_DEPTH = 1000 };
-
-static int mini_batch_refuse(PlannerContext *context, const char *what, const char *advice)
-{
-    return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                      "%s is not supported yet with 'table.exec.mini-batch.enabled' = 'true': %s",
-                      what, advice);
-}
 
 /* Flink's message for a mini-batch operator without a size. */
 static int mini_batch_size_error(PlannerContext *context)
@@ -91,8 +84,12 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
             node->join.mini_batch_size = context->config->mini_batch_size;
         break;
     case PLAN_DEDUPLICATE:
-        return mini_batch_refuse(context, "the mini-batch Deduplicate",
-                                 "set 'table.exec.mini-batch.enabled' = 'false'");
+        /* Flink's mini-batch forms (the key's first / last row of a batch on processing
+           time; every row, key by key, on event time) */
+        if (context->config->mini_batch_size <= 0)
+            return mini_batch_size_error(context);
+        node->rank.mini_batch_size = context->config->mini_batch_size;
+        break;
     case PLAN_TEMPORAL_JOIN: /* event time only */
         rowtime = true;
         break;
