@@ -60,6 +60,7 @@
 
 #include "engine/exec/expr_eval.h"
 #include "engine/exec/mini_batch_buffer.h"
+#include "engine/exec/upsert_input.h"
 #include "engine/state/state.h"
 
 enum {
@@ -568,52 +569,43 @@ static inline void join_prefetch_row(const JoinOperator *join, uint32_t input, u
     multiset_state_prefetch(join->sides[input].state, plan->key_hash, plan->row_hash, level);
 }
 
-/*
- * An upsert input's row (spec.upsert_input): the side's one stored row for the key, if
- * any, is retracted first (-U before an upsert, -D for a delete, so a delete's own
- * non-key fields are never read), then an upsert is accumulated (+U after a replaced
- * row, else +I). Both go through join_process_row, so the output is what a
- * ChangelogNormalize below the join made the join emit.
- */
+/* join_process_upsert_row's step: one row of the upsert change through join_process_row. */
+typedef struct JoinUpsertStep {
+    JoinOperator *join;
+    uint32_t input;
+    const JoinRowPlan *plan;
+    int64_t now;
+} JoinUpsertStep;
+
+static int join_upsert_step(void *context, const Row *row)
+{
+    JoinUpsertStep *step = context;
+    JoinRowPlan plan = *step->plan;
+    plan.row_hash = row_content_hash(row); /* the stored row's, or the change's again */
+    return join_process_row(step->join, step->input, row, &plan, step->now);
+}
+
+/* An upsert input's row (spec.upsert_input): applied as upsert_input.h says, each row
+   through join_process_row, so the output is what a ChangelogNormalize below the join
+   made the join emit. */
 static int join_process_upsert_row(JoinOperator *join, uint32_t input, const Row *row,
                                    const JoinRowPlan *plan, int64_t now)
 {
     JoinSide *own = &join->sides[input];
     if (plan->never_matches && !own->outer)
         return JOINERY_OK;
-    bool accumulate = row_kind_is_accumulate(row_kind(row));
     const Row *key = (const Row *)(join->key_rows + plan->key_offset);
     arena_reset(&join->upsert_arena);
     join->state_accesses++;
     MultisetKey *own_key = multiset_state_find(own->state, key, plan->key_hash, now);
     if (!own_key && join_state_failed(join, own))
         return operator_fail_state(&join->base, "join state");
-    Row *stored = NULL;
-    if (own_key) {
-        MultisetScan scan;
-        multiset_scan_begin(own->state, own_key, &scan);
-        const MultisetEntry *entry = multiset_scan_next(&scan);
-        /* a copy: retracting it changes the state the view points into */
-        stored = entry ? row_copy(&join->upsert_arena, entry->row) : NULL;
-        bool copied = !entry || stored;
-        multiset_scan_end(&scan);
-        if (!copied)
-            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    }
-    int status = JOINERY_OK;
-    if (stored) {
-        row_set_kind(stored, accumulate ? ROW_KIND_UPDATE_BEFORE : ROW_KIND_DELETE);
-        JoinRowPlan stored_plan = *plan;
-        stored_plan.row_hash = row_content_hash(stored);
-        status = join_process_row(join, input, stored, &stored_plan, now);
-    }
-    if (status != JOINERY_OK || !accumulate)
-        return status;
-    Row *fresh = row_copy(&join->upsert_arena, row);
-    if (!fresh)
-        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    row_set_kind(fresh, stored ? ROW_KIND_UPDATE_AFTER : ROW_KIND_INSERT);
-    return join_process_row(join, input, fresh, plan, now);
+    JoinUpsertStep step = {.join = join, .input = input, .plan = plan, .now = now};
+    int status =
+        upsert_input_apply(own->state, own_key, row, &join->upsert_arena, join_upsert_step, &step);
+    if (status == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&join->base, status, "out of memory");
+    return status;
 }
 
 static int join_process(Operator *self, uint32_t input, const RowBatch *batch)

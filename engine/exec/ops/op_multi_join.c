@@ -88,6 +88,7 @@
 #include "engine/exec/ops/op_multi_join.h"
 
 #include "engine/exec/key_extractor.h"
+#include "engine/exec/upsert_input.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -690,50 +691,40 @@ static int multi_join_process_row(MultiJoinOperator *join, uint32_t change_input
     return status == JOINERY_OK ? JOINERY_OK : operator_fail_state(&join->base, "multi-join state");
 }
 
-/*
- * An upsert input's row (MultiJoinInputSpec.upsert): the input's one stored row for the
- * key, if any, is retracted first (-U before an upsert, -D for a delete, whose own
- * non-key fields are never read), then an upsert is accumulated (+U after a replaced row,
- * else +I), both through multi_join_process_row.
- */
+/* multi_join_process_upsert_row's step: one row of the upsert change. */
+typedef struct MultiJoinUpsertStep {
+    MultiJoinOperator *join;
+    uint32_t input;
+    uint64_t key_hash;
+} MultiJoinUpsertStep;
+
+static int multi_join_upsert_step(void *context, const Row *row)
+{
+    MultiJoinUpsertStep *step = context;
+    return multi_join_process_row(step->join, step->input, row, step->key_hash);
+}
+
+/* An upsert input's row (MultiJoinInputSpec.upsert): applied as upsert_input.h says, each
+   row through multi_join_process_row. */
 static int multi_join_process_upsert_row(MultiJoinOperator *join, uint32_t change_input,
                                          const Row *row, uint64_t key_hash)
 {
     MultiJoinInput *input = &join->inputs[change_input];
-    bool accumulate = row_kind_is_accumulate(row_kind(row));
     bool null_key;
     const Row *key = key_extractor_build(&input->key, row, &null_key);
     if (!key)
         return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
     arena_reset(&join->upsert_arena);
-    Row *stored = NULL;
     MultisetKey *group = multiset_state_find(join->state, key, key_hash, join->now);
-    MultisetKey *own_key = group ? multiset_key_part(join->state, group, change_input) : NULL;
     if (!group && state_store_failed(join->state->store))
         return operator_fail_state(&join->base, "multi-join state");
-    if (own_key && own_key->entry_count) {
-        MultisetScan scan;
-        multiset_scan_begin(join->state, own_key, &scan);
-        const MultisetEntry *entry = multiset_scan_next(&scan);
-        /* a copy: retracting it changes the state the view points into */
-        stored = entry ? row_copy(&join->upsert_arena, entry->row) : NULL;
-        bool copied = !entry || stored;
-        multiset_scan_end(&scan);
-        if (!copied)
-            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    }
-    int status = JOINERY_OK;
-    if (stored) {
-        row_set_kind(stored, accumulate ? ROW_KIND_UPDATE_BEFORE : ROW_KIND_DELETE);
-        status = multi_join_process_row(join, change_input, stored, key_hash);
-    }
-    if (status != JOINERY_OK || !accumulate)
-        return status;
-    Row *fresh = row_copy(&join->upsert_arena, row);
-    if (!fresh)
-        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    row_set_kind(fresh, stored ? ROW_KIND_UPDATE_AFTER : ROW_KIND_INSERT);
-    return multi_join_process_row(join, change_input, fresh, key_hash);
+    MultisetKey *part = group ? multiset_key_part(join->state, group, change_input) : NULL;
+    MultiJoinUpsertStep step = {.join = join, .input = change_input, .key_hash = key_hash};
+    int status = upsert_input_apply(join->state, part, row, &join->upsert_arena,
+                                    multi_join_upsert_step, &step);
+    if (status == JOINERY_ERROR_NO_MEMORY)
+        return operator_fail(&join->base, status, "out of memory");
+    return status;
 }
 
 static int multi_join_process(Operator *self, uint32_t input, const RowBatch *batch)
