@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-nexmark.sh - the Nexmark queries of bench/nexmark/ (what `make nexmark`
 # runs): each query in its own joinery process over the in-process 'nexmark'
-# source into a blackhole sink, at each parallelism, q23 also with
+# source into a blackhole sink, at each parallelism, with mini-batch off and on
+# (Nexmark's Flink settings: allow-latency 2 s, size 50000), q23 also with
 # table.optimizer.multi-join.enabled on. Prints one markdown table row per
 # run: events, wall seconds, CPU seconds (user + system, all threads of the
 # process), events per CPU-second, peak RSS, the state bytes of all operators
@@ -19,6 +20,7 @@
 #                        bench/nexmark/source.sql, the generator alone)
 #   NEXMARK_PARALLELISM  parallelisms (default "1 2")
 #   NEXMARK_TIMEOUT      seconds a run may take before it is stopped (default 300)
+#   NEXMARK_MINI_BATCH   "off", "on" or "off on" (the default: each query both ways)
 # The scripts joinery ran and their output are kept in BUILD_DIR/nexmark/.
 set -u
 build=${1:-build}
@@ -28,6 +30,7 @@ tps=${NEXMARK_TPS:-10000000}
 queries=${NEXMARK_QUERIES:-source $(for i in $(seq 0 23); do printf 'q%d ' "$i"; done)}
 parallelisms=${NEXMARK_PARALLELISM:-1 2}
 limit=${NEXMARK_TIMEOUT:-300}
+mini_batch_modes=${NEXMARK_MINI_BATCH:-off on}
 work="$build/nexmark"
 mkdir -p "$work/data"
 # q13's side input, as upstream's side_input_gen.sh writes it: key,value lines
@@ -46,14 +49,20 @@ substitute() {
     -e "s|\${NEXMARK_DIR}|$PWD/$work|g; s|\${SUBMIT_TIME}|run|g; s|\${FLINK_HOME}|$PWD/$work|g" "$1"
 }
 
-# run QUERY PARALLELISM MULTI_JOIN: one table row
+# run QUERY PARALLELISM MULTI_JOIN MINI_BATCH: one table row
 run() {
-  local query=$1 parallelism=$2 multi_join=$3 name="$1-p$2"
+  local query=$1 parallelism=$2 multi_join=$3 mini_batch=$4 name="$1-p$2"
   [ "$multi_join" = true ] && name="$name-multijoin"
+  [ "$mini_batch" = on ] && name="$name-minibatch"
   local script="$work/$name.sql" output="$work/$name.out" timing="$work/$name.time"
   {
     echo "SET 'parallelism.default' = '$parallelism';"
     [ "$multi_join" = true ] && echo "SET 'table.optimizer.multi-join.enabled' = 'true';"
+    if [ "$mini_batch" = on ]; then
+      echo "SET 'table.exec.mini-batch.enabled' = 'true';"
+      echo "SET 'table.exec.mini-batch.allow-latency' = '2 s';"
+      echo "SET 'table.exec.mini-batch.size' = '50000';"
+    fi
     substitute bench/nexmark/ddl.sql
     substitute "bench/nexmark/$query.sql"
     echo
@@ -63,7 +72,8 @@ run() {
     "$build/joinery" -f "$script" >"$output" 2>&1
   local status=$?
   local label="$query"
-  [ "$multi_join" = true ] && label="$query (multi-join)"
+  [ "$multi_join" = true ] && label="$label (multi-join)"
+  [ "$mini_batch" = on ] && label="$label (mini-batch)"
   if [ $status -eq 124 ]; then
     printf '| %s | %s | %s | not run to the end: stopped after %s s |||||| \n' "$label" \
       "$parallelism" "$events" "$limit"
@@ -102,7 +112,9 @@ for query in $queries; do
     exit 1
   fi
   for parallelism in $parallelisms; do
-    run "$query" "$parallelism" false
-    [ "$query" = q23 ] && run "$query" "$parallelism" true
+    for mini_batch in $mini_batch_modes; do
+      run "$query" "$parallelism" false "$mini_batch"
+      [ "$query" = q23 ] && run "$query" "$parallelism" true "$mini_batch"
+    done
   done
 done
