@@ -1553,8 +1553,9 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         /* LogicalProject(group exprs, aggregate arguments) */
         uint32_t argument_count = 0;
         for (uint32_t i = 0; i < aggregate.call_count; i++)
-            argument_count +=
-                (aggregate.calls[i].argument ? 1 : 0) + (aggregate.calls[i].separator ? 1 : 0);
+            argument_count += (aggregate.calls[i].argument ? 1 : 0) +
+                              (aggregate.calls[i].separator ? 1 : 0) +
+                              (aggregate.calls[i].filter ? 1 : 0);
         uint32_t pre_count = group_count + argument_count;
         Expr **pre_exprs = arena_calloc(binder->arena, pre_count + 1, sizeof(Expr *));
         const char **pre_names = arena_calloc(binder->arena, pre_count + 1, sizeof(char *));
@@ -1609,6 +1610,24 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                     pre_exprs[argument] = call->separator;
                     pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
                     plan_call->separator = argument++;
+                }
+            }
+            if (call->filter) {
+                /* FILTER (WHERE c): a BOOLEAN field after the call's arguments, shared by
+                   the calls with the same condition (Calcite's $fN) */
+                plan_call->has_filter = true;
+                uint32_t existing = argument;
+                for (uint32_t j = 0; j < argument; j++)
+                    if (expr_equals(pre_exprs[j], call->filter))
+                        existing = j;
+                if (existing < argument) {
+                    plan_call->filter = existing;
+                } else {
+                    pre_exprs[argument] = call->filter;
+                    pre_names[argument] = call->filter->kind == EXPR_INPUT_REF
+                                              ? scope.columns[call->filter->input_index].name
+                                              : arena_printf(binder->arena, "$f%u", argument);
+                    plan_call->filter = argument++;
                 }
             }
         }

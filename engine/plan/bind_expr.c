@@ -573,6 +573,40 @@ static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAg
     return JOINERY_OK;
 }
 
+/*
+ * The condition of agg(...) FILTER (WHERE condition) over the FROM scope: a BOOLEAN
+ * without aggregates; a nullable one becomes condition IS TRUE (Calcite's
+ * conversion, so the aggregate reads a NOT NULL BOOLEAN field).
+ */
+static int bind_aggregate_filter(Binder *binder, const Scope *scope, const AstExpr *ast,
+                                 Expr **result)
+{
+    if (bind_contains_aggregate(ast))
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "FILTER must not contain aggregate expression");
+    AggregateBinding *aggregate = binder->aggregate;
+    AggregateBinding *grouping = binder->grouping;
+    binder->aggregate = NULL;
+    binder->grouping = NULL;
+    Expr *condition = NULL;
+    int status = bind_expr(binder, scope, ast, &condition);
+    binder->aggregate = aggregate;
+    binder->grouping = grouping;
+    if (status != JOINERY_OK)
+        return status;
+    if (condition->type.id != TYPE_BOOLEAN)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                          "FILTER clause must be a condition");
+    if (condition->type.nullable) {
+        condition = expr_make_call(binder->arena, FUNCTION_IS_TRUE, type_make(TYPE_BOOLEAN, false),
+                                   &condition, 1);
+        if (!condition)
+            return bind_no_memory(binder);
+    }
+    *result = condition;
+    return JOINERY_OK;
+}
+
 static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *ast,
                                Expr **result)
 {
@@ -604,8 +638,19 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
         if (status != JOINERY_OK)
             return status;
     }
-    if (variance)
-        return bind_variance(binder, ast, argument, result); /* SUM and COUNT (bind_variance.c) */
+    Expr *filter = NULL;
+    if (ast->function.filter) {
+        int status = bind_aggregate_filter(binder, scope, ast->function.filter, &filter);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    aggregate->filter = filter;
+    if (variance) {
+        /* SUM and COUNT (bind_variance.c), each with the FILTER */
+        int status = bind_variance(binder, ast, argument, result);
+        aggregate->filter = NULL;
+        return status;
+    }
     DataType result_type;
     int status = bind_aggregate_result_type(binder, ast, kind, argument, &result_type);
     if (status != JOINERY_OK)
@@ -628,9 +673,11 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
     bool distinct = ast->function.distinct;
     if (kind == PLAN_AGGREGATE_MIN || kind == PLAN_AGGREGATE_MAX)
         distinct = false; /* MIN/MAX(DISTINCT x) = MIN/MAX(x) */
-    return bind_aggregate_add(binder, kind, distinct, argument, separator, result_type,
-                              arena_strndup(binder->arena, ast->source_text, ast->source_length),
-                              result);
+    status = bind_aggregate_add(binder, kind, distinct, argument, separator, result_type,
+                                arena_strndup(binder->arena, ast->source_text, ast->source_length),
+                                result);
+    aggregate->filter = NULL;
+    return status;
 }
 
 int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Expr *argument,
@@ -641,6 +688,8 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
     for (uint32_t i = 0; i < aggregate->call_count; i++) {
         BoundAggregate *call = &aggregate->calls[i];
         if (call->kind == kind && call->distinct == distinct &&
+            ((!call->filter && !aggregate->filter) ||
+             (call->filter && aggregate->filter && expr_equals(call->filter, aggregate->filter))) &&
             ((!call->separator && !separator) ||
              (call->separator && separator && expr_equals(call->separator, separator))) &&
             ((!call->argument && !argument) ||
@@ -665,6 +714,7 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
         call->distinct = distinct;
         call->argument = argument;
         call->separator = separator;
+        call->filter = aggregate->filter;
         call->result_type = result_type;
         call->name = name;
     }
@@ -684,6 +734,9 @@ static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast
     if (ast->function.distinct)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
                           "DISTINCT in OVER aggregates is not supported yet");
+    if (ast->function.filter)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.filter->position,
+                          "FILTER in OVER aggregates is not supported yet");
     int status = bind_over_window(binder, scope, ast->function.over);
     if (status != JOINERY_OK)
         return status;
@@ -762,6 +815,9 @@ static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast,
     if (ast->function.distinct)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "DISTINCT is only allowed in aggregate functions");
+    if (ast->function.filter)
+        return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->function.filter->position,
+                          "FILTER is only allowed in aggregate functions");
     uint32_t count = (uint32_t)ast->function.args.count;
     if (strcmp(name, "$DOT") == 0 && count == 2) {
         /* expr.field after a parenthesised expression or an item access (parser.c) */

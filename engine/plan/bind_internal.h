@@ -29,6 +29,7 @@ typedef struct BoundAggregate {
     bool distinct;
     Expr *argument;  /* over the FROM scope; NULL for COUNT(*) */
     Expr *separator; /* LISTAGG's second argument (a constant string); NULL */
+    Expr *filter;    /* FILTER (WHERE c): c, or c IS TRUE when c is nullable; NULL */
     DataType result_type;
     char *name;
     bool argument_last; /* a reduction's new argument: placed after the query's own */
@@ -42,6 +43,7 @@ typedef struct AggregateBinding {
     uint32_t call_count;
     uint32_t call_capacity;
     bool group_window_properties; /* an auxiliary group window function was bound */
+    Expr *filter; /* the FILTER of the call being bound, given to bind_aggregate_add */
 } AggregateBinding;
 
 /*

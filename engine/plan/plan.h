@@ -158,6 +158,10 @@ typedef struct PlanAggregateCall {
     char *name;         /* output field name */
     bool has_separator; /* LISTAGG(x, separator): the separator is input field `separator` */
     uint32_t separator;
+    /* agg(...) FILTER (WHERE c): the call reads only the rows whose NOT NULL BOOLEAN
+       input field `filter` is TRUE (Calcite's filterArg) */
+    bool has_filter;
+    uint32_t filter;
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */

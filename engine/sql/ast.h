@@ -156,6 +156,7 @@ struct AstExpr {
                positional one; empty (count 0) when no argument is named */
             AstList arg_names;
             bool distinct;
+            AstExpr *filter;      /* agg(...) FILTER (WHERE filter); NULL without */
             struct AstOver *over; /* f(...) OVER (...) / OVER name; NULL without OVER */
         } function;
         struct {

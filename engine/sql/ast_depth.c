@@ -58,6 +58,8 @@ static void walk_expr(DepthWalk *walk, const AstExpr *expr, int depth)
         return;
     case AST_EXPR_FUNCTION:
         walk_exprs(walk, &expr->function.args, below);
+        if (expr->function.filter)
+            walk_expr(walk, expr->function.filter, below);
         return;
     case AST_EXPR_CAST:
         walk_expr(walk, expr->cast.operand, below);

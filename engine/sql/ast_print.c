@@ -240,6 +240,10 @@ static void print_expr(const AstExpr *expr, Printer *out)
                 printer_format(out, "%s => ", arg_name);
             print_expr(expr->function.args.items[i], out);
         }
+        if (expr->function.filter) {
+            printer_text(out, " filter ");
+            print_expr(expr->function.filter, out);
+        }
         printer_char(out, ')');
         break;
     case AST_EXPR_CAST:

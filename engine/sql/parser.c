@@ -1494,6 +1494,19 @@ static AstExpr *parser_parse_function(Parser *parser, char *name)
             return NULL;
     }
     const Token *next = parser_current(parser);
+    if (next->kind == TOKEN_IDENTIFIER && !next->quoted && strlen(next->value) == 6 &&
+        strncasecmp(next->value, "FILTER", 6) == 0 &&
+        parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN) {
+        /* agg(...) FILTER (WHERE condition): the rows the aggregate reads (bind_expr.c) */
+        parser_advance(parser); /* FILTER */
+        parser_advance(parser); /* ( */
+        if (!parser_expect_keyword(parser, KEYWORD_WHERE))
+            return NULL;
+        expr->function.filter = parser_parse_expression(parser);
+        if (!expr->function.filter || !parser_expect(parser, TOKEN_RIGHT_PAREN))
+            return NULL;
+        next = parser_current(parser);
+    }
     if (next->kind == TOKEN_IDENTIFIER && !next->quoted && strlen(next->value) == 4 &&
         strncasecmp(next->value, "OVER", 4) == 0 &&
         (parser_peek(parser, 1)->kind == TOKEN_LEFT_PAREN ||

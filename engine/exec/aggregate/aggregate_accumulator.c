@@ -108,7 +108,8 @@ int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const 
     accumulator->row_count += accumulate ? 1 : -1;
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
         const AggregateCall *call = &accumulator->calls[i];
-        if (call->kind == AGGREGATE_COUNT_STAR || (skip && skip[i]))
+        if (call->kind == AGGREGATE_COUNT_STAR || (skip && skip[i]) ||
+            aggregate_call_skips_row(call, input))
             continue;
         Value value = value_from_row(input, call->argument, call->argument_type);
         if (value.is_null && !collection_aggregate_takes_nulls(call))

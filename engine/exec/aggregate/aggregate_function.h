@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "engine/base/diag.h"
+#include "engine/base/row.h"
 #include "engine/base/strbuf.h"
 #include "engine/base/type.h"
 #include "engine/base/value.h"
@@ -53,7 +54,18 @@ typedef struct AggregateCall {
     DataType result_type;
     bool has_separator; /* LISTAGG: the separator is input field `separator` */
     uint32_t separator;
+    /* FILTER (WHERE c): the call reads only the rows whose BOOLEAN input field
+       `filter` is TRUE (aggregate_call_skips_row) */
+    bool has_filter;
+    uint32_t filter;
 } AggregateCall;
+
+/* True when `call` has a FILTER and `input` does not pass it (its field is FALSE or NULL). */
+static inline bool aggregate_call_skips_row(const AggregateCall *call, const Row *input)
+{
+    return call->has_filter &&
+           (row_is_null(input, call->filter) || row_get_int64(input, call->filter) == 0);
+}
 
 /*
  * Checks `call` against an input of `input_field_count` fields and sets

@@ -102,7 +102,7 @@ int distinct_values_update_row(DistinctValues *values, const AggregateCall *call
         if (!distinct_values_is_distinct(values, i))
             continue;
         Value value = value_from_row(input, calls[i].argument, calls[i].argument_type);
-        if (value.is_null) {
+        if (value.is_null || aggregate_call_skips_row(&calls[i], input)) {
             skip[i] = true;
             continue;
         }

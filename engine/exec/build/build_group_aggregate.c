@@ -53,6 +53,15 @@ AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node
                                      ? type_make(TYPE_BIGINT, false)
                                      : input->fields[call->argument].type;
         calls[i].result_type = call->result_type;
+        calls[i].has_filter = call->has_filter;
+        calls[i].filter = call->filter;
+        if (call->kind == PLAN_AGGREGATE_COUNT_STAR && call->has_filter) {
+            /* COUNT(*) FILTER (WHERE c) counts the rows that pass: COUNT(c) of the TRUE
+               (never NULL) filter field (COUNT(*) itself reads the group's row count) */
+            calls[i].kind = AGGREGATE_COUNT;
+            calls[i].argument = call->filter;
+            calls[i].argument_type = input->fields[call->filter].type;
+        }
     }
     return calls;
 }

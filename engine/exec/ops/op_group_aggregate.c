@@ -314,8 +314,8 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 {
     const AggregateSlot *slot = &agg->slots[i];
     const AggregateCall *call = &slot->call;
-    if (call->kind == AGGREGATE_COUNT_STAR)
-        return JOINERY_OK; /* the result is row_count */
+    if (call->kind == AGGREGATE_COUNT_STAR || aggregate_call_skips_row(call, input))
+        return JOINERY_OK; /* COUNT(*): the result is row_count */
     Value value = value_from_row(input, call->argument, call->argument_type);
     if (value.is_null && !collection_aggregate_takes_nulls(call))
         return JOINERY_OK;

@@ -60,7 +60,10 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
             strbuf_printf(out, "$%u", call->argument);
         if (call->has_separator)
             strbuf_printf(out, ", $%u", call->separator);
-        strbuf_append_cstr(out, ")]");
+        strbuf_append_cstr(out, ")");
+        if (call->has_filter)
+            strbuf_printf(out, " FILTER $%u", call->filter);
+        strbuf_append_cstr(out, "]");
     }
     if (node->aggregate.state_ttl_hint)
         strbuf_printf(out, ", stateTtlHints=[[%s]]", node->aggregate.state_ttl_hint);
@@ -79,7 +82,10 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
                            call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
         if (call->has_separator)
             strbuf_printf(context->out, ", %s", names[call->separator]);
-        strbuf_printf(context->out, ") AS %s", node->fields[group_count + i].name);
+        strbuf_append_cstr(context->out, ")");
+        if (call->has_filter)
+            strbuf_printf(context->out, " FILTER %s", names[call->filter]);
+        strbuf_printf(context->out, " AS %s", node->fields[group_count + i].name);
     }
 }
 
@@ -262,12 +268,15 @@ static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node,
     uint64_t *fields = rule_fields_new(arena, node->inputs[input]->field_count);
     for (uint32_t k = 0; fields && k < node->aggregate.group_key_count; k++)
         rule_fields_add(fields, node->aggregate.group_keys[k]);
-    for (uint32_t c = 0; fields && c < node->aggregate.call_count; c++)
+    for (uint32_t c = 0; fields && c < node->aggregate.call_count; c++) {
         if (node->aggregate.calls[c].kind != PLAN_AGGREGATE_COUNT_STAR) {
             rule_fields_add(fields, node->aggregate.calls[c].argument);
             if (node->aggregate.calls[c].has_separator)
                 rule_fields_add(fields, node->aggregate.calls[c].separator);
         }
+        if (node->aggregate.calls[c].has_filter)
+            rule_fields_add(fields, node->aggregate.calls[c].filter);
+    }
     return fields;
 }
 
@@ -348,6 +357,9 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
                 aggregate->aggregate.calls[i].separator =
                     (uint32_t)input.mapping[node->aggregate.calls[i].separator];
         }
+        if (node->aggregate.calls[i].has_filter)
+            aggregate->aggregate.calls[i].filter =
+                (uint32_t)input.mapping[node->aggregate.calls[i].filter];
     }
     result->node = aggregate;
     result->mapping = mapping ? mapping : rule_identity_mapping(arena, node->field_count);

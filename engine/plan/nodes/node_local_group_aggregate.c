@@ -90,10 +90,12 @@ void plan_explain_accumulator(StrBuf *out, const PlanAggregateCall *call, bool r
     }
 }
 
+/* A COUNT(*) without FILTER: it counts the group's rows (Flink's count-star index). */
 static bool has_count_star(const PlanNode *node)
 {
     for (uint32_t i = 0; i < node->aggregate.call_count; i++)
-        if (node->aggregate.calls[i].kind == PLAN_AGGREGATE_COUNT_STAR)
+        if (node->aggregate.calls[i].kind == PLAN_AGGREGATE_COUNT_STAR &&
+            !node->aggregate.calls[i].has_filter)
             return true;
     return false;
 }
@@ -118,9 +120,12 @@ static void explain_local_group_aggregate(ExplainContext *context, const PlanNod
     uint32_t index = 0;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++, first = false) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(out, "%s%s%s(%s) AS ", first ? "" : ", ", plan_aggregate_name(call->kind),
+        strbuf_printf(out, "%s%s%s(%s)", first ? "" : ", ", plan_aggregate_name(call->kind),
                       retract ? "_RETRACT" : "",
                       call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
+        if (call->has_filter)
+            strbuf_printf(out, " FILTER %s", names[call->filter]);
+        strbuf_append_cstr(out, " AS ");
         plan_explain_accumulator(out, call, retract, &index);
     }
     if (retract && !has_count_star(node))

@@ -218,11 +218,12 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         else
             position[f] = 0; /* computed: placed below */
     }
-    for (uint32_t c = 0; c < call_count; c++) {
-        /* LISTAGG's separator field, read like an argument */
-        if (!node->aggregate.calls[c].has_separator)
+    for (uint32_t e = 0; e < 2 * call_count; e++) {
+        /* LISTAGG's separator field and a FILTER's field, read like an argument */
+        const PlanAggregateCall *call = &node->aggregate.calls[e / 2];
+        if (e % 2 == 0 ? !call->has_separator : !call->has_filter)
             continue;
-        uint32_t f = node->aggregate.calls[c].separator;
+        uint32_t f = e % 2 == 0 ? call->separator : call->filter;
         if (roles[f] >= 0)
             return refuse(context, "of window_start, window_end or window_time");
         if (!sources[f])
@@ -300,6 +301,8 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
             calls[c].argument = (uint32_t)position[calls[c].argument];
         if (calls[c].has_separator)
             calls[c].separator = (uint32_t)position[calls[c].separator];
+        if (calls[c].has_filter)
+            calls[c].filter = (uint32_t)position[calls[c].filter];
     }
     uint32_t property_count = has_time ? 3 : 2;
     uint32_t output_count = key_count + call_count + property_count;

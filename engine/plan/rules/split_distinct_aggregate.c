@@ -199,6 +199,7 @@ static int split_aggregate(PlannerContext *context, PlanNode *node, PlanNode **r
         call->distinct = false;
         call->argument = key_count + 1 + i;
         call->has_separator = false;
+        call->has_filter = false; /* the partial call read only the filtered rows */
     }
     final->aggregate.group_keys = final_keys;
     final->aggregate.calls = final_calls;
