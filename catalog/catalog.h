@@ -62,6 +62,8 @@ typedef struct CatalogTable {
     char *watermark_expression; /* SQL text */
     char **primary_key;         /* column names */
     size_t primary_key_count;
+    char **partition_keys; /* PARTITIONED BY (...): physical column names, in order */
+    size_t partition_key_count;
     CatalogOption *options;
     size_t option_count;
     char *view_query; /* views: SQL text of the query */

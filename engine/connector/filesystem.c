@@ -39,6 +39,16 @@
  * error says what the target holds (abort). Insert rows only, unless the
  * format is a changelog format.
  *
+ * PARTITIONED BY (directory mode only): each row goes to the partition folder
+ * '<path>/k1=v1/k2=v2/' of its key values (escaped as Flink's PartitionPathUtils;
+ * NULL and '' are 'partition.default-name'), written without the partition
+ * fields; every partition has its own part file, closed, pending and committed
+ * with the others at a checkpoint. The 'success-file' commit policy writes
+ * _SUCCESS into every partition at the end of input (the final watermark
+ * commits them all in Flink); with checkpoints it is refused up front, since
+ * committing partitions while the job runs is not built. Reading a partitioned
+ * table is refused (the source does not turn folder names back into columns).
+ *
  * Exactly-once with checkpoints (Flink's in-progress -> pending ->
  * finished): in directory mode a part file opens at the first row after a
  * checkpoint; the checkpoint's barrier closes and syncs it (pending, still
@@ -60,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1112,6 +1123,12 @@ static int filesystem_create_source(const SourceSpec *spec, SourceReader **resul
     int status = filesystem_validate(table, diag);
     if (status != JOINERY_OK)
         return status;
+    if (table->partition_key_count)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Reading the partitioned filesystem table '%s' is not supported yet "
+                          "(its partition columns are folder names, which the source does not "
+                          "read back); only writing it is",
+                          table->name);
     FormatKind kind;
     FormatOptions options;
     if ((status = filesystem_format(table, &kind, diag)) != JOINERY_OK ||
@@ -1209,6 +1226,21 @@ typedef struct PendingPart {
     char *final_path; /* the name readers see */
 } PendingPart;
 
+/*
+ * One partition folder of a partitioned sink ('<path>/k1=v1/k2=v2'): its part file being
+ * written. The writer works on one partition at a time: partition_switch stores the
+ * writer's open part (fd, names, buffer) into its partition and loads another's, so the
+ * single-part code serves every partition.
+ */
+typedef struct SinkPartition {
+    char *name;   /* k1=v1/k2=v2, values escaped as Flink's PartitionPathUtils */
+    char *folder; /* <path>/<name> */
+    int fd;
+    char *path;
+    char *final_path;
+    StrBuf buffer;
+} SinkPartition;
+
 typedef struct FilesystemWriter {
     SinkWriter base;
     FormatEncoder *encoder;
@@ -1230,7 +1262,143 @@ typedef struct FilesystemWriter {
     PendingPart *pending;
     size_t pending_count;
     size_t pending_capacity;
+    /* PARTITIONED BY: the rows go to <folder>/k=v/... without their partition fields */
+    uint32_t *partition_fields; /* sink field of each partition key */
+    uint32_t partition_field_count;
+    uint32_t *data_fields; /* the other fields, in order: what the format writes */
+    bool *data_variable;
+    uint32_t data_field_count;
+    RowBuilder projected;
+    const char *default_partition; /* 'partition.default-name' for NULL and '' */
+    char *root_folder;             /* 'path'; folder is the active partition's */
+    SinkPartition *partitions;
+    size_t partition_count;
+    size_t partition_capacity;
+    size_t active; /* partitions[active] is loaded into the writer (partition_count: none) */
+    const char *success_file; /* success-file commit policy: its name; NULL: none */
 } FilesystemWriter;
+
+/* Stores the writer's part into the active partition (if any) and loads partition `index`. */
+static void partition_switch(FilesystemWriter *writer, size_t index)
+{
+    if (writer->active == index)
+        return;
+    if (writer->active < writer->partition_count) {
+        SinkPartition *current = &writer->partitions[writer->active];
+        current->fd = writer->fd;
+        current->path = writer->path;
+        current->final_path = writer->final_path;
+        current->buffer = writer->buffer;
+    }
+    SinkPartition *next = &writer->partitions[index];
+    writer->fd = next->fd;
+    writer->path = next->path;
+    writer->final_path = next->final_path;
+    writer->buffer = next->buffer;
+    writer->folder = next->folder;
+    next->path = next->final_path = NULL;
+    next->buffer = (StrBuf)STRBUF_INIT;
+    writer->active = index;
+}
+
+/* Appends `text` escaped as a partition value (Flink's / Hive's escapePathName: %XX). */
+static int partition_append_escaped(StrBuf *out, const char *text, size_t length)
+{
+    static const char escaped[] = "\"#%'*/:=?\\\x7f{[]^";
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        int status = (c < 0x20 || (c && strchr(escaped, c))) ? strbuf_printf(out, "%%%02X", c)
+                                                             : strbuf_append_char(out, (char)c);
+        if (status != 0)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    return JOINERY_OK;
+}
+
+/*
+ * Makes the partition of `row` active (creating its folder on first use) and sets
+ * *projected to the row without its partition fields.
+ */
+static int partition_select(FilesystemWriter *writer, const Row *row, const Row **projected,
+                            Diag *diag)
+{
+    const SinkSpec *spec = writer->base.spec;
+    StrBuf name = STRBUF_INIT, text = STRBUF_INIT;
+    int status = JOINERY_OK;
+    for (uint32_t k = 0; k < writer->partition_field_count && status == JOINERY_OK; k++) {
+        uint32_t field = writer->partition_fields[k];
+        strbuf_clear(&text);
+        if (!row_is_null(row, field))
+            status = value_format_text(spec->types[field],
+                                       value_from_row(row, field, spec->types[field]), &text) == 0
+                         ? JOINERY_OK
+                         : JOINERY_ERROR_NO_MEMORY;
+        if (status != JOINERY_OK)
+            break;
+        if (strbuf_printf(&name, "%s%s=", k ? "/" : "", spec->names[field]) != 0)
+            status = JOINERY_ERROR_NO_MEMORY;
+        else if (text.length == 0)
+            status = strbuf_append_cstr(&name, writer->default_partition) == 0
+                         ? JOINERY_OK
+                         : JOINERY_ERROR_NO_MEMORY;
+        else
+            status = partition_append_escaped(&name, text.data, text.length);
+    }
+    strbuf_free(&text);
+    if (status != JOINERY_OK || !name.data) {
+        strbuf_free(&name);
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in filesystem sink");
+    }
+    size_t index = writer->partition_count;
+    if (writer->active < writer->partition_count &&
+        strcmp(writer->partitions[writer->active].name, name.data) == 0)
+        index = writer->active;
+    for (size_t i = 0; index == writer->partition_count && i < writer->partition_count; i++)
+        if (strcmp(writer->partitions[i].name, name.data) == 0)
+            index = i;
+    if (index == writer->partition_count) {
+        if (writer->partition_count == writer->partition_capacity) {
+            size_t capacity = writer->partition_capacity ? writer->partition_capacity * 2 : 8;
+            SinkPartition *grown = realloc(writer->partitions, capacity * sizeof *grown);
+            if (!grown) {
+                strbuf_free(&name);
+                return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            }
+            writer->partitions = grown;
+            writer->partition_capacity = capacity;
+        }
+        StrBuf folder = STRBUF_INIT;
+        strbuf_printf(&folder, "%s%s%s/", writer->root_folder, writer->separator, name.data);
+        SinkPartition *partition = &writer->partitions[writer->partition_count];
+        *partition = (SinkPartition){.name = strbuf_detach(&name),
+                                     .folder = strbuf_detach(&folder),
+                                     .fd = -1,
+                                     .buffer = STRBUF_INIT};
+        if (!partition->name || !partition->folder) {
+            free(partition->name);
+            free(partition->folder);
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        }
+        writer->partition_count++;
+        if (make_parent_directories(partition->folder) != 0 ||
+            (mkdir(partition->folder, 0777) != 0 && errno != EEXIST))
+            return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create directory '%s': %s",
+                              partition->folder, strerror(errno));
+        if (writer->active >= writer->partition_count - 1)
+            writer->active = writer->partition_count; /* none loaded yet: nothing to store */
+    } else {
+        strbuf_free(&name);
+    }
+    partition_switch(writer, index);
+    RowBuilder *builder = &writer->projected;
+    row_builder_begin(builder, writer->data_field_count, row_kind(row));
+    for (uint32_t i = 0; i < writer->data_field_count; i++)
+        row_builder_copy_field(builder, i, row, writer->data_fields[i], writer->data_variable[i]);
+    *projected = row_builder_finish(builder);
+    if (!*projected)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in filesystem sink");
+    return JOINERY_OK;
+}
 
 static int writer_flush(FilesystemWriter *writer, Diag *diag)
 {
@@ -1282,13 +1450,20 @@ static int writer_open_part(FilesystemWriter *writer, Diag *diag)
 static int filesystem_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
 {
     FilesystemWriter *writer = (FilesystemWriter *)base;
-    if (batch->count && writer->fd < 0) {
+    if (batch->count && writer->fd < 0 && !writer->partition_field_count) {
         int status = writer_open_part(writer, diag);
         if (status != JOINERY_OK)
             return status;
     }
     for (uint32_t i = 0; i < batch->count; i++) {
         const Row *row = batch->rows[i];
+        if (writer->partition_field_count) {
+            int status = partition_select(writer, row, &row, diag);
+            if (status == JOINERY_OK && writer->fd < 0)
+                status = writer_open_part(writer, diag);
+            if (status != JOINERY_OK)
+                return status;
+        }
         if (row_kind(row) != ROW_KIND_INSERT && !writer->changelog)
             return diag_error(diag, JOINERY_ERROR_RUNTIME,
                               "filesystem sink only accepts insert-only rows, but table '%s' "
@@ -1374,6 +1549,8 @@ static int filesystem_commit(SinkWriter *base, int64_t checkpoint_id, Diag *diag
         writer->pending[kept++] = *part;
     }
     writer->pending_count = kept;
+    for (size_t i = 0; i < writer->partition_count; i++)
+        sync_folder(writer->partitions[i].folder);
     if (writer->folder)
         sync_folder(writer->folder);
     return status;
@@ -1385,7 +1562,11 @@ static int filesystem_finish(SinkWriter *base, Diag *diag)
     if (writer->finished)
         return JOINERY_OK;
     int status = JOINERY_OK;
-    if (writer->fd >= 0) {
+    for (size_t p = 0; p < (writer->partition_count ? writer->partition_count : 1); p++) {
+        if (writer->partition_count)
+            partition_switch(writer, p);
+        if (writer->fd < 0)
+            continue;
         /* the new contents are on disk before the rename makes them the file: after a
            crash of the machine too, the path names the old file or the whole new one */
         status = writer_close_part(writer, true, diag);
@@ -1396,6 +1577,19 @@ static int filesystem_finish(SinkWriter *base, Diag *diag)
                               writer->path, writer->final_path, strerror(errno));
     }
     status = filesystem_commit(base, INT64_MAX, diag);
+    /* the end of input commits every partition (Flink: the final watermark passes them
+       all): the success-file policy marks each folder written */
+    for (size_t p = 0; status == JOINERY_OK && writer->success_file && p < writer->partition_count;
+         p++) {
+        StrBuf marker = STRBUF_INIT;
+        strbuf_printf(&marker, "%s%s", writer->partitions[p].folder, writer->success_file);
+        int fd =
+            marker.data ? open(marker.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+        if (fd < 0 || close(fd) != 0)
+            status = diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot write '%s': %s",
+                                marker.data ? marker.data : "?", strerror(errno));
+        strbuf_free(&marker);
+    }
     if (status == JOINERY_OK)
         writer->finished = true;
     return status;
@@ -1409,10 +1603,25 @@ static void filesystem_abort(SinkWriter *base, StrBuf *note)
     FilesystemWriter *writer = (FilesystemWriter *)base;
     if (writer->finished)
         return;
+    bool removed = true;
+    for (size_t p = 0; p < writer->partition_count; p++) {
+        /* each partition's part being written goes */
+        partition_switch(writer, p);
+        if (writer->fd >= 0)
+            close(writer->fd);
+        writer->fd = -1;
+        if (writer->path && unlink(writer->path) != 0 && errno != ENOENT)
+            removed = false;
+        free(writer->path);
+        free(writer->final_path);
+        writer->path = writer->final_path = NULL;
+    }
+    if (writer->partition_count)
+        writer->folder = writer->root_folder;
     if (writer->fd >= 0)
         close(writer->fd);
     writer->fd = -1;
-    bool removed = !writer->path || unlink(writer->path) == 0 || errno == ENOENT;
+    removed = removed && (!writer->path || unlink(writer->path) == 0 || errno == ENOENT);
     if (writer->directory)
         strbuf_printf(note, "No part file was added to '%s'", writer->folder);
     else if (writer->replaces)
@@ -1447,7 +1656,11 @@ static int filesystem_prepare_commit(SinkWriter *base, int64_t checkpoint_id, co
                           "A filesystem sink takes part in checkpoints with a directory 'path' "
                           "only (table '%s' writes one file)",
                           base->spec->table ? base->spec->table->name : "?");
-    if (writer->fd >= 0) {
+    for (size_t p = 0; p < (writer->partition_count ? writer->partition_count : 1); p++) {
+        if (writer->partition_count)
+            partition_switch(writer, p);
+        if (writer->fd < 0)
+            continue;
         int status = writer_close_part(writer, true, diag);
         if (status != JOINERY_OK)
             return status;
@@ -1503,7 +1716,10 @@ static int filesystem_restore_pending(SinkWriter *base, const ByteReader *in, Di
         }
         if (status == JOINERY_OK)
             status = commit_part(names[0], names[1], diag);
-        else
+        if (status == JOINERY_OK && strrchr(names[1], '/')) {
+            *strrchr(names[1], '/') = '\0'; /* a partition's folder too */
+            sync_folder(names[1]);
+        } else if (status != JOINERY_OK)
             diag_error(diag, JOINERY_ERROR_RUNTIME, "The sink's checkpointed state is cut short");
         free(names[0]);
         free(names[1]);
@@ -1521,6 +1737,29 @@ static void filesystem_close_writer(SinkWriter *base)
     FilesystemWriter *writer = (FilesystemWriter *)base;
     if (!writer)
         return;
+    for (size_t p = 0; p < writer->partition_count; p++) {
+        partition_switch(writer, p);
+        if (writer->fd >= 0)
+            close(writer->fd);
+        writer->fd = -1;
+        if (!writer->finished && writer->path)
+            unlink(writer->path);
+        free(writer->path);
+        free(writer->final_path);
+        writer->path = writer->final_path = NULL;
+        strbuf_free(&writer->buffer);
+    }
+    for (size_t p = 0; p < writer->partition_count; p++) {
+        free(writer->partitions[p].name);
+        free(writer->partitions[p].folder);
+    }
+    free(writer->partitions);
+    if (writer->partition_field_count)
+        writer->folder = writer->root_folder;
+    free(writer->partition_fields);
+    free(writer->data_fields);
+    free(writer->data_variable);
+    row_builder_free(&writer->projected);
     if (writer->fd >= 0)
         close(writer->fd);
     if (!writer->finished && writer->path)
@@ -1551,6 +1790,86 @@ static const SinkWriterVtable FILESYSTEM_WRITER = {
 
 static atomic_uint sink_part_counter;
 
+/*
+ * PARTITIONED BY: the sink fields of the partition keys and of the other columns,
+ * 'partition.default-name' and the commit policy ('success-file' only: 'metastore'
+ * needs a Hive metastore, as Flink says, and 'custom' a Java class).
+ */
+static int sink_setup_partitions(FilesystemWriter *writer, const CatalogTable *table, Diag *diag)
+{
+    const SinkSpec *spec = writer->base.spec;
+    writer->default_partition = catalog_table_option(table, "partition.default-name");
+    if (!writer->default_partition)
+        writer->default_partition = "__DEFAULT_PARTITION__";
+    const char *policy = catalog_table_option(table, "sink.partition-commit.policy.kind");
+    if (!table->partition_key_count) {
+        if (policy)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Option 'sink.partition-commit.policy.kind' needs a partitioned "
+                              "table (PARTITIONED BY); '%s' has no partitions",
+                              table->name);
+        return JOINERY_OK;
+    }
+    if (policy) {
+        /* a comma-separated list of kinds */
+        for (const char *cursor = policy; *cursor;) {
+            const char *end = strchr(cursor, ',');
+            size_t length = end ? (size_t)(end - cursor) : strlen(cursor);
+            while (length && cursor[0] == ' ')
+                cursor++, length--;
+            while (length && cursor[length - 1] == ' ')
+                length--;
+            if (length == 12 && strncasecmp(cursor, "success-file", 12) == 0)
+                writer->success_file = "_SUCCESS";
+            else if (length == 9 && strncasecmp(cursor, "metastore", 9) == 0)
+                return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                  "Can not configure a 'metastore' partition commit policy for "
+                                  "a file system table. You can only configure 'metastore' "
+                                  "partition commit policy for a hive table.");
+            else
+                return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                                  "Partition commit policy '%.*s' is not supported (only "
+                                  "'success-file')",
+                                  (int)length, cursor);
+            cursor = end ? end + 1 : cursor + length;
+        }
+        const char *name = catalog_table_option(table, "sink.partition-commit.success-file.name");
+        if (writer->success_file && name)
+            writer->success_file = name;
+    }
+    writer->partition_fields = calloc(table->partition_key_count, sizeof(uint32_t));
+    writer->data_fields = calloc(spec->field_count, sizeof(uint32_t));
+    writer->data_variable = calloc(spec->field_count, sizeof(bool));
+    if (!writer->partition_fields || !writer->data_fields || !writer->data_variable)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory creating a sink");
+    for (uint32_t f = 0; f < spec->field_count; f++) {
+        bool key = false;
+        for (size_t k = 0; k < table->partition_key_count; k++)
+            if (strcasecmp(spec->names[f], table->partition_keys[k]) == 0) {
+                writer->partition_fields[k] = f;
+                key = true;
+            }
+        if (key) {
+            writer->partition_field_count++;
+        } else {
+            writer->data_variable[writer->data_field_count] =
+                type_is_variable_length(spec->types[f].id);
+            writer->data_fields[writer->data_field_count++] = f;
+        }
+    }
+    if (writer->partition_field_count != table->partition_key_count || !writer->data_field_count)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "The sink of table '%s' does not have its partition columns",
+                          table->name);
+    row_builder_init(&writer->projected);
+    if (writer->success_file)
+        writer->base.checkpoint_refusal =
+            "its partition commit policy ('sink.partition-commit.policy.kind') is applied at the "
+            "end of input only; with checkpoints (partitions committed as the watermark or the "
+            "clock passes them) it is not supported yet";
+    return JOINERY_OK;
+}
+
 static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Diag *diag)
 {
     const CatalogTable *table = spec->table;
@@ -1578,8 +1897,29 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
     writer->base.impl = writer;
     writer->fd = -1;
     writer->changelog = filesystem_source_changelog(table) == SOURCE_CHANGELOG_ALL;
-    writer->encoder = format_encoder_create(&options, spec->field_count,
-                                            (const char *const *)spec->names, spec->types);
+    status = sink_setup_partitions(writer, table, diag);
+    if (status != JOINERY_OK) {
+        filesystem_close_writer(&writer->base);
+        return status;
+    }
+    if (writer->partition_field_count) {
+        /* the format writes the fields that are not partition keys */
+        const char **names = calloc(writer->data_field_count, sizeof *names);
+        DataType *types = calloc(writer->data_field_count, sizeof *types);
+        if (names && types) {
+            for (uint32_t i = 0; i < writer->data_field_count; i++) {
+                names[i] = spec->names[writer->data_fields[i]];
+                types[i] = spec->types[writer->data_fields[i]];
+            }
+            writer->encoder = format_encoder_create(&options, writer->data_field_count,
+                                                    (const char *const *)names, types);
+        }
+        free(names);
+        free(types);
+    } else {
+        writer->encoder = format_encoder_create(&options, spec->field_count,
+                                                (const char *const *)spec->names, spec->types);
+    }
     if (make_parent_directories(path) != 0) {
         filesystem_close_writer(&writer->base);
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot create the directories of '%s': %s",
@@ -1612,6 +1952,7 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         writer->separator = path[length - 1] == '/' ? "" : "/";
         writer->extension = format_kind_name(kind);
         writer->folder = strdup(path);
+        writer->root_folder = writer->folder;
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         writer->started_millis = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
@@ -1621,6 +1962,12 @@ static int filesystem_create_sink(const SinkSpec *spec, SinkWriter **result, Dia
         }
         *result = &writer->base;
         return JOINERY_OK;
+    }
+    if (writer->partition_field_count) {
+        filesystem_close_writer(&writer->base);
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "The partitioned table '%s' needs a directory 'path', not the file '%s'",
+                          table->name, path);
     }
     writer->base.checkpoint_refusal =
         "it writes one file; a filesystem sink takes part with a directory 'path' only";
@@ -1678,7 +2025,11 @@ static const ConnectorOption FILESYSTEM_OPTIONS[] = {
     {"csv.ignore-parse-errors", false, "skip bad records instead of failing"},
     {"csv.null-literal", false, "text read as NULL"},
     {"csv.array-element-delimiter", false, "accepted"},
-    {"partition.default-name", false, "accepted"},
+    {"partition.default-name", false,
+     "the folder name of a NULL or empty partition value (default __DEFAULT_PARTITION__)"},
+    {"partition.time-extractor.*", false,
+     "accepted: a partition-time commit trigger commits every partition at the end of input "
+     "(the final watermark passes them all)"},
     {"auto-compaction", false, "accepted"},
     {"compaction.file-size", false, "accepted"},
     {"sink.*", false, "sink options (rolling policy, partition commit, parallelism)"},

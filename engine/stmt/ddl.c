@@ -225,6 +225,56 @@ static int ddl_bind_expressions(StatementContext *context, const AstCreateTable 
     return JOINERY_OK;
 }
 
+/*
+ * PARTITIONED BY (k, ...): physical columns of the table, each once (Flink's checks);
+ * only the filesystem connector writes partitions (engine/connector/filesystem.c) and
+ * blackhole discards them (Flink's implements SupportsPartitioning), so another
+ * connector is refused here rather than at the first INSERT.
+ */
+static int ddl_copy_partition_keys(StatementContext *context, const AstStatement *statement,
+                                   CatalogTable *table)
+{
+    const AstList *keys = &statement->create_table.partition_by;
+    Diag *diag = context->diag;
+    if (keys->count == 0)
+        return JOINERY_OK;
+    const char *connector = catalog_table_option(table, "connector");
+    if (!connector || (strcmp(connector, "filesystem") != 0 && strcmp(connector, "blackhole") != 0))
+        return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
+                             statement->position.column,
+                             "Table '%s' is a partitioned table, but connector '%s' does not "
+                             "write partitions (only 'filesystem' does; 'blackhole' discards "
+                             "them as Flink's does)",
+                             table->name, connector ? connector : "");
+    table->partition_keys = arena_calloc(&table->arena, keys->count, sizeof(char *));
+    if (!table->partition_keys)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < keys->count; i++) {
+        const char *name = keys->items[i];
+        int index = catalog_table_column_index(table, name);
+        if (index < 0 || table->columns[index].kind != CATALOG_COLUMN_PHYSICAL)
+            return diag_error_at(diag, JOINERY_ERROR_VALIDATE, statement->position.line,
+                                 statement->position.column,
+                                 "Partition column '%s' not defined in the table schema "
+                                 "(a physical column)",
+                                 name);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(table->partition_keys[j], table->columns[index].name) == 0)
+                return diag_error_at(diag, JOINERY_ERROR_VALIDATE, statement->position.line,
+                                     statement->position.column,
+                                     "Partition column '%s' is listed twice", name);
+        table->partition_keys[i] = table->columns[index].name;
+    }
+    if (keys->count >= table->column_count)
+        return diag_error_at(diag, JOINERY_ERROR_VALIDATE, statement->position.line,
+                             statement->position.column,
+                             "Table '%s' needs at least one column that is not a partition "
+                             "column",
+                             table->name);
+    table->partition_key_count = keys->count;
+    return JOINERY_OK;
+}
+
 int ddl_create_table(StatementContext *context, const AstStatement *statement)
 {
     const AstCreateTable *create = &statement->create_table;
@@ -236,9 +286,6 @@ int ddl_create_table(StatementContext *context, const AstStatement *statement)
         return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
                              statement->position.column,
                              "CREATE TABLE ... LIKE is not supported yet");
-    if (create->partition_by.count)
-        return diag_error_at(diag, JOINERY_ERROR_UNSUPPORTED, statement->position.line,
-                             statement->position.column, "PARTITIONED BY is not supported yet");
     CatalogTable *existing = catalog_find(context->session->catalog, name);
     if (existing && create->if_not_exists)
         return ddl_info_succeeded(context);
@@ -252,6 +299,8 @@ int ddl_create_table(StatementContext *context, const AstStatement *statement)
         status = ddl_copy_primary_key(context, create, table);
     if (status == JOINERY_OK)
         status = ddl_copy_options(context, create, table);
+    if (status == JOINERY_OK)
+        status = ddl_copy_partition_keys(context, statement, table);
     if (status == JOINERY_OK)
         status = ddl_bind_expressions(context, create, table);
     if (status == JOINERY_OK) {

@@ -326,6 +326,12 @@ static void show_create_table_text(const CatalogTable *table, StrBuf *out)
         strbuf_append_cstr(out, "\nCOMMENT ");
         show_quote_string(out, table->comment);
     }
+    if (table->partition_key_count) {
+        strbuf_append_cstr(out, "\nPARTITIONED BY (");
+        for (size_t i = 0; i < table->partition_key_count; i++)
+            strbuf_printf(out, "%s`%s`", i ? ", " : "", table->partition_keys[i]);
+        strbuf_append_cstr(out, ")");
+    }
     if (table->option_count) {
         strbuf_append_cstr(out, "\nWITH (\n");
         for (size_t i = 0; i < table->option_count; i++) {
