@@ -720,11 +720,20 @@ int kafka_validate_table(const CatalogTable *table, bool upsert, Diag *diag)
                           "[default, fixed, round-robin] (partitioner classes are not "
                           "supported).",
                           partitioner);
-    const char *guarantee = catalog_table_option(table, "sink.delivery-guarantee");
-    if (guarantee && strcmp(guarantee, "exactly-once") == 0)
+    KafkaDeliveryGuarantee guarantee;
+    status = kafka_read_delivery_guarantee(table, &guarantee, diag);
+    if (status != JOINERY_OK)
+        return status;
+    if (guarantee == KAFKA_DELIVERY_EXACTLY_ONCE && upsert)
         return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                          "'sink.delivery-guarantee' = 'exactly-once' is not supported yet (the "
-                          "sink is at-least-once, with an idempotent producer)");
+                          "'sink.delivery-guarantee' = 'exactly-once' is supported by the 'kafka' "
+                          "connector only (an upsert-kafka sink is at-least-once, with an "
+                          "idempotent producer; its replays are harmless by key)");
+    const char *prefix = catalog_table_option(table, "sink.transactional-id-prefix");
+    if (guarantee == KAFKA_DELIVERY_EXACTLY_ONCE && (!prefix || !*prefix))
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "sink.transactional-id-prefix must be specified when using "
+                          "DeliveryGuarantee.EXACTLY_ONCE.");
     status = validate_metadata_columns(table, upsert, diag);
     if (status != JOINERY_OK)
         return status;
@@ -752,6 +761,36 @@ int kafka_validate_table(const CatalogTable *table, bool upsert, Diag *diag)
         return status;
     rd_kafka_conf_destroy(conf);
     return JOINERY_OK;
+}
+
+int kafka_read_delivery_guarantee(const CatalogTable *table, KafkaDeliveryGuarantee *result,
+                                  Diag *diag)
+{
+    static const char *const NAMES[] = {"none", "at-least-once", "exactly-once"};
+    *result = KAFKA_DELIVERY_AT_LEAST_ONCE;
+    const char *key = "sink.delivery-guarantee";
+    const char *value = catalog_table_option(table, key);
+    if (!value) { /* Flink's deprecated key, in its own spelling */
+        key = "sink.semantic";
+        value = catalog_table_option(table, key);
+    }
+    if (!value)
+        return JOINERY_OK;
+    for (int i = 0; i < 3; i++) {
+        const char *name = NAMES[i];
+        bool same = strlen(name) == strlen(value);
+        for (size_t c = 0; same && name[c]; c++) /* Flink: case-insensitive, '_' for '-' */
+            same =
+                tolower((unsigned char)value[c]) == name[c] || (name[c] == '-' && value[c] == '_');
+        if (same) {
+            *result = (KafkaDeliveryGuarantee)i;
+            return JOINERY_OK;
+        }
+    }
+    return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                      "Could not parse value '%s' for key '%s'. Supported values are [none, "
+                      "at-least-once, exactly-once].",
+                      value, key);
 }
 
 bool kafka_table_is_bounded(const CatalogTable *table)
@@ -855,9 +894,9 @@ static const ConnectorOption KAFKA_OPTIONS[] = {
     {"scan.topic-partition-discovery.interval", false, "accepted: partitions are read at start"},
     {"scan.parallelism", false, "accepted"},
     {"sink.partitioner", false, "default, fixed or round-robin"},
-    {"sink.delivery-guarantee", false, "none or at-least-once"},
-    {"sink.semantic", false, "accepted (deprecated)"},
-    {"sink.transactional-id-prefix", false, "accepted"},
+    {"sink.delivery-guarantee", false, "none, at-least-once or exactly-once"},
+    {"sink.semantic", false, "deprecated spelling of sink.delivery-guarantee"},
+    {"sink.transactional-id-prefix", false, "transactional.id prefix (exactly-once)"},
     {"sink.parallelism", false, "accepted"},
     {"json.*", false, "json format options"},
     {"csv.*", false, "csv format options"},

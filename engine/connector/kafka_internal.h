@@ -82,6 +82,31 @@ SourceChangelog kafka_table_source_changelog(const CatalogTable *table, bool ups
 int kafka_create_source(const SourceSpec *spec, bool upsert, SourceReader **reader, Diag *diag);
 int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **writer, Diag *diag);
 
+/* 'sink.delivery-guarantee' (or the deprecated 'sink.semantic'); the numbers are the order
+   of Flink's DeliveryGuarantee names. */
+typedef enum KafkaDeliveryGuarantee {
+    KAFKA_DELIVERY_NONE = 0,
+    KAFKA_DELIVERY_AT_LEAST_ONCE = 1, /* the default */
+    KAFKA_DELIVERY_EXACTLY_ONCE = 2,
+} KafkaDeliveryGuarantee;
+
+/* The table's delivery guarantee; an unknown value is JOINERY_ERROR_VALIDATE with Flink's
+   message. */
+int kafka_read_delivery_guarantee(const CatalogTable *table, KafkaDeliveryGuarantee *result,
+                                  Diag *diag);
+
+/* Transactions of an exactly-once Kafka sink writer (kafka_sink.c), for tests and metrics;
+   all zero for another writer. */
+typedef struct KafkaTransactionCounts {
+    uint64_t begun;
+    uint64_t committed;
+    uint64_t aborted;
+    int64_t pending_checkpoint; /* the checkpoint whose barrier closed the open transaction,
+                                   waiting for its completion; 0: none */
+    uint64_t held_records;      /* records after that barrier, held until the commit */
+} KafkaTransactionCounts;
+void kafka_sink_transaction_counts(const SinkWriter *writer, KafkaTransactionCounts *counts);
+
 /* The connectors themselves (kafka_config.c, upsert_kafka.c), listed by registry.c. */
 extern const Connector connector_kafka;
 extern const Connector connector_upsert_kafka;

@@ -11,6 +11,30 @@
  * undelivered. sink.partitioner: default (librdkafka's, by key;
  * 'properties.partitioner' = 'murmur2_random' matches Java producers), fixed
  * (partition 0: one sink subtask), round-robin.
+ *
+ * 'sink.delivery-guarantee' = 'exactly-once' (Flink's two-phase commit
+ * KafkaSink): the producer is transactional, transactional.id = the
+ * table's 'sink.transactional-id-prefix' + "-0" (the one sink subtask),
+ * the same on every run, so init_transactions at start fences a producer
+ * left by an earlier run and aborts its open transaction. Records from one
+ * barrier to the next form one transaction, begun at the first record. At
+ * the barrier of checkpoint n (prepare_commit) the transaction is flushed
+ * and becomes pending for n (the snapshot holds n); it is committed when n
+ * is complete (commit), at the sink's next round. librdkafka allows one
+ * open transaction per producer, so records written between the barrier and
+ * the commit are held in memory (encoded) and produced into the next
+ * transaction right after the commit. A checkpoint that never completes
+ * leaves its transaction open: at the next barrier the held records join it
+ * (they precede that barrier) and it becomes pending for the later
+ * checkpoint, whose completion commits both (as Flink commits everything up
+ * to the completed checkpoint). A failed job aborts the open transaction.
+ * At end of input the open transaction is committed (without checkpoints
+ * the whole run is one transaction, committed at the end of a bounded
+ * input; an unbounded job without checkpoints never commits).
+ * Limit: librdkafka cannot resume another process's transaction (Flink
+ * resumes it by producer id and epoch), so a crash after a checkpoint is
+ * complete and before its commit (the sink's next round) loses that
+ * transaction's records: the restart's init_transactions aborts it.
  */
 #include "engine/connector/kafka_internal.h"
 
@@ -25,6 +49,17 @@
 #include "engine/format/format.h"
 
 enum { KAFKA_FLUSH_MARGIN_MS = 10000 };
+
+/* A record written after a barrier while the transaction before it waits for its commit. */
+typedef struct HeldRecord {
+    char *key;   /* NULL: no key */
+    char *value; /* NULL: a null value (tombstone) */
+    size_t key_length;
+    size_t value_length;
+    int32_t partition;
+    int64_t timestamp;
+    rd_kafka_headers_t *headers; /* owned until produced */
+} HeldRecord;
 
 /* ================================================================ sink */
 
@@ -59,6 +94,14 @@ typedef struct KafkaWriter {
     uint64_t undelivered; /* failed deliveries */
     int64_t flush_timeout_ms;
     bool finished;
+    /* exactly-once: the transaction state (see the top of the file) */
+    bool transactional;
+    bool transaction_open;
+    uint64_t transaction_records; /* produced into the open transaction */
+    KafkaTransactionCounts counts;
+    HeldRecord *held;
+    size_t held_count;
+    size_t held_capacity;
 } KafkaWriter;
 
 static void kafka_delivery_report(rd_kafka_t *producer, const rd_kafka_message_t *message,
@@ -133,6 +176,169 @@ static int writer_row_headers(const KafkaWriter *writer, const Row *row,
     return 0;
 }
 
+/* Fills `diag` from a transactional call's error (and frees it), naming the step. */
+static int writer_transaction_error(KafkaWriter *writer, rd_kafka_error_t *error, const char *step,
+                                    Diag *diag)
+{
+    bool fenced = rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__FENCED ||
+                  rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR_PRODUCER_FENCED;
+    diag_error(diag, JOINERY_ERROR_RUNTIME,
+               "Cannot %s the Kafka transaction of table '%s' (topic '%s'): %s%s", step,
+               writer->table_name, writer->topic_name, rd_kafka_error_string(error),
+               fenced ? " (another producer with the same transactional.id started: "
+                        "'sink.transactional-id-prefix' must be unique per sink)"
+                      : "");
+    rd_kafka_error_destroy(error);
+    return JOINERY_ERROR_RUNTIME;
+}
+
+/* Begins a transaction unless one is open. */
+static int writer_begin_transaction(KafkaWriter *writer, Diag *diag)
+{
+    if (writer->transaction_open)
+        return JOINERY_OK;
+    rd_kafka_error_t *error = rd_kafka_begin_transaction(writer->producer);
+    if (error)
+        return writer_transaction_error(writer, error, "begin", diag);
+    writer->transaction_open = true;
+    writer->transaction_records = 0;
+    writer->counts.begun++;
+    return JOINERY_OK;
+}
+
+/* Commits the open transaction (retrying what librdkafka calls retriable). */
+static int writer_commit_transaction(KafkaWriter *writer, Diag *diag)
+{
+    if (!writer->transaction_open)
+        return JOINERY_OK;
+    for (;;) {
+        rd_kafka_error_t *error =
+            rd_kafka_commit_transaction(writer->producer, (int)writer->flush_timeout_ms);
+        if (!error)
+            break;
+        if (rd_kafka_error_is_retriable(error) && !rd_kafka_error_is_fatal(error) &&
+            !(writer->base.spec->cancel_requested && *writer->base.spec->cancel_requested)) {
+            rd_kafka_error_destroy(error);
+            continue;
+        }
+        return writer_transaction_error(writer, error, "commit", diag);
+    }
+    writer->transaction_open = false;
+    writer->counts.committed++;
+    writer->counts.pending_checkpoint = 0;
+    return JOINERY_OK;
+}
+
+/* Aborts the open transaction; false when it could not be (the broker aborts it at its
+   transaction.timeout.ms, or the next run's init_transactions does). */
+static bool writer_abort_transaction(KafkaWriter *writer)
+{
+    if (!writer->transaction_open)
+        return true;
+    writer->transaction_open = false;
+    writer->counts.pending_checkpoint = 0;
+    rd_kafka_error_t *error = rd_kafka_abort_transaction(writer->producer, 10000);
+    if (error) {
+        rd_kafka_error_destroy(error);
+        return false;
+    }
+    writer->counts.aborted++;
+    return true;
+}
+
+static void held_record_free(HeldRecord *record)
+{
+    free(record->key);
+    free(record->value);
+    if (record->headers)
+        rd_kafka_headers_destroy(record->headers);
+}
+
+/* Keeps a record for the next transaction (a copy of key and value; takes the headers). */
+static int writer_hold(KafkaWriter *writer, int32_t partition, int64_t timestamp,
+                       rd_kafka_headers_t *headers, const void *key, size_t key_length,
+                       const void *value, size_t value_length, Diag *diag)
+{
+    if (writer->held_count == writer->held_capacity) {
+        size_t capacity = writer->held_capacity ? writer->held_capacity * 2 : 64;
+        HeldRecord *grown = realloc(writer->held, capacity * sizeof *grown);
+        if (!grown) {
+            if (headers)
+                rd_kafka_headers_destroy(headers);
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+        }
+        writer->held = grown;
+        writer->held_capacity = capacity;
+    }
+    HeldRecord record = {NULL, NULL, key_length, value_length, partition, timestamp, headers};
+    record.key = key ? malloc(key_length + 1) : NULL;
+    record.value = value ? malloc(value_length + 1) : NULL;
+    if ((key && !record.key) || (value && !record.value)) {
+        held_record_free(&record);
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    }
+    if (key)
+        memcpy(record.key, key, key_length);
+    if (value)
+        memcpy(record.value, value, value_length);
+    writer->held[writer->held_count++] = record;
+    writer->counts.held_records = writer->held_count;
+    return JOINERY_OK;
+}
+
+/* Hands one record to the producer (into the open transaction, exactly-once); the producer
+   owns `headers` on success, the caller otherwise. */
+static int writer_send(KafkaWriter *writer, int32_t partition, int64_t timestamp,
+                       rd_kafka_headers_t *headers, const void *key, size_t key_length,
+                       const void *value, size_t value_length, Diag *diag)
+{
+    for (;;) {
+        rd_kafka_resp_err_t err = rd_kafka_producev(
+            writer->producer, RD_KAFKA_V_RKT(writer->topic), RD_KAFKA_V_PARTITION(partition),
+            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE((void *)value, value_length),
+            RD_KAFKA_V_KEY(key, key_length), RD_KAFKA_V_TIMESTAMP(timestamp),
+            RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(writer), RD_KAFKA_V_END);
+        if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            writer->transaction_records++;
+            return JOINERY_OK;
+        }
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                              "Cannot produce a record to Kafka topic '%s' (table '%s'): %s",
+                              writer->topic_name, writer->table_name, rd_kafka_err2str(err));
+        /* the local queue is full: serve deliveries until there is room (message.timeout.ms
+           bounds how long queued records wait) */
+        rd_kafka_poll(writer->producer, 50);
+        int status = writer_check_deliveries(writer, diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
+}
+
+/* Produces the held records into the open transaction (beginning one), in order. */
+static int writer_release_held(KafkaWriter *writer, Diag *diag)
+{
+    int status = JOINERY_OK;
+    if (writer->held_count)
+        status = writer_begin_transaction(writer, diag);
+    size_t sent = 0;
+    for (; sent < writer->held_count && status == JOINERY_OK; sent++) {
+        HeldRecord *record = &writer->held[sent];
+        status =
+            writer_send(writer, record->partition, record->timestamp, record->headers, record->key,
+                        record->key_length, record->value, record->value_length, diag);
+        if (status == JOINERY_OK)
+            record->headers = NULL; /* the producer's now */
+        else
+            break;
+    }
+    for (size_t i = 0; i < writer->held_count; i++)
+        held_record_free(&writer->held[i]);
+    writer->held_count = 0;
+    writer->counts.held_records = 0;
+    return status;
+}
+
 static int writer_produce(KafkaWriter *writer, const Row *row, const void *key, size_t key_length,
                           const void *value, size_t value_length, Diag *diag)
 {
@@ -146,30 +352,19 @@ static int writer_produce(KafkaWriter *writer, const Row *row, const void *key, 
         partition = writer->next_partition;
         writer->next_partition = (writer->next_partition + 1) % writer->partition_count;
     }
-    for (;;) {
-        rd_kafka_headers_t *headers;
-        if (writer_row_headers(writer, row, &headers) != 0)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
-        rd_kafka_resp_err_t err = rd_kafka_producev(
-            writer->producer, RD_KAFKA_V_RKT(writer->topic), RD_KAFKA_V_PARTITION(partition),
-            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE((void *)value, value_length),
-            RD_KAFKA_V_KEY(key, key_length), RD_KAFKA_V_TIMESTAMP(timestamp),
-            RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(writer), RD_KAFKA_V_END);
-        if (err == RD_KAFKA_RESP_ERR_NO_ERROR)
-            return JOINERY_OK; /* the producer owns the headers now */
-        if (headers)
-            rd_kafka_headers_destroy(headers);
-        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-            return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                              "Cannot produce a record to Kafka topic '%s' (table '%s'): %s",
-                              writer->topic_name, writer->table_name, rd_kafka_err2str(err));
-        /* the local queue is full: serve deliveries until there is room (message.timeout.ms
-           bounds how long queued records wait) */
-        rd_kafka_poll(writer->producer, 50);
-        int status = writer_check_deliveries(writer, diag);
-        if (status != JOINERY_OK)
-            return status;
-    }
+    rd_kafka_headers_t *headers;
+    if (writer_row_headers(writer, row, &headers) != 0)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    if (writer->transactional && writer->counts.pending_checkpoint)
+        return writer_hold(writer, partition, timestamp, headers, key, key_length, value,
+                           value_length, diag);
+    int status = writer->transactional ? writer_begin_transaction(writer, diag) : JOINERY_OK;
+    if (status == JOINERY_OK)
+        status = writer_send(writer, partition, timestamp, headers, key, key_length, value,
+                             value_length, diag);
+    if (status != JOINERY_OK && headers)
+        rd_kafka_headers_destroy(headers);
+    return status;
 }
 
 static int kafka_write(SinkWriter *base, const RowBatch *batch, Diag *diag)
@@ -256,9 +451,101 @@ static int kafka_finish(SinkWriter *base, Diag *diag)
     if (writer->finished)
         return JOINERY_OK;
     int status = writer_deliver_all(writer, diag);
+    if (status == JOINERY_OK && writer->transactional) {
+        /* end of input: the last transaction, with what was held after the last barrier */
+        status = writer_commit_transaction(writer, diag);
+        if (status == JOINERY_OK)
+            status = writer_release_held(writer, diag);
+        if (status == JOINERY_OK)
+            status = writer_deliver_all(writer, diag);
+        if (status == JOINERY_OK)
+            status = writer_commit_transaction(writer, diag);
+    }
     if (status == JOINERY_OK)
         writer->finished = true;
     return status;
+}
+
+/*
+ * Exactly-once, the barrier of checkpoint `checkpoint_id`: records held since an earlier
+ * barrier whose checkpoint did not complete join the open transaction, which is flushed
+ * (kafka_flush ran before) and becomes pending for this checkpoint. The snapshot: the
+ * pending checkpoint id (0: no transaction open).
+ */
+static int kafka_prepare_commit(SinkWriter *base, int64_t checkpoint_id, const ByteWriter *out,
+                                Diag *diag)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    int status = writer_release_held(writer, diag);
+    if (status == JOINERY_OK && writer->transaction_open)
+        status = writer_deliver_all(writer, diag);
+    if (status != JOINERY_OK)
+        return status;
+    writer->counts.pending_checkpoint = writer->transaction_open ? checkpoint_id : 0;
+    status = byte_write_int64(out, writer->counts.pending_checkpoint);
+    if (status != JOINERY_OK)
+        return diag_error(diag, status, "could not write the Kafka sink's transaction state");
+    return JOINERY_OK;
+}
+
+/* Checkpoint `checkpoint_id` is complete: the transaction pending for it (or an earlier
+   one) is committed and the held records go into the next. Idempotent. */
+static int kafka_commit(SinkWriter *base, int64_t checkpoint_id, Diag *diag)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    int64_t pending = writer->counts.pending_checkpoint;
+    if (!pending || pending > checkpoint_id)
+        return JOINERY_OK;
+    int status = writer_commit_transaction(writer, diag);
+    if (status == JOINERY_OK)
+        status = writer_release_held(writer, diag);
+    return status;
+}
+
+/*
+ * A restored checkpoint's transaction: it was committed by the run that took the
+ * checkpoint, unless that run was killed between the checkpoint's completion and its
+ * commit; the transaction cannot be resumed from another process (see the top), and
+ * init_transactions at this writer's start has aborted it if it was still open.
+ */
+static int kafka_restore_pending(SinkWriter *base, const ByteReader *in, Diag *diag)
+{
+    (void)base;
+    int64_t pending = 0;
+    if (byte_read_int64(in, &pending) != JOINERY_OK || pending < 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The Kafka sink's checkpointed state is cut short");
+    return JOINERY_OK;
+}
+
+/* A failed job: the open transaction is aborted (a read_committed reader never sees it). */
+static void kafka_abort(SinkWriter *base, StrBuf *note)
+{
+    KafkaWriter *writer = (KafkaWriter *)base;
+    if (!writer->transactional || writer->finished)
+        return;
+    uint64_t records = writer->transaction_open ? writer->transaction_records : 0;
+    bool open = writer->transaction_open;
+    bool aborted = writer_abort_transaction(writer);
+    if (open)
+        strbuf_printf(note,
+                      "The open Kafka transaction of table '%s' (%llu records) %s; committed "
+                      "transactions stay",
+                      writer->table_name, (unsigned long long)records,
+                      aborted ? "was aborted"
+                              : "could not be aborted (the next run with the same "
+                                "transactional.id aborts it)");
+    for (size_t i = 0; i < writer->held_count; i++)
+        held_record_free(&writer->held[i]);
+    writer->held_count = 0;
+    writer->finished = true;
+}
+
+void kafka_sink_transaction_counts(const SinkWriter *base, KafkaTransactionCounts *counts)
+{
+    memset(counts, 0, sizeof *counts);
+    if (base && (base->vtable->prepare_commit == kafka_prepare_commit))
+        *counts = ((const KafkaWriter *)base)->counts;
 }
 
 /* A checkpoint's barrier (at-least-once): what went before it is in Kafka. */
@@ -274,7 +561,12 @@ static void kafka_close_writer(SinkWriter *base)
         return;
     if (writer->topic)
         rd_kafka_topic_destroy(writer->topic);
+    for (size_t i = 0; i < writer->held_count; i++)
+        held_record_free(&writer->held[i]);
+    free(writer->held);
     if (writer->producer) {
+        if (!writer->finished && writer->transactional)
+            writer_abort_transaction(writer);
         if (!writer->finished)
             rd_kafka_purge(writer->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
         rd_kafka_destroy(writer->producer);
@@ -295,6 +587,17 @@ static const SinkWriterVtable KAFKA_WRITER = {
     .finish = kafka_finish,
     .close = kafka_close_writer,
     .flush = kafka_flush,
+};
+
+static const SinkWriterVtable KAFKA_TRANSACTIONAL_WRITER = {
+    .write = kafka_write,
+    .finish = kafka_finish,
+    .abort = kafka_abort,
+    .close = kafka_close_writer,
+    .flush = kafka_flush,
+    .prepare_commit = kafka_prepare_commit,
+    .commit = kafka_commit,
+    .restore_pending = kafka_restore_pending,
 };
 
 /*
@@ -474,6 +777,22 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     rd_kafka_conf_t *conf = NULL;
     if (status == JOINERY_OK)
         status = kafka_make_conf(table, false, &conf, diag);
+    KafkaDeliveryGuarantee guarantee = KAFKA_DELIVERY_AT_LEAST_ONCE;
+    if (status == JOINERY_OK)
+        status = kafka_read_delivery_guarantee(table, &guarantee, diag);
+    if (status == JOINERY_OK && guarantee == KAFKA_DELIVERY_EXACTLY_ONCE) {
+        writer->transactional = true;
+        writer->base.vtable = &KAFKA_TRANSACTIONAL_WRITER;
+        StrBuf id = STRBUF_INIT; /* one sink subtask: Flink's <prefix>-<subtask> */
+        strbuf_printf(&id, "%s-0", catalog_table_option(table, "sink.transactional-id-prefix"));
+        status = kafka_conf_set(conf, "transactional.id", strbuf_cstr(&id),
+                                "sink.transactional-id-prefix", diag);
+        strbuf_free(&id);
+    }
+    if (status != JOINERY_OK && conf) {
+        rd_kafka_conf_destroy(conf);
+        conf = NULL;
+    }
     if (status == JOINERY_OK) {
         rd_kafka_conf_set_dr_msg_cb(conf, kafka_delivery_report);
         writer->flush_timeout_ms =
@@ -495,6 +814,14 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     }
     if (status == JOINERY_OK && writer->partitioner == KAFKA_PARTITIONER_ROUND_ROBIN)
         status = writer_count_partitions(writer, diag);
+    if (status == JOINERY_OK && writer->transactional) {
+        /* fences an earlier producer with this transactional.id, aborting its open
+           transaction */
+        rd_kafka_error_t *error =
+            rd_kafka_init_transactions(writer->producer, KAFKA_START_DEADLINE_MS);
+        if (error)
+            status = writer_transaction_error(writer, error, "initialise", diag);
+    }
     if (status != JOINERY_OK) {
         kafka_close_writer(&writer->base);
         return status;
