@@ -155,6 +155,9 @@ typedef struct SinkWriterVtable {
      * so a restore loses nothing. NULL: nothing is buffered beyond the write call.
      */
     int (*flush)(SinkWriter *writer, Diag *diag);
+    /* SHOW JOB METRICS: appends the writer's own lines ("%-4s   text\n" with "" as the
+       first argument, as the job's other lines; a Kafka sink's transactions). May be NULL. */
+    void (*format_metrics)(const SinkWriter *writer, StrBuf *out);
 } SinkWriterVtable;
 
 struct SinkWriter {

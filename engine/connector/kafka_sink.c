@@ -541,6 +541,18 @@ static void kafka_abort(SinkWriter *base, StrBuf *note)
     writer->finished = true;
 }
 
+/* SHOW JOB METRICS: the transactions so far. */
+static void kafka_format_metrics(const SinkWriter *base, StrBuf *out)
+{
+    const KafkaWriter *writer = (const KafkaWriter *)base;
+    strbuf_printf(out,
+                  "%-4s   Kafka transactions of %s: %llu begun, %llu committed, %llu aborted, %s "
+                  "open\n",
+                  "", writer->table_name, (unsigned long long)writer->counts.begun,
+                  (unsigned long long)writer->counts.committed,
+                  (unsigned long long)writer->counts.aborted, writer->transaction_open ? "1" : "0");
+}
+
 void kafka_sink_transaction_counts(const SinkWriter *base, KafkaTransactionCounts *counts)
 {
     memset(counts, 0, sizeof *counts);
@@ -598,6 +610,7 @@ static const SinkWriterVtable KAFKA_TRANSACTIONAL_WRITER = {
     .prepare_commit = kafka_prepare_commit,
     .commit = kafka_commit,
     .restore_pending = kafka_restore_pending,
+    .format_metrics = kafka_format_metrics,
 };
 
 /*

@@ -529,8 +529,19 @@ static void job_statement_set_metrics(const PlanNode *node, Operator *const *sub
                                       uint32_t count, StrBuf *out)
 {
     (void)node;
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
         sink_operator_format_tables(subtasks[i], out);
+        sink_operator_format_writers(subtasks[i], out);
+    }
+}
+
+/* SHOW JOB METRICS: what the sink's writer says (a Kafka sink's transactions). */
+static void job_sink_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                             StrBuf *out)
+{
+    (void)node;
+    for (uint32_t i = 0; i < count; i++)
+        sink_operator_format_writers(subtasks[i], out);
 }
 
 /* SHOW JOB METRICS: the bad records a scan's subtasks skipped. */
@@ -564,7 +575,7 @@ const JobKind job_kinds[] = {
     [PLAN_GROUP_AGGREGATE] = {.create = build_group_aggregate},
     [PLAN_UNION] = {.create = build_union},
     [PLAN_VALUES] = {.build = job_build_values},
-    [PLAN_SINK] = {.build = job_build_sink},
+    [PLAN_SINK] = {.build = job_build_sink, .format_metrics = job_sink_metrics},
     [PLAN_MULTI_JOIN] = {.create = build_multi_join, .format_metrics = build_multi_join_metrics},
     [PLAN_CHANGELOG_NORMALIZE] = {.create = build_changelog_normalize},
     [PLAN_INTERVAL_JOIN] = {.create = build_interval_join,

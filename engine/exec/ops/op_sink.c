@@ -185,6 +185,14 @@ void sink_operator_format_tables(const Operator *op, StrBuf *out)
                       (unsigned long long)sink->table_rows[i], sink->tables[i]);
 }
 
+void sink_operator_format_writers(const Operator *op, StrBuf *out)
+{
+    const SinkOperator *sink = op->impl;
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        if (sink->writers[i]->vtable->format_metrics)
+            sink->writers[i]->vtable->format_metrics(sink->writers[i], out);
+}
+
 uint64_t sink_operator_table_rows(const Operator *op, uint32_t index)
 {
     const SinkOperator *sink = op->impl;

@@ -35,6 +35,8 @@ const char *sink_operator_checkpoint_refusal(const Operator *op);
 const char *sink_operator_refusing_table(const Operator *op);
 /* Appends "rows written to <table>" lines, one per writer of a statement set's sink. */
 void sink_operator_format_tables(const Operator *op, StrBuf *out);
+/* SHOW JOB METRICS: each writer's own lines (SinkWriterVtable.format_metrics). */
+void sink_operator_format_writers(const Operator *op, StrBuf *out);
 /* Rows writer `index` took (0 past the last). */
 uint64_t sink_operator_table_rows(const Operator *op, uint32_t index);
 /* True when a writer of the sink is exactly-once (two-phase, connector.h). */
