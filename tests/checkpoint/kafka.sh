@@ -94,16 +94,16 @@ job_sql() {
   echo "SET 'execution.checkpointing.interval' = '${INTERVAL:-150 ms}';"
   echo "SET 'execution.checkpointing.dir' = '$3';"
   [ -n "$4" ] && echo "SET 'execution.state-recovery.path' = '$4';"
-  local source="'connector' = 'kafka', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'"
+  local source="'connector' = 'kafka', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'${KAFKA_EXTRA:-}"
   cat <<SQL
 CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount INT) WITH ($source, 'topic' = 'orders', 'format' = 'json');
 CREATE TABLE users (user_id BIGINT, name STRING, region INT) WITH ($source, 'topic' = 'users', 'format' = 'debezium-json');
 CREATE TABLE files (order_id BIGINT, name STRING, amount INT) WITH ('connector' = 'filesystem', 'path' = '$2/', 'format' = 'debezium-json');
 CREATE TABLE topic (order_id BIGINT, name STRING, amount INT, PRIMARY KEY (order_id) NOT ENFORCED)
-  WITH ('connector' = 'upsert-kafka', 'topic' = '$5', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'key.format' = 'json', 'value.format' = 'json');
+  WITH ('connector' = 'upsert-kafka', 'topic' = '$5', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'key.format' = 'json', 'value.format' = 'json'${KAFKA_EXTRA:-});
 CREATE TABLE eos (order_id BIGINT, name STRING, amount INT)
   WITH ('connector' = 'kafka', 'topic' = '${EOS_TOPIC:-$5}', 'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'debezium-json',
-        'key.format' = 'json', 'key.fields' = 'order_id', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'chk-$5');
+        'key.format' = 'json', 'key.fields' = 'order_id', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'chk-$5'${KAFKA_EXTRA:-});
 SQL
   local query="SELECT o.order_id, u.name, o.amount FROM orders o LEFT JOIN users u ON o.user_id = u.user_id"
   if [ "$6" = all ]; then # one job writing the three sinks
@@ -239,7 +239,8 @@ done
 BROKER_DOWN_SECONDS=${BROKER_DOWN_SECONDS:-5}
 dir="$WORK/broker-down"
 mkdir -p "$dir"
-EOS_TOPIC=down_eos job_sql 1 "$dir/out" "$dir/chk" "" down_up all >"$dir/job.sql"
+# (librdkafka's reconnect backoff capped at 500 ms: the job resumes soon after the broker)
+EOS_TOPIC=down_eos KAFKA_EXTRA=", 'properties.reconnect.backoff.max.ms' = '500'" job_sql 1 "$dir/out" "$dir/chk" "" down_up all >"$dir/job.sql"
 timeout $((BROKER_DOWN_SECONDS + 120)) "$JOINERY" -f "$dir/job.sql" >"$dir/log" 2>&1 &
 job_pid=$!
 delay=$((KILL_SPAN_MS * 30 / 100))
