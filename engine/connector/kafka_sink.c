@@ -206,17 +206,18 @@ static int writer_begin_transaction(KafkaWriter *writer, Diag *diag)
     return JOINERY_OK;
 }
 
-/* Commits the open transaction (retrying what librdkafka calls retriable). */
+/* Commits the open transaction (each attempt waits up to the flush timeout; what librdkafka
+   calls retriable, such as that timeout, is tried again, three attempts in all). */
 static int writer_commit_transaction(KafkaWriter *writer, Diag *diag)
 {
     if (!writer->transaction_open)
         return JOINERY_OK;
-    for (;;) {
+    for (int attempt = 1;; attempt++) {
         rd_kafka_error_t *error =
             rd_kafka_commit_transaction(writer->producer, (int)writer->flush_timeout_ms);
         if (!error)
             break;
-        if (rd_kafka_error_is_retriable(error) && !rd_kafka_error_is_fatal(error) &&
+        if (attempt < 3 && rd_kafka_error_is_retriable(error) && !rd_kafka_error_is_fatal(error) &&
             !(writer->base.spec->cancel_requested && *writer->base.spec->cancel_requested)) {
             rd_kafka_error_destroy(error);
             continue;
@@ -523,7 +524,7 @@ static void kafka_abort(SinkWriter *base, StrBuf *note)
 {
     KafkaWriter *writer = (KafkaWriter *)base;
     if (!writer->transactional || writer->finished)
-        return;
+        return; /* close purges what is queued */
     uint64_t records = writer->transaction_open ? writer->transaction_records : 0;
     bool open = writer->transaction_open;
     bool aborted = writer_abort_transaction(writer);
@@ -538,7 +539,7 @@ static void kafka_abort(SinkWriter *base, StrBuf *note)
     for (size_t i = 0; i < writer->held_count; i++)
         held_record_free(&writer->held[i]);
     writer->held_count = 0;
-    writer->finished = true;
+    writer->counts.held_records = 0;
 }
 
 /* SHOW JOB METRICS: the transactions so far. */
