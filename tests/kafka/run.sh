@@ -501,6 +501,26 @@ else
   DETAIL="$WORK/detail" fail "broker down and back"
 fi
 
+# ---------------------------------------------------------------- exactly-once sink
+# without checkpoints: the run is one transaction, committed at the end of the bounded
+# input (KAFKA.md "Exactly-once"); the output is the join's, once; without a
+# transactional-id prefix the table is refused with Flink's message
+faults_script faults_eos | sed -e "s/'format' = 'json');/'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'run-eos');/" >"$WORK/eos.sql"
+echo "SHOW JOB METRICS;" >>"$WORK/eos.sql"
+cat >>"$WORK/eos.sql" <<EOF
+CREATE TABLE eos_refused (order_id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'faults_eos',
+  'properties.bootstrap.servers' = '$BOOTSTRAP', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once');
+EOF
+run_joinery eos "$WORK/eos.sql" --continue-on-error # exits 1: the refused table
+if grep -q "Job finished: [0-9]* rows written to faults_out" "$WORK/eos.out" && check_faults eos faults_eos &&
+  grep -q "Kafka transactions of faults_out: 1 begun, 1 committed, 0 aborted, 0 open" "$WORK/eos.out" &&
+  grep -q "sink.transactional-id-prefix must be specified when using DeliveryGuarantee.EXACTLY_ONCE." "$WORK/eos.out" "$WORK/eos.err"; then
+  pass "exactly-once kafka sink without checkpoints: one transaction committed at the end, output exact; refused without a transactional-id prefix"
+else
+  cat "$WORK/eos.out" "$WORK/eos.err" "$WORK/eos.diff" >"$WORK/detail" 2>/dev/null
+  DETAIL="$WORK/detail" fail "exactly-once kafka sink without checkpoints"
+fi
+
 # ---------------------------------------------------------------- bad records
 good() { echo "$1"$'\t''{"order_id":'"$1"',"user_id":1,"amount":1.50}'; }
 { good 1; echo $'2\t{"order_id":2,"user_id":'; good 3; } >"$WORK/bad_json.keyed"
