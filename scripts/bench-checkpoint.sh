@@ -67,7 +67,7 @@ for backend in hashmap lmdb; do
   done
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  latest=$(ls -d "$work"/chk/*/chk-*/_metadata 2>/dev/null | head -n 1 | xargs -r dirname)
+  latest=$(ls -d "$work"/chk/*/chk-*/_metadata 2>/dev/null | head -n 1 | xargs -r dirname || true)
   if [ -n "$latest" ]; then
     job "$backend" 1 "$latest" >"$work/restore.sql"
     run "$backend, kill + restore" "$work/restore.sql"
