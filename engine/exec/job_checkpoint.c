@@ -132,6 +132,7 @@ static int checkpoints_complete(Job *job, Diag *diag)
     record[0] = checkpoints->pending_id;
     record[1] = checkpoints->last_duration_millis;
     record[2] = (int64_t)bytes;
+    record[3] = checkpoints->pending_alignment_nanos / 1000000;
     if (checkpoints->pending_savepoint) {
         /* a savepoint is the user's: kept, outside the retained count */
         free(checkpoints->savepoint_path);
@@ -175,6 +176,15 @@ static CheckpointEntry checkpoints_entry(const Job *job, uint32_t index)
     return entry;
 }
 
+/* The checkpoint's alignment time: its operators' longest (lock held). */
+static void checkpoints_note_alignment(JobCheckpoints *checkpoints, const Operator *op,
+                                       const Barrier *barrier)
+{
+    if (barrier->checkpoint_id == checkpoints->pending_id &&
+        op->last_alignment_nanos > checkpoints->pending_alignment_nanos)
+        checkpoints->pending_alignment_nanos = op->last_alignment_nanos;
+}
+
 /* SnapshotStorage.store: on the operator's task thread. */
 static int checkpoints_store(void *context, Operator *op, const Barrier *barrier, const void *bytes,
                              size_t length)
@@ -186,6 +196,7 @@ static int checkpoints_store(void *context, Operator *op, const Barrier *barrier
     if (index < 0)
         return JOINERY_OK;
     pthread_mutex_lock(&checkpoints->lock);
+    checkpoints_note_alignment(checkpoints, op, barrier);
     char *folder = barrier->checkpoint_id == checkpoints->pending_id && checkpoints->pending_folder
                        ? strdup(checkpoints->pending_folder)
                        : NULL;
@@ -228,6 +239,9 @@ static int checkpoints_store_buffer(void *context, Operator *op, const Barrier *
     JobCheckpoints *checkpoints = &job->checkpoints;
     if (buffer->length == 0) /* a stateless operator: counted now */
         return checkpoints_store(context, op, barrier, NULL, 0);
+    pthread_mutex_lock(&checkpoints->lock);
+    checkpoints_note_alignment(checkpoints, op, barrier);
+    pthread_mutex_unlock(&checkpoints->lock);
     int index = job_operator_index(job, op);
     CheckpointWrite *write = index >= 0 ? calloc(1, sizeof *write) : NULL;
     if (!write) {
@@ -359,6 +373,7 @@ static int checkpoints_store_final(void *context, Operator *op, const Barrier *b
     checkpoints->pending_id = barrier->checkpoint_id;
     checkpoints->pending_folder = folder;
     checkpoints->pending_started = datetime_now_millis();
+    checkpoints->pending_alignment_nanos = 0;
     checkpoints->pending_timestamp = barrier->timestamp;
     for (uint32_t i = 0; i < job->operator_count; i++) {
         checkpoints->entries[i] = checkpoints_entry(job, i);
@@ -651,6 +666,7 @@ static void checkpoints_begin_pending(Job *job, int64_t id, char *folder)
     checkpoints->pending_id = id;
     checkpoints->pending_folder = folder;
     checkpoints->pending_started = datetime_now_millis();
+    checkpoints->pending_alignment_nanos = 0;
     checkpoints->pending_timestamp = checkpoints->pending_started;
     checkpoints->done_count = 0;
     memset(checkpoints->done, 0, job->operator_count);
@@ -811,9 +827,9 @@ void job_checkpoints_format(Job *job, StrBuf *out)
                       (unsigned long long)checkpoints->restored_bytes,
                       (long long)checkpoints->restored_millis);
     for (uint32_t i = 0; i < checkpoints->history_count; i++)
-        strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes\n",
+        strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes  alignment %lld ms\n",
                       (long long)checkpoints->history[i][0], (long long)checkpoints->history[i][1],
-                      (long long)checkpoints->history[i][2]);
+                      (long long)checkpoints->history[i][2], (long long)checkpoints->history[i][3]);
     pthread_mutex_unlock(&checkpoints->lock);
 }
 

@@ -92,6 +92,7 @@ typedef struct JobCheckpoints {
     int64_t pending_id;      /* the checkpoint in flight; 0: none */
     char *pending_folder;    /* its folder */
     int64_t pending_started; /* when it was triggered (ms) */
+    int64_t pending_alignment_nanos; /* the longest alignment of its operators so far */
     int64_t pending_timestamp;
     struct CheckpointEntry *entries; /* per job operator: what the pending checkpoint holds */
     uint8_t *done;                   /* per job operator: stored or finished for the pending one */
@@ -117,7 +118,7 @@ typedef struct JobCheckpoints {
     bool writer_started;
     bool writer_stopping;
     /* the last completed ones, for SHOW JOB METRICS: id, duration (ms), bytes */
-    int64_t history[8][3];
+    int64_t history[8][4]; /* id, duration ms, bytes, alignment ms */
     uint32_t history_count;
 } JobCheckpoints;
 

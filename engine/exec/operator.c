@@ -531,6 +531,7 @@ static int align_check(Operator *op)
     if (!op->aligning || op->barriers_received + op->inputs_ended < op->channel_count)
         return JOINERY_OK;
     op->aligning = false;
+    op->last_alignment_nanos = datetime_monotonic_nanos() - op->aligning_since_nanos;
     Barrier barrier = op->aligning_barrier;
     int status = operator_reach_barrier(op, &barrier);
     if (status != JOINERY_OK)
@@ -567,6 +568,7 @@ int operator_push_barrier(Operator *op, uint32_t input, uint32_t channel, const 
     }
     op->checkpoint_id = id;
     op->aligning = true;
+    op->aligning_since_nanos = datetime_monotonic_nanos();
     op->aligning_barrier = *barrier;
     op->barriers_received = 1;
     int status = subsumed ? align_replay(op) : JOINERY_OK;
@@ -584,6 +586,7 @@ int operator_emit_barrier(Operator *op, const Barrier *barrier)
 
 int operator_inject_barrier(Operator *op, const Barrier *barrier)
 {
+    op->last_alignment_nanos = 0; /* a source: nothing to align */
     return op->finished ? JOINERY_OK : operator_reach_barrier(op, barrier);
 }
 

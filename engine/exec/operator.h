@@ -251,6 +251,10 @@ struct Operator {
     bool aligning;              /* checkpoint_id is not aligned yet */
     uint32_t barriers_received; /* channels that delivered it */
     Barrier aligning_barrier;
+    int64_t aligning_since_nanos; /* monotonic time of the checkpoint's first barrier */
+    /* how long the last aligned checkpoint waited from its first barrier to its last
+       (0 with one channel); the checkpoint's alignment time is its operators' longest */
+    int64_t last_alignment_nanos;
     bool finished;            /* every channel ended: finish ran and the end went downstream */
     uint32_t channels_linked; /* job building: channels connected so far (the next index) */
     /* set by the constructor when the operator will register timers: its task then has a

@@ -193,8 +193,11 @@ for parallelism in 1 2; do
     read -r begun committed aborted open <<<"${counts:-x x x x}"
     if [ "$actual" = "$expected_files" ] && [ -n "$completed" ] && [ "$begun" = "$committed" ] &&
       [ "$aborted" = 0 ] && [ "$open" = 0 ] && [ "$committed" -ge 1 ] &&
-      [ "$committed" -le $((completed + 1)) ]; then
-      echo "ok: kafka -> exactly-once kafka p$parallelism: $(wc -l <"$dir/topic/changes.json") changes, $(printf '%s\n' "$actual" | wc -l) rows as the files; $committed transactions committed, $completed checkpoints completed, 0 aborted"
+      [ "$committed" -le $((completed + 1)) ] &&
+      # SHOW JOB METRICS: each checkpoint's duration, size and alignment time
+      { [ "$completed" = 0 ] ||
+        grep -qE '^  chk-[0-9]+  [0-9]+ ms  [0-9]+ bytes  alignment [0-9]+ ms$' "$dir/log.1"; }; then
+      echo "ok: kafka -> exactly-once kafka p$parallelism: $(wc -l <"$dir/topic/changes.json") changes, $(printf '%s\n' "$actual" | wc -l) rows as the files; $committed transactions committed, $completed checkpoints completed, 0 aborted; $(grep -cE '^  chk-.* alignment [0-9]+ ms$' "$dir/log.1") checkpoints listed with their alignment"
     else
       echo "FAILED: kafka -> exactly-once kafka p$parallelism: transactions '$counts', checkpoints '$completed', ${actual:0:200}"
       failures=$((failures + 1))
