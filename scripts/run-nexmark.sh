@@ -7,8 +7,10 @@
 # run: events, wall seconds, CPU seconds (user + system, all threads of the
 # process), events per CPU-second, peak RSS, the state bytes of all operators
 # at the end (SHOW JOB METRICS, run by the same script after the INSERT) and
-# the rows written (the INSERT's report), or "not runnable: <joinery's
-# error>" when a statement fails.
+# the rows written (the INSERT's report), the rows they materialize to and
+# their order-independent checksum (the blackhole sink's, summed over its
+# subtasks: equal between runs whose outputs materialize to the same rows), or
+# "not runnable: <joinery's error>" when a statement fails.
 #
 # Usage: scripts/run-nexmark.sh [BUILD_DIR]
 # Environment:
@@ -89,23 +91,31 @@ run() {
   fi
   # time's last line: wall user system max-RSS-KB (earlier lines are its notes)
   read -r wall user system rss < <(tail -n 1 "$timing")
-  local rows state
+  local rows state materialized=0 checksum=0 net hex
   rows=$(sed -n 's/^\[INFO\] Job finished: \([0-9]*\) rows written.*/\1/p' "$output" | tail -n 1)
+  # the blackhole's lines, one per sink subtask: net rows and a sum modulo 2^48
+  while read -r net hex; do
+    materialized=$((materialized + net))
+    checksum=$(((checksum + 16#$hex) & ((1 << 48) - 1)))
+  done < <(sed -n 's/^ *blackhole [^:]*: materialized \(-\{0,1\}[0-9]*\) rows, checksum \([0-9a-f]*\)$/\1 \2/p' "$output")
+  checksum=$(printf '%012x' "$checksum")
   # SHOW JOB METRICS: operator lines are "id name subtasks in out state-rows keys bytes busy bp"
   state=$(awk 'found && $1 ~ /^[0-9]+$/ && $2 ~ /^[A-Za-z]/ { sum += $8 }
                /^id +operator/ { found = 1 } END { printf "%.0f\n", sum }' "$output")
   awk -v label="$label" -v p="$parallelism" -v events="$events" -v wall="$wall" -v user="$user" \
-    -v sys="$system" -v rss="$rss" -v state="$state" -v rows="${rows:-0}" 'BEGIN {
+    -v sys="$system" -v rss="$rss" -v state="$state" -v rows="${rows:-0}" \
+    -v materialized="$materialized" -v checksum="$checksum" 'BEGIN {
       cpu = user + sys
-      printf "| %s | %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f |\n", label, p, events, wall,
-        cpu, (cpu > 0 ? events / cpu : 0), rss / 1024, state, rows
+      printf "| %s | %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %s |\n", label, p,
+        events, wall, cpu, (cpu > 0 ? events / cpu : 0), rss / 1024, state, rows, materialized,
+        checksum
     }'
 }
 
 echo "Nexmark on joinery: $events events per query, first-event.rate $tps, $(nproc) cores"
 echo
-echo "| query | parallelism | events | wall s | CPU s | events/CPU-s | peak RSS MB | state bytes | output rows |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| query | parallelism | events | wall s | CPU s | events/CPU-s | peak RSS MB | state bytes | output rows | materialized rows | checksum |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for query in $queries; do
   if [ ! -f "bench/nexmark/$query.sql" ]; then
     echo "run-nexmark.sh: no bench/nexmark/$query.sql" >&2
