@@ -212,7 +212,7 @@ done
 # statement generator for a few seconds, so a broken harness shows here first
 fuzz_build=${FUZZ_BUILD:-build-fuzz}
 if [ -x "$fuzz_build/fuzz/fuzz_statement" ]; then
-  FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-2} FUZZ_GENERATOR_SECONDS=5 FUZZ_PLAN_LIMIT_MS=0 \
+  FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-1} FUZZ_GENERATOR_SECONDS=5 FUZZ_PLAN_LIMIT_MS=0 \
     timeout 600 scripts/run-fuzz.sh "$fuzz_build"
   record "fuzz-smoke" $?
 else

@@ -5,8 +5,8 @@
 # 'state.backend.type' = 'lmdb' (instead of being killed).
 #
 # Usage: tests/state/run.sh [BUILD_DIR]
-# Environment: STATE_TEST_ORDERS (default 250000: about 90 MiB of LMDB state),
-# STATE_TEST_LIMIT_MIB (default 20). Larger runs take minutes: under a
+# Environment: STATE_TEST_ORDERS (default 200000: about 55 MiB of join state),
+# STATE_TEST_LIMIT_MIB (default 16). Larger runs take minutes: under a
 # cgroup the LMDB pages the join reads back come from disk once evicted
 # (4000000 orders, 951 MiB of state under a 160 MiB limit: 10 minutes).
 #
@@ -29,9 +29,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 JOINERY="$BUILD/joinery"
-ORDERS=${STATE_TEST_ORDERS:-250000}
+ORDERS=${STATE_TEST_ORDERS:-200000}
 USERS=100000
-LIMIT_MIB=${STATE_TEST_LIMIT_MIB:-20}
+LIMIT_MIB=${STATE_TEST_LIMIT_MIB:-16}
 NOTE=60
 NAME=40
 
