@@ -61,6 +61,10 @@ static int normalize_apply(NormalizeOperator *normalize, const Row *row, const R
     return status;
 }
 
+static int normalize_flush(NormalizeOperator *normalize);
+
+/* Each row is applied at once, or (mini-batch) buffered under its key until the batch
+   ends. */
 static int normalize_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
@@ -71,7 +75,14 @@ static int normalize_process(Operator *self, uint32_t input, const RowBatch *bat
         const Row *key = key_extractor_build(&normalize->key, row, NULL);
         if (!key)
             return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        int status = normalize_apply(normalize, row, key, row_content_hash(key), now);
+        uint64_t hash = row_content_hash(key);
+        int status = JOINERY_OK;
+        if (normalize->spec.mini_batch_size <= 0)
+            status = normalize_apply(normalize, row, key, hash, now);
+        else if (mini_batch_buffer_add(&normalize->batch, key, hash, row) != 0)
+            status = operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        else if ((int64_t)normalize->batch.row_count >= normalize->spec.mini_batch_size)
+            status = normalize_flush(normalize);
         if (status != JOINERY_OK)
             return status;
     }
@@ -91,24 +102,6 @@ static int normalize_flush(NormalizeOperator *normalize)
     }
     mini_batch_buffer_clear(buffer);
     return status;
-}
-
-static int normalize_mini_batch_process(Operator *self, uint32_t input, const RowBatch *batch)
-{
-    (void)input;
-    NormalizeOperator *normalize = self->impl;
-    for (uint32_t r = 0; r < batch->count; r++) {
-        const Row *row = batch->rows[r];
-        const Row *key = key_extractor_build(&normalize->key, row, NULL);
-        if (!key || mini_batch_buffer_add(&normalize->batch, key, row_content_hash(key), row) != 0)
-            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        if ((int64_t)normalize->batch.row_count >= normalize->spec.mini_batch_size) {
-            int status = normalize_flush(normalize);
-            if (status != JOINERY_OK)
-                return status;
-        }
-    }
-    return JOINERY_OK;
 }
 
 /* A watermark ends the mini-batch (MiniBatchAssigner): apply it, then forward the watermark. */
@@ -200,7 +193,7 @@ static const OperatorVtable NORMALIZE_VTABLE = {
 
 static const OperatorVtable NORMALIZE_MINI_BATCH_VTABLE = {
     .open = normalize_open,
-    .process = normalize_mini_batch_process,
+    .process = normalize_process,
     .on_watermark = normalize_mini_batch_on_watermark,
     .on_timer = normalize_on_timer,
     .snapshot = normalize_mini_batch_snapshot,

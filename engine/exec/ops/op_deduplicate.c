@@ -89,6 +89,10 @@ static int deduplicate_apply(DeduplicateOperator *dedup, const Row *row, const R
     return JOINERY_OK;
 }
 
+static int deduplicate_flush(DeduplicateOperator *dedup);
+
+/* Each checked row is applied at once, or (mini-batch) buffered under its key until the
+   batch ends. */
 static int deduplicate_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
@@ -102,7 +106,14 @@ static int deduplicate_process(Operator *self, uint32_t input, const RowBatch *b
             return status;
         if (skip)
             continue;
-        status = deduplicate_apply(dedup, batch->rows[r], key, row_content_hash(key), now);
+        uint64_t hash = row_content_hash(key);
+        if (dedup->spec.mini_batch_size <= 0) {
+            status = deduplicate_apply(dedup, batch->rows[r], key, hash, now);
+        } else if (mini_batch_buffer_add(&dedup->batch, key, hash, batch->rows[r]) != 0) {
+            status = operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        } else if ((int64_t)dedup->batch.row_count >= dedup->spec.mini_batch_size) {
+            status = deduplicate_flush(dedup);
+        }
         if (status != JOINERY_OK)
             return status;
     }
@@ -131,29 +142,6 @@ static int deduplicate_flush(DeduplicateOperator *dedup)
     }
     mini_batch_buffer_clear(buffer);
     return status;
-}
-
-static int deduplicate_mini_batch_process(Operator *self, uint32_t input, const RowBatch *batch)
-{
-    (void)input;
-    DeduplicateOperator *dedup = self->impl;
-    for (uint32_t r = 0; r < batch->count; r++) {
-        bool skip;
-        int status;
-        const Row *key = deduplicate_check(dedup, batch->rows[r], &skip, &status);
-        if (status != JOINERY_OK)
-            return status;
-        if (skip)
-            continue;
-        if (mini_batch_buffer_add(&dedup->batch, key, row_content_hash(key), batch->rows[r]) != 0)
-            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        if ((int64_t)dedup->batch.row_count >= dedup->spec.mini_batch_size) {
-            status = deduplicate_flush(dedup);
-            if (status != JOINERY_OK)
-                return status;
-        }
-    }
-    return JOINERY_OK;
 }
 
 /* A watermark ends the mini-batch: apply it, then forward the watermark. */
@@ -245,7 +233,7 @@ static const OperatorVtable DEDUPLICATE_VTABLE = {
 
 static const OperatorVtable DEDUPLICATE_MINI_BATCH_VTABLE = {
     .open = deduplicate_open,
-    .process = deduplicate_mini_batch_process,
+    .process = deduplicate_process,
     .on_watermark = deduplicate_mini_batch_on_watermark,
     .on_timer = deduplicate_on_timer,
     .snapshot = deduplicate_mini_batch_snapshot,
