@@ -24,6 +24,11 @@
  * an order-independent sum of content hashes (+ for +I/+U, - for -U/-D).
  * Exit status: 0, 1 when outputs differ or an operator failed, 2 on bad usage.
  *
+ * Case "multi-join": T0 LEFT JOIN T1 LEFT JOIN T2 on k as one MultiJoin
+ * (joinery's mini-batch MultiJoin against row by row): --keys inserts into
+ * each input, then --updates updates of T1 / T2 rows; state accesses:
+ * one lookup and one write per row that reaches the state.
+ *
  * Case "two-phase" (--phases 2, alone): COUNT(*), SUM(v) GROUP BY k over
  * --rows inserts, --hot percent of them on one key: one mini-batch
  * GroupAggregate against LocalGroupAggregate -> GlobalGroupAggregate at each
@@ -47,6 +52,7 @@
 #include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/exec/ops/op_join.h"
 #include "engine/exec/ops/op_local_group_aggregate.h"
+#include "engine/exec/ops/op_multi_join.h"
 #include "engine/state/state.h"
 
 enum { BENCH_MAX_SIZES = 8, BENCH_MAX_JOINS = 20, BENCH_BATCH_ROWS = 256 };
@@ -498,6 +504,102 @@ static bool bench_cascade(const BenchOptions *options, int64_t size, StateStore 
     return ok;
 }
 
+/* ---- case multi-join ---- */
+
+enum { MULTI_JOIN_BENCH_INPUTS = 3 };
+
+/*
+ * T0 LEFT JOIN T1 LEFT JOIN T2 on k as one MultiJoin (op_multi_join.h's
+ * mini-batch mode against row by row): --rows inserts spread over the three
+ * inputs and --keys keys, then --updates updates (-U old, +U new value) of
+ * random live rows of T1 and T2. State accesses: a row that reaches the
+ * state looks its key up once and writes once (the fold's cancelled pairs
+ * never do).
+ */
+static bool bench_multi_join_case(const BenchOptions *options, int64_t size, StateStore *store,
+                                  BenchResult *result)
+{
+    Diag diag;
+    diag_clear(&diag);
+    ExecContext context = {.diag = &diag, .parallelism = 1, .state_store = store};
+    static const DataType types[2] = {{.id = TYPE_BIGINT, .nullable = true},
+                                      {.id = TYPE_BIGINT, .nullable = true}};
+    static const uint32_t key_fields[1] = {0};
+    static const JoinType join_types[MULTI_JOIN_BENCH_INPUTS] = {JOIN_TYPE_INNER, JOIN_TYPE_LEFT,
+                                                                 JOIN_TYPE_LEFT};
+    MultiJoinInputSpec inputs[MULTI_JOIN_BENCH_INPUTS];
+    for (uint32_t i = 0; i < MULTI_JOIN_BENCH_INPUTS; i++)
+        inputs[i] =
+            (MultiJoinInputSpec){.field_count = 2, .types = types, .common_key_fields = key_fields};
+    MultiJoinSpec spec = {.input_count = MULTI_JOIN_BENCH_INPUTS,
+                          .inputs = inputs,
+                          .common_key_count = 1,
+                          .join_types = join_types,
+                          .mini_batch_size = size};
+    SummarySink sink;
+    memset(&sink, 0, sizeof sink);
+    operator_init(&sink.base, &SUMMARY_SINK_VTABLE, "Sink", 1, &sink);
+    Operator *join = multi_join_operator_create(&spec, &diag);
+    bool ok = join != NULL;
+    if (ok)
+        operator_connect(join, &sink.base, 0);
+    ok = ok && operator_open(&sink.base, &context) == JOINERY_OK &&
+         operator_open(join, &context) == JOINERY_OK;
+    /* one row per key and input on average: the join's output stays near the input's size */
+    uint32_t per_input = options->keys;
+    int64_t *live[MULTI_JOIN_BENCH_INPUTS]; /* (k, v) pairs */
+    uint32_t live_count[MULTI_JOIN_BENCH_INPUTS] = {0};
+    for (uint32_t i = 0; i < MULTI_JOIN_BENCH_INPUTS; i++) {
+        live[i] = malloc((size_t)per_input * 2 * sizeof(int64_t));
+        ok = ok && live[i] != NULL;
+    }
+    RowBuilder builder;
+    row_builder_init(&builder);
+    bench_random_state = 0x9e3779b97f4a7c15ull;
+    double start = bench_cpu_seconds();
+    uint64_t pushed = 0;
+    for (uint32_t r = 0; ok && r < per_input * MULTI_JOIN_BENCH_INPUTS; r++) {
+        uint32_t input = r % MULTI_JOIN_BENCH_INPUTS;
+        int64_t k = (int64_t)(bench_random() % options->keys);
+        int64_t v = (int64_t)(bench_random() % 1000);
+        live[input][2 * live_count[input]] = k;
+        live[input][2 * live_count[input] + 1] = v;
+        live_count[input]++;
+        ok = bench_push(join, input, &builder, ROW_KIND_INSERT, k, v) == JOINERY_OK;
+        pushed++;
+    }
+    for (uint32_t u = 0; ok && u < options->updates; u++) {
+        uint32_t input = 1 + (uint32_t)(bench_random() % 2);
+        if (!live_count[input])
+            continue;
+        uint32_t victim = (uint32_t)(bench_random() % live_count[input]);
+        int64_t k = live[input][2 * victim];
+        int64_t v = live[input][2 * victim + 1];
+        int64_t next = (int64_t)(bench_random() % 1000);
+        ok = bench_push(join, input, &builder, ROW_KIND_UPDATE_BEFORE, k, v) == JOINERY_OK &&
+             bench_push(join, input, &builder, ROW_KIND_UPDATE_AFTER, k, next) == JOINERY_OK;
+        live[input][2 * victim + 1] = next;
+        pushed += 2;
+    }
+    for (uint32_t i = 0; ok && i < MULTI_JOIN_BENCH_INPUTS; i++)
+        ok = operator_end_input(join, i) == JOINERY_OK;
+    result->cpu_seconds = bench_cpu_seconds() - start;
+    if (!ok)
+        fprintf(stderr, "bench_mini_batch: %s\n", diag.message[0] ? diag.message : "failed");
+    result->input_rows = pushed;
+    result->state_accesses = 2 * (pushed - multi_join_operator_folded_rows(join));
+    result->output_changes = sink.changes_seen;
+    result->output_rows = sink.row_count;
+    result->output_hash = sink.hash_sum;
+    row_builder_free(&builder);
+    for (uint32_t i = 0; i < MULTI_JOIN_BENCH_INPUTS; i++)
+        free(live[i]);
+    if (join)
+        operator_close(join);
+    operator_close(&sink.base);
+    return ok;
+}
+
 /* ---- driver ---- */
 
 typedef bool (*BenchCase)(const BenchOptions *options, int64_t size, StateStore *store,
@@ -616,5 +718,10 @@ int main(int argc, char **argv)
              "cascade (FLIP-415): one update (-U/+U) through %u cascaded LEFT joins",
              options.joins);
     failed |= bench_run(title, bench_cascade, &options);
+    snprintf(title, sizeof title,
+             "multi-join: T0 LEFT JOIN T1 LEFT JOIN T2 on k (one MultiJoin), %u inserts an input "
+             "over %u keys then %u updates of T1 / T2",
+             options.keys, options.keys, options.updates);
+    failed |= bench_run(title, bench_multi_join_case, &options);
     return failed;
 }

@@ -70,7 +70,7 @@ echo "== interval join vs regular join over hours of event time (bench_interval:
 echo
 echo "== mini-batch on and off (bench_mini_batch: state accesses and output rows per input row) =="
 "$build/tools/bench_mini_batch" --keys 10000 --size 100,1000,10000
-"$build/tools/bench_mini_batch" --keys 100 --size 100,1000 | sed -n '1,6p'
+"$build/tools/bench_mini_batch" --keys 100 --size 100,1000 | sed -n '1,6p;/^multi-join/,$p'
 echo "== one vs two phases on a hot key (bench_mini_batch --phases 2: Local/GlobalGroupAggregate) =="
 "$build/tools/bench_mini_batch" --phases 2 --rows 1000000 --keys 10000 --hot 50 --size 100,1000,10000
 

@@ -293,6 +293,9 @@ struct PlanNode {
             const char **input_names; /* [i]: table or alias name, NULL for a subplan */
             bool *upsert_inputs;      /* [i]: an upsert stream keyed by the common key, its
                                          ChangelogNormalize dropped; NULL = none */
+            /* MULTI_JOIN: table.exec.mini-batch.size when mini-batch is on (joinery's
+               mini-batch MultiJoin, op_multi_join.h); 0 = row by row */
+            int64_t mini_batch_size;
         } multi_join;
         struct { /* LOGICAL_AGGREGATE, GROUP_AGGREGATE, WINDOW_AGGREGATE */
             uint32_t *group_keys;

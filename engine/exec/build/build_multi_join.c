@@ -43,6 +43,7 @@ static Operator *build_two_input_multi_join(BuildContext *context, const PlanNod
         node->inputs[1]->unique_key_count ? JOIN_INPUT_HAS_UNIQUE_KEY : JOIN_INPUT_NO_UNIQUE_KEY;
     spec->left_ttl_millis = node->multi_join.ttl_millis[0];
     spec->right_ttl_millis = node->multi_join.ttl_millis[1];
+    spec->mini_batch_size = node->multi_join.mini_batch_size;
     if (node->multi_join.upsert_inputs) {
         spec->upsert_input[0] = node->multi_join.upsert_inputs[0];
         spec->upsert_input[1] = node->multi_join.upsert_inputs[1];
@@ -83,6 +84,7 @@ Operator *build_multi_join(BuildContext *context, const PlanNode *node)
     spec->join_types = node->multi_join.join_types;
     spec->conditions = (const Expr *const *)node->multi_join.conditions;
     spec->empty_result_pruning = context->multi_join_pruning;
+    spec->mini_batch_size = node->multi_join.mini_batch_size;
     return multi_join_operator_create(spec, context->diag);
 }
 

@@ -48,7 +48,7 @@
  *
  * Mini-batch mode (spec.mini_batch_size > 0, JOIN_MINI_BATCH_VTABLE): rows
  * are buffered per side and, when the batch ends, folded and run as one
- * batch per side (join_flush_side says how and why the output is the same).
+ * batch per side (mini_batch_fold.h says how and why the output is the same).
  */
 #include "engine/exec/ops/op_join.h"
 
@@ -60,6 +60,7 @@
 
 #include "engine/exec/expr_eval.h"
 #include "engine/exec/mini_batch_buffer.h"
+#include "engine/exec/mini_batch_fold.h"
 #include "engine/exec/upsert_input.h"
 #include "engine/state/state.h"
 
@@ -99,13 +100,8 @@ typedef struct JoinOperator {
     RowBuilder output_builder;
     /* mini-batch mode (spec.mini_batch_size > 0): each side's rows of the open batch */
     MiniBatchBuffer batches[2];
-    bool *folded; /* per buffered row of the side being flushed: cancelled by the fold */
-    uint32_t folded_capacity;
-    const Row **survivors; /* the side's rows that reach the state, in arrival order */
-    uint32_t *open_rows;   /* the fold's stack: accumulations not cancelled yet */
-    uint32_t survivors_capacity;
+    MiniBatchFold fold;      /* cancels a side's pairs before they reach the state */
     uint64_t state_accesses; /* key lookups and inserts on the two states */
-    uint64_t folded_rows;    /* rows the fold cancelled before they reached the state */
     Arena eval_arena;        /* strings made by the residual; reset per batch */
     Arena upsert_arena;      /* an upsert input's row copies; reset per row */
     ExprEvalContext eval_context;
@@ -727,9 +723,7 @@ static void join_close(Operator *self)
     join->plans = NULL;
     for (int side = 0; side < 2; side++)
         mini_batch_buffer_free(&join->batches[side]);
-    free(join->folded);
-    free(join->survivors);
-    free(join->open_rows);
+    mini_batch_fold_free(&join->fold);
     free(join->key_rows);
     join->key_rows = NULL;
     row_builder_free(&join->output_builder);
@@ -742,58 +736,15 @@ static void join_close(Operator *self)
 
 static int join_buffer_rows(JoinOperator *join, uint32_t input, const RowBatch *batch);
 
-/*
- * Folds one side's buffered rows and runs what remains through the join, in
- * arrival order. The fold: a retraction (-U/-D) cancels the latest earlier
- * accumulation (+I/+U) of the same row content in the batch that no other
- * retraction cancelled; both then never reach the state. Running the pair
- * would store and remove the row and emit each of its joined (or padded)
- * rows and then their retraction, so the output's materialized result and
- * the state are the same without them. A retraction with nothing to cancel
- * (of a row stored by an earlier batch) and any accumulation left run as
- * they came.
- */
+/* Folds one side's buffered rows (mini_batch_fold.h says how, and why the output is the
+   same) and runs what remains through the join, in arrival order. */
 static int join_flush_side(JoinOperator *join, uint32_t input)
 {
     MiniBatchBuffer *buffer = &join->batches[input];
-    uint32_t count = buffer->row_count;
-    if (!count)
-        return JOINERY_OK;
-    if (count > join->folded_capacity) {
-        bool *folded = realloc(join->folded, count * sizeof *folded);
-        if (folded)
-            join->folded = folded;
-        const Row **survivors = realloc(join->survivors, count * sizeof *survivors);
-        if (survivors)
-            join->survivors = survivors;
-        uint32_t *open_rows = realloc(join->open_rows, count * sizeof *open_rows);
-        if (open_rows)
-            join->open_rows = open_rows;
-        if (!folded || !survivors || !open_rows)
-            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-        join->folded_capacity = count;
-    }
-    memset(join->folded, 0, count * sizeof *join->folded);
-    for (uint32_t k = 0; k < buffer->key_count; k++) {
-        /* a row content's rows in order: each retraction pairs with the nearest open
-           accumulation before it (a stack along the chain) */
-        uint32_t open = 0;
-        for (uint32_t r = buffer->keys[k].first; r != UINT32_MAX; r = buffer->rows[r].next) {
-            if (row_kind_is_accumulate(row_kind(buffer->rows[r].row))) {
-                join->open_rows[open++] = r;
-            } else if (open > 0) {
-                join->folded[join->open_rows[--open]] = true;
-                join->folded[r] = true;
-                join->folded_rows += 2;
-            }
-        }
-    }
-    uint32_t survivors = 0;
-    for (uint32_t r = 0; r < count; r++)
-        if (!join->folded[r])
-            join->survivors[survivors++] = buffer->rows[r].row;
-    RowBatch batch = {.rows = (Row **)join->survivors, .count = survivors, .capacity = survivors};
-    int status = survivors ? join_process(&join->base, input, &batch) : JOINERY_OK;
+    RowBatch survivors;
+    if (mini_batch_fold_rows(&join->fold, buffer, &survivors) != JOINERY_OK)
+        return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    int status = survivors.count ? join_process(&join->base, input, &survivors) : JOINERY_OK;
     mini_batch_buffer_clear(buffer);
     return status;
 }
@@ -976,5 +927,5 @@ void join_operator_mini_batch_counts(const Operator *op, uint64_t *state_accesse
 {
     const JoinOperator *join = (const JoinOperator *)op;
     *state_accesses = join->state_accesses;
-    *folded_rows = join->folded_rows;
+    *folded_rows = join->fold.folded_rows;
 }

@@ -88,6 +88,8 @@
 #include "engine/exec/ops/op_multi_join.h"
 
 #include "engine/exec/key_extractor.h"
+#include "engine/exec/mini_batch_buffer.h"
+#include "engine/exec/mini_batch_fold.h"
 #include "engine/exec/upsert_input.h"
 
 #include <stdio.h>
@@ -165,6 +167,10 @@ typedef struct MultiJoinOperator {
     RowKind accumulate_kind, retract_kind; /* kinds emitted for sign +1 / -1 */
     int64_t change_matches;                /* rows of J_(m-1) matching the changed row */
     int64_t now;
+    /* mini-batch mode (spec.mini_batch_size > 0): each input's rows of the open batch */
+    MiniBatchBuffer *batches; /* input_count buffers */
+    uint64_t buffered_rows;   /* in every input's buffer */
+    MiniBatchFold fold;
     char name[160];
 } MultiJoinOperator;
 
@@ -850,6 +856,10 @@ static void multi_join_close(Operator *self)
     arena_destroy(&join->expr_arena);
     arena_destroy(&join->eval_arena);
     arena_destroy(&join->upsert_arena);
+    for (uint32_t i = 0; join->batches && i < join->input_count; i++)
+        mini_batch_buffer_free(&join->batches[i]);
+    free(join->batches);
+    mini_batch_fold_free(&join->fold);
     free(join);
 }
 
@@ -865,12 +875,98 @@ static const OperatorVtable MULTI_JOIN_VTABLE = {
     .close = multi_join_close,
 };
 
+/* ---- mini-batch mode (MultiJoinSpec.mini_batch_size) ---- */
+
+/* Ends the batch: each input's rows folded and run, the last input first. */
+static int multi_join_flush_batch(MultiJoinOperator *join)
+{
+    for (uint32_t i = join->input_count; i-- > 0;) {
+        MiniBatchBuffer *buffer = &join->batches[i];
+        RowBatch survivors;
+        if (mini_batch_fold_rows(&join->fold, buffer, &survivors) != JOINERY_OK)
+            return operator_fail(&join->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        /* the operator's batches hold at most ROW_BATCH_CAPACITY rows (the key hashes) */
+        for (uint32_t start = 0; start < survivors.count; start += ROW_BATCH_CAPACITY) {
+            uint32_t count = survivors.count - start;
+            RowBatch part = {.rows = survivors.rows + start,
+                             .count = count < ROW_BATCH_CAPACITY ? count : ROW_BATCH_CAPACITY,
+                             .capacity = ROW_BATCH_CAPACITY};
+            int status = multi_join_process(&join->base, i, &part);
+            if (status != JOINERY_OK)
+                return status;
+        }
+        mini_batch_buffer_clear(buffer);
+    }
+    join->buffered_rows = 0;
+    return JOINERY_OK;
+}
+
+static int multi_join_mini_batch_process(Operator *self, uint32_t input, const RowBatch *batch)
+{
+    MultiJoinOperator *join = (MultiJoinOperator *)self;
+    if (input >= join->input_count)
+        return operator_fail(self, JOINERY_ERROR, "multi-join has no input %u", input);
+    for (uint32_t i = 0; i < batch->count; i++) {
+        const Row *row = batch->rows[i];
+        if (mini_batch_buffer_add(&join->batches[input], row, row_content_hash(row), row) != 0)
+            return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        if ((int64_t)++join->buffered_rows >= join->spec.mini_batch_size) {
+            int status = multi_join_flush_batch(join);
+            if (status != JOINERY_OK)
+                return status;
+        }
+    }
+    return JOINERY_OK;
+}
+
+/* A watermark ends the mini-batch (MiniBatchAssigner): run it, then forward the watermark. */
+static int multi_join_mini_batch_on_watermark(Operator *self, int64_t watermark)
+{
+    int status = multi_join_flush_batch((MultiJoinOperator *)self);
+    return status == JOINERY_OK ? operator_emit_watermark(self, watermark) : status;
+}
+
+static int multi_join_mini_batch_finish(Operator *self)
+{
+    return multi_join_flush_batch((MultiJoinOperator *)self);
+}
+
+/* The open batch runs first: its changes go out before the barrier. */
+static int multi_join_mini_batch_snapshot(Operator *self, const Barrier *barrier,
+                                          const StateWriter *writer)
+{
+    int status = multi_join_flush_batch((MultiJoinOperator *)self);
+    return status == JOINERY_OK ? multi_join_snapshot(self, barrier, writer) : status;
+}
+
+static const OperatorVtable MULTI_JOIN_MINI_BATCH_VTABLE = {
+    .open = multi_join_open,
+    .process = multi_join_mini_batch_process,
+    .on_watermark = multi_join_mini_batch_on_watermark,
+    .on_timer = multi_join_on_timer,
+    .snapshot = multi_join_mini_batch_snapshot,
+    .restore = multi_join_restore,
+    .finish = multi_join_mini_batch_finish,
+    .report_state = multi_join_report_state,
+    .close = multi_join_close,
+};
+
+static bool multi_join_is_operator(const Operator *op)
+{
+    return op && (op->vtable == &MULTI_JOIN_VTABLE || op->vtable == &MULTI_JOIN_MINI_BATCH_VTABLE);
+}
+
+uint64_t multi_join_operator_folded_rows(const Operator *op)
+{
+    return multi_join_is_operator(op) ? ((const MultiJoinOperator *)op)->fold.folded_rows : 0;
+}
+
 void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_t *bytes,
                                      uint64_t *keys, uint64_t *rows)
 {
     const MultiJoinOperator *join = (const MultiJoinOperator *)op;
     StateCounters counters = {0, 0, 0, 0};
-    if (op && op->vtable == &MULTI_JOIN_VTABLE && input < join->input_count && join->state)
+    if (multi_join_is_operator(op) && input < join->input_count && join->state)
         counters = multiset_state_part_counters(join->state, input);
     if (bytes)
         *bytes = counters.bytes;
@@ -923,6 +1019,11 @@ static int multi_join_validate_spec(const MultiJoinSpec *spec, Diag *diag)
     for (uint32_t i = 0; i < spec->input_count; i++) {
         const MultiJoinInputSpec *input = &spec->inputs[i];
         total_fields += input->field_count;
+        if (input->upsert && spec->mini_batch_size > 0)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "multi-join: an upsert input (%u) runs row by row, not in "
+                              "mini-batches",
+                              i);
         if (spec->common_key_count > 0 && !input->common_key_fields)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "multi-join: input %u has no common key fields", i);
@@ -1211,7 +1312,9 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
                              i > 1 ? ", " : "", join_type_multi_join_name(spec->join_types[i]));
     if (length < sizeof join->name)
         snprintf(join->name + length, sizeof join->name - length, "])");
-    operator_init(&join->base, &MULTI_JOIN_VTABLE, join->name, spec->input_count, join);
+    operator_init(&join->base,
+                  spec->mini_batch_size > 0 ? &MULTI_JOIN_MINI_BATCH_VTABLE : &MULTI_JOIN_VTABLE,
+                  join->name, spec->input_count, join);
 
     join->inputs = calloc(spec->input_count, sizeof *join->inputs);
     join->components = calloc(spec->input_count, sizeof *join->components);
@@ -1220,6 +1323,12 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag)
     join->output_variable_length =
         calloc(join->output_field_count ? join->output_field_count : 1, sizeof(bool));
     bool ok = join->inputs && join->components && join->output_variable_length;
+    if (ok && spec->mini_batch_size > 0) {
+        join->batches = calloc(spec->input_count, sizeof *join->batches);
+        for (uint32_t i = 0; join->batches && i < spec->input_count; i++)
+            mini_batch_buffer_init(&join->batches[i]);
+        ok = join->batches != NULL;
+    }
     /* known before the conditions are planned: it decides which key equalities are implied */
     for (uint32_t i = 1; spec->conditions && i < spec->input_count; i++)
         if (expr_calls(spec->conditions[i], FUNCTION_IS_NOT_DISTINCT_FROM))

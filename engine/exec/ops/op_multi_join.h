@@ -14,6 +14,8 @@
  * row that was not emitted before (without TTL; see op_multi_join.c for
  * what TTL expiry does). An all-INNER chain forwards the input's kind
  * (+I/-U/+U/-D); a chain with an outer step emits +I and -D only.
+ * In mini-batch mode (MultiJoinSpec.mini_batch_size) the same holds at every
+ * batch's end.
  */
 #ifndef JOINERY_EXEC_OPS_OP_MULTI_JOIN_H
 #define JOINERY_EXEC_OPS_OP_MULTI_JOIN_H
@@ -58,6 +60,13 @@ typedef struct MultiJoinSpec {
     /* skip walking inputs whose state holds nothing for the key
        (table.optimizer.multi-join.empty-result-pruning.enabled); same output either way */
     bool empty_result_pruning;
+    /* > 0: mini-batch mode (joinery's extension; Flink's MultiJoin has no mini-batch form):
+       rows are buffered per input until this many are buffered, a watermark of the
+       MiniBatchAssigner, a barrier or the end of input; then each input's batch is folded
+       (mini_batch_fold.h) and run, the last input first and input 0 last, so a row of an
+       earlier input meets the batch's rows of the later ones instead of being emitted
+       padded and then retracted. Not with upsert inputs. Same materialized output. */
+    int64_t mini_batch_size;
 } MultiJoinSpec;
 
 /*
@@ -87,6 +96,9 @@ Operator *multi_join_operator_create(const MultiJoinSpec *spec, Diag *diag);
  * range. `op` must come from multi_join_operator_create. Any of the output
  * pointers may be NULL.
  */
+/* Rows the mini-batch fold cancelled before they reached the state (0 row by row, or when
+   `op` is not a MultiJoin). */
+uint64_t multi_join_operator_folded_rows(const Operator *op);
 void multi_join_operator_input_state(const Operator *op, uint32_t input, uint64_t *bytes,
                                      uint64_t *keys, uint64_t *rows);
 

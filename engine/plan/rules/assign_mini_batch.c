@@ -22,8 +22,11 @@
  * ONE_PHASE; a ChangelogNormalize and a Deduplicate run as Flink's mini-batch forms
  * (exchange.mini_batch_size: each key's last row of a batch; rank.mini_batch_size: its
  * first or last row on processing time, its rows key by key on event time).
- * IntervalJoin, MultiJoin, WindowAggregate and GroupWindowAggregate run as
- * they do without mini-batch (Flink has no mini-batch form of them). Errors: the option checks
+ * A MultiJoin folds each input's batch as the mini-batch join folds a side's
+ * (multi_join.mini_batch_size: joinery's extension, Flink's MultiJoin runs row
+ * by row; EXPLAIN prints it unchanged). IntervalJoin, WindowAggregate and
+ * GroupWindowAggregate run as they do without mini-batch (Flink has no
+ * mini-batch form of them). Errors: the option checks
  * Flink makes, with its messages (latency and size must be > 0).
  */
 #include "engine/plan/nodes/nodes.h"
@@ -83,6 +86,18 @@ static int mini_batch_walk(PlannerContext *context, PlanNode **slot, bool rowtim
         if (join_type_emits_right(node->join.join_type))
             node->join.mini_batch_size = context->config->mini_batch_size;
         break;
+    case PLAN_MULTI_JOIN: {
+        /* joinery's extension (Flink's MultiJoin runs row by row): each input's batch
+           folded as the mini-batch join folds a side's; EXPLAIN prints it unchanged */
+        if (context->config->mini_batch_size <= 0)
+            return mini_batch_size_error(context);
+        bool upsert = false;
+        for (uint32_t i = 0; node->multi_join.upsert_inputs && i < node->input_count; i++)
+            upsert = upsert || node->multi_join.upsert_inputs[i];
+        if (!upsert)
+            node->multi_join.mini_batch_size = context->config->mini_batch_size;
+        break;
+    }
     case PLAN_DEDUPLICATE:
         /* Flink's mini-batch forms (the key's first / last row of a batch on processing
            time; every row, key by key, on event time) */
