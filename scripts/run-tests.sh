@@ -121,14 +121,38 @@ differential() {
   done
 }
 
-# servers_and_jobs: the groups that mostly wait (servers starting, rate-limited
-# jobs killed and restored at chosen moments, the shell's pty): they run as a
-# second lane beside the CPU-bound groups, their output kept in a file and
-# printed when both lanes are done, their results added to the counts.
+# Lanes: the groups that mostly wait (servers starting, rate-limited jobs killed
+# and restored at chosen moments, the shell's pty, pages read back from disk
+# under a memory limit) run in two lanes beside the CPU-bound groups, each
+# lane's output kept in a file and printed when every lane is done, its
+# results added to the counts. start_lane NAME FUNCTION runs FUNCTION in the
+# background; finish_lane NAME TITLE waits for it and adds its counts.
+start_lane() {
+  (
+    passed=0
+    failed=0
+    failures=""
+    "$2"
+    echo "$passed $failed$failures" >"$run_tmp/$1.result"
+  ) >"$run_tmp/$1.log" 2>&1 &
+  eval "lane_pid_$1=\$!"
+}
+finish_lane() {
+  local pid_name="lane_pid_$1"
+  wait "${!pid_name}"
+  echo "== ($2)"
+  cat "$run_tmp/$1.log"
+  if read -r lane_passed lane_failed lane_failures <"$run_tmp/$1.result" 2>/dev/null; then
+    passed=$((passed + lane_passed))
+    failed=$((failed + lane_failed))
+    [ -n "$lane_failures" ] && failures="$failures $lane_failures"
+  else
+    record "$1 lane (no result)" 1
+  fi
+}
+
+# servers_and_jobs: the shell, checkpoints, jdbc, redis, lookup joins, Kafka.
 servers_and_jobs() {
-  passed=0
-  failed=0
-  failures=""
   echo "== shell end to end (tests/cli)"
   timeout 300 tests/cli/run.sh "$build"
   record "tests/cli" $?
@@ -136,9 +160,6 @@ servers_and_jobs() {
   echo "== checkpoints: kill -9 and restore equals an uninterrupted run (tests/checkpoint)"
   timeout 300 tests/checkpoint/run.sh "$build"
   record "tests/checkpoint" $?
-  echo "== savepoints: STOP JOB WITH SAVEPOINT and a resumed run equal an uninterrupted run, both backends (tests/checkpoint/savepoint.sh)"
-  timeout 400 tests/checkpoint/savepoint.sh "$build"
-  record "tests/checkpoint/savepoint.sh" $?
 
   echo "== jdbc end to end against a real PostgreSQL server (tests/jdbc)"
   timeout 300 tests/jdbc/run.sh "$build"
@@ -165,12 +186,23 @@ servers_and_jobs() {
       timeout 300 tests/checkpoint/run.sh "$build"
     record "lmdb:tests/checkpoint" $?
   fi
-  echo "$passed $failed$failures" >"$run_tmp/lane.result"
 }
-# The lane starts here (before the LMDB pass exports JOINERY_STATE_BACKEND)
-# and runs while the unit suites, golden scripts and differential tests do.
-servers_and_jobs >"$run_tmp/lane.log" 2>&1 &
-lane_pid=$!
+
+# disk_and_savepoints: state larger than memory (I/O-bound under its memory
+# limit) and the savepoints (rate-limited jobs stopped and resumed).
+disk_and_savepoints() {
+  echo "== state larger than memory, LMDB and hashmap (tests/state)"
+  timeout 600 tests/state/run.sh "$build"
+  record "tests/state" $?
+  echo "== savepoints: STOP JOB WITH SAVEPOINT and a resumed run equal an uninterrupted run, both backends (tests/checkpoint/savepoint.sh)"
+  timeout 400 tests/checkpoint/savepoint.sh "$build"
+  record "tests/checkpoint/savepoint.sh" $?
+}
+
+# The lanes start here (before the LMDB pass exports JOINERY_STATE_BACKEND)
+# and run while the unit suites, golden scripts and differential tests do.
+start_lane servers servers_and_jobs
+start_lane disk disk_and_savepoints
 
 echo "== unit suites (Check)"
 unit_suites ""
@@ -219,10 +251,6 @@ else
   echo "fuzz targets not built (no clang): replay only"
 fi
 
-echo "== state larger than memory, LMDB and hashmap (tests/state)"
-timeout 600 tests/state/run.sh "$build"
-record "tests/state" $?
-
 if [ "${JOINERY_STATE_BACKEND:-}" != lmdb ]; then
   echo "== unit suites, golden scripts and differential test on LMDB state (JOINERY_STATE_BACKEND=lmdb)"
   export JOINERY_STATE_BACKEND=lmdb
@@ -232,16 +260,8 @@ if [ "${JOINERY_STATE_BACKEND:-}" != lmdb ]; then
   unset JOINERY_STATE_BACKEND
 fi
 
-wait "$lane_pid"
-echo "== (second lane) the shell, checkpoints, savepoints, jdbc, redis, lookup joins, Kafka"
-cat "$run_tmp/lane.log"
-if read -r lane_passed lane_failed lane_failures <"$run_tmp/lane.result" 2>/dev/null; then
-  passed=$((passed + lane_passed))
-  failed=$((failed + lane_failed))
-  [ -n "$lane_failures" ] && failures="$failures $lane_failures"
-else
-  record "second lane (no result)" 1
-fi
+finish_lane servers "second lane: the shell, checkpoints, jdbc, redis, lookup joins, Kafka"
+finish_lane disk "third lane: state larger than memory, savepoints"
 
 echo "== job state folders left behind"
 left=$(find "$run_tmp" -maxdepth 2 -name 'joinery-state-*' -o -maxdepth 2 -name 'joinery-job-*' | head -n 5)

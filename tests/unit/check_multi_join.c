@@ -1127,10 +1127,10 @@ static void check_chain(const ChainConfig *config, unsigned seed, uint32_t steps
     strbuf_free(&logs[0]);
     strbuf_free(&logs[1]);
 
-    /* mini-batch mode (batches of 3 rows, and of all rows): the same result at the end */
-    static const int64_t batch_sizes[] = {3, 100000};
-    for (size_t b = 0; b < sizeof batch_sizes / sizeof batch_sizes[0]; b++) {
-        f.spec.mini_batch_size = batch_sizes[b];
+    /* mini-batch mode (batches of 3 rows, or of all rows, by the seed's parity): the same
+       result at the end */
+    {
+        f.spec.mini_batch_size = seed % 2 ? 3 : 100000;
         Harness h;
         harness_open_multi(&h, &f);
         TextBag result = {0};
