@@ -1,6 +1,7 @@
 # tests/jdbc/harness.sh - the set-up every end-to-end script against a real
 # store server shares (tests/jdbc/run.sh, tests/jdbc/mysql.sh,
-# tests/redis/run.sh, tests/lookup/run.sh). Sourced, not run:
+# tests/redis/run.sh, tests/lookup/run.sh, scripts/bench-lookup.sh). Sourced,
+# not run:
 #
 #   . "$(dirname "$0")/../jdbc/harness.sh"   (with the script's arguments)
 #   harness_init NAME                  NAME in messages ("tests/jdbc"); sets
@@ -23,7 +24,7 @@ set -u
 
 harness_init() {
   HARNESS_NAME=$1
-  ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+  ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd) # the repository, for any caller
   BUILD=${HARNESS_BUILD:-build}
   case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
   JOINERY="$BUILD/joinery"
