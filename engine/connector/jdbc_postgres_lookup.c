@@ -4,20 +4,30 @@
  * AND ...`, prepared once per connection.
  *
  * Synchronous lookups run the statement and wait. Asynchronous requests
- * use libpq's pipeline mode on a non-blocking connection: each request is
- * the prepared statement plus a Sync (so an error stays with its request),
- * sent without waiting, so requests in flight share round trips; results
- * come back in submission order, which is the order completions are
- * reported in. A key with a NULL field completes with no rows, in its
- * turn, without a statement.
+ * use libpq's pipeline mode on a non-blocking connection: submit queues
+ * each request's prepared statement in libpq's buffer, and poll ends the
+ * requests queued since the last one with a single Sync and sends them
+ * (one write, and one transaction and one flush in the server, for the
+ * lot: a Sync per request costs the server a transaction end and a send
+ * each, which halved what one connection could answer). Requests in
+ * flight share round trips; results come back in submission order, which
+ * is the order completions are reported in: a request is done at the end
+ * of its statement's results. A failing statement fails the job (the
+ * statements after it in its Sync group are aborted by the server, and
+ * their results never read). A key with a NULL field completes with no
+ * rows, in its turn, without a statement.
  *
  * Broken connection (server restarted, network): reconnect, prepare
  * again, re-send every request not yet complete (their partial rows
  * dropped), up to `lookup.max-retries` (default 3) attempts per failure,
  * waiting 100 ms * attempt between attempts; then an error naming the
  * table and the store (lookup_request_queue.h: the queue, the order, the
- * re-sending). Invariant: `awaiting` of the queue's requests have a Sync
- * not yet read, and they are its first `awaiting` pending ones.
+ * re-sending). Invariants: `awaiting` of the queue's requests were sent
+ * and their statement's results have not all been read, and they are its
+ * first `awaiting` pending ones; the last `unsynced` of them have no Sync
+ * after them yet; `syncs` Syncs were sent and their results not yet read;
+ * `result_open`: a result of the first pending request was read, its end
+ * not yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +48,8 @@ typedef struct JdbcLookup {
     size_t *offsets;
     const char **values;
     LookupRequestQueue queue;
-    uint32_t awaiting;
+    uint32_t awaiting, unsynced, syncs;
+    bool result_open;
 } JdbcLookup;
 
 static int store_error(JdbcLookup *lookup, const char *message, Diag *diag)
@@ -59,6 +70,8 @@ static int open_connection(JdbcLookup *lookup, Diag *diag)
     if (lookup->connection)
         PQfinish(lookup->connection);
     lookup->pipeline = false;
+    lookup->awaiting = lookup->unsynced = lookup->syncs = 0;
+    lookup->result_open = false;
     lookup->base.descriptor = -1;
     lookup->connection = jdbc_postgres_connect(lookup->base.spec->table, diag);
     if (!lookup->connection)
@@ -152,10 +165,20 @@ static Row *result_row(JdbcLookup *lookup, PGresult *result, int r, Diag *diag)
     return row;
 }
 
+/* Leaves pipeline mode (nothing in flight), first reading the results of the Syncs sent. */
 static int leave_pipeline(JdbcLookup *lookup, Diag *diag)
 {
     if (!lookup->pipeline)
         return JOINERY_OK;
+    /* two NULLs in a row: libpq has nothing more queued (a lost count must not hang here) */
+    for (int nulls = 0; lookup->syncs > 0 && nulls < 2 && !connection_broken(lookup);) {
+        PGresult *result = PQgetResult(lookup->connection); /* waits for it */
+        nulls = result ? 0 : nulls + 1;
+        if (result && PQresultStatus(result) == PGRES_PIPELINE_SYNC)
+            lookup->syncs--;
+        PQclear(result);
+    }
+    lookup->syncs = 0;
     if (!PQexitPipelineMode(lookup->connection) || PQsetnonblocking(lookup->connection, 0) != 0)
         return store_error(lookup, PQerrorMessage(lookup->connection), diag);
     lookup->pipeline = false;
@@ -244,7 +267,7 @@ static int enter_pipeline(JdbcLookup *lookup, Diag *diag)
     return JOINERY_OK;
 }
 
-/* Queues the statement and a Sync of one request (pipeline mode). False: the connection broke. */
+/* Queues the statement of one request (pipeline mode). False: the connection broke. */
 static bool send_request(JdbcLookup *lookup, LookupRequest *request, Diag *diag, int *status)
 {
     bool null_key;
@@ -252,11 +275,23 @@ static bool send_request(JdbcLookup *lookup, LookupRequest *request, Diag *diag,
     if (*status != JOINERY_OK)
         return true;
     if (!PQsendQueryPrepared(lookup->connection, "joinery_lookup",
-                             (int)lookup->base.spec->key_count, lookup->values, NULL, NULL, 0) ||
-        !PQpipelineSync(lookup->connection))
+                             (int)lookup->base.spec->key_count, lookup->values, NULL, NULL, 0))
         return false;
     request->sent = true;
     lookup->awaiting++;
+    lookup->unsynced++;
+    return true;
+}
+
+/* Ends the statements queued since the last Sync with one. False: the connection broke. */
+static bool send_sync(JdbcLookup *lookup)
+{
+    if (lookup->unsynced == 0)
+        return true;
+    if (!PQpipelineSync(lookup->connection))
+        return false;
+    lookup->unsynced = 0;
+    lookup->syncs++;
     return true;
 }
 
@@ -270,7 +305,8 @@ static int recover(JdbcLookup *lookup, Diag *diag)
         status = enter_pipeline(lookup, diag);
         if (status != JOINERY_OK)
             return status;
-        lookup->awaiting = 0;
+        lookup->awaiting = lookup->unsynced = lookup->syncs = 0;
+        lookup->result_open = false;
         lookup_request_queue_restart(&lookup->queue);
         bool sent = true;
         uint32_t length = lookup_request_queue_length(&lookup->queue);
@@ -281,7 +317,7 @@ static int recover(JdbcLookup *lookup, Diag *diag)
         }
         if (status != JOINERY_OK)
             return status;
-        if (sent && flush(lookup, diag) == JOINERY_OK)
+        if (sent && send_sync(lookup) && flush(lookup, diag) == JOINERY_OK)
             return JOINERY_OK;
         if (attempt >= lookup->max_retries)
             return store_error(lookup, PQerrorMessage(lookup->connection), diag);
@@ -304,9 +340,7 @@ static int jdbc_lookup_submit(LookupFunction *base, const Row *key, uint64_t req
         return status;
     if (!send_request(lookup, request, diag, &status))
         return recover(lookup, diag);
-    if (status != JOINERY_OK)
-        return status;
-    return flush(lookup, diag) == JOINERY_OK ? JOINERY_OK : recover(lookup, diag);
+    return status; /* sent with its Sync by the next poll */
 }
 
 static int add_rows(JdbcLookup *lookup, LookupRequest *request, PGresult *result, Diag *diag)
@@ -329,21 +363,27 @@ static int read_results(JdbcLookup *lookup, Diag *diag)
 {
     if (!PQconsumeInput(lookup->connection))
         return recover(lookup, diag);
-    while (lookup->awaiting > 0 && !PQisBusy(lookup->connection)) {
+    while ((lookup->awaiting > 0 || lookup->syncs > 0) && !PQisBusy(lookup->connection)) {
         PGresult *result = PQgetResult(lookup->connection);
+        LookupRequest *request = lookup_request_queue_first_pending(&lookup->queue);
         if (!result) {
             if (connection_broken(lookup))
                 return recover(lookup, diag);
-            continue; /* end of a statement's results; its Sync follows */
+            if (lookup->result_open && request) { /* the end of its statement's results */
+                request->done = true;
+                lookup->awaiting--;
+                lookup->result_open = false;
+            }
+            continue;
         }
-        LookupRequest *request = lookup_request_queue_first_pending(&lookup->queue);
         ExecStatusType kind = PQresultStatus(result);
         int status = JOINERY_OK;
-        if (kind == PGRES_TUPLES_OK && request)
+        if (kind == PGRES_TUPLES_OK && request) {
             status = add_rows(lookup, request, result, diag);
-        else if (kind == PGRES_PIPELINE_SYNC && request) {
-            request->done = true;
-            lookup->awaiting--;
+            lookup->result_open = true;
+        } else if (kind == PGRES_PIPELINE_SYNC) {
+            if (lookup->syncs > 0)
+                lookup->syncs--;
         } else if (kind == PGRES_FATAL_ERROR) {
             if (server_going_away(result)) {
                 PQclear(result);
@@ -369,11 +409,16 @@ static int jdbc_lookup_poll(LookupFunction *base, LookupCompletion completion, v
 {
     JdbcLookup *lookup = base->impl;
     int status = JOINERY_OK;
-    if (lookup->awaiting > 0)
+    if (lookup->unsynced > 0) {
+        status = send_sync(lookup) && flush(lookup, diag) == JOINERY_OK ? JOINERY_OK
+                                                                        : recover(lookup, diag);
+    }
+    if (status == JOINERY_OK && (lookup->awaiting > 0 || lookup->syncs > 0))
         status = read_results(lookup, diag);
     if (status == JOINERY_OK)
         status = lookup_request_queue_complete(&lookup->queue, base, completion, context);
-    if (status == JOINERY_OK && base->in_flight == 0 && lookup->pipeline && lookup->awaiting == 0)
+    if (status == JOINERY_OK && base->in_flight == 0 && lookup->pipeline && lookup->awaiting == 0 &&
+        lookup->syncs == 0)
         status = leave_pipeline(lookup, diag);
     return status;
 }

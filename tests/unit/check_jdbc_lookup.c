@@ -9,7 +9,9 @@
  * flight, restarts, no server, wrong password) over a table where key 7
  * has three rows, and errors naming table, store and column (missing
  * table, type mismatch, a table dropped under a running lookup), never
- * the password.
+ * the password; the requests submitted between two polls sent as one
+ * group with one Sync (one server transaction), and a statement failing
+ * inside a group.
  */
 #include <check.h>
 #include <libpq-fe.h>
@@ -157,6 +159,128 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The name column of each completed request, by request id (test_one_sync_per_poll). */
+typedef struct Names {
+    char text[64][64];
+    uint32_t done;
+} Names;
+
+static int record_name(void *context, uint64_t request_id, Row *const *rows, uint32_t count)
+{
+    Names *names = context;
+    ck_assert_uint_eq(request_id, names->done);
+    ck_assert_uint_eq(count, 1);
+    uint32_t length;
+    const char *text = row_get_string(rows[0], 1, &length);
+    ck_assert_uint_lt(length, sizeof names->text[0]);
+    memcpy(names->text[names->done], text, length);
+    names->text[names->done][length] = '\0';
+    names->done++;
+    return JOINERY_OK;
+}
+
+/* Submits keys first..first+count (no poll between), then polls until all are done. */
+static void lookup_batch(LookupFunction *function, RowBuilder *builder, Names *names,
+                         uint32_t first, uint32_t count)
+{
+    Diag diag;
+    diag_clear(&diag);
+    for (uint32_t i = 0; i < count; i++) {
+        Row *key = int_key(builder, first + i, false);
+        ck_assert_msg(function->vtable->submit(function, key, names->done + i, &diag) == JOINERY_OK,
+                      "%s", diag.message);
+        free(key);
+    }
+    for (int rounds = 0; function->in_flight > 0; rounds++) {
+        ck_assert_int_lt(rounds, 10000);
+        if (function->descriptor >= 0) {
+            struct pollfd fd = {.fd = function->descriptor, .events = POLLIN};
+            if (function->wait_events & LOOKUP_WAIT_WRITE)
+                fd.events |= POLLOUT;
+            poll(&fd, 1, 1000);
+        }
+        ck_assert_msg(function->vtable->poll(function, record_name, names, &diag) == JOINERY_OK,
+                      "%s", diag.message);
+    }
+}
+
+/*
+ * The requests submitted between two polls go to the server as one group
+ * ended by one Sync: one transaction, so now() (the transaction's start) is
+ * the same for all of them, and differs in the next group.
+ */
+START_TEST(test_one_sync_per_poll)
+{
+    admin_sql("DROP VIEW IF EXISTS dim_now; CREATE VIEW dim_now AS SELECT k, "
+              "to_char(now(), 'HH24:MI:SS.US') AS name, 0::numeric(10,2) AS price "
+              "FROM generate_series(1, 100) k");
+    CatalogTable *table = dim_table("dim_now", "3", PASSWORD, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Names *names = calloc(1, sizeof *names);
+    lookup_batch(function, &builder, names, 1, 20);
+    lookup_batch(function, &builder, names, 41, 20);
+    ck_assert_uint_eq(names->done, 40);
+    for (uint32_t i = 1; i < 20; i++) {
+        ck_assert_str_eq(names->text[i], names->text[0]);
+        ck_assert_str_eq(names->text[20 + i], names->text[20]);
+    }
+    ck_assert_str_ne(names->text[0], names->text[20]);
+    free(names);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
+/*
+ * A statement failing in the middle of a group (division by zero for key
+ * 13): the poll fails with that request's error, naming table and store;
+ * the aborted statements after it do not hang the function.
+ */
+START_TEST(test_error_in_sync_group)
+{
+    admin_sql("DROP VIEW IF EXISTS dim_div; CREATE VIEW dim_div AS SELECT k, "
+              "(100 / (k - 13))::text AS name, 0::numeric(10,2) AS price "
+              "FROM generate_series(1, 30) k");
+    CatalogTable *table = dim_table("dim_div", "3", PASSWORD, NULL);
+    TestLookup test;
+    make_lookup_spec(&test, table, 1);
+    LookupFunction *function = create_lookup(&test);
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Diag diag;
+    diag_clear(&diag);
+    for (uint32_t i = 0; i < 10; i++) {
+        Row *key = int_key(&builder, 9 + i, false);
+        ck_assert_int_eq(function->vtable->submit(function, key, i, &diag), JOINERY_OK);
+        free(key);
+    }
+    Names *names = calloc(1, sizeof *names);
+    int status = JOINERY_OK;
+    for (int rounds = 0; status == JOINERY_OK && function->in_flight > 0 && rounds < 1000;
+         rounds++) {
+        if (function->descriptor >= 0) {
+            struct pollfd fd = {.fd = function->descriptor, .events = POLLIN};
+            poll(&fd, 1, 1000);
+        }
+        status = function->vtable->poll(function, record_name, names, &diag);
+    }
+    ck_assert_int_eq(status, JOINERY_ERROR_RUNTIME);
+    ck_assert_msg(strstr(diag.message, "Table 'dim': looking up 'dim_div' in PostgreSQL at") &&
+                      strstr(diag.message, "division by zero"),
+                  "got: %s", diag.message);
+    ck_assert_uint_le(names->done, 4); /* keys 9..12 at most: none from 13 on */
+    free(names);
+    function->vtable->close(function);
+    row_builder_free(&builder);
+    catalog_table_free(table);
+}
+END_TEST
+
 static const LookupStore POSTGRESQL = {
     .load_dim = create_dim,
     .dim_table = dim_table,
@@ -178,6 +302,8 @@ static Suite *jdbc_lookup_suite(void)
     store.restart = pg_dir[0] ? restart_server : NULL;
     lookup_fixture_add_cases(tcase, &store);
     tcase_add_test(tcase, test_errors);
+    tcase_add_test(tcase, test_one_sync_per_poll);
+    tcase_add_test(tcase, test_error_in_sync_group);
     suite_add_tcase(suite, tcase);
     return suite;
 }

@@ -531,6 +531,11 @@ static int wait_once(LookupJoinOperator *join)
 
 static int lookup_async(LookupJoinOperator *join, const Row *input)
 {
+    if (join->used >= join->capacity) {
+        int status = poll_function(join); /* sends what submit buffered, before waiting */
+        if (status != JOINERY_OK)
+            return status;
+    }
     while (join->used >= join->capacity) {
         int status = wait_once(join);
         if (status != JOINERY_OK)
