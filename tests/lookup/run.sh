@@ -14,7 +14,8 @@
 #    PARTIAL cache with a long TTL answers the old value, one whose TTL has
 #    passed (the test sleeps past it) the new one; FULL without and with a
 #    periodic reload likewise; SHOW JOB METRICS' request and hit counts; a
-#    slow store (pg_sleep in a view) past an async 'timeout'.
+#    slow store (pg_sleep in a view) past an async 'timeout'; the async window's
+#    mean in flight between 0 and the capacity.
 # 3. Differential: random lookup joins (INNER/LEFT, field / computed /
 #    constant keys, residuals, dim-side filters) run by joinery into a
 #    PostgreSQL table and compared (EXCEPT ALL both ways) with the same join
@@ -199,6 +200,30 @@ SQL
     DETAIL="$WORK/hits.out" fail "metrics: cache-missing-key $missing"
   fi
 done
+
+# the async window in SHOW JOB METRICS: 12 rows through capacity 4 over a view sleeping
+# 50 ms a row (one connection: the store answers them one after another), so requests wait
+# in flight; the mean of in flight is above 0 and never above the capacity
+psql_run -c "DROP VIEW IF EXISTS slow_dim; CREATE VIEW slow_dim AS SELECT k, v FROM cdim WHERE pg_sleep(0.05) IS NOT NULL;" >/dev/null
+seq 1 12 | sed 's/$/,1/' >"$WORK/window.csv"
+cat >"$WORK/window.sql" <<SQL
+CREATE TABLE probe (seq INT, k INT, pt AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = '$WORK/window.csv', 'format' = 'csv');
+CREATE TABLE slow_dim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
+  'table-name' = 'slow_dim', 'username' = 'joinery', 'password' = '$PASSWORD');
+CREATE TABLE sink (seq INT, v STRING) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT /*+ LOOKUP('table' = 'd', 'async' = 'true', 'capacity' = '4') */ p.seq, d.v
+FROM probe p JOIN slow_dim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
+SHOW JOB METRICS;
+SQL
+run_joinery "$WORK/window.sql" >"$WORK/window.out"
+mean=$(sed -n 's/.*lookups: 12 requests to slow_dim, .*, mean [0-9.]* ms, \([0-9.]*\) in flight on average$/\1/p' "$WORK/window.out")
+if [ -n "$mean" ] && awk -v m="$mean" 'BEGIN { exit !(m > 0 && m <= 4) }'; then
+  pass "metrics: async window: 12 requests, mean latency shown, $mean in flight on average (0 < mean <= capacity 4)"
+else
+  DETAIL="$WORK/window.out" fail "metrics: async window (in flight on average)"
+fi
+psql_run -c "DROP VIEW slow_dim" >/dev/null
 fi
 
 # ---------------------------------------------------------------- 3. differential

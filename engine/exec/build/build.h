@@ -64,8 +64,11 @@ void build_window_rank_metrics(const PlanNode *node, Operator *const *subtasks, 
 Operator *build_mini_batch_assigner(BuildContext *context, const PlanNode *node);
 Operator *build_window_aggregate(BuildContext *context, const PlanNode *node);
 Operator *build_lookup_join(BuildContext *context, const PlanNode *node);
-/* SHOW JOB METRICS lines under a LookupJoin: requests, retries, in flight, latency p50 / p99,
-   and the cache's hits, misses, hit rate and size, summed over subtasks. */
+/* SHOW JOB METRICS lines under a LookupJoin: requests, retries, in flight, latency p50 / p99
+   (the slowest subtask's) and mean, async the requests in flight on average (the time mean
+   from the first submission to the last poll, summed over subtasks: against the capacity,
+   how full the window was kept), and the cache's hits, misses, hit rate and size, summed over
+   subtasks. */
 void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
                                StrBuf *out);
 Operator *build_group_window_aggregate(BuildContext *context, const PlanNode *node);

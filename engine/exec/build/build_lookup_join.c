@@ -48,6 +48,7 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
 {
     LookupJoinFigures sum = {0};
     int64_t p50 = -1, p99 = -1;
+    double mean_in_flight = 0;
     for (uint32_t i = 0; i < count; i++) {
         LookupJoinFigures part;
         lookup_join_operator_figures(subtasks[i], &part);
@@ -59,6 +60,11 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
         sum.in_flight += part.in_flight;
         sum.retries += part.retries;
         sum.reloads += part.reloads;
+        sum.latency_count += part.latency_count;
+        sum.latency_sum_micros += part.latency_sum_micros;
+        sum.async |= part.async;
+        if (part.window_micros > 0) /* subtasks' means add up, as their in flight counts */
+            mean_in_flight += part.in_flight_area / (double)part.window_micros;
         if (part.latency_p50_micros > p50) /* the slowest subtask's */
             p50 = part.latency_p50_micros;
         if (part.latency_p99_micros > p99)
@@ -71,10 +77,17 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
     format_micros(p99, p99_text, sizeof p99_text);
     strbuf_printf(out,
                   "%-4s   lookups: %llu requests to %s, %llu retries, %llu in flight, "
-                  "latency p50 %s, p99 %s\n",
+                  "latency p50 %s, p99 %s",
                   "", (unsigned long long)sum.requests, node->lookup.table->name,
                   (unsigned long long)sum.retries, (unsigned long long)sum.in_flight, p50_text,
                   p99_text);
+    if (sum.latency_count > 0) {
+        strbuf_printf(out, ", mean %.2f ms",
+                      (double)sum.latency_sum_micros / (double)sum.latency_count / 1000.0);
+        if (sum.async)
+            strbuf_printf(out, ", %.1f in flight on average", mean_in_flight);
+    }
+    strbuf_append_char(out, '\n');
     if (options->cache.kind == LOOKUP_CACHE_NONE)
         return;
     strbuf_printf(out,

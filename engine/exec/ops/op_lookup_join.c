@@ -8,6 +8,9 @@
  * waiting for a retry (retry_at > 0), or done (rows ready). Request ids are
  * generation << 32 | slot, so a stale completion is recognised. The
  * function's descriptor is watched while it has requests in flight.
+ * in_flight_area is the integral of the function's in_flight over
+ * [window_start, window_last] (microseconds), ticked at every submit and
+ * poll: its mean over that span is how full the async window was kept.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <poll.h>
@@ -70,7 +73,9 @@ typedef struct LookupJoinOperator {
     /* figures */
     uint64_t requests, cache_hits, cache_misses, retries, reloads;
     int64_t latencies[LATENCY_SAMPLES];
-    uint64_t latency_count;
+    uint64_t latency_count, latency_sum_micros;
+    double in_flight_area;
+    uint64_t window_start, window_last;
 } LookupJoinOperator;
 
 static uint64_t monotonic_micros(void)
@@ -82,8 +87,20 @@ static uint64_t monotonic_micros(void)
 
 static void record_latency(LookupJoinOperator *join, uint64_t since)
 {
-    join->latencies[join->latency_count % LATENCY_SAMPLES] = (int64_t)(monotonic_micros() - since);
+    uint64_t latency = monotonic_micros() - since;
+    join->latencies[join->latency_count % LATENCY_SAMPLES] = (int64_t)latency;
     join->latency_count++;
+    join->latency_sum_micros += latency;
+}
+
+/* Adds the requests in flight since the last tick to the window's integral (async). */
+static void window_tick(LookupJoinOperator *join)
+{
+    uint64_t now = monotonic_micros();
+    if (!join->window_start)
+        join->window_start = join->window_last = now;
+    join->in_flight_area += (double)join->function->in_flight * (double)(now - join->window_last);
+    join->window_last = now;
 }
 
 static bool cancelled(const LookupJoinOperator *join)
@@ -447,6 +464,7 @@ static int sync_watch(LookupJoinOperator *join)
 
 static int poll_function(LookupJoinOperator *join)
 {
+    window_tick(join);
     int status =
         join->function->vtable->poll(join->function, on_complete, join, join->base.context->diag);
     if (status == JOINERY_OK)
@@ -463,6 +481,7 @@ static int on_descriptor(Operator *op, int fd, uint32_t events)
 
 static int submit(LookupJoinOperator *join, PendingRow *pending)
 {
+    window_tick(join);
     pending->attempts++;
     pending->submitted = true;
     pending->sent_micros = monotonic_micros();
@@ -772,6 +791,10 @@ void lookup_join_operator_figures(const Operator *op, LookupJoinFigures *figures
     uint64_t samples =
         join->latency_count < LATENCY_SAMPLES ? join->latency_count : LATENCY_SAMPLES;
     figures->latency_count = join->latency_count;
+    figures->latency_sum_micros = join->latency_sum_micros;
+    figures->async = join->function && join->spec.options->async;
+    figures->in_flight_area = join->in_flight_area;
+    figures->window_micros = join->window_last - join->window_start;
     figures->latency_p50_micros = figures->latency_p99_micros = -1;
     if (samples == 0)
         return;

@@ -71,7 +71,11 @@ typedef struct LookupJoinFigures {
     uint64_t retries;
     uint64_t reloads; /* FULL cache loads */
     uint64_t latency_count;
+    uint64_t latency_sum_micros;                    /* of every lookup, for the mean */
     int64_t latency_p50_micros, latency_p99_micros; /* of the store's lookups; -1: none */
+    bool async;
+    double in_flight_area;  /* integral of the requests in flight over window_micros */
+    uint64_t window_micros; /* from the first async submission to the last poll */
 } LookupJoinFigures;
 
 /* Creates the operator (one input). The spec and what it points to are borrowed for the
