@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-lookup.sh - lookup joins (issue 11) against a real PostgreSQL server
-# (tests/jdbc/postgres.sh, through tests/jdbc/harness.sh) made LATENCY ms
+# (tests/jdbc/postgres.sh, started through tests/jdbc/harness.sh) made LATENCY ms
 # away by build/tools/latency_proxy (bench/latency_proxy.c: every byte held
 # LATENCY / 2 each way, so pipelined or concurrent requests overlap), a
 # dimension table of KEYS keys, a blackhole sink. Prints tables; never fails
@@ -10,13 +10,17 @@
 #   1. sync and async (capacity 10 / 100 / 1000, ORDERED and allow_unordered)
 #      on datagen rows with uniform keys, no cache: rows/s next to the bound
 #      capacity / latency (1 / latency for sync), the store alone (no proxy)
-#      for where it saturates, the lookups' p50 / p99, joinery's CPU seconds
-#      (user + sys) and what the proxy saw overlap;
+#      for where it saturates, the lookups' mean / p50 / p99 latency and mean
+#      requests in flight (SHOW JOB METRICS), joinery's CPU seconds (user +
+#      sys) and what the proxy saw overlap;
 #   2. latency in the store instead (a view calling pg_sleep per row, no
 #      proxy): what one connection per subtask gives;
 #   3. caches on Zipf keys (s = 1.0, a seeded pre-generated csv file): no
 #      cache, PARTIAL at several max-rows, FULL: hit rate and rows/s;
-#   4. shuffle off and on at parallelism 2 (PARTIAL cache): hit rate, rows/s.
+#   4. shuffle off and on at parallelism 2 (PARTIAL cache): hit rate, rows/s;
+#   5. a real Redis (tests/redis/redis.sh) through its own proxy, the same keys
+#      (GET): sync and async capacity 10 / 100 / 1000 (skipped when Redis
+#      cannot be installed).
 #
 # rows/s = rows / (wall seconds - the same job's wall with one row), so the
 # start-up (connections through the proxy, a FULL cache's load) is left out.
@@ -76,18 +80,21 @@ EOF
 head -1 "$WORK/zipf.csv" >"$WORK/one.csv"
 distinct=$(cut -d, -f2 "$WORK/zipf.csv" | sort -u | wc -l)
 
-url() { echo "jdbc:postgresql://127.0.0.1:$1/joinery"; }
+# the dimension table's columns and WITH options (PostgreSQL here; Redis in its section)
+dim_columns="k INT, name STRING, score INT"
+pg() { # PORT TABLE [MORE OPTIONS]
+  echo "'connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:$1/joinery', 'table-name' = '$2', 'username' = 'joinery', 'password' = 'joinery-secret'${3:-}"
+}
 
-# job FILE PORT TABLE HINT CACHE PARALLELISM SOURCE: writes the statements of one job
+# job FILE DIM_OPTIONS HINT PARALLELISM SOURCE: writes the statements of one job
 job() {
-  local file=$1 port=$2 table=$3 hint=$4 cache=$5 parallelism=$6 source=$7
+  local file=$1 options=$2 hint=$3 parallelism=$4 source=$5
   cat >"$file" <<SQL
 SET 'parallelism.default' = '$parallelism';
 CREATE TABLE probe (id BIGINT, k INT, pt AS PROCTIME()) WITH ($source);
-CREATE TABLE dim (k INT, name STRING, score INT) WITH ('connector' = 'jdbc', 'url' = '$(url "$port")',
-  'table-name' = '$table', 'username' = 'joinery', 'password' = 'joinery-secret'$cache);
-CREATE TABLE sink (id BIGINT, name STRING, score INT) WITH ('connector' = 'blackhole');
-INSERT INTO sink SELECT $hint p.id, d.name, d.score FROM probe p JOIN dim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
+CREATE TABLE dim ($dim_columns, PRIMARY KEY (k) NOT ENFORCED) WITH ($options);
+CREATE TABLE sink (id BIGINT, name STRING) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT $hint p.id, d.name FROM probe p JOIN dim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
 SHOW JOB METRICS;
 SQL
 }
@@ -109,19 +116,23 @@ timed() {
   cache_line=$(grep -m1 "cache [A-Z]*:" "$file.log" | sed 's/^ *//' || true)
 }
 
-# measure NAME PORT TABLE HINT CACHE PARALLELISM SOURCE ONE_ROW_SOURCE ROWS: sets rate
+# measure NAME DIM_OPTIONS HINT PARALLELISM SOURCE ONE_ROW_SOURCE ROWS: sets elapsed, rate
 measure() {
   local name=$1
-  job "$WORK/$name.one.sql" "$2" "$3" "$4" "$5" "$6" "$8"
+  job "$WORK/$name.one.sql" "$2" "$3" "$4" "$6"
   timed "$WORK/$name.one.sql"
   local start=$wall
-  job "$WORK/$name.sql" "$2" "$3" "$4" "$5" "$6" "$7"
+  job "$WORK/$name.sql" "$2" "$3" "$4" "$5"
   timed "$WORK/$name.sql"
   elapsed=$(echo "$wall - $start" | bc -l)
-  rate=$(echo "e = $elapsed; if (e < 0.001) e = 0.001; $9 / e" | bc -l)
+  rate=$(echo "e = $elapsed; if (e < 0.001) e = 0.001; $7 / e" | bc -l)
 }
 
-percentiles() { echo "$lookups" | sed -n 's/.*latency p50 \([^,]*\), p99 \(.*\)$/\1 \/ \2/p'; }
+percentiles() { echo "$lookups" | sed -n 's/.*latency p50 \([^,]*\), p99 \([^,]*\),.*/\1 \/ \2/p'; }
+mean_latency() { echo "$lookups" | sed -n 's/.*, mean \([0-9.]*\) ms.*/\1/p'; }
+mean_in_flight() { echo "$lookups" | sed -n 's/.*, \([0-9.]*\) in flight on average.*/\1/p'; }
+# rows/s, or "> N" when the run took under 0.1 s beyond its start-up (too short to time)
+shown_rate() { if [ "$(echo "$elapsed < 0.1" | bc)" = 1 ]; then echo "> $(echo "$1 / 0.1" | bc)"; else printf '%.0f' "$rate"; fi; }
 hit_rate() { echo "$cache_line" | sed -n 's/.*hit rate \([0-9.]*%\).*/\1/p'; }
 
 hint_async() { # capacity mode [extra]
@@ -131,22 +142,27 @@ hint_async() { # capacity mode [extra]
 }
 
 echo "PostgreSQL $(psql -qAt -c 'SHOW server_version'), $keys keys, $latency ms away (latency_proxy), one connection per LookupJoin subtask"
-echo "(libpq pipeline mode: each key its own prepared statement and Sync, sent without waiting)"
+echo "(libpq pipeline mode: the keys submitted between two polls go out as one group ended by one Sync)"
+echo "bound: capacity / $latency ms; at round trip: capacity / the sync lookups' mean round trip (the"
+echo "latency the store really has here); in flight: SHOW JOB METRICS' mean of the requests in flight"
 echo
-echo "| lookups | rows | rows/s | bound | of bound | CPU s | lookup p50 / p99 |"
-echo "|---|---|---|---|---|---|---|"
+echo "| lookups | rows | rows/s | bound | of bound | at round trip | of it | mean latency ms | in flight | lookup p50 / p99 | CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 rows=$(echo "$seconds * 1000 / $latency" | bc)
-measure sync "$proxy_port" dim "" "" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
+measure sync "$(pg "$proxy_port" dim)" "" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
 bound=$(echo "1000 / $latency" | bc -l)
-sync_rate=$rate
-printf '| sync | %d | %.0f | %.0f | %.2f | %.2f | %s |\n' "$rows" "$rate" "$bound" "$(echo "$rate / $bound" | bc -l)" "$cpu" "$(percentiles)"
+round_trip=$(echo "1000 / $rate" | bc -l) # ms, as the sync job saw it
+printf '| sync | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %s | 1 | %s | %.2f |\n' "$rows" "$rate" "$bound" \
+  "$(echo "$rate / $bound" | bc -l)" "$rate" 1 "$(mean_latency)" "$(percentiles)" "$cpu"
 for capacity in 10 100 1000; do
   bound=$(echo "$capacity * 1000 / $latency" | bc -l)
+  at_round_trip=$(echo "$capacity * 1000 / $round_trip" | bc -l)
   rows=$(echo "r = $bound * $seconds; if (r > $max_rows) r = $max_rows; r / 1" | bc)
   for mode in ordered unordered; do
-    measure "async$capacity$mode" "$proxy_port" dim "$(hint_async $capacity $mode)" "" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
-    printf '| async %s, capacity %d | %d | %.0f | %.0f | %.2f | %.2f | %s |\n' "$mode" "$capacity" "$rows" "$rate" \
-      "$bound" "$(echo "$rate / $bound" | bc -l)" "$cpu" "$(percentiles)"
+    measure "async$capacity$mode" "$(pg "$proxy_port" dim)" "$(hint_async $capacity $mode)" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
+    printf '| async %s, capacity %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %s | %s | %s | %.2f |\n' "$mode" "$capacity" \
+      "$rows" "$rate" "$bound" "$(echo "$rate / $bound" | bc -l)" "$at_round_trip" "$(echo "$rate / $at_round_trip" | bc -l)" \
+      "$(mean_latency)" "$(mean_in_flight)" "$(percentiles)" "$cpu"
   done
 done
 # where the store saturates: the same with no proxy (loopback, sub-millisecond round trips)
@@ -154,8 +170,10 @@ for capacity in 1 100 1000; do
   hint=$(hint_async $capacity ordered)
   label="async ordered, capacity $capacity"
   [ $capacity = 1 ] && hint="" && label="sync"
-  measure "direct$capacity" "$PGPORT" dim "$hint" "" 1 "$(datagen "$max_rows")" "$(datagen 1)" "$max_rows"
-  printf '| no proxy: %s | %d | %.0f | - | - | %.2f | %s |\n' "$label" "$max_rows" "$rate" "$cpu" "$(percentiles)"
+  measure "direct$capacity" "$(pg "$PGPORT" dim)" "$hint" 1 "$(datagen "$max_rows")" "$(datagen 1)" "$max_rows"
+  flight=$(mean_in_flight); [ $capacity = 1 ] && flight=1
+  printf '| no proxy: %s | %d | %.0f | - | - | - | - | %s | %s | %s | %.2f |\n' "$label" "$max_rows" "$rate" \
+    "$(mean_latency)" "$flight" "$(percentiles)" "$cpu"
 done
 kill -TERM "$proxy_pid"
 wait "$proxy_pid" || true
@@ -163,7 +181,7 @@ proxy_pid=""
 read -r _ proxy_connections _ proxy_chunks _ proxy_overlap <"$WORK/proxy.stats"
 echo
 echo "The proxy forwarded $proxy_chunks chunks on $proxy_connections connections, at most $proxy_overlap held at once"
-echo "(requests overlapped in the delay line); sync lookups took $(echo "1000 / $sync_rate" | bc -l | xargs printf '%.1f') ms each."
+echo "(requests overlapped in the delay line); a sync lookup's round trip: $(printf '%.2f' "$round_trip") ms."
 
 echo
 echo "latency in the store instead (a view calling pg_sleep($latency ms) per row fetched, no proxy):"
@@ -175,7 +193,7 @@ for capacity in 1 10 100; do
   hint=$(hint_async $capacity unordered)
   label="async unordered, capacity $capacity"
   [ $capacity = 1 ] && hint="" && label="sync"
-  measure "sleep$capacity" "$PGPORT" slow_dim "$hint" "" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
+  measure "sleep$capacity" "$(pg "$PGPORT" slow_dim)" "$hint" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
   printf '| %s | %d | %.0f | %.0f | %.2f |\n' "$label" "$rows" "$rate" "$(echo "$capacity * 1000 / $latency" | bc -l)" "$cpu"
 done
 
@@ -186,33 +204,76 @@ for _ in $(seq 50); do [ -s "$WORK/proxy2.port" ] && break; sleep 0.1; done
 proxy_port=$(cat "$WORK/proxy2.port")
 
 echo
-echo "caches: $zipf_rows probe rows, Zipf keys (s = 1.0) over $keys keys ($distinct distinct), async ordered capacity 100, $latency ms away:"
+echo "caches: $zipf_rows probe rows, Zipf keys (s = 1.0) over $keys keys ($distinct distinct), async capacity 100, $latency ms away"
+echo "(ORDERED: a hit waits in its slot for the misses before it; allow_unordered: it leaves at once):"
 echo
-echo "| lookup.cache | max-rows | hit rate | store requests | rows/s | CPU s |"
-echo "|---|---|---|---|---|---|"
+echo "| lookup.cache | max-rows | hit rate | store requests | rows/s ordered | rows/s unordered | CPU s (unordered) |"
+echo "|---|---|---|---|---|---|---|"
 for cache in NONE 100 1000 10000 FULL; do
   case $cache in
     NONE) options="" ;;
     FULL) options=", 'lookup.cache' = 'FULL'" ;;
     *) options=", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '$cache'" ;;
   esac
-  measure "cache$cache" "$proxy_port" dim "$(hint_async 100 ordered)" "$options" 1 "$(csv "$WORK/zipf.csv")" "$(csv "$WORK/one.csv")" "$zipf_rows"
+  measure "cache$cache" "$(pg "$proxy_port" dim "$options")" "$(hint_async 100 ordered)" 1 "$(csv "$WORK/zipf.csv")" "$(csv "$WORK/one.csv")" "$zipf_rows"
+  ordered_rate=$(shown_rate "$zipf_rows")
+  measure "cache${cache}u" "$(pg "$proxy_port" dim "$options")" "$(hint_async 100 unordered)" 1 "$(csv "$WORK/zipf.csv")" "$(csv "$WORK/one.csv")" "$zipf_rows"
   kind=PARTIAL; size=$cache
   [ $cache = NONE ] || [ $cache = FULL ] && kind=$cache && size=-
   requests=$(echo "$lookups" | sed -n 's/^\([0-9]*\) requests.*/\1/p')
-  printf '| %s | %s | %s | %s | %.0f | %.2f |\n' "$kind" "$size" "$(hit_rate)" "${requests:-0}" "$rate" "$cpu"
+  printf '| %s | %s | %s | %s | %s | %s | %.2f |\n' "$kind" "$size" "$(hit_rate)" "${requests:-0}" "$ordered_rate" \
+    "$(shown_rate "$zipf_rows")" "$cpu"
 done
 
 echo
-echo "shuffle at parallelism 2 (the same rows, PARTIAL max-rows 1000 per subtask, async ordered capacity 100):"
+echo "shuffle at parallelism 2 (the same rows, PARTIAL max-rows 1000 per subtask, async unordered capacity 100):"
 echo
 echo "| shuffle | hit rate | store requests | rows/s | CPU s |"
 echo "|---|---|---|---|---|"
 for shuffle in false true; do
   extra=""
   [ $shuffle = true ] && extra=", 'shuffle' = 'true'"
-  measure "shuffle$shuffle" "$proxy_port" dim "$(hint_async 100 ordered "$extra")" \
-    ", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '1000'" 2 "$(csv "$WORK/zipf.csv")" "$(csv "$WORK/one.csv")" "$zipf_rows"
+  measure "shuffle$shuffle" "$(pg "$proxy_port" dim ", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '1000'")" \
+    "$(hint_async 100 unordered "$extra")" 2 "$(csv "$WORK/zipf.csv")" "$(csv "$WORK/one.csv")" "$zipf_rows"
   requests=$(echo "$lookups" | sed -n 's/^\([0-9]*\) requests.*/\1/p')
   printf '| %s | %s | %s | %.0f | %.2f |\n' "$shuffle" "$(hit_rate)" "$requests" "$rate" "$cpu"
 done
+
+# Redis (tests/redis/redis.sh), the same keys as strings (GET), through its own proxy
+set +e
+harness_start tests/redis/redis.sh Redis
+rc=$?
+set -e
+echo
+if [ $rc = 2 ]; then
+  echo "Redis: skipped ($HARNESS_SKIPPED)"
+  exit 0
+fi
+awk -v n="$keys" 'BEGIN { for (i = 1; i <= n; i++) { v = "name_" i;
+  printf "*3\r\n$3\r\nSET\r\n$%d\r\n%d\r\n$%d\r\n%s\r\n", length(i ""), i, length(v), v } }' |
+  "$ROOT/tests/redis/redis.sh" cli "$JOINERY_REDIS_DIR" --pipe >/dev/null
+kill -TERM "$proxy_pid"
+wait "$proxy_pid" || true
+"$PROXY" "$JOINERY_REDIS_PORT" "$latency" "$WORK/proxy3.stats" >"$WORK/proxy3.port" &
+proxy_pid=$!
+for _ in $(seq 50); do [ -s "$WORK/proxy3.port" ] && break; sleep 0.1; done
+proxy_port=$(cat "$WORK/proxy3.port")
+dim_columns="k INT, name STRING"
+redis() { echo "'connector' = 'redis', 'host' = '127.0.0.1', 'port' = '$1', 'password' = '$JOINERY_REDIS_PASSWORD', 'command' = 'get'"; }
+echo "Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), the same $keys keys (GET), $latency ms away, one connection per subtask (hiredis, pipelined):"
+echo
+echo "| lookups | rows | rows/s | bound | of bound | mean latency ms | in flight | CPU s |"
+echo "|---|---|---|---|---|---|---|---|"
+for capacity in 1 10 100 1000; do
+  hint=$(hint_async $capacity ordered)
+  label="async ordered, capacity $capacity"
+  [ $capacity = 1 ] && hint="" && label="sync"
+  bound=$(echo "$capacity * 1000 / $latency" | bc -l)
+  rows=$(echo "r = $bound * $seconds; if (r > $max_rows) r = $max_rows; r / 1" | bc)
+  measure "redis$capacity" "$(redis "$proxy_port")" "$hint" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
+  flight=$(mean_in_flight); [ $capacity = 1 ] && flight=1
+  printf '| %s | %d | %.0f | %.0f | %.2f | %s | %s | %.2f |\n' "$label" "$rows" "$rate" "$bound" "$(echo "$rate / $bound" | bc -l)" \
+    "$(mean_latency)" "$flight" "$cpu"
+done
+measure "redisdirect" "$(redis "$JOINERY_REDIS_PORT")" "$(hint_async 1000 ordered)" 1 "$(datagen "$max_rows")" "$(datagen 1)" "$max_rows"
+printf '| no proxy: async ordered, capacity 1000 | %d | %.0f | - | - | %s | %s | %.2f |\n' "$max_rows" "$rate" "$(mean_latency)" "$(mean_in_flight)" "$cpu"

@@ -10,7 +10,8 @@
 # BENCH_STATE_LMDB_ROWS (bench_state's rows; default 5M, and 1M for the
 # side-by-side run of both backends), BENCH_INTERVAL_HOURS (bench_interval's
 # simulated hours of event time; default 4), BENCH_LATENCY_ROWS / BENCH_LATENCY_RATE
-# (bench-latency.sh: rows and rows per second, default 100000 at 20000).
+# (bench-latency.sh: rows and rows per second, default 100000 at 20000),
+# BENCH_LOOKUP_* (bench-lookup.sh: keys, latency, seconds per run, rows).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -89,3 +90,7 @@ scripts/bench-checkpoint.sh "$build" "${BENCH_CHECKPOINT_ORDERS:-3000000}" "${BE
 echo
 echo "== mini-batch latency: p50 / p99 of a GroupAggregate's updates, mini-batch off and on (bench-latency.sh) =="
 scripts/bench-latency.sh "$build" "${BENCH_LATENCY_ROWS:-100000}" "${BENCH_LATENCY_RATE:-20000}"
+
+echo
+echo "== lookup joins: PostgreSQL and Redis 10 ms away, sync / async vs capacity / latency, caches, shuffle (bench-lookup.sh) =="
+scripts/bench-lookup.sh "$build"
