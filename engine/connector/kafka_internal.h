@@ -18,6 +18,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "engine/base/arena.h"
+#include "engine/base/strbuf.h"
 #include "engine/connector/connector.h"
 #include "engine/format/format.h"
 
@@ -101,11 +102,52 @@ typedef struct KafkaTransactionCounts {
     uint64_t begun;
     uint64_t committed;
     uint64_t aborted;
-    int64_t pending_checkpoint; /* the checkpoint whose barrier closed the open transaction,
-                                   waiting for its completion; 0: none */
-    uint64_t held_records;      /* records after that barrier, held until the commit */
+    int64_t pending_checkpoint;  /* the checkpoint whose barrier closed the open transaction,
+                                    waiting for its completion; 0: none */
+    uint64_t held_records;       /* records after that barrier, held until the commit */
+    uint64_t kept_records;       /* records of the open transaction, kept for a restore */
+    int64_t restored_checkpoint; /* the restored checkpoint's pending transaction (0: none) */
+    int64_t restored_marker;     /* the commit marker found then (-1: none of this lineage) */
+    uint64_t resent_records;     /* its records sent again (it was not committed) */
 } KafkaTransactionCounts;
 void kafka_sink_transaction_counts(const SinkWriter *writer, KafkaTransactionCounts *counts);
+
+/*
+ * kafka_sink_recovery.c: the exactly-once sink's kept records and commit marker (see
+ * there). kafka_kept_append encodes one record onto `kept` (0, or -1 on no memory: `kept`
+ * unchanged); kafka_kept_next decodes the record at *offset of bytes[0..length): 1 (offset
+ * advanced, key/value point into bytes, headers new or NULL: the caller's), 0 at the end,
+ * -1 when the bytes are malformed or memory ran out.
+ */
+typedef struct KafkaKeptRecord {
+    int32_t partition;
+    int64_t timestamp;
+    const char *key; /* NULL: none */
+    size_t key_length;
+    const char *value; /* NULL: a null value */
+    size_t value_length;
+    rd_kafka_headers_t *headers;
+} KafkaKeptRecord;
+int kafka_kept_append(StrBuf *kept, int32_t partition, int64_t timestamp,
+                      const rd_kafka_headers_t *headers, const void *key, size_t key_length,
+                      const void *value, size_t value_length);
+int kafka_kept_next(const char *bytes, size_t length, size_t *offset, KafkaKeptRecord *record);
+enum { KAFKA_MARKER_METADATA_SIZE = 32 };
+/* "<prefix>-joinery-commits" (heap; NULL on no memory). */
+char *kafka_marker_group(const char *prefix);
+/* A new lineage: random, never 0. */
+uint64_t kafka_marker_new_lineage(void);
+/* The marker's metadata for `lineage`: "joinery <16 hex digits>". */
+void kafka_marker_metadata(uint64_t lineage, char out[KAFKA_MARKER_METADATA_SIZE]);
+/*
+ * The checkpoint id group `group` committed on `topic` partition 0 with the metadata of
+ * `lineage`, or -1 in *checkpoint when it committed none (or another lineage's). A
+ * consumer made from the table's properties asks (retried up to KAFKA_START_DEADLINE_MS,
+ * watching `cancel`); JOINERY_ERROR_RUNTIME (or JOINERY_CANCELLED) with `diag` when it
+ * cannot be read.
+ */
+int kafka_marker_read(const CatalogTable *table, const char *group, const char *topic,
+                      uint64_t lineage, volatile int *cancel, int64_t *checkpoint, Diag *diag);
 
 /* The connectors themselves (kafka_config.c, upsert_kafka.c), listed by registry.c. */
 extern const Connector connector_kafka;

@@ -31,13 +31,23 @@
  * At end of input the open transaction is committed (without checkpoints
  * the whole run is one transaction, committed at the end of a bounded
  * input; an unbounded job without checkpoints never commits).
- * Limit: librdkafka cannot resume another process's transaction (Flink
- * resumes it by producer id and epoch), so a crash after a checkpoint is
- * complete and before its commit (the sink's next round) loses that
- * transaction's records: the restart's init_transactions aborts it.
+ * Recovery (kafka_sink_recovery.c): librdkafka cannot resume another process's
+ * transaction (Flink resumes it by producer id and epoch), and a process killed after
+ * checkpoint n is complete and before its commit leaves a transaction the restart's
+ * init_transactions aborts. So the records of the open transaction are kept (encoded)
+ * from their production until its commit and the snapshot at barrier n holds them; each
+ * commit of a checkpoint's transaction carries its commit marker (the offset n of the
+ * consumer group "<prefix>-joinery-commits" on the topic's partition 0, committed by the
+ * transaction itself); a restore from n reads the marker and, when it is below n (the
+ * transaction was never committed), produces the kept records again in a new
+ * transaction committed with marker n. Memory: what one transaction holds (the records
+ * of a checkpoint interval, and those held after its barrier), shown in SHOW JOB
+ * METRICS. Test hook: JOINERY_TEST_KILL_BEFORE_KAFKA_COMMIT = k raises SIGKILL before
+ * the k-th commit of a checkpoint's transaction (tests/checkpoint/kafka.sh).
  */
 #include "engine/connector/kafka_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +112,20 @@ typedef struct KafkaWriter {
     HeldRecord *held;
     size_t held_count;
     size_t held_capacity;
+    uint64_t held_bytes;
+    /* the open transaction's records, encoded as the snapshot holds them
+       (kafka_sink_recovery.c), from their production until its commit */
+    StrBuf kept;
+    uint64_t peak_records; /* kept and held at once, at most */
+    uint64_t peak_bytes;
+    /* the commit marker (kafka_sink_recovery.c) */
+    char *marker_group;
+    rd_kafka_consumer_group_metadata_t *marker_metadata;
+    uint64_t lineage;
+    /* test hook: JOINERY_TEST_KILL_BEFORE_KAFKA_COMMIT = n raises SIGKILL before the n-th
+       commit of a checkpoint's transaction (0: off) */
+    long test_kill_before_commit;
+    long checkpoint_commits;
 } KafkaWriter;
 
 static void kafka_delivery_report(rd_kafka_t *producer, const rd_kafka_message_t *message,
@@ -206,19 +230,64 @@ static int writer_begin_transaction(KafkaWriter *writer, Diag *diag)
     return JOINERY_OK;
 }
 
-/* Commits the open transaction (each attempt waits up to the flush timeout; what librdkafka
-   calls retriable, such as that timeout, is tried again, three attempts in all). */
+/* Whether a failed transactional call may be tried again (at most three attempts). */
+static bool writer_may_retry(const KafkaWriter *writer, const rd_kafka_error_t *error, int attempt)
+{
+    return attempt < 3 && rd_kafka_error_is_retriable(error) && !rd_kafka_error_is_fatal(error) &&
+           !(writer->base.spec->cancel_requested && *writer->base.spec->cancel_requested);
+}
+
+/* Adds to the open transaction the commit marker of checkpoint `checkpoint`: the marker
+   group's offset on partition 0 of the topic becomes the id when the transaction commits. */
+static int writer_send_marker(KafkaWriter *writer, int64_t checkpoint, Diag *diag)
+{
+    rd_kafka_topic_partition_list_t *offsets = rd_kafka_topic_partition_list_new(1);
+    if (!offsets)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    rd_kafka_topic_partition_t *marker =
+        rd_kafka_topic_partition_list_add(offsets, writer->topic_name, 0);
+    char metadata[KAFKA_MARKER_METADATA_SIZE];
+    kafka_marker_metadata(writer->lineage, metadata);
+    marker->offset = checkpoint;
+    marker->metadata = strdup(metadata); /* the list frees it */
+    marker->metadata_size = strlen(metadata);
+    int status = marker->metadata
+                     ? JOINERY_OK
+                     : diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    for (int attempt = 1; status == JOINERY_OK; attempt++) {
+        rd_kafka_error_t *error = rd_kafka_send_offsets_to_transaction(
+            writer->producer, offsets, writer->marker_metadata, (int)writer->flush_timeout_ms);
+        if (!error)
+            break;
+        if (writer_may_retry(writer, error, attempt)) {
+            rd_kafka_error_destroy(error);
+            continue;
+        }
+        status = writer_transaction_error(writer, error, "add the commit marker to", diag);
+    }
+    rd_kafka_topic_partition_list_destroy(offsets);
+    return status;
+}
+
+/* Commits the open transaction, with the commit marker of the checkpoint it is pending for
+   (none without one: the held records of finish; each attempt waits up to the flush timeout;
+   what librdkafka calls retriable, such as that timeout, is tried again, three attempts in
+   all). */
 static int writer_commit_transaction(KafkaWriter *writer, Diag *diag)
 {
     if (!writer->transaction_open)
         return JOINERY_OK;
+    if (writer->counts.pending_checkpoint > 0) {
+        int status = writer_send_marker(writer, writer->counts.pending_checkpoint, diag);
+        if (status != JOINERY_OK)
+            return status;
+    }
     for (int attempt = 1;; attempt++) {
         rd_kafka_error_t *error =
             rd_kafka_commit_transaction(writer->producer, (int)writer->flush_timeout_ms);
         if (!error)
             break;
-        if (attempt < 3 && rd_kafka_error_is_retriable(error) && !rd_kafka_error_is_fatal(error) &&
-            !(writer->base.spec->cancel_requested && *writer->base.spec->cancel_requested)) {
+        if (writer_may_retry(writer, error, attempt)) {
             rd_kafka_error_destroy(error);
             continue;
         }
@@ -227,6 +296,8 @@ static int writer_commit_transaction(KafkaWriter *writer, Diag *diag)
     writer->transaction_open = false;
     writer->counts.committed++;
     writer->counts.pending_checkpoint = 0;
+    strbuf_clear(&writer->kept);
+    writer->counts.kept_records = 0;
     return JOINERY_OK;
 }
 
@@ -238,6 +309,8 @@ static bool writer_abort_transaction(KafkaWriter *writer)
         return true;
     writer->transaction_open = false;
     writer->counts.pending_checkpoint = 0;
+    strbuf_clear(&writer->kept);
+    writer->counts.kept_records = 0;
     rd_kafka_error_t *error = rd_kafka_abort_transaction(writer->producer, 10000);
     if (error) {
         rd_kafka_error_destroy(error);
@@ -245,6 +318,17 @@ static bool writer_abort_transaction(KafkaWriter *writer)
     }
     writer->counts.aborted++;
     return true;
+}
+
+/* Records between their production or holding and their commit: the most at once. */
+static void writer_note_peak(KafkaWriter *writer)
+{
+    uint64_t records = writer->counts.kept_records + writer->held_count;
+    uint64_t bytes = writer->kept.length + writer->held_bytes;
+    if (records > writer->peak_records)
+        writer->peak_records = records;
+    if (bytes > writer->peak_bytes)
+        writer->peak_bytes = bytes;
 }
 
 static void held_record_free(HeldRecord *record)
@@ -284,15 +368,24 @@ static int writer_hold(KafkaWriter *writer, int32_t partition, int64_t timestamp
         memcpy(record.value, value, value_length);
     writer->held[writer->held_count++] = record;
     writer->counts.held_records = writer->held_count;
+    writer->held_bytes += sizeof record + key_length + value_length;
+    writer_note_peak(writer);
     return JOINERY_OK;
 }
 
-/* Hands one record to the producer (into the open transaction, exactly-once); the producer
-   owns `headers` on success, the caller otherwise. */
+/* Hands one record to the producer (into the open transaction, exactly-once, where it is
+   kept too until the commit); the producer owns `headers` on success, the caller
+   otherwise. */
 static int writer_send(KafkaWriter *writer, int32_t partition, int64_t timestamp,
                        rd_kafka_headers_t *headers, const void *key, size_t key_length,
                        const void *value, size_t value_length, Diag *diag)
 {
+    size_t kept_length = writer->kept.length;
+    if (writer->transactional) {
+        if (kafka_kept_append(&writer->kept, partition, timestamp, headers, key, key_length, value,
+                              value_length) != 0)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    }
     for (;;) {
         rd_kafka_resp_err_t err = rd_kafka_producev(
             writer->producer, RD_KAFKA_V_RKT(writer->topic), RD_KAFKA_V_PARTITION(partition),
@@ -301,18 +394,26 @@ static int writer_send(KafkaWriter *writer, int32_t partition, int64_t timestamp
             RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_OPAQUE(writer), RD_KAFKA_V_END);
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
             writer->transaction_records++;
+            if (writer->transactional) {
+                writer->counts.kept_records++;
+                writer_note_peak(writer);
+            }
             return JOINERY_OK;
         }
-        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+        if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            writer->kept.length = kept_length; /* not produced: not kept */
             return diag_error(diag, JOINERY_ERROR_RUNTIME,
                               "Cannot produce a record to Kafka topic '%s' (table '%s'): %s",
                               writer->topic_name, writer->table_name, rd_kafka_err2str(err));
+        }
         /* the local queue is full: serve deliveries until there is room (message.timeout.ms
            bounds how long queued records wait) */
         rd_kafka_poll(writer->producer, 50);
         int status = writer_check_deliveries(writer, diag);
-        if (status != JOINERY_OK)
+        if (status != JOINERY_OK) {
+            writer->kept.length = kept_length;
             return status;
+        }
     }
 }
 
@@ -336,6 +437,7 @@ static int writer_release_held(KafkaWriter *writer, Diag *diag)
     for (size_t i = 0; i < writer->held_count; i++)
         held_record_free(&writer->held[i]);
     writer->held_count = 0;
+    writer->held_bytes = 0;
     writer->counts.held_records = 0;
     return status;
 }
@@ -471,7 +573,9 @@ static int kafka_finish(SinkWriter *base, Diag *diag)
  * Exactly-once, the barrier of checkpoint `checkpoint_id`: records held since an earlier
  * barrier whose checkpoint did not complete join the open transaction, which is flushed
  * (kafka_flush ran before) and becomes pending for this checkpoint. The snapshot: the
- * pending checkpoint id (0: no transaction open).
+ * pending checkpoint id (0: no transaction open), the lineage of the commit markers, the
+ * count of the open transaction's records, their encoded length and the records
+ * (kafka_sink_recovery.c), so a restore can send them again if it was never committed.
  */
 static int kafka_prepare_commit(SinkWriter *base, int64_t checkpoint_id, const ByteWriter *out,
                                 Diag *diag)
@@ -484,6 +588,14 @@ static int kafka_prepare_commit(SinkWriter *base, int64_t checkpoint_id, const B
         return status;
     writer->counts.pending_checkpoint = writer->transaction_open ? checkpoint_id : 0;
     status = byte_write_int64(out, writer->counts.pending_checkpoint);
+    if (status == JOINERY_OK)
+        status = byte_write_int64(out, (int64_t)writer->lineage);
+    if (status == JOINERY_OK)
+        status = byte_write_int64(out, (int64_t)writer->counts.kept_records);
+    if (status == JOINERY_OK)
+        status = byte_write_int64(out, (int64_t)writer->kept.length);
+    if (status == JOINERY_OK && writer->kept.length)
+        status = out->write(out->context, writer->kept.data, writer->kept.length);
     if (status != JOINERY_OK)
         return diag_error(diag, status, "could not write the Kafka sink's transaction state");
     return JOINERY_OK;
@@ -497,26 +609,102 @@ static int kafka_commit(SinkWriter *base, int64_t checkpoint_id, Diag *diag)
     int64_t pending = writer->counts.pending_checkpoint;
     if (!pending || pending > checkpoint_id)
         return JOINERY_OK;
+    if (writer->test_kill_before_commit &&
+        ++writer->checkpoint_commits == writer->test_kill_before_commit)
+        raise(SIGKILL); /* the test hook: checkpoint complete, its transaction not committed */
     int status = writer_commit_transaction(writer, diag);
     if (status == JOINERY_OK)
         status = writer_release_held(writer, diag);
     return status;
 }
 
+/* Produces the kept records `bytes` again, into the open transaction; the count sent. */
+static int writer_send_kept(KafkaWriter *writer, const char *bytes, size_t length, uint64_t *sent,
+                            Diag *diag)
+{
+    size_t offset = 0;
+    KafkaKeptRecord record;
+    int next;
+    while ((next = kafka_kept_next(bytes, length, &offset, &record)) == 1) {
+        int status =
+            writer_send(writer, record.partition, record.timestamp, record.headers, record.key,
+                        record.key_length, record.value, record.value_length, diag);
+        if (status != JOINERY_OK) {
+            if (record.headers)
+                rd_kafka_headers_destroy(record.headers);
+            return status;
+        }
+        (*sent)++;
+    }
+    if (next < 0)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The Kafka sink's checkpointed records of table '%s' are damaged",
+                          writer->table_name);
+    return JOINERY_OK;
+}
+
 /*
- * A restored checkpoint's transaction: it was committed by the run that took the
- * checkpoint, unless that run was killed between the checkpoint's completion and its
- * commit; the transaction cannot be resumed from another process (see the top), and
- * init_transactions at this writer's start has aborted it if it was still open.
+ * A restored checkpoint n's transaction (before any write; init_transactions at this
+ * writer's start has let the broker finish a commit in progress and aborted a transaction
+ * left open). The run that took n committed it unless it was killed between n's completion
+ * and the commit: the commit marker says which. Committed (the marker of the checkpoint's
+ * lineage is at least n): nothing to do. Else the kept records are produced again in a new
+ * transaction, committed with marker n. The writer takes the checkpoint's lineage.
  */
 static int kafka_restore_pending(SinkWriter *base, const ByteReader *in, Diag *diag)
 {
-    (void)base;
-    int64_t pending = 0;
-    if (byte_read_int64(in, &pending) != JOINERY_OK || pending < 0)
+    KafkaWriter *writer = (KafkaWriter *)base;
+    int64_t pending = 0, lineage = 0, count = 0, length = 0;
+    if (byte_read_int64(in, &pending) != JOINERY_OK || pending < 0 ||
+        byte_read_int64(in, &lineage) != JOINERY_OK || lineage == 0 ||
+        byte_read_int64(in, &count) != JOINERY_OK || count < 0 ||
+        byte_read_int64(in, &length) != JOINERY_OK || length < 0 || (pending == 0) != (count == 0))
         return diag_error(diag, JOINERY_ERROR_RUNTIME,
                           "The Kafka sink's checkpointed state is cut short");
-    return JOINERY_OK;
+    char *bytes = length ? malloc((size_t)length) : NULL;
+    if (length && !bytes)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
+    if (length && in->read(in->context, bytes, (size_t)length) != JOINERY_OK) {
+        free(bytes);
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "The Kafka sink's checkpointed state is cut short");
+    }
+    writer->lineage = (uint64_t)lineage;
+    int status = JOINERY_OK;
+    if (pending > 0) {
+        int64_t marker = -1;
+        status =
+            kafka_marker_read(writer->base.spec->table, writer->marker_group, writer->topic_name,
+                              writer->lineage, writer->base.spec->cancel_requested, &marker, diag);
+        writer->counts.restored_checkpoint = pending;
+        writer->counts.restored_marker = marker;
+        if (status == JOINERY_OK && marker < pending) {
+            /* never committed: again, as one transaction with marker n (the topic's
+               partitions asked first: librdkafka would learn them at its next 1 s scan) */
+            const struct rd_kafka_metadata *metadata = NULL;
+            if (rd_kafka_metadata(writer->producer, 0, writer->topic, &metadata,
+                                  KAFKA_METADATA_TIMEOUT_MS) == RD_KAFKA_RESP_ERR_NO_ERROR)
+                rd_kafka_metadata_destroy(metadata);
+            status = writer_begin_transaction(writer, diag);
+            if (status == JOINERY_OK)
+                status = writer_send_kept(writer, bytes, (size_t)length,
+                                          &writer->counts.resent_records, diag);
+            if (status == JOINERY_OK)
+                status = writer_deliver_all(writer, diag);
+            writer->counts.pending_checkpoint = pending;
+            if (status == JOINERY_OK)
+                status = writer_commit_transaction(writer, diag);
+            if (status == JOINERY_OK && writer->counts.resent_records != (uint64_t)count)
+                status =
+                    diag_error(diag, JOINERY_ERROR_RUNTIME,
+                               "The Kafka sink's checkpointed records of table '%s' are "
+                               "damaged (%llu of %lld)",
+                               writer->table_name,
+                               (unsigned long long)writer->counts.resent_records, (long long)count);
+        }
+    }
+    free(bytes);
+    return status;
 }
 
 /* A failed job: the open transaction is aborted (a read_committed reader never sees it). */
@@ -539,19 +727,49 @@ static void kafka_abort(SinkWriter *base, StrBuf *note)
     for (size_t i = 0; i < writer->held_count; i++)
         held_record_free(&writer->held[i]);
     writer->held_count = 0;
+    writer->held_bytes = 0;
     writer->counts.held_records = 0;
 }
 
-/* SHOW JOB METRICS: the transactions so far. */
+/* SHOW JOB METRICS: the transactions so far, the records kept in memory until their commit
+   and, after a restore, what became of the checkpoint's pending transaction. */
 static void kafka_format_metrics(const SinkWriter *base, StrBuf *out)
 {
     const KafkaWriter *writer = (const KafkaWriter *)base;
+    const KafkaTransactionCounts *counts = &writer->counts;
     strbuf_printf(out,
                   "%-4s   Kafka transactions of %s: %llu begun, %llu committed, %llu aborted, %s "
                   "open\n",
-                  "", writer->table_name, (unsigned long long)writer->counts.begun,
-                  (unsigned long long)writer->counts.committed,
-                  (unsigned long long)writer->counts.aborted, writer->transaction_open ? "1" : "0");
+                  "", writer->table_name, (unsigned long long)counts->begun,
+                  (unsigned long long)counts->committed, (unsigned long long)counts->aborted,
+                  writer->transaction_open ? "1" : "0");
+    strbuf_printf(out,
+                  "%-4s   Kafka records of %s kept until their commit: %llu now (%llu bytes), at "
+                  "most %llu (%llu bytes)\n",
+                  "", writer->table_name,
+                  (unsigned long long)(counts->kept_records + writer->held_count),
+                  (unsigned long long)(writer->kept.length + writer->held_bytes),
+                  (unsigned long long)writer->peak_records, (unsigned long long)writer->peak_bytes);
+    if (!counts->restored_checkpoint)
+        return;
+    StrBuf marker = STRBUF_INIT;
+    if (counts->restored_marker < 0)
+        strbuf_printf(&marker, "none");
+    else
+        strbuf_printf(&marker, "chk-%lld", (long long)counts->restored_marker);
+    if (counts->restored_marker >= counts->restored_checkpoint)
+        strbuf_printf(out,
+                      "%-4s   Kafka transaction of %s restored from chk-%lld: committed before "
+                      "(commit marker %s)\n",
+                      "", writer->table_name, (long long)counts->restored_checkpoint,
+                      strbuf_cstr(&marker));
+    else
+        strbuf_printf(out,
+                      "%-4s   Kafka transaction of %s restored from chk-%lld: %llu records sent "
+                      "again (commit marker %s: never committed)\n",
+                      "", writer->table_name, (long long)counts->restored_checkpoint,
+                      (unsigned long long)counts->resent_records, strbuf_cstr(&marker));
+    strbuf_free(&marker);
 }
 
 void kafka_sink_transaction_counts(const SinkWriter *base, KafkaTransactionCounts *counts)
@@ -577,6 +795,10 @@ static void kafka_close_writer(SinkWriter *base)
     for (size_t i = 0; i < writer->held_count; i++)
         held_record_free(&writer->held[i]);
     free(writer->held);
+    strbuf_free(&writer->kept);
+    free(writer->marker_group);
+    if (writer->marker_metadata)
+        rd_kafka_consumer_group_metadata_destroy(writer->marker_metadata);
     if (writer->producer) {
         if (!writer->finished && writer->transactional)
             writer_abort_transaction(writer);
@@ -797,10 +1019,21 @@ int kafka_create_sink(const SinkSpec *spec, bool upsert, SinkWriter **result, Di
     if (status == JOINERY_OK && guarantee == KAFKA_DELIVERY_EXACTLY_ONCE) {
         writer->transactional = true;
         writer->base.vtable = &KAFKA_TRANSACTIONAL_WRITER;
+        const char *kill = getenv("JOINERY_TEST_KILL_BEFORE_KAFKA_COMMIT");
+        writer->test_kill_before_commit = kill ? strtol(kill, NULL, 10) : 0;
+        const char *prefix = catalog_table_option(table, "sink.transactional-id-prefix");
+        writer->lineage = kafka_marker_new_lineage(); /* a restore takes its checkpoint's */
+        writer->marker_group = kafka_marker_group(prefix);
+        writer->marker_metadata = writer->marker_group
+                                      ? rd_kafka_consumer_group_metadata_new(writer->marker_group)
+                                      : NULL;
+        if (!writer->marker_metadata)
+            status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         StrBuf id = STRBUF_INIT; /* one sink subtask: Flink's <prefix>-<subtask> */
-        strbuf_printf(&id, "%s-0", catalog_table_option(table, "sink.transactional-id-prefix"));
-        status = kafka_conf_set(conf, "transactional.id", strbuf_cstr(&id),
-                                "sink.transactional-id-prefix", diag);
+        strbuf_printf(&id, "%s-0", prefix);
+        if (status == JOINERY_OK)
+            status = kafka_conf_set(conf, "transactional.id", strbuf_cstr(&id),
+                                    "sink.transactional-id-prefix", diag);
         strbuf_free(&id);
     }
     if (status != JOINERY_OK && conf) {

@@ -9,7 +9,9 @@
  * partition and offset, skipped and counted with ignore-parse-errors), and
  * the exactly-once sink's transactions (begun at the first record, pending
  * at a barrier, committed when that checkpoint completes, held records,
- * abort on failure, a restart with the same transactional.id).
+ * abort on failure, a restart with the same transactional.id) and its
+ * recovery (a restored checkpoint's transaction sent again unless its commit
+ * marker says it was committed; the kept records' encoding).
  * The mock cluster listens on 127.0.0.1 only.
  */
 #include <check.h>
@@ -1396,9 +1398,14 @@ static int write_rows(SinkWriter *writer, int first, int count, Diag *diag)
     return status;
 }
 
-/* The barrier of checkpoint `id`: flush, then prepare_commit (as op_sink does); returns the
-   pending checkpoint id the snapshot holds. */
-static int64_t barrier(SinkWriter *writer, int64_t id, Diag *diag)
+/*
+ * The barrier of checkpoint `id`: flush, then prepare_commit (as op_sink does); returns the
+ * pending checkpoint id the snapshot holds, and the snapshot in *snapshot when it is not
+ * NULL (the caller frees it). The snapshot: pending id, lineage, record count, the records'
+ * length and the records.
+ */
+static int64_t barrier_snapshot(SinkWriter *writer, int64_t id, SnapshotBuffer *snapshot,
+                                Diag *diag)
 {
     SnapshotBuffer buffer = {0};
     StateWriter out = snapshot_buffer_writer(&buffer);
@@ -1406,16 +1413,29 @@ static int64_t barrier(SinkWriter *writer, int64_t id, Diag *diag)
     ck_assert_msg(writer->vtable->prepare_commit(writer, id, &out, diag) == JOINERY_OK, "%s",
                   diag->message);
     StateReader in = snapshot_buffer_reader(&buffer);
-    int64_t pending = -1;
+    int64_t pending = -1, lineage = 0, count = -1, length = -1;
     ck_assert_int_eq(byte_read_int64(&in, &pending), JOINERY_OK);
-    ck_assert_uint_eq(buffer.read_offset, buffer.length); /* the whole state */
-    buffer.read_offset = 0;
-    ck_assert_int_eq(writer->vtable->restore_pending(writer, &in, diag), JOINERY_OK);
-    snapshot_buffer_free(&buffer);
+    ck_assert_int_eq(byte_read_int64(&in, &lineage), JOINERY_OK);
+    ck_assert_int_eq(byte_read_int64(&in, &count), JOINERY_OK);
+    ck_assert_int_eq(byte_read_int64(&in, &length), JOINERY_OK);
+    ck_assert_int_ne(lineage, 0);
+    ck_assert_uint_eq(buffer.read_offset + (size_t)length, buffer.length); /* the whole state */
     KafkaTransactionCounts counts;
     kafka_sink_transaction_counts(writer, &counts);
     ck_assert_int_eq(counts.pending_checkpoint, pending);
+    ck_assert_int_eq(counts.kept_records, count); /* every record of the open transaction */
+    ck_assert_int_eq(pending == 0, count == 0);
+    buffer.read_offset = 0;
+    if (snapshot)
+        *snapshot = buffer;
+    else
+        snapshot_buffer_free(&buffer);
     return pending;
+}
+
+static int64_t barrier(SinkWriter *writer, int64_t id, Diag *diag)
+{
+    return barrier_snapshot(writer, id, NULL, diag);
 }
 
 START_TEST(test_exactly_once_transactions)
@@ -1568,6 +1588,207 @@ START_TEST(test_exactly_once_restart)
 }
 END_TEST
 
+/* The kept records' encoding: partition, timestamp, key and value (either may be absent),
+   headers (a header without value); a record cut short is refused. */
+START_TEST(test_kept_records)
+{
+    StrBuf kept = STRBUF_INIT;
+    rd_kafka_headers_t *headers = rd_kafka_headers_new(2);
+    ck_assert_int_eq(rd_kafka_header_add(headers, "trace", -1, "t1", 2), 0);
+    ck_assert_int_eq(rd_kafka_header_add(headers, "empty", -1, NULL, 0), 0);
+    ck_assert_int_eq(kafka_kept_append(&kept, 3, 1234, headers, NULL, 0, "v", 1), 0);
+    ck_assert_int_eq(kafka_kept_append(&kept, RD_KAFKA_PARTITION_UA, 0, NULL, "k", 1, NULL, 0), 0);
+    rd_kafka_headers_destroy(headers);
+    size_t offset = 0;
+    KafkaKeptRecord record;
+    ck_assert_int_eq(kafka_kept_next(kept.data, kept.length, &offset, &record), 1);
+    ck_assert_int_eq(record.partition, 3);
+    ck_assert_int_eq(record.timestamp, 1234);
+    ck_assert_ptr_null(record.key);
+    ck_assert_uint_eq(record.value_length, 1);
+    ck_assert_int_eq(memcmp(record.value, "v", 1), 0);
+    ck_assert_uint_eq(rd_kafka_header_cnt(record.headers), 2);
+    const void *value;
+    size_t size;
+    ck_assert_int_eq(rd_kafka_header_get_last(record.headers, "trace", &value, &size), 0);
+    ck_assert_uint_eq(size, 2);
+    ck_assert_int_eq(memcmp(value, "t1", 2), 0);
+    ck_assert_int_eq(rd_kafka_header_get_last(record.headers, "empty", &value, &size), 0);
+    ck_assert_ptr_null(value);
+    rd_kafka_headers_destroy(record.headers);
+    ck_assert_int_eq(kafka_kept_next(kept.data, kept.length, &offset, &record), 1);
+    ck_assert_int_eq(record.partition, RD_KAFKA_PARTITION_UA);
+    ck_assert_uint_eq(record.key_length, 1);
+    ck_assert_ptr_null(record.value); /* a tombstone */
+    ck_assert_ptr_null(record.headers);
+    ck_assert_int_eq(kafka_kept_next(kept.data, kept.length, &offset, &record), 0);
+    offset = 0;
+    ck_assert_int_eq(kafka_kept_next(kept.data, kept.length - 1, &offset, &record), 1);
+    ck_assert_int_eq(kafka_kept_next(kept.data, kept.length - 1, &offset, &record), -1);
+    strbuf_free(&kept);
+}
+END_TEST
+
+/*
+ * The commit marker as a broker leaves it when the marker's transaction commits: librdkafka
+ * 2.0.2's mock answers TxnOffsetCommit without storing the offset, so this commits it
+ * outside a transaction (group `group`, partition 0 of `topic`, metadata of `lineage`).
+ */
+static void commit_marker(const char *group, const char *topic, int64_t checkpoint,
+                          uint64_t lineage)
+{
+    char error[256];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, error, sizeof error);
+    rd_kafka_conf_set(conf, "log_level", "0", error, sizeof error);
+    rd_kafka_conf_set(conf, "group.id", group, error, sizeof error);
+    rd_kafka_conf_set(conf, "enable.auto.commit", "false", error, sizeof error);
+    rd_kafka_t *consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
+    ck_assert_ptr_nonnull(consumer);
+    rd_kafka_topic_partition_list_t *offsets = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_t *marker = rd_kafka_topic_partition_list_add(offsets, topic, 0);
+    char metadata[KAFKA_MARKER_METADATA_SIZE];
+    kafka_marker_metadata(lineage, metadata);
+    marker->offset = checkpoint;
+    marker->metadata = strdup(metadata);
+    marker->metadata_size = strlen(metadata);
+    ck_assert_int_eq(rd_kafka_commit(consumer, offsets, 0), RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_topic_partition_list_destroy(offsets);
+    rd_kafka_destroy(consumer);
+}
+
+/* A new writer restored from `snapshot` (it must read it whole); its counts in *counts. */
+static SinkWriter *restored_writer(const SinkSpec *spec, SnapshotBuffer *snapshot,
+                                   KafkaTransactionCounts *counts, Diag *diag)
+{
+    SinkWriter *writer = NULL;
+    ck_assert_int_eq(connector_find("kafka")->create_sink(spec, &writer, diag), JOINERY_OK);
+    snapshot->read_offset = 0;
+    StateReader in = snapshot_buffer_reader(snapshot);
+    ck_assert_msg(writer->vtable->restore_pending(writer, &in, diag) == JOINERY_OK, "%s",
+                  diag->message);
+    ck_assert_uint_eq(snapshot->read_offset, snapshot->length);
+    kafka_sink_transaction_counts(writer, counts);
+    return writer;
+}
+
+/* The snapshot's lineage (its second number). */
+static uint64_t snapshot_lineage(const SnapshotBuffer *snapshot)
+{
+    int64_t lineage;
+    memcpy(&lineage, snapshot->bytes + sizeof(int64_t), sizeof lineage);
+    return (uint64_t)lineage;
+}
+
+/*
+ * Recovery: a run killed after checkpoint 1 completed and before its sink committed leaves
+ * the transaction uncommitted; the restore finds no commit marker and sends the
+ * checkpoint's records again, in one transaction committed at once. With the marker of
+ * checkpoint 1 (what the broker keeps when that commit went through) a restore from it
+ * sends nothing; a marker of another lineage or of an earlier checkpoint does not count.
+ */
+START_TEST(test_exactly_once_recovery)
+{
+    CatalogTable *table = make_eos_table("check-recover");
+    DataType types[] = {bigint_type(), string_type()};
+    const char *names[] = {"id", "name"};
+    SinkSpec spec = {table, 2, types, names, NULL, NULL, NULL};
+    SinkWriter *first = NULL;
+    Diag diag;
+    diag_clear(&diag);
+    ck_assert_int_eq(connector_find("kafka")->create_sink(&spec, &first, &diag), JOINERY_OK);
+    ck_assert_int_eq(write_rows(first, 0, 3, &diag), JOINERY_OK);
+    SnapshotBuffer one;
+    ck_assert_int_eq(barrier_snapshot(first, 1, &one, &diag), 1);
+    ck_assert_int_eq(write_rows(first, 3, 1, &diag), JOINERY_OK); /* held: replayed */
+    first->vtable->close(first); /* killed before checkpoint 1's commit */
+
+    KafkaTransactionCounts counts;
+    SinkWriter *second = restored_writer(&spec, &one, &counts, &diag);
+    ck_assert_int_eq(counts.restored_checkpoint, 1);
+    ck_assert_int_eq(counts.restored_marker, -1);
+    ck_assert_uint_eq(counts.resent_records, 3);
+    ck_assert_uint_eq(counts.begun, 1);
+    ck_assert_uint_eq(counts.committed, 1);
+    ck_assert_uint_eq(counts.kept_records, 0);
+    StrBuf metrics = STRBUF_INIT;
+    second->vtable->format_metrics(second, &metrics);
+    ck_assert_msg(strstr(strbuf_cstr(&metrics),
+                         "Kafka transaction of eos_sink restored from chk-1: 3 records sent "
+                         "again (commit marker none: never committed)\n") != NULL,
+                  "%s", strbuf_cstr(&metrics));
+    ck_assert_msg(strstr(strbuf_cstr(&metrics), "Kafka records of eos_sink kept until their "
+                                                "commit: 0 now (0 bytes), at most 3 (") != NULL,
+                  "%s", strbuf_cstr(&metrics));
+    strbuf_clear(&metrics);
+    /* the restored writer goes on in the checkpoint's lineage: checkpoint 2 */
+    ck_assert_int_eq(write_rows(second, 3, 2, &diag), JOINERY_OK);
+    SnapshotBuffer two;
+    ck_assert_int_eq(barrier_snapshot(second, 2, &two, &diag), 2);
+    ck_assert_uint_eq(snapshot_lineage(&two), snapshot_lineage(&one));
+    second->vtable->close(second); /* killed before checkpoint 2's commit */
+
+    /* checkpoint 1's commit went through (its marker): nothing is sent again */
+    commit_marker("check-recover-joinery-commits", "eos", 1, snapshot_lineage(&one));
+    SinkWriter *third = restored_writer(&spec, &one, &counts, &diag);
+    ck_assert_int_eq(counts.restored_marker, 1);
+    ck_assert_uint_eq(counts.resent_records, 0);
+    ck_assert_uint_eq(counts.begun, 0);
+    third->vtable->format_metrics(third, &metrics);
+    ck_assert_msg(strstr(strbuf_cstr(&metrics),
+                         "Kafka transaction of eos_sink restored from chk-1: committed before "
+                         "(commit marker chk-1)\n") != NULL,
+                  "%s", strbuf_cstr(&metrics));
+    strbuf_free(&metrics);
+    third->vtable->close(third);
+    /* ... but checkpoint 2's did not (the marker is below 2): its 2 records again */
+    SinkWriter *fourth = restored_writer(&spec, &two, &counts, &diag);
+    ck_assert_int_eq(counts.restored_marker, 1);
+    ck_assert_uint_eq(counts.resent_records, 2);
+    ck_assert_uint_eq(counts.committed, 1);
+    fourth->vtable->close(fourth);
+    /* a marker of another lineage (a job with the same prefix that did not restore from
+       these checkpoints) says nothing about them */
+    commit_marker("check-recover-joinery-commits", "eos", 5, snapshot_lineage(&one) ^ 1);
+    SinkWriter *fifth = restored_writer(&spec, &one, &counts, &diag);
+    ck_assert_int_eq(counts.restored_marker, -1);
+    ck_assert_uint_eq(counts.resent_records, 3);
+    fifth->vtable->close(fifth);
+    snapshot_buffer_free(&one);
+    snapshot_buffer_free(&two);
+
+    /* the records sent again are the checkpoint's, in order: the topic holds the first run's
+       3 (aborted: the mock hands them out), the second's 3 again and its 2, the fourth's 2
+       again and the fifth's 3 */
+    const char *source_options[] = {"connector",
+                                    "kafka",
+                                    "topic",
+                                    "eos",
+                                    "properties.bootstrap.servers",
+                                    bootstrap,
+                                    "format",
+                                    "json",
+                                    "scan.startup.mode",
+                                    "earliest-offset",
+                                    "scan.bounded.mode",
+                                    "latest-offset"};
+    CatalogTable *source =
+        make_keyed_table("eos", TWO_COLUMNS, 2, source_options, OPTION_COUNT(source_options), NULL);
+    Collected *read = calloc(1, sizeof *read);
+    read_table(source, 0, 1, read, &diag);
+    const int expected[] = {0, 1, 2, 0, 1, 2, 3, 4, 3, 4, 0, 1, 2};
+    ck_assert_int_eq(read->count, 13);
+    for (int i = 0; i < 13; i++) {
+        char line[32];
+        snprintf(line, sizeof line, "+I %d n%d", expected[i], expected[i]);
+        ck_assert_str_eq(read->lines[i], line);
+    }
+    free(read);
+    catalog_table_free(source);
+    catalog_table_free(table);
+}
+END_TEST
+
 static Suite *kafka_suite(void)
 {
     Suite *suite = suite_create("kafka");
@@ -1578,6 +1799,7 @@ static Suite *kafka_suite(void)
     tcase_add_test(options, test_metadata_validation);
     tcase_add_test(options, test_sasl_jaas_config);
     tcase_add_test(options, test_exactly_once_validation);
+    tcase_add_test(options, test_kept_records);
     suite_add_tcase(suite, options);
     TCase *formats = tcase_create("formats");
     tcase_add_test(formats, test_debezium_decoding);
@@ -1593,6 +1815,7 @@ static Suite *kafka_suite(void)
     tcase_add_test(cluster, test_upsert_round_trip);
     tcase_add_test(cluster, test_exactly_once_transactions);
     tcase_add_test(cluster, test_exactly_once_restart);
+    tcase_add_test(cluster, test_exactly_once_recovery);
     suite_add_tcase(suite, cluster);
     return suite;
 }
