@@ -18,7 +18,8 @@
 # SAVEPOINT and resumed from the savepoint (Kafka offsets from there): the
 # files must equal the uninterrupted run's too. The exactly-once kafka sink runs
 # uninterrupted at parallelism 1 and 2 (its topic materialized equals the files; its
-# transactions add up), and one job writing all three sinks runs through the broker down
+# transactions add up) and killed between a checkpoint's completion and its commit, then
+# restored (each change once, on hashmap and LMDB), and one job writing all three sinks runs through the broker down
 # for BROKER_DOWN_SECONDS (default 5) while it checkpoints (every output as uninterrupted).
 # tests/checkpoint/README.md says what is and is not proven.
 # Prints "ok: ..." / "FAILED: ..." / "skip: ..." lines; exit status is the
@@ -178,9 +179,10 @@ expected_topic=$(materialize_topic up_clean)
 # debezium-json changelog keyed by order_id: each key's changes in order in its partition;
 # 8 partitions, as the mock keeps at most 5 MB per partition) materialized equals the files, each change
 # once, and the job's transactions add up: all begun were committed, none aborted or left
-# open, at most one per completed checkpoint plus the last at the end of input. Not with kills: librdkafka 2.0.2's mock
+# open, at most one per completed checkpoint plus the last at the end of input. Not with random kills: librdkafka 2.0.2's mock
 # hands the records of aborted transactions to read_committed readers, so a killed run's
-# topic holds its aborted attempts too (tests/checkpoint/README.md).
+# topic holds its aborted attempts too (tests/checkpoint/README.md); eos_kill below kills at
+# the one moment where the test can tell them apart.
 for parallelism in 1 2; do
   dir="$WORK/eos-p$parallelism"
   if INTERVAL='50 ms' run "$dir" "$parallelism" "eos_p$parallelism" eos 0 >/dev/null; then
