@@ -1624,6 +1624,7 @@ START_TEST(test_kept_records)
     ck_assert_int_eq(kafka_kept_next(kept.data, kept.length, &offset, &record), 0);
     offset = 0;
     ck_assert_int_eq(kafka_kept_next(kept.data, kept.length - 1, &offset, &record), 1);
+    rd_kafka_headers_destroy(record.headers);
     ck_assert_int_eq(kafka_kept_next(kept.data, kept.length - 1, &offset, &record), -1);
     strbuf_free(&kept);
 }
