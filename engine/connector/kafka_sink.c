@@ -660,7 +660,8 @@ static int kafka_restore_pending(SinkWriter *base, const ByteReader *in, Diag *d
         byte_read_int64(in, &count) != JOINERY_OK || count < 0 ||
         byte_read_int64(in, &length) != JOINERY_OK || length < 0 || (pending == 0) != (count == 0))
         return diag_error(diag, JOINERY_ERROR_RUNTIME,
-                          "The Kafka sink's checkpointed state is cut short");
+                          "The Kafka sink's checkpointed state is cut short (or was written by a "
+                          "joinery that did not keep the transaction's records)");
     char *bytes = length ? malloc((size_t)length) : NULL;
     if (length && !bytes)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory in Kafka sink");
@@ -691,9 +692,10 @@ static int kafka_restore_pending(SinkWriter *base, const ByteReader *in, Diag *d
                                           &writer->counts.resent_records, diag);
             if (status == JOINERY_OK)
                 status = writer_deliver_all(writer, diag);
-            writer->counts.pending_checkpoint = pending;
-            if (status == JOINERY_OK)
+            if (status == JOINERY_OK) {
+                writer->counts.pending_checkpoint = pending; /* its marker: n */
                 status = writer_commit_transaction(writer, diag);
+            }
             if (status == JOINERY_OK && writer->counts.resent_records != (uint64_t)count)
                 status =
                     diag_error(diag, JOINERY_ERROR_RUNTIME,
