@@ -211,7 +211,7 @@ for parallelism in 1 2; do
 done
 # The exactly-once Kafka sink killed at its worst instant, on both state backends (hashmap
 # at parallelism 1, LMDB at 2): a GROUP BY over a rate-limited datagen table (4000 orders in
-# about a second, so checkpoints every 50 ms always find records in the sink) writes its
+# half a second, so checkpoints every 50 ms always find records in the sink) writes its
 # changelog (debezium-json, keyed by user_id) into the topic. JOINERY_TEST_KILL_BEFORE_KAFKA_COMMIT=1
 # makes the job SIGKILL itself when a checkpoint is complete (its _metadata synced) and the
 # sink has not committed its transaction yet, at the first such commit (so the run committed
@@ -229,7 +229,7 @@ eos_kill_sql() { # PARALLELISM TOPIC CHK RESTORE SINK OUT
   [ -n "$4" ] && echo "SET 'execution.state-recovery.path' = '$4';"
   cat <<SQL
 CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount INT) WITH (
-  'connector' = 'datagen', 'number-of-rows' = '4000', 'rows-per-second' = '4000',
+  'connector' = 'datagen', 'number-of-rows' = '4000', 'rows-per-second' = '8000',
   'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1', 'fields.order_id.end' = '4000',
   'fields.user_id.min' = '1', 'fields.user_id.max' = '48', 'fields.amount.min' = '1', 'fields.amount.max' = '100');
 CREATE TABLE files (user_id BIGINT, orders BIGINT, amount INT) WITH ('connector' = 'filesystem', 'path' = '$6/', 'format' = 'debezium-json');
