@@ -71,7 +71,7 @@ udf: $(UDF_LIBS)
 $(UDF_DIR)/libjoinery_cdn_log_udf.so: sample-data/udf/query_ck_awscdn_cf_log_tudf.c \
 	  engine/udf/joinery_udf.h
 	@mkdir -p $(dir $@)
-	$(CC) -I. $(OPT) $(WARN) -shared -fPIC -o $@ $<
+	$(CC) $(CPPFLAGS) $(OPT) $(WARN) -shared -fPIC -o $@ $< -lpq
 
 $(UDF_DIR)/libjoinery_test_udf.so: tests/udf/test_udfs.c engine/udf/joinery_udf.h
 	@mkdir -p $(dir $@)

@@ -58,6 +58,13 @@ typedef struct JobConfig {
        at barriers even without periodic checkpoints. A job whose parts cannot take part in
        checkpoints still runs; its savepoint is refused with the reason. */
     bool savepoints;
+    /* pipeline.global-job-parameters, for user-defined functions (NULL: none); borrowed
+       until job_create returns */
+    const char *job_parameters;
+    /* table.exec.async-table.max-concurrent-operations / .timeout (async C table functions);
+       0: the defaults, 10 and 3 min */
+    int async_table_capacity;
+    int64_t async_table_timeout_millis;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };

@@ -664,8 +664,13 @@ static int job_build_node(Job *job, const PlanNode *node, Ports *result)
     *result = job_ports(job, count);
     if (!result->ops)
         return job_no_memory(job);
-    BuildContext build = {&job->arena, job->diag, job->idle_timeout_millis,
-                          job->multi_join_pruning};
+    BuildContext build = {&job->arena,
+                          job->diag,
+                          job->idle_timeout_millis,
+                          job->multi_join_pruning,
+                          job->job_parameters,
+                          job->async_table_capacity,
+                          job->async_table_timeout_millis};
     for (uint32_t i = 0; i < count; i++) {
         Operator *op = kind->create(&build, node);
         status = job_add(job, op, node);
@@ -706,6 +711,12 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->create_cancel = config->cancel_requested;
     job->multi_join_pruning = config->multi_join_pruning;
     job->idle_timeout_millis = config->idle_timeout_millis;
+    job->job_parameters =
+        config->job_parameters ? arena_strdup(&job->arena, config->job_parameters) : NULL;
+    job->async_table_capacity =
+        config->async_table_capacity > 0 ? config->async_table_capacity : 10;
+    job->async_table_timeout_millis =
+        config->async_table_timeout_millis > 0 ? config->async_table_timeout_millis : 180000;
     job->drain_limit_millis =
         config->drain_limit_millis > 0 ? config->drain_limit_millis : JOB_DRAIN_LIMIT_MILLIS;
     job->threaded = job->parallelism > 1;

@@ -180,6 +180,9 @@ struct Job {
     volatile int *create_cancel; /* JobConfig.cancel_requested, handed to connectors */
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
     int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    const char *job_parameters;  /* JobConfig's, copied into the arena; NULL: none */
+    int async_table_capacity;
+    int64_t async_table_timeout_millis;
     const PlanNode *root;
     int64_t drain_limit_millis; /* JobConfig.drain_limit_millis, or the default */
     StateBackendKind state_backend;

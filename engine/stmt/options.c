@@ -22,6 +22,7 @@
 #include "engine/base/memory_size.h"
 #include "engine/plan/lookup_join_options.h"
 #include "engine/state/state.h"
+#include "engine/udf/job_parameters.h"
 
 /* The keys, in listing order (SET;): one constant each, the index of its OPTION_SPECS entry. */
 typedef enum OptionId {
@@ -35,6 +36,8 @@ typedef enum OptionId {
     OPTION_ASYNC_LOOKUP_BUFFER_CAPACITY,
     OPTION_ASYNC_LOOKUP_TIMEOUT,
     OPTION_ASYNC_LOOKUP_OUTPUT_MODE,
+    OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS,
+    OPTION_ASYNC_TABLE_TIMEOUT,
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
@@ -47,6 +50,7 @@ typedef enum OptionId {
     OPTION_RESULT_MODE,
     OPTION_DML_SYNC,
     OPTION_PIPELINE_NAME,
+    OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS,
     OPTION_RUNTIME_MODE,
     OPTION_STATE_BACKEND_TYPE,
     OPTION_STATE_BACKEND_LMDB_PATH,
@@ -98,6 +102,13 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
                                          "ORDERED", "ORDERED|ALLOW_UNORDERED",
                                          "async lookup results in input order, or as they come "
                                          "over insert-only input (LOOKUP hint: 'output-mode')"},
+    [OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS] =
+        {"table.exec.async-table.max-concurrent-operations", OPTION_KIND_INTEGER, "10", NULL,
+         "calls of an async C table function a Correlate keeps in flight"},
+    [OPTION_ASYNC_TABLE_TIMEOUT] = {"table.exec.async-table.timeout", OPTION_KIND_DURATION, "3 min",
+                                    NULL,
+                                    "an async table function call not complete this long "
+                                    "fails the job"},
     [OPTION_JOIN_REORDER_ENABLED] = {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN,
                                      "false", NULL, "reorder inner joins by cost"},
     [OPTION_MULTI_JOIN_ENABLED] = {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN,
@@ -132,6 +143,10 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_PIPELINE_NAME] = {"pipeline.name", OPTION_KIND_STRING, NULL, NULL,
                               "name of the next jobs (SHOW JOBS; default "
                               "insert-into_<sink table>)"},
+    [OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS] =
+        {"pipeline.global-job-parameters", OPTION_KIND_STRING, NULL, NULL,
+         "'key1:value1,key2:value2' the job's user-defined functions read "
+         "(context->job_parameter, engine/udf/joinery_udf.h)"},
     [OPTION_RUNTIME_MODE] = {"execution.runtime-mode", OPTION_KIND_ENUM, "streaming",
                              "streaming|batch",
                              "streaming, or batch: bounded sources only, the final result once "
@@ -408,6 +423,28 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
                               "(joinery has no async lookup without a timeout)",
                               value, spec->key);
     }
+    if (spec == &OPTION_SPECS[OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS]) {
+        long long capacity = strtoll(value, NULL, 10);
+        if (capacity < 1 || capacity > LOOKUP_MAX_CAPACITY)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected 1 to %d", value,
+                              spec->key, LOOKUP_MAX_CAPACITY);
+    }
+    if (spec == &OPTION_SPECS[OPTION_ASYNC_TABLE_TIMEOUT]) {
+        int64_t millis = 0;
+        duration_parse_millis(value, &millis);
+        if (millis < 1)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected a positive duration",
+                              value, spec->key);
+    }
+    if (spec == &OPTION_SPECS[OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS]) {
+        JobParameters parsed;
+        int parse_status = job_parameters_parse(value, &parsed, diag);
+        job_parameters_free(&parsed);
+        if (parse_status != JOINERY_OK)
+            return parse_status;
+    }
     if (spec == &OPTION_SPECS[OPTION_PARALLELISM_DEFAULT]) {
         long long parallelism = strtoll(value, NULL, 10);
         if (parallelism < 1 || parallelism > 64)
@@ -627,6 +664,12 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
         options_duration_millis(options, OPTION_CHECKPOINTING_TIMEOUT);
     config->restore_path =
         options_get(options, options_spec_of(OPTION_STATE_RECOVERY_PATH, OPTION_KIND_STRING)->key);
+    config->job_parameters = options_get(
+        options, options_spec_of(OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS, OPTION_KIND_STRING)->key);
+    config->async_table_capacity =
+        (int)options_integer(options, OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS);
+    config->async_table_timeout_millis =
+        options_duration_millis(options, OPTION_ASYNC_TABLE_TIMEOUT);
 }
 
 void job_submit_config_from_options(const SessionOptions *options, JobSubmitConfig *config)

@@ -445,14 +445,15 @@ int show_options(StatementContext *context)
         if (!value)
             continue;
         cells[rows * 2] = specs[i].key;
-        cells[rows * 2 + 1] = value;
+        /* pipeline.global-job-parameters may carry a function's password */
+        cells[rows * 2 + 1] = sensitive_option_shown(specs[i].key, value);
         rows++;
     }
     /* then the cluster settings SET kept (options.c's CLUSTER_KEYS), as they were set */
     options_cluster_settings(options, cluster_keys, cluster_values);
     for (size_t i = 0; i < cluster_count; i++, rows++) {
         cells[rows * 2] = cluster_keys[i];
-        cells[rows * 2 + 1] = cluster_values[i];
+        cells[rows * 2 + 1] = sensitive_option_shown(cluster_keys[i], cluster_values[i]);
     }
     const char *columns[] = {"key", "value"};
     return statement_emit_table(context, columns, 2, cells, rows);

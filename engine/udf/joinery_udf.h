@@ -35,15 +35,60 @@
  * A function may be called from several threads at once (one per subtask):
  * it must not keep unsynchronised global state. joinery never unloads a
  * library while the process runs.
+ *
+ * ABI version 2 (a version-1 descriptor still loads: its fields end at
+ * user_data, and joinery reads the later ones only from a version-2 one):
+ *
+ * Configuration: context->job_parameter(context, "key") is the value of
+ * `key` in the session's `SET 'pipeline.global-job-parameters' =
+ * 'key1:value1,key2:value2'` when the job was submitted (Flink's
+ * FunctionContext.getJobParameter), NULL when it is not there. A value with
+ * a ',' or ':' is written in double quotes ("a:b", "" for a quote).
+ *
+ * Instances (table functions): `open`, when set, is called once per
+ * parallel instance of the function (each Correlate subtask), on that
+ * subtask's thread, before its first call; it sets *instance, which every
+ * later call of that instance finds in context->instance, and `close` gets
+ * it back when the job ends (also after a failure). A per-instance
+ * connection to a store needs no lock: one instance is only ever called
+ * from one thread at a time. An open that returns JOINERY_UDF_ERROR (after
+ * set_error) fails the job before any row. Scalar functions have no
+ * instances (a scalar descriptor with open is refused at CREATE FUNCTION).
+ *
+ * Async table functions (Flink's AsyncTableFunction): a table function
+ * with `start` instead of `table`. joinery keeps up to
+ * 'table.exec.async-table.max-concurrent-operations' calls of a subtask in
+ * flight; each is started with start(context, arguments, request), which
+ * must not block (it sends a query, say) and copies what it needs of the
+ * arguments (valid during start only). The instance's `descriptor` gives
+ * the file descriptor joinery watches for it (poll(2)'s POLLIN, plus
+ * POLLOUT when *events gets JOINERY_UDF_WAIT_WRITE; -1: none now, which
+ * makes joinery poll every millisecond); when it is ready, joinery calls
+ * poll(context), which reads what arrived without blocking and finishes
+ * each call with context->complete(context, request, rows, row_count,
+ * error): rows holds row_count * result_count values (copied at once),
+ * error NULL, or a message that fails the job like a failed table call.
+ * start, poll and complete run on the subtask's thread. Calls may complete
+ * in any order: joinery emits each input row's result in input order (the
+ * Correlate's contract). A call not complete after
+ * 'table.exec.async-table.timeout' fails the job ("Async function call has
+ * timed out."). At the end of input and at a checkpoint joinery waits for
+ * every call in flight. An async table function needs open (its instance
+ * owns the requests) and descriptor.
  */
 #ifndef JOINERY_UDF_H
 #define JOINERY_UDF_H
 
 #include <stdint.h>
 
-#define JOINERY_UDF_ABI_VERSION 1u
+#define JOINERY_UDF_ABI_VERSION 2u
+/* the oldest version joinery still loads */
+#define JOINERY_UDF_ABI_VERSION_MIN 1u
 
 enum { JOINERY_UDF_OK = 0, JOINERY_UDF_ERROR = 1 };
+
+/* what an async function's descriptor is to be watched for, besides readability */
+enum { JOINERY_UDF_WAIT_WRITE = 2 };
 
 typedef enum JoineryUdfKind {
     JOINERY_UDF_SCALAR = 1, /* one value per call */
@@ -82,6 +127,18 @@ struct JoineryUdfContext {
     /* memory for result strings, freed after the call; NULL when out of memory */
     void *(*allocate)(JoineryUdfContext *context, uint32_t size);
     void *engine; /* joinery's; do not touch */
+    /* ABI 2 (joinery fills them for every library; a version-1 one never reads them): */
+    /* the value of `key` in 'pipeline.global-job-parameters', NULL when absent; valid
+       for the life of the instance */
+    const char *(*job_parameter)(JoineryUdfContext *context, const char *key);
+    /* what the instance's open set (NULL without open); in open: NULL */
+    void *instance;
+    /* async table functions, inside poll (or start): request `request` is done with
+       rows[0 .. row_count * result_count) (copied), or failed with `error` (not NULL).
+       JOINERY_UDF_OK, or JOINERY_UDF_ERROR (an unknown or finished request, a
+       malformed value, out of memory): return JOINERY_UDF_ERROR from poll */
+    int (*complete)(JoineryUdfContext *context, uint64_t request, const JoineryUdfValue *rows,
+                    uint32_t row_count, const char *error);
 };
 
 typedef struct JoineryUdfDescriptor {
@@ -99,6 +156,14 @@ typedef struct JoineryUdfDescriptor {
                   JoineryUdfValue *result);
     int (*table)(JoineryUdfContext *context, const JoineryUdfValue *arguments);
     void *user_data;
+    /* ABI 2 (read only when abi_version >= 2): */
+    /* table functions: per instance, see above; NULL: none */
+    int (*open)(JoineryUdfContext *context, void **instance);
+    void (*close)(void *instance);
+    /* async table functions (table NULL): start a call, read what arrived, the fd to watch */
+    int (*start)(JoineryUdfContext *context, const JoineryUdfValue *arguments, uint64_t request);
+    int (*poll)(JoineryUdfContext *context);
+    int (*descriptor)(void *instance, uint32_t *events);
 } JoineryUdfDescriptor;
 
 #endif

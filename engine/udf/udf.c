@@ -6,9 +6,12 @@
 #include "engine/udf/udf.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "engine/udf/job_parameters.h"
 
 enum { UDF_MAX_FIELDS = 64, UDF_ERROR_SIZE = 512 };
 
@@ -67,11 +70,17 @@ static int udf_check_descriptor(const char *symbol, const char *library,
 {
     const char *what = NULL;
     DataType ignored;
-    if (descriptor->abi_version != JOINERY_UDF_ABI_VERSION)
+    if (descriptor->abi_version < JOINERY_UDF_ABI_VERSION_MIN ||
+        descriptor->abi_version > JOINERY_UDF_ABI_VERSION)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "User-defined function '%s' in '%s' has ABI version %u; this joinery "
-                          "loads version %u (joinery_udf.h)",
-                          symbol, library, descriptor->abi_version, JOINERY_UDF_ABI_VERSION);
+                          "loads versions %u to %u (joinery_udf.h)",
+                          symbol, library, descriptor->abi_version, JOINERY_UDF_ABI_VERSION_MIN,
+                          JOINERY_UDF_ABI_VERSION);
+    /* a version-1 descriptor ends at user_data: its later fields are not read */
+    bool version2 = descriptor->abi_version >= 2;
+    bool has_instance = version2 && (descriptor->open || descriptor->close);
+    bool has_async = version2 && (descriptor->start || descriptor->poll || descriptor->descriptor);
     if (descriptor->kind != JOINERY_UDF_SCALAR && descriptor->kind != JOINERY_UDF_TABLE)
         what = "its kind is neither JOINERY_UDF_SCALAR nor JOINERY_UDF_TABLE";
     else if (descriptor->argument_count > UDF_MAX_FIELDS)
@@ -86,8 +95,16 @@ static int udf_check_descriptor(const char *symbol, const char *library,
         what = "it has no result_types";
     else if (descriptor->kind == JOINERY_UDF_SCALAR && !descriptor->scalar)
         what = "a scalar function has no scalar entry point";
-    else if (descriptor->kind == JOINERY_UDF_TABLE && !descriptor->table)
-        what = "a table function has no table entry point";
+    else if (descriptor->kind == JOINERY_UDF_SCALAR && (has_instance || has_async))
+        what = "open, close, start, poll and descriptor are for table functions (a scalar "
+               "function has no instances)";
+    else if (descriptor->kind == JOINERY_UDF_TABLE && !descriptor->table && !has_async)
+        what = "a table function has no table entry point (nor start, for an async one)";
+    else if (descriptor->kind == JOINERY_UDF_TABLE && descriptor->table && has_async)
+        what = "a table function has either table or start / poll / descriptor, not both";
+    else if (has_async && (!descriptor->start || !descriptor->poll || !descriptor->descriptor ||
+                           !descriptor->open))
+        what = "an async table function needs open, start, poll and descriptor";
     if (what)
         return diag_error(diag, JOINERY_ERROR_VALIDATE,
                           "User-defined function '%s' in '%s' has a bad descriptor: %s", symbol,
@@ -140,6 +157,15 @@ static int udf_fill(UdfFunction *function, const JoineryUdfDescriptor *descripto
     function->result_count = results;
     function->result_types = result_types;
     function->result_names = names;
+    function->abi_version = descriptor->abi_version;
+    if (descriptor->abi_version >= 2) {
+        function->open = descriptor->open;
+        function->close = descriptor->close;
+        function->start = descriptor->start;
+        function->poll = descriptor->poll;
+        function->watch_descriptor = descriptor->descriptor;
+        function->async = descriptor->start != NULL;
+    }
     return 0;
 }
 
@@ -202,9 +228,19 @@ int udf_load(const char *name, const char *library, const char *symbol, const Ud
 
 /* ---------------------------------------------------------------- calls */
 
+struct UdfInstance {
+    const UdfFunction *function;
+    JobParameters parameters;
+    void *state; /* what open set */
+    bool opened; /* open returned OK: close is due */
+    UdfCompletion completion;
+    void *completion_context;
+};
+
 typedef struct UdfCall {
     JoineryUdfContext context; /* first: the author's context points here */
     const UdfFunction *function;
+    UdfInstance *instance;  /* NULL: a call without one */
     const Value *arguments; /* the call's, for its error message */
     Arena *arena;
     Diag *diag;
@@ -222,6 +258,15 @@ static void udf_set_error(JoineryUdfContext *context, const char *message)
     snprintf(call->error, sizeof call->error, "%s", message ? message : "(no message)");
     call->error_set = true;
 }
+
+static const char *udf_job_parameter(JoineryUdfContext *context, const char *key)
+{
+    UdfCall *call = context->engine;
+    return call->instance && key ? job_parameters_get(&call->instance->parameters, key) : NULL;
+}
+
+static int udf_complete(JoineryUdfContext *context, uint64_t request, const JoineryUdfValue *rows,
+                        uint32_t row_count, const char *error);
 
 static void *udf_allocate(JoineryUdfContext *context, uint32_t size)
 {
@@ -311,8 +356,10 @@ static bool udf_call_begin(UdfCall *call, const UdfFunction *function, const Val
     call->context.set_error = udf_set_error;
     call->context.allocate = udf_allocate;
     call->context.engine = call;
+    call->context.job_parameter = udf_job_parameter;
+    call->context.complete = udf_complete;
     bool any_null = false;
-    for (uint32_t i = 0; i < function->argument_count; i++) {
+    for (uint32_t i = 0; arguments && i < function->argument_count; i++) {
         const Value *argument = &arguments[i];
         memset(&converted[i], 0, sizeof converted[i]);
         converted[i].is_null = argument->is_null;
@@ -417,4 +464,188 @@ int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *a
     if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
         return udf_call_failed(&call, returned == JOINERY_UDF_OK ? JOINERY_UDF_ERROR : returned);
     return JOINERY_OK;
+}
+
+/* ---------------------------------------------------------------- instances */
+
+/* A call context of an instance (open, start, poll: no arguments converted). */
+static void udf_call_of_instance(UdfCall *call, UdfInstance *instance, Arena *arena, Diag *diag)
+{
+    udf_call_begin(call, instance->function, NULL, arena, diag, NULL);
+    call->instance = instance;
+    call->context.instance = instance->state;
+}
+
+static int udf_complete(JoineryUdfContext *context, uint64_t request, const JoineryUdfValue *rows,
+                        uint32_t row_count, const char *error)
+{
+    UdfCall *call = context->engine;
+    UdfInstance *instance = call->instance;
+    if (!instance || !instance->completion) {
+        udf_set_error(context, "called complete outside an async table function's start or poll");
+        return JOINERY_UDF_ERROR;
+    }
+    if (call->sink_status != JOINERY_OK)
+        return JOINERY_UDF_ERROR;
+    uint32_t width = call->function->result_count;
+    Value *values = NULL;
+    if (!error && row_count) {
+        if (!rows) {
+            udf_set_error(context, "completed a call with rows NULL");
+            return JOINERY_UDF_ERROR;
+        }
+        values = arena_alloc(call->arena, (size_t)row_count * width * sizeof *values);
+        if (!values) {
+            udf_set_error(context, "out of memory");
+            return JOINERY_UDF_ERROR;
+        }
+        for (uint32_t r = 0; r < row_count; r++)
+            for (uint32_t f = 0; f < width; f++)
+                if (!udf_value_in(call, call->function->descriptor->result_types[f],
+                                  &rows[(size_t)r * width + f], &values[(size_t)r * width + f],
+                                  false)) {
+                    call->error_set = true;
+                    return JOINERY_UDF_ERROR;
+                }
+    }
+    call->sink_status = instance->completion(instance->completion_context, request, values,
+                                             error ? 0 : row_count, error);
+    return call->sink_status == JOINERY_OK ? JOINERY_UDF_OK : JOINERY_UDF_ERROR;
+}
+
+/* The error of an instance-level entry point (open, poll): its message, or the sink's. */
+static int udf_instance_failed(UdfCall *call, const char *what, int returned)
+{
+    if (call->sink_status != JOINERY_OK)
+        return call->sink_status;
+    if (returned != JOINERY_UDF_OK && returned != JOINERY_UDF_ERROR && !call->error_set)
+        return diag_error(call->diag, JOINERY_ERROR_RUNTIME,
+                          "Function '%s' failed to %s: it returned status %d (JOINERY_UDF_OK or "
+                          "JOINERY_UDF_ERROR expected)",
+                          call->function->name, what, returned);
+    return diag_error(call->diag, JOINERY_ERROR_RUNTIME, "Function '%s' failed to %s: %s",
+                      call->function->name, what,
+                      call->error_set || call->error[0] ? call->error : "(no message)");
+}
+
+int udf_instance_open(const UdfFunction *function, const char *job_parameters,
+                      UdfCompletion completion, void *completion_context, UdfInstance **result,
+                      Diag *diag)
+{
+    *result = NULL;
+    UdfInstance *instance = calloc(1, sizeof *instance);
+    if (!instance)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    instance->function = function;
+    instance->completion = completion;
+    instance->completion_context = completion_context;
+    int status = job_parameters_parse(job_parameters, &instance->parameters, diag);
+    if (status != JOINERY_OK) {
+        udf_instance_close(instance);
+        return status;
+    }
+    if (function->open) {
+        Arena arena;
+        arena_init(&arena, 1024);
+        UdfCall call;
+        udf_call_of_instance(&call, instance, &arena, diag);
+        call.context.instance = NULL;
+        void *state = NULL;
+        int returned = function->open(&call.context, &state);
+        instance->state = state;
+        if (returned != JOINERY_UDF_OK || call.error_set) {
+            status = udf_instance_failed(&call, "open", returned);
+            if (function->close && state)
+                function->close(state); /* what a failed open left */
+            instance->state = NULL;
+        } else {
+            instance->opened = true;
+        }
+        arena_destroy(&arena);
+        if (status != JOINERY_OK) {
+            udf_instance_close(instance);
+            return status;
+        }
+    }
+    *result = instance;
+    return JOINERY_OK;
+}
+
+void udf_instance_close(UdfInstance *instance)
+{
+    if (!instance)
+        return;
+    if (instance->opened && instance->function->close)
+        instance->function->close(instance->state);
+    job_parameters_free(&instance->parameters);
+    free(instance);
+}
+
+int udf_instance_call_table(UdfInstance *instance, const Value *arguments, Arena *arena,
+                            UdfRowSink sink, void *sink_context, Diag *diag)
+{
+    const UdfFunction *function = instance->function;
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    if (!udf_call_begin(&call, function, arguments, arena, diag, converted))
+        return JOINERY_OK;
+    call.instance = instance;
+    call.context.instance = instance->state;
+    call.sink = sink;
+    call.sink_context = sink_context;
+    int returned = function->descriptor->table(&call.context, converted);
+    if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
+        return udf_call_failed(&call, returned == JOINERY_UDF_OK ? JOINERY_UDF_ERROR : returned);
+    return JOINERY_OK;
+}
+
+int udf_instance_start(UdfInstance *instance, const Value *arguments, uint64_t request,
+                       Arena *arena, bool *called, Diag *diag)
+{
+    const UdfFunction *function = instance->function;
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    *called = udf_call_begin(&call, function, arguments, arena, diag, converted);
+    if (!*called)
+        return JOINERY_OK;
+    call.instance = instance;
+    call.context.instance = instance->state;
+    int returned = function->start(&call.context, converted, request);
+    if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
+        return udf_call_failed(&call, returned == JOINERY_UDF_OK ? JOINERY_UDF_ERROR : returned);
+    return JOINERY_OK;
+}
+
+int udf_instance_poll(UdfInstance *instance, Arena *arena, Diag *diag)
+{
+    UdfCall call;
+    udf_call_of_instance(&call, instance, arena, diag);
+    int returned = instance->function->poll(&call.context);
+    if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
+        return udf_instance_failed(&call, "poll", returned);
+    return JOINERY_OK;
+}
+
+int udf_instance_descriptor(UdfInstance *instance, uint32_t *events)
+{
+    uint32_t asked = 0;
+    int fd = instance->function->watch_descriptor
+                 ? instance->function->watch_descriptor(instance->state, &asked)
+                 : -1;
+    *events = UDF_WAIT_READ | ((asked & JOINERY_UDF_WAIT_WRITE) ? UDF_WAIT_WRITE : 0u);
+    return fd;
+}
+
+int udf_call_error(const UdfFunction *function, const Value *arguments, const char *message,
+                   Diag *diag)
+{
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    Arena arena;
+    arena_init(&arena, 256);
+    udf_call_begin(&call, function, arguments, &arena, diag, converted);
+    udf_set_error(&call.context, message);
+    int status = udf_call_failed(&call, JOINERY_UDF_ERROR);
+    arena_destroy(&arena);
+    return status;
 }

@@ -39,6 +39,14 @@ typedef struct UdfFunction {
     const DataType *result_types; /* nullable */
     /* table functions: the descriptor's names, else EXPR$0 (one field) or f0, f1, ... */
     const char *const *result_names;
+    uint32_t abi_version; /* the descriptor's */
+    bool async;           /* an async table function (start / poll / descriptor) */
+    /* the descriptor's ABI-2 entry points (NULL for a version-1 descriptor) */
+    int (*open)(JoineryUdfContext *context, void **instance);
+    void (*close)(void *instance);
+    int (*start)(JoineryUdfContext *context, const JoineryUdfValue *arguments, uint64_t request);
+    int (*poll)(JoineryUdfContext *context);
+    int (*watch_descriptor)(void *instance, uint32_t *events); /* the descriptor's `descriptor` */
 } UdfFunction;
 
 /*
@@ -74,5 +82,58 @@ typedef int (*UdfRowSink)(void *context, const Value *fields);
  */
 int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *arena,
                    UdfRowSink sink, void *sink_context, Diag *diag);
+
+/* ---------------------------------------------------------------- instances (ABI 2) */
+
+/* One parallel instance of a table function (a Correlate subtask's): its open's state,
+   its job parameters, its async completions. Used from one thread at a time. */
+typedef struct UdfInstance UdfInstance;
+
+/*
+ * An async call is done: rows[0 .. row_count * result_count) are its rows
+ * (strings valid during the callback only), or `error` (not NULL: the
+ * function's message) failed it. Returns JOINERY_OK or an error, which the
+ * function's complete then reports as failed and poll returns.
+ */
+typedef int (*UdfCompletion)(void *context, uint64_t request, const Value *rows, uint32_t row_count,
+                             const char *error);
+
+/*
+ * Opens an instance of table function `function`: parses `job_parameters`
+ * (the raw 'pipeline.global-job-parameters', NULL: none; job_parameters.h)
+ * and calls the function's open when it has one. `completion` (async
+ * functions; NULL otherwise) receives its completions. *result is owned by
+ * the caller (udf_instance_close). Errors: a bad job parameter text, the
+ * open's message ("Function 'f' failed to open: message"), no memory.
+ */
+int udf_instance_open(const UdfFunction *function, const char *job_parameters,
+                      UdfCompletion completion, void *completion_context, UdfInstance **result,
+                      Diag *diag);
+/* Calls the function's close with its instance and frees it; NULL is a no-op. */
+void udf_instance_close(UdfInstance *instance);
+
+/* udf_call_table through an instance (context->instance, job_parameter set). */
+int udf_instance_call_table(UdfInstance *instance, const Value *arguments, Arena *arena,
+                            UdfRowSink sink, void *sink_context, Diag *diag);
+
+/*
+ * Starts async call `request` with `arguments` (copied by the function as
+ * it needs). *called false: a NULL argument and not called_on_null_input,
+ * so no call was made and none will complete (the call has no rows).
+ * JOINERY_OK, or the start's error (as a table call's, naming the
+ * arguments). `arena`: scratch for the call (context->allocate).
+ */
+int udf_instance_start(UdfInstance *instance, const Value *arguments, uint64_t request,
+                       Arena *arena, bool *called, Diag *diag);
+/* Lets the function read what arrived and complete calls (the completion callback). */
+int udf_instance_poll(UdfInstance *instance, Arena *arena, Diag *diag);
+
+enum { UDF_WAIT_READ = 1u, UDF_WAIT_WRITE = 2u };
+/* The descriptor to watch for the instance (-1: none now); *events UDF_WAIT_* bits. */
+int udf_instance_descriptor(UdfInstance *instance, uint32_t *events);
+
+/* "Function 'name' failed on arguments (...): message" in diag (JOINERY_ERROR_RUNTIME). */
+int udf_call_error(const UdfFunction *function, const Value *arguments, const char *message,
+                   Diag *diag);
 
 #endif

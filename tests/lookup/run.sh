@@ -39,7 +39,7 @@ psql_run() { PGPASSWORD=$PASSWORD $PSQL -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -
 unset PGPASSWORD
 
 # substitute SCRIPT > OUT
-substitute() { sed -e "s|@URL@|$JOINERY_PG_URL|g" -e "s|@PASSWORD@|$PASSWORD|g" "$1"; }
+substitute() { sed -e "s|@URL@|$JOINERY_PG_URL|g" -e "s|@PASSWORD@|$PASSWORD|g" -e "s|@PGPORT@|$PGPORT|g" "$1"; }
 run_joinery() { # script -> stdout+stderr, from the repository root
   (cd "$ROOT" && HOME="$WORK" "$JOINERY" --continue-on-error -f "$1" 2>&1)
 }

@@ -13,15 +13,31 @@
  *   split_words(STRING) -> (word STRING, pos INT)   the space-separated words
  *   repeat_row(STRING, INT) -> (EXPR$0 STRING)      s, n times (n < 0: an error)
  *   bad_abi, bad_type, no_entry          malformed descriptors
+ *   legacy_plus_one(BIGINT) -> BIGINT    plus_one as an ABI-1 library defines it (the
+ *                                        version-1 layout, followed by words that would
+ *                                        crash joinery if it read them as ABI-2 fields)
+ *   async_rows(BIGINT) -> (v BIGINT, k INT)   async (ABI 2): x % 3 rows (v = x * 10 + k +
+ *                                        the job parameter 'test.offset', k = 0, 1, ...);
+ *                                        x < 0 fails, x = 999 never completes. Calls are
+ *                                        completed newest first, all at each poll (the
+ *                                        instance's eventfd is readable while any wait), so
+ *                                        output in input order is joinery's doing
+ *   counted_rows(BIGINT) -> (v BIGINT, calls BIGINT)   sync with an instance (ABI 2):
+ *                                        one row (x, the instance's calls so far)
+ *   async_no_open, scalar_with_open      malformed ABI-2 descriptors
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "engine/udf/joinery_udf.h"
 
 /* the descriptors are the library's interface: declared here for -Wmissing-prototypes */
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
-    scale, split_words, repeat_row, bad_abi, bad_type, no_entry;
+    scale, split_words, repeat_row, bad_abi, bad_type, no_entry, async_rows, counted_rows,
+    async_no_open, scalar_with_open;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -259,4 +275,236 @@ const JoineryUdfDescriptor no_entry = {
     .argument_types = ONE_BIGINT,
     .result_count = 1,
     .result_types = ONE_BIGINT,
+};
+
+/* ---------------------------------------------------------------- ABI 1 layout */
+
+/* JoineryUdfDescriptor as joinery_udf.h version 1 declared it, then trap words */
+typedef struct LegacyDescriptor {
+    uint32_t abi_version;
+    JoineryUdfKind kind;
+    uint32_t argument_count;
+    const JoineryUdfType *argument_types;
+    uint32_t result_count;
+    const JoineryUdfType *result_types;
+    const char *const *result_names;
+    int called_on_null_input;
+    int (*scalar)(JoineryUdfContext *context, const JoineryUdfValue *arguments,
+                  JoineryUdfValue *result);
+    int (*table)(JoineryUdfContext *context, const JoineryUdfValue *arguments);
+    void *user_data;
+    uintptr_t trap[5]; /* where ABI 2 has open, close, start, poll, descriptor */
+} LegacyDescriptor;
+
+extern const LegacyDescriptor legacy_plus_one;
+const LegacyDescriptor legacy_plus_one = {
+    .abi_version = 1,
+    .kind = JOINERY_UDF_SCALAR,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .scalar = plus_one_call,
+    .trap = {1, 1, 1, 1, 1},
+};
+
+/* ---------------------------------------------------------------- ABI 2 */
+
+typedef struct AsyncInstance {
+    int event_fd;
+    int64_t offset; /* the job parameter test.offset */
+    uint64_t *requests;
+    int64_t *arguments;
+    uint32_t count, capacity;
+} AsyncInstance;
+
+static int async_open(JoineryUdfContext *context, void **state)
+{
+    AsyncInstance *instance = calloc(1, sizeof *instance);
+    if (!instance) {
+        context->set_error(context, "out of memory");
+        return JOINERY_UDF_ERROR;
+    }
+    const char *offset = context->job_parameter(context, "test.offset");
+    instance->offset = offset ? strtoll(offset, NULL, 10) : 0;
+    instance->event_fd = eventfd(0, EFD_NONBLOCK);
+    *state = instance;
+    if (instance->event_fd < 0) {
+        context->set_error(context, "eventfd failed");
+        return JOINERY_UDF_ERROR;
+    }
+    return JOINERY_UDF_OK;
+}
+
+static void async_close(void *state)
+{
+    AsyncInstance *instance = state;
+    if (instance->event_fd >= 0)
+        close(instance->event_fd);
+    free(instance->requests);
+    free(instance->arguments);
+    free(instance);
+}
+
+static int async_start(JoineryUdfContext *context, const JoineryUdfValue *arguments,
+                       uint64_t request)
+{
+    AsyncInstance *instance = context->instance;
+    if (instance->count == instance->capacity) {
+        uint32_t capacity = instance->capacity ? instance->capacity * 2 : 8;
+        uint64_t *requests = realloc(instance->requests, capacity * sizeof *requests);
+        if (requests)
+            instance->requests = requests;
+        int64_t *values = requests ? realloc(instance->arguments, capacity * sizeof *values) : NULL;
+        if (!values) {
+            context->set_error(context, "out of memory");
+            return JOINERY_UDF_ERROR;
+        }
+        instance->arguments = values;
+        instance->capacity = capacity;
+    }
+    instance->requests[instance->count] = request;
+    instance->arguments[instance->count] = arguments[0].i;
+    instance->count++;
+    uint64_t one = 1;
+    if (write(instance->event_fd, &one, sizeof one) != sizeof one) {
+        context->set_error(context, "eventfd write failed");
+        return JOINERY_UDF_ERROR;
+    }
+    return JOINERY_UDF_OK;
+}
+
+static int async_poll(JoineryUdfContext *context)
+{
+    AsyncInstance *instance = context->instance;
+    uint64_t ignored;
+    if (read(instance->event_fd, &ignored, sizeof ignored) < 0) {
+        /* nothing to read: still complete what waits */
+    }
+    uint32_t kept = 0;
+    /* newest first; x = 999 stays */
+    for (uint32_t i = instance->count; i-- > 0;) {
+        int64_t x = instance->arguments[i];
+        if (x == 999)
+            continue;
+        int status;
+        if (x < 0) {
+            status =
+                context->complete(context, instance->requests[i], NULL, 0, "negative argument");
+        } else {
+            JoineryUdfValue rows[4];
+            uint32_t count = (uint32_t)(x % 3);
+            memset(rows, 0, sizeof rows);
+            for (uint32_t k = 0; k < count; k++) {
+                rows[k * 2].i = x * 10 + (int64_t)k + instance->offset;
+                rows[k * 2 + 1].i = k;
+            }
+            status = context->complete(context, instance->requests[i], rows, count, NULL);
+        }
+        if (status != JOINERY_UDF_OK)
+            return status;
+        instance->arguments[i] = INT64_MIN; /* done */
+    }
+    for (uint32_t i = 0; i < instance->count; i++)
+        if (instance->arguments[i] != INT64_MIN) {
+            instance->requests[kept] = instance->requests[i];
+            instance->arguments[kept] = instance->arguments[i];
+            kept++;
+        }
+    instance->count = kept;
+    return JOINERY_UDF_OK;
+}
+
+static int async_descriptor(void *state, uint32_t *events)
+{
+    AsyncInstance *instance = state;
+    *events = 0;
+    return instance->event_fd;
+}
+
+static const JoineryUdfType BIGINT_INT[] = {JOINERY_UDF_BIGINT, JOINERY_UDF_INT};
+static const char *const ASYNC_NAMES[] = {"v", "k"};
+
+const JoineryUdfDescriptor async_rows = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_TABLE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 2,
+    .result_types = BIGINT_INT,
+    .result_names = ASYNC_NAMES,
+    .open = async_open,
+    .close = async_close,
+    .start = async_start,
+    .poll = async_poll,
+    .descriptor = async_descriptor,
+};
+
+const JoineryUdfDescriptor async_no_open = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_TABLE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 2,
+    .result_types = BIGINT_INT,
+    .start = async_start,
+    .poll = async_poll,
+    .descriptor = async_descriptor,
+};
+
+typedef struct CountedInstance {
+    int64_t calls;
+} CountedInstance;
+
+static int counted_open(JoineryUdfContext *context, void **state)
+{
+    *state = calloc(1, sizeof(CountedInstance));
+    if (!*state) {
+        context->set_error(context, "out of memory");
+        return JOINERY_UDF_ERROR;
+    }
+    return JOINERY_UDF_OK;
+}
+
+static void counted_close(void *state)
+{
+    free(state);
+}
+
+static int counted_call(JoineryUdfContext *context, const JoineryUdfValue *arguments)
+{
+    CountedInstance *instance = context->instance;
+    JoineryUdfValue row[2];
+    memset(row, 0, sizeof row);
+    row[0].i = arguments[0].i;
+    row[1].i = ++instance->calls;
+    return context->emit(context, row);
+}
+
+static const JoineryUdfType TWO_BIGINT[] = {JOINERY_UDF_BIGINT, JOINERY_UDF_BIGINT};
+static const char *const COUNTED_NAMES[] = {"v", "calls"};
+
+const JoineryUdfDescriptor counted_rows = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_TABLE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 2,
+    .result_types = TWO_BIGINT,
+    .result_names = COUNTED_NAMES,
+    .table = counted_call,
+    .open = counted_open,
+    .close = counted_close,
+};
+
+const JoineryUdfDescriptor scalar_with_open = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_SCALAR,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .scalar = plus_one_call,
+    .open = counted_open,
+    .close = counted_close,
 };

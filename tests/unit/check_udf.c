@@ -6,7 +6,10 @@
  * call), the Correlate operator over a table function (INNER and LEFT, a
  * retraction retracting its rows, a function error failing the batch), and
  * through a session: CREATE FUNCTION's errors and a call with a wrong argument
- * type at planning. The functions are tests/udf/test_udfs.c, built by the
+ * type at planning; ABI 2: job parameters parsed, an async function's calls
+ * completed newest first and emitted in input order by the Correlate (a
+ * batch wider than its capacity, the rest drained at finish), a sync
+ * function's instance state. The functions are tests/udf/test_udfs.c, built by the
  * Makefile into build/udf/ (the suite runs from the repository root).
  */
 #include <check.h>
@@ -14,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "engine/exec/ops/op_correlate.h"
+#include "engine/udf/job_parameters.h"
 #include "engine/udf/udf.h"
 #include "tests/unit/operator_harness.h"
 
@@ -45,7 +49,8 @@ START_TEST(test_load_errors)
                       "Cannot load library 'build/udf/no_such_library.so'");
     expect_load_error(TEST_LIBRARY, "no_such_symbol",
                       "Symbol 'no_such_symbol' not found in library '" TEST_LIBRARY "'");
-    expect_load_error(TEST_LIBRARY, "bad_abi", "has ABI version 99; this joinery loads version 1");
+    expect_load_error(TEST_LIBRARY, "bad_abi",
+                      "has ABI version 99; this joinery loads versions 1 to 2");
     expect_load_error(TEST_LIBRARY, "bad_type", "declares argument 1 with unknown type code 42");
     expect_load_error(TEST_LIBRARY, "no_entry", "a table function has no table entry point");
 }
@@ -303,6 +308,109 @@ START_TEST(test_session_errors)
 }
 END_TEST
 
+/* ---- ABI 2 ---- */
+
+START_TEST(test_job_parameters)
+{
+    Diag diag;
+    diag_clear(&diag);
+    JobParameters parameters;
+    ck_assert_int_eq(
+        job_parameters_parse(" a : 1 ,b:x=y z, \"c:d\":\"e,\"\"f\"\"\" ,a:2", &parameters, &diag),
+        JOINERY_OK);
+    ck_assert_uint_eq(parameters.count, 3);
+    ck_assert_str_eq(job_parameters_get(&parameters, "a"), "2"); /* the later entry */
+    ck_assert_str_eq(job_parameters_get(&parameters, "b"), "x=y z");
+    ck_assert_str_eq(job_parameters_get(&parameters, "c:d"), "e,\"f\"");
+    ck_assert_ptr_null(job_parameters_get(&parameters, "z"));
+    job_parameters_free(&parameters);
+    ck_assert_int_eq(job_parameters_parse("", &parameters, &diag), JOINERY_OK);
+    ck_assert_uint_eq(parameters.count, 0);
+    job_parameters_free(&parameters);
+    const char *bad[] = {"a", "a:1,b", ":1", "a:\"x", "a:\"x\"y"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(job_parameters_parse(bad[i], &parameters, &diag), JOINERY_ERROR_VALIDATE);
+        job_parameters_free(&parameters);
+    }
+}
+END_TEST
+
+static DataType async_types[3];
+
+static Operator *make_async_correlate(Arena *arena, uint32_t capacity, const char *parameters)
+{
+    async_types[0] = type_make(TYPE_BIGINT, true);
+    async_types[1] = type_make(TYPE_BIGINT, true);
+    async_types[2] = type_make(TYPE_INT, true);
+    Expr **arguments = arena_calloc(arena, 1, sizeof(Expr *));
+    arguments[0] = expr_make_input_ref(arena, 0, async_types[0]);
+    CorrelateSpec spec = {
+        .input_field_count = 1,
+        .input_types = async_types,
+        .arguments = arguments,
+        .argument_count = 1,
+        .function = load_ok("async_rows"),
+        .function_types = async_types + 1,
+        .function_field_count = 2,
+        .left = true,
+        .job_parameters = parameters,
+        .async_capacity = capacity,
+        .async_timeout_millis = 60000,
+    };
+    ck_assert(spec.function->async);
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = correlate_operator_create(&spec, &diag);
+    ck_assert_ptr_nonnull(op);
+    return op;
+}
+
+/* Pushes rows x = from .. to as one batch. */
+static int push_range(Harness *h, int64_t from, int64_t to)
+{
+    RowBuilder builder;
+    row_builder_init(&builder);
+    Row *rows[16];
+    uint32_t count = 0;
+    for (int64_t x = from; x <= to; x++) {
+        row_builder_begin(&builder, 1, ROW_KIND_INSERT);
+        row_builder_set_int64(&builder, 0, x);
+        rows[count++] = row_copy_heap(row_builder_finish(&builder));
+    }
+    RowBatch batch = {.rows = rows, .count = count, .capacity = 16};
+    int status = operator_push(h->op, 0, &batch);
+    for (uint32_t i = 0; i < count; i++)
+        free(rows[i]);
+    row_builder_free(&builder);
+    return status;
+}
+
+START_TEST(test_async_correlate_order)
+{
+    Arena arena;
+    arena_init(&arena, 1024);
+    Harness h;
+    /* capacity 2 under a batch of 6: process waits for its own completions, newest first */
+    harness_open(&h, make_async_correlate(&arena, 2, "test.offset:1000"), async_types, 3);
+    ck_assert_int_eq(push_range(&h, 1, 6), JOINERY_OK);
+    ck_assert_int_eq(push_range(&h, 7, 8), JOINERY_OK);
+    ck_assert_int_eq(h.op->vtable->finish(h.op), JOINERY_OK);
+    ck_assert_int_eq(operator_flush(h.op), JOINERY_OK);
+    ck_assert_str_eq(harness_take(&h),
+                     "+I(1,1010,0) +I(2,1020,0) +I(2,1021,1) +I(3,NULL,NULL) +I(4,1040,0) "
+                     "+I(5,1050,0) +I(5,1051,1) +I(6,NULL,NULL) +I(7,1070,0) +I(8,1080,0) "
+                     "+I(8,1081,1)");
+    harness_close(&h);
+    /* a failed call fails the batch naming its arguments */
+    harness_open(&h, make_async_correlate(&arena, 4, NULL), async_types, 3);
+    ck_assert_int_eq(push_range(&h, -1, 0), JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(h.diag.message, "Function 'async_rows' failed on arguments (-1): negative "
+                                     "argument");
+    harness_close(&h);
+    arena_destroy(&arena);
+}
+END_TEST
+
 static Suite *udf_suite(void)
 {
     Suite *suite = suite_create("udf");
@@ -319,6 +427,10 @@ static Suite *udf_suite(void)
     tcase_add_test(correlate, test_correlate_left);
     tcase_add_test(correlate, test_correlate_function_error);
     suite_add_tcase(suite, correlate);
+    TCase *abi2 = tcase_create("abi2");
+    tcase_add_test(abi2, test_job_parameters);
+    tcase_add_test(abi2, test_async_correlate_order);
+    suite_add_tcase(suite, abi2);
     TCase *session = tcase_create("session");
     tcase_add_test(session, test_session_errors);
     suite_add_tcase(suite, session);

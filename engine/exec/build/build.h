@@ -29,6 +29,9 @@ typedef struct BuildContext {
     Diag *diag;                  /* the job's diagnostic */
     int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
     bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    const char *job_parameters;  /* pipeline.global-job-parameters (the job's arena); NULL */
+    int async_table_capacity;    /* table.exec.async-table.max-concurrent-operations */
+    int64_t async_table_timeout_millis; /* table.exec.async-table.timeout */
 } BuildContext;
 
 /* The types of a node's fields, in the arena (one extra slot, so NULL means only out of

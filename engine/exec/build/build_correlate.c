@@ -18,5 +18,9 @@ Operator *build_correlate(BuildContext *context, const PlanNode *node)
     spec->function_field_count = node->field_count - left_count;
     spec->left = node->correlate.join_type == JOIN_TYPE_LEFT;
     spec->condition = node->correlate.condition;
+    spec->job_parameters = context->job_parameters;
+    spec->async_capacity =
+        context->async_table_capacity > 0 ? (uint32_t)context->async_table_capacity : 10;
+    spec->async_timeout_millis = context->async_table_timeout_millis;
     return correlate_operator_create(spec, context->diag);
 }

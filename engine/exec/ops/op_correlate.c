@@ -10,25 +10,61 @@
  * one row per entry (key, value). LEFT: an input row without rows gives one
  * with NULL function fields. INNER with a condition: only the joined rows it
  * holds for. Keeps no state.
+ *
+ * A C table function has one instance per operator (udf.h), opened in open
+ * with the job's parameters. An async one (Flink's AsyncCorrelate): each
+ * input row takes a slot (at most async_capacity, then process waits for
+ * this operator's completions only: exact backpressure) and starts a call;
+ * completions fill the slot's rows in any order; slots are emitted strictly
+ * in input order (order[] ring from order_head), so the output is the sync
+ * one. Request ids are generation << 32 | slot (a stale completion is
+ * ignored). The instance's descriptor is watched while calls are in
+ * flight; a processing-time timer fails a call older than the timeout.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "engine/exec/ops/op_correlate.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/base/composite.h"
 #include "engine/base/map.h"
+#include "engine/exec/exec_io.h"
 #include "engine/exec/expr_eval.h"
 
-enum { CORRELATE_MAX_ARGUMENTS = 64 };
+enum { CORRELATE_MAX_ARGUMENTS = 64, WAIT_SLICE_MILLIS = 50 };
+
+/* An input row of an async function waiting for its call or for the rows before it. */
+typedef struct CorrelateSlot {
+    bool used, done;
+    Row *input; /* heap copy */
+    Row **rows; /* the function's rows (heap, function_field_count fields each) */
+    uint32_t count;
+    int64_t started_at; /* processing time of the start */
+    uint64_t request;
+} CorrelateSlot;
 
 typedef struct CorrelateOperator {
     Operator base;
     CorrelateSpec spec;
     RowBuilder builder;
+    RowBuilder function_builder;
     Arena scratch;
+    Arena call_arena; /* an async start's and poll's scratch */
     const Row *row;   /* the input row being expanded */
     uint64_t emitted; /* rows emitted for it */
+    UdfInstance *instance;
+    /* async */
+    CorrelateSlot *slots;
+    uint32_t capacity, used, generation, order_head;
+    uint32_t *order;
+    uint32_t *free_slots;
+    uint32_t free_count;
+    int watched_fd;
+    uint32_t watched_events;
+    int64_t timer_at; /* the processing-time timer registered; 0: none */
 } CorrelateOperator;
 
 /* Emits the current input row joined with one function row (NULL: the padded row). */
@@ -121,11 +157,15 @@ static int correlate_unnest(CorrelateOperator *correlate, DataType type, Value c
     return JOINERY_OK;
 }
 
+static int correlate_process_async(CorrelateOperator *correlate, const RowBatch *batch);
+
 static int correlate_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     (void)input;
     CorrelateOperator *correlate = self->impl;
     const CorrelateSpec *spec = &correlate->spec;
+    if (spec->function && spec->function->async)
+        return correlate_process_async(correlate, batch);
     ExprEvalContext eval = {.arena = &correlate->scratch,
                             .diag = self->context->diag,
                             .now_millis = operator_now_millis(self)};
@@ -145,8 +185,8 @@ static int correlate_process(Operator *self, uint32_t input, const RowBatch *bat
         } else {
             Diag local;
             diag_clear(&local);
-            status = udf_call_table(spec->function, arguments, &correlate->scratch, correlate_sink,
-                                    correlate, &local);
+            status = udf_instance_call_table(correlate->instance, arguments, &correlate->scratch,
+                                             correlate_sink, correlate, &local);
             if (status != JOINERY_OK && local.status != JOINERY_OK)
                 status = operator_fail(self, local.status, "%s", local.message);
         }
@@ -157,16 +197,382 @@ static int correlate_process(Operator *self, uint32_t input, const RowBatch *bat
     return status;
 }
 
+/* ---------------------------------------------------------------- async */
+
+static int64_t correlate_now(const CorrelateOperator *correlate)
+{
+    return operator_now_millis(&correlate->base);
+}
+
+static bool correlate_cancelled(const CorrelateOperator *correlate)
+{
+    const volatile int *flag = correlate->base.context->cancel_requested;
+    return flag && *flag;
+}
+
+static void slot_release(CorrelateOperator *correlate, CorrelateSlot *slot)
+{
+    for (uint32_t i = 0; i < slot->count; i++)
+        free(slot->rows[i]);
+    free(slot->rows);
+    free(slot->input);
+    memset(slot, 0, sizeof *slot);
+    correlate->free_slots[correlate->free_count++] = (uint32_t)(slot - correlate->slots);
+    correlate->used--;
+}
+
+/* The output of one done slot: its function rows (or the LEFT padding) over its input row. */
+static int slot_emit(CorrelateOperator *correlate, CorrelateSlot *slot)
+{
+    const CorrelateSpec *spec = &correlate->spec;
+    Value fields[CORRELATE_MAX_ARGUMENTS + 1];
+    correlate->row = slot->input;
+    correlate->emitted = 0;
+    int status = JOINERY_OK;
+    for (uint32_t r = 0; r < slot->count && status == JOINERY_OK; r++) {
+        for (uint32_t f = 0; f < spec->function_field_count; f++)
+            fields[f] = value_from_row(slot->rows[r], f, spec->function_types[f]);
+        status = correlate_emit(correlate, fields);
+    }
+    if (status == JOINERY_OK && spec->left && correlate->emitted == 0)
+        status = correlate_emit(correlate, NULL);
+    correlate->row = NULL;
+    slot_release(correlate, slot);
+    return status;
+}
+
+/* Emits the done slots at the head of the input order. */
+static int emit_ready(CorrelateOperator *correlate)
+{
+    while (correlate->used > 0) {
+        CorrelateSlot *head = &correlate->slots[correlate->order[correlate->order_head]];
+        if (!head->done)
+            break;
+        correlate->order_head = (correlate->order_head + 1) % correlate->capacity;
+        int status = slot_emit(correlate, head);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    return JOINERY_OK;
+}
+
+/* The arguments of a slot's input row, evaluated again for an error message. */
+static int slot_failed(CorrelateOperator *correlate, CorrelateSlot *slot, const char *message)
+{
+    const CorrelateSpec *spec = &correlate->spec;
+    ExprEvalContext eval = {.arena = &correlate->scratch,
+                            .diag = correlate->base.context->diag,
+                            .now_millis = correlate_now(correlate)};
+    Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
+    for (uint32_t i = 0; i < spec->argument_count; i++) {
+        arguments[i] =
+            expr_eval(spec->arguments[i], slot->input, spec->input_field_count, NULL, &eval);
+        if (eval.failed)
+            return correlate->base.context->diag->status;
+    }
+    Diag local;
+    diag_clear(&local);
+    udf_call_error(spec->function, arguments, message, &local);
+    return operator_fail(&correlate->base, local.status, "%s", local.message);
+}
+
+static int on_complete(void *context, uint64_t request, const Value *rows, uint32_t row_count,
+                       const char *error)
+{
+    CorrelateOperator *correlate = context;
+    const CorrelateSpec *spec = &correlate->spec;
+    uint32_t index = (uint32_t)(request & 0xffffffffu);
+    CorrelateSlot *slot = index < correlate->capacity ? &correlate->slots[index] : NULL;
+    if (!slot || !slot->used || slot->done || slot->request != request)
+        return operator_fail(&correlate->base, JOINERY_ERROR_RUNTIME,
+                             "Function '%s' completed request %llu, which is not in flight",
+                             spec->function->name, (unsigned long long)request);
+    if (error)
+        return slot_failed(correlate, slot, error);
+    if (row_count) {
+        slot->rows = calloc(row_count, sizeof *slot->rows);
+        if (!slot->rows)
+            return operator_fail(&correlate->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    for (uint32_t r = 0; r < row_count; r++) {
+        RowBuilder *builder = &correlate->function_builder;
+        row_builder_begin(builder, spec->function_field_count, ROW_KIND_INSERT);
+        for (uint32_t f = 0; f < spec->function_field_count; f++) {
+            const Value *value = &rows[(size_t)r * spec->function_field_count + f];
+            if (value->is_null)
+                row_builder_set_null(builder, f);
+            else
+                value_to_builder(builder, f, spec->function_types[f], *value);
+        }
+        const Row *built = row_builder_finish(builder);
+        slot->rows[r] = built ? row_copy_heap(built) : NULL;
+        if (!slot->rows[r])
+            return operator_fail(&correlate->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        slot->count++;
+    }
+    slot->done = true;
+    return JOINERY_OK; /* emitted in order by the caller of start / poll */
+}
+
+static int on_descriptor(Operator *op, int fd, uint32_t events);
+
+/* Watches the instance's descriptor while calls are in flight. */
+static int sync_watch(CorrelateOperator *correlate)
+{
+    uint32_t wanted = 0;
+    int fd = correlate->used > 0 ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
+    uint32_t events = EXEC_FD_READ | ((wanted & UDF_WAIT_WRITE) ? EXEC_FD_WRITE : 0u);
+    if (fd == correlate->watched_fd && (fd < 0 || events == correlate->watched_events))
+        return JOINERY_OK;
+    ExecContext *context = correlate->base.context;
+    if (correlate->watched_fd >= 0 && context->io)
+        exec_unwatch_fd(context, correlate->watched_fd);
+    correlate->watched_fd = -1;
+    if (fd >= 0 && context->io) {
+        int status = exec_watch_fd(context, fd, events, on_descriptor, &correlate->base);
+        if (status != JOINERY_OK)
+            return status;
+        correlate->watched_fd = fd;
+        correlate->watched_events = events;
+    }
+    return JOINERY_OK;
+}
+
+/* Lets the function complete what arrived, emits what is in order, re-watches. */
+static int poll_function(CorrelateOperator *correlate)
+{
+    Diag local;
+    diag_clear(&local);
+    int status = udf_instance_poll(correlate->instance, &correlate->call_arena, &local);
+    arena_reset(&correlate->call_arena);
+    if (status != JOINERY_OK)
+        return correlate->base.context->diag->status != JOINERY_OK
+                   ? correlate->base.context->diag->status
+                   : operator_fail(&correlate->base, local.status, "%s", local.message);
+    status = emit_ready(correlate);
+    if (status == JOINERY_OK)
+        status = sync_watch(correlate);
+    return status;
+}
+
+static int on_descriptor(Operator *op, int fd, uint32_t events)
+{
+    (void)fd;
+    (void)events;
+    return poll_function(op->impl);
+}
+
+static int schedule_timer(CorrelateOperator *correlate, int64_t at)
+{
+    if (correlate->timer_at && correlate->timer_at <= at)
+        return JOINERY_OK;
+    correlate->timer_at = at;
+    return operator_register_timer(&correlate->base, TIMER_PROCESSING_TIME, at, NULL);
+}
+
+/* Fails on a call past the timeout; else a timer at the oldest call's deadline. */
+static int check_deadlines(CorrelateOperator *correlate)
+{
+    int64_t now = correlate_now(correlate);
+    int64_t timeout = correlate->spec.async_timeout_millis;
+    int64_t next = 0;
+    for (uint32_t s = 0; s < correlate->capacity; s++) {
+        CorrelateSlot *slot = &correlate->slots[s];
+        if (!slot->used || slot->done)
+            continue;
+        if (now - slot->started_at >= timeout)
+            return operator_fail(
+                &correlate->base, JOINERY_ERROR_RUNTIME,
+                "AsyncCorrelate(invocation=[%s]): Async function call has timed out. "
+                "(a call took longer than 'table.exec.async-table.timeout' = "
+                "%lld ms)",
+                correlate->spec.function->name, (long long)timeout);
+        if (!next || slot->started_at + timeout < next)
+            next = slot->started_at + timeout;
+    }
+    return next ? schedule_timer(correlate, next) : JOINERY_OK;
+}
+
+static void sleep_millis(int64_t millis)
+{
+    struct timespec pause = {millis / 1000, (millis % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
+}
+
+/* Waits one slice for this operator's completions, then checks its deadlines. */
+static int wait_once(CorrelateOperator *correlate)
+{
+    if (correlate_cancelled(correlate))
+        return diag_error(correlate->base.context->diag, JOINERY_CANCELLED, "cancelled");
+    int status;
+    if (correlate->base.context->io && correlate->watched_fd >= 0) {
+        status = exec_wait_io(&correlate->base, WAIT_SLICE_MILLIS);
+    } else {
+        uint32_t wanted = 0;
+        int fd = udf_instance_descriptor(correlate->instance, &wanted);
+        if (fd >= 0) {
+            struct pollfd ready = {.fd = fd, .events = POLLIN};
+            if (wanted & UDF_WAIT_WRITE)
+                ready.events |= POLLOUT;
+            poll(&ready, 1, WAIT_SLICE_MILLIS);
+        } else {
+            sleep_millis(1);
+        }
+        status = poll_function(correlate);
+    }
+    if (status == JOINERY_OK)
+        status = check_deadlines(correlate);
+    return status;
+}
+
+static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEvalContext *eval)
+{
+    const CorrelateSpec *spec = &correlate->spec;
+    while (correlate->used >= correlate->capacity) {
+        int status = wait_once(correlate);
+        if (status != JOINERY_OK)
+            return status;
+    }
+    Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
+    for (uint32_t i = 0; i < spec->argument_count; i++) {
+        arguments[i] = expr_eval(spec->arguments[i], row, spec->input_field_count, NULL, eval);
+        if (eval->failed)
+            return correlate->base.context->diag->status;
+    }
+    uint32_t index = correlate->free_slots[--correlate->free_count];
+    CorrelateSlot *slot = &correlate->slots[index];
+    memset(slot, 0, sizeof *slot);
+    slot->used = true;
+    correlate->used++;
+    correlate->order[(correlate->order_head + correlate->used - 1) % correlate->capacity] = index;
+    slot->request = ((uint64_t)++correlate->generation << 32) | index;
+    slot->started_at = correlate_now(correlate);
+    slot->input = row_copy_heap(row);
+    if (!slot->input)
+        return operator_fail(&correlate->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    bool called = false;
+    Diag local;
+    diag_clear(&local);
+    int status = udf_instance_start(correlate->instance, arguments, slot->request,
+                                    &correlate->call_arena, &called, &local);
+    arena_reset(&correlate->call_arena);
+    if (status != JOINERY_OK)
+        return correlate->base.context->diag->status != JOINERY_OK
+                   ? correlate->base.context->diag->status
+                   : operator_fail(&correlate->base, local.status, "%s", local.message);
+    if (!called)
+        slot->done = true; /* a NULL argument: no call, no rows */
+    status = emit_ready(correlate);
+    if (status == JOINERY_OK && !slot->done && slot->used)
+        status = schedule_timer(correlate, slot->started_at + spec->async_timeout_millis);
+    return status;
+}
+
+static int correlate_process_async(CorrelateOperator *correlate, const RowBatch *batch)
+{
+    ExprEvalContext eval = {.arena = &correlate->scratch,
+                            .diag = correlate->base.context->diag,
+                            .now_millis = correlate_now(correlate)};
+    int status = JOINERY_OK;
+    for (uint32_t r = 0; r < batch->count && status == JOINERY_OK; r++) {
+        status = correlate_start(correlate, batch->rows[r], &eval);
+        arena_reset(&correlate->scratch);
+    }
+    if (status == JOINERY_OK)
+        status = poll_function(correlate);
+    return status;
+}
+
+/* Every call done and its rows emitted. */
+static int drain(CorrelateOperator *correlate)
+{
+    int status = JOINERY_OK;
+    while (status == JOINERY_OK && correlate->used > 0)
+        status = wait_once(correlate);
+    return status;
+}
+
+static bool correlate_async(const CorrelateOperator *correlate)
+{
+    return correlate->spec.function && correlate->spec.function->async;
+}
+
+/* ---------------------------------------------------------------- vtable */
+
+static int correlate_open(Operator *self, ExecContext *context)
+{
+    (void)context;
+    CorrelateOperator *correlate = self->impl;
+    const CorrelateSpec *spec = &correlate->spec;
+    if (!spec->function)
+        return JOINERY_OK;
+    Diag local;
+    diag_clear(&local);
+    int status = udf_instance_open(spec->function, spec->job_parameters,
+                                   spec->function->async ? on_complete : NULL, correlate,
+                                   &correlate->instance, &local);
+    if (status != JOINERY_OK)
+        return operator_fail(self, local.status, "%s", local.message);
+    return JOINERY_OK;
+}
+
+static int correlate_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key)
+{
+    (void)domain;
+    (void)key;
+    CorrelateOperator *correlate = self->impl;
+    if (timestamp == correlate->timer_at)
+        correlate->timer_at = 0;
+    return correlate_async(correlate) ? check_deadlines(correlate) : JOINERY_OK;
+}
+
+static int correlate_finish(Operator *self)
+{
+    CorrelateOperator *correlate = self->impl;
+    return correlate_async(correlate) ? drain(correlate) : JOINERY_OK;
+}
+
+static int correlate_snapshot(Operator *self, const Barrier *barrier, const StateWriter *writer)
+{
+    (void)barrier;
+    (void)writer;
+    CorrelateOperator *correlate = self->impl;
+    return correlate_async(correlate) ? drain(correlate) : JOINERY_OK;
+}
+
+static int correlate_restore(Operator *self, const StateReader *reader)
+{
+    (void)self;
+    (void)reader;
+    return JOINERY_OK; /* nothing written: calls were drained at the barrier */
+}
+
 static void correlate_close(Operator *self)
 {
     CorrelateOperator *correlate = self->impl;
+    if (correlate->watched_fd >= 0 && self->context && self->context->io)
+        exec_unwatch_fd(self->context, correlate->watched_fd);
+    for (uint32_t s = 0; correlate->slots && s < correlate->capacity; s++)
+        if (correlate->slots[s].used)
+            slot_release(correlate, &correlate->slots[s]);
+    udf_instance_close(correlate->instance);
     row_builder_free(&correlate->builder);
+    row_builder_free(&correlate->function_builder);
     arena_destroy(&correlate->scratch);
+    arena_destroy(&correlate->call_arena);
+    free(correlate->slots);
+    free(correlate->order);
+    free(correlate->free_slots);
     free(correlate);
 }
 
 static const OperatorVtable CORRELATE_VTABLE = {
+    .open = correlate_open,
     .process = correlate_process,
+    .on_timer = correlate_on_timer,
+    .snapshot = correlate_snapshot,
+    .restore = correlate_restore,
+    .finish = correlate_finish,
     .close = correlate_close,
 };
 
@@ -184,8 +590,27 @@ Operator *correlate_operator_create(const CorrelateSpec *spec, Diag *diag)
         return NULL;
     }
     correlate->spec = *spec;
+    correlate->watched_fd = -1;
     row_builder_init(&correlate->builder);
+    row_builder_init(&correlate->function_builder);
     arena_init(&correlate->scratch, 16 * 1024);
+    arena_init(&correlate->call_arena, 4096);
     operator_init(&correlate->base, &CORRELATE_VTABLE, "Correlate", 1, correlate);
+    if (spec->function && spec->function->async) {
+        correlate->capacity = spec->async_capacity ? spec->async_capacity : 10;
+        if (correlate->spec.async_timeout_millis <= 0)
+            correlate->spec.async_timeout_millis = 180000;
+        correlate->slots = calloc(correlate->capacity, sizeof *correlate->slots);
+        correlate->order = calloc(correlate->capacity, sizeof *correlate->order);
+        correlate->free_slots = calloc(correlate->capacity, sizeof *correlate->free_slots);
+        if (!correlate->slots || !correlate->order || !correlate->free_slots) {
+            correlate_close(&correlate->base);
+            diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+            return NULL;
+        }
+        for (uint32_t s = 0; s < correlate->capacity; s++)
+            correlate->free_slots[correlate->free_count++] = correlate->capacity - 1 - s;
+        correlate->base.uses_timers = true;
+    }
     return &correlate->base;
 }

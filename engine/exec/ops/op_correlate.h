@@ -22,13 +22,22 @@ typedef struct CorrelateSpec {
     bool left; /* LEFT: an input row without function rows gives one NULL-padded row */
     /* INNER: kept are the function rows it holds for, over the output row; NULL: all */
     const Expr *condition;
+    /* pipeline.global-job-parameters for the function's instance (NULL: none) */
+    const char *job_parameters;
+    /* an async function: calls in flight at most, and how long one may take */
+    uint32_t async_capacity;
+    int64_t async_timeout_millis;
 } CorrelateSpec;
 
 /*
  * The spec's arrays are borrowed for the operator's life. Each output row is
  * the input row's fields then one function row's, of the input row's kind.
  * A runtime error of an argument or the function (its message names it)
- * fails the job. NULL on no memory.
+ * fails the job. A C function gets one instance per operator (opened in
+ * open, closed in close). An async one (udf.h) has up to async_capacity
+ * calls in flight, its descriptor watched through exec_io.h; the output
+ * stays in input order; at the end of input and at a barrier the operator
+ * waits for its calls. NULL on no memory.
  */
 Operator *correlate_operator_create(const CorrelateSpec *spec, Diag *diag);
 

@@ -276,9 +276,16 @@ const PlanKindInfo plan_kind_logical_table_function_call = {
     .convert = convert_function_call,
 };
 
+/* An async C table function's is Flink's AsyncCorrelate (StreamPhysicalAsyncCorrelate). */
+static const char *correlate_name(const PlanNode *node)
+{
+    return node->correlate.function && node->correlate.function->async ? "AsyncCorrelate" : NULL;
+}
+
 const PlanKindInfo plan_kind_correlate = {
     .kind = PLAN_CORRELATE,
     .name = "Correlate",
+    .display_name = correlate_name,
     .physical = true,
     .forwards_changes = true,
     .explain = explain_correlate,

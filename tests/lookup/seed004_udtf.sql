@@ -1,8 +1,11 @@
 -- seed article 004: the LATERAL TABLE over a C table function that replaces a multi-stream
 -- join. query_ck_awscdn_cf_log_tudf is the sample function sample-data/udf/
--- query_ck_awscdn_cf_log_tudf.c (built by the Makefile) reading sample-data/udf/cdn_log.csv;
--- the events are data/seed004_events.json. The seed's three statements verbatim, but for the
--- ROW(...) of COLLECT, which the seed elides ("..."), written out.
+-- query_ck_awscdn_cf_log_tudf.c (built by the Makefile), an async table function querying the
+-- PostgreSQL table cdn_log (seed004_udtf.pg.sql) through libpq, its connection string the job
+-- parameter cdn_log.conninfo; the events are data/seed004_events.json. The seed's three
+-- statements verbatim, but for the ROW(...) of COLLECT, which the seed elides ("..."), written
+-- out.
+SET 'pipeline.global-job-parameters' = 'cdn_log.conninfo:host=127.0.0.1 port=@PGPORT@ dbname=joinery user=joinery password=@PASSWORD@';
 CREATE TABLE src_event_point_log_p8001 (
   `id` BIGINT,
   `version` STRING,
@@ -14,7 +17,7 @@ CREATE TABLE src_event_point_log_p8001 (
   `ts` BIGINT,
   `rowtime` TIMESTAMP(3),
   WATERMARK FOR `rowtime` AS `rowtime` - INTERVAL '5' SECOND
-) WITH ('connector' = 'filesystem', 'path' = 'tests/sql/data/seed004_events.json', 'format' = 'json');
+) WITH ('connector' = 'filesystem', 'path' = 'tests/lookup/data/seed004_events.json', 'format' = 'json');
 CREATE TEMPORARY FUNCTION query_ck_awscdn_cf_log_tudf AS 'query_ck_awscdn_cf_log_tudf' LANGUAGE C USING JAR 'build/udf/libjoinery_cdn_log_udf.so';
 
 -- 1. 数据源过滤预处理视图
@@ -69,5 +72,24 @@ EXPLAIN SELECT uuid, historical_ips_str, window_end, aws_cdnlog_flag, cf_edge_lo
 SELECT uuid, historical_ips_str, window_end, CARDINALITY(events) AS n, aws_cdnlog_flag, cf_edge_log_flag FROM enriched_windowed_data;
 -- a domain filter (the second argument)
 SELECT w.uuid, b.aws, b.cf FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, 'cdn.example.com', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf);
--- the function's own errors
+-- the same windows through the blocking twin of the function (query_ck_awscdn_cf_log_tudf_sync):
+-- the same rows in the same order
+CREATE TEMPORARY FUNCTION cdn_log_sync AS 'query_ck_awscdn_cf_log_tudf_sync' LANGUAGE C USING JAR 'build/udf/libjoinery_cdn_log_udf.so';
+SELECT w.uuid, w.historical_ips_str, w.window_end, COALESCE(b.aws, 'CDN_NOT_FOUND') AS aws, COALESCE(b.cf, 'CF_NOT_FOUND') AS cf
+FROM windowed_event_data w
+LEFT JOIN LATERAL TABLE(cdn_log_sync(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf) ON TRUE;
+-- one call in flight at a time: the same rows
+SET 'table.exec.async-table.max-concurrent-operations' = '1';
+SELECT uuid, historical_ips_str, window_end, aws_cdnlog_flag, cf_edge_log_flag FROM enriched_windowed_data;
+RESET 'table.exec.async-table.max-concurrent-operations';
+-- the function's own errors: a window_end that does not parse
 SELECT w.uuid, b.aws FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', 'yesterday')) AS b(aws, cf);
+-- a store that refuses the password, and one nobody listens at: the error names the store,
+-- never the password (async and sync)
+SET 'pipeline.global-job-parameters' = 'cdn_log.conninfo:host=127.0.0.1 port=@PGPORT@ dbname=joinery user=joinery password=wrong-@PASSWORD@';
+SELECT w.uuid, b.aws FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf);
+SET 'pipeline.global-job-parameters' = 'cdn_log.conninfo:host=127.0.0.1 port=1 dbname=joinery user=joinery password=@PASSWORD@';
+SELECT w.uuid, b.aws FROM windowed_event_data w, LATERAL TABLE(query_ck_awscdn_cf_log_tudf(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf);
+SELECT w.uuid, b.aws FROM windowed_event_data w, LATERAL TABLE(cdn_log_sync(w.historical_ips_str, '', DATE_FORMAT(window_end, 'yyyy-MM-dd HH:mm:ss'))) AS b(aws, cf);
+-- a malformed job parameter list is refused at SET
+SET 'pipeline.global-job-parameters' = 'cdn_log.conninfo';
