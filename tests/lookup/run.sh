@@ -25,6 +25,8 @@
 # 4. Faults: the server stopped for two seconds mid-job: with enough
 #    lookup.max-retries the job recovers and every row comes out once; with
 #    lookup.max-retries = 1 the job fails naming the table and the store.
+#    Seed 004's async table function at parallelism 1 and 2 (same rows), and
+#    the server halted under it: the job fails naming the store.
 # Exits 0 with a "skip" line when PostgreSQL cannot be installed. Prints
 # "N passed, N failed".
 set -u
@@ -349,6 +351,56 @@ if grep -q "ERROR" "$WORK/fault.out" && grep -q "fdim" "$WORK/fault.out" &&
   pass "fault: server down past lookup.max-retries = 1: the job fails naming table and store, no row twice"
 else
   echo "rows, duplicates: $seqs" >>"$WORK/fault.out"; DETAIL="$WORK/fault.out" fail "fault: error after retries"
+fi
+
+# seed 004's table function (sample-data/udf/, async over libpq): at parallelism 2 each
+# subtask's instance has its own connection (the rows as at parallelism 1); then the server
+# halted under a running job: the job fails naming the store (not the password), no crash
+psql_run -f "$ROOT/tests/lookup/seed004_udtf.pg.sql" >/dev/null 2>&1
+UDF_SETUP="SET 'pipeline.global-job-parameters' = 'cdn_log.conninfo:host=127.0.0.1 port=$PGPORT dbname=joinery user=joinery password=$PASSWORD';
+CREATE TEMPORARY FUNCTION query_ck_awscdn_cf_log_tudf AS 'query_ck_awscdn_cf_log_tudf' LANGUAGE C USING JAR 'build/udf/libjoinery_cdn_log_udf.so';"
+for i in $(seq 1 40); do echo "$i,10.0.0.$((i % 7)),2024-05-01 10:0$((i % 3 * 3)):00"; done >"$WORK/udf_probe.csv"
+for parallelism in 1 2; do
+  cat >"$WORK/udf_par.sql" <<SQL
+$UDF_SETUP
+SET 'parallelism.default' = '$parallelism';
+CREATE TABLE probe (seq INT, ip STRING, t STRING) WITH ('connector' = 'filesystem', 'path' = '$WORK/udf_probe.csv', 'format' = 'csv');
+CREATE TABLE uout (seq INT, aws STRING, cf STRING) WITH ('connector' = 'print', 'print-identifier' = 'out');
+INSERT INTO uout SELECT p.seq, b.aws, b.cf FROM probe p LEFT JOIN LATERAL TABLE(query_ck_awscdn_cf_log_tudf(p.ip, '', p.t)) AS b(aws, cf) ON TRUE;
+SQL
+  run_joinery "$WORK/udf_par.sql" | grep '^out' | sed 's/^out[^>]*> //' | sort >"$WORK/udf_par_$parallelism.txt"
+done
+if [ "$(wc -l <"$WORK/udf_par_1.txt")" = 40 ] && cmp -s "$WORK/udf_par_1.txt" "$WORK/udf_par_2.txt" &&
+   grep -q 'ABNORMAL' "$WORK/udf_par_1.txt"; then
+  pass "table function: seed 004's async function at parallelism 2 gives parallelism 1's 40 rows"
+else
+  diff "$WORK/udf_par_1.txt" "$WORK/udf_par_2.txt" >"$WORK/udf_par.diff"
+  DETAIL="$WORK/udf_par.diff" fail "table function: parallelism 2"
+fi
+rm -f "$WORK/udf.fifo"; mkfifo "$WORK/udf.fifo"
+cat >"$WORK/udf_fault.sql" <<SQL
+$UDF_SETUP
+CREATE TABLE probe (seq INT, ip STRING, t STRING) WITH ('connector' = 'filesystem', 'path' = '$WORK/udf.fifo', 'format' = 'csv', 'source.fifo.enabled' = 'true');
+CREATE TABLE uout (seq INT, aws STRING, cf STRING) WITH ('connector' = 'print', 'print-identifier' = 'out');
+INSERT INTO uout SELECT p.seq, b.aws, b.cf FROM probe p LEFT JOIN LATERAL TABLE(query_ck_awscdn_cf_log_tudf(p.ip, '', p.t)) AS b(aws, cf) ON TRUE;
+SQL
+run_joinery "$WORK/udf_fault.sql" >"$WORK/udf_fault.out" &
+udf_job=$!
+exec 3>"$WORK/udf.fifo"
+echo "1,10.0.0.2,2024-05-01 10:03:00" >&3
+for _ in $(seq 1 100); do grep -q '^out' "$WORK/udf_fault.out" && break; sleep 0.1; done
+"$ROOT/tests/jdbc/postgres.sh" halt "$JOINERY_PG_DIR"
+echo "2,10.0.0.5,2024-05-01 10:06:00" >&3
+wait $udf_job
+udf_status=$?
+exec 3>&-
+"$ROOT/tests/jdbc/postgres.sh" resume "$JOINERY_PG_DIR"
+if [ $udf_status -lt 128 ] && grep -q '^out> +I\[1, CDN_ABNORMAL_DATA, CDN_NORMAL_DATA\]' "$WORK/udf_fault.out" &&
+   grep -q "Function 'query_ck_awscdn_cf_log_tudf' failed on arguments ('10.0.0.5', '', '2024-05-01 10:06:00'): CDN log store PostgreSQL 127.0.0.1:$PGPORT/joinery" "$WORK/udf_fault.out" &&
+   ! grep -q "$PASSWORD" "$WORK/udf_fault.out"; then
+  pass "table function: the store halted mid-job: the job fails naming the store, not the password"
+else
+  echo "exit status $udf_status" >>"$WORK/udf_fault.out"; DETAIL="$WORK/udf_fault.out" fail "table function: store halted"
 fi
 fi
 
