@@ -62,8 +62,9 @@
  * must not block (it sends a query, say) and copies what it needs of the
  * arguments (valid during start only). The instance's `descriptor` gives
  * the file descriptor joinery watches for it (poll(2)'s POLLIN, plus
- * POLLOUT when *events gets JOINERY_UDF_WAIT_WRITE; -1: none now, which
- * makes joinery poll every millisecond); when it is ready, joinery calls
+ * POLLOUT when *events gets JOINERY_UDF_WAIT_WRITE; -1: none now, and
+ * joinery polls about every millisecond while calls are in flight); when it
+ * is ready, joinery calls
  * poll(context), which reads what arrived without blocking and finishes
  * each call with context->complete(context, request, rows, row_count,
  * error): rows holds row_count * result_count values (copied at once),

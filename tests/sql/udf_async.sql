@@ -19,6 +19,9 @@ SELECT x, v, k FROM xs LEFT JOIN LATERAL TABLE(async_rows(x)) AS r(v, k) ON TRUE
 SET 'table.exec.async-table.max-concurrent-operations' = '3';
 SELECT x, v, k FROM xs LEFT JOIN LATERAL TABLE(async_rows(x)) AS r(v, k) ON TRUE;
 RESET 'table.exec.async-table.max-concurrent-operations';
+-- a function with no descriptor to watch: polled on a timer, the same rows
+CREATE TEMPORARY FUNCTION async_rows_no_fd AS 'async_rows_no_fd' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
+SELECT x, v, k FROM xs LEFT JOIN LATERAL TABLE(async_rows_no_fd(x)) AS r(v, k) ON TRUE;
 -- a residual condition of an INNER join, and the job parameter the function's open reads
 SET 'pipeline.global-job-parameters' = 'other:1,test.offset:1000';
 SELECT x, v, k FROM xs, LATERAL TABLE(async_rows(x)) AS r(v, k) WHERE k = 1;

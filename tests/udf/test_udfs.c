@@ -22,6 +22,8 @@
  *                                        completed newest first, all at each poll (the
  *                                        instance's eventfd is readable while any wait), so
  *                                        output in input order is joinery's doing
+ *   async_rows_no_fd(BIGINT)            async_rows with no descriptor to watch (-1):
+ *                                        joinery polls it on a timer
  *   counted_rows(BIGINT) -> (v BIGINT, calls BIGINT)   sync with an instance (ABI 2):
  *                                        one row (x, the instance's calls so far)
  *   async_no_open, scalar_with_open      malformed ABI-2 descriptors
@@ -37,7 +39,7 @@
 /* the descriptors are the library's interface: declared here for -Wmissing-prototypes */
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
     scale, split_words, repeat_row, bad_abi, bad_type, no_entry, async_rows, counted_rows,
-    async_no_open, scalar_with_open;
+    async_no_open, scalar_with_open, async_rows_no_fd;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -438,6 +440,28 @@ const JoineryUdfDescriptor async_rows = {
     .start = async_start,
     .poll = async_poll,
     .descriptor = async_descriptor,
+};
+
+static int no_descriptor(void *state, uint32_t *events)
+{
+    (void)state;
+    *events = 0;
+    return -1;
+}
+
+const JoineryUdfDescriptor async_rows_no_fd = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_TABLE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 2,
+    .result_types = BIGINT_INT,
+    .result_names = ASYNC_NAMES,
+    .open = async_open,
+    .close = async_close,
+    .start = async_start,
+    .poll = async_poll,
+    .descriptor = no_descriptor,
 };
 
 const JoineryUdfDescriptor async_no_open = {

@@ -315,13 +315,20 @@ static int on_complete(void *context, uint64_t request, const Value *rows, uint3
 }
 
 static int on_descriptor(Operator *op, int fd, uint32_t events);
+static int schedule_timer(CorrelateOperator *correlate, int64_t at);
 
-/* Watches the instance's descriptor while calls are in flight. */
+/* Watches the instance's descriptor while calls are in flight (none: a timer polls). */
 static int sync_watch(CorrelateOperator *correlate)
 {
     uint32_t wanted = 0;
     int fd = correlate->used > 0 ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
     uint32_t events = EXEC_FD_READ | ((wanted & UDF_WAIT_WRITE) ? EXEC_FD_WRITE : 0u);
+    if (fd < 0 && correlate->used > 0) {
+        /* calls in flight but nothing to watch: poll again at the next millisecond */
+        int status = schedule_timer(correlate, correlate_now(correlate) + 1);
+        if (status != JOINERY_OK)
+            return status;
+    }
     if (fd == correlate->watched_fd && (fd < 0 || events == correlate->watched_events))
         return JOINERY_OK;
     ExecContext *context = correlate->base.context;
@@ -523,7 +530,10 @@ static int correlate_on_timer(Operator *self, TimerDomain domain, int64_t timest
     CorrelateOperator *correlate = self->impl;
     if (timestamp == correlate->timer_at)
         correlate->timer_at = 0;
-    return correlate_async(correlate) ? check_deadlines(correlate) : JOINERY_OK;
+    if (!correlate_async(correlate) || correlate->used == 0)
+        return JOINERY_OK;
+    int status = poll_function(correlate);
+    return status == JOINERY_OK ? check_deadlines(correlate) : status;
 }
 
 static int correlate_finish(Operator *self)
