@@ -18,7 +18,9 @@
  *                                        crash joinery if it read them as ABI-2 fields)
  *   async_rows(BIGINT) -> (v BIGINT, k INT)   async (ABI 2): x % 3 rows (v = x * 10 + k +
  *                                        the job parameter 'test.offset', k = 0, 1, ...);
- *                                        x < 0 fails, x = 999 never completes. Calls are
+ *                                        x < 0 fails, x = 999 never completes; with
+ *                                        'test.delay-polls' N a call completes at its
+ *                                        N+1-th poll. Calls are
  *                                        completed newest first, all at each poll (the
  *                                        instance's eventfd is readable while any wait), so
  *                                        output in input order is joinery's doing
@@ -314,9 +316,11 @@ const LegacyDescriptor legacy_plus_one = {
 
 typedef struct AsyncInstance {
     int event_fd;
-    int64_t offset; /* the job parameter test.offset */
+    int64_t offset;      /* the job parameter test.offset */
+    int64_t delay_polls; /* the job parameter test.delay-polls: polls a call waits */
     uint64_t *requests;
     int64_t *arguments;
+    int64_t *polls; /* per call: polls seen */
     uint32_t count, capacity;
 } AsyncInstance;
 
@@ -329,6 +333,8 @@ static int async_open(JoineryUdfContext *context, void **state)
     }
     const char *offset = context->job_parameter(context, "test.offset");
     instance->offset = offset ? strtoll(offset, NULL, 10) : 0;
+    const char *delay = context->job_parameter(context, "test.delay-polls");
+    instance->delay_polls = delay ? strtoll(delay, NULL, 10) : 0;
     instance->event_fd = eventfd(0, EFD_NONBLOCK);
     *state = instance;
     if (instance->event_fd < 0) {
@@ -345,6 +351,7 @@ static void async_close(void *state)
         close(instance->event_fd);
     free(instance->requests);
     free(instance->arguments);
+    free(instance->polls);
     free(instance);
 }
 
@@ -358,15 +365,19 @@ static int async_start(JoineryUdfContext *context, const JoineryUdfValue *argume
         if (requests)
             instance->requests = requests;
         int64_t *values = requests ? realloc(instance->arguments, capacity * sizeof *values) : NULL;
-        if (!values) {
+        if (values)
+            instance->arguments = values;
+        int64_t *polls = values ? realloc(instance->polls, capacity * sizeof *polls) : NULL;
+        if (!polls) {
             context->set_error(context, "out of memory");
             return JOINERY_UDF_ERROR;
         }
-        instance->arguments = values;
+        instance->polls = polls;
         instance->capacity = capacity;
     }
     instance->requests[instance->count] = request;
     instance->arguments[instance->count] = arguments[0].i;
+    instance->polls[instance->count] = 0;
     instance->count++;
     uint64_t one = 1;
     if (write(instance->event_fd, &one, sizeof one) != sizeof one) {
@@ -387,7 +398,7 @@ static int async_poll(JoineryUdfContext *context)
     /* newest first; x = 999 stays */
     for (uint32_t i = instance->count; i-- > 0;) {
         int64_t x = instance->arguments[i];
-        if (x == 999)
+        if (x == 999 || ++instance->polls[i] <= instance->delay_polls)
             continue;
         int status;
         if (x < 0) {
@@ -411,9 +422,15 @@ static int async_poll(JoineryUdfContext *context)
         if (instance->arguments[i] != INT64_MIN) {
             instance->requests[kept] = instance->requests[i];
             instance->arguments[kept] = instance->arguments[i];
+            instance->polls[kept] = instance->polls[i];
             kept++;
         }
     instance->count = kept;
+    uint64_t one = 1; /* calls still waiting: readable again, to be polled */
+    if (kept && write(instance->event_fd, &one, sizeof one) != sizeof one) {
+        context->set_error(context, "eventfd write failed");
+        return JOINERY_UDF_ERROR;
+    }
     return JOINERY_UDF_OK;
 }
 

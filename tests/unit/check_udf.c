@@ -401,6 +401,20 @@ START_TEST(test_async_correlate_order)
                      "+I(5,1050,0) +I(5,1051,1) +I(6,NULL,NULL) +I(7,1070,0) +I(8,1080,0) "
                      "+I(8,1081,1)");
     harness_close(&h);
+    /* calls that complete only at a later poll: still waiting after the batch, emitted in
+       order before a barrier's snapshot returns (Flink snapshots them; joinery drains) */
+    harness_open(&h, make_async_correlate(&arena, 4, "test.delay-polls:2"), async_types, 3);
+    ck_assert_int_eq(push_range(&h, 1, 2), JOINERY_OK);
+    ck_assert_str_eq(harness_take(&h), "");
+    Barrier barrier = {.checkpoint_id = 1, .timestamp = 0};
+    ck_assert_int_eq(h.op->vtable->snapshot(h.op, &barrier, NULL), JOINERY_OK);
+    ck_assert_int_eq(operator_flush(h.op), JOINERY_OK);
+    ck_assert_str_eq(harness_take(&h), "+I(1,10,0) +I(2,20,0) +I(2,21,1)");
+    ck_assert_int_eq(push_range(&h, 3, 4), JOINERY_OK);
+    ck_assert_int_eq(h.op->vtable->finish(h.op), JOINERY_OK);
+    ck_assert_int_eq(operator_flush(h.op), JOINERY_OK);
+    ck_assert_str_eq(harness_take(&h), "+I(3,NULL,NULL) +I(4,40,0)");
+    harness_close(&h);
     /* a failed call fails the batch naming its arguments */
     harness_open(&h, make_async_correlate(&arena, 4, NULL), async_types, 3);
     ck_assert_int_eq(push_range(&h, -1, 0), JOINERY_ERROR_RUNTIME);
