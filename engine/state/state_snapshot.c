@@ -40,7 +40,10 @@ static const char SNAPSHOT_MAGIC[4] = {'J', 'N', 'Y', 'S'};
 
 /* ---- writing ----------------------------------------------------------- */
 
-enum { SNAPSHOT_STAGE_BYTES = 16384 };
+enum {
+    SNAPSHOT_STAGE_BYTES = 16384,
+    SNAPSHOT_PREFETCH_ROWS = 8, /* entries ahead whose rows are fetched while one is written */
+};
 
 /* A snapshot being written: small fields gather in `stage`, hashed and written in one go
    when it fills (a call of the hash and the writer per field cost 10% of a checkpoint). */
@@ -313,6 +316,14 @@ static int multiset_snapshot_key(void *context, const Row *key, MultisetKey *han
         multiset_scan_begin(walk->state, part, &scan);
         for (const MultisetEntry *entry;
              out->status == JOINERY_OK && (entry = multiset_scan_next(&scan)) != NULL;) {
+            /* the rows of the span's next entries are fetched while this one is written (a
+               large state's checkpoint otherwise waits on one cache miss per row) */
+            if (scan.position == 1) {
+                for (uint32_t a = 1; a < SNAPSHOT_PREFETCH_ROWS && a < scan.span_count; a++)
+                    __builtin_prefetch(scan.span[a].row);
+            } else if (scan.position + SNAPSHOT_PREFETCH_ROWS - 1 < scan.span_count) {
+                __builtin_prefetch(scan.span[scan.position + SNAPSHOT_PREFETCH_ROWS - 1].row);
+            }
             out_u8(out, 'E');
             out_u8(out, (uint8_t)p);
             out_u32(out, (uint32_t)entry->count);
