@@ -38,6 +38,10 @@
  * Usage: bench_join [--data DIR] [--orders N] [--users N] [--products N]
  *                   [--joinery PATH] [--startup-runs N] [--case-timeout SECONDS]
  *                   [--skip-sqlite] [--skip-datagen] [--datagen-three] [--metrics]
+ *                   [--generate-only]
+ * --generate-only writes the files (unless they exist with these sizes) and
+ * exits: scripts/bench-duckdb.sh uses it to get the same files for joinery
+ * and DuckDB.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +77,7 @@ typedef struct Options {
     bool skip_datagen;
     bool datagen_three; /* also run the three-table join over datagen */
     bool metrics;
+    bool generate_only; /* write the files (if missing) and exit */
 } Options;
 
 /* What a case's child process sends back through its pipe. */
@@ -818,7 +823,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: bench_join [--data DIR] [--orders N] [--users N] [--products N]\n"
             "                  [--joinery PATH] [--startup-runs N] [--case-timeout SECONDS]\n"
-            "                  [--skip-sqlite] [--skip-datagen] [--datagen-three] [--metrics]\n");
+            "                  [--skip-sqlite] [--skip-datagen] [--datagen-three] [--metrics]\n"
+            "                  [--generate-only]\n");
 }
 
 static int options_parse(Options *options, int argc, char **argv)
@@ -846,6 +852,10 @@ static int options_parse(Options *options, int argc, char **argv)
         }
         if (strcmp(argument, "--metrics") == 0) {
             options->metrics = true;
+            continue;
+        }
+        if (strcmp(argument, "--generate-only") == 0) {
+            options->generate_only = true;
             continue;
         }
         if (strcmp(argument, "--help") == 0) {
@@ -915,6 +925,8 @@ int main(int argc, char **argv)
            options.orders, options.users, options.products);
     if (data_prepare(&options) != 0)
         return 2;
+    if (options.generate_only)
+        return 0;
 
     uint64_t two_rows = (uint64_t)(options.orders + options.users);
     uint64_t three_rows = two_rows + (uint64_t)options.products;

@@ -11,7 +11,9 @@
 # side-by-side run of both backends), BENCH_INTERVAL_HOURS (bench_interval's
 # simulated hours of event time; default 4), BENCH_LATENCY_ROWS / BENCH_LATENCY_RATE
 # (bench-latency.sh: rows and rows per second, default 100000 at 20000),
-# BENCH_LOOKUP_* (bench-lookup.sh: keys, latency, seconds per run, rows).
+# BENCH_LOOKUP_* (bench-lookup.sh: keys, latency, seconds per run, rows),
+# BENCH_DUCKDB_ORDERS / BENCH_DUCKDB_USERS (bench-duckdb.sh's join, default
+# 2M x 200K; DuckDB is installed with npm on first use, skipped offline).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -26,6 +28,10 @@ echo "== joins: joinery (in-process, blackhole sink) and SQLite (in-memory, inde
 "$build/tools/bench_join" --data "$build/bench-data" --joinery "$build/joinery" \
   --orders "${BENCH_ORDERS:-9000000}" --users "${BENCH_USERS:-1000000}" \
   --products "${BENCH_PRODUCTS:-500000}" ${BENCH_ARGS:-}
+
+echo
+echo "== two-table join from JSON files beside DuckDB (one thread, same files, same run; target >= 1x) =="
+scripts/bench-duckdb.sh "$build" "${BENCH_DUCKDB_ORDERS:-2000000}" "${BENCH_DUCKDB_USERS:-200000}"
 
 echo
 echo "== shell start-up: build/joinery -e 'SET;' (start, one statement, exit); target 20 ms =="
