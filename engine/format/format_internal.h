@@ -24,6 +24,7 @@ struct FormatDecoder {
     void *json_tokens; /* jsmntok_t array (json.c) */
     uint32_t json_token_capacity;
     int32_t *json_field_tokens; /* token of each field's value, -1 when absent */
+    bool json_scan_fast_off;    /* tests: tokenize every record with jsmn (json.c) */
     /* format_decode_changelog's rows: decoded_capacity rows of field_count values */
     Value *decoded_values;
     RowKind *decoded_kinds;

@@ -9,6 +9,14 @@
  * string fields (as Flink) and an error otherwise, strings are unescaped
  * into the decoder's scratch only when they contain a backslash.
  *
+ * Tokenizing: a record without NUL bytes, nested at most JSON_FAST_MAX_DEPTH
+ * deep, is first tokenized by json_scan_fast, a single pass over valid
+ * JSON that finds strings' ends with memchr and yields exactly the
+ * tokens jsmn would (same types, offsets, sizes and parent links); any other
+ * record, or one json_scan_fast does not take (anything outside valid JSON,
+ * too many tokens), goes to jsmn and its diagnosis as before, so what is
+ * accepted, rejected and said about it does not change.
+ *
  * Invariant: the jsmn token array and scratch belong to the decoder and are
  * reused across records; nothing is allocated per field.
  */
@@ -35,6 +43,9 @@
  * quadratic in the nesting, so a deeper record is refused before it runs.
  */
 enum { JSON_INITIAL_TOKENS = 256, JSON_MAX_TOKENS = 1 << 26, JSON_MAX_DEPTH = 1000 };
+
+/* The deepest nesting json_scan_fast takes (its stack); deeper records go to jsmn. */
+enum { JSON_FAST_MAX_DEPTH = 64 };
 
 void format_json_decoder_release(FormatDecoder *decoder)
 {
@@ -458,13 +469,194 @@ static size_t json_too_deep(const char *data, size_t length)
     return SIZE_MAX;
 }
 
+static inline bool json_is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The bytes json_scan_fast takes in a primitive (jsmn takes more; JSON's grammar fewer). */
+static inline bool json_is_primitive_byte(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+           c == '+' || c == '.';
+}
+
+/* A new token as jsmn makes it: end -1 until closed, size 0, parent as given. */
+static inline void json_fast_token(jsmntok_t *token, jsmntype_t type, int start, int end,
+                                   int parent)
+{
+    token->type = type;
+    token->start = start;
+    token->end = end;
+    token->size = 0;
+    token->parent = parent;
+}
+
+/*
+ * The closing quote of the string whose opening quote is at `open`, as jsmn
+ * finds it (escapes \" \/ \\ \b \f \r \n \t and \u with four hex digits
+ * skipped), or NULL for anything else: then jsmn decides. Each byte is
+ * looked at a bounded number of times (memchr for quotes and backslashes).
+ */
+static const char *json_fast_string_end(const char *open, const char *end)
+{
+    const char *at = open + 1;
+    const char *quote = memchr(at, '"', (size_t)(end - at));
+    while (quote) {
+        const char *backslash = memchr(at, '\\', (size_t)(quote - at));
+        if (!backslash)
+            return quote;
+        const char *escaped = backslash + 1; /* before quote, so inside the record */
+        switch (*escaped) {
+        case '"':
+        case '/':
+        case '\\':
+        case 'b':
+        case 'f':
+        case 'r':
+        case 'n':
+        case 't':
+            at = escaped + 1;
+            break;
+        case 'u':
+            if (end - escaped < 5)
+                return NULL;
+            for (int i = 1; i <= 4; i++)
+                if (binary_hex_digit(escaped[i]) < 0)
+                    return NULL;
+            at = escaped + 5;
+            break;
+        default:
+            return NULL;
+        }
+        if (at > quote)
+            quote = memchr(at, '"', (size_t)(end - at));
+    }
+    return NULL;
+}
+
+/*
+ * jsmn's tokens (strict mode, parent links) for a record that is one JSON
+ * object of plain JSON: strings whose escapes jsmn takes (the caller made
+ * sure the record has no NUL byte, where jsmn stops), primitives of
+ * letters, digits, '+', '-' and '.', containers at most JSON_FAST_MAX_DEPTH
+ * deep, whitespace only after the object. As jsmn: an object's size is its
+ * keys, a key's 1 (its value), an array's its elements; a value's parent is
+ * its key or array. Returns the token count, or -1 when the record is not of
+ * that kind or needs more than `capacity` tokens: then jsmn decides.
+ */
+static int json_scan_fast(const char *data, size_t length, jsmntok_t *tokens, int capacity)
+{
+    const char *p = data, *end = data + length;
+    int stack[JSON_FAST_MAX_DEPTH]; /* open containers, innermost last */
+    int depth = 0, count = 0, parent = -1;
+    while (p < end && json_is_space(*p))
+        p++;
+    if (p == end || *p != '{')
+        return -1;
+value: /* a value at p, whose parent is `parent` */
+    if (p == end || count >= capacity)
+        return -1;
+    if (*p == '{' || *p == '[') {
+        if (depth == JSON_FAST_MAX_DEPTH)
+            return -1;
+        bool object = *p == '{';
+        int index = count++;
+        json_fast_token(&tokens[index], object ? JSMN_OBJECT : JSMN_ARRAY, (int)(p - data), -1,
+                        parent);
+        if (parent >= 0)
+            tokens[parent].size++;
+        stack[depth++] = index;
+        p++;
+        while (p < end && json_is_space(*p))
+            p++;
+        if (p < end && *p == (object ? '}' : ']')) {
+            tokens[index].end = (int)(p - data) + 1;
+            depth--;
+            p++;
+            goto after;
+        }
+        if (object)
+            goto key;
+        parent = index;
+        goto value;
+    }
+    if (*p == '"') {
+        const char *close = json_fast_string_end(p, end);
+        if (!close)
+            return -1;
+        json_fast_token(&tokens[count++], JSMN_STRING, (int)(p + 1 - data), (int)(close - data),
+                        parent);
+        tokens[parent].size++;
+        p = close + 1;
+        goto after;
+    }
+    if ((*p >= '0' && *p <= '9') || *p == '-' || *p == 't' || *p == 'f' || *p == 'n') {
+        const char *start = p;
+        while (p < end && json_is_primitive_byte(*p))
+            p++;
+        /* jsmn ends a primitive only at one of these; at the end of the record it fails */
+        if (p == end || !(json_is_space(*p) || *p == ',' || *p == '}' || *p == ']'))
+            return -1;
+        json_fast_token(&tokens[count++], JSMN_PRIMITIVE, (int)(start - data), (int)(p - data),
+                        parent);
+        tokens[parent].size++;
+        goto after;
+    }
+    return -1;
+key: /* a key of the object stack[depth - 1] at p, then ':' and its value */
+    if (p == end || *p != '"' || count >= capacity)
+        return -1;
+    {
+        const char *close = json_fast_string_end(p, end);
+        if (!close)
+            return -1;
+        int object = stack[depth - 1];
+        json_fast_token(&tokens[count], JSMN_STRING, (int)(p + 1 - data), (int)(close - data),
+                        object);
+        tokens[object].size++;
+        parent = count++;
+        p = close + 1;
+        while (p < end && json_is_space(*p))
+            p++;
+        if (p == end || *p != ':')
+            return -1;
+        p++;
+        while (p < end && json_is_space(*p))
+            p++;
+        goto value;
+    }
+after: /* after a value: ',' and the next, or the container's end */
+    while (p < end && json_is_space(*p))
+        p++;
+    if (depth == 0)
+        return p == end ? count : -1;
+    {
+        int container = stack[depth - 1];
+        bool object = tokens[container].type == JSMN_OBJECT;
+        if (p == end)
+            return -1;
+        if (*p == ',') {
+            p++;
+            while (p < end && json_is_space(*p))
+                p++;
+            if (object)
+                goto key;
+            parent = container;
+            goto value;
+        }
+        if (*p != (object ? '}' : ']'))
+            return -1;
+        tokens[container].end = (int)(p - data) + 1;
+        depth--;
+        p++;
+        goto after;
+    }
+}
+
 static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length, int *count,
                          char *error, size_t error_size)
 {
-    size_t too_deep = json_too_deep(data, length);
-    if (too_deep != SIZE_MAX)
-        return json_malformed(error, error_size, too_deep,
-                              "nesting depth exceeds the maximum allowed (1000)");
     if (!decoder->json_tokens) {
         decoder->json_tokens = malloc(JSON_INITIAL_TOKENS * sizeof(jsmntok_t));
         if (!decoder->json_tokens) {
@@ -473,6 +665,25 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
         }
         decoder->json_token_capacity = JSON_INITIAL_TOKENS;
     }
+    if (!decoder->json_scan_fast_off && length < (size_t)INT32_MAX && !memchr(data, '\0', length)) {
+        int result =
+            json_scan_fast(data, length, decoder->json_tokens, (int)decoder->json_token_capacity);
+        if (result >= 0) {
+            size_t valid = utf8_valid_prefix(data, length);
+            if (valid < length) {
+                char what[64];
+                snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02x)",
+                         (unsigned char)data[valid]);
+                return json_malformed(error, error_size, valid, what);
+            }
+            *count = result;
+            return JOINERY_OK;
+        }
+    }
+    size_t too_deep = json_too_deep(data, length);
+    if (too_deep != SIZE_MAX)
+        return json_malformed(error, error_size, too_deep,
+                              "nesting depth exceeds the maximum allowed (1000)");
     for (;;) {
         jsmn_parser parser;
         jsmn_init(&parser);
@@ -688,6 +899,9 @@ static int json_composite_value(FormatDecoder *decoder, DataType type, const cha
         }
         for (uint32_t i = 0; i < fields; i++)
             values[i] = value_null();
+        /* field names are unique (the parser says so): the search starts after the last
+           key's field, since writers usually keep the fields' order */
+        uint32_t hint = 0;
         for (uint32_t i = 0; i < count; i++) {
             const char *name;
             size_t name_length;
@@ -695,13 +909,15 @@ static int json_composite_value(FormatDecoder *decoder, DataType type, const cha
                 snprintf(reason, reason_size, "out of memory");
                 return -1;
             }
-            for (uint32_t f = 0; f < fields; f++) {
+            for (uint32_t step = 0; step < fields; step++) {
+                uint32_t f = hint + step < fields ? hint + step : hint + step - fields;
                 const char *field_name = type_field_name(type, f);
                 if (strlen(field_name) == name_length &&
                     memcmp(field_name, name, name_length) == 0) {
                     if (json_element_value(decoder, type_field(type, f), data, &tokens[index + 1],
                                            &values[f], reason, reason_size) != 0)
                         return -1;
+                    hint = f + 1 < fields ? f + 1 : 0;
                     break;
                 }
             }

@@ -2,7 +2,9 @@
  * check_format.c - Check suite for the record formats (engine/format):
  * JSON and CSV decoding of every type, BIGINT precision, string escapes,
  * nested values, malformed records and their messages, missing fields,
- * options, and encoding back (round trips).
+ * options, and encoding back (round trips); json.c's fast tokenizer against
+ * jsmn on valid, malformed and mutated records (the same status, error and
+ * values both ways).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "engine/base/map.h"
 #include "engine/base/value.h"
 #include "engine/format/format.h"
+#include "engine/format/format_internal.h"
 
 enum { ALL_TYPES = 14 };
 
@@ -681,6 +684,132 @@ START_TEST(test_format_options)
 }
 END_TEST
 
+/* Equal decoded values of `type`: strings, bytes and encoded composites by bytes. */
+static bool values_equal(DataType type, Value a, Value b)
+{
+    if (a.is_null || b.is_null)
+        return a.is_null == b.is_null;
+    if (type_is_string(type.id) || type_is_binary(type.id) || type.id == TYPE_MAP ||
+        type_is_composite(type.id))
+        return a.s.len == b.s.len && memcmp(a.s.ptr, b.s.ptr, a.s.len) == 0;
+    if (type.id == TYPE_DOUBLE || type.id == TYPE_FLOAT)
+        return memcmp(&a.d, &b.d, sizeof a.d) == 0;
+    return a.i == b.i;
+}
+
+/* Decodes `text` with the fast tokenizer and with jsmn alone; both must say the same. */
+static void assert_scans_agree(FormatDecoder *fast, FormatDecoder *slow, const DataType *types,
+                               uint32_t count, const char *text, size_t length)
+{
+    Value fast_values[8], slow_values[8];
+    char fast_error[512] = "", slow_error[512] = "";
+    int fast_status = format_decode(fast, text, length, fast_values, fast_error, sizeof fast_error);
+    int slow_status = format_decode(slow, text, length, slow_values, slow_error, sizeof slow_error);
+    if (fast_status != slow_status || strcmp(fast_error, slow_error) != 0)
+        ck_abort_msg("record '%.*s': fast %d '%s', jsmn %d '%s'", (int)length, text, fast_status,
+                     fast_error, slow_status, slow_error);
+    if (fast_status == FORMAT_RECORD_ROW)
+        for (uint32_t i = 0; i < count; i++)
+            if (!values_equal(types[i], fast_values[i], slow_values[i]))
+                ck_abort_msg("record '%.*s': field %u differs", (int)length, text, i);
+}
+
+START_TEST(test_json_fast_scan_matches_jsmn)
+{
+    const char *names[] = {"i", "s", "d", "ts", "b", "r", "a", "m"};
+    DataType types[8];
+    types[0] = type_make(TYPE_BIGINT, true);
+    types[1] = type_make_varchar(TYPE_STRING_LENGTH, true);
+    types[2] = type_make_decimal(10, 2, true);
+    types[3] = type_make_timestamp(TYPE_TIMESTAMP, 3, true);
+    types[4] = type_make(TYPE_BOOLEAN, true);
+    const char *row_names[] = {"x", "y"};
+    DataType row_types[] = {type_make(TYPE_INT, true), type_make_varchar(TYPE_STRING_LENGTH, true)};
+    ck_assert(type_make_row(row_names, row_types, 2, true, &types[5]));
+    ck_assert(type_make_array(type_make(TYPE_INT, true), true, &types[6]));
+    types[7] =
+        type_make_map(type_make_varchar(TYPE_STRING_LENGTH, true), type_make(TYPE_INT, true), true);
+    FormatDecoder *fast = make_decoder(FORMAT_KIND_JSON, 8, names, types, NULL);
+    FormatDecoder *slow = make_decoder(FORMAT_KIND_JSON, 8, names, types, NULL);
+    slow->json_scan_fast_off = true;
+    static const char *const seeds[] = {
+        "{\"i\":1,\"s\":\"a b\",\"d\":12.5,\"ts\":\"2024-03-01 10:20:30.123\",\"b\":true,"
+        "\"r\":{\"x\":7,\"y\":\"q\"},\"a\":[1,2,null],\"m\":{\"k\":3}}",
+        " { \"i\" : -9007199254740993 , \"s\" : { \"n\" : [ 1 , { } , [ ] ] } , \"r\" : null "
+        "}\t\r\n",
+        "{\"s\":[],\"a\":[],\"m\":{},\"r\":{},\"i\":null,\"d\":\"3\",\"b\":false}",
+        "{\"i\":1e3,\"s\":12,\"i\":2,\"extra\":{\"deep\":[[[[1]]]]},\"d\":-0.5}",
+        "{\"s\":\"\xc3\xa9\xe2\x82\xac \\\" \\\\ \\/ \\n "
+        "\\u00e9\\ud83d\\ude00\",\"i\":0,\"r\":{\"y\":\"\\\"\"}}",
+        "{\"s\":\"\\q\"}",
+        "{\"s\":\"\\u12\"}",
+        "{\"s\":\"\\u12G4\"}",
+        "{\"s\":\"x\\\"}",
+        "{\"s\\u0020\":1,\"\\u0073\":\"k\"}",
+        "{}",
+        "{\"i\":01}",
+        "{\"i\":1.}",
+        "{\"i\":+1}",
+        "{\"i\":nul}",
+        "{\"i\":1,}",
+        "{\"i\" 1}",
+        "{\"i\":1 \"s\":\"x\"}",
+        "{\"a\":[1,]}",
+        "{\"a\":[1 2]}",
+        "{\"r\":{\"x\":1]}",
+        "{\"s\":\"unterminated}",
+        "{\"i\":1}}",
+        "{\"i\":1} x",
+        "{\"s\":\"\xff\"}",
+        "{\"s\":\"a\\\"b\"}",
+        "{\"i\":true}",
+        "{1:2}",
+        "{\"i\":1:2}",
+    };
+    char record[512];
+    for (size_t seed = 0; seed < sizeof seeds / sizeof seeds[0]; seed++)
+        assert_scans_agree(fast, slow, types, 8, seeds[seed], strlen(seeds[seed]));
+    /* mutations of the seeds: a byte replaced, removed or inserted, from JSON's own bytes */
+    static const char bytes[] = "{}[]\":, \t\n\\01-.eEtfnulra\x80\xff";
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 40000; round++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        const char *seed = seeds[state % 6];
+        size_t length = strlen(seed);
+        memcpy(record, seed, length);
+        for (int edits = 1 + (int)((state >> 8) % 3); edits > 0; edits--) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            size_t at = (size_t)(state >> 16) % (length + 1);
+            char byte = bytes[(state >> 40) % (sizeof bytes - 1)];
+            switch ((state >> 56) % 3) {
+            case 0:
+                if (at < length)
+                    record[at] = byte;
+                break;
+            case 1:
+                if (at < length) {
+                    memmove(record + at, record + at + 1, length - at - 1);
+                    length--;
+                }
+                break;
+            default:
+                memmove(record + at + 1, record + at, length - at);
+                record[at] = byte;
+                length++;
+                break;
+            }
+        }
+        assert_scans_agree(fast, slow, types, 8, record, length);
+    }
+    format_decoder_free(fast);
+    format_decoder_free(slow);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
     Suite *suite = suite_create("format");
@@ -693,6 +822,7 @@ static Suite *format_suite(void)
     tcase_add_test(json, test_json_fail_on_missing_field);
     tcase_add_test(json, test_json_many_tokens);
     tcase_add_test(json, test_json_encode_round_trip);
+    tcase_add_test(json, test_json_fast_scan_matches_jsmn);
     suite_add_tcase(suite, json);
     TCase *csv = tcase_create("csv");
     tcase_add_test(csv, test_csv_all_types);
