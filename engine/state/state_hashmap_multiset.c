@@ -201,8 +201,9 @@ static void key_block_free(HashMultiset *state, KeyBlock *block)
 static void hash_multiset_destroy(MultisetState *base)
 {
     HashMultiset *state = hash_multiset(base);
-    /* slab chunks go wholesale; only blocks above the largest class are freed one by one */
-    for (uint32_t i = 0; i < state->table.capacity; i++) {
+    /* slab chunks go wholesale; only blocks above the largest class are freed one by one,
+       and only when there is one (heap_bytes counts them): else no key is touched */
+    for (uint32_t i = 0; state->slab.heap_bytes != 0 && i < state->table.capacity; i++) {
         KeyBlock *block = state->table.slots[i].block;
         if (!block)
             continue;

@@ -78,8 +78,9 @@ static void value_block_free(HashValueState *state, ValueBlock *block)
 static void hash_value_destroy(ValueState *base)
 {
     HashValueState *state = hash_value_state(base);
-    /* slab chunks go wholesale; blocks above the largest class one by one */
-    for (uint32_t i = 0; i < state->table.capacity; i++) {
+    /* slab chunks go wholesale; blocks above the largest class one by one, and only when
+       there is one (heap_bytes counts them): else no key is touched */
+    for (uint32_t i = 0; state->slab.heap_bytes != 0 && i < state->table.capacity; i++) {
         ValueBlock *block = state->table.slots[i].block;
         if (!block)
             continue;
