@@ -3,13 +3,15 @@
 -- queries/) on joinery's flat schema. scripts/run-nexmark.sh replaces
 -- ${TPS}, ${EVENTS_NUM} and the ${..._PROPORTION}s, as upstream's runner does.
 --
--- Differences from upstream, all forced by joinery's types:
--- * No ROW type yet: upstream's person ROW<id, name, ...>, auction ROW<...>
+-- Differences from upstream:
+-- * The nexmark connector's schema is flat (it was written before joinery
+--   had ROW types): upstream's person ROW<id, name, ...>, auction ROW<...>
 --   and bid ROW<...> columns are flat columns person_id, person_name, ...,
 --   auction_id, ..., bid_auction, ... (NULL in the other kinds' rows), and
 --   the views read person_id AS id where upstream reads person.id. The
 --   views' columns (names, types, order) are upstream's, so the queries
---   run unchanged on them.
+--   run unchanged on them. ddl_json.sql, the JSON-lines mode, has
+--   upstream's ROW columns and views.
 -- * STRING where upstream writes VARCHAR: Flink reads a bare VARCHAR as
 --   STRING, joinery's parser as VARCHAR(1).
 CREATE TABLE datagen (
