@@ -33,8 +33,13 @@ users=${3:-200000}
 rounds=${BENCH_DUCKDB_ROUNDS:-3}
 duckdb_version=${BENCH_DUCKDB_VERSION:-1.5.6-r.1}
 cd "$(dirname "$0")/.."
+if [ ! -d "$build" ]; then
+  echo "bench-duckdb.sh: no build folder $build (run make)" >&2
+  exit 2
+fi
+build=$(cd "$build" && pwd)
 data="$build/bench-data-$orders-$users"
-modules="$PWD/$build/duckdb-node"
+modules="$build/duckdb-node"
 work="$build/bench-duckdb"
 mkdir -p "$work"
 
@@ -68,9 +73,9 @@ duckdb_install || duckdb=false
 cat >"$work/join.sql" <<SQL
 SET 'parallelism.default' = '1';
 CREATE TABLE orders (order_id BIGINT, user_id BIGINT, product_id BIGINT, amount DECIMAL(10, 2))
-  WITH ('connector' = 'filesystem', 'path' = '$PWD/$data/orders.json', 'format' = 'json');
+  WITH ('connector' = 'filesystem', 'path' = '$data/orders.json', 'format' = 'json');
 CREATE TABLE users (user_id BIGINT, user_name STRING, region_id BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '$PWD/$data/users.json', 'format' = 'json');
+  WITH ('connector' = 'filesystem', 'path' = '$data/users.json', 'format' = 'json');
 CREATE TABLE sink (order_id BIGINT, amount DECIMAL(10, 2), user_name STRING)
   WITH ('connector' = 'blackhole');
 INSERT INTO sink SELECT o.order_id, o.amount, u.user_name
@@ -92,21 +97,21 @@ for round in $(seq "$rounds"); do
   j_rows=$(sed -n 's/^\[INFO\] Job finished: \([0-9]*\) rows written.*/\1/p' "$work/joinery.out")
   j_cpu=$(awk -v u="$j_user" -v s="$j_sys" 'BEGIN { printf "%.2f", u + s }')
   awk -v r="$round" -v rows="$j_rows" -v w="$j_wall" -v c="$j_cpu" -v n="$input" -v m="$j_rss" \
-    'BEGIN { printf "| %s | joinery | %s | %.2f | %.2f | %.0f | %.0f | %.0f |\n", r, rows, w, c, n / c, n / w, m / 1024 }'
+    'BEGIN { printf "| %s | joinery | %s | %.2f | %.2f | %.0f | %.0f | %.0f |\n", r, rows, w, c, (c > 0 ? n / c : 0), (w > 0 ? n / w : 0), m / 1024 }'
   [ "$duckdb" = true ] || continue
   /usr/bin/time -f '%M' -o "$work/duckdb.time" node scripts/bench-duckdb.mjs "$modules" \
-    "$PWD/$data/orders.json" "$PWD/$data/users.json" >"$work/duckdb.out" 2>&1 ||
+    "$data/orders.json" "$data/users.json" >"$work/duckdb.out" 2>&1 ||
     { cat "$work/duckdb.out" >&2; exit 1; }
   read -r _ d_rows _ d_wall _ d_cpu _ d_version <"$work/duckdb.out"
   d_rss=$(tail -n 1 "$work/duckdb.time")
   awk -v r="$round" -v rows="$d_rows" -v w="$d_wall" -v c="$d_cpu" -v n="$input" -v m="$d_rss" -v v="$d_version" \
-    'BEGIN { printf "| %s | DuckDB %s | %s | %.2f | %.2f | %.0f | %.0f | %.0f |\n", r, v, rows, w, c, n / c, n / w, m / 1024 }'
+    'BEGIN { printf "| %s | DuckDB %s | %s | %.2f | %.2f | %.0f | %.0f | %.0f |\n", r, v, rows, w, c, (c > 0 ? n / c : 0), (w > 0 ? n / w : 0), m / 1024 }'
   if [ "$d_rows" != "$j_rows" ]; then
     echo "bench-duckdb.sh: joinery wrote $j_rows rows, DuckDB counted $d_rows" >&2
     exit 1
   fi
-  ratios_cpu+=("$(awk -v j="$j_cpu" -v d="$d_cpu" 'BEGIN { printf "%.3f", d / j }')")
-  ratios_wall+=("$(awk -v j="$j_wall" -v d="$d_wall" 'BEGIN { printf "%.3f", d / j }')")
+  ratios_cpu+=("$(awk -v j="$j_cpu" -v d="$d_cpu" 'BEGIN { printf "%.3f", (j > 0 ? d / j : 0) }')")
+  ratios_wall+=("$(awk -v j="$j_wall" -v d="$d_wall" 'BEGIN { printf "%.3f", (j > 0 ? d / j : 0) }')")
 done
 echo
 if [ "$duckdb" = true ]; then
