@@ -9,7 +9,7 @@
 #
 # Usage: scripts/bench-checkpoint.sh BUILD_DIR [ORDERS] [INTERVAL]
 # (defaults 3000000 orders, '10 s'; the 1 GiB of state is about 8M orders on
-# the hashmap backend).
+# the hashmap backend). BENCH_CHECKPOINT_BACKENDS: the backends, default "hashmap lmdb".
 set -euo pipefail
 build=${1:-build}
 orders=${2:-3000000}
@@ -51,7 +51,7 @@ run() { # run NAME SQLFILE: prints CPU and wall seconds and the checkpoint lines
   grep -E '^  (chk-|restored)' "$out" | sed 's/^/    /' || true # the last 8 checkpoints
 }
 
-for backend in hashmap lmdb; do
+for backend in ${BENCH_CHECKPOINT_BACKENDS:-hashmap lmdb}; do
   job "$backend" 0 >"$work/plain.sql"
   job "$backend" 1 >"$work/checkpointed.sql"
   run "$backend, none" "$work/plain.sql"
