@@ -93,7 +93,7 @@ int plan_bind_table_expression(PlannerContext *context, const CatalogTable *tabl
     Scope scope = bind_table_scope(&binder, table, all_columns);
     if (!scope.columns)
         return bind_no_memory(&binder);
-    if (bind_contains_aggregate(expression))
+    if (bind_contains_aggregate(&binder, expression))
         return bind_error(&binder, JOINERY_ERROR_VALIDATE, expression->position,
                           "Aggregate functions are not allowed in table definitions");
     return bind_expr(&binder, &scope, expression, result);
@@ -750,7 +750,7 @@ static int bind_join(Binder *binder, const AstTableRef *ref, BoundFrom *result)
     for (uint32_t i = 0; i < count; i++)
         scope.columns[i].type.nullable = join->fields[i].type.nullable;
     if (ref->join.condition) {
-        if (bind_contains_aggregate(ref->join.condition))
+        if (bind_contains_aggregate(binder, ref->join.condition))
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ref->join.condition->position,
                               "Aggregate functions are not allowed in ON");
         AggregateBinding *aggregate = binder->aggregate;
@@ -1076,7 +1076,7 @@ static int bind_order_of_select(Binder *binder, const AstQuery *query, const Sco
             continue;
         if (status != JOINERY_OK)
             return status;
-        if (bind_contains_aggregate(item->expr) && !binder->aggregate)
+        if (bind_contains_aggregate(binder, item->expr) && !binder->aggregate)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, item->expr->position,
                               "Aggregate expression is illegal in ORDER BY clause of "
                               "non-aggregating SELECT");
@@ -1479,7 +1479,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
     bool grouped = query->select.group_by.count > 0 || query->select.having;
     for (size_t i = 0; i < query->select.items.count && !grouped; i++) {
         const AstSelectItem *item = query->select.items.items[i];
-        grouped = bind_contains_aggregate(item->expr);
+        grouped = bind_contains_aggregate(binder, item->expr);
     }
     SelectList list = {0};
     if (!grouped) {
@@ -1517,7 +1517,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         uint32_t group_windows = 0;
         for (uint32_t i = 0; i < group_count; i++) {
             const AstExpr *group_ast = query->select.group_by.items[i];
-            if (bind_contains_aggregate(group_ast))
+            if (bind_contains_aggregate(binder, group_ast))
                 return bind_error(binder, JOINERY_ERROR_VALIDATE, group_ast->position,
                                   "Aggregate functions are not allowed in GROUP BY");
             if (bind_is_group_window(group_ast)) {
@@ -1579,6 +1579,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
             PlanAggregateCall *plan_call = &aggregate_node->aggregate.calls[i];
             plan_call->kind = call->kind;
             plan_call->distinct = call->distinct;
+            plan_call->udf = call->udf;
             plan_call->result_type = call->result_type;
             plan_call->name = arena_printf(binder->arena, "$f%u", group_count + i);
             if (call->argument && !call->argument_last) {
@@ -1608,7 +1609,10 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                     plan_call->separator = existing;
                 } else {
                     pre_exprs[argument] = call->separator;
-                    pre_names[argument] = arena_printf(binder->arena, "$f%u", argument);
+                    /* a user-defined aggregate's second argument: named like the first */
+                    pre_names[argument] = call->udf && call->separator->kind == EXPR_INPUT_REF
+                                              ? scope.columns[call->separator->input_index].name
+                                              : arena_printf(binder->arena, "$f%u", argument);
                     plan_call->separator = argument++;
                 }
             }
@@ -1660,7 +1664,8 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                 continue;
             const AstSelectItem *item = query->select.items.items[i];
             if (item->expr->kind == AST_EXPR_FUNCTION &&
-                function_is_aggregate_name(item->expr->function.name))
+                (function_is_aggregate_name(item->expr->function.name) ||
+                 bind_is_udf_aggregate_call(binder, item->expr)))
                 aggregate_node->aggregate.calls[expr->input_index - group_count].name =
                     arena_strdup(binder->arena, list.names[i]);
         }

@@ -31,55 +31,56 @@ static int bind_no_memory(Binder *binder)
     return diag_error(binder->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
 }
 
-bool bind_contains_aggregate(const AstExpr *ast)
+bool bind_contains_aggregate(Binder *binder, const AstExpr *ast)
 {
     if (!ast)
         return false;
     switch (ast->kind) {
     case AST_EXPR_FUNCTION:
-        if (function_is_aggregate_name(ast->function.name) && !ast->function.over)
+        if (!ast->function.over && (function_is_aggregate_name(ast->function.name) ||
+                                    bind_is_udf_aggregate_call(binder, ast)))
             return true;
         for (size_t i = 0; i < ast->function.args.count; i++)
-            if (bind_contains_aggregate(ast->function.args.items[i]))
+            if (bind_contains_aggregate(binder, ast->function.args.items[i]))
                 return true;
         return false;
     case AST_EXPR_UNARY:
-        return bind_contains_aggregate(ast->unary.operand);
+        return bind_contains_aggregate(binder, ast->unary.operand);
     case AST_EXPR_BINARY:
-        return bind_contains_aggregate(ast->binary.left) ||
-               bind_contains_aggregate(ast->binary.right);
+        return bind_contains_aggregate(binder, ast->binary.left) ||
+               bind_contains_aggregate(binder, ast->binary.right);
     case AST_EXPR_CAST:
-        return bind_contains_aggregate(ast->cast.operand);
+        return bind_contains_aggregate(binder, ast->cast.operand);
     case AST_EXPR_CASE:
-        if (bind_contains_aggregate(ast->case_expr.operand) ||
-            bind_contains_aggregate(ast->case_expr.else_result))
+        if (bind_contains_aggregate(binder, ast->case_expr.operand) ||
+            bind_contains_aggregate(binder, ast->case_expr.else_result))
             return true;
         for (size_t i = 0; i < ast->case_expr.conditions.count; i++)
-            if (bind_contains_aggregate(ast->case_expr.conditions.items[i]) ||
-                bind_contains_aggregate(ast->case_expr.results.items[i]))
+            if (bind_contains_aggregate(binder, ast->case_expr.conditions.items[i]) ||
+                bind_contains_aggregate(binder, ast->case_expr.results.items[i]))
                 return true;
         return false;
     case AST_EXPR_IS_NULL:
-        return bind_contains_aggregate(ast->is_null.operand);
+        return bind_contains_aggregate(binder, ast->is_null.operand);
     case AST_EXPR_IS_DISTINCT:
-        return bind_contains_aggregate(ast->is_distinct.left) ||
-               bind_contains_aggregate(ast->is_distinct.right);
+        return bind_contains_aggregate(binder, ast->is_distinct.left) ||
+               bind_contains_aggregate(binder, ast->is_distinct.right);
     case AST_EXPR_IS_BOOLEAN:
-        return bind_contains_aggregate(ast->is_boolean.operand);
+        return bind_contains_aggregate(binder, ast->is_boolean.operand);
     case AST_EXPR_BETWEEN:
-        return bind_contains_aggregate(ast->between.operand) ||
-               bind_contains_aggregate(ast->between.low) ||
-               bind_contains_aggregate(ast->between.high);
+        return bind_contains_aggregate(binder, ast->between.operand) ||
+               bind_contains_aggregate(binder, ast->between.low) ||
+               bind_contains_aggregate(binder, ast->between.high);
     case AST_EXPR_IN_LIST:
-        if (bind_contains_aggregate(ast->in_list.operand))
+        if (bind_contains_aggregate(binder, ast->in_list.operand))
             return true;
         for (size_t i = 0; i < ast->in_list.values.count; i++)
-            if (bind_contains_aggregate(ast->in_list.values.items[i]))
+            if (bind_contains_aggregate(binder, ast->in_list.values.items[i]))
                 return true;
         return false;
     case AST_EXPR_LIKE:
-        return bind_contains_aggregate(ast->like.operand) ||
-               bind_contains_aggregate(ast->like.pattern);
+        return bind_contains_aggregate(binder, ast->like.operand) ||
+               bind_contains_aggregate(binder, ast->like.pattern);
     default:
         return false;
     }
@@ -581,7 +582,7 @@ static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAg
 static int bind_aggregate_filter(Binder *binder, const Scope *scope, const AstExpr *ast,
                                  Expr **result)
 {
-    if (bind_contains_aggregate(ast))
+    if (bind_contains_aggregate(binder, ast))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "FILTER must not contain aggregate expression");
     AggregateBinding *aggregate = binder->aggregate;
@@ -626,7 +627,7 @@ static int bind_aggregate_call(Binder *binder, const Scope *scope, const AstExpr
                           ast->function.name, max_args == 2 ? "1 to 2" : "1");
     Expr *argument = NULL;
     if (!star) {
-        if (bind_contains_aggregate(args->items[0]))
+        if (bind_contains_aggregate(binder, args->items[0]))
             return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                               "Aggregate function calls cannot be nested");
         AggregateBinding *grouping = binder->grouping;
@@ -687,7 +688,7 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
     uint32_t index = aggregate->call_count;
     for (uint32_t i = 0; i < aggregate->call_count; i++) {
         BoundAggregate *call = &aggregate->calls[i];
-        if (call->kind == kind && call->distinct == distinct &&
+        if (call->kind == kind && call->distinct == distinct && call->udf == aggregate->udf &&
             ((!call->filter && !aggregate->filter) ||
              (call->filter && aggregate->filter && expr_equals(call->filter, aggregate->filter))) &&
             ((!call->separator && !separator) ||
@@ -715,6 +716,7 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
         call->argument = argument;
         call->separator = separator;
         call->filter = aggregate->filter;
+        call->udf = aggregate->udf;
         call->result_type = result_type;
         call->name = name;
     }
@@ -812,6 +814,17 @@ static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast,
     const char *name = ast->function.name;
     if (function_is_aggregate_name(name))
         return bind_aggregate_call(binder, scope, ast, result);
+    if (strcmp(name, "$DOT") != 0) {
+        const UdfFunction *aggregate_udf = NULL;
+        int found = bind_find_udf(binder, name, ast->position, &aggregate_udf);
+        if (found != JOINERY_OK)
+            return found;
+        if (aggregate_udf && aggregate_udf->aggregate && !binder->aggregate)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Aggregate function %s is not allowed here", aggregate_udf->name);
+        if (aggregate_udf && aggregate_udf->aggregate)
+            return bind_udf_aggregate_call(binder, scope, ast, aggregate_udf, result);
+    }
     if (ast->function.distinct)
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
                           "DISTINCT is only allowed in aggregate functions");
@@ -1163,7 +1176,7 @@ int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **res
     if (bind_is_group_window_auxiliary(ast))
         return bind_group_window_auxiliary(binder, scope, ast, result);
     AggregateBinding *aggregate = binder->aggregate;
-    if (aggregate && !bind_contains_aggregate(ast) && ast->kind != AST_EXPR_LITERAL) {
+    if (aggregate && !bind_contains_aggregate(binder, ast) && ast->kind != AST_EXPR_LITERAL) {
         /* a grouped expression: must match a GROUP BY expression, or be built from them */
         Expr *plain = NULL;
         binder->aggregate = NULL;

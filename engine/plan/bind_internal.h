@@ -32,7 +32,8 @@ typedef struct BoundAggregate {
     Expr *filter;    /* FILTER (WHERE c): c, or c IS TRUE when c is nullable; NULL */
     DataType result_type;
     char *name;
-    bool argument_last; /* a reduction's new argument: placed after the query's own */
+    bool argument_last;            /* a reduction's new argument: placed after the query's own */
+    const struct UdfFunction *udf; /* PLAN_AGGREGATE_USER_DEFINED (separator: its 2nd argument) */
 } BoundAggregate;
 
 /* Set while binding the expressions of a grouped query. */
@@ -44,6 +45,7 @@ typedef struct AggregateBinding {
     uint32_t call_capacity;
     bool group_window_properties; /* an auxiliary group window function was bound */
     Expr *filter; /* the FILTER of the call being bound, given to bind_aggregate_add */
+    const struct UdfFunction *udf; /* the user-defined aggregate being bound, likewise */
 } AggregateBinding;
 
 /*
@@ -138,6 +140,16 @@ int bind_find_udf(Binder *binder, const char *name, SourcePosition position,
 int bind_udf_arguments(Binder *binder, const struct UdfFunction *function, Expr **args,
                        uint32_t count, SourcePosition position);
 
+/*
+ * bind_udf.c: a call of user-defined aggregate function `function` in a grouped query
+ * (binder->aggregate): one or two arguments, no DISTINCT, FILTER or OVER (refused,
+ * naming the function); *result refers to its aggregate output field.
+ */
+int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *ast,
+                            const struct UdfFunction *function, Expr **result);
+/* bind_udf.c: true when `ast` is itself a call of a user-defined aggregate function. */
+bool bind_is_udf_aggregate_call(Binder *binder, const AstExpr *ast);
+
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
 
@@ -161,8 +173,9 @@ bool bind_is_variance_name(const char *name);
  * error with diag set (a non-numeric argument).
  */
 int bind_variance(Binder *binder, const AstExpr *ast, Expr *argument, Expr **result);
-/* True when the AST expression contains an aggregate call (not nested in a subquery). */
-bool bind_contains_aggregate(const AstExpr *ast);
+/* True when the AST expression contains an aggregate call (not nested in a subquery): a
+   built-in one, or a user-defined one of the binder's catalog. */
+bool bind_contains_aggregate(Binder *binder, const AstExpr *ast);
 /* Error at an AST position. */
 int bind_error(Binder *binder, JoineryStatus status, SourcePosition position, const char *format,
                ...) __attribute__((format(printf, 4, 5)));

@@ -118,7 +118,7 @@ static Expr *conjuncts_and(Binder *binder, const BoundConjuncts *list)
 }
 
 /* Whether a subquery can be decorrelated here: a plain SELECT ... FROM ... [WHERE ...]. */
-static bool subquery_is_plain_select(const AstQuery *query)
+static bool subquery_is_plain_select(Binder *binder, const AstQuery *query)
 {
     if (query->kind != AST_QUERY_SELECT || !query->select.from || query->with_items.count ||
         query->order_by.count || query->limit || query->select.distinct ||
@@ -126,7 +126,7 @@ static bool subquery_is_plain_select(const AstQuery *query)
         return false;
     for (size_t i = 0; i < query->select.items.count; i++) {
         const AstSelectItem *item = query->select.items.items[i];
-        if (bind_contains_aggregate(item->expr) ||
+        if (bind_contains_aggregate(binder, item->expr) ||
             (item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over))
             return false;
     }
@@ -237,7 +237,7 @@ static int bind_subquery_input(Binder *binder, const SubqueryPredicate *predicat
 {
     const AstQuery *query = predicate->query;
     bool exists = predicate->operand == NULL;
-    if (!subquery_is_plain_select(query)) {
+    if (!subquery_is_plain_select(binder, query)) {
         /* bound as it is: it cannot read the enclosing query (its columns are not found) */
         const Scope *saved = binder->outer_scope;
         bool saved_forbidden = binder->outer_forbidden;
@@ -411,7 +411,7 @@ static int bind_subquery_join(Binder *binder, const SubqueryPredicate *predicate
 int bind_where(Binder *binder, const AstExpr *where, const Scope *scope, const Scope *outer,
                PlanNode **node, BoundConjuncts *correlated)
 {
-    if (bind_contains_aggregate(where))
+    if (bind_contains_aggregate(binder, where))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, where->position,
                           "Aggregate functions are not allowed in WHERE");
     const AstExpr **conjuncts = arena_calloc(binder->arena, SUBQUERY_MAX_WALK, sizeof(AstExpr *));

@@ -189,7 +189,7 @@ static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef 
     int status = JOINERY_OK;
     for (uint32_t i = 0; i < count && status == JOINERY_OK; i++) {
         const AstExpr *arg = call->function.args.items[i];
-        if (bind_contains_aggregate(arg))
+        if (bind_contains_aggregate(binder, arg))
             status = bind_error(binder, JOINERY_ERROR_VALIDATE, arg->position,
                                 "Aggregate functions are not allowed in a table function's "
                                 "arguments");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine/plan/bind_internal.h"
+#include "engine/plan/plan.h"
 #include "engine/udf/udf.h"
 
 int bind_find_udf(Binder *binder, const char *name, SourcePosition position,
@@ -93,4 +94,70 @@ int bind_udf_arguments(Binder *binder, const UdfFunction *function, Expr **args,
         }
     }
     return JOINERY_OK;
+}
+
+bool bind_is_udf_aggregate_call(Binder *binder, const AstExpr *ast)
+{
+    if (!ast || ast->kind != AST_EXPR_FUNCTION || ast->function.over)
+        return false;
+    const CatalogFunction *definition =
+        catalog_find_function(binder->context->catalog, ast->function.name);
+    if (!definition)
+        return false;
+    const UdfFunction *function = NULL;
+    Diag local;
+    diag_clear(&local);
+    return udf_load(definition->name, definition->library, definition->identifier, &function,
+                    &local) == JOINERY_OK &&
+           function->aggregate;
+}
+
+int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *ast,
+                            const UdfFunction *function, Expr **result)
+{
+    AggregateBinding *aggregate = binder->aggregate;
+    if (ast->function.distinct)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "DISTINCT in a call of the user-defined aggregate function '%s' is not "
+                          "supported yet",
+                          function->name);
+    if (ast->function.filter)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.filter->position,
+                          "FILTER in a call of the user-defined aggregate function '%s' is not "
+                          "supported yet",
+                          function->name);
+    uint32_t count = (uint32_t)ast->function.args.count;
+    if (function->argument_count < 1 || function->argument_count > 2)
+        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
+                          "User-defined aggregate function '%s' takes %u arguments: only 1 or 2 "
+                          "are supported yet",
+                          function->name, function->argument_count);
+    Expr *args[3] = {NULL, NULL, NULL};
+    for (uint32_t i = 0; i < count && i < 2; i++) {
+        const AstExpr *arg = ast->function.args.items[i];
+        if (arg->kind == AST_EXPR_STAR)
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, arg->position,
+                              "'*' is only allowed in COUNT(*)");
+        if (bind_contains_aggregate(binder, arg))
+            return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,
+                              "Aggregate function calls cannot be nested");
+        AggregateBinding *grouping = binder->grouping;
+        binder->aggregate = NULL;
+        binder->grouping = NULL;
+        int status = bind_expr(binder, scope, arg, &args[i]);
+        binder->aggregate = aggregate;
+        binder->grouping = grouping;
+        if (status != JOINERY_OK)
+            return status;
+    }
+    int status = bind_udf_arguments(binder, function, args, count, ast->position);
+    if (status != JOINERY_OK)
+        return status;
+    aggregate->udf = function;
+    aggregate->filter = NULL;
+    status = bind_aggregate_add(
+        binder, PLAN_AGGREGATE_USER_DEFINED, false, args[0], args[1], function->result_types[0],
+        arena_strndup(binder->arena, ast->source_text, ast->source_length), result);
+    aggregate->udf = NULL;
+    return status;
 }

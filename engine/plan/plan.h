@@ -146,6 +146,7 @@ typedef enum PlanAggregateKind {
     PLAN_AGGREGATE_COLLECT,
     PLAN_AGGREGATE_ARRAY_AGG,
     PLAN_AGGREGATE_SUM0, /* $SUM0 (0 over no value): made by rules/split_distinct_aggregate.c */
+    PLAN_AGGREGATE_USER_DEFINED, /* a C aggregate function (udf; engine/udf/README.md) */
 } PlanAggregateKind;
 
 enum { PLAN_PARTIAL_FINAL_NONE, PLAN_PARTIAL_FINAL_PARTIAL, PLAN_PARTIAL_FINAL_FINAL };
@@ -162,6 +163,9 @@ typedef struct PlanAggregateCall {
        input field `filter` is TRUE (Calcite's filterArg) */
     bool has_filter;
     uint32_t filter;
+    /* PLAN_AGGREGATE_USER_DEFINED: the function (engine/udf/udf.h); its first argument is
+       `argument`, a second one (its only other) `separator` (has_separator) */
+    const struct UdfFunction *udf;
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */

@@ -76,6 +76,29 @@
  * timed out."). At the end of input and at a checkpoint joinery waits for
  * every call in flight. An async table function needs open (its instance
  * owns the requests) and descriptor.
+ *
+ * Aggregate functions (kind JOINERY_UDF_AGGREGATE, Flink's AggregateFunction;
+ * abi_version 2, the fields after `descriptor`): SELECT k, f(x) FROM t
+ * GROUP BY k. One result (result_count 1). Per group joinery keeps an
+ * accumulator of accumulator_size bytes in the aggregate's state (so it is
+ * checkpointed and works on every state backend): it must hold plain data,
+ * no pointers (it is copied, moved and restored in another process). Each
+ * call gets the accumulator's current bytes, aligned for any scalar type:
+ * init(context, acc) sets a fresh group's (the bytes are zero before);
+ * accumulate(context, acc, arguments) adds an input row; retract(context,
+ * acc, arguments) removes one (over an updating input, say a LEFT JOIN's
+ * or an upsert source's: a function without retract is refused there at
+ * planning); get_value(context, acc, result) gives the group's result
+ * after each change (a STRING result points at static memory, into the
+ * accumulator or at context->allocate). Unless called_on_null_input is set,
+ * a row with a NULL argument is neither accumulated nor retracted. `merge`
+ * (two accumulators of one group) is declared for the two-phase aggregation
+ * joinery does not build yet: it is not called, and an aggregate with a
+ * user-defined function always runs in one phase. Any entry point returns
+ * JOINERY_UDF_ERROR after set_error to fail the job (the message names the
+ * function and the row's arguments). Not supported yet (refused at
+ * planning): window, OVER and group-window aggregates, DISTINCT and FILTER
+ * on such a call, a call without GROUP BY that is not a SELECT item itself.
  */
 #ifndef JOINERY_UDF_H
 #define JOINERY_UDF_H
@@ -92,8 +115,9 @@ enum { JOINERY_UDF_OK = 0, JOINERY_UDF_ERROR = 1 };
 enum { JOINERY_UDF_WAIT_WRITE = 2 };
 
 typedef enum JoineryUdfKind {
-    JOINERY_UDF_SCALAR = 1, /* one value per call */
-    JOINERY_UDF_TABLE = 2,  /* 0..n rows per call: LATERAL TABLE(f(...)) */
+    JOINERY_UDF_SCALAR = 1,    /* one value per call */
+    JOINERY_UDF_TABLE = 2,     /* 0..n rows per call: LATERAL TABLE(f(...)) */
+    JOINERY_UDF_AGGREGATE = 3, /* an aggregate function (ABI 2): agg(...) ... GROUP BY */
 } JoineryUdfKind;
 
 typedef enum JoineryUdfType {
@@ -165,6 +189,18 @@ typedef struct JoineryUdfDescriptor {
     int (*start)(JoineryUdfContext *context, const JoineryUdfValue *arguments, uint64_t request);
     int (*poll)(JoineryUdfContext *context);
     int (*descriptor)(void *instance, uint32_t *events);
+    /* aggregate functions (kind JOINERY_UDF_AGGREGATE, abi_version 2; read only for that
+       kind): see "Aggregate functions" above. The accumulator is accumulator_size bytes
+       (1 to 4096) joinery keeps in the aggregate's state */
+    uint32_t accumulator_size;
+    int (*init)(JoineryUdfContext *context, void *accumulator);
+    int (*accumulate)(JoineryUdfContext *context, void *accumulator,
+                      const JoineryUdfValue *arguments);
+    int (*retract)(JoineryUdfContext *context, void *accumulator,
+                   const JoineryUdfValue *arguments); /* NULL: append-only inputs only */
+    int (*merge)(JoineryUdfContext *context, void *accumulator,
+                 const void *other); /* NULL: none (joinery does not call it yet) */
+    int (*get_value)(JoineryUdfContext *context, const void *accumulator, JoineryUdfValue *result);
 } JoineryUdfDescriptor;
 
 #endif

@@ -81,8 +81,23 @@ static int udf_check_descriptor(const char *symbol, const char *library,
     bool version2 = descriptor->abi_version >= 2;
     bool has_instance = version2 && (descriptor->open || descriptor->close);
     bool has_async = version2 && (descriptor->start || descriptor->poll || descriptor->descriptor);
-    if (descriptor->kind != JOINERY_UDF_SCALAR && descriptor->kind != JOINERY_UDF_TABLE)
-        what = "its kind is neither JOINERY_UDF_SCALAR nor JOINERY_UDF_TABLE";
+    bool aggregate = descriptor->kind == JOINERY_UDF_AGGREGATE;
+    if (descriptor->kind != JOINERY_UDF_SCALAR && descriptor->kind != JOINERY_UDF_TABLE &&
+        !aggregate)
+        what = "its kind is neither JOINERY_UDF_SCALAR, JOINERY_UDF_TABLE nor "
+               "JOINERY_UDF_AGGREGATE";
+    else if (aggregate && !version2)
+        what = "an aggregate function needs abi_version 2";
+    else if (aggregate && descriptor->result_count != 1)
+        what = "an aggregate function has result_count 1";
+    else if (aggregate &&
+             (descriptor->accumulator_size == 0 || descriptor->accumulator_size > 4096))
+        what = "an aggregate function's accumulator_size is 1 to 4096 bytes";
+    else if (aggregate && (!descriptor->init || !descriptor->accumulate || !descriptor->get_value))
+        what = "an aggregate function needs init, accumulate and get_value";
+    else if (aggregate && (descriptor->scalar || descriptor->table || has_instance || has_async))
+        what = "an aggregate function has no scalar, table, open, close, start, poll or "
+               "descriptor";
     else if (descriptor->argument_count > UDF_MAX_FIELDS)
         what = "it declares more than 64 arguments";
     else if (descriptor->argument_count && !descriptor->argument_types)
@@ -152,6 +167,7 @@ static int udf_fill(UdfFunction *function, const JoineryUdfDescriptor *descripto
     }
     function->descriptor = descriptor;
     function->table = descriptor->kind == JOINERY_UDF_TABLE;
+    function->aggregate = descriptor->kind == JOINERY_UDF_AGGREGATE;
     function->argument_count = arguments;
     function->argument_types = argument_types;
     function->result_count = results;
@@ -242,6 +258,7 @@ typedef struct UdfCall {
     const UdfFunction *function;
     UdfInstance *instance;  /* NULL: a call without one */
     const Value *arguments; /* the call's, for its error message */
+    const char *stage;      /* an aggregate's init / get_value (no arguments): its name */
     Arena *arena;
     Diag *diag;
     char error[UDF_ERROR_SIZE];
@@ -416,7 +433,11 @@ static int udf_call_failed(UdfCall *call, int returned)
     udf_format_arguments(call, &arguments);
     const char *called = strbuf_cstr(&arguments);
     int status;
-    if (returned != JOINERY_UDF_ERROR && !call->error_set)
+    if (call->stage)
+        status = diag_error(call->diag, JOINERY_ERROR_RUNTIME, "Function '%s' failed in %s: %s",
+                            call->function->name, call->stage,
+                            call->error_set || call->error[0] ? call->error : "(no message)");
+    else if (returned != JOINERY_UDF_ERROR && !call->error_set)
         status = diag_error(call->diag, JOINERY_ERROR_RUNTIME,
                             "Function '%s' failed on arguments %s: it returned status %d "
                             "(JOINERY_UDF_OK or JOINERY_UDF_ERROR expected)",
@@ -463,6 +484,53 @@ int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *a
     int returned = function->descriptor->table(&call.context, converted);
     if (returned != JOINERY_UDF_OK || call.error_set || call.sink_status != JOINERY_OK)
         return udf_call_failed(&call, returned == JOINERY_UDF_OK ? JOINERY_UDF_ERROR : returned);
+    return JOINERY_OK;
+}
+
+/* ---------------------------------------------------------------- aggregates */
+
+int udf_aggregate_init(const UdfFunction *function, void *accumulator, Arena *arena, Diag *diag)
+{
+    UdfCall call;
+    udf_call_begin(&call, function, NULL, arena, diag, NULL);
+    call.stage = "init";
+    memset(accumulator, 0, function->descriptor->accumulator_size);
+    int returned = function->descriptor->init(&call.context, accumulator);
+    if (returned != JOINERY_UDF_OK || call.error_set)
+        return udf_call_failed(&call, returned);
+    return JOINERY_OK;
+}
+
+int udf_aggregate_apply(const UdfFunction *function, void *accumulator, const Value *arguments,
+                        bool retract, Arena *arena, Diag *diag)
+{
+    UdfCall call;
+    JoineryUdfValue converted[UDF_MAX_FIELDS + 1];
+    if (!udf_call_begin(&call, function, arguments, arena, diag, converted))
+        return JOINERY_OK;
+    const JoineryUdfDescriptor *descriptor = function->descriptor;
+    int returned = retract ? descriptor->retract(&call.context, accumulator, converted)
+                           : descriptor->accumulate(&call.context, accumulator, converted);
+    if (returned != JOINERY_UDF_OK || call.error_set)
+        return udf_call_failed(&call, returned);
+    return JOINERY_OK;
+}
+
+int udf_aggregate_value(const UdfFunction *function, const void *accumulator, Arena *arena,
+                        Value *result, Diag *diag)
+{
+    UdfCall call;
+    udf_call_begin(&call, function, NULL, arena, diag, NULL);
+    call.stage = "get_value";
+    JoineryUdfValue out;
+    memset(&out, 0, sizeof out);
+    int returned = function->descriptor->get_value(&call.context, accumulator, &out);
+    if (returned != JOINERY_UDF_OK || call.error_set)
+        return udf_call_failed(&call, returned);
+    if (!udf_value_in(&call, function->descriptor->result_types[0], &out, result, true)) {
+        call.error_set = true;
+        return udf_call_failed(&call, JOINERY_UDF_ERROR);
+    }
     return JOINERY_OK;
 }
 

@@ -32,7 +32,8 @@ typedef struct UdfFunction {
     const char *library; /* the path given in USING JAR */
     const char *symbol;
     const JoineryUdfDescriptor *descriptor;
-    bool table; /* a table function */
+    bool table;     /* a table function */
+    bool aggregate; /* an aggregate function (accumulator_size, init, accumulate, ...) */
     uint32_t argument_count;
     const DataType *argument_types; /* nullable */
     uint32_t result_count;
@@ -82,6 +83,24 @@ typedef int (*UdfRowSink)(void *context, const Value *fields);
  */
 int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *arena,
                    UdfRowSink sink, void *sink_context, Diag *diag);
+
+/* ---------------------------------------------------------------- aggregates */
+
+/*
+ * Aggregate functions: the accumulator is the descriptor's accumulator_size
+ * bytes, suitably aligned, owned by the caller. udf_aggregate_init zeroes it
+ * and calls init; udf_aggregate_apply calls accumulate (or retract, which
+ * the caller has checked the function has) with `arguments`, nothing when
+ * one is NULL and the function is not called on NULL input;
+ * udf_aggregate_value calls get_value (strings copied into `arena`).
+ * JOINERY_OK, or JOINERY_ERROR_RUNTIME with "Function 'f' failed on
+ * arguments (...): message" ("failed in init: ..." without arguments).
+ */
+int udf_aggregate_init(const UdfFunction *function, void *accumulator, Arena *arena, Diag *diag);
+int udf_aggregate_apply(const UdfFunction *function, void *accumulator, const Value *arguments,
+                        bool retract, Arena *arena, Diag *diag);
+int udf_aggregate_value(const UdfFunction *function, const void *accumulator, Arena *arena,
+                        Value *result, Diag *diag);
 
 /* ---------------------------------------------------------------- instances (ABI 2) */
 

@@ -29,8 +29,14 @@
  *   counted_rows(BIGINT) -> (v BIGINT, calls BIGINT)   sync with an instance (ABI 2):
  *                                        one row (x, the instance's calls so far)
  *   async_no_open, scalar_with_open      malformed ABI-2 descriptors
+ *   weighted_avg(BIGINT, INT) -> BIGINT  aggregate: SUM(v * w) / SUM(w), with retract;
+ *                                        a negative weight is an error
+ *   product_append(BIGINT) -> STRING     aggregate without retract ('n values, product p')
+ *   count_nulls(BIGINT) -> BIGINT        aggregate called on NULL input: counts NULLs
+ *   aggregate_no_value                   a malformed aggregate descriptor (no get_value)
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -41,7 +47,8 @@
 /* the descriptors are the library's interface: declared here for -Wmissing-prototypes */
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
     scale, split_words, repeat_row, bad_abi, bad_type, no_entry, async_rows, counted_rows,
-    async_no_open, scalar_with_open, async_rows_no_fd;
+    async_no_open, scalar_with_open, async_rows_no_fd, weighted_avg, product_append, count_nulls,
+    aggregate_no_value;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -548,4 +555,199 @@ const JoineryUdfDescriptor scalar_with_open = {
     .scalar = plus_one_call,
     .open = counted_open,
     .close = counted_close,
+};
+
+/* ---- aggregate functions (JOINERY_UDF_AGGREGATE) ---- */
+
+/* weighted_avg(value BIGINT, weight INT) -> BIGINT: Flink's WeightedAvg example, SUM(value *
+   weight) / SUM(weight) (integer division), NULL while the weights sum to 0; with retract.
+   A negative weight is an error. */
+typedef struct WeightedAvgAccumulator {
+    int64_t sum;
+    int64_t count;
+} WeightedAvgAccumulator;
+
+static int weighted_avg_init(JoineryUdfContext *context, void *accumulator)
+{
+    (void)context;
+    WeightedAvgAccumulator *acc = accumulator;
+    acc->sum = 0;
+    acc->count = 0;
+    return JOINERY_UDF_OK;
+}
+
+static int weighted_avg_apply(JoineryUdfContext *context, void *accumulator,
+                              const JoineryUdfValue *arguments, int sign)
+{
+    WeightedAvgAccumulator *acc = accumulator;
+    if (arguments[1].i < 0) {
+        context->set_error(context, "negative weight");
+        return JOINERY_UDF_ERROR;
+    }
+    acc->sum += sign * arguments[0].i * arguments[1].i;
+    acc->count += sign * arguments[1].i;
+    return JOINERY_UDF_OK;
+}
+
+static int weighted_avg_accumulate(JoineryUdfContext *context, void *accumulator,
+                                   const JoineryUdfValue *arguments)
+{
+    return weighted_avg_apply(context, accumulator, arguments, 1);
+}
+
+static int weighted_avg_retract(JoineryUdfContext *context, void *accumulator,
+                                const JoineryUdfValue *arguments)
+{
+    return weighted_avg_apply(context, accumulator, arguments, -1);
+}
+
+static int weighted_avg_merge(JoineryUdfContext *context, void *accumulator, const void *other)
+{
+    (void)context;
+    WeightedAvgAccumulator *acc = accumulator;
+    const WeightedAvgAccumulator *from = other;
+    acc->sum += from->sum;
+    acc->count += from->count;
+    return JOINERY_UDF_OK;
+}
+
+static int weighted_avg_value(JoineryUdfContext *context, const void *accumulator,
+                              JoineryUdfValue *result)
+{
+    (void)context;
+    const WeightedAvgAccumulator *acc = accumulator;
+    result->is_null = acc->count == 0;
+    result->i = acc->count ? acc->sum / acc->count : 0;
+    return JOINERY_UDF_OK;
+}
+
+const JoineryUdfDescriptor weighted_avg = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 2,
+    .argument_types = BIGINT_INT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .accumulator_size = sizeof(WeightedAvgAccumulator),
+    .init = weighted_avg_init,
+    .accumulate = weighted_avg_accumulate,
+    .retract = weighted_avg_retract,
+    .merge = weighted_avg_merge,
+    .get_value = weighted_avg_value,
+};
+
+/* product_append(x BIGINT) -> STRING: 'n values, product p' of the non-NULL values; no
+   retract (append-only inputs only). init gives product 1. */
+typedef struct ProductAccumulator {
+    int64_t product;
+    int64_t values;
+} ProductAccumulator;
+
+static int product_init(JoineryUdfContext *context, void *accumulator)
+{
+    (void)context;
+    ProductAccumulator *acc = accumulator;
+    acc->product = 1;
+    acc->values = 0;
+    return JOINERY_UDF_OK;
+}
+
+static int product_accumulate(JoineryUdfContext *context, void *accumulator,
+                              const JoineryUdfValue *arguments)
+{
+    (void)context;
+    ProductAccumulator *acc = accumulator;
+    acc->product *= arguments[0].i;
+    acc->values++;
+    return JOINERY_UDF_OK;
+}
+
+static int product_value(JoineryUdfContext *context, const void *accumulator,
+                         JoineryUdfValue *result)
+{
+    const ProductAccumulator *acc = accumulator;
+    char *text = context->allocate(context, 64);
+    if (!text) {
+        context->set_error(context, "out of memory");
+        return JOINERY_UDF_ERROR;
+    }
+    int length = snprintf(text, 64, "%lld values, product %lld", (long long)acc->values,
+                          (long long)acc->product);
+    result->s.ptr = text;
+    result->s.len = (uint32_t)length;
+    return JOINERY_UDF_OK;
+}
+
+const JoineryUdfDescriptor product_append = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_STRING_RESULT,
+    .accumulator_size = sizeof(ProductAccumulator),
+    .init = product_init,
+    .accumulate = product_accumulate,
+    .get_value = product_value,
+};
+
+/* count_nulls(x BIGINT) -> BIGINT: the rows whose x is NULL (called_on_null_input), with
+   retract; the accumulator's bytes start zeroed, so init does nothing. */
+static int count_nulls_init(JoineryUdfContext *context, void *accumulator)
+{
+    (void)context;
+    (void)accumulator;
+    return JOINERY_UDF_OK;
+}
+
+static int count_nulls_accumulate(JoineryUdfContext *context, void *accumulator,
+                                  const JoineryUdfValue *arguments)
+{
+    (void)context;
+    *(int64_t *)accumulator += arguments[0].is_null ? 1 : 0;
+    return JOINERY_UDF_OK;
+}
+
+static int count_nulls_retract(JoineryUdfContext *context, void *accumulator,
+                               const JoineryUdfValue *arguments)
+{
+    (void)context;
+    *(int64_t *)accumulator -= arguments[0].is_null ? 1 : 0;
+    return JOINERY_UDF_OK;
+}
+
+static int count_nulls_value(JoineryUdfContext *context, const void *accumulator,
+                             JoineryUdfValue *result)
+{
+    (void)context;
+    result->i = *(const int64_t *)accumulator;
+    return JOINERY_UDF_OK;
+}
+
+const JoineryUdfDescriptor count_nulls = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .called_on_null_input = 1,
+    .accumulator_size = sizeof(int64_t),
+    .init = count_nulls_init,
+    .accumulate = count_nulls_accumulate,
+    .retract = count_nulls_retract,
+    .get_value = count_nulls_value,
+};
+
+/* A bad aggregate descriptor: no get_value. */
+const JoineryUdfDescriptor aggregate_no_value = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .accumulator_size = 8,
+    .init = count_nulls_init,
+    .accumulate = count_nulls_accumulate,
 };

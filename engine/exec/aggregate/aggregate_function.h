@@ -37,13 +37,14 @@ typedef enum AggregateKind {
     AGGREGATE_MIN,
     AGGREGATE_MAX,
     AGGREGATE_AVG,
-    AGGREGATE_LISTAGG,     /* LISTAGG(argument [, separator field]); ',' without one */
-    AGGREGATE_FIRST_VALUE, /* the first non-NULL value */
-    AGGREGATE_LAST_VALUE,  /* the last non-NULL value */
-    AGGREGATE_COLLECT,     /* collection_aggregate.h */
-    AGGREGATE_ARRAY_AGG,   /* collection_aggregate.h */
-    AGGREGATE_SUM0,        /* Calcite's $SUM0: SUM, but 0 over no value (the final phase of a
-                              split distinct aggregate sums counts) */
+    AGGREGATE_LISTAGG,      /* LISTAGG(argument [, separator field]); ',' without one */
+    AGGREGATE_FIRST_VALUE,  /* the first non-NULL value */
+    AGGREGATE_LAST_VALUE,   /* the last non-NULL value */
+    AGGREGATE_COLLECT,      /* collection_aggregate.h */
+    AGGREGATE_ARRAY_AGG,    /* collection_aggregate.h */
+    AGGREGATE_SUM0,         /* Calcite's $SUM0: SUM, but 0 over no value (the final phase of a
+                               split distinct aggregate sums counts) */
+    AGGREGATE_USER_DEFINED, /* a C aggregate function (udf): GroupAggregate only */
 } AggregateKind;
 
 typedef struct AggregateCall {
@@ -58,6 +59,11 @@ typedef struct AggregateCall {
        `filter` is TRUE (aggregate_call_skips_row) */
     bool has_filter;
     uint32_t filter;
+    /* AGGREGATE_USER_DEFINED: the function (engine/udf/udf.h); arguments `argument` and,
+       with has_separator, `separator` (of separator_type); its accumulator value is the
+       function's accumulator bytes (VARBINARY) */
+    const struct UdfFunction *udf;
+    DataType separator_type;
 } AggregateCall;
 
 /* True when `call` has a FILTER and `input` does not pass it (its field is FALSE or NULL). */

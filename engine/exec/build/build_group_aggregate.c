@@ -31,6 +31,8 @@ static AggregateKind build_aggregate_kind(PlanAggregateKind kind)
         return AGGREGATE_ARRAY_AGG;
     case PLAN_AGGREGATE_SUM0:
         return AGGREGATE_SUM0;
+    case PLAN_AGGREGATE_USER_DEFINED:
+        return AGGREGATE_USER_DEFINED;
     }
     return AGGREGATE_AVG;
 }
@@ -55,6 +57,9 @@ AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node
         calls[i].result_type = call->result_type;
         calls[i].has_filter = call->has_filter;
         calls[i].filter = call->filter;
+        calls[i].udf = call->udf;
+        if (call->has_separator)
+            calls[i].separator_type = input->fields[call->separator].type;
         if (call->kind == PLAN_AGGREGATE_COUNT_STAR && call->has_filter) {
             /* COUNT(*) FILTER (WHERE c) counts the rows that pass: COUNT(c) of the TRUE
                (never NULL) filter field (COUNT(*) itself reads the group's row count) */

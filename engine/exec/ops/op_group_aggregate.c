@@ -48,6 +48,7 @@
 #include "engine/exec/key_extractor.h"
 #include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
+#include "engine/udf/udf.h"
 
 enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
 
@@ -61,6 +62,10 @@ typedef struct AggregateSlot {
     uint32_t extreme_capacity;
     StrBuf text;          /* LISTAGG: its text while it grows (the working value points into it) */
     StrBuf collection[2]; /* COLLECT, ARRAY_AGG: the working collection and a spare */
+    /* a user-defined aggregate: its accumulator's bytes while rows apply (the working value
+       points here) and an aligned copy for get_value (both accumulator_size, malloc'd) */
+    unsigned char *udf_working;
+    unsigned char *udf_scratch;
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -78,6 +83,7 @@ typedef struct GroupAggregateOperator {
     Value *values;
     int64_t *counts;
     MiniBatchBuffer batch; /* mini-batch mode: the rows of the open batch */
+    Arena udf_arena;       /* user-defined aggregates' strings, reset per group */
     uint64_t state_reads;  /* accumulator lookups (one per group per row, or per batch) */
     uint64_t state_writes; /* accumulator writes and removals */
     /* reusable builders */
@@ -309,11 +315,53 @@ static int aggregate_overflow(GroupAggregateOperator *agg)
                          aggregate_function_overflow_message());
 }
 
+/* A user-defined aggregate's udf error (diag `local`) as the job's. */
+static int aggregate_udf_failed(GroupAggregateOperator *agg, int status, const Diag *local)
+{
+    if (local->status == JOINERY_OK)
+        return operator_fail(&agg->base, status, "out of memory");
+    return operator_fail(&agg->base, local->status, "%s", local->message);
+}
+
+/* A user-defined aggregate: its accumulator bytes (a fresh group's from init) get the
+   row's arguments through accumulate or retract (udf_aggregate_apply). */
+static int aggregate_apply_user_defined(GroupAggregateOperator *agg, uint32_t i, const Row *input,
+                                        bool accumulate)
+{
+    AggregateSlot *slot = &agg->slots[i];
+    const AggregateCall *call = &slot->call;
+    uint32_t size = slot->call.udf->descriptor->accumulator_size;
+    Value *current = &agg->values[i];
+    Diag local;
+    diag_clear(&local);
+    int status = JOINERY_OK;
+    if (current->is_null)
+        status = udf_aggregate_init(call->udf, slot->udf_working, &agg->udf_arena, &local);
+    else if ((const unsigned char *)current->s.ptr != slot->udf_working)
+        memcpy(slot->udf_working, current->s.ptr, size);
+    if (status != JOINERY_OK)
+        return aggregate_udf_failed(agg, status, &local);
+    Value arguments[2];
+    arguments[0] = value_from_row(input, call->argument, call->argument_type);
+    arguments[1] = call->has_separator
+                       ? value_from_row(input, call->separator, call->separator_type)
+                       : value_null();
+    *current = value_string((const char *)slot->udf_working, size);
+    status = udf_aggregate_apply(call->udf, slot->udf_working, arguments, !accumulate,
+                                 &agg->udf_arena, &local);
+    if (status != JOINERY_OK)
+        return aggregate_udf_failed(agg, status, &local);
+    agg->counts[i] += accumulate ? 1 : -1;
+    return JOINERY_OK;
+}
+
 static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const Row *input,
                                 const Row *group_key, bool accumulate, int64_t now)
 {
     const AggregateSlot *slot = &agg->slots[i];
     const AggregateCall *call = &slot->call;
+    if (call->kind == AGGREGATE_USER_DEFINED)
+        return aggregate_apply_user_defined(agg, i, input, accumulate);
     if (call->kind == AGGREGATE_COUNT_STAR || aggregate_call_skips_row(call, input))
         return JOINERY_OK; /* COUNT(*): the result is row_count */
     Value value = value_from_row(input, call->argument, call->argument_type);
@@ -406,6 +454,20 @@ static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *
 {
     const AggregateSlot *slot = &agg->slots[i];
     Value value = value_from_row(accumulator, accumulator_value_field(i), slot->value_type);
+    if (slot->call.kind == AGGREGATE_USER_DEFINED) {
+        /* get_value over an aligned copy of the stored bytes (a fresh accumulator if none) */
+        Diag local;
+        diag_clear(&local);
+        int status = JOINERY_OK;
+        if (value.is_null)
+            status = udf_aggregate_init(slot->call.udf, slot->udf_scratch, &agg->udf_arena, &local);
+        else
+            memcpy(slot->udf_scratch, value.s.ptr, value.s.len);
+        if (status == JOINERY_OK)
+            status = udf_aggregate_value(slot->call.udf, slot->udf_scratch, &agg->udf_arena, result,
+                                         &local);
+        return status == JOINERY_OK ? JOINERY_OK : aggregate_udf_failed(agg, status, &local);
+    }
     int status = aggregate_function_result(
         &slot->call, slot->value_type, row_get_int64(accumulator, 0), value,
         row_get_int64(accumulator, accumulator_count_field(i)), result);
@@ -454,6 +516,7 @@ static int aggregate_group_begin(GroupAggregateOperator *agg, AggregateGroup *gr
                                  uint64_t hash, int64_t now)
 {
     *group = (AggregateGroup){.key = key, .hash = hash};
+    arena_reset(&agg->udf_arena); /* the previous group's result strings were copied */
     agg->state_reads++;
     group->entry = value_state_find(agg->accumulators, key, hash, now);
     if (!group->entry && state_store_failed(agg->accumulators->store))
@@ -730,6 +793,8 @@ static void aggregate_close(Operator *self)
         strbuf_free(&agg->slots[i].text);
         strbuf_free(&agg->slots[i].collection[0]);
         strbuf_free(&agg->slots[i].collection[1]);
+        free(agg->slots[i].udf_working);
+        free(agg->slots[i].udf_scratch);
     }
     free(agg->slots);
     agg->slots = NULL;
@@ -741,6 +806,7 @@ static void aggregate_close(Operator *self)
     agg->counts = NULL;
     key_extractor_free(&agg->group_key);
     mini_batch_buffer_free(&agg->batch);
+    arena_destroy(&agg->udf_arena);
     row_builder_free(&agg->count_key_builder);
     row_builder_free(&agg->value_builder);
     row_builder_free(&agg->accumulator_builder);
@@ -795,6 +861,29 @@ static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, Aggr
 {
     const AggregateCall *call = &spec->calls[i];
     slot->call = *call;
+    if (call->kind == AGGREGATE_USER_DEFINED) {
+        const UdfFunction *udf = call->udf;
+        if (!udf || !udf->aggregate || call->argument >= spec->input_field_count ||
+            (call->has_separator && call->separator >= spec->input_field_count))
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: bad user-defined call");
+        if (spec->merges_partials)
+            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                              "The user-defined aggregate function '%s' cannot run in two "
+                              "phases yet",
+                              udf->name);
+        if (spec->input_is_update && !udf->descriptor->retract)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Function '%s' does not implement at least one method named "
+                              "'retract', which an aggregate over an updating input requires",
+                              udf->name);
+        uint32_t size = udf->descriptor->accumulator_size;
+        slot->value_type = type_make_binary(TYPE_VARBINARY, (int32_t)size, true);
+        slot->udf_working = calloc(1, size);
+        slot->udf_scratch = calloc(1, size);
+        if (!slot->udf_working || !slot->udf_scratch)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        return JOINERY_OK;
+    }
     int status = aggregate_function_check(call, spec->input_field_count, &slot->value_type, diag);
     if (status != JOINERY_OK)
         return status;
@@ -839,6 +928,7 @@ Operator *group_aggregate_operator_create(const GroupAggregateSpec *spec, Diag *
     }
     agg->spec = *spec;
     mini_batch_buffer_init(&agg->batch);
+    arena_init(&agg->udf_arena, 4096);
     value_lists_init(&agg->value_lists);
     operator_init(&agg->base,
                   spec->mini_batch_size > 0 ? &GROUP_AGGREGATE_MINI_BATCH_VTABLE

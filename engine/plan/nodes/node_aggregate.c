@@ -7,6 +7,7 @@
 
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
+#include "engine/udf/udf.h"
 #include "engine/plan/window_properties.h"
 
 static const char *aggregate_name(PlanAggregateKind kind)
@@ -35,8 +36,16 @@ static const char *aggregate_name(PlanAggregateKind kind)
         return "ARRAY_AGG";
     case PLAN_AGGREGATE_SUM0:
         return "$SUM0";
+    case PLAN_AGGREGATE_USER_DEFINED:
+        return "?"; /* call_name prints its function's name */
     }
     return "?";
+}
+
+/* A call's function as plans print it: a user-defined aggregate by its name. */
+static const char *call_name(const PlanAggregateCall *call)
+{
+    return call->udf ? call->udf->name : aggregate_name(call->kind);
 }
 
 const char *plan_aggregate_name(PlanAggregateKind kind)
@@ -54,8 +63,8 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
     uint32_t group_count = node->aggregate.group_key_count;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(out, ", %s=[%s(%s", node->fields[group_count + i].name,
-                      aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
+        strbuf_printf(out, ", %s=[%s(%s", node->fields[group_count + i].name, call_name(call),
+                      call->distinct ? "DISTINCT " : "");
         if (call->kind != PLAN_AGGREGATE_COUNT_STAR)
             strbuf_printf(out, "$%u", call->argument);
         if (call->has_separator)
@@ -75,8 +84,7 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
     uint32_t group_count = node->aggregate.group_key_count;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(context->out, ", %s(%s", aggregate_name(call->kind),
-                      call->distinct ? "DISTINCT " : "");
+        strbuf_printf(context->out, ", %s(%s", call_name(call), call->distinct ? "DISTINCT " : "");
         /* Flink's physical plans print COUNT(*) (the AST prints COUNT()) */
         strbuf_append_cstr(context->out,
                            call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
@@ -145,6 +153,17 @@ bool plan_aggregate_is_append_only(PlanAggregateKind kind)
            kind == PLAN_AGGREGATE_LAST_VALUE;
 }
 
+int plan_aggregate_refuse_user_defined(PlannerContext *context, const PlanNode *node)
+{
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++)
+        if (node->aggregate.calls[c].udf)
+            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
+                              "The user-defined aggregate function '%s' is not supported in a %s "
+                              "yet (only in a GroupAggregate)",
+                              node->aggregate.calls[c].udf->name, plan_kind_name(node->kind));
+    return JOINERY_OK;
+}
+
 static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
@@ -159,6 +178,18 @@ static int derive_group_aggregate(PlannerContext *context, PlanNode *node)
                               aggregate_name(node->aggregate.calls[c].kind),
                               plan_kind_name(input->kind == PLAN_EXCHANGE ? input->inputs[0]->kind
                                                                           : input->kind));
+    for (uint32_t c = 0;
+         input->changelog_mode != CHANGELOG_INSERT && c < node->aggregate.call_count; c++) {
+        const struct UdfFunction *udf = node->aggregate.calls[c].udf;
+        if (udf && !udf->descriptor->retract)
+            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                              "Function '%s' does not implement at least one method named "
+                              "'retract' (its descriptor's retract is NULL), which an aggregate "
+                              "over an updating input (produced by node %s) requires",
+                              udf->name,
+                              plan_kind_name(input->kind == PLAN_EXCHANGE ? input->inputs[0]->kind
+                                                                          : input->kind));
+    }
     node->changelog_mode = CHANGELOG_INSERT | CHANGELOG_UPDATE_BEFORE | CHANGELOG_UPDATE_AFTER;
     if (input->changelog_mode != CHANGELOG_INSERT)
         node->changelog_mode |= CHANGELOG_DELETE;

@@ -106,6 +106,9 @@ static const PlanNode *trace_group_window_aggregate(const PlanNode *node, uint32
 static int derive_group_window_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    int refused = plan_aggregate_refuse_user_defined(context, node);
+    if (refused != JOINERY_OK)
+        return refused;
     for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
         const PlanAggregateCall *call = &node->aggregate.calls[c];
         if (plan_aggregate_is_append_only(call->kind) &&

@@ -88,6 +88,9 @@ static const PlanNode *trace_window_aggregate(const PlanNode *node, uint32_t *fi
 static int derive_window_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
+    int refused = plan_aggregate_refuse_user_defined(context, node);
+    if (refused != JOINERY_OK)
+        return refused;
     if (input->changelog_mode != CHANGELOG_INSERT)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "WindowAggregate doesn't support consuming update and delete changes "
