@@ -17,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "engine/exec/ops/op_correlate.h"
+#include "engine/exec/ops/op_group_aggregate.h"
 #include "engine/udf/job_parameters.h"
 #include "engine/udf/udf.h"
 #include "tests/unit/operator_harness.h"
@@ -425,6 +426,85 @@ START_TEST(test_async_correlate_order)
 }
 END_TEST
 
+/* ---- aggregate functions ---- */
+
+static DataType aggregate_types[3];  /* k STRING, v BIGINT, w INT */
+static DataType aggregate_output[2]; /* k, weighted_avg BIGINT */
+
+/* GroupAggregate(k; weighted_avg(v, w)) over an updating input. */
+static Operator *make_weighted_avg(AggregateCall *call, GroupAggregateSpec *spec,
+                                   uint32_t *group_key)
+{
+    aggregate_types[0] = type_make_varchar(10, true);
+    aggregate_types[1] = type_make(TYPE_BIGINT, true);
+    aggregate_types[2] = type_make(TYPE_INT, true);
+    aggregate_output[0] = aggregate_types[0];
+    aggregate_output[1] = type_make(TYPE_BIGINT, true);
+    *group_key = 0;
+    *call = (AggregateCall){.kind = AGGREGATE_USER_DEFINED,
+                            .argument = 1,
+                            .argument_type = aggregate_types[1],
+                            .has_separator = true,
+                            .separator = 2,
+                            .separator_type = aggregate_types[2],
+                            .result_type = aggregate_output[1],
+                            .udf = load_ok("weighted_avg")};
+    *spec = (GroupAggregateSpec){.input_field_count = 3,
+                                 .input_types = aggregate_types,
+                                 .group_keys = group_key,
+                                 .group_key_count = 1,
+                                 .calls = call,
+                                 .call_count = 1,
+                                 .input_is_update = true};
+    Diag diag;
+    diag_clear(&diag);
+    Operator *op = group_aggregate_operator_create(spec, &diag);
+    ck_assert_msg(op != NULL, "%s", diag.message);
+    return op;
+}
+
+/* The accumulator bytes are the aggregate's state: a snapshot restored into a fresh operator
+   (its own store) retracts from the same sum and weight. */
+START_TEST(test_aggregate_snapshot_restore)
+{
+    AggregateCall call, copy_call;
+    GroupAggregateSpec spec, copy_spec;
+    uint32_t key, copy_key;
+    Harness h, copy;
+    harness_open(&h, make_weighted_avg(&call, &spec, &key), aggregate_output, 2);
+    push_text(&h, 0, aggregate_types, 3, "+I a,10,1");
+    push_text(&h, 0, aggregate_types, 3, "+I a,20,3");
+    push_text(&h, 0, aggregate_types, 3, "+I b,NULL,2");
+    ck_assert_str_eq(harness_take(&h), "+I(a,10) -U(a,10) +U(a,17) +I(b,NULL)");
+    harness_fork(&h, &copy, make_weighted_avg(&copy_call, &copy_spec, &copy_key), aggregate_output,
+                 2);
+    Harness *both[2] = {&h, &copy};
+    for (int i = 0; i < 2; i++) {
+        push_text(both[i], 0, aggregate_types, 3, "-D a,20,3");
+        push_text(both[i], 0, aggregate_types, 3, "+I a,40,1");
+        push_text(both[i], 0, aggregate_types, 3, "-D b,NULL,2");
+        ck_assert_str_eq(harness_take(both[i]), "-U(a,17) +U(a,10) -U(a,10) +U(a,25) -D(b,NULL)");
+    }
+    /* an error of the function fails the operator with its message, no crash */
+    ck_assert_int_eq(push_text_status(&copy, 0, aggregate_types, 3, "+I a,1,-1"),
+                     JOINERY_ERROR_RUNTIME);
+    ck_assert_str_eq(copy.diag.message,
+                     "Function 'weighted_avg' failed on arguments (1, -1): negative weight");
+    harness_close(&h);
+    harness_close(&copy);
+}
+END_TEST
+
+START_TEST(test_aggregate_descriptor_errors)
+{
+    expect_load_error(TEST_LIBRARY, "aggregate_no_value",
+                      "an aggregate function needs init, accumulate and get_value");
+    const UdfFunction *function = load_ok("count_nulls");
+    ck_assert(function->aggregate);
+    ck_assert(!function->table);
+}
+END_TEST
+
 static Suite *udf_suite(void)
 {
     Suite *suite = suite_create("udf");
@@ -444,6 +524,8 @@ static Suite *udf_suite(void)
     TCase *abi2 = tcase_create("abi2");
     tcase_add_test(abi2, test_job_parameters);
     tcase_add_test(abi2, test_async_correlate_order);
+    tcase_add_test(abi2, test_aggregate_snapshot_restore);
+    tcase_add_test(abi2, test_aggregate_descriptor_errors);
     suite_add_tcase(suite, abi2);
     TCase *session = tcase_create("session");
     tcase_add_test(session, test_session_errors);
