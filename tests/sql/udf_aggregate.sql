@@ -43,6 +43,11 @@ SET 'table.exec.mini-batch.allow-latency' = '1 s';
 SET 'table.exec.mini-batch.size' = '3';
 EXPLAIN SELECT k, weighted_avg(v, w) AS wavg FROM scores GROUP BY k;
 SELECT k, weighted_avg(v, w) AS wavg FROM scores GROUP BY k;
+-- TWO_PHASE asked for: still one phase (merge is not called: no Local/GlobalGroupAggregate),
+-- as Flink keeps one phase when a call cannot merge
+SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
+EXPLAIN SELECT k, weighted_avg(v, w) AS wavg, COUNT(*) AS n FROM scores GROUP BY k;
+RESET 'table.optimizer.agg-phase-strategy';
 RESET 'table.exec.mini-batch.enabled';
 RESET 'table.exec.mini-batch.allow-latency';
 RESET 'table.exec.mini-batch.size';
@@ -62,3 +67,7 @@ CREATE TABLE events (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts
 SELECT window_start, weighted_avg(v, 1) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
 SELECT k, weighted_avg(v, 1) OVER (PARTITION BY k ORDER BY ts) FROM events;
 SELECT product_append(v) FROM t WHERE product_append(v) IS NULL;
+-- the distinct split (partial / final aggregates) is not built for it
+SET 'table.optimizer.distinct-agg.split.enabled' = 'true';
+SELECT k, COUNT(DISTINCT v) AS dv, weighted_avg(v, w) AS wavg FROM t GROUP BY k;
+RESET 'table.optimizer.distinct-agg.split.enabled';

@@ -31,6 +31,7 @@
 
 #include "engine/plan/nodes/nodes.h"
 #include "engine/plan/rules/rules.h"
+#include "engine/udf/udf.h"
 
 enum { SPLIT_MAX_DEPTH = 1000 };
 
@@ -63,6 +64,13 @@ static int split_check(PlannerContext *context, const PlanNode *node, uint32_t *
         case PLAN_AGGREGATE_MIN:
         case PLAN_AGGREGATE_MAX:
             break;
+        case PLAN_AGGREGATE_USER_DEFINED: {
+            const char *what = arena_printf(context->arena,
+                                            "A DISTINCT aggregate beside the user-defined "
+                                            "aggregate function '%s'",
+                                            call->udf->name);
+            return split_refuse(context, what ? what : "A user-defined aggregate function");
+        }
         default:
             return split_refuse(context, "a DISTINCT aggregate beside AVG, LISTAGG, FIRST_VALUE, "
                                          "LAST_VALUE, COLLECT or ARRAY_AGG");
