@@ -11,7 +11,10 @@
  *   where `value` is the running SUM (BIGINT for integers and DECIMAL, kept
  *   at the argument's scale; DOUBLE for FLOAT/DOUBLE), the current MIN/MAX
  *   (argument type), the collection of COLLECT / ARRAY_AGG
- *   (collection_aggregate.h), unused (NULL) for COUNT; `count` is the number
+ *   (collection_aggregate.h), a user-defined aggregate's accumulator bytes
+ *   (VARBINARY of its accumulator_size: copied into an aligned buffer for
+ *   init / accumulate / retract / get_value, engine/udf/udf.h; `count` its
+ *   rows), unused (NULL) for COUNT; `count` is the number
  *   of non-NULL values aggregated (distinct values for DISTINCT calls; every
  *   element for ARRAY_AGG).
  * - value counts: MultisetState, key [call index BIGINT, group key fields...]
