@@ -57,7 +57,8 @@ SELECT k, weighted_avg(v, w - 3) AS wavg FROM t GROUP BY k;
 
 -- inside an expression of a global aggregate: 14 + 1 once all rows are in
 SELECT weighted_avg(v, w) + 1 AS x, COUNT(*) AS n FROM t;
--- refused: no retract over an updating input; DISTINCT; FILTER; a window aggregate; OVER;
+-- refused: no retract over an updating input; DISTINCT; FILTER; a window TVF aggregate; a
+-- group window aggregate; OVER;
 -- an aggregate in WHERE; a descriptor without get_value (at CREATE FUNCTION, above)
 SELECT k, product_append(v) AS p FROM scores GROUP BY k;
 SELECT k, weighted_avg(DISTINCT v, w) FROM t GROUP BY k;
@@ -65,6 +66,7 @@ SELECT k, weighted_avg(v, w) FILTER (WHERE w > 1) FROM t GROUP BY k;
 CREATE TABLE events (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (
   'connector' = 'datagen', 'number-of-rows' = '3');
 SELECT window_start, weighted_avg(v, 1) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
+SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS s, weighted_avg(v, 1) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE);
 SELECT k, weighted_avg(v, 1) OVER (PARTITION BY k ORDER BY ts) FROM events;
 SELECT product_append(v) FROM t WHERE product_append(v) IS NULL;
 -- the distinct split (partial / final aggregates) is not built for it
