@@ -451,6 +451,19 @@ static int udf_call_failed(UdfCall *call, int returned)
     return status;
 }
 
+/* The end of a call returning one value: the function's status, then `out` checked against
+   the declared result type into `result`. JOINERY_OK or the call's error. */
+static int udf_call_result(UdfCall *call, int returned, const JoineryUdfValue *out, Value *result)
+{
+    if (returned != JOINERY_UDF_OK || call->error_set)
+        return udf_call_failed(call, returned);
+    if (!udf_value_in(call, call->function->descriptor->result_types[0], out, result, true)) {
+        call->error_set = true;
+        return udf_call_failed(call, JOINERY_UDF_ERROR);
+    }
+    return JOINERY_OK;
+}
+
 int udf_call_scalar(const UdfFunction *function, const Value *arguments, Arena *arena,
                     Value *result, Diag *diag)
 {
@@ -463,13 +476,7 @@ int udf_call_scalar(const UdfFunction *function, const Value *arguments, Arena *
     JoineryUdfValue out;
     memset(&out, 0, sizeof out);
     int returned = function->descriptor->scalar(&call.context, converted, &out);
-    if (returned != JOINERY_UDF_OK || call.error_set)
-        return udf_call_failed(&call, returned);
-    if (!udf_value_in(&call, function->descriptor->result_types[0], &out, result, true)) {
-        call.error_set = true;
-        return udf_call_failed(&call, JOINERY_UDF_ERROR);
-    }
-    return JOINERY_OK;
+    return udf_call_result(&call, returned, &out, result);
 }
 
 int udf_call_table(const UdfFunction *function, const Value *arguments, Arena *arena,
@@ -525,13 +532,7 @@ int udf_aggregate_value(const UdfFunction *function, const void *accumulator, Ar
     JoineryUdfValue out;
     memset(&out, 0, sizeof out);
     int returned = function->descriptor->get_value(&call.context, accumulator, &out);
-    if (returned != JOINERY_UDF_OK || call.error_set)
-        return udf_call_failed(&call, returned);
-    if (!udf_value_in(&call, function->descriptor->result_types[0], &out, result, true)) {
-        call.error_set = true;
-        return udf_call_failed(&call, JOINERY_UDF_ERROR);
-    }
-    return JOINERY_OK;
+    return udf_call_result(&call, returned, &out, result);
 }
 
 /* ---------------------------------------------------------------- instances */
