@@ -16,13 +16,14 @@
  * input row takes a slot (at most async_capacity, then process waits for
  * this operator's completions only: exact backpressure) and starts a call;
  * completions fill the slot's rows in any order; slots are emitted strictly
- * in input order (order[] ring from order_head), so the output is the sync
- * one. Request ids are generation << 32 | slot (a stale completion is
- * ignored). The instance's descriptor is watched while calls are in
+ * in input order (async_slots.h keeps it, and names each use of a slot by
+ * a request id, so a stale completion is refused), so the output is the
+ * sync one. The instance's descriptor is watched while calls are in
  * flight; a processing-time timer fails a call older than the timeout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/exec/ops/op_correlate.h"
+#include "engine/exec/async_slots.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -57,11 +58,8 @@ typedef struct CorrelateOperator {
     uint64_t emitted; /* rows emitted for it */
     UdfInstance *instance;
     /* async */
-    CorrelateSlot *slots;
-    uint32_t capacity, used, generation, order_head;
-    uint32_t *order;
-    uint32_t *free_slots;
-    uint32_t free_count;
+    CorrelateSlot *slots; /* async.capacity of them */
+    AsyncSlots async;
     int watched_fd;
     uint32_t watched_events;
     int64_t timer_at; /* the processing-time timer registered; 0: none */
@@ -217,8 +215,7 @@ static void slot_release(CorrelateOperator *correlate, CorrelateSlot *slot)
     free(slot->rows);
     free(slot->input);
     memset(slot, 0, sizeof *slot);
-    correlate->free_slots[correlate->free_count++] = (uint32_t)(slot - correlate->slots);
-    correlate->used--;
+    async_slots_release(&correlate->async, (uint32_t)(slot - correlate->slots));
 }
 
 /* The output of one done slot: its function rows (or the LEFT padding) over its input row. */
@@ -244,11 +241,12 @@ static int slot_emit(CorrelateOperator *correlate, CorrelateSlot *slot)
 /* Emits the done slots at the head of the input order. */
 static int emit_ready(CorrelateOperator *correlate)
 {
-    while (correlate->used > 0) {
-        CorrelateSlot *head = &correlate->slots[correlate->order[correlate->order_head]];
+    uint32_t oldest;
+    while (async_slots_oldest(&correlate->async, &oldest)) {
+        CorrelateSlot *head = &correlate->slots[oldest];
         if (!head->done)
             break;
-        correlate->order_head = (correlate->order_head + 1) % correlate->capacity;
+        async_slots_pop_oldest(&correlate->async);
         int status = slot_emit(correlate, head);
         if (status != JOINERY_OK)
             return status;
@@ -281,8 +279,9 @@ static int on_complete(void *context, uint64_t request, const Value *rows, uint3
 {
     CorrelateOperator *correlate = context;
     const CorrelateSpec *spec = &correlate->spec;
-    uint32_t index = (uint32_t)(request & 0xffffffffu);
-    CorrelateSlot *slot = index < correlate->capacity ? &correlate->slots[index] : NULL;
+    uint32_t index;
+    CorrelateSlot *slot =
+        async_slots_index(&correlate->async, request, &index) ? &correlate->slots[index] : NULL;
     if (!slot || !slot->used || slot->done || slot->request != request)
         return operator_fail(&correlate->base, JOINERY_ERROR_RUNTIME,
                              "Function '%s' completed request %llu, which is not in flight",
@@ -321,9 +320,9 @@ static int schedule_timer(CorrelateOperator *correlate, int64_t at);
 static int sync_watch(CorrelateOperator *correlate)
 {
     uint32_t wanted = 0;
-    int fd = correlate->used > 0 ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
+    int fd = correlate->async.used > 0 ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
     uint32_t events = EXEC_FD_READ | ((wanted & UDF_WAIT_WRITE) ? EXEC_FD_WRITE : 0u);
-    if (fd < 0 && correlate->used > 0) {
+    if (fd < 0 && correlate->async.used > 0) {
         /* calls in flight but nothing to watch: poll again at the next millisecond */
         int status = schedule_timer(correlate, correlate_now(correlate) + 1);
         if (status != JOINERY_OK)
@@ -383,7 +382,7 @@ static int check_deadlines(CorrelateOperator *correlate)
     int64_t now = correlate_now(correlate);
     int64_t timeout = correlate->spec.async_timeout_millis;
     int64_t next = 0;
-    for (uint32_t s = 0; s < correlate->capacity; s++) {
+    for (uint32_t s = 0; s < correlate->async.capacity; s++) {
         CorrelateSlot *slot = &correlate->slots[s];
         if (!slot->used || slot->done)
             continue;
@@ -435,7 +434,7 @@ static int wait_once(CorrelateOperator *correlate)
 static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEvalContext *eval)
 {
     const CorrelateSpec *spec = &correlate->spec;
-    while (correlate->used >= correlate->capacity) {
+    while (async_slots_full(&correlate->async)) {
         int status = wait_once(correlate);
         if (status != JOINERY_OK)
             return status;
@@ -446,13 +445,11 @@ static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEva
         if (eval->failed)
             return correlate->base.context->diag->status;
     }
-    uint32_t index = correlate->free_slots[--correlate->free_count];
-    CorrelateSlot *slot = &correlate->slots[index];
+    uint64_t request;
+    CorrelateSlot *slot = &correlate->slots[async_slots_acquire(&correlate->async, &request)];
     memset(slot, 0, sizeof *slot);
     slot->used = true;
-    correlate->used++;
-    correlate->order[(correlate->order_head + correlate->used - 1) % correlate->capacity] = index;
-    slot->request = ((uint64_t)++correlate->generation << 32) | index;
+    slot->request = request;
     slot->started_at = correlate_now(correlate);
     slot->input = row_copy_heap(row);
     if (!slot->input)
@@ -494,7 +491,7 @@ static int correlate_process_async(CorrelateOperator *correlate, const RowBatch 
 static int drain(CorrelateOperator *correlate)
 {
     int status = JOINERY_OK;
-    while (status == JOINERY_OK && correlate->used > 0)
+    while (status == JOINERY_OK && correlate->async.used > 0)
         status = wait_once(correlate);
     return status;
 }
@@ -530,7 +527,7 @@ static int correlate_on_timer(Operator *self, TimerDomain domain, int64_t timest
     CorrelateOperator *correlate = self->impl;
     if (timestamp == correlate->timer_at)
         correlate->timer_at = 0;
-    if (!correlate_async(correlate) || correlate->used == 0)
+    if (!correlate_async(correlate) || correlate->async.used == 0)
         return JOINERY_OK;
     int status = poll_function(correlate);
     return status == JOINERY_OK ? check_deadlines(correlate) : status;
@@ -562,7 +559,7 @@ static void correlate_close(Operator *self)
     CorrelateOperator *correlate = self->impl;
     if (correlate->watched_fd >= 0 && self->context && self->context->io)
         exec_unwatch_fd(self->context, correlate->watched_fd);
-    for (uint32_t s = 0; correlate->slots && s < correlate->capacity; s++)
+    for (uint32_t s = 0; correlate->slots && s < correlate->async.capacity; s++)
         if (correlate->slots[s].used)
             slot_release(correlate, &correlate->slots[s]);
     udf_instance_close(correlate->instance);
@@ -571,8 +568,7 @@ static void correlate_close(Operator *self)
     arena_destroy(&correlate->scratch);
     arena_destroy(&correlate->call_arena);
     free(correlate->slots);
-    free(correlate->order);
-    free(correlate->free_slots);
+    async_slots_free(&correlate->async);
     free(correlate);
 }
 
@@ -607,19 +603,15 @@ Operator *correlate_operator_create(const CorrelateSpec *spec, Diag *diag)
     arena_init(&correlate->call_arena, 4096);
     operator_init(&correlate->base, &CORRELATE_VTABLE, "Correlate", 1, correlate);
     if (spec->function && spec->function->async) {
-        correlate->capacity = spec->async_capacity ? spec->async_capacity : 10;
+        uint32_t capacity = spec->async_capacity ? spec->async_capacity : 10;
         if (correlate->spec.async_timeout_millis <= 0)
             correlate->spec.async_timeout_millis = 180000;
-        correlate->slots = calloc(correlate->capacity, sizeof *correlate->slots);
-        correlate->order = calloc(correlate->capacity, sizeof *correlate->order);
-        correlate->free_slots = calloc(correlate->capacity, sizeof *correlate->free_slots);
-        if (!correlate->slots || !correlate->order || !correlate->free_slots) {
+        correlate->slots = calloc(capacity, sizeof *correlate->slots);
+        if (!correlate->slots || async_slots_init(&correlate->async, capacity) != JOINERY_OK) {
             correlate_close(&correlate->base);
             diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
             return NULL;
         }
-        for (uint32_t s = 0; s < correlate->capacity; s++)
-            correlate->free_slots[correlate->free_count++] = correlate->capacity - 1 - s;
         correlate->base.uses_timers = true;
     }
     return &correlate->base;

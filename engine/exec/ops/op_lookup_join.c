@@ -2,11 +2,11 @@
  * op_lookup_join.c - the lookup join operator (op_lookup_join.h).
  *
  * Invariants (async): slots[0..capacity) hold the rows waiting for their
- * lookup or, ordered, for the rows before them; `used` counts them; the
- * ring order[order_head .. order_head + used) is their input order
- * (ordered only); a slot is submitted (its request in the function), or
- * waiting for a retry (retry_at > 0), or done (rows ready). Request ids are
- * generation << 32 | slot, so a stale completion is recognised. The
+ * lookup or, ordered, for the rows before them; `async` (async_slots.h)
+ * counts them, keeps their input order (read only when ordered) and
+ * names each use of a slot by a request id, so a stale completion is
+ * recognised; a slot is submitted (its request in the function), or
+ * waiting for a retry (retry_at > 0), or done (rows ready). The
  * function's descriptor is watched while it has requests in flight.
  * in_flight_area is the integral of the function's in_flight over
  * [window_start, window_last] (microseconds), ticked at every submit and
@@ -21,6 +21,7 @@
 #include "engine/base/value.h"
 #include "engine/connector/connector.h"
 #include "engine/connector/lookup.h"
+#include "engine/exec/async_slots.h"
 #include "engine/exec/exec_io.h"
 #include "engine/exec/expr_eval.h"
 #include "engine/exec/lookup/lookup_cache.h"
@@ -61,12 +62,8 @@ typedef struct LookupJoinOperator {
     ExprEvalContext eval_context;
     Row **sync_slots;
     /* async */
-    PendingRow *slots;
-    uint32_t capacity, used, generation;
-    uint32_t *order;
-    uint32_t order_head;
-    uint32_t *free_slots;
-    uint32_t free_count;
+    PendingRow *slots; /* async.capacity of them */
+    AsyncSlots async;
     int watched_fd;
     uint32_t watched_events;
     int64_t timer_at; /* the processing-time timer registered; 0: none */
@@ -361,8 +358,7 @@ static void pending_release(LookupJoinOperator *join, PendingRow *pending)
     free(pending->input);
     free(pending->key);
     memset(pending, 0, sizeof *pending);
-    join->free_slots[join->free_count++] = (uint32_t)(pending - join->slots);
-    join->used--;
+    async_slots_release(&join->async, (uint32_t)(pending - join->slots));
 }
 
 static int pending_emit(LookupJoinOperator *join, PendingRow *pending)
@@ -375,11 +371,12 @@ static int pending_emit(LookupJoinOperator *join, PendingRow *pending)
 /* Ordered: the done rows at the head of the input order. */
 static int emit_ready(LookupJoinOperator *join)
 {
-    while (join->spec.ordered && join->used > 0) {
-        PendingRow *head = &join->slots[join->order[join->order_head]];
+    uint32_t oldest;
+    while (join->spec.ordered && async_slots_oldest(&join->async, &oldest)) {
+        PendingRow *head = &join->slots[oldest];
         if (!head->done)
             break;
-        join->order_head = (join->order_head + 1) % join->capacity;
+        async_slots_pop_oldest(&join->async);
         int status = pending_emit(join, head);
         if (status != JOINERY_OK)
             return status;
@@ -407,8 +404,8 @@ static int schedule_timer(LookupJoinOperator *join, int64_t at)
 static int on_complete(void *context, uint64_t request_id, Row *const *rows, uint32_t count)
 {
     LookupJoinOperator *join = context;
-    uint32_t slot = (uint32_t)(request_id & 0xffffffffu);
-    if (slot >= join->capacity)
+    uint32_t slot;
+    if (!async_slots_index(&join->async, request_id, &slot))
         return JOINERY_OK;
     PendingRow *pending = &join->slots[slot];
     if (!pending->used || pending->request_id != request_id || !pending->submitted)
@@ -497,7 +494,7 @@ static int check_deadlines(LookupJoinOperator *join)
     int64_t timeout = join->spec.options->timeout_millis;
     int64_t next = 0;
     bool resent = false;
-    for (uint32_t s = 0; s < join->capacity; s++) {
+    for (uint32_t s = 0; s < join->async.capacity; s++) {
         PendingRow *pending = &join->slots[s];
         if (!pending->used || pending->done)
             continue;
@@ -550,23 +547,21 @@ static int wait_once(LookupJoinOperator *join)
 
 static int lookup_async(LookupJoinOperator *join, const Row *input)
 {
-    if (join->used >= join->capacity) {
+    if (async_slots_full(&join->async)) {
         int status = poll_function(join); /* sends what submit buffered, before waiting */
         if (status != JOINERY_OK)
             return status;
     }
-    while (join->used >= join->capacity) {
+    while (async_slots_full(&join->async)) {
         int status = wait_once(join);
         if (status != JOINERY_OK)
             return status;
     }
-    uint32_t slot = join->free_slots[--join->free_count];
-    PendingRow *pending = &join->slots[slot];
+    uint64_t request_id;
+    PendingRow *pending = &join->slots[async_slots_acquire(&join->async, &request_id)];
     memset(pending, 0, sizeof *pending);
     pending->used = true;
-    join->used++;
-    join->order[(join->order_head + join->used - 1) % join->capacity] = slot;
-    pending->request_id = ((uint64_t)++join->generation << 32) | slot;
+    pending->request_id = request_id;
     pending->input = row_copy_heap(input);
     bool has_null;
     const Row *key = build_key(join, input, &has_null);
@@ -603,7 +598,7 @@ static int lookup_async(LookupJoinOperator *join, const Row *input)
 static int drain(LookupJoinOperator *join)
 {
     int status = JOINERY_OK;
-    while (status == JOINERY_OK && join->used > 0)
+    while (status == JOINERY_OK && join->async.used > 0)
         status = wait_once(join);
     return status;
 }
@@ -699,7 +694,7 @@ static void lookup_join_close(Operator *self)
     LookupJoinOperator *join = self->impl;
     if (join->watched_fd >= 0 && self->context && self->context->io)
         exec_unwatch_fd(self->context, join->watched_fd);
-    for (uint32_t s = 0; join->slots && s < join->capacity; s++)
+    for (uint32_t s = 0; join->slots && s < join->async.capacity; s++)
         if (join->slots[s].used)
             pending_release(join, &join->slots[s]);
     if (join->function)
@@ -711,8 +706,7 @@ static void lookup_join_close(Operator *self)
     arena_destroy(&join->lookup_arena);
     free(join->sync_slots);
     free(join->slots);
-    free(join->order);
-    free(join->free_slots);
+    async_slots_free(&join->async);
     free(join->key_columns);
     free(join->key_types);
     free(join->variable_length);
@@ -745,18 +739,17 @@ Operator *lookup_join_operator_create(const LookupJoinSpec *spec, Diag *diag)
     join->eval_context.arena = &join->eval_arena;
     join->eval_context.diag = diag;
     uint32_t total = spec->input_field_count + spec->right_field_count;
-    join->capacity = spec->options->async ? (uint32_t)spec->options->capacity : 1;
+    uint32_t capacity = spec->options->async ? (uint32_t)spec->options->capacity : 1;
     join->key_columns = calloc(spec->key_count + 1, sizeof *join->key_columns);
     join->key_types = calloc(spec->key_count + 1, sizeof *join->key_types);
     join->variable_length = calloc(total + 1, sizeof *join->variable_length);
     join->sync_slots = calloc(SYNC_RESULT_CAPACITY, sizeof *join->sync_slots);
-    join->slots = calloc(join->capacity, sizeof *join->slots);
-    join->order = calloc(join->capacity, sizeof *join->order);
-    join->free_slots = calloc(join->capacity, sizeof *join->free_slots);
+    join->slots = calloc(capacity, sizeof *join->slots);
+    int slots_status = async_slots_init(&join->async, capacity);
     operator_init(&join->base, &LOOKUP_JOIN_VTABLE, "LookupJoin", 1, join);
     join->base.uses_timers = spec->options->async;
     if (!join->key_columns || !join->key_types || !join->variable_length || !join->sync_slots ||
-        !join->slots || !join->order || !join->free_slots) {
+        !join->slots || slots_status != JOINERY_OK) {
         lookup_join_close(&join->base);
         diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return NULL;
@@ -771,8 +764,6 @@ Operator *lookup_join_operator_create(const LookupJoinSpec *spec, Diag *diag)
                             : spec->right_types[i - spec->input_field_count];
         join->variable_length[i] = type_is_variable_length(type.id);
     }
-    for (uint32_t s = 0; s < join->capacity; s++)
-        join->free_slots[join->free_count++] = join->capacity - 1 - s;
     return &join->base;
 }
 
