@@ -571,7 +571,7 @@ const JobKind job_kinds[] = {
     [PLAN_MINI_BATCH_ASSIGNER] = {.create = build_mini_batch_assigner},
     [PLAN_CALC] = {.create = build_calc},
     [PLAN_EXCHANGE] = {.build = job_build_exchange},
-    [PLAN_JOIN] = {.create = build_join},
+    [PLAN_JOIN] = {.create = build_join, .format_metrics = build_join_metrics},
     [PLAN_GROUP_AGGREGATE] = {.create = build_group_aggregate},
     [PLAN_UNION] = {.create = build_union},
     [PLAN_VALUES] = {.build = job_build_values},

@@ -366,6 +366,33 @@ if [ $rc -eq 0 ] && grep -A2 -E '^[0-9]+ +WindowJoin ' "$WORK/out" | grep -q 'le
 then pass "SHOW JOB METRICS: a window semi join's late rows per side"
 else fail "SHOW JOB METRICS: a window semi join's late rows per side"; fi
 
+# SHOW JOB METRICS: the rows a mini-batch Join and MultiJoin folded (rank_prices has three
+# rows changed or deleted after their insert, all in one batch: three pairs, 6 rows)
+printf 'tea,T\ncoffee,C\n' >"$WORK/categories.csv"
+cat >"$WORK/fold.sql" <<EOF
+SET 'table.exec.mini-batch.enabled' = 'true';
+SET 'table.exec.mini-batch.allow-latency' = '100000 d';
+SET 'table.exec.mini-batch.size' = '1000';
+CREATE TABLE prices (product STRING, category STRING, price INT)
+WITH ('connector' = 'filesystem', 'path' = '$ROOT/tests/sql/data/rank_prices.debezium.json', 'format' = 'debezium-json');
+CREATE TABLE labels (category STRING, label STRING)
+WITH ('connector' = 'filesystem', 'path' = '$WORK/categories.csv', 'format' = 'csv');
+CREATE TABLE notes (category STRING, note STRING)
+WITH ('connector' = 'filesystem', 'path' = '$WORK/categories.csv', 'format' = 'csv');
+SELECT p.product, l.label FROM prices AS p JOIN labels AS l ON p.category = l.category;
+SHOW JOB METRICS;
+SET 'table.optimizer.multi-join.enabled' = 'true';
+SELECT p.product, l.label, n.note FROM prices AS p
+JOIN labels AS l ON p.category = l.category JOIN notes AS n ON p.category = n.category;
+SHOW JOB METRICS;
+EOF
+run --output csv -f "$WORK/fold.sql"
+if [ $rc -eq 0 ] &&
+   grep -A1 -E '^[0-9]+ +Join ' "$WORK/out" | grep -q 'mini-batch: 6 rows folded (cancelled in pairs before the state), 10 state accesses' &&
+   grep -A4 -E '^[0-9]+ +MultiJoin ' "$WORK/out" | grep -q 'mini-batch: 6 rows folded (cancelled in pairs before the state)$'
+then pass "SHOW JOB METRICS: the rows a mini-batch Join and MultiJoin folded"
+else fail "SHOW JOB METRICS: the rows a mini-batch Join and MultiJoin folded"; fi
+
 # ---------------------------------------------------------------- robustness
 timeout "$LIMIT" "$JOINERY" -e "HELP;" >/dev/full 2>"$WORK/err"; rc=$?
 if [ $rc -eq 1 ]; then pass "write error on stdout exits 1"; else fail "write error on stdout exits 1 (rc=$rc)"; fi

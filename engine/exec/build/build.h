@@ -42,6 +42,13 @@ Operator *build_calc(BuildContext *context, const PlanNode *node);
 Operator *build_watermark_assigner(BuildContext *context, const PlanNode *node);
 Operator *build_union(BuildContext *context, const PlanNode *node);
 Operator *build_join(BuildContext *context, const PlanNode *node);
+/* SHOW JOB METRICS lines under a mini-batch Join: rows folded, state accesses. */
+void build_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                        StrBuf *out);
+/* The mini-batch line of a Join or MultiJoin (build_join.c): the rows its folds cancelled,
+   and its state accesses when counted (NULL: not counted). */
+void build_format_mini_batch_metrics(StrBuf *out, uint64_t folded_rows,
+                                     const uint64_t *state_accesses);
 Operator *build_multi_join(BuildContext *context, const PlanNode *node);
 Operator *build_group_aggregate(BuildContext *context, const PlanNode *node);
 /* build_local_group_aggregate.c: LocalGroupAggregate (op_local_group_aggregate.h). */

@@ -1,4 +1,5 @@
-/* build_join.c - the regular Join (see build.h). */
+/* build_join.c - the regular Join (see build.h) and its SHOW JOB METRICS line in mini-batch
+   mode. */
 #include "engine/exec/build/build.h"
 #include "engine/exec/ops/op_join.h"
 
@@ -27,4 +28,29 @@ Operator *build_join(BuildContext *context, const PlanNode *node)
     spec->upsert_input[0] = node->join.upsert_left;
     spec->upsert_input[1] = node->join.upsert_right;
     return join_operator_create(spec, context->diag);
+}
+
+void build_format_mini_batch_metrics(StrBuf *out, uint64_t folded_rows,
+                                     const uint64_t *state_accesses)
+{
+    strbuf_printf(out, "%-4s   mini-batch: %llu rows folded (cancelled in pairs before the state)",
+                  "", (unsigned long long)folded_rows);
+    if (state_accesses)
+        strbuf_printf(out, ", %llu state accesses", (unsigned long long)*state_accesses);
+    strbuf_append_cstr(out, "\n");
+}
+
+void build_join_metrics(const PlanNode *node, Operator *const *subtasks, uint32_t count,
+                        StrBuf *out)
+{
+    if (node->join.mini_batch_size <= 0)
+        return;
+    uint64_t accesses = 0, folded = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t part_accesses, part_folded;
+        join_operator_mini_batch_counts(subtasks[i], &part_accesses, &part_folded);
+        accesses += part_accesses;
+        folded += part_folded;
+    }
+    build_format_mini_batch_metrics(out, folded, &accesses);
 }

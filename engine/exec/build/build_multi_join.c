@@ -113,4 +113,18 @@ void build_multi_join_metrics(const PlanNode *node, Operator *const *subtasks, u
                       "", "", (unsigned long long)rows, (unsigned long long)keys,
                       (unsigned long long)bytes, "");
     }
+    if (node->multi_join.mini_batch_size <= 0)
+        return;
+    uint64_t folded = 0, accesses = 0;
+    for (uint32_t j = 0; j < count; j++) {
+        if (node->input_count == 2) { /* run as a binary join: its counts */
+            uint64_t part_accesses, part_folded;
+            join_operator_mini_batch_counts(subtasks[j], &part_accesses, &part_folded);
+            accesses += part_accesses;
+            folded += part_folded;
+        } else {
+            folded += multi_join_operator_folded_rows(subtasks[j]);
+        }
+    }
+    build_format_mini_batch_metrics(out, folded, node->input_count == 2 ? &accesses : NULL);
 }
