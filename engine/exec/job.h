@@ -20,6 +20,15 @@
 #include "engine/plan/plan.h"
 #include "engine/state/state.h"
 
+/* table.exec.async-table.*: how an async C table function's calls run (AsyncCorrelate). */
+typedef struct AsyncTableConfig {
+    int capacity;               /* max-concurrent-operations; 0: 10 */
+    int64_t timeout_millis;     /* timeout, a call's retries included; 0: 3 min */
+    int max_retries;            /* a failed call is started again this often; 0: never
+                                   (retry-strategy NO_RETRY) */
+    int64_t retry_delay_millis; /* retry-delay: the wait before each new start */
+} AsyncTableConfig;
+
 typedef struct Job Job;
 
 /*
@@ -61,10 +70,8 @@ typedef struct JobConfig {
     /* pipeline.global-job-parameters, for user-defined functions (NULL: none); borrowed
        until job_create returns */
     const char *job_parameters;
-    /* table.exec.async-table.max-concurrent-operations / .timeout (async C table functions);
-       0: the defaults, 10 and 3 min */
-    int async_table_capacity;
-    int64_t async_table_timeout_millis;
+    /* table.exec.async-table.* (async C table functions) */
+    AsyncTableConfig async_table;
 } JobConfig;
 
 enum { JOB_DRAIN_LIMIT_MILLIS = 10000 };

@@ -664,13 +664,9 @@ static int job_build_node(Job *job, const PlanNode *node, Ports *result)
     *result = job_ports(job, count);
     if (!result->ops)
         return job_no_memory(job);
-    BuildContext build = {&job->arena,
-                          job->diag,
-                          job->idle_timeout_millis,
-                          job->multi_join_pruning,
-                          job->job_parameters,
-                          job->async_table_capacity,
-                          job->async_table_timeout_millis};
+    BuildContext build = {
+        &job->arena,         job->diag,       job->idle_timeout_millis, job->multi_join_pruning,
+        job->job_parameters, job->async_table};
     for (uint32_t i = 0; i < count; i++) {
         Operator *op = kind->create(&build, node);
         status = job_add(job, op, node);
@@ -713,10 +709,13 @@ int job_create(const PlanNode *physical, const JobConfig *config, const JobOutpu
     job->idle_timeout_millis = config->idle_timeout_millis;
     job->job_parameters =
         config->job_parameters ? arena_strdup(&job->arena, config->job_parameters) : NULL;
-    job->async_table_capacity =
-        config->async_table_capacity > 0 ? config->async_table_capacity : 10;
-    job->async_table_timeout_millis =
-        config->async_table_timeout_millis > 0 ? config->async_table_timeout_millis : 180000;
+    job->async_table = config->async_table;
+    if (job->async_table.capacity <= 0)
+        job->async_table.capacity = 10;
+    if (job->async_table.timeout_millis <= 0)
+        job->async_table.timeout_millis = 180000;
+    if (job->async_table.max_retries < 0)
+        job->async_table.max_retries = 0;
     job->drain_limit_millis =
         config->drain_limit_millis > 0 ? config->drain_limit_millis : JOB_DRAIN_LIMIT_MILLIS;
     job->threaded = job->parallelism > 1;

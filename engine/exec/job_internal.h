@@ -177,12 +177,11 @@ struct Job {
     JobOutput output;
     int parallelism;
     uint64_t datagen_seed;
-    volatile int *create_cancel; /* JobConfig.cancel_requested, handed to connectors */
-    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
-    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
-    const char *job_parameters;  /* JobConfig's, copied into the arena; NULL: none */
-    int async_table_capacity;
-    int64_t async_table_timeout_millis;
+    volatile int *create_cancel;  /* JobConfig.cancel_requested, handed to connectors */
+    bool multi_join_pruning;      /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    int64_t idle_timeout_millis;  /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    const char *job_parameters;   /* JobConfig's, copied into the arena; NULL: none */
+    AsyncTableConfig async_table; /* JobConfig's, with the defaults filled in */
     const PlanNode *root;
     int64_t drain_limit_millis; /* JobConfig.drain_limit_millis, or the default */
     StateBackendKind state_backend;

@@ -38,6 +38,9 @@ typedef enum OptionId {
     OPTION_ASYNC_LOOKUP_OUTPUT_MODE,
     OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS,
     OPTION_ASYNC_TABLE_TIMEOUT,
+    OPTION_ASYNC_TABLE_RETRY_STRATEGY,
+    OPTION_ASYNC_TABLE_RETRY_DELAY,
+    OPTION_ASYNC_TABLE_MAX_RETRIES,
     OPTION_JOIN_REORDER_ENABLED,
     OPTION_MULTI_JOIN_ENABLED,
     OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING,
@@ -108,7 +111,20 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_ASYNC_TABLE_TIMEOUT] = {"table.exec.async-table.timeout", OPTION_KIND_DURATION, "3 min",
                                     NULL,
                                     "an async table function call not complete this long "
-                                    "fails the job"},
+                                    "(its retries included) fails the job"},
+    [OPTION_ASYNC_TABLE_RETRY_STRATEGY] = {"table.exec.async-table.retry-strategy",
+                                           OPTION_KIND_ENUM, "FIXED_DELAY", "NO_RETRY|FIXED_DELAY",
+                                           "a failed async table function call is started again "
+                                           "after retry-delay (FIXED_DELAY), or fails the job"},
+    [OPTION_ASYNC_TABLE_RETRY_DELAY] = {"table.exec.async-table.retry-delay", OPTION_KIND_DURATION,
+                                        "100 ms", NULL,
+                                        "the wait before an async table function call is started "
+                                        "again"},
+    [OPTION_ASYNC_TABLE_MAX_RETRIES] = {"table.exec.async-table.max-retries", OPTION_KIND_INTEGER,
+                                        "3", NULL,
+                                        "how often a failed async table function call is started "
+                                        "again before the job fails "
+                                        "('table.exec.async-table.max-attempts' accepted)"},
     [OPTION_JOIN_REORDER_ENABLED] = {"table.optimizer.join-reorder-enabled", OPTION_KIND_BOOLEAN,
                                      "false", NULL, "reorder inner joins by cost"},
     [OPTION_MULTI_JOIN_ENABLED] = {"table.optimizer.multi-join.enabled", OPTION_KIND_BOOLEAN,
@@ -215,6 +231,8 @@ static const struct {
     {"state.checkpoints.num-retained", OPTION_CHECKPOINTING_NUM_RETAINED, NULL},
     {"execution.savepoint.path", OPTION_STATE_RECOVERY_PATH, NULL},
     {"state.savepoints.dir", OPTION_SAVEPOINT_DIR, NULL},
+    /* the name Flink's udfs.md gives it; its configuration lists max-retries */
+    {"table.exec.async-table.max-attempts", OPTION_ASYNC_TABLE_MAX_RETRIES, NULL},
 };
 
 /* The key `key` stands for: itself, or the new key of a deprecated one. */
@@ -437,6 +455,13 @@ int options_set(SessionOptions *options, const char *key, const char *value, Dia
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "Invalid value '%s' for option '%s': expected a positive duration",
                               value, spec->key);
+    }
+    if (spec == &OPTION_SPECS[OPTION_ASYNC_TABLE_MAX_RETRIES]) {
+        long long retries = strtoll(value, NULL, 10);
+        if (retries < 0 || retries > 1000)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Invalid value '%s' for option '%s': expected 0 to 1000", value,
+                              spec->key);
     }
     if (spec == &OPTION_SPECS[OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS]) {
         JobParameters parsed;
@@ -666,10 +691,17 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
         options_get(options, options_spec_of(OPTION_STATE_RECOVERY_PATH, OPTION_KIND_STRING)->key);
     config->job_parameters = options_get(
         options, options_spec_of(OPTION_PIPELINE_GLOBAL_JOB_PARAMETERS, OPTION_KIND_STRING)->key);
-    config->async_table_capacity =
+    config->async_table.capacity =
         (int)options_integer(options, OPTION_ASYNC_TABLE_MAX_CONCURRENT_OPERATIONS);
-    config->async_table_timeout_millis =
+    config->async_table.timeout_millis =
         options_duration_millis(options, OPTION_ASYNC_TABLE_TIMEOUT);
+    const char *retry = options_get(
+        options, options_spec_of(OPTION_ASYNC_TABLE_RETRY_STRATEGY, OPTION_KIND_ENUM)->key);
+    bool no_retry = retry && strcasecmp(retry, "NO_RETRY") == 0;
+    config->async_table.max_retries =
+        no_retry ? 0 : (int)options_integer(options, OPTION_ASYNC_TABLE_MAX_RETRIES);
+    config->async_table.retry_delay_millis =
+        options_duration_millis(options, OPTION_ASYNC_TABLE_RETRY_DELAY);
 }
 
 void job_submit_config_from_options(const SessionOptions *options, JobSubmitConfig *config)

@@ -68,7 +68,12 @@
  * poll(context), which reads what arrived without blocking and finishes
  * each call with context->complete(context, request, rows, row_count,
  * error): rows holds row_count * result_count values (copied at once),
- * error NULL, or a message that fails the job like a failed table call.
+ * error NULL, or a message: the call failed. A failed call (an error at
+ * completion, or start returning one) is started again after
+ * 'table.exec.async-table.retry-delay' (100 ms), up to
+ * 'table.exec.async-table.max-retries' (3) times within the timeout
+ * (Flink's FIXED_DELAY strategy; NO_RETRY: never), then fails the job like a
+ * failed table call: so start may see the same arguments again.
  * start, poll and complete run on the subtask's thread. Calls may complete
  * in any order: joinery emits each input row's result in input order (the
  * Correlate's contract). A call not complete after

@@ -42,6 +42,35 @@ SELECT x, v FROM (VALUES (CAST(1 AS BIGINT)), (-5)) AS t(x), LATERAL TABLE(async
 SET 'table.exec.async-table.timeout' = '200 ms';
 SELECT x, v FROM (VALUES (CAST(1 AS BIGINT)), (999)) AS t(x), LATERAL TABLE(async_rows(x));
 RESET 'table.exec.async-table.timeout';
+-- a flaky store (Flink's table.exec.async-table.retry-strategy FIXED_DELAY, the default:
+-- retry-delay 100 ms, max-retries 3): each x's first two calls fail, the third answers, so
+-- the rows are those of a store that never failed, in input order
+SET 'pipeline.global-job-parameters' = 'test.fail-first:2';
+SELECT x, v, k FROM xs LEFT JOIN LATERAL TABLE(async_rows(x)) AS r(v, k) ON TRUE;
+-- ... also when the call's start fails (three times: within the three retries)
+SET 'pipeline.global-job-parameters' = 'test.fail-first-start:3';
+SELECT x, v, k FROM (VALUES (CAST(1 AS BIGINT)), (2), (4)) AS t(x), LATERAL TABLE(async_rows(x));
+-- one retry only: the second failure fails the job, naming the attempts
+SET 'pipeline.global-job-parameters' = 'test.fail-first:2';
+SET 'table.exec.async-table.max-retries' = '1';
+SELECT x, v FROM (VALUES (CAST(2 AS BIGINT))) AS t(x), LATERAL TABLE(async_rows(x));
+-- NO_RETRY: the first failure fails the job
+RESET 'table.exec.async-table.max-retries';
+SET 'table.exec.async-table.retry-strategy' = 'NO_RETRY';
+SELECT x, v FROM (VALUES (CAST(2 AS BIGINT))) AS t(x), LATERAL TABLE(async_rows(x));
+RESET 'table.exec.async-table.retry-strategy';
+-- the timeout counts the retries: a retry due after it is never started
+SET 'table.exec.async-table.retry-delay' = '10 s';
+SET 'table.exec.async-table.timeout' = '300 ms';
+SELECT x, v FROM (VALUES (CAST(2 AS BIGINT))) AS t(x), LATERAL TABLE(async_rows(x));
+RESET 'table.exec.async-table.retry-delay';
+RESET 'table.exec.async-table.timeout';
+RESET 'pipeline.global-job-parameters';
+-- Flink's docs name max-retries 'max-attempts': the same key; a negative count is refused
+SET 'table.exec.async-table.max-attempts' = '5';
+SET 'table.exec.async-table.max-retries' = '-1';
+SET 'table.exec.async-table.retry-strategy' = 'EXPONENTIAL_DELAY';
+RESET 'table.exec.async-table.max-retries';
 SET 'table.exec.async-table.max-concurrent-operations' = '0';
 SET 'table.exec.async-table.timeout' = '0 ms';
 SET 'pipeline.global-job-parameters' = 'a:"unclosed';

@@ -20,7 +20,11 @@
  *                                        the job parameter 'test.offset', k = 0, 1, ...);
  *                                        x < 0 fails, x = 999 never completes; with
  *                                        'test.delay-polls' N a call completes at its
- *                                        N+1-th poll. Calls are
+ *                                        N+1-th poll; with 'test.fail-first' N
+ *                                        the first N calls of each x complete
+ *                                        with an error, with
+ *                                        'test.fail-first-start' N their start
+ *                                        fails (a flaky store). Calls are
  *                                        completed newest first, all at each poll (the
  *                                        instance's eventfd is readable while any wait), so
  *                                        output in input order is joinery's doing
@@ -323,8 +327,13 @@ const LegacyDescriptor legacy_plus_one = {
 
 typedef struct AsyncInstance {
     int event_fd;
-    int64_t offset;      /* the job parameter test.offset */
-    int64_t delay_polls; /* the job parameter test.delay-polls: polls a call waits */
+    int64_t offset;           /* the job parameter test.offset */
+    int64_t delay_polls;      /* the job parameter test.delay-polls: polls a call waits */
+    int64_t fail_first;       /* test.fail-first: failed completions per x before it answers */
+    int64_t fail_first_start; /* test.fail-first-start: failed starts per x */
+    int64_t *seen_x;          /* the x called so far, with their failures */
+    int64_t *seen_failures, *seen_start_failures;
+    uint32_t seen_count, seen_capacity;
     uint64_t *requests;
     int64_t *arguments;
     int64_t *polls; /* per call: polls seen */
@@ -342,6 +351,10 @@ static int async_open(JoineryUdfContext *context, void **state)
     instance->offset = offset ? strtoll(offset, NULL, 10) : 0;
     const char *delay = context->job_parameter(context, "test.delay-polls");
     instance->delay_polls = delay ? strtoll(delay, NULL, 10) : 0;
+    const char *fail_first = context->job_parameter(context, "test.fail-first");
+    instance->fail_first = fail_first ? strtoll(fail_first, NULL, 10) : 0;
+    const char *fail_first_start = context->job_parameter(context, "test.fail-first-start");
+    instance->fail_first_start = fail_first_start ? strtoll(fail_first_start, NULL, 10) : 0;
     instance->event_fd = eventfd(0, EFD_NONBLOCK);
     *state = instance;
     if (instance->event_fd < 0) {
@@ -359,13 +372,55 @@ static void async_close(void *state)
     free(instance->requests);
     free(instance->arguments);
     free(instance->polls);
+    free(instance->seen_x);
+    free(instance->seen_failures);
+    free(instance->seen_start_failures);
     free(instance);
+}
+
+/* The index of x among the x seen (added with no failures); -1 on no memory. */
+static int64_t async_seen(AsyncInstance *instance, int64_t x)
+{
+    for (uint32_t i = 0; i < instance->seen_count; i++)
+        if (instance->seen_x[i] == x)
+            return i;
+    if (instance->seen_count == instance->seen_capacity) {
+        uint32_t capacity = instance->seen_capacity ? instance->seen_capacity * 2 : 8;
+        int64_t *xs = realloc(instance->seen_x, capacity * sizeof *xs);
+        if (xs)
+            instance->seen_x = xs;
+        int64_t *failures =
+            xs ? realloc(instance->seen_failures, capacity * sizeof *failures) : NULL;
+        if (failures)
+            instance->seen_failures = failures;
+        int64_t *starts =
+            failures ? realloc(instance->seen_start_failures, capacity * sizeof *starts) : NULL;
+        if (!starts)
+            return -1;
+        instance->seen_start_failures = starts;
+        instance->seen_capacity = capacity;
+    }
+    instance->seen_x[instance->seen_count] = x;
+    instance->seen_failures[instance->seen_count] = 0;
+    instance->seen_start_failures[instance->seen_count] = 0;
+    return instance->seen_count++;
 }
 
 static int async_start(JoineryUdfContext *context, const JoineryUdfValue *arguments,
                        uint64_t request)
 {
     AsyncInstance *instance = context->instance;
+    if (instance->fail_first_start > 0) {
+        int64_t seen = async_seen(instance, arguments[0].i);
+        if (seen < 0) {
+            context->set_error(context, "out of memory");
+            return JOINERY_UDF_ERROR;
+        }
+        if (instance->seen_start_failures[seen]++ < instance->fail_first_start) {
+            context->set_error(context, "flaky store: the start failed");
+            return JOINERY_UDF_ERROR;
+        }
+    }
     if (instance->count == instance->capacity) {
         uint32_t capacity = instance->capacity ? instance->capacity * 2 : 8;
         uint64_t *requests = realloc(instance->requests, capacity * sizeof *requests);
@@ -408,9 +463,13 @@ static int async_poll(JoineryUdfContext *context)
         if (x == 999 || ++instance->polls[i] <= instance->delay_polls)
             continue;
         int status;
+        int64_t seen = instance->fail_first > 0 ? async_seen(instance, x) : -1;
         if (x < 0) {
             status =
                 context->complete(context, instance->requests[i], NULL, 0, "negative argument");
+        } else if (seen >= 0 && instance->seen_failures[seen]++ < instance->fail_first) {
+            status = context->complete(context, instance->requests[i], NULL, 0,
+                                       "flaky store: the call failed");
         } else {
             JoineryUdfValue rows[4];
             uint32_t count = (uint32_t)(x % 3);

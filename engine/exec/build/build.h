@@ -20,18 +20,18 @@
 #include "engine/base/diag.h"
 #include "engine/base/strbuf.h"
 #include "engine/exec/aggregate/aggregate_function.h"
+#include "engine/exec/job.h"
 #include "engine/exec/operator.h"
 #include "engine/plan/plan.h"
 
 /* What every builder may read besides the node (the job's settings). */
 typedef struct BuildContext {
-    Arena *arena;                /* the job's arena */
-    Diag *diag;                  /* the job's diagnostic */
-    int64_t idle_timeout_millis; /* table.exec.source.idle-timeout, for WatermarkAssigners */
-    bool multi_join_pruning;     /* table.optimizer.multi-join.empty-result-pruning.enabled */
-    const char *job_parameters;  /* pipeline.global-job-parameters (the job's arena); NULL */
-    int async_table_capacity;    /* table.exec.async-table.max-concurrent-operations */
-    int64_t async_table_timeout_millis; /* table.exec.async-table.timeout */
+    Arena *arena;                 /* the job's arena */
+    Diag *diag;                   /* the job's diagnostic */
+    int64_t idle_timeout_millis;  /* table.exec.source.idle-timeout, for WatermarkAssigners */
+    bool multi_join_pruning;      /* table.optimizer.multi-join.empty-result-pruning.enabled */
+    const char *job_parameters;   /* pipeline.global-job-parameters (the job's arena); NULL */
+    AsyncTableConfig async_table; /* table.exec.async-table.*, defaults filled in */
 } BuildContext;
 
 /* The types of a node's fields, in the arena (one extra slot, so NULL means only out of

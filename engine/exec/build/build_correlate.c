@@ -20,7 +20,9 @@ Operator *build_correlate(BuildContext *context, const PlanNode *node)
     spec->condition = node->correlate.condition;
     spec->job_parameters = context->job_parameters;
     spec->async_capacity =
-        context->async_table_capacity > 0 ? (uint32_t)context->async_table_capacity : 10;
-    spec->async_timeout_millis = context->async_table_timeout_millis;
+        context->async_table.capacity > 0 ? (uint32_t)context->async_table.capacity : 10;
+    spec->async_timeout_millis = context->async_table.timeout_millis;
+    spec->async_max_retries = (uint32_t)context->async_table.max_retries;
+    spec->async_retry_delay_millis = context->async_table.retry_delay_millis;
     return correlate_operator_create(spec, context->diag);
 }

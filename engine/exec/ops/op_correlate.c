@@ -20,6 +20,11 @@
  * a request id, so a stale completion is refused), so the output is the
  * sync one. The instance's descriptor is watched while calls are in
  * flight; a processing-time timer fails a call older than the timeout.
+ * A call that fails (Flink's FIXED_DELAY retry strategy) waits
+ * async_retry_delay_millis with retry_at set, not in flight, and is started
+ * again under the same request id (its failed call completed, so no stale
+ * completion can come) by check_deadlines, which the timer runs; the
+ * timeout counts from the first start. `retrying` counts the slots waiting.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "engine/exec/ops/op_correlate.h"
@@ -43,7 +48,9 @@ typedef struct CorrelateSlot {
     Row *input; /* heap copy */
     Row **rows; /* the function's rows (heap, function_field_count fields each) */
     uint32_t count;
-    int64_t started_at; /* processing time of the start */
+    int64_t started_at; /* processing time of the first start */
+    int64_t retry_at;   /* > 0: failed, to be started again at this processing time */
+    uint32_t failures;  /* failed calls so far */
     uint64_t request;
 } CorrelateSlot;
 
@@ -60,6 +67,7 @@ typedef struct CorrelateOperator {
     /* async */
     CorrelateSlot *slots; /* async.capacity of them */
     AsyncSlots async;
+    uint32_t retrying; /* slots waiting for their retry_at */
     int watched_fd;
     uint32_t watched_events;
     int64_t timer_at; /* the processing-time timer registered; 0: none */
@@ -210,6 +218,8 @@ static bool correlate_cancelled(const CorrelateOperator *correlate)
 
 static void slot_release(CorrelateOperator *correlate, CorrelateSlot *slot)
 {
+    if (slot->retry_at)
+        correlate->retrying--;
     for (uint32_t i = 0; i < slot->count; i++)
         free(slot->rows[i]);
     free(slot->rows);
@@ -254,24 +264,78 @@ static int emit_ready(CorrelateOperator *correlate)
     return JOINERY_OK;
 }
 
-/* The arguments of a slot's input row, evaluated again for an error message. */
-static int slot_failed(CorrelateOperator *correlate, CorrelateSlot *slot, const char *message)
+/* The arguments of a slot's input row (in the scratch arena); false when one failed. */
+static bool slot_arguments(CorrelateOperator *correlate, const CorrelateSlot *slot,
+                           Value *arguments)
 {
     const CorrelateSpec *spec = &correlate->spec;
     ExprEvalContext eval = {.arena = &correlate->scratch,
                             .diag = correlate->base.context->diag,
                             .now_millis = correlate_now(correlate)};
-    Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
     for (uint32_t i = 0; i < spec->argument_count; i++) {
         arguments[i] =
             expr_eval(spec->arguments[i], slot->input, spec->input_field_count, NULL, &eval);
         if (eval.failed)
-            return correlate->base.context->diag->status;
+            return false;
+    }
+    return true;
+}
+
+static int schedule_timer(CorrelateOperator *correlate, int64_t at);
+
+/*
+ * A slot's call failed with `message` (already naming the function and
+ * arguments when `formatted`, else the function's own words): it waits for
+ * its retry, or, past async_max_retries, fails the job with the message.
+ */
+static int slot_call_failed(CorrelateOperator *correlate, CorrelateSlot *slot, const char *message,
+                            bool formatted)
+{
+    const CorrelateSpec *spec = &correlate->spec;
+    slot->failures++;
+    if (slot->failures <= spec->async_max_retries) {
+        slot->retry_at = correlate_now(correlate) + spec->async_retry_delay_millis;
+        correlate->retrying++;
+        return schedule_timer(correlate, slot->retry_at);
     }
     Diag local;
     diag_clear(&local);
-    udf_call_error(spec->function, arguments, message, &local);
+    if (formatted) {
+        diag_error(&local, JOINERY_ERROR_RUNTIME, "%s", message);
+    } else {
+        Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
+        if (!slot_arguments(correlate, slot, arguments))
+            return correlate->base.context->diag->status;
+        udf_call_error(spec->function, arguments, message, &local);
+    }
+    if (slot->failures > 1)
+        return operator_fail(&correlate->base, local.status,
+                             "%s (the last of %u attempts: 'table.exec.async-table.max-retries' "
+                             "= %u)",
+                             local.message, slot->failures, spec->async_max_retries);
     return operator_fail(&correlate->base, local.status, "%s", local.message);
+}
+
+/* Starts a slot's call (again, after a failure). A NULL argument: done, no call, no rows. */
+static int slot_start(CorrelateOperator *correlate, CorrelateSlot *slot)
+{
+    Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
+    if (!slot_arguments(correlate, slot, arguments))
+        return correlate->base.context->diag->status;
+    bool called = false;
+    Diag local;
+    diag_clear(&local);
+    int status = udf_instance_start(correlate->instance, arguments, slot->request,
+                                    &correlate->call_arena, &called, &local);
+    arena_reset(&correlate->call_arena);
+    arena_reset(&correlate->scratch);
+    if (status != JOINERY_OK)
+        return correlate->base.context->diag->status != JOINERY_OK
+                   ? correlate->base.context->diag->status
+                   : slot_call_failed(correlate, slot, local.message, true);
+    if (!called)
+        slot->done = true;
+    return JOINERY_OK;
 }
 
 static int on_complete(void *context, uint64_t request, const Value *rows, uint32_t row_count,
@@ -286,8 +350,12 @@ static int on_complete(void *context, uint64_t request, const Value *rows, uint3
         return operator_fail(&correlate->base, JOINERY_ERROR_RUNTIME,
                              "Function '%s' completed request %llu, which is not in flight",
                              spec->function->name, (unsigned long long)request);
+    if (slot->retry_at)
+        return operator_fail(&correlate->base, JOINERY_ERROR_RUNTIME,
+                             "Function '%s' completed request %llu, which waits for its retry",
+                             spec->function->name, (unsigned long long)request);
     if (error)
-        return slot_failed(correlate, slot, error);
+        return slot_call_failed(correlate, slot, error, false);
     if (row_count) {
         slot->rows = calloc(row_count, sizeof *slot->rows);
         if (!slot->rows)
@@ -314,15 +382,15 @@ static int on_complete(void *context, uint64_t request, const Value *rows, uint3
 }
 
 static int on_descriptor(Operator *op, int fd, uint32_t events);
-static int schedule_timer(CorrelateOperator *correlate, int64_t at);
 
 /* Watches the instance's descriptor while calls are in flight (none: a timer polls). */
 static int sync_watch(CorrelateOperator *correlate)
 {
     uint32_t wanted = 0;
-    int fd = correlate->async.used > 0 ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
+    bool in_flight = correlate->async.used > correlate->retrying;
+    int fd = in_flight ? udf_instance_descriptor(correlate->instance, &wanted) : -1;
     uint32_t events = EXEC_FD_READ | ((wanted & UDF_WAIT_WRITE) ? EXEC_FD_WRITE : 0u);
-    if (fd < 0 && correlate->async.used > 0) {
+    if (fd < 0 && in_flight) {
         /* calls in flight but nothing to watch: poll again at the next millisecond */
         int status = schedule_timer(correlate, correlate_now(correlate) + 1);
         if (status != JOINERY_OK)
@@ -376,16 +444,33 @@ static int schedule_timer(CorrelateOperator *correlate, int64_t at)
     return operator_register_timer(&correlate->base, TIMER_PROCESSING_TIME, at, NULL);
 }
 
-/* Fails on a call past the timeout; else a timer at the oldest call's deadline. */
+/*
+ * Fails on a call past the timeout (its retries included), starts the
+ * failed calls whose retry is due, then sets a timer at the next deadline
+ * or retry.
+ */
 static int check_deadlines(CorrelateOperator *correlate)
 {
     int64_t now = correlate_now(correlate);
     int64_t timeout = correlate->spec.async_timeout_millis;
     int64_t next = 0;
+    bool started = false;
     for (uint32_t s = 0; s < correlate->async.capacity; s++) {
         CorrelateSlot *slot = &correlate->slots[s];
         if (!slot->used || slot->done)
             continue;
+        if (slot->retry_at && slot->retry_at <= now && now - slot->started_at < timeout) {
+            slot->retry_at = 0;
+            correlate->retrying--;
+            int status = slot_start(correlate, slot);
+            if (status != JOINERY_OK)
+                return status;
+            started = true;
+            if (slot->done)
+                continue;
+        }
+        if (slot->retry_at && (!next || slot->retry_at < next))
+            next = slot->retry_at;
         if (now - slot->started_at >= timeout)
             return operator_fail(
                 &correlate->base, JOINERY_ERROR_RUNTIME,
@@ -395,6 +480,13 @@ static int check_deadlines(CorrelateOperator *correlate)
                 correlate->spec.function->name, (long long)timeout);
         if (!next || slot->started_at + timeout < next)
             next = slot->started_at + timeout;
+    }
+    if (started) {
+        int status = emit_ready(correlate);
+        if (status == JOINERY_OK)
+            status = sync_watch(correlate);
+        if (status != JOINERY_OK)
+            return status;
     }
     return next ? schedule_timer(correlate, next) : JOINERY_OK;
 }
@@ -431,19 +523,13 @@ static int wait_once(CorrelateOperator *correlate)
     return status;
 }
 
-static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEvalContext *eval)
+static int correlate_start(CorrelateOperator *correlate, const Row *row)
 {
     const CorrelateSpec *spec = &correlate->spec;
     while (async_slots_full(&correlate->async)) {
         int status = wait_once(correlate);
         if (status != JOINERY_OK)
             return status;
-    }
-    Value arguments[CORRELATE_MAX_ARGUMENTS + 1];
-    for (uint32_t i = 0; i < spec->argument_count; i++) {
-        arguments[i] = expr_eval(spec->arguments[i], row, spec->input_field_count, NULL, eval);
-        if (eval->failed)
-            return correlate->base.context->diag->status;
     }
     uint64_t request;
     CorrelateSlot *slot = &correlate->slots[async_slots_acquire(&correlate->async, &request)];
@@ -454,19 +540,9 @@ static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEva
     slot->input = row_copy_heap(row);
     if (!slot->input)
         return operator_fail(&correlate->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    bool called = false;
-    Diag local;
-    diag_clear(&local);
-    int status = udf_instance_start(correlate->instance, arguments, slot->request,
-                                    &correlate->call_arena, &called, &local);
-    arena_reset(&correlate->call_arena);
-    if (status != JOINERY_OK)
-        return correlate->base.context->diag->status != JOINERY_OK
-                   ? correlate->base.context->diag->status
-                   : operator_fail(&correlate->base, local.status, "%s", local.message);
-    if (!called)
-        slot->done = true; /* a NULL argument: no call, no rows */
-    status = emit_ready(correlate);
+    int status = slot_start(correlate, slot);
+    if (status == JOINERY_OK)
+        status = emit_ready(correlate);
     if (status == JOINERY_OK && !slot->done && slot->used)
         status = schedule_timer(correlate, slot->started_at + spec->async_timeout_millis);
     return status;
@@ -474,14 +550,9 @@ static int correlate_start(CorrelateOperator *correlate, const Row *row, ExprEva
 
 static int correlate_process_async(CorrelateOperator *correlate, const RowBatch *batch)
 {
-    ExprEvalContext eval = {.arena = &correlate->scratch,
-                            .diag = correlate->base.context->diag,
-                            .now_millis = correlate_now(correlate)};
     int status = JOINERY_OK;
-    for (uint32_t r = 0; r < batch->count && status == JOINERY_OK; r++) {
-        status = correlate_start(correlate, batch->rows[r], &eval);
-        arena_reset(&correlate->scratch);
-    }
+    for (uint32_t r = 0; r < batch->count && status == JOINERY_OK; r++)
+        status = correlate_start(correlate, batch->rows[r]);
     if (status == JOINERY_OK)
         status = poll_function(correlate);
     return status;

@@ -24,9 +24,12 @@ typedef struct CorrelateSpec {
     const Expr *condition;
     /* pipeline.global-job-parameters for the function's instance (NULL: none) */
     const char *job_parameters;
-    /* an async function: calls in flight at most, and how long one may take */
+    /* an async function: calls in flight at most, how long one may take (its retries
+       included), how often a failed call is started again and after what wait */
     uint32_t async_capacity;
     int64_t async_timeout_millis;
+    uint32_t async_max_retries;
+    int64_t async_retry_delay_millis;
 } CorrelateSpec;
 
 /*
@@ -37,7 +40,10 @@ typedef struct CorrelateSpec {
  * open, closed in close). An async one (udf.h) has up to async_capacity
  * calls in flight, its descriptor watched through exec_io.h; the output
  * stays in input order; at the end of input and at a barrier the operator
- * waits for its calls. NULL on no memory.
+ * waits for its calls. A call that fails (its function's error, at start or
+ * at completion) is started again after async_retry_delay_millis, up to
+ * async_max_retries times within the timeout (Flink's FIXED_DELAY
+ * strategy); then the job fails with the last error. NULL on no memory.
  */
 Operator *correlate_operator_create(const CorrelateSpec *spec, Diag *diag);
 
