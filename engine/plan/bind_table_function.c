@@ -37,12 +37,12 @@ static int bind_fields_alloc(Binder *binder, FunctionFields *fields, uint32_t co
     return JOINERY_OK;
 }
 
-/* The fields UNNEST of a value of `type` gives. */
-static int bind_unnest_fields(Binder *binder, const AstExpr *call, DataType type,
-                              FunctionFields *fields)
+/* The element's fields (`extra` more allocated after them, counted in fields->count). */
+static int bind_unnest_element_fields(Binder *binder, const AstExpr *call, DataType type,
+                                      uint32_t extra, FunctionFields *fields)
 {
     if (type.id == TYPE_MAP) {
-        int status = bind_fields_alloc(binder, fields, 2);
+        int status = bind_fields_alloc(binder, fields, 2 + extra);
         if (status != JOINERY_OK)
             return status;
         fields->names[0] = "f0";
@@ -62,7 +62,7 @@ static int bind_unnest_fields(Binder *binder, const AstExpr *call, DataType type
     DataType element = type_element(type);
     if (element.id == TYPE_ROW) {
         uint32_t count = type_field_count(element);
-        int status = bind_fields_alloc(binder, fields, count);
+        int status = bind_fields_alloc(binder, fields, count + extra);
         for (uint32_t i = 0; status == JOINERY_OK && i < count; i++) {
             fields->names[i] = type_field_name(element, i);
             fields->types[i] = type_field(element, i);
@@ -70,12 +70,24 @@ static int bind_unnest_fields(Binder *binder, const AstExpr *call, DataType type
         }
         return status;
     }
-    int status = bind_fields_alloc(binder, fields, 1);
+    int status = bind_fields_alloc(binder, fields, 1 + extra);
     if (status != JOINERY_OK)
         return status;
     fields->names[0] = "f0";
     fields->types[0] = element;
     fields->types[0].nullable = true;
+    return JOINERY_OK;
+}
+
+/* The fields UNNEST of a value of `type` gives, then ORDINALITY WITH ORDINALITY. */
+static int bind_unnest_fields(Binder *binder, const AstExpr *call, DataType type,
+                              bool with_ordinality, FunctionFields *fields)
+{
+    int status = bind_unnest_element_fields(binder, call, type, with_ordinality ? 1 : 0, fields);
+    if (status != JOINERY_OK || !with_ordinality)
+        return status;
+    fields->names[fields->count - 1] = "ORDINALITY";
+    fields->types[fields->count - 1] = type_make(TYPE_INT, false);
     return JOINERY_OK;
 }
 
@@ -202,7 +214,8 @@ static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef 
     FunctionFields fields = {0};
     const UdfFunction *function = NULL;
     if (right_ref->function.unnest)
-        status = bind_unnest_fields(binder, call, args[0]->type, &fields);
+        status = bind_unnest_fields(binder, call, args[0]->type,
+                                    right_ref->function.with_ordinality, &fields);
     else
         status = bind_udtf_fields(binder, call, args, count, &function, &fields);
     if (status != JOINERY_OK)
@@ -233,6 +246,7 @@ static int bind_correlate_call(Binder *binder, JoinType type, const AstTableRef 
         nodes[n]->correlate.argument_count = count;
         nodes[n]->correlate.left_names = left_names;
         nodes[n]->correlate.left_count = left_count;
+        nodes[n]->correlate.with_ordinality = right_ref->function.with_ordinality;
     }
     memcpy(correlate->fields, left_node->fields, left_count * sizeof(PlanField));
     for (uint32_t i = 0; i < fields.count; i++) {

@@ -436,6 +436,9 @@ struct PlanNode {
             /* LOGICAL_TABLE_FUNCTION_CALL of UNNEST: which of the nodes of Flink's AST it
                prints as (node_correlate.c) */
             PlanUnnestPart unnest_part;
+            /* UNNEST ... WITH ORDINALITY: the function's last field is the element's
+               1-based position (INT NOT NULL ORDINALITY), $UNNEST_ROWS_WITH_ORDINALITY$1 */
+            bool with_ordinality;
             /* INNER: the WHERE conjuncts on the function's fields only, over the node's
                fields (Flink's condition=[...], printed over the function's: $0 = the first
                function field); NULL when none */

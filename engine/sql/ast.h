@@ -276,8 +276,9 @@ struct AstTableRef {
             SourcePosition keyword_position; /* of the JOIN keyword, for errors */
         } join;
         struct {
-            AstExpr *call; /* the function call inside TABLE(...); UNNEST(expr) */
-            bool unnest;   /* UNNEST(expr): call is a call of UNNEST with one argument */
+            AstExpr *call;        /* the function call inside TABLE(...); UNNEST(expr) */
+            bool unnest;          /* UNNEST(expr): call is a call of UNNEST with one argument */
+            bool with_ordinality; /* UNNEST(expr) WITH ORDINALITY */
         } function;
     };
 };

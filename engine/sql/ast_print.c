@@ -431,6 +431,8 @@ static void print_table_ref(const AstTableRef *ref, Printer *out)
     case AST_TABLE_FUNCTION:
         printer_text(out, "(table-function ");
         print_expr(ref->function.call, out);
+        if (ref->function.with_ordinality)
+            printer_text(out, " with-ordinality");
         print_table_alias(ref, out);
         printer_char(out, ')');
         break;

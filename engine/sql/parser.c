@@ -2264,6 +2264,14 @@ static AstTableRef *parser_parse_table_primary(Parser *parser)
                            "UNNEST takes one ARRAY, MULTISET or MAP argument");
             goto done;
         }
+        const Token *ordinality = parser_peek(parser, 1);
+        if (parser_is_keyword(parser, KEYWORD_WITH) && ordinality->kind == TOKEN_IDENTIFIER &&
+            !ordinality->quoted && ordinality->length == 10 &&
+            strncasecmp(ordinality->text, "ORDINALITY", 10) == 0) {
+            parser_advance(parser);
+            parser_advance(parser);
+            ref->function.with_ordinality = true;
+        }
         if (!parser_parse_table_alias(parser, ref))
             goto done;
         result = ref;

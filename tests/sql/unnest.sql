@@ -68,6 +68,25 @@ EXPLAIN SELECT x FROM UNNEST(ARRAY[1, 2, 3]) AS t(x) WHERE x > 1;
 SELECT x FROM UNNEST(ARRAY[1, 2, 3]) AS t(x) WHERE x > 1;
 SELECT * FROM UNNEST(ARRAY[1, 2]) AS a(x) CROSS JOIN UNNEST(ARRAY[x, x * 10]) AS b(y);
 
+-- WITH ORDINALITY (Flink 2.1, FLINK-37267): each element with its 1-based position, an INT NOT
+-- NULL column after the element's (named ORDINALITY without aliases); Flink's
+-- $UNNEST_ROWS_WITH_ORDINALITY$1 and Calcite's Uncollect(withOrdinality=[true])
+EXPLAIN SELECT id, x, n FROM t CROSS JOIN UNNEST(arr) WITH ORDINALITY AS u(x, n);
+SELECT id, x, n FROM t CROSS JOIN UNNEST(arr) WITH ORDINALITY AS u(x, n);
+SELECT id, x, n FROM t LEFT JOIN UNNEST(arr) WITH ORDINALITY AS u(x, n) ON TRUE;
+-- an ARRAY of ROW: the row's fields, then the position (a NULL element keeps its place)
+SELECT id, a, b, pos FROM t, UNNEST(rows_arr) WITH ORDINALITY AS r(a, b, pos);
+-- a MAP: key, value, position (the map's order); a filter does not renumber
+SELECT id, k, v, o FROM t CROSS JOIN UNNEST(m) WITH ORDINALITY AS e(k, v, o) WHERE v > 1;
+-- a MULTISET: a repeated element has one position per copy
+SELECT id, e, o FROM c CROSS JOIN UNNEST(ms) WITH ORDINALITY AS u(e, o);
+-- without aliases, and alone in FROM
+SELECT * FROM UNNEST(ARRAY['shirt', 'pants', 'hat']) WITH ORDINALITY;
+CREATE TEMPORARY VIEW positions AS SELECT * FROM t CROSS JOIN UNNEST(arr) WITH ORDINALITY;
+DESCRIBE positions;
+-- the alias list counts the position
+SELECT id, x FROM t CROSS JOIN UNNEST(arr) WITH ORDINALITY AS u(x);
+
 -- refused
 SELECT id, x FROM t CROSS JOIN UNNEST(id) AS u(x);
 SELECT id, x FROM t CROSS JOIN UNNEST(arr) AS u(x, y);

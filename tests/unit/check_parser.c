@@ -281,6 +281,9 @@ START_TEST(test_joins)
     assert_parses_as("SELECT * FROM t CROSS JOIN LATERAL TABLE(split(t.s)) AS x(w)",
                      "(select * (from (cross-join (table t) (table-function (call split t.s) (as x "
                      "w)))))");
+    assert_parses_as("SELECT * FROM t CROSS JOIN UNNEST(t.a) WITH ORDINALITY AS u(x, n)",
+                     "(select * (from (cross-join (table t) (table-function (call UNNEST t.a) "
+                     "with-ordinality (as u x n)))))");
     Diag diag;
     AstStatement *statement = parse("SELECT *\nFROM a\n  LEFT JOIN b ON TRUE", &diag);
     ck_assert_ptr_nonnull(statement);

@@ -17,6 +17,7 @@ Operator *build_correlate(BuildContext *context, const PlanNode *node)
     spec->function_types = types + left_count;
     spec->function_field_count = node->field_count - left_count;
     spec->left = node->correlate.join_type == JOIN_TYPE_LEFT;
+    spec->with_ordinality = node->correlate.with_ordinality;
     spec->condition = node->correlate.condition;
     spec->job_parameters = context->job_parameters;
     spec->async_capacity =

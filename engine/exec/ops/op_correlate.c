@@ -122,6 +122,8 @@ static int correlate_unnest(CorrelateOperator *correlate, DataType type, Value c
         return JOINERY_OK;
     const CorrelateSpec *spec = &correlate->spec;
     Value fields[CORRELATE_MAX_ARGUMENTS + 1];
+    uint32_t element_fields = spec->function_field_count - (spec->with_ordinality ? 1u : 0u);
+    int32_t position = 0; /* WITH ORDINALITY: fields[element_fields] */
     if (type.id == TYPE_MAP) {
         MapReader reader;
         if (!map_reader_init(&reader, type, collection.s.ptr, collection.s.len))
@@ -130,6 +132,8 @@ static int correlate_unnest(CorrelateOperator *correlate, DataType type, Value c
         while (map_reader_next(&reader, &entry)) {
             fields[0] = entry.key;
             fields[1] = entry.value;
+            if (spec->with_ordinality)
+                fields[element_fields] = value_int(++position);
             int status = correlate_emit(correlate, fields);
             if (status != JOINERY_OK)
                 return status;
@@ -147,7 +151,7 @@ static int correlate_unnest(CorrelateOperator *correlate, DataType type, Value c
         if (!spread) {
             fields[0] = element;
         } else {
-            for (uint32_t f = 0; f < spec->function_field_count; f++) {
+            for (uint32_t f = 0; f < element_fields; f++) {
                 fields[f] = value_null();
                 if (!element.is_null &&
                     !row_value_field(element_type, element.s.ptr, element.s.len, f, &fields[f]))
@@ -155,6 +159,8 @@ static int correlate_unnest(CorrelateOperator *correlate, DataType type, Value c
             }
         }
         for (int64_t m = 0; m < multiplicity; m++) {
+            if (spec->with_ordinality)
+                fields[element_fields] = value_int(++position);
             int status = correlate_emit(correlate, fields);
             if (status != JOINERY_OK)
                 return status;

@@ -20,6 +20,9 @@ typedef struct CorrelateSpec {
     const DataType *function_types; /* the function's fields (appended to the input's) */
     uint32_t function_field_count;
     bool left; /* LEFT: an input row without function rows gives one NULL-padded row */
+    /* UNNEST WITH ORDINALITY: the last function field is the element's 1-based position
+       (a multiset's repeated element counts once per copy) */
+    bool with_ordinality;
     /* INNER: kept are the function rows it holds for, over the output row; NULL: all */
     const Expr *condition;
     /* pipeline.global-job-parameters for the function's instance (NULL: none) */

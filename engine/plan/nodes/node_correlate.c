@@ -42,13 +42,16 @@ static const char *const *correlate_names(Arena *arena, const PlanNode *node)
     return names;
 }
 
-/* $UNNEST_ROWS$1($cor0.c) or f($cor0.a, 'x'), in `style`. */
+/* $UNNEST_ROWS$1($cor0.c) (WITH ORDINALITY: $UNNEST_ROWS_WITH_ORDINALITY$1) or
+   f($cor0.a, 'x'), in `style`. */
 static void explain_invocation(ExplainContext *context, const PlanNode *node, ExprStyle style)
 {
     StrBuf *out = context->out;
     const char *const *names = correlate_names(context->arena, node);
-    strbuf_printf(out, "%s(",
-                  node->correlate.function ? node->correlate.function->name : "$UNNEST_ROWS$1");
+    const char *name = node->correlate.function          ? node->correlate.function->name
+                       : node->correlate.with_ordinality ? "$UNNEST_ROWS_WITH_ORDINALITY$1"
+                                                         : "$UNNEST_ROWS$1";
+    strbuf_printf(out, "%s(", name);
     for (uint32_t i = 0; i < node->correlate.argument_count; i++) {
         if (i)
             strbuf_append_cstr(out, ", ");
@@ -104,7 +107,9 @@ static void explain_unnest_part(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;
     switch (node->correlate.unnest_part) {
-    case PLAN_UNNEST_UNCOLLECT:
+    case PLAN_UNNEST_UNCOLLECT: /* Calcite: Uncollect(withOrdinality=[true]) */
+        if (node->correlate.with_ordinality)
+            strbuf_append_cstr(out, "withOrdinality=[true]");
         return;
     case PLAN_UNNEST_ALIASES:
         for (uint32_t f = 0; f < node->field_count; f++)
