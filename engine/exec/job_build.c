@@ -435,6 +435,19 @@ static int job_create_writer(Job *job, const PlanNode *node, SinkWriter **writer
     return connector->create_sink(spec, writer, job->diag);
 }
 
+/* Input `input` of the sink operator materializes as its Sink node says (upsertMaterialize). */
+static int job_sink_materialize(Job *job, Operator *op, uint32_t input, const PlanNode *sink)
+{
+    if (!sink->sink.upsert_materialize)
+        return JOINERY_OK;
+    UpsertMaterializerSpec spec = {sink->sink.key_count, sink->sink.key_fields,
+                                   build_field_types(&job->arena, sink->inputs[0]),
+                                   sink->state_ttl_millis > 0 ? sink->state_ttl_millis : 0};
+    if (!spec.types || sink_operator_materialize(op, input, &spec) != JOINERY_OK)
+        return job_no_memory(job);
+    return JOINERY_OK;
+}
+
 static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
 {
     Ports input;
@@ -451,6 +464,8 @@ static int job_build_sink(Job *job, const PlanNode *node, Ports *result)
         return job_no_memory(job);
     }
     status = job_add(job, op, node);
+    if (status == JOINERY_OK)
+        status = job_sink_materialize(job, op, 0, node);
     if (status == JOINERY_OK)
         status = job_place(job, op, 0, &input, 1, 1);
     if (status != JOINERY_OK)
@@ -499,6 +514,8 @@ static int job_build_statement_set(Job *job, const PlanNode *node, Ports *result
         return status;
     }
     status = job_add(job, op, node); /* the job owns it (and its writers) from here */
+    for (uint32_t i = 0; i < count && status == JOINERY_OK; i++)
+        status = job_sink_materialize(job, op, i, node->inputs[i]);
     if (status == JOINERY_OK && count > 1)
         status = job_new_task(job, &op->task);
     if (status != JOINERY_OK)

@@ -238,7 +238,9 @@ const char *plan_kind_name(PlanKind kind)
 
 bool plan_node_is_stateful(const PlanNode *node)
 {
-    return plan_kind_info(node->kind)->stateful;
+    /* a Sink keeps state when it materializes its input by the table's key */
+    return plan_kind_info(node->kind)->stateful ||
+           (node->kind == PLAN_SINK && node->sink.upsert_materialize);
 }
 
 bool plan_node_generates_watermarks(const PlanNode *node)

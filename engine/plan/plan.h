@@ -521,6 +521,11 @@ struct PlanNode {
         struct {                       /* LOGICAL_SINK, SINK */
             const CatalogTable *table; /* NULL: collect to the client */
             uint32_t *target_columns;  /* sink column per input field */
+            /* Flink's upsertMaterialize=[true] (node_sink.c decides): the input fields of
+               the table's primary key, by which the sink's materializer keeps its rows */
+            bool upsert_materialize;
+            uint32_t *key_fields;
+            uint32_t key_count;
         } sink;
     };
 };

@@ -28,6 +28,13 @@ typedef enum PlanAggPhaseStrategy {
     PLAN_AGG_PHASE_TWO_PHASE,
 } PlanAggPhaseStrategy;
 
+/* table.exec.sink.upsert-materialize */
+typedef enum PlanUpsertMaterialize {
+    PLAN_UPSERT_MATERIALIZE_AUTO,
+    PLAN_UPSERT_MATERIALIZE_NONE,
+    PLAN_UPSERT_MATERIALIZE_FORCE,
+} PlanUpsertMaterialize;
+
 /*
  * The session options the planner, its rules and derivation read: a typed
  * snapshot built once per statement from the session's options
@@ -58,9 +65,10 @@ typedef struct PlannerConfig {
     bool batch_mode;
     /* the defaults of an async lookup join, which its LOOKUP hint's 'capacity', 'timeout' and
        'output-mode' override key by key (Flink's LookupJoinUtil.getMergedAsyncOptions) */
-    int64_t async_lookup_capacity;       /* table.exec.async-lookup.buffer-capacity */
-    int64_t async_lookup_timeout_millis; /* table.exec.async-lookup.timeout */
-    bool async_lookup_allow_unordered;   /* table.exec.async-lookup.output-mode */
+    int64_t async_lookup_capacity;            /* table.exec.async-lookup.buffer-capacity */
+    int64_t async_lookup_timeout_millis;      /* table.exec.async-lookup.timeout */
+    bool async_lookup_allow_unordered;        /* table.exec.async-lookup.output-mode */
+    PlanUpsertMaterialize upsert_materialize; /* table.exec.sink.upsert-materialize */
 } PlannerConfig;
 
 typedef struct PlannerContext {

@@ -49,6 +49,7 @@ typedef enum OptionId {
     OPTION_AGG_PHASE_STRATEGY,
     OPTION_DISTINCT_AGG_SPLIT_ENABLED,
     OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM,
+    OPTION_SINK_UPSERT_MATERIALIZE,
     OPTION_PARALLELISM_DEFAULT,
     OPTION_RESULT_MODE,
     OPTION_DML_SYNC,
@@ -148,6 +149,11 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_DISTINCT_AGG_SPLIT_BUCKET_NUM] = {"table.optimizer.distinct-agg.split.bucket-num",
                                               OPTION_KIND_INTEGER, "1024", NULL,
                                               "buckets of the split distinct aggregate"},
+    [OPTION_SINK_UPSERT_MATERIALIZE] = {"table.exec.sink.upsert-materialize", OPTION_KIND_ENUM,
+                                        "AUTO", "NONE|AUTO|FORCE",
+                                        "keep a sink's rows per primary key and emit the latest "
+                                        "(upsertMaterialize): AUTO when changes of one key may "
+                                        "come out of order"},
     [OPTION_PARALLELISM_DEFAULT] = {"parallelism.default", OPTION_KIND_INTEGER, "1", NULL,
                                     "subtasks of each keyed operator"},
     [OPTION_RESULT_MODE] = {"sql-client.execution.result-mode", OPTION_KIND_ENUM, "tableau",
@@ -246,7 +252,7 @@ static const char *options_canonical_key(const char *key)
 
 /* Flink keys recognised but not run yet: rejected with a clear message. */
 static const char *const UNSUPPORTED_KEYS[] = {
-    "table.exec.sink.upsert-materialize",
+    "table.optimizer.non-deterministic-update.strategy",
 };
 
 /* Keys a Flink cluster reads (its processes, memory, restarts, RocksDB tuning) that change
@@ -628,6 +634,13 @@ void planner_config_from_options(const SessionOptions *options, PlannerConfig *c
         options, options_spec_of(OPTION_ASYNC_LOOKUP_OUTPUT_MODE, OPTION_KIND_ENUM)->key);
     config->async_lookup_allow_unordered =
         output_mode && strcasecmp(output_mode, "ALLOW_UNORDERED") == 0;
+    const char *materialize = options_get(
+        options, options_spec_of(OPTION_SINK_UPSERT_MATERIALIZE, OPTION_KIND_ENUM)->key);
+    config->upsert_materialize = PLAN_UPSERT_MATERIALIZE_AUTO;
+    if (materialize && strcasecmp(materialize, "NONE") == 0)
+        config->upsert_materialize = PLAN_UPSERT_MATERIALIZE_NONE;
+    else if (materialize && strcasecmp(materialize, "FORCE") == 0)
+        config->upsert_materialize = PLAN_UPSERT_MATERIALIZE_FORCE;
 }
 
 const char *options_note(const char *key, const char *value)

@@ -812,6 +812,9 @@ static Suite *nexmark_suite(void)
 {
     Suite *suite = suite_create("nexmark");
     TCase *generator = tcase_create("generator");
+    /* the generator walks up to 200,000 events per test: more than Check's 4 s default on a
+       loaded 2-core machine (never a timing assertion, only a guard against a hang) */
+    tcase_set_timeout(generator, 60);
     tcase_add_test(generator, test_random_port);
     tcase_add_test(generator, test_first_events);
     tcase_add_test(generator, test_proportions);
@@ -820,6 +823,7 @@ static Suite *nexmark_suite(void)
     tcase_add_test(generator, test_max_events);
     suite_add_tcase(suite, generator);
     TCase *connector = tcase_create("connector");
+    tcase_set_timeout(connector, 60);
     tcase_add_test(connector, test_connector_rows);
     tcase_add_test(connector, test_projection);
     tcase_add_test(connector, test_splitting);

@@ -2,11 +2,17 @@
  * op_sink.c - sink operators (see op_sink.h). A writer sink holds one
  * writer per input (a statement set's job writes several tables, input i
  * into writer i; an INSERT has one); its snapshot is each writer's in turn,
- * so a one-writer sink's snapshot is what it always was.
+ * so a one-writer sink's snapshot is what it always was. A writer whose
+ * Sink materializes (upsertMaterialize=[true]) gets its input through an
+ * upsert materializer (upsert_materializer.h), created in open from the
+ * task's store; its state follows the writer's part of the snapshot, and
+ * its TTL is cleaned on the recurring cleanup timer.
  */
 #include "engine/exec/ops/op_sink.h"
 
 #include <stdlib.h>
+
+enum { SINK_CLEANUP_KEYS = 1024 };
 
 typedef struct SinkOperator {
     Operator base;
@@ -15,6 +21,8 @@ typedef struct SinkOperator {
     const char **tables;  /* statement sets: the table of each writer; NULL otherwise */
     uint64_t *table_rows; /* rows each writer took */
     uint32_t writer_count;
+    UpsertMaterializerSpec *materialize; /* per writer; key_count 0: none */
+    UpsertMaterializer **materializers;  /* per writer, from open; NULL: none */
     SinkCollectFunction collect;
     void *collect_context;
     uint64_t rows;
@@ -25,12 +33,25 @@ static int sink_process(Operator *self, uint32_t input, const RowBatch *batch)
 {
     SinkOperator *sink = self->impl;
     if (sink->writer) {
-        SinkWriter *writer = sink->writers[input < sink->writer_count ? input : 0];
+        uint32_t index = input < sink->writer_count ? input : 0;
+        SinkWriter *writer = sink->writers[index];
+        if (sink->materializers && sink->materializers[index]) {
+            UpsertMaterializer *materializer = sink->materializers[index];
+            uint64_t skipped = upsert_materializer_skipped(materializer);
+            const RowBatch *rows = NULL;
+            if (upsert_materializer_apply(materializer, batch, operator_now_millis(self), &rows) !=
+                JOINERY_OK)
+                return operator_fail_state(self, "the sink's upsert materializer state");
+            self->metrics.skipped_rows += upsert_materializer_skipped(materializer) - skipped;
+            batch = rows;
+            if (batch->count == 0)
+                return JOINERY_OK;
+        }
         int status = writer->vtable->write(writer, batch, self->context->diag);
         if (status != JOINERY_OK)
             return status;
         sink->rows += batch->count;
-        sink->table_rows[input < sink->writer_count ? input : 0] += batch->count;
+        sink->table_rows[index] += batch->count;
         return JOINERY_OK;
     }
     for (uint32_t r = 0; r < batch->count; r++) {
@@ -101,8 +122,12 @@ static int sink_snapshot(Operator *self, const Barrier *barrier, const StateWrit
     if (!sink->writer)
         return sink_snapshot_writer(self, NULL, barrier, writer);
     int status = JOINERY_OK;
-    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++) {
         status = sink_snapshot_writer(self, sink->writers[i], barrier, writer);
+        if (status == JOINERY_OK && sink->materializers && sink->materializers[i])
+            status =
+                upsert_materializer_snapshot(sink->materializers[i], writer, self->context->diag);
+    }
     return status;
 }
 
@@ -126,9 +151,82 @@ static int sink_restore(Operator *self, const StateReader *reader)
     if (!sink->writer)
         return sink_restore_writer(self, NULL, reader);
     int status = JOINERY_OK;
-    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++)
+    for (uint32_t i = 0; i < sink->writer_count && status == JOINERY_OK; i++) {
         status = sink_restore_writer(self, sink->writers[i], reader);
+        if (status == JOINERY_OK && sink->materializers && sink->materializers[i])
+            status =
+                upsert_materializer_restore(sink->materializers[i], reader, self->context->diag);
+    }
     return status;
+}
+
+/* Creates the materializers the writers need, over the task's store. */
+static int sink_open(Operator *self, ExecContext *context)
+{
+    SinkOperator *sink = self->impl;
+    if (!sink->materialize)
+        return JOINERY_OK;
+    if (!context->state_store)
+        return operator_fail(self, JOINERY_ERROR, "Sink: no state store for its materializer");
+    sink->materializers = calloc(sink->writer_count, sizeof *sink->materializers);
+    if (!sink->materializers)
+        return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    bool ttl = false;
+    for (uint32_t i = 0; i < sink->writer_count; i++) {
+        if (sink->materialize[i].key_count == 0)
+            continue;
+        sink->materializers[i] =
+            upsert_materializer_create(&sink->materialize[i], context->state_store, context->diag);
+        if (!sink->materializers[i])
+            return context->diag->status;
+        ttl = ttl || sink->materialize[i].ttl_millis > 0;
+    }
+    return ttl ? operator_schedule_cleanup(self) : JOINERY_OK;
+}
+
+/* The recurring TTL cleanup timer of the materializers (the only timer a sink sets). */
+static int sink_on_timer(Operator *self, TimerDomain domain, int64_t timestamp, const Row *key)
+{
+    (void)domain;
+    (void)timestamp;
+    (void)key;
+    SinkOperator *sink = self->impl;
+    for (uint32_t i = 0; sink->materializers && i < sink->writer_count; i++)
+        if (sink->materializers[i])
+            self->metrics.expired_rows += upsert_materializer_cleanup(
+                sink->materializers[i], operator_timer_now(self), SINK_CLEANUP_KEYS);
+    return operator_schedule_cleanup(self);
+}
+
+static void sink_report_state(Operator *self)
+{
+    SinkOperator *sink = self->impl;
+    if (!sink->materializers)
+        return;
+    self->metrics.state_bytes = self->metrics.state_keys = self->metrics.state_rows = 0;
+    for (uint32_t i = 0; i < sink->writer_count; i++)
+        if (sink->materializers[i]) {
+            StateCounters counters = upsert_materializer_counters(sink->materializers[i]);
+            self->metrics.state_bytes += counters.bytes;
+            self->metrics.state_keys += counters.keys;
+            self->metrics.state_rows += counters.entries;
+        }
+}
+
+int sink_operator_materialize(Operator *op, uint32_t input, const UpsertMaterializerSpec *spec)
+{
+    SinkOperator *sink = op->impl;
+    if (!sink->writer || input >= sink->writer_count || spec->key_count == 0)
+        return JOINERY_ERROR;
+    if (!sink->materialize) {
+        sink->materialize = calloc(sink->writer_count, sizeof *sink->materialize);
+        if (!sink->materialize)
+            return JOINERY_ERROR_NO_MEMORY;
+    }
+    sink->materialize[input] = *spec;
+    if (spec->ttl_millis > 0)
+        op->uses_timers = true;
+    return JOINERY_OK;
 }
 
 int sink_operator_commit(Operator *op, int64_t checkpoint_id)
@@ -204,6 +302,10 @@ static void sink_close(Operator *self)
     SinkOperator *sink = self->impl;
     for (uint32_t i = 0; i < sink->writer_count; i++)
         sink->writers[i]->vtable->close(sink->writers[i]);
+    for (uint32_t i = 0; sink->materializers && i < sink->writer_count; i++)
+        upsert_materializer_destroy(sink->materializers[i]);
+    free(sink->materializers);
+    free(sink->materialize);
     free(sink->writers);
     free(sink->tables);
     free(sink->table_rows);
@@ -211,7 +313,10 @@ static void sink_close(Operator *self)
 }
 
 static const OperatorVtable SINK_VTABLE = {
+    .open = sink_open,
     .process = sink_process,
+    .on_timer = sink_on_timer,
+    .report_state = sink_report_state,
     .finish = sink_finish,
     .snapshot = sink_snapshot,
     .restore = sink_restore,

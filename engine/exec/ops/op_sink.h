@@ -7,6 +7,7 @@
 
 #include "engine/connector/connector.h"
 #include "engine/exec/operator.h"
+#include "engine/exec/upsert_materializer.h"
 
 /* Receives result rows of a SELECT; non-zero stops the job. */
 typedef int (*SinkCollectFunction)(void *context, const Row *row);
@@ -21,6 +22,13 @@ Operator *sink_operator_create_writer(SinkWriter *writer, Diag *diag);
  */
 Operator *sink_operator_create_writers(SinkWriter *const *writers, const char *const *tables,
                                        uint32_t count, Diag *diag);
+/*
+ * Input `input` of a writer sink goes through an upsert materializer keyed by
+ * spec's fields (the Sink's upsertMaterialize=[true]); the spec's arrays must
+ * outlive the sink. Before open. JOINERY_OK, JOINERY_ERROR_NO_MEMORY, or
+ * JOINERY_ERROR for a collector, an input out of range or an empty key.
+ */
+int sink_operator_materialize(Operator *op, uint32_t input, const UpsertMaterializerSpec *spec);
 /* Creates a collector. NULL on no memory. */
 Operator *sink_operator_create_collector(SinkCollectFunction collect, void *context, Diag *diag);
 /*
