@@ -63,15 +63,23 @@ static int hand_out(UpsertMaterializer *materializer, const Row *row, RowKind ki
     return JOINERY_OK;
 }
 
-/* The key's latest row: its entry with the highest sequence number (NULL: none). */
-static int64_t latest_sequence(MultisetState *state, MultisetKey *key)
+/*
+ * The sequence number of the key's latest row (its entry with the highest
+ * one; 0: none), and with `row` non-NULL a copy of that row in the arena
+ * (entries are views valid only during the scan); *row NULL on no memory.
+ */
+static int64_t scan_latest(UpsertMaterializer *materializer, MultisetKey *key, const Row **row)
 {
     MultisetScan scan;
-    multiset_scan_begin(state, key, &scan);
+    multiset_scan_begin(materializer->state, key, &scan);
     int64_t latest = 0;
-    for (const MultisetEntry *entry; (entry = multiset_scan_next(&scan));)
-        if (entry->association_count > latest)
+    const MultisetEntry *entry;
+    while ((entry = multiset_scan_next(&scan)))
+        if (entry->association_count > latest) {
             latest = entry->association_count;
+            if (row)
+                *row = row_copy(&materializer->arena, entry->row);
+        }
     multiset_scan_end(&scan);
     return latest;
 }
@@ -79,17 +87,9 @@ static int64_t latest_sequence(MultisetState *state, MultisetKey *key)
 /* Hands out the key's latest row (after a removal) as +U. */
 static int hand_out_latest(UpsertMaterializer *materializer, MultisetKey *key)
 {
-    int64_t latest = latest_sequence(materializer->state, key);
-    MultisetScan scan;
-    multiset_scan_begin(materializer->state, key, &scan);
-    int status = JOINERY_OK;
-    for (const MultisetEntry *entry; (entry = multiset_scan_next(&scan));)
-        if (entry->association_count == latest) {
-            status = hand_out(materializer, entry->row, ROW_KIND_UPDATE_AFTER);
-            break;
-        }
-    multiset_scan_end(&scan);
-    return status;
+    const Row *latest = NULL;
+    scan_latest(materializer, key, &latest);
+    return latest ? hand_out(materializer, latest, ROW_KIND_UPDATE_AFTER) : JOINERY_ERROR_NO_MEMORY;
 }
 
 static int add_row(UpsertMaterializer *materializer, const Row *row, const Row *key,
@@ -140,7 +140,7 @@ static int remove_row(UpsertMaterializer *materializer, const Row *row, const Ro
                    ? JOINERY_OK
                    : JOINERY_ERROR_NO_MEMORY;
     int64_t removed = entry->association_count;
-    bool was_latest = latest_sequence(state, part) == removed;
+    bool was_latest = scan_latest(materializer, part, NULL) == removed;
     /* the latest scan ended: find the entry again before removing it */
     entry = multiset_key_find_row(state, part, row, row_content_hash(row));
     if (!entry || multiset_key_remove_entry(state, part, entry) != JOINERY_OK)

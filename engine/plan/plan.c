@@ -236,6 +236,18 @@ const char *plan_kind_name(PlanKind kind)
     return plan_kind_info(kind)->name;
 }
 
+bool plan_key_within(const PlanKey *key, const uint32_t *fields, uint32_t count)
+{
+    for (uint32_t i = 0; i < key->count; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < count && !found; j++)
+            found = key->fields[i] == fields[j];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 bool plan_node_is_stateful(const PlanNode *node)
 {
     /* a Sink keeps state when it materializes its input by the table's key */

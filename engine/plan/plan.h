@@ -551,6 +551,8 @@ void plan_uniquify_names(Arena *arena, PlanField *fields, uint32_t count);
 const char *plan_kind_name(PlanKind kind);
 /* True for physical nodes that keep keyed state. */
 bool plan_node_is_stateful(const PlanNode *node);
+/* True when every field of `key` is one of fields[0..count). */
+bool plan_key_within(const PlanKey *key, const uint32_t *fields, uint32_t count);
 /* True for physical nodes that generate watermarks (an assigner, a scan with one pushed). */
 bool plan_node_generates_watermarks(const PlanNode *node);
 

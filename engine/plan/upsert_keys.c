@@ -27,19 +27,6 @@
 
 enum { UPSERT_KEYS_MAX_DEPTH = 256 };
 
-/* True when every field of `key` is one of fields[0..count). */
-static bool key_within(const PlanKey *key, const uint32_t *fields, uint32_t count)
-{
-    for (uint32_t i = 0; i < key->count; i++) {
-        bool found = false;
-        for (uint32_t j = 0; j < count && !found; j++)
-            found = key->fields[i] == fields[j];
-        if (!found)
-            return false;
-    }
-    return true;
-}
-
 static bool keys_equal(const PlanKey *a, const PlanKey *b)
 {
     if (a->count != b->count)
@@ -116,7 +103,7 @@ static uint32_t join_side_keys(Arena *arena, const PlanNode *node, int side, Pla
     uint32_t input_count = upsert_keys(arena, input, input_keys, depth + 1);
     uint32_t offset = side == 0 ? 0 : node->inputs[0]->field_count;
     for (uint32_t k = 0; k < input_count; k++)
-        if (key_within(&input_keys[k], join_keys, node->join.key_count))
+        if (plan_key_within(&input_keys[k], join_keys, node->join.key_count))
             count = add_key(arena, keys, count, input_keys[k].fields, input_keys[k].count, offset);
     return count;
 }
@@ -183,7 +170,7 @@ bool plan_upsert_key_within(Arena *arena, const PlanNode *node, const uint32_t *
     PlanKey keys[PLAN_MAX_UNIQUE_KEYS];
     uint32_t key_count = plan_upsert_keys(arena, node, keys);
     for (uint32_t k = 0; k < key_count; k++)
-        if (key_within(&keys[k], fields, count))
+        if (plan_key_within(&keys[k], fields, count))
             return true;
     return false;
 }

@@ -45,26 +45,12 @@ static void explain_join(ExplainContext *context, const PlanNode *node)
     explain_ttl(context, node->state_ttl_millis, node->state_ttl_right_millis);
 }
 
-/* True when every field of `key` is among `fields`. */
-static bool key_within(const PlanKey *key, const uint32_t *fields, uint32_t count)
-{
-    for (uint32_t i = 0; i < key->count; i++) {
-        bool found = false;
-        for (uint32_t j = 0; j < count; j++)
-            if (fields[j] == key->fields[i])
-                found = true;
-        if (!found)
-            return false;
-    }
-    return true;
-}
-
 static JoinInputSpec input_spec(const PlanNode *input, const uint32_t *keys, uint32_t key_count)
 {
     if (input->unique_key_count == 0)
         return JOIN_INPUT_NO_UNIQUE_KEY;
     for (uint32_t i = 0; i < input->unique_key_count; i++)
-        if (key_within(&input->unique_keys[i], keys, key_count))
+        if (plan_key_within(&input->unique_keys[i], keys, key_count))
             return JOIN_INPUT_JOIN_KEY_CONTAINS_UNIQUE_KEY;
     return JOIN_INPUT_HAS_UNIQUE_KEY;
 }

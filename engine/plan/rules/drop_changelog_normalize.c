@@ -40,16 +40,7 @@ static int drop_walk(PlannerContext *context, PlanNode *node, bool upserts, int 
 /* True when `key` is exactly the fields `fields[0..count)` (in any order). */
 static bool key_equals_fields(const PlanKey *key, const uint32_t *fields, uint32_t count)
 {
-    if (key->count != count)
-        return false;
-    for (uint32_t i = 0; i < count; i++) {
-        bool found = false;
-        for (uint32_t j = 0; j < count && !found; j++)
-            found = key->fields[i] == fields[j];
-        if (!found)
-            return false;
-    }
-    return true;
+    return key->count == count && plan_key_within(key, fields, count);
 }
 
 static bool unique_key_is(const PlanNode *input, const uint32_t *fields, uint32_t count)
