@@ -12,9 +12,12 @@
  *
  * Asynchronous use: `submit` queues a request (never blocks; it may
  * buffer in memory); completions come from `poll`, one callback per
- * request, in submission order (ordered output needs no reordering;
- * unordered output is the operator's choice). Several requests share a
- * round trip (PostgreSQL: libpq's pipeline mode). When the connection
+ * request. Completions may come in any order: one store connection
+ * completes its requests in submission order, but an asynchronous lookup
+ * may hold several (lookup_pool.h: 'lookup.async.connections', requests
+ * spread by key, so the lookups of one key still complete in submission
+ * order), so an operator with ordered output orders it itself. Several
+ * requests share a round trip (PostgreSQL: libpq's pipeline mode). When the connection
  * breaks, the lookup reconnects (up to `lookup.max-retries` times, Flink's
  * default 3) and re-sends the requests still in flight (lookups are
  * reads, so re-sending is safe); past the retries it is an error naming
@@ -40,6 +43,8 @@ typedef struct LookupSpec {
     const uint32_t *columns; /* index into table->columns of each produced field */
     const DataType *types;
     volatile int *cancel_requested; /* as SourceSpec.cancel_requested; may be NULL */
+    uint32_t async_capacity;        /* > 0: asynchronous lookups, at most this many in flight (the
+                                       pool's size follows it); 0: synchronous lookups only */
 } LookupSpec;
 
 typedef struct LookupFunction LookupFunction;
@@ -70,7 +75,8 @@ typedef struct LookupFunctionVtable {
     int (*submit)(LookupFunction *function, const Row *key, uint64_t request_id, Diag *diag);
     /*
      * Reads what arrived without blocking and calls `completion` for each
-     * finished request, in submission order; also sends what is buffered.
+     * finished request (in submission order per connection, and per key;
+     * across connections in any order); also sends what is buffered.
      * JOINERY_OK or an error (a callback's, or the store's after retries).
      */
     int (*poll)(LookupFunction *function, LookupCompletion completion, void *context, Diag *diag);
@@ -87,13 +93,17 @@ struct LookupFunction {
     uint32_t in_flight;   /* submitted, not yet completed */
     uint64_t requests;    /* lookups asked (sync and async) */
     uint64_t reconnects;  /* connections re-opened after a failure */
+    uint32_t connections; /* store connections it holds (a pool: several) */
     void *impl;
 };
 
 /*
  * Creates the lookup function of a table whose connector can be looked up
- * (the jdbc connector); checks the columns against the store first (as a
- * source does). JOINERY_ERROR_UNSUPPORTED for other connectors.
+ * (jdbc, redis); checks the columns against the store first (as a source
+ * does). Asynchronous (spec->async_capacity > 0) with more than one
+ * connection ('lookup.async.connections', or its default for the
+ * capacity): a pool of that many of the store's functions
+ * (lookup_pool.h). JOINERY_ERROR_UNSUPPORTED for other connectors.
  */
 int lookup_function_create(const LookupSpec *spec, LookupFunction **function, Diag *diag);
 

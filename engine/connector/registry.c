@@ -18,6 +18,7 @@
 #include "engine/connector/kafka_internal.h"
 #include "engine/connector/lookup.h"
 #include "engine/connector/lookup_cache_options.h"
+#include "engine/connector/lookup_pool.h"
 
 static const Connector *const CONNECTORS[] = {
     &connector_blackhole, &connector_datagen, &connector_filesystem,
@@ -170,6 +171,11 @@ static int unknown_option_error(const Connector *connector, const char *key, Dia
         keys[count] = LOOKUP_CACHE_OPTIONS[i].key;
         count++;
     }
+    if (connector->create_lookup && count < MAX_CANDIDATES) {
+        candidates[count] = LOOKUP_POOL_OPTION;
+        keys[count] = LOOKUP_POOL_OPTION;
+        count++;
+    }
     const char *suggestion = catalog_suggest_name(key, candidates, count);
     StrBuf message = STRBUF_INIT;
     strbuf_printf(&message, "Unsupported option '%s' for connector '%s'.", key, connector->name);
@@ -229,12 +235,16 @@ int connector_validate_table(const CatalogTable *table, Diag *diag)
         for (uint32_t j = 0; connector->create_lookup && j < LOOKUP_CACHE_OPTION_COUNT && !known;
              j++)
             known = strcmp(LOOKUP_CACHE_OPTIONS[j].key, key) == 0;
+        known = known || (connector->create_lookup && strcmp(key, LOOKUP_POOL_OPTION) == 0);
         if (!known)
             return unknown_option_error(connector, key, diag);
     }
     if (connector->create_lookup) {
         LookupCacheOptions cache;
         int status = lookup_cache_options_read(table, &cache, diag);
+        uint32_t connections;
+        if (status == JOINERY_OK)
+            status = lookup_pool_read_connections(table, &connections, diag);
         if (status != JOINERY_OK)
             return status;
     }
@@ -251,5 +261,20 @@ int lookup_function_create(const LookupSpec *spec, LookupFunction **function, Di
         return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
                           "Table '%s': connector '%s' cannot be looked up by key.",
                           spec->table->name, name ? name : "");
-    return connector->create_lookup(spec, function, diag);
+    uint32_t connections = 1;
+    if (spec->async_capacity > 0) {
+        int status = lookup_pool_read_connections(spec->table, &connections, diag);
+        if (status != JOINERY_OK)
+            return status;
+        if (connections == 0)
+            connections = lookup_pool_default_connections(spec->async_capacity);
+        if (connections > spec->async_capacity) /* more could never all be busy */
+            connections = spec->async_capacity;
+    }
+    if (connections > 1)
+        return lookup_pool_create(spec, connections, connector->create_lookup, function, diag);
+    int status = connector->create_lookup(spec, function, diag);
+    if (status == JOINERY_OK)
+        (*function)->connections = 1;
+    return status;
 }

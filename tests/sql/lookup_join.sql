@@ -78,6 +78,8 @@ SELECT o.id FROM orders o RIGHT JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d 
 CREATE TABLE bad_cache (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/none', 'table-name' = 'x', 'lookup.cache' = 'PARTIAL');
 CREATE TABLE bad_cache (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/none', 'table-name' = 'x', 'lookup.cache.max-rows' = '10');
 CREATE TABLE bad_cache (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/none', 'table-name' = 'x', 'lookup.partial-cache.max-row' = '10');
+CREATE TABLE bad_pool (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/none', 'table-name' = 'x', 'lookup.async.connections' = '0');
+CREATE TABLE bad_pool (id INT) WITH ('connector' = 'redis', 'host' = '127.0.0.1', 'command' = 'get', 'lookup.async.connections' = '65');
 CREATE TABLE bad_cache (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:1/none', 'table-name' = 'x', 'lookup.cache' = 'LRU');
 -- the event-time form against a table that only looks up: Flink's message
 CREATE TABLE orders_rt (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)

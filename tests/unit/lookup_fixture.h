@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 
 #include "engine/connector/lookup.h"
+#include "engine/connector/lookup_pool.h"
 #include "tests/unit/connector_fixture.h"
 
 enum { FIXTURE_MAX_FIELDS = 16, FIXTURE_MAX_REQUESTS = 4096 };
@@ -89,7 +90,11 @@ static inline Row *string_key(RowBuilder *builder, const char *key)
 
 /* What each asynchronous request got; `check_row` checks one row against its key. */
 typedef struct Completions {
-    uint64_t next_id; /* ids arrive in submission order */
+    uint64_t next_id;      /* ids arrive in submission order (any_order: the next id expected) */
+    bool any_order;        /* a pool: ids in any order, each once */
+    uint32_t out_of_order; /* completions (any_order) of an id below one completed before */
+    uint64_t highest_done;
+    bool seen[FIXTURE_MAX_REQUESTS];
     uint32_t counts[FIXTURE_MAX_REQUESTS];
     int64_t keys[FIXTURE_MAX_REQUESTS];
     bool key_null[FIXTURE_MAX_REQUESTS];
@@ -102,9 +107,19 @@ static inline int fixture_on_complete(void *context, uint64_t request_id, Row *c
                                       uint32_t count)
 {
     Completions *completions = context;
-    ck_assert_uint_eq(request_id, completions->next_id);
     ck_assert_uint_lt(request_id, FIXTURE_MAX_REQUESTS);
-    completions->next_id++;
+    if (completions->any_order) {
+        ck_assert_msg(!completions->seen[request_id], "request %llu completed twice",
+                      (unsigned long long)request_id);
+        if (completions->done > 0 && request_id < completions->highest_done)
+            completions->out_of_order++;
+        if (request_id > completions->highest_done)
+            completions->highest_done = request_id;
+    } else {
+        ck_assert_uint_eq(request_id, completions->next_id);
+        completions->next_id++;
+    }
+    completions->seen[request_id] = true;
     completions->counts[request_id] = count;
     for (uint32_t i = 0; i < count && completions->check_row; i++)
         completions->check_row(rows[i], completions->keys[request_id], count);
@@ -402,6 +417,98 @@ START_TEST(lookup_case_reconnect_after_restart)
 }
 END_TEST
 
+/* Opens the lookup of dim data `name` for asynchronous use with `capacity` in flight. */
+static inline void lookup_case_open_async(LookupCase *c, const char *name, const char *max_retries,
+                                          uint32_t capacity)
+{
+    fixture_store->load_dim(name);
+    c->table = fixture_store->dim_table(name, max_retries, fixture_store->password, NULL);
+    make_lookup_spec(&c->test, c->table, 1);
+    c->test.spec.async_capacity = capacity;
+    c->function = create_lookup(&c->test);
+    row_builder_init(&c->builder);
+}
+
+/* Each of completions[from..to) came exactly once. */
+static inline void expect_each_once(const Completions *completions, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++)
+        ck_assert_msg(completions->seen[i], "request %u never completed", i);
+    ck_assert_uint_eq(completions->done, to - from);
+}
+
+/*
+ * An async lookup with capacity 200: the default pool (several
+ * connections); 600 requests at once each complete once with its key's
+ * rows, in another order than submitted (the connections answer apart);
+ * capacity 10: one connection, completions in submission order.
+ */
+START_TEST(lookup_case_pool_async)
+{
+    const LookupStore *store = fixture_store;
+    LookupCase c;
+    lookup_case_open_async(&c, "dim_pool", "3", 200);
+    LookupFunction *function = c.function;
+    ck_assert_uint_eq(function->connections, lookup_pool_default_connections(200));
+    ck_assert_uint_ge(function->connections, 2);
+    Completions *completions = calloc(1, sizeof *completions);
+    completions->check_row = store->check_row;
+    completions->any_order = true;
+    submit_keys(function, completions, &c.builder, 0, 600);
+    ck_assert_uint_eq(completions->max_in_flight_seen, 600);
+    drain_lookup(function, completions);
+    expect_each_once(completions, 0, 600);
+    expect_counts(completions, 0, 600);
+    ck_assert_uint_gt(completions->out_of_order, 0);
+    ck_assert_uint_eq(function->requests, 600);
+    sync_lookup_checked(function, &c.builder, 7, false); /* the first connection, in sync use */
+    free(completions);
+    lookup_case_close(&c);
+
+    lookup_case_open_async(&c, "dim_pool", "3", 10);
+    ck_assert_uint_eq(c.function->connections, 1);
+    completions = calloc(1, sizeof *completions);
+    completions->check_row = store->check_row;
+    submit_keys(c.function, completions, &c.builder, 0, 100);
+    drain_lookup(c.function, completions); /* asserts submission order */
+    expect_counts(completions, 0, 100);
+    free(completions);
+    lookup_case_close(&c);
+}
+END_TEST
+
+/*
+ * A pool's server restarted with requests on the wire of every
+ * connection: every connection reconnects, every request completes once
+ * with its rows, and the pool goes on.
+ */
+START_TEST(lookup_case_pool_restart)
+{
+    const LookupStore *store = fixture_store;
+    if (!store->restart)
+        return;
+    LookupCase c;
+    lookup_case_open_async(&c, "dim_pool_restart", "5", 200);
+    LookupFunction *function = c.function;
+    Completions *completions = calloc(1, sizeof *completions);
+    completions->check_row = store->check_row;
+    completions->any_order = true;
+    submit_keys(function, completions, &c.builder, 0, 100);
+    drain_lookup(function, completions);
+    ck_assert_uint_eq(function->reconnects, 0);
+    submit_keys(function, completions, &c.builder, 100, 500);
+    store->restart();
+    drain_lookup(function, completions);
+    ck_assert_uint_ge(function->reconnects, function->connections);
+    submit_keys(function, completions, &c.builder, 500, 700);
+    drain_lookup(function, completions);
+    expect_each_once(completions, 0, 700);
+    expect_counts(completions, 0, 700);
+    free(completions);
+    lookup_case_close(&c);
+}
+END_TEST
+
 START_TEST(lookup_case_no_server)
 {
     const LookupStore *store = fixture_store;
@@ -441,6 +548,8 @@ static inline void lookup_fixture_add_cases(TCase *tcase, const LookupStore *sto
     tcase_add_test(tcase, lookup_case_no_server);
     tcase_add_test(tcase, lookup_case_wrong_password);
     tcase_add_test(tcase, lookup_case_reconnect_after_restart);
+    tcase_add_test(tcase, lookup_case_pool_async);
+    tcase_add_test(tcase, lookup_case_pool_restart);
 }
 
 /* Runs the suite; returns the process exit status. */

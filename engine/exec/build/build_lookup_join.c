@@ -49,6 +49,7 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
     LookupJoinFigures sum = {0};
     int64_t p50 = -1, p99 = -1;
     double mean_in_flight = 0;
+    uint32_t widest = 0; /* the most connections of one subtask */
     for (uint32_t i = 0; i < count; i++) {
         LookupJoinFigures part;
         lookup_join_operator_figures(subtasks[i], &part);
@@ -58,6 +59,9 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
         sum.cache_keys += part.cache_keys;
         sum.cache_rows += part.cache_rows;
         sum.in_flight += part.in_flight;
+        sum.connections += part.connections;
+        if (part.connections > widest)
+            widest = part.connections;
         sum.retries += part.retries;
         sum.reloads += part.reloads;
         sum.latency_count += part.latency_count;
@@ -75,10 +79,11 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
     char p50_text[32], p99_text[32];
     format_micros(p50, p50_text, sizeof p50_text);
     format_micros(p99, p99_text, sizeof p99_text);
-    strbuf_printf(out,
-                  "%-4s   lookups: %llu requests to %s, %llu retries, %llu in flight, "
-                  "latency p50 %s, p99 %s",
-                  "", (unsigned long long)sum.requests, node->lookup.table->name,
+    strbuf_printf(out, "%-4s   lookups: %llu requests to %s", "", (unsigned long long)sum.requests,
+                  node->lookup.table->name);
+    if (widest > 1) /* a pool in some subtask: the store connections of all of them */
+        strbuf_printf(out, " over %u connections", sum.connections);
+    strbuf_printf(out, ", %llu retries, %llu in flight, latency p50 %s, p99 %s",
                   (unsigned long long)sum.retries, (unsigned long long)sum.in_flight, p50_text,
                   p99_text);
     if (sum.latency_count > 0) {

@@ -631,6 +631,7 @@ static int lookup_join_open(Operator *self, ExecContext *context)
         .columns = spec->columns,
         .types = spec->right_types,
         .cancel_requested = self->context->cancel_requested,
+        .async_capacity = spec->options->async ? join->async.capacity : 0,
     };
     return lookup_function_create(&join->lookup_spec, &join->function, self->context->diag);
 }
@@ -777,6 +778,7 @@ void lookup_join_operator_figures(const Operator *op, LookupJoinFigures *figures
     figures->cache_keys = lookup_cache_keys(join->cache);
     figures->cache_rows = lookup_cache_rows(join->cache);
     figures->in_flight = join->function ? join->function->in_flight : 0;
+    figures->connections = join->function ? join->function->connections : 0;
     figures->retries = join->retries;
     figures->reloads = join->reloads;
     uint64_t samples =
