@@ -20,7 +20,13 @@
 #   4. shuffle off and on at parallelism 2 (PARTIAL cache): hit rate, rows/s;
 #   5. a real Redis (tests/redis/redis.sh) through its own proxy, the same keys
 #      (GET): sync and async capacity 10 / 100 / 1000 (skipped when Redis
-#      cannot be installed).
+#      cannot be installed);
+#   6. one connection against a pool ('lookup.async.connections', its default
+#      for the capacity, and 2 / 4 / 8 at capacity 100 and 1000): PostgreSQL,
+#      MariaDB (tests/jdbc/mariadb.sh, skipped when it cannot be installed)
+#      and Redis, capacity 10 / 100 / 1000, ORDERED and allow_unordered, as a
+#      ratio of capacity / the sync round trip each store has through its
+#      proxy; every comparison of a store in one run.
 #
 # rows/s = rows / (wall seconds - the same job's wall with one row), so the
 # start-up (connections through the proxy, a FULL cache's load) is left out.
@@ -29,7 +35,8 @@
 # Environment: BENCH_LOOKUP_KEYS (dimension rows, default 100000),
 # BENCH_LOOKUP_LATENCY_MS (default 10), BENCH_LOOKUP_SECONDS (about how long
 # each throughput run takes at its bound, default 2), BENCH_LOOKUP_MAX_ROWS
-# (default 60000), BENCH_LOOKUP_ZIPF_ROWS (default 30000).
+# (default 60000), BENCH_LOOKUP_ZIPF_ROWS (default 30000), BENCH_LOOKUP_SECTIONS
+# (the sections to run, default "1 2 3 4 5 6").
 set -uo pipefail
 . "$(dirname "$0")/../tests/jdbc/harness.sh"
 harness_init bench-lookup
@@ -39,6 +46,8 @@ latency=${BENCH_LOOKUP_LATENCY_MS:-10}
 seconds=${BENCH_LOOKUP_SECONDS:-2}
 max_rows=${BENCH_LOOKUP_MAX_ROWS:-60000}
 zipf_rows=${BENCH_LOOKUP_ZIPF_ROWS:-30000}
+sections=" ${BENCH_LOOKUP_SECTIONS:-1 2 3 4 5 6} "
+want() { case "$sections" in *" $1 "*) return 0 ;; esac; return 1; }
 PROXY="$BUILD/tools/latency_proxy"
 [ -x "$PROXY" ] || { echo "bench-lookup.sh: $PROXY is missing; run make first" >&2; exit 2; }
 
@@ -141,6 +150,7 @@ hint_async() { # capacity mode [extra]
   echo "/*+ LOOKUP('table' = 'd', 'async' = 'true', 'capacity' = '$1'$mode${3:-}) */"
 }
 
+if want 1; then
 echo "PostgreSQL $(psql -qAt -c 'SHOW server_version'), $keys keys, $latency ms away (latency_proxy), one connection per LookupJoin subtask"
 echo "(libpq pipeline mode: the keys submitted between two polls go out as one group ended by one Sync)"
 echo "bound: capacity / $latency ms; at round trip: capacity / the sync lookups' mean round trip (the"
@@ -183,6 +193,8 @@ echo
 echo "The proxy forwarded $proxy_chunks chunks on $proxy_connections connections, at most $proxy_overlap held at once"
 echo "(requests overlapped in the delay line); a sync lookup's round trip: $(printf '%.2f' "$round_trip") ms."
 
+fi
+if want 2; then
 echo
 echo "latency in the store instead (a view calling pg_sleep($latency ms) per row fetched, no proxy):"
 echo
@@ -197,12 +209,15 @@ for capacity in 1 10 100; do
   printf '| %s | %d | %.0f | %.0f | %.2f |\n' "$label" "$rows" "$rate" "$(echo "$capacity * 1000 / $latency" | bc -l)" "$cpu"
 done
 
+fi
+if [ -n "$proxy_pid" ]; then kill -TERM "$proxy_pid"; wait "$proxy_pid" || true; proxy_pid=""; fi
 # a fresh proxy for the cache and shuffle runs
 "$PROXY" "$PGPORT" "$latency" "$WORK/proxy2.stats" >"$WORK/proxy2.port" &
 proxy_pid=$!
 for _ in $(seq 50); do [ -s "$WORK/proxy2.port" ] && break; sleep 0.1; done
 proxy_port=$(cat "$WORK/proxy2.port")
 
+if want 3; then
 echo
 echo "caches: $zipf_rows probe rows, Zipf keys (s = 1.0) over $keys keys ($distinct distinct), async capacity 100, $latency ms away"
 echo "(ORDERED: a hit waits in its slot for the misses before it; allow_unordered: it leaves at once):"
@@ -225,6 +240,8 @@ for cache in NONE 100 1000 10000 FULL; do
     "$(shown_rate "$zipf_rows")" "$cpu"
 done
 
+fi
+if want 4; then
 echo
 echo "shuffle at parallelism 2 (the same rows, PARTIAL max-rows 1000 per subtask, async unordered capacity 100):"
 echo
@@ -239,7 +256,71 @@ for shuffle in false true; do
   printf '| %s | %s | %s | %.0f | %.2f |\n' "$shuffle" "$(hit_rate)" "$requests" "$rate" "$cpu"
 done
 
+fi
+
+# pool NAME STORE OPTIONS_FN PORT: section 6's rows for one store (one connection against pools)
+pool_section() {
+  local name=$1 store=$2 options_fn=$3 port=$4
+  measure "${name}sync" "$($options_fn "$port")" "" 1 "$(datagen 200)" "$(datagen 1)" 200
+  local trip
+  trip=$(echo "1000 / $rate" | bc -l)
+  echo
+  echo "$store: one connection against a pool, $latency ms away; sync round trip $(printf '%.2f' "$trip") ms"
+  echo "(of bound: rows/s / (capacity / $latency ms); of round trip: rows/s / (capacity / the sync round trip)):"
+  echo
+  echo "| capacity | output | connections | rows/s | of bound | of round trip | mean latency ms | in flight | CPU s |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for capacity in 10 100 1000; do
+    local bound at_trip rows choices default_count connections label
+    bound=$(echo "$capacity * 1000 / $latency" | bc -l)
+    at_trip=$(echo "$capacity * 1000 / $trip" | bc -l)
+    rows=$(echo "r = $bound * $seconds; if (r > $max_rows) r = $max_rows; r / 1" | bc)
+    choices="1 2"
+    [ "$capacity" -ge 100 ] && choices="1 2 4 8"
+    for mode in ordered unordered; do
+      for connections in default $choices; do
+        [ "$connections" = "${default_count:-}" ] && continue # measured as the default
+        local extra=""
+        [ "$connections" != default ] && extra=", 'lookup.async.connections' = '$connections'"
+        measure "${name}c${capacity}${mode}${connections}" "$($options_fn "$port")$extra" "$(hint_async "$capacity" "$mode")" 1 "$(datagen "$rows")" "$(datagen 1)" "$rows"
+        label=$connections
+        if [ "$connections" = default ]; then
+          default_count=$(echo "$lookups" | sed -n 's/.* over \([0-9]*\) connections.*/\1/p')
+          default_count=${default_count:-1}
+          label="$default_count (default)"
+        fi
+        printf '| %d | %s | %s | %.0f | %.2f | %.2f | %s | %s | %.2f |\n' "$capacity" "$mode" "$label" "$rate" \
+          "$(echo "$rate / $bound" | bc -l)" "$(echo "$rate / $at_trip" | bc -l)" "$(mean_latency)" "$(mean_in_flight)" "$cpu"
+      done
+      default_count=""
+    done
+  done
+}
+pg_pool_options() { pg "$1" dim; }
+if want 6; then
+  pool_section pgpool PostgreSQL pg_pool_options "$proxy_port"
+  set +e
+  harness_start tests/jdbc/mariadb.sh MariaDB
+  rc=$?
+  set -e
+  if [ $rc = 2 ]; then
+    echo
+    echo "MariaDB: skipped ($HARNESS_SKIPPED)"
+  else
+    "$ROOT/tests/jdbc/mariadb.sh" sql "$JOINERY_MYSQL_DIR" >/dev/null <<SQL
+CREATE TABLE dim (k INT PRIMARY KEY, name TEXT, score INT);
+INSERT INTO dim SELECT seq, CONCAT('name_', seq), seq % 1000 FROM seq_1_to_$keys;
+SQL
+    "$PROXY" "$JOINERY_MYSQL_PORT" "$latency" "$WORK/proxy_my.stats" >"$WORK/proxy_my.port" &
+    my_proxy_pid=$!
+    for _ in $(seq 50); do [ -s "$WORK/proxy_my.port" ] && break; sleep 0.1; done
+    my_pool_options() { echo "'connector' = 'jdbc', 'url' = 'jdbc:mysql://127.0.0.1:$1/joinery', 'table-name' = 'dim', 'username' = 'joinery', 'password' = 'joinery-secret'"; }
+    pool_section mypool "MariaDB $("$ROOT/tests/jdbc/mariadb.sh" sql "$JOINERY_MYSQL_DIR" <<<'SELECT VERSION();' | tail -1)" my_pool_options "$(cat "$WORK/proxy_my.port")"
+    kill -TERM "$my_proxy_pid"; wait "$my_proxy_pid" || true
+  fi
+fi
 # Redis (tests/redis/redis.sh), the same keys as strings (GET), through its own proxy
+want 5 || want 6 || exit 0
 set +e
 harness_start tests/redis/redis.sh Redis
 rc=$?
@@ -260,6 +341,7 @@ for _ in $(seq 50); do [ -s "$WORK/proxy3.port" ] && break; sleep 0.1; done
 proxy_port=$(cat "$WORK/proxy3.port")
 dim_columns="k INT, name STRING"
 redis() { echo "'connector' = 'redis', 'host' = '127.0.0.1', 'port' = '$1', 'password' = '$JOINERY_REDIS_PASSWORD', 'command' = 'get'"; }
+if want 5; then
 echo "Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), the same $keys keys (GET), $latency ms away, one connection per subtask (hiredis, pipelined):"
 echo
 echo "| lookups | rows | rows/s | bound | of bound | mean latency ms | in flight | CPU s |"
@@ -277,3 +359,8 @@ for capacity in 1 10 100 1000; do
 done
 measure "redisdirect" "$(redis "$JOINERY_REDIS_PORT")" "$(hint_async 1000 ordered)" 1 "$(datagen "$max_rows")" "$(datagen 1)" "$max_rows"
 printf '| no proxy: async ordered, capacity 1000 | %d | %.0f | - | - | %s | %s | %.2f |\n' "$max_rows" "$rate" "$(mean_latency)" "$(mean_in_flight)" "$cpu"
+fi
+redis_pool_options() { redis "$1"; }
+if want 6; then
+  pool_section redispool "Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/') (GET)" redis_pool_options "$proxy_port"
+fi

@@ -14,9 +14,9 @@
  * buffer in memory); completions come from `poll`, one callback per
  * request. Completions may come in any order: one store connection
  * completes its requests in submission order, but an asynchronous lookup
- * may hold several (lookup_pool.h: 'lookup.async.connections', requests
- * spread by key, so the lookups of one key still complete in submission
- * order), so an operator with ordered output orders it itself. Several
+ * may hold several (lookup_pool.h: 'lookup.async.connections'; the
+ * lookups of one key still complete in submission order), so an operator
+ * with ordered output orders it itself. Several
  * requests share a round trip (PostgreSQL: libpq's pipeline mode). When the connection
  * breaks, the lookup reconnects (up to `lookup.max-retries` times, Flink's
  * default 3) and re-sends the requests still in flight (lookups are

@@ -9,9 +9,14 @@
  * reconnect may hand back the same descriptor number for a new socket,
  * whose registration the kernel dropped with the old one). A descriptor
  * number is recorded by at most one member. The pool's counters are the
- * members' sums after every call.
+ * members' sums after every call. members[i].ring holds the key hashes of
+ * member i's requests in flight in its submission order (= its completion
+ * order); keys[] counts each key hash in flight with the member it is on,
+ * so a key's next request follows the ones before it (equal hashes of
+ * different keys share a member: still correct, only less spread).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -26,13 +31,29 @@ typedef struct PoolMember {
     int fd;
     uint32_t events;
     uint64_t reconnects;
+    /* the key hashes of its requests not yet completed, in submission order (its
+       completions come in that order): ring[head..tail) modulo capacity */
+    uint64_t *ring;
+    uint32_t head, tail, capacity;
 } PoolMember;
+
+/* A key with requests in flight: on which member, how many (0: an empty entry). */
+typedef struct KeyInFlight {
+    uint64_t hash;
+    uint32_t member;
+    uint32_t count;
+} KeyInFlight;
 
 typedef struct LookupPool {
     LookupFunction base;
     PoolMember *members;
     uint32_t count;
     int epoll_fd;
+    KeyInFlight *keys; /* open addressing, linear probing; size a power of two */
+    uint32_t key_slots, key_count;
+    uint32_t polling; /* the member whose poll runs (the completion trampoline's) */
+    LookupCompletion completion;
+    void *context;
 } LookupPool;
 
 uint32_t lookup_pool_default_connections(uint32_t capacity)
@@ -120,6 +141,108 @@ static int register_member(LookupPool *pool, uint32_t i, Diag *diag)
     return JOINERY_OK;
 }
 
+/* The entry of `hash`, or the empty one where it would go. */
+static KeyInFlight *key_slot(const LookupPool *pool, uint64_t hash)
+{
+    uint32_t mask = pool->key_slots - 1;
+    for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+        KeyInFlight *entry = &pool->keys[i];
+        if (entry->count == 0 || entry->hash == hash)
+            return entry;
+    }
+}
+
+/* Doubles the key table (64 at first) when it would be over half full. */
+static int keys_reserve(LookupPool *pool, Diag *diag)
+{
+    if ((pool->key_count + 1) * 2 <= pool->key_slots)
+        return JOINERY_OK;
+    uint32_t slots = pool->key_slots ? pool->key_slots * 2 : 64;
+    KeyInFlight *old = pool->keys;
+    uint32_t old_slots = pool->key_slots;
+    pool->keys = calloc(slots, sizeof *pool->keys);
+    if (!pool->keys) {
+        pool->keys = old;
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    pool->key_slots = slots;
+    for (uint32_t i = 0; i < old_slots; i++)
+        if (old[i].count > 0)
+            *key_slot(pool, old[i].hash) = old[i];
+    free(old);
+    return JOINERY_OK;
+}
+
+/* One request of `hash` completed: its count down, the entry removed at 0 (backward shift). */
+static void key_release(LookupPool *pool, uint64_t hash)
+{
+    KeyInFlight *entry = key_slot(pool, hash);
+    if (entry->count == 0 || --entry->count > 0)
+        return;
+    pool->key_count--;
+    uint32_t mask = pool->key_slots - 1;
+    uint32_t hole = (uint32_t)(entry - pool->keys);
+    for (uint32_t i = (hole + 1) & mask; pool->keys[i].count > 0; i = (i + 1) & mask) {
+        uint32_t home = (uint32_t)pool->keys[i].hash & mask;
+        /* move entry i into the hole unless its home lies cyclically in (hole, i] */
+        bool stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+        if (stays)
+            continue;
+        pool->keys[hole] = pool->keys[i];
+        pool->keys[i].count = 0;
+        hole = i;
+    }
+}
+
+/* Appends `hash` to member's ring of requests in flight. */
+static int ring_push(PoolMember *member, uint64_t hash, Diag *diag)
+{
+    if (member->tail - member->head == member->capacity) {
+        uint32_t capacity = member->capacity ? member->capacity * 2 : 64;
+        uint64_t *ring = malloc(capacity * sizeof *ring);
+        if (!ring)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        for (uint32_t i = member->head; i < member->tail; i++)
+            ring[i - member->head] = member->ring[i % member->capacity];
+        free(member->ring);
+        member->ring = ring;
+        member->tail -= member->head;
+        member->head = 0;
+        member->capacity = capacity;
+    }
+    member->ring[member->tail++ % member->capacity] = hash;
+    return JOINERY_OK;
+}
+
+/*
+ * The member for a key: the one its requests in flight are on (so one
+ * key's lookups stay in order), else the one with the fewest requests in
+ * flight (an idle connection first: MySQL's has one query out at a time).
+ */
+static uint32_t choose_member(const LookupPool *pool, uint64_t hash)
+{
+    const KeyInFlight *entry = key_slot(pool, hash);
+    if (entry->count > 0)
+        return entry->member;
+    uint32_t best = (uint32_t)(hash % pool->count); /* ties: spread by the key */
+    for (uint32_t n = 1; n < pool->count; n++) {
+        uint32_t i = (uint32_t)((hash + n) % pool->count);
+        if (pool->members[i].function->in_flight < pool->members[best].function->in_flight)
+            best = i;
+    }
+    return best;
+}
+
+/* The completion trampoline: releases the request's key, then the caller's callback. */
+static int pool_complete(void *context, uint64_t request_id, Row *const *rows, uint32_t count)
+{
+    LookupPool *pool = context;
+    PoolMember *member = &pool->members[pool->polling];
+    if (member->head < member->tail)
+        key_release(pool, member->ring[member->head++ % member->capacity]);
+    return pool->completion(pool->context, request_id, rows, count);
+}
+
 static int pool_lookup(LookupFunction *base, const Row *key, RowBatch *out, Arena *arena,
                        Diag *diag)
 {
@@ -135,11 +258,29 @@ static int pool_lookup(LookupFunction *base, const Row *key, RowBatch *out, Aren
 static int pool_submit(LookupFunction *base, const Row *key, uint64_t request_id, Diag *diag)
 {
     LookupPool *pool = base->impl;
-    uint32_t i = (uint32_t)(row_content_hash(key) % pool->count);
-    LookupFunction *member = pool->members[i].function;
-    int status = member->vtable->submit(member, key, request_id, diag);
+    uint64_t hash = row_content_hash(key);
+    int status = keys_reserve(pool, diag);
+    if (status != JOINERY_OK)
+        return status;
+    uint32_t i = choose_member(pool, hash);
+    PoolMember *chosen = &pool->members[i];
+    status = ring_push(chosen, hash, diag);
+    if (status != JOINERY_OK)
+        return status;
+    KeyInFlight *entry = key_slot(pool, hash);
+    if (entry->count == 0) {
+        *entry = (KeyInFlight){hash, i, 0};
+        pool->key_count++;
+    }
+    entry->count++;
+    uint32_t before = chosen->function->in_flight;
+    status = chosen->function->vtable->submit(chosen->function, key, request_id, diag);
     if (status == JOINERY_OK)
         status = register_member(pool, i, diag);
+    if (chosen->function->in_flight == before) { /* not queued: take it back */
+        chosen->tail--;
+        key_release(pool, hash);
+    }
     refresh(pool);
     return status;
 }
@@ -152,7 +293,10 @@ static int pool_poll(LookupFunction *base, LookupCompletion completion, void *co
         LookupFunction *member = pool->members[i].function;
         if (member->in_flight == 0)
             continue;
-        status = member->vtable->poll(member, completion, context, diag);
+        pool->polling = i;
+        pool->completion = completion;
+        pool->context = context;
+        status = member->vtable->poll(member, pool_complete, pool, diag);
         if (status == JOINERY_OK)
             status = register_member(pool, i, diag);
     }
@@ -163,9 +307,12 @@ static int pool_poll(LookupFunction *base, LookupCompletion completion, void *co
 static void pool_close(LookupFunction *base)
 {
     LookupPool *pool = base->impl;
-    for (uint32_t i = 0; i < pool->count; i++)
+    for (uint32_t i = 0; i < pool->count; i++) {
         if (pool->members[i].function)
             pool->members[i].function->vtable->close(pool->members[i].function);
+        free(pool->members[i].ring);
+    }
+    free(pool->keys);
     if (pool->epoll_fd >= 0)
         close(pool->epoll_fd);
     free(pool->members);

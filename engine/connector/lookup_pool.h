@@ -15,12 +15,17 @@
  * connection (a pool is never made for them).
  *
  * Contract:
- * - Spreading: a request goes to member hash(key) mod N, so all the
- *   lookups of one key go through one connection, in submission order:
+ * - Spreading: a request whose key has requests in flight goes to their
+ *   member, behind them; any other to the member with the fewest requests
+ *   in flight (an idle connection first: MySQL's connection has one query
+ *   out at a time, and the groups stay even). So the lookups of one key
+ *   complete in submission order: while two are in flight they share a
+ *   connection, whose server runs them in that order, and a later one
+ *   sent after an earlier one completed is run after it wherever it goes;
  *   a later lookup of a key never sees an older row than an earlier one
- *   (its connection's server runs them in that order), and a cache fill
- *   of a key happens in submission order. Requests of different keys
- *   complete in any order (the operator orders its output itself).
+ *   and a key's cache fill happens in submission order. Requests of
+ *   different keys complete in any order (the operator orders its output
+ *   itself).
  * - Each member keeps its store's reconnect semantics (its own retries,
  *   re-sending what it had in flight); the pool re-registers a member's
  *   descriptor when it changes or the member reconnected.

@@ -226,6 +226,39 @@ else
   DETAIL="$WORK/window.out" fail "metrics: async window (in flight on average)"
 fi
 psql_run -c "DROP VIEW slow_dim" >/dev/null
+
+# a pool's completions come out of order, the output stays in order: 30 probe rows, key 1
+# (the first row) sleeping 300 ms in the store and the 29 others not, over 3 connections
+# (key 1's connection is held up, the two others answer the rows after it at once).
+# ORDERED: the rows in input order (an emission in completion order would put row 1
+# late); allow_unordered: every row once; SHOW JOB METRICS names the 3 connections.
+psql_run -c "DROP VIEW IF EXISTS slow_pdim; DROP TABLE IF EXISTS pdim; CREATE TABLE pdim (k int PRIMARY KEY, v text);
+  INSERT INTO pdim SELECT g, 'v' || g FROM generate_series(1, 30) g;
+  CREATE VIEW slow_pdim AS SELECT k, v FROM pdim WHERE CASE WHEN k = 1 THEN pg_sleep(0.3) IS NOT NULL ELSE true END;" >/dev/null
+seq 1 30 | awk '{ print $1 "," $1 }' >"$WORK/pool.csv"
+seq 1 30 >"$WORK/pool.want"
+for mode in ORDERED allow_unordered; do
+  cat >"$WORK/pool.sql" <<SQL
+CREATE TABLE probe (seq INT, k INT, pt AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = '$WORK/pool.csv', 'format' = 'csv');
+CREATE TABLE slow_pdim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
+  'table-name' = 'slow_pdim', 'username' = 'joinery', 'password' = '$PASSWORD', 'lookup.async.connections' = '3');
+CREATE TABLE pout (seq INT, v STRING) WITH ('connector' = 'print', 'print-identifier' = 'out');
+INSERT INTO pout SELECT /*+ LOOKUP('table' = 'd', 'async' = 'true', 'capacity' = '30', 'output-mode' = '$mode') */ p.seq, d.v
+FROM probe p JOIN slow_pdim FOR SYSTEM_TIME AS OF p.pt AS d ON p.k = d.k;
+SHOW JOB METRICS;
+SQL
+  run_joinery "$WORK/pool.sql" >"$WORK/pool_$mode.out"
+  grep '^out' "$WORK/pool_$mode.out" | sed 's/.*+I\[\([0-9]*\), v\1\]$/\1/' >"$WORK/pool_$mode.got"
+  [ $mode = allow_unordered ] && sort -n -o "$WORK/pool_$mode.got" "$WORK/pool_$mode.got"
+  if cmp -s "$WORK/pool.want" "$WORK/pool_$mode.got" && ! grep -q ERROR "$WORK/pool_$mode.out" &&
+     grep -q "lookups: 30 requests to slow_pdim over 3 connections, 0 retries, 0 in flight" "$WORK/pool_$mode.out"; then
+    pass "pool: 3 connections, completions out of order, $mode output: 30 rows $([ $mode = ORDERED ] && echo "in input order" || echo "each once")"
+  else
+    DETAIL="$WORK/pool_$mode.out" fail "pool: $mode output over 3 connections"
+  fi
+done
+psql_run -c "DROP VIEW slow_pdim" >/dev/null
 fi
 
 # ---------------------------------------------------------------- 3. differential
@@ -256,6 +289,7 @@ EXTRAS=("" " AND p.amount > d.k * 3" " AND d.v IS NOT NULL" " AND d.g <> p.g")
 MODES=("sync" "async" "async_unordered")
 CACHES=("" ", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '5'" ", 'lookup.cache' = 'FULL'")
 CACHE_NAMES=("none" "partial" "full")
+# async lookups over 1 to 4 connections (lookup.async.connections; sync ignores it)
 diff_cases=0
 diff_failed=0
 for parallelism in 1 2; do
@@ -270,6 +304,7 @@ for parallelism in 1 2; do
           async) hint="'async' = 'true', 'capacity' = '$((RANDOM % 20 + 1))'" ;;
           async_unordered) hint="'async' = 'true', 'output-mode' = 'allow_unordered', 'capacity' = '7'" ;;
         esac
+        pool=", 'lookup.async.connections' = '$((RANDOM % 4 + 1))'"
         if [ $parallelism = 2 ] && [ $round = 2 ]; then hint="${hint:+$hint, }'shuffle' = 'true'"; fi
         [ -n "$hint" ] && hint="/*+ LOOKUP('table' = 'd', $hint) */"
         condition="$key$extra"
@@ -278,7 +313,7 @@ SET 'parallelism.default' = '$parallelism';
 CREATE TABLE probe (seq INT, k INT, g INT, amount INT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = '$WORK/probe.csv', 'format' = 'csv');
 CREATE TABLE dim_d (k INT, g INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
-  'table-name' = 'dim_d', 'username' = 'joinery', 'password' = '$PASSWORD'${CACHES[$c]});
+  'table-name' = 'dim_d', 'username' = 'joinery', 'password' = '$PASSWORD'${CACHES[$c]}$pool);
 CREATE TABLE got_d (seq INT, k INT, g INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
   'table-name' = 'got_d', 'username' = 'joinery', 'password' = '$PASSWORD');
 INSERT INTO got_d SELECT $hint p.seq, d.k, d.g, d.v FROM probe p $join dim_d FOR SYSTEM_TIME AS OF p.pt AS d ON $condition;
@@ -297,7 +332,7 @@ SQL
     done
   done
 done
-[ $diff_failed = 0 ] && pass "differential: $diff_cases random lookup joins equal PostgreSQL's own join (sync/async ordered/unordered x no/PARTIAL/FULL cache x parallelism 1/2)"
+[ $diff_failed = 0 ] && pass "differential: $diff_cases random lookup joins equal PostgreSQL's own join (sync/async ordered/unordered x no/PARTIAL/FULL cache x parallelism 1/2, async over 1-4 connections)"
 fi
 
 # ---------------------------------------------------------------- 4. faults
@@ -307,12 +342,13 @@ fault_case() {
   psql_run -c "DROP TABLE IF EXISTS fdim; CREATE TABLE fdim (k int PRIMARY KEY, v text);
     INSERT INTO fdim SELECT g, 'v' || g FROM generate_series(1, 40) g;" >/dev/null
   rm -rf "$WORK/fault.fifo" "$WORK/fault_out"; mkfifo "$WORK/fault.fifo"
-  local hint=""; [ "$mode" = async ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true') */"
+  local hint="" pool=""
+  [ "$mode" = async ] && hint="/*+ LOOKUP('table' = 'd', 'async' = 'true') */" && pool=", 'lookup.async.connections' = '3'"
   cat >"$WORK/fault.sql" <<SQL
 CREATE TABLE probe (seq INT, pt AS PROCTIME())
 WITH ('connector' = 'filesystem', 'path' = '$WORK/fault.fifo', 'format' = 'csv', 'source.fifo.enabled' = 'true');
 CREATE TABLE fdim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_PG_URL',
-  'table-name' = 'fdim', 'username' = 'joinery', 'password' = '$PASSWORD', 'lookup.max-retries' = '$retries');
+  'table-name' = 'fdim', 'username' = 'joinery', 'password' = '$PASSWORD', 'lookup.max-retries' = '$retries'$pool);
 CREATE TABLE fout (seq INT, v STRING) WITH ('connector' = 'print', 'print-identifier' = 'out');
 INSERT INTO fout SELECT $hint p.seq, d.v FROM probe p JOIN fdim FOR SYSTEM_TIME AS OF p.pt AS d ON p.seq = d.k;
 SQL
@@ -340,7 +376,7 @@ fi
 fault_case recover_async 10 async
 seqs=$(grep '^out' "$WORK/fault.out" | sed 's/.*+I\[\([0-9]*\),.*/\1/' | sort -n | uniq -c | awk '$1 != 1 {bad++} END {print NR, bad + 0}')
 if [ "$seqs" = "40 0" ] && ! grep -q ERROR "$WORK/fault.out"; then
-  pass "fault: server down 2 s, async requests re-sent: 40 rows, each once"
+  pass "fault: server down 2 s, async requests over 3 connections re-sent: 40 rows, each once"
 else
   echo "rows, duplicates: $seqs" >>"$WORK/fault.out"; DETAIL="$WORK/fault.out" fail "fault: async recovery"
 fi
@@ -433,6 +469,7 @@ CREATE TABLE rout (seq INT, a STRING, s STRING) WITH ('connector' = 'print', 'pr
 INSERT INTO rout SELECT /*+ LOOKUP('table' = 'a', 'async' = 'true') */ p.seq, a.v, s.v FROM probe p
   JOIN rdim FOR SYSTEM_TIME AS OF p.pt AS a ON p.seq = a.k
   JOIN rdim FOR SYSTEM_TIME AS OF p.pt AS s ON p.seq = s.k;
+SHOW JOB METRICS;
 SQL
   run_joinery "$WORK/restart.sql" >"$WORK/restart.out" &
   local job=$! i
@@ -446,8 +483,10 @@ SQL
   wait $job
   for i in $(seq 1 40); do echo "out> +I[$i, v$i, v$i]"; done >"$WORK/restart.want"
   grep '^out' "$WORK/restart.out" | sort -t'[' -k2 -n >"$WORK/restart.got"
-  if cmp -s "$WORK/restart.want" "$WORK/restart.got" && ! grep -q ERROR "$WORK/restart.out"; then
-    pass "restart: $name restarted mid-job, async and sync lookups reconnect: 40 rows, each once"
+  # the async join's pool (3 connections) reconnected
+  if cmp -s "$WORK/restart.want" "$WORK/restart.got" && ! grep -q ERROR "$WORK/restart.out" &&
+     grep -q "lookups: [0-9]* requests to rdim over 3 connections, 0 retries, [1-9][0-9]* reconnects" "$WORK/restart.out"; then
+    pass "restart: $name restarted mid-job, async (3 connections) and sync lookups reconnect: 40 rows, each once"
   else
     diff "$WORK/restart.want" "$WORK/restart.got" >>"$WORK/restart.out"
     DETAIL="$WORK/restart.out" fail "restart: $name mid-job"
@@ -474,12 +513,13 @@ DROP TABLE IF EXISTS rdim; CREATE TABLE rdim (k INT PRIMARY KEY, v TEXT);
 INSERT INTO rdim SELECT seq, CONCAT('v', seq) FROM seq_1_to_40;
 SQL
   restart_case MariaDB "CREATE TABLE rdim (k INT, v STRING) WITH ('connector' = 'jdbc', 'url' = '$JOINERY_MYSQL_URL',
-  'table-name' = 'rdim', 'username' = 'joinery', 'password' = '$JOINERY_REDIS_PASSWORD', 'lookup.max-retries' = '20');" \
+  'table-name' = 'rdim', 'username' = 'joinery', 'password' = '$JOINERY_REDIS_PASSWORD', 'lookup.max-retries' = '20',
+  'lookup.async.connections' = '3');" \
     "$ROOT/tests/jdbc/mariadb.sh restart $JOINERY_MYSQL_DIR"
   for i in $(seq 1 40); do echo "SET $i v$i"; done | { echo "SELECT 2"; cat; } | redis_cli >/dev/null
   restart_case Redis "CREATE TABLE rdim (k INT, v STRING) WITH ('connector' = 'redis', 'host' = '127.0.0.1',
   'port' = '$JOINERY_REDIS_PORT', 'password' = '$JOINERY_REDIS_PASSWORD', 'command' = 'get', 'database' = '2',
-  'lookup.max-retries' = '20');" \
+  'lookup.max-retries' = '20', 'lookup.async.connections' = '3');" \
     "$ROOT/tests/redis/redis.sh restart $JOINERY_REDIS_DIR"
 fi
 

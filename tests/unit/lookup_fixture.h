@@ -95,6 +95,7 @@ typedef struct Completions {
     uint32_t out_of_order; /* completions (any_order) of an id below one completed before */
     uint64_t highest_done;
     bool seen[FIXTURE_MAX_REQUESTS];
+    uint64_t last_of_key[FIXTURE_MAX_REQUESTS]; /* any_order: 1 + the last id of a key done */
     uint32_t counts[FIXTURE_MAX_REQUESTS];
     int64_t keys[FIXTURE_MAX_REQUESTS];
     bool key_null[FIXTURE_MAX_REQUESTS];
@@ -115,6 +116,13 @@ static inline int fixture_on_complete(void *context, uint64_t request_id, Row *c
             completions->out_of_order++;
         if (request_id > completions->highest_done)
             completions->highest_done = request_id;
+        int64_t key = completions->keys[request_id];
+        if (!completions->key_null[request_id] && key >= 0 && key < FIXTURE_MAX_REQUESTS) {
+            ck_assert_msg(completions->last_of_key[key] < request_id + 1,
+                          "key %lld: request %llu completed after a later one", (long long)key,
+                          (unsigned long long)request_id);
+            completions->last_of_key[key] = request_id + 1;
+        }
     } else {
         ck_assert_uint_eq(request_id, completions->next_id);
         completions->next_id++;
@@ -461,6 +469,19 @@ START_TEST(lookup_case_pool_async)
     expect_counts(completions, 0, 600);
     ck_assert_uint_gt(completions->out_of_order, 0);
     ck_assert_uint_eq(function->requests, 600);
+    /* 300 requests over 7 keys, ~43 of each in flight at once: each key's in order */
+    Diag diag;
+    diag_clear(&diag);
+    for (uint32_t i = 600; i < 900; i++) {
+        completions->keys[i] = (int64_t)(i % 7 + 1);
+        Row *key = int_key(&c.builder, completions->keys[i], false);
+        ck_assert_msg(function->vtable->submit(function, key, i, &diag) == JOINERY_OK, "%s",
+                      diag.message);
+        free(key);
+    }
+    drain_lookup(function, completions); /* asserts each key's order */
+    expect_each_once(completions, 0, 900);
+    expect_counts(completions, 600, 900);
     sync_lookup_checked(function, &c.builder, 7, false); /* the first connection, in sync use */
     free(completions);
     lookup_case_close(&c);

@@ -60,6 +60,7 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
         sum.cache_rows += part.cache_rows;
         sum.in_flight += part.in_flight;
         sum.connections += part.connections;
+        sum.reconnects += part.reconnects;
         if (part.connections > widest)
             widest = part.connections;
         sum.retries += part.retries;
@@ -83,9 +84,11 @@ void build_lookup_join_metrics(const PlanNode *node, Operator *const *subtasks, 
                   node->lookup.table->name);
     if (widest > 1) /* a pool in some subtask: the store connections of all of them */
         strbuf_printf(out, " over %u connections", sum.connections);
-    strbuf_printf(out, ", %llu retries, %llu in flight, latency p50 %s, p99 %s",
-                  (unsigned long long)sum.retries, (unsigned long long)sum.in_flight, p50_text,
-                  p99_text);
+    strbuf_printf(out, ", %llu retries", (unsigned long long)sum.retries);
+    if (sum.reconnects > 0)
+        strbuf_printf(out, ", %llu reconnects", (unsigned long long)sum.reconnects);
+    strbuf_printf(out, ", %llu in flight, latency p50 %s, p99 %s",
+                  (unsigned long long)sum.in_flight, p50_text, p99_text);
     if (sum.latency_count > 0) {
         strbuf_printf(out, ", mean %.2f ms",
                       (double)sum.latency_sum_micros / (double)sum.latency_count / 1000.0);

@@ -779,6 +779,7 @@ void lookup_join_operator_figures(const Operator *op, LookupJoinFigures *figures
     figures->cache_rows = lookup_cache_rows(join->cache);
     figures->in_flight = join->function ? join->function->in_flight : 0;
     figures->connections = join->function ? join->function->connections : 0;
+    figures->reconnects = join->function ? join->function->reconnects : 0;
     figures->retries = join->retries;
     figures->reloads = join->reloads;
     uint64_t samples =

@@ -69,6 +69,7 @@ typedef struct LookupJoinFigures {
     uint64_t cache_keys, cache_rows;
     uint64_t in_flight;
     uint32_t connections; /* the store connections of its lookup function (0: a FULL cache) */
+    uint64_t reconnects;  /* connections re-opened after a failure */
     uint64_t retries;
     uint64_t reloads; /* FULL cache loads */
     uint64_t latency_count;
