@@ -48,9 +48,10 @@ FROM orders o
 LEFT JOIN dim_user FOR SYSTEM_TIME AS OF o.proc_time AS d
 ON o.user_id = d.user_id;
 -- several rows per key, a constant key, a computed key, a residual; sync and async unordered
+-- (capacity 10: one connection, whose completions come in order, so the output order is fixed)
 SELECT o.order_id, i.label FROM orders o JOIN items FOR SYSTEM_TIME AS OF o.proctime AS i
   ON o.product_id = i.product_id AND i.region = 'EU';
-SELECT /*+ LOOKUP('table' = 'i', 'async' = 'true', 'output-mode' = 'allow_unordered') */ o.order_id, i.label
+SELECT /*+ LOOKUP('table' = 'i', 'async' = 'true', 'output-mode' = 'allow_unordered', 'capacity' = '10') */ o.order_id, i.label
 FROM orders o LEFT JOIN items FOR SYSTEM_TIME AS OF o.proctime AS i
   ON o.product_id - 2 = i.product_id AND o.amount > 5;
 -- a FULL cache of a jdbc table (joinery extension): loaded once through its scan
