@@ -8,10 +8,13 @@
  * (mysql_real_query_start / _cont, mysql_store_result_start / _cont,
  * mysql_next_result_start / _cont) on the connection's socket, which is
  * the function's descriptor while a query is on the wire (-1 otherwise):
- * the requests waiting when the connection is free go out together as
- * one query of several SELECTs (at most BATCH_LIMIT), so requests in
- * flight share round trips, and their result sets come back in order,
- * which is the order completions are reported in. A key with a NULL field
+ * submit only queues a request; poll, when the connection is free, sends
+ * the requests waiting as one query of several SELECTs (at most
+ * BATCH_LIMIT), so requests in flight share round trips (sending at
+ * submit sent the first request after a query's answer alone, and the
+ * ones submitted just after it waited a whole round trip for the next
+ * query), and their result sets come back in order, which is the order
+ * completions are reported in. A key with a NULL field
  * completes with no rows, in its turn, without a statement.
  *
  * Broken connection (server restarted, network): reconnect and re-send
@@ -353,13 +356,8 @@ static int mysql_lookup_submit(LookupFunction *base, const Row *key, uint64_t re
                                Diag *diag)
 {
     MysqlLookup *lookup = base->impl;
-    LookupRequest *request;
-    int status = lookup_request_queue_push(&lookup->queue, base, key, request_id, &request, diag);
-    if (status != JOINERY_OK)
-        return status;
-    if (request->null_key || lookup->phase != PHASE_IDLE)
-        return JOINERY_OK; /* completes in its turn / goes with the next batch */
-    return drive(lookup, diag);
+    /* completes in its turn (a NULL key) / goes out with the next poll's batch */
+    return lookup_request_queue_push(&lookup->queue, base, key, request_id, NULL, diag);
 }
 
 static int mysql_lookup_poll(LookupFunction *base, LookupCompletion completion, void *context,
