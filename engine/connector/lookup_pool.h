@@ -11,7 +11,8 @@
  * Option (a joinery extension, generic to every connector that can be
  * looked up): 'lookup.async.connections' = 1 .. LOOKUP_POOL_MAX_CONNECTIONS,
  * connections per lookup join subtask for asynchronous lookups; default
- * lookup_pool_default_connections(capacity). Synchronous lookups keep one
+ * lookup_pool_default_connections(capacity) (1 up to capacity 16, then 2),
+ * never more than the capacity. Synchronous lookups keep one
  * connection (a pool is never made for them).
  *
  * Contract:
