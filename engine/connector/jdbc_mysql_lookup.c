@@ -10,11 +10,14 @@
  * the function's descriptor while a query is on the wire (-1 otherwise):
  * submit only queues a request; poll, when the connection is free, sends
  * the requests waiting as one query of several SELECTs (at most
- * BATCH_LIMIT), so requests in flight share round trips (sending at
- * submit sent the first request after a query's answer alone, and the
- * ones submitted just after it waited a whole round trip for the next
- * query), and their result sets come back in order, which is the order
- * completions are reported in. A key with a NULL field
+ * BATCH_LIMIT), so requests in flight share round trips, and their result
+ * sets come back in order, which is the order completions are reported
+ * in. A poll that reads a query's last answer does not send the next
+ * query: it hands the completions over and asks to be polled again (the
+ * free socket, watched for writing), so the requests the caller submits
+ * on those completions go out with the ones that waited. (Sending at once
+ * sent the waiting ones alone and left the new ones a round trip behind:
+ * at capacity 2 every lookup took two round trips.) A key with a NULL field
  * completes with no rows, in its turn, without a statement.
  *
  * Broken connection (server restarted, network): reconnect and re-send
@@ -265,6 +268,7 @@ static int ready_events(const MysqlLookup *lookup)
 static int drive(MysqlLookup *lookup, Diag *diag)
 {
     int64_t failures = 0;
+    bool answered = false; /* a query's last result set was taken in this call */
     for (;;) {
         if (!lookup->mysql) {
             int status = reconnect(lookup, diag);
@@ -289,6 +293,15 @@ static int drive(MysqlLookup *lookup, Diag *diag)
         /* the step of `phase` is complete (or none ran): the next one */
         switch (lookup->phase) {
         case PHASE_IDLE: {
+            if (answered && lookup_request_queue_first_pending(&lookup->queue)) {
+                /* the next query waits for the next poll, so that the requests the caller
+                   submits on these completions go in it too (sent now, the ones waiting
+                   would go alone and the next ones wait a round trip); the free socket
+                   is writable, so a caller watching it polls again at once */
+                lookup->base.descriptor = (int)mysql_get_socket(lookup->mysql);
+                lookup->base.wait_events = LOOKUP_WAIT_WRITE;
+                return JOINERY_OK;
+            }
             int status = build_batch(lookup, diag);
             if (status != JOINERY_OK)
                 return status;
@@ -328,6 +341,7 @@ static int drive(MysqlLookup *lookup, Diag *diag)
                 return status;
             if (lookup->batch == 0) {
                 lookup->phase = PHASE_IDLE; /* the query's last result set */
+                answered = true;
                 continue;
             }
             lookup->phase = PHASE_NEXT;
