@@ -258,6 +258,13 @@ int checkpoint_store_write_manifest(const char *folder, const CheckpointManifest
                       finished ? "finished" : "snapshot", finished ? "-" : entry->file,
                       entry->bytes, entry->checksum, name);
     }
+    if (manifest->copy_count)
+        strbuf_printf(&text, "copies %u\n", manifest->copy_count);
+    for (uint32_t i = 0; i < manifest->copy_count; i++) {
+        const CheckpointCopy *copy = &manifest->copies[i];
+        strbuf_printf(&text, "copy %d %s %" PRIu64 " %016" PRIx64 "\n", copy->task, copy->file,
+                      copy->bytes, copy->checksum);
+    }
     uint64_t checksum = XXH3_64bits(text.data, text.length);
     strbuf_printf(&text, "checksum %016" PRIx64 "\n", checksum);
     StrBuf temporary = STRBUF_INIT, final = STRBUF_INIT;
@@ -374,7 +381,79 @@ static int manifest_parse(const char *text, size_t length, CheckpointManifest *m
             return -1;
         line = strchr(line, '\n') + 1;
     }
+    uint32_t copies = 0;
+    consumed = 0;
+    if (line < last && sscanf(line, "copies %u\n%n", &copies, &consumed) >= 1 && consumed > 0) {
+        line += consumed;
+        if (copies > 1u << 20)
+            return -1;
+        manifest->copies = calloc(copies ? copies : 1, sizeof *manifest->copies);
+        if (!manifest->copies)
+            return -1;
+        for (uint32_t i = 0; i < copies; i++) {
+            CheckpointCopy *copy = &manifest->copies[i];
+            char file[CHECKPOINT_FILE_MAX];
+            consumed = 0;
+            if (line >= last ||
+                sscanf(line, "copy %d %47s %" SCNu64 " %" SCNx64 "\n%n", &copy->task, file,
+                       &copy->bytes, &copy->checksum, &consumed) < 4 ||
+                consumed == 0 || strchr(file, '/') || file[0] == '.')
+                return -1;
+            snprintf(copy->file, sizeof copy->file, "%s", file);
+            manifest->copy_count++;
+            line += consumed;
+        }
+    }
     return line == last ? 0 : -1;
+}
+
+int checkpoint_store_verify_copy(const char *folder, const CheckpointCopy *copy, Diag *diag)
+{
+    StrBuf path = STRBUF_INIT;
+    strbuf_printf(&path, "%s/%s", folder, copy->file);
+    FILE *file = path.data ? fopen(strbuf_cstr(&path), "rb") : NULL;
+    if (!file) {
+        int status = diag_error(diag, JOINERY_ERROR_RUNTIME,
+                                "Cannot restore from '%s': its state copy '%s' is missing (%s)",
+                                folder, copy->file, strerror(errno));
+        strbuf_free(&path);
+        return status;
+    }
+    strbuf_free(&path);
+    XXH3_state_t *hash = XXH3_createState();
+    unsigned char *chunk = malloc(1 << 20);
+    if (!hash || !chunk || XXH3_64bits_reset(hash) != XXH_OK) {
+        XXH3_freeState(hash);
+        free(chunk);
+        fclose(file);
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    }
+    uint64_t bytes = 0;
+    size_t n;
+    while ((n = fread(chunk, 1, 1 << 20, file)) > 0) {
+        (void)XXH3_64bits_update(hash, chunk, n);
+        bytes += n;
+    }
+    bool failed = ferror(file) != 0;
+    fclose(file);
+    uint64_t checksum = XXH3_64bits_digest(hash);
+    XXH3_freeState(hash);
+    free(chunk);
+    if (failed)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot restore from '%s': its state copy '%s' cannot be read", folder,
+                          copy->file);
+    if (bytes != copy->bytes)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot restore from '%s': its state copy '%s' is truncated or "
+                          "damaged (%" PRIu64 " bytes, %" PRIu64 " expected)",
+                          folder, copy->file, bytes, copy->bytes);
+    if (checksum != copy->checksum)
+        return diag_error(diag, JOINERY_ERROR_RUNTIME,
+                          "Cannot restore from '%s': its state copy '%s' is corrupt (checksum "
+                          "mismatch)",
+                          folder, copy->file);
+    return JOINERY_OK;
 }
 
 int checkpoint_store_read_manifest(const char *path, CheckpointManifest *manifest, char **folder,
@@ -499,4 +578,7 @@ void checkpoint_manifest_free(CheckpointManifest *manifest)
     free(manifest->entries);
     manifest->entries = NULL;
     manifest->count = 0;
+    free(manifest->copies);
+    manifest->copies = NULL;
+    manifest->copy_count = 0;
 }

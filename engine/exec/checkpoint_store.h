@@ -23,7 +23,13 @@
  *   operators <count>
  *   operator <node id> <subtask> <fingerprint hex> snapshot <file> <bytes> <xxh3 hex> <name>
  *   operator <node id> <subtask> <fingerprint hex> finished - 0 0 <name>
+ *   copies <count>                       (only when there are copies)
+ *   copy <task> <file> <bytes> <xxh3 hex>
  *   checksum <xxh3 hex>
+ *
+ * A copy is a task's LMDB environment copied at the checkpoint
+ * (state.backend.lmdb.checkpoint-mode = copy: engine/state/state_lmdb_checkpoint.c),
+ * lmdb-<task>; the operators' snapshots then hold references into it.
  *
  * The fingerprint is the operator's plan node (kind, attributes as EXPLAIN
  * prints them, field types): a restore refuses a job whose operators differ.
@@ -66,6 +72,14 @@ typedef struct CheckpointEntry {
     char name[CHECKPOINT_NAME_MAX]; /* the operator's name, for messages */
 } CheckpointEntry;
 
+/* One task's environment copy in a checkpoint. */
+typedef struct CheckpointCopy {
+    int task;
+    char file[CHECKPOINT_FILE_MAX];
+    uint64_t bytes;
+    uint64_t checksum;
+} CheckpointCopy;
+
 typedef struct CheckpointManifest {
     char job_id[CHECKPOINT_JOB_ID_LENGTH + 1];
     int64_t checkpoint_id;
@@ -73,6 +87,8 @@ typedef struct CheckpointManifest {
     int parallelism;
     CheckpointEntry *entries; /* heap; checkpoint_manifest_free */
     uint32_t count;
+    CheckpointCopy *copies; /* heap (read) or borrowed (written) */
+    uint32_t copy_count;
 } CheckpointManifest;
 
 /* A new job id: 32 lowercase hex digits, as Flink prints a JobID. */
@@ -125,6 +141,12 @@ int checkpoint_store_read_manifest(const char *path, CheckpointManifest *manifes
  */
 int checkpoint_store_read_file(const char *folder, const CheckpointEntry *entry,
                                SnapshotBuffer *buffer, Diag *diag);
+/*
+ * Checks a copy's file against the manifest (size, then its XXH3-64 read in
+ * chunks: copies are large). JOINERY_OK or JOINERY_ERROR_RUNTIME naming the
+ * file (missing, truncated, corrupt).
+ */
+int checkpoint_store_verify_copy(const char *folder, const CheckpointCopy *copy, Diag *diag);
 /* Removes a checkpoint folder and everything in it (best effort). */
 void checkpoint_store_remove(const char *folder);
 /*

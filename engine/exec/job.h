@@ -45,6 +45,9 @@ typedef struct JobConfig {
     const char *lmdb_path;          /* state.backend.lmdb.path (NULL: a temporary folder); borrowed
                                        until job_create returns */
     uint64_t hashmap_max_bytes; /* state.backend.hashmap.max-bytes; 0: from the process's limit */
+    /* state.backend.lmdb.checkpoint-mode = records: checkpoints walk LMDB states instead of
+       copying each task's environment */
+    bool lmdb_checkpoint_records;
     /* how long a cancelled job drains before it stops hard (a stuck sink); 0: the default,
        JOB_DRAIN_LIMIT_MILLIS; not an option (tests under valgrind give more) */
     int64_t drain_limit_millis;

@@ -17,6 +17,16 @@
  * time; one not complete after `timeout` is given up (its folder removed,
  * late snapshots ignored) and the next is triggered on schedule.
  *
+ * LMDB tasks in copy mode (state.backend.lmdb.checkpoint-mode = copy, the
+ * default; not for savepoints, which stay portable record streams): the
+ * first state snapshot of a checkpoint in a task starts the copy of the
+ * task's environment (engine/state/state_lmdb_checkpoint.c) into
+ * chk-<n>/lmdb-<task> through the StateCopySink here; the operators'
+ * snapshots then hold references into it. A copy running keeps the
+ * checkpoint from completing (copies_running); its size and checksum go
+ * into _metadata with the operators' files; a failed copy fails the
+ * checkpoint.
+ *
  * At the sink's end of input a last checkpoint holds the sink's pending
  * output with every other operator finished (snapshot.h: final_id), so a
  * crash after the output became visible restores to "nothing left to do".
@@ -42,6 +52,14 @@
 #include "engine/exec/ops/op_sink.h"
 #include "engine/exec/ops/op_source.h"
 #include "engine/plan/nodes/nodes.h"
+
+/* A task's environment copy for the pending checkpoint (the StateCopySink's context). */
+typedef struct JobStateCopy {
+    Job *job;
+    uint32_t task;
+    uint8_t state; /* 0 none, 1 running, 2 written (copy holds its figures) */
+    CheckpointCopy copy;
+} JobStateCopy;
 
 /* The index of `op` in job->operators; -1 when it is not one (a channel). */
 static int job_operator_index(const Job *job, const Operator *op)
@@ -87,6 +105,7 @@ static void checkpoints_drop_pending(JobCheckpoints *checkpoints, bool failed)
         checkpoints->savepoint_failed_id = checkpoints->pending_id;
     checkpoints->pending_savepoint = false;
     checkpoints->pending_id = 0;
+    checkpoints->copies_running = 0; /* copies still running report to nobody */
     if (failed)
         checkpoints->failed++;
 }
@@ -114,12 +133,27 @@ static int checkpoints_complete(Job *job, Diag *diag)
     manifest.parallelism = job->parallelism;
     manifest.entries = checkpoints->entries;
     manifest.count = job->operator_count;
+    CheckpointCopy *written = NULL;
+    if (checkpoints->copies) {
+        written = calloc(job->task_count ? job->task_count : 1, sizeof *written);
+        if (!written) {
+            checkpoints_drop_pending(checkpoints, true);
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        }
+        for (uint32_t t = 0; t < job->task_count; t++)
+            if (checkpoints->copies[t].state == 2)
+                written[manifest.copy_count++] = checkpoints->copies[t].copy;
+        manifest.copies = written;
+    }
     int status = checkpoint_store_write_manifest(checkpoints->pending_folder, &manifest, diag);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < manifest.copy_count; i++)
+        bytes += manifest.copies[i].bytes;
+    free(written);
     if (status != JOINERY_OK) {
         checkpoints_drop_pending(checkpoints, true);
         return status;
     }
-    uint64_t bytes = 0;
     for (uint32_t i = 0; i < job->operator_count; i++)
         bytes += checkpoints->entries[i].bytes;
     checkpoints->last_bytes = bytes;
@@ -157,9 +191,74 @@ static int checkpoints_count(Job *job, uint32_t index, Diag *diag)
     if (checkpoints->done[index])
         return JOINERY_OK;
     checkpoints->done[index] = 1;
-    if (++checkpoints->done_count < job->operator_count)
+    if (++checkpoints->done_count < job->operator_count || checkpoints->copies_running)
         return JOINERY_OK;
     return checkpoints_complete(job, diag);
+}
+
+/* StateCopySink.begin: on the task's thread, when its store starts copying for checkpoint id. */
+static char *checkpoints_copy_begin(void *context, int64_t id, char file[STATE_COPY_FILE_MAX])
+{
+    JobStateCopy *copy = context;
+    JobCheckpoints *checkpoints = &copy->job->checkpoints;
+    char *path = NULL;
+    pthread_mutex_lock(&checkpoints->lock);
+    if (id == checkpoints->pending_id && checkpoints->pending_folder &&
+        !checkpoints->pending_savepoint && copy->state == 0) {
+        snprintf(file, STATE_COPY_FILE_MAX, "lmdb-%u", copy->task);
+        size_t size = strlen(checkpoints->pending_folder) + strlen(file) + 2;
+        path = malloc(size);
+        if (path) {
+            snprintf(path, size, "%s/%s", checkpoints->pending_folder, file);
+            copy->state = 1;
+            memset(&copy->copy, 0, sizeof copy->copy);
+            copy->copy.task = (int)copy->task;
+            snprintf(copy->copy.file, sizeof copy->copy.file, "%s", file);
+            checkpoints->copies_running++;
+        }
+    }
+    pthread_mutex_unlock(&checkpoints->lock);
+    return path;
+}
+
+/* StateCopySink.done: on the copy's thread. A failed copy fails its checkpoint. */
+static void checkpoints_copy_done(void *context, int64_t id, const char *file, int status,
+                                  uint64_t bytes, uint64_t checksum, const char *error)
+{
+    (void)file;
+    (void)error;
+    JobStateCopy *copy = context;
+    Job *job = copy->job;
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    pthread_mutex_lock(&checkpoints->lock);
+    if (id == checkpoints->pending_id && copy->state == 1) {
+        checkpoints->copies_running--;
+        if (status != JOINERY_OK) {
+            copy->state = 0;
+            checkpoints_drop_pending(checkpoints, true);
+        } else {
+            copy->state = 2;
+            copy->copy.bytes = bytes;
+            copy->copy.checksum = checksum;
+            Diag ignored = {0};
+            if (!checkpoints->copies_running && checkpoints->done_count == job->operator_count)
+                checkpoints_complete(job, &ignored);
+        }
+    }
+    pthread_mutex_unlock(&checkpoints->lock);
+}
+
+/* SnapshotStorage.states_by_copy: checkpoints in copy mode; never savepoints. */
+static bool checkpoints_states_by_copy(void *context, const Barrier *barrier)
+{
+    Job *job = context;
+    JobCheckpoints *checkpoints = &job->checkpoints;
+    if (!checkpoints->copy_states)
+        return false;
+    pthread_mutex_lock(&checkpoints->lock);
+    bool yes = barrier->checkpoint_id == checkpoints->pending_id && !checkpoints->pending_savepoint;
+    pthread_mutex_unlock(&checkpoints->lock);
+    return yes;
 }
 
 /* The entry of operator `index` (its identity; the caller sets the kind and file). */
@@ -381,6 +480,9 @@ static int checkpoints_store_final(void *context, Operator *op, const Barrier *b
         checkpoints->done[i] = 0;
     }
     checkpoints->done_count = 0;
+    checkpoints->copies_running = 0;
+    for (uint32_t t = 0; checkpoints->copies && t < job->task_count; t++)
+        checkpoints->copies[t].state = 0;
     CheckpointEntry entry = checkpoints_entry(job, (uint32_t)index);
     checkpoint_store_file_name(op->plan_node_id, op->subtask_index, entry.file);
     entry.bytes = length;
@@ -507,7 +609,25 @@ int job_checkpoints_open(Job *job, const JobConfig *config)
         /* the last checkpoint at the sink's end needs the checkpoint folder */
         .final_id = periodic && sink_operator_exactly_once(job->sink) ? checkpoints_final_id : NULL,
         .store_final = checkpoints_store_final,
+        .states_by_copy = checkpoints_states_by_copy,
     };
+    if (periodic && job->state_backend == STATE_BACKEND_LMDB && !config->lmdb_checkpoint_records) {
+        checkpoints->copies =
+            calloc(job->task_count ? job->task_count : 1, sizeof *checkpoints->copies);
+        if (!checkpoints->copies)
+            return diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        for (uint32_t t = 0; t < job->task_count; t++) {
+            checkpoints->copies[t].job = job;
+            checkpoints->copies[t].task = t;
+            StateStore *store = job->tasks[t]->state_store;
+            if (!store)
+                continue;
+            StateCopySink sink = {checkpoints_copy_begin, checkpoints_copy_done,
+                                  &checkpoints->copies[t]};
+            state_store_set_copy_sink(store, &sink);
+        }
+        checkpoints->copy_states = true;
+    }
     checkpoints->storage_ready = true;
     job_set_snapshot_storage(job, &checkpoints->storage);
     return JOINERY_OK;
@@ -627,8 +747,18 @@ int job_checkpoints_restore(Job *job, const char *path)
     int status = checkpoint_store_read_manifest(path, &manifest, &folder, job->diag);
     if (status == JOINERY_OK)
         status = checkpoints_check_match(job, &manifest, folder);
+    /* environment copies: checked whole before any state is read from them */
+    for (uint32_t i = 0; i < manifest.copy_count && status == JOINERY_OK; i++)
+        status = checkpoint_store_verify_copy(folder, &manifest.copies[i], job->diag);
+    for (uint32_t t = 0; t < job->task_count && status == JOINERY_OK; t++)
+        if (job->tasks[t]->state_store &&
+            state_store_set_restore_folder(job->tasks[t]->state_store, folder) != JOINERY_OK)
+            status = diag_error(job->diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     for (uint32_t i = 0; i < manifest.count && status == JOINERY_OK; i++)
         status = checkpoints_restore_entry(job, &manifest.entries[i], folder);
+    for (uint32_t t = 0; t < job->task_count; t++)
+        if (job->tasks[t]->state_store)
+            (void)state_store_set_restore_folder(job->tasks[t]->state_store, NULL);
     if (status != JOINERY_OK)
         checkpoints_point_at_previous(job, path);
     if (status == JOINERY_OK) {
@@ -636,6 +766,8 @@ int job_checkpoints_restore(Job *job, const char *path)
         job->checkpoints.restored_id = manifest.checkpoint_id;
         for (uint32_t i = 0; i < manifest.count; i++)
             job->checkpoints.restored_bytes += manifest.entries[i].bytes;
+        for (uint32_t i = 0; i < manifest.copy_count; i++)
+            job->checkpoints.restored_bytes += manifest.copies[i].bytes;
         job->checkpoints.restored_millis = datetime_now_millis() - started;
     }
     checkpoint_manifest_free(&manifest);
@@ -670,6 +802,9 @@ static void checkpoints_begin_pending(Job *job, int64_t id, char *folder)
     checkpoints->pending_timestamp = checkpoints->pending_started;
     checkpoints->done_count = 0;
     memset(checkpoints->done, 0, job->operator_count);
+    checkpoints->copies_running = 0;
+    for (uint32_t t = 0; checkpoints->copies && t < job->task_count; t++)
+        checkpoints->copies[t].state = 0;
     /* operators that ended take no part: counted as finished at once */
     for (uint32_t i = 0; i < job->operator_count; i++)
         if (checkpoints->finished[i] == 1) {
@@ -826,6 +961,18 @@ void job_checkpoints_format(Job *job, StrBuf *out)
                       (long long)checkpoints->restored_id,
                       (unsigned long long)checkpoints->restored_bytes,
                       (long long)checkpoints->restored_millis);
+    if (checkpoints->copy_states) {
+        uint64_t references = 0, walks = 0;
+        for (uint32_t t = 0; t < job->task_count; t++)
+            if (job->tasks[t]->state_store) {
+                references += state_store_copy_references(job->tasks[t]->state_store);
+                walks += state_store_copy_walks(job->tasks[t]->state_store);
+            }
+        strbuf_printf(out,
+                      "  lmdb environment copies: %llu state snapshots by reference, %llu walked "
+                      "(their operator's barrier came after the task's copy began)\n",
+                      (unsigned long long)references, (unsigned long long)walks);
+    }
     for (uint32_t i = 0; i < checkpoints->history_count; i++)
         strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes  alignment %lld ms\n",
                       (long long)checkpoints->history[i][0], (long long)checkpoints->history[i][1],
@@ -836,6 +983,12 @@ void job_checkpoints_format(Job *job, StrBuf *out)
 void job_checkpoints_close(Job *job)
 {
     JobCheckpoints *checkpoints = &job->checkpoints;
+    /* copies in flight report under the lock: they end first */
+    for (uint32_t t = 0; checkpoints->copies && t < job->task_count; t++)
+        if (job->tasks[t]->state_store) {
+            state_store_wait_copy(job->tasks[t]->state_store);
+            state_store_set_copy_sink(job->tasks[t]->state_store, NULL);
+        }
     if (checkpoints->writer_started) {
         pthread_mutex_lock(&checkpoints->lock);
         checkpoints->writer_stopping = true; /* what is still queued is dropped */
@@ -860,5 +1013,6 @@ void job_checkpoints_close(Job *job)
     free(checkpoints->dir);
     free(checkpoints->savepoint_refusal);
     free(checkpoints->savepoint_path);
+    free(checkpoints->copies);
     memset(checkpoints, 0, sizeof *checkpoints);
 }

@@ -117,6 +117,11 @@ typedef struct JobCheckpoints {
     pthread_t writer;
     bool writer_started;
     bool writer_stopping;
+    /* LMDB environment copies (state.backend.lmdb.checkpoint-mode = copy): per task, the
+       pending checkpoint's copy; the checkpoint completes once none is running (lock) */
+    bool copy_states;
+    struct JobStateCopy *copies;
+    uint32_t copies_running;
     /* the last completed ones, for SHOW JOB METRICS: id, duration (ms), bytes */
     int64_t history[8][4]; /* id, duration ms, bytes, alignment ms */
     uint32_t history_count;

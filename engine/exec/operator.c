@@ -504,7 +504,14 @@ static int operator_store_snapshot(Operator *op, const Barrier *barrier)
     SnapshotBuffer buffer = {0};
     StateWriter writer = snapshot_buffer_writer(&buffer);
     int64_t start = datetime_monotonic_nanos();
+    StateStore *states = op->context->state_store;
+    if (states)
+        state_store_begin_snapshots(states, barrier->checkpoint_id,
+                                    storage->states_by_copy &&
+                                        storage->states_by_copy(storage->context, barrier));
     int status = operator_snapshot(op, barrier, &writer);
+    if (states)
+        state_store_end_snapshots(states);
     op->metrics.busy_nanos += (uint64_t)(datetime_monotonic_nanos() - start);
     if (status == JOINERY_OK && storage->store_buffer)
         return storage->store_buffer(storage->context, op, barrier, &buffer);

@@ -12,6 +12,7 @@
 #ifndef JOINERY_EXEC_SNAPSHOT_H
 #define JOINERY_EXEC_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,9 @@ typedef struct SnapshotStorage {
     int64_t (*final_id)(void *context);
     int (*store_final)(void *context, Operator *op, const Barrier *barrier, const void *bytes,
                        size_t length);
+    /* Optional (NULL: no): whether the states of the snapshots taken at `barrier` may be
+       references into their task's LMDB environment copy (state.h), on the task's thread. */
+    bool (*states_by_copy)(void *context, const Barrier *barrier);
 } SnapshotStorage;
 
 /* A writer appending to `buffer` (empty: {0}) and a reader of it from read_offset. */

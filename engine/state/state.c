@@ -210,8 +210,63 @@ const char *state_store_error(const StateStore *store)
 
 void state_store_close(StateStore *store)
 {
-    if (store)
-        store->ops->close(store);
+    if (!store)
+        return;
+    (void)state_store_set_restore_folder(store, NULL);
+    store->ops->close(store);
+}
+
+/* ---- checkpoints by environment copy ------------------------------------ */
+
+void state_store_set_copy_sink(StateStore *store, const StateCopySink *sink)
+{
+    if (sink)
+        store->copy_sink = *sink;
+    else
+        memset(&store->copy_sink, 0, sizeof store->copy_sink);
+}
+
+void state_store_begin_snapshots(StateStore *store, int64_t id, bool by_copy)
+{
+    store->snapshot_id = id;
+    store->snapshot_by_copy = by_copy && store->copy_sink.begin && store->ops->snapshot_reference;
+}
+
+void state_store_end_snapshots(StateStore *store)
+{
+    store->snapshot_id = 0;
+    store->snapshot_by_copy = false;
+}
+
+void state_store_wait_copy(StateStore *store)
+{
+    if (store && store->ops->wait_copy)
+        store->ops->wait_copy(store);
+}
+
+int state_store_set_restore_folder(StateStore *store, const char *folder)
+{
+    if (store->restore_copy) {
+        state_store_close(store->restore_copy);
+        store->restore_copy = NULL;
+        store->restore_copy_file[0] = '\0';
+    }
+    free(store->restore_folder);
+    store->restore_folder = NULL;
+    if (!folder)
+        return JOINERY_OK;
+    store->restore_folder = strdup(folder);
+    return store->restore_folder ? JOINERY_OK : JOINERY_ERROR_NO_MEMORY;
+}
+
+uint64_t state_store_copy_references(const StateStore *store)
+{
+    return atomic_load(&((StateStore *)store)->copy_references);
+}
+
+uint64_t state_store_copy_walks(const StateStore *store)
+{
+    return atomic_load(&((StateStore *)store)->copy_walks);
 }
 
 int state_store_error_status(const StateStore *store)

@@ -186,6 +186,55 @@ static inline bool state_is_expired(int64_t ttl_millis, int64_t last_access, int
 typedef ByteWriter StateWriter;
 typedef ByteReader StateReader;
 
+/* ---- checkpoints by environment copy (LMDB) ---------------------------- */
+
+/*
+ * On LMDB a checkpoint may copy the task's whole environment into one file
+ * of the checkpoint (state_lmdb_checkpoint.c: mdb_env_copyfd2 with
+ * compaction, off the task's thread) instead of walking every state: a
+ * state snapshot taken between state_store_begin_snapshots(by_copy) and
+ * state_store_end_snapshots then writes only a reference (the copy's file
+ * and the state's DBI), when the state has not changed since the copy's
+ * read transaction was fixed; else it is walked as always. Restoring a
+ * reference (any backend: the copy is read through the LMDB backend and
+ * its records streamed into the target state) needs the checkpoint's
+ * folder (state_store_set_restore_folder). The hashmap never copies.
+ */
+enum { STATE_COPY_FILE_MAX = 48 };
+
+typedef struct StateCopySink {
+    /* On the task's thread, when the store starts its copy for checkpoint `id`: the path of
+       the file to write (heap; the store frees it) with its name within the checkpoint in
+       `file`, or NULL (no copy: the states are walked). */
+    char *(*begin)(void *context, int64_t id, char file[STATE_COPY_FILE_MAX]);
+    /* On the copy's thread once the file is written and synced (JOINERY_OK) or not (`error`
+       says why): its size and XXH3-64. */
+    void (*done)(void *context, int64_t id, const char *file, int status, uint64_t bytes,
+                 uint64_t checksum, const char *error);
+    void *context;
+} StateCopySink;
+
+/* Where the store's copies go (copied; NULL: none, states are always walked). */
+void state_store_set_copy_sink(StateStore *store, const StateCopySink *sink);
+/*
+ * The snapshots taken until state_store_end_snapshots belong to checkpoint
+ * `id`; by_copy: they may be references into its environment copy (a
+ * checkpoint), else they are walked (a savepoint: portable).
+ */
+void state_store_begin_snapshots(StateStore *store, int64_t id, bool by_copy);
+void state_store_end_snapshots(StateStore *store);
+/* Waits until the store's copy in flight (if any) has ended and its sink was told. */
+void state_store_wait_copy(StateStore *store);
+/*
+ * Resolves references in snapshots restored next against the checkpoint in
+ * `folder` (whose copies the caller verified: size and checksum); NULL
+ * ends that and closes the copies opened. JOINERY_OK or NO_MEMORY.
+ */
+int state_store_set_restore_folder(StateStore *store, const char *folder);
+/* Snapshots taken as references and walked in copy mode, since the store opened. */
+uint64_t state_store_copy_references(const StateStore *store);
+uint64_t state_store_copy_walks(const StateStore *store);
+
 /* ---- multiset state --------------------------------------------------- */
 
 /*
@@ -845,6 +894,13 @@ typedef struct StateStoreOps {
     ValueState *(*create_value)(StateStore *store, int64_t ttl_millis);
     SortedState *(*create_sorted)(StateStore *store);
     TimerQueue *(*create_timer_queue)(StateStore *store);
+    /* Optional (checkpoints by environment copy): decides whether `state` (of `shape`,
+       'm' 'v' 's' 't') is written as a reference into the current checkpoint's copy (may
+       start the copy): *reference true with its DBI name and the copy's file, false to walk
+       it; JOINERY_OK or the store's failure. */
+    int (*snapshot_reference)(StateStore *store, void *state, char shape, char dbi[16],
+                              char file[STATE_COPY_FILE_MAX], bool *reference);
+    void (*wait_copy)(StateStore *store); /* optional: waits for the copy in flight */
 } StateStoreOps;
 
 /* What every backend's store starts with. */
@@ -855,6 +911,14 @@ struct StateStore {
     int error_status; /* state_store_error_status */
     bool failed;      /* state_store_failed */
     char error[320];  /* state_store_error */
+    /* checkpoints by environment copy (state_store_begin_snapshots and the others) */
+    StateCopySink copy_sink;  /* begin NULL: none */
+    int64_t snapshot_id;      /* the checkpoint being snapshotted, 0 between snapshots */
+    bool snapshot_by_copy;    /* its states may be references */
+    char *restore_folder;     /* where references are resolved (restore), or NULL */
+    StateStore *restore_copy; /* the copy opened for them (LMDB, read-only) */
+    char restore_copy_file[STATE_COPY_FILE_MAX];
+    _Atomic uint64_t copy_references, copy_walks;
 };
 
 /* Records why a call failed, and the status it stands for (backends). */
@@ -864,5 +928,13 @@ void state_store_set_error(StateStore *store, int status, const char *format, ..
 /* The backends' openers (state.c dispatches on StateStoreConfig.backend). */
 int state_hashmap_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag);
 int state_lmdb_store_open(const StateStoreConfig *config, StateStore **store, Diag *diag);
+/*
+ * Opens an environment copy (one file, as a checkpoint holds it) read-only
+ * as an LMDB store whose states are created bound to existing DBIs
+ * (state_lmdb_copy_adopt names the one the next state created binds to):
+ * for walking them in a restore. Refuses a file shorter than its pages.
+ */
+int state_lmdb_copy_open(const char *path, StateStore **store, Diag *diag);
+void state_lmdb_copy_adopt(StateStore *copy, const char *dbi);
 
 #endif

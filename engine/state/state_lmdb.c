@@ -129,6 +129,8 @@ int lmdb_fail_corrupt(LmdbStore *store, const char *what)
  */
 static bool lmdb_grow_map(LmdbStore *store, uint64_t need)
 {
+    if (store->read_only)
+        return true;
     MDB_envinfo info;
     int rc = mdb_env_info(store->env, &info);
     if (rc != MDB_SUCCESS) {
@@ -146,6 +148,8 @@ static bool lmdb_grow_map(LmdbStore *store, uint64_t need)
         size *= 2;
     }
     if (size != store->map_size) {
+        /* remapping under a copy's read transaction would pull the map from under it */
+        lmdb_copy_wait_ended(store);
         rc = mdb_env_set_mapsize(store->env, size);
         if (rc != MDB_SUCCESS) {
             lmdb_fail(store, rc, "set_mapsize");
@@ -163,7 +167,7 @@ static bool lmdb_begin(LmdbStore *store, uint64_t need)
         return false;
     if (!lmdb_grow_map(store, need))
         return false;
-    int rc = mdb_txn_begin(store->env, NULL, 0, &store->txn);
+    int rc = mdb_txn_begin(store->env, NULL, store->read_only ? MDB_RDONLY : 0, &store->txn);
     if (rc != MDB_SUCCESS) {
         store->txn = NULL;
         lmdb_fail(store, rc, "txn_begin");
@@ -193,7 +197,7 @@ MDB_txn *lmdb_state_txn(LmdbState *state)
 {
     if (!lmdb_ensure_txn(state->store))
         return NULL;
-    state->touched = true;
+    lmdb_state_touch(state);
     return state->store->txn;
 }
 
@@ -202,7 +206,7 @@ MDB_cursor *lmdb_state_cursor(LmdbState *state)
     LmdbStore *store = state->store;
     if (!lmdb_ensure_txn(store))
         return NULL;
-    state->touched = true;
+    lmdb_state_touch(state);
     if (state->cursor && state->cursor_generation == store->generation)
         return state->cursor;
     /* a cursor of an ended transaction was freed with it */
@@ -232,12 +236,13 @@ bool lmdb_state_reserve(LmdbState *state, uint64_t pages)
     LmdbStore *store = state->store;
     if (!lmdb_ensure_txn(store))
         return false;
-    state->touched = true;
+    lmdb_state_touch(state);
     store->unit_pages += pages;
     if ((store->used_pages + store->unit_pages) * store->page_size <= store->map_size / 4 * 3 &&
         (store->unit_pages <= LMDB_UNIT_MAX_PAGES || store->unit_pages == pages))
         return true;
     /* the map could fill, or the transaction holds much memory: split the unit */
+    lmdb_copy_wait_begun(store);
     int rc = mdb_txn_commit(store->txn);
     store->txn = NULL;
     store->generation++;
@@ -278,14 +283,32 @@ bool lmdb_state_open(LmdbStore *store, LmdbState *state, char kind, void *owner)
     state->owner = owner;
     if (!lmdb_ensure_txn(store))
         return false;
-    char name[32];
-    snprintf(name, sizeof name, "%c%u", kind, store->next_dbi++);
-    int rc = mdb_dbi_open(store->txn, name, MDB_CREATE, &state->dbi);
-    if (rc != MDB_SUCCESS) {
-        lmdb_fail(store, rc, "dbi_open");
-        return false;
+    if (store->read_only) {
+        /* a state of an environment copy: bound to the DBI it had (state_lmdb_copy_adopt) */
+        if (!store->adopt_dbi || store->adopt_dbi[0] != kind) {
+            state_store_set_error(&store->base, JOINERY_ERROR_VALIDATE,
+                                  "the state snapshot names no state of this kind in the copy %s",
+                                  store->directory);
+            return false;
+        }
+        snprintf(state->name, sizeof state->name, "%s", store->adopt_dbi);
+        store->adopt_dbi = NULL;
+        int rc = mdb_dbi_open(store->txn, state->name, 0, &state->dbi);
+        if (rc != MDB_SUCCESS) {
+            state_store_set_error(&store->base, JOINERY_ERROR_VALIDATE,
+                                  "the environment copy %s has no state %s: %s", store->directory,
+                                  state->name, mdb_strerror(rc));
+            return false;
+        }
+    } else {
+        snprintf(state->name, sizeof state->name, "%c%u", kind, store->next_dbi++);
+        int rc = mdb_dbi_open(store->txn, state->name, MDB_CREATE, &state->dbi);
+        if (rc != MDB_SUCCESS) {
+            lmdb_fail(store, rc, "dbi_open");
+            return false;
+        }
     }
-    state->touched = true;
+    lmdb_state_touch(state);
     state->next = store->states;
     if (store->states)
         store->states->prev = state;
@@ -308,6 +331,8 @@ void lmdb_state_close(LmdbState *state)
     if (store->txn && state->cursor && state->cursor_generation == store->generation)
         mdb_cursor_close(state->cursor);
     state->cursor = NULL;
+    if (store->read_only)
+        return; /* a copy's DBIs stay as they are */
     /* dropping walks the tree: not now (a job ends by destroying its states and closing
        the store, which deletes the file), but at the next unit if the store goes on */
     if (store->dead_count == store->dead_capacity) {
@@ -328,20 +353,27 @@ static int lmdb_commit(StateStore *base, Diag *diag)
     LmdbStore *store = lmdb_store(base);
     if (base->failed)
         return diag_error(diag, base->error_status, "%s", base->error);
-    if (!store->txn)
-        return JOINERY_OK;
-    for (LmdbState *state = store->states; state && !base->failed; state = state->next)
-        if (state->touched && state->before_commit)
-            state->before_commit(state);
-    if (base->failed)
-        return diag_error(diag, base->error_status, "%s", base->error);
-    int rc = mdb_txn_commit(store->txn);
-    store->txn = NULL;
-    store->generation++;
-    if (rc != MDB_SUCCESS) {
-        lmdb_fail(store, rc, "commit");
-        return diag_error(diag, base->error_status, "%s", base->error);
+    if (store->txn && store->read_only) {
+        mdb_txn_abort(store->txn);
+        store->txn = NULL;
+        store->generation++;
     }
+    if (store->txn) {
+        for (LmdbState *state = store->states; state && !base->failed; state = state->next)
+            if (state->touched && state->before_commit)
+                state->before_commit(state);
+        if (base->failed)
+            return diag_error(diag, base->error_status, "%s", base->error);
+        lmdb_copy_wait_begun(store);
+        int rc = mdb_txn_commit(store->txn);
+        store->txn = NULL;
+        store->generation++;
+        if (rc != MDB_SUCCESS) {
+            lmdb_fail(store, rc, "commit");
+            return diag_error(diag, base->error_status, "%s", base->error);
+        }
+    }
+    /* (without a transaction: the unit's writes were committed for a copy, its caches kept) */
     for (LmdbState *state = store->states; state; state = state->next) {
         if (state->touched && state->after_commit)
             state->after_commit(state);
@@ -366,9 +398,30 @@ static void lmdb_file_path(char *path, size_t size, const char *directory, const
     snprintf(path, size, "%s/%s", directory, name);
 }
 
+int lmdb_commit_for_copy(LmdbStore *store)
+{
+    StateStore *base = &store->base;
+    if (base->failed)
+        return base->error_status;
+    if (!store->txn)
+        return JOINERY_OK;
+    for (LmdbState *state = store->states; state && !base->failed; state = state->next)
+        if (state->touched && state->before_commit)
+            state->before_commit(state);
+    if (base->failed)
+        return base->error_status;
+    int rc = mdb_txn_commit(store->txn);
+    store->txn = NULL;
+    store->generation++;
+    if (rc != MDB_SUCCESS)
+        return lmdb_fail(store, rc, "commit (for a checkpoint's copy)");
+    return JOINERY_OK;
+}
+
 static void lmdb_close(StateStore *base)
 {
     LmdbStore *store = lmdb_store(base);
+    lmdb_copy_wait_ended(store);
     if (store->txn)
         mdb_txn_abort(store->txn);
     store->txn = NULL;
@@ -394,6 +447,8 @@ static const StateStoreOps LMDB_STORE_OPS = {
     .create_value = state_lmdb_create_value,
     .create_sorted = state_lmdb_create_sorted,
     .create_timer_queue = state_lmdb_create_timer_queue,
+    .snapshot_reference = lmdb_store_snapshot_reference,
+    .wait_copy = lmdb_store_wait_copy,
 };
 
 /* Makes or creates the store's folder; JOINERY_OK or the error in diag. */
@@ -495,6 +550,61 @@ int state_lmdb_store_open(const StateStoreConfig *config, StateStore **result, D
         return lmdb_open_fail(store, diag, MDB_BAD_VALSIZE, "maxkeysize");
     *result = &store->base;
     return JOINERY_OK;
+}
+
+int state_lmdb_copy_open(const char *path, StateStore **result, Diag *diag)
+{
+    *result = NULL;
+    LmdbStore *store = calloc(1, sizeof *store);
+    if (!store)
+        return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+    store->base.ops = &LMDB_STORE_OPS;
+    store->base.backend = STATE_BACKEND_LMDB;
+    store->key_hash_mask = UINT64_MAX;
+    store->read_only = true;
+    snprintf(store->directory, sizeof store->directory, "%s", path);
+    struct stat file_info;
+    if (stat(path, &file_info) != 0) {
+        free(store);
+        return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot open the state copy '%s': %s", path,
+                          strerror(errno));
+    }
+    int rc = mdb_env_create(&store->env);
+    if (rc != MDB_SUCCESS) {
+        store->env = NULL;
+        return lmdb_open_fail(store, diag, rc, "env_create (a state copy)");
+    }
+    if ((rc = mdb_env_set_maxdbs(store->env, LMDB_MAX_DBS)) != MDB_SUCCESS)
+        return lmdb_open_fail(store, diag, rc, "set_maxdbs");
+    /* one file, opened by nobody else: no lock file next to it */
+    rc = mdb_env_open(store->env, path,
+                      MDB_NOSUBDIR | MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS | MDB_NORDAHEAD, 0400);
+    if (rc != MDB_SUCCESS)
+        return lmdb_open_fail(store, diag, rc, "env_open (a state copy)");
+    MDB_stat stat;
+    MDB_envinfo info;
+    if ((rc = mdb_env_stat(store->env, &stat)) != MDB_SUCCESS ||
+        (rc = mdb_env_info(store->env, &info)) != MDB_SUCCESS)
+        return lmdb_open_fail(store, diag, rc, "env_stat (a state copy)");
+    store->page_size = stat.ms_psize;
+    store->map_size = info.me_mapsize;
+    /* reading a page past the end of the file would be a SIGBUS, not an error */
+    if (((uint64_t)info.me_last_pgno + 1) * stat.ms_psize > (uint64_t)file_info.st_size) {
+        diag_error(diag, JOINERY_ERROR_RUNTIME,
+                   "Cannot restore from the state copy '%s': it is truncated (%lld bytes, its "
+                   "pages need %llu)",
+                   path, (long long)file_info.st_size,
+                   (unsigned long long)(((uint64_t)info.me_last_pgno + 1) * stat.ms_psize));
+        lmdb_close(&store->base);
+        return JOINERY_ERROR_RUNTIME;
+    }
+    *result = &store->base;
+    return JOINERY_OK;
+}
+
+void state_lmdb_copy_adopt(StateStore *copy, const char *dbi)
+{
+    lmdb_store(copy)->adopt_dbi = dbi;
 }
 
 void state_lmdb_set_key_hash_mask(StateStore *store, uint64_t mask)

@@ -40,6 +40,7 @@ enum {
 };
 
 typedef struct LmdbState LmdbState;
+typedef struct LmdbCopy LmdbCopy; /* a copy in flight (state_lmdb_checkpoint.c) */
 
 /* The store: StateStore first (a StateStore * of this backend is an LmdbStore *). */
 typedef struct LmdbStore {
@@ -58,7 +59,14 @@ typedef struct LmdbStore {
     MDB_dbi *dead;          /* DBIs of destroyed states, dropped at the next unit */
     uint32_t dead_count, dead_capacity;
     bool created_directory;
-    bool files_known; /* the inodes below are those of this store's files */
+    bool read_only;        /* an environment copy opened for a restore (state_lmdb_copy_open) */
+    const char *adopt_dbi; /* read_only: the DBI the next state opened binds to */
+    LmdbCopy *copy;        /* the last copy started (its threads joined by lmdb_copy_wait_ended) */
+    int64_t copy_decided;  /* the checkpoint whose copy was decided (started or not) */
+    int64_t copy_started;  /* the checkpoint whose copy runs or ran */
+    bool copy_disabled;    /* a copy failed: checkpoints walk the states from then on */
+    unsigned copy_delay_millis; /* test seam: the copy waits this long before it begins */
+    bool files_known;           /* the inodes below are those of this store's files */
     uint64_t data_device, data_inode, lock_device, lock_inode;
     char directory[PATH_MAX];
 } LmdbStore;
@@ -71,6 +79,8 @@ struct LmdbState {
     uint64_t cursor_generation;
     uint64_t bytes;                          /* what its records hold (lmdb_record_bytes), live */
     bool touched;                            /* used in the current unit */
+    bool changed_since_copy;                 /* used since the last copy's commit */
+    char name[16];                           /* the DBI's name */
     void *owner;                             /* the state struct, for the hooks */
     void (*before_commit)(LmdbState *state); /* NULL: nothing to write back */
     void (*after_commit)(LmdbState *state);  /* NULL: no per-unit memory */
@@ -368,6 +378,36 @@ MultisetState *state_lmdb_create_multiset(StateStore *store, uint32_t part_count
 ValueState *state_lmdb_create_value(StateStore *store, int64_t ttl_millis);
 SortedState *state_lmdb_create_sorted(StateStore *store);
 TimerQueue *state_lmdb_create_timer_queue(StateStore *store);
+
+/* ---- checkpoints by environment copy (state_lmdb_checkpoint.c) ------------ */
+
+/* Marks the state used in this unit (and since the last copy's commit). */
+static inline void lmdb_state_touch(LmdbState *state)
+{
+    state->touched = true;
+    state->changed_since_copy = true;
+}
+/*
+ * The commit gate: a store must not commit while a copy's read
+ * transaction has not begun (the copy would hold the later commit). Called
+ * before every mdb_txn_commit of the task's unit.
+ */
+void lmdb_copy_wait_begun(LmdbStore *store);
+/* Waits until the copy in flight ended (before mdb_env_set_mapsize and close). */
+void lmdb_copy_wait_ended(LmdbStore *store);
+/* StateStoreOps.snapshot_reference / wait_copy of the LMDB store. */
+int lmdb_store_snapshot_reference(StateStore *base, void *state, char shape, char dbi[16],
+                                  char file[STATE_COPY_FILE_MAX], bool *reference);
+void lmdb_store_wait_copy(StateStore *base);
+/* Ends the unit's transaction for a copy: write-backs, commit; caches and handles stay. */
+int lmdb_commit_for_copy(LmdbStore *store);
+/* Each shape's LmdbState, from its state (shape 'm' 'v' 's' 't'). */
+LmdbState *state_lmdb_multiset_lmdb(MultisetState *state);
+LmdbState *state_lmdb_value_lmdb(ValueState *state);
+LmdbState *state_lmdb_sorted_lmdb(SortedState *state);
+LmdbState *state_lmdb_timers_lmdb(TimerQueue *queue);
+/* Test seam: the store's copies wait `millis` before they begin (their read transaction). */
+void state_lmdb_set_copy_delay(StateStore *store, unsigned millis);
 
 /* ---- test seams (tests/unit/check_state_backends.c) ----------------------- */
 

@@ -1769,3 +1769,8 @@ MultisetState *state_lmdb_create_multiset(StateStore *base, uint32_t part_count,
     state->lmdb.after_commit = multiset_after_commit;
     return &state->base;
 }
+
+LmdbState *state_lmdb_multiset_lmdb(MultisetState *state)
+{
+    return &((LmdbMultiset *)state)->lmdb;
+}

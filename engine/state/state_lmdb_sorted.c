@@ -410,3 +410,8 @@ SortedState *state_lmdb_create_sorted(StateStore *base)
     }
     return &state->base;
 }
+
+LmdbState *state_lmdb_sorted_lmdb(SortedState *state)
+{
+    return &((LmdbSorted *)state)->lmdb;
+}

@@ -371,3 +371,8 @@ TimerQueue *state_lmdb_create_timer_queue(StateStore *base)
     }
     return &queue->base;
 }
+
+LmdbState *state_lmdb_timers_lmdb(TimerQueue *queue)
+{
+    return &((LmdbTimers *)queue)->lmdb;
+}

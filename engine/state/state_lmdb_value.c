@@ -421,3 +421,8 @@ ValueState *state_lmdb_create_value(StateStore *base, int64_t ttl_millis)
     }
     return &state->base;
 }
+
+LmdbState *state_lmdb_value_lmdb(ValueState *state)
+{
+    return &((LmdbValue *)state)->lmdb;
+}

@@ -22,6 +22,7 @@
  */
 #include "engine/state/state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -37,6 +38,7 @@ enum {
 };
 
 static const char SNAPSHOT_MAGIC[4] = {'J', 'N', 'Y', 'S'};
+static const char REFERENCE_MAGIC[4] = {'J', 'N', 'Y', 'C'}; /* a reference into a copy */
 
 /* ---- writing ----------------------------------------------------------- */
 
@@ -110,8 +112,8 @@ static int out_row(SnapshotOut *out, const Row *row)
     return out_bytes(out, row, row_size(row));
 }
 
-static int out_begin(SnapshotOut *out, const StateWriter *writer, Diag *diag, uint32_t shape,
-                     uint32_t parts)
+static int out_begin_magic(SnapshotOut *out, const StateWriter *writer, Diag *diag,
+                           const char magic[4], uint32_t shape, uint32_t parts)
 {
     out->writer = writer;
     out->diag = diag;
@@ -122,11 +124,17 @@ static int out_begin(SnapshotOut *out, const StateWriter *writer, Diag *diag, ui
         out->status = diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return out->status;
     }
-    out_bytes(out, SNAPSHOT_MAGIC, sizeof SNAPSHOT_MAGIC);
+    out_bytes(out, magic, sizeof SNAPSHOT_MAGIC);
     out_u32(out, SNAPSHOT_VERSION);
     out_u32(out, SNAPSHOT_BYTE_ORDER);
     out_u32(out, shape);
     return out_u32(out, parts);
+}
+
+static int out_begin(SnapshotOut *out, const StateWriter *writer, Diag *diag, uint32_t shape,
+                     uint32_t parts)
+{
+    return out_begin_magic(out, writer, diag, SNAPSHOT_MAGIC, shape, parts);
 }
 
 /* Writes the end record and the checksum; frees the hash. Returns the stream's status. */
@@ -167,6 +175,7 @@ typedef struct SnapshotIn {
     int status;
     uint64_t *row; /* the last row read (8-byte aligned) */
     uint32_t row_capacity;
+    bool reference; /* the header is a reference into an environment copy */
 } SnapshotIn;
 
 static int in_fail(SnapshotIn *in, const char *what)
@@ -255,7 +264,9 @@ static int in_begin(SnapshotIn *in, const StateReader *reader, Diag *diag, uint3
     }
     char magic[4];
     in_bytes(in, magic, sizeof magic);
-    if (in->status == JOINERY_OK && memcmp(magic, SNAPSHOT_MAGIC, sizeof magic) != 0)
+    in->reference = in->status == JOINERY_OK && memcmp(magic, REFERENCE_MAGIC, sizeof magic) == 0;
+    if (in->status == JOINERY_OK && !in->reference &&
+        memcmp(magic, SNAPSHOT_MAGIC, sizeof magic) != 0)
         return in_fail(in, "it is not a state snapshot");
     if (in_u32(in) != SNAPSHOT_VERSION && in->status == JOINERY_OK)
         return in_fail(in, "unknown version");
@@ -295,6 +306,250 @@ static int in_state_failed(SnapshotIn *in, StateStore *store)
                                 reason[0] ? reason : "out of memory");
     }
     return in->status;
+}
+
+/* ---- references into an environment copy -------------------------------- */
+
+/*
+ * Reference layout (instead of records, when the store copies its
+ * environment at the checkpoint: state.h): the header with magic "JNYC",
+ * the copy's file name and the state's DBI name (each u32 length, bytes),
+ * then the checksum.
+ */
+enum { REFERENCE_NAME_MAX = 64 };
+
+/* Writes a reference when the store takes `state` by copy: 1 written, 0 not, or -1 failed. */
+static int out_reference(StateStore *store, void *state, char kind, uint32_t shape, uint32_t parts,
+                         const StateWriter *writer, Diag *diag, int *status)
+{
+    if (!store->snapshot_by_copy || !store->ops->snapshot_reference)
+        return 0;
+    char dbi[16] = "", file[STATE_COPY_FILE_MAX] = "";
+    bool reference = false;
+    *status = store->ops->snapshot_reference(store, state, kind, dbi, file, &reference);
+    if (*status != JOINERY_OK) {
+        diag_error(diag, *status, "could not copy the state for a checkpoint: %s",
+                   state_store_error(store));
+        return -1;
+    }
+    if (!reference)
+        return 0;
+    SnapshotOut out;
+    if (out_begin_magic(&out, writer, diag, REFERENCE_MAGIC, shape, parts) == JOINERY_OK) {
+        out_u32(&out, (uint32_t)strlen(file));
+        out_bytes(&out, file, strlen(file));
+        out_u32(&out, (uint32_t)strlen(dbi));
+        out_bytes(&out, dbi, strlen(dbi));
+    }
+    /* no end record: the checksum follows the names */
+    if (out.hash)
+        out_flush(&out);
+    if (out.status == JOINERY_OK && out.hash) {
+        uint64_t checksum = XXH3_64bits_digest(out.hash);
+        out.status = writer->write(writer->context, &checksum, sizeof checksum);
+        if (out.status != JOINERY_OK)
+            diag_error(diag, out.status, "could not write a state snapshot");
+    }
+    XXH3_freeState(out.hash);
+    *status = out.status;
+    return out.status == JOINERY_OK ? 1 : -1;
+}
+
+/* Reads a name of a reference into `name` (NUL-terminated). */
+static void in_name(SnapshotIn *in, char *name, size_t size)
+{
+    uint32_t length = in_u32(in);
+    name[0] = '\0';
+    if (in->status != JOINERY_OK)
+        return;
+    if (length == 0 || length >= size) {
+        in_fail(in, "a reference names no state");
+        return;
+    }
+    if (in_bytes(in, name, length) == JOINERY_OK)
+        name[length] = '\0';
+    if (in->status == JOINERY_OK && (memchr(name, '/', length) || name[0] == '.'))
+        in_fail(in, "a reference names a file outside its checkpoint");
+}
+
+/* A growable byte buffer: the records of a state of a copy, on their way to the target. */
+typedef struct RelayBuffer {
+    unsigned char *bytes;
+    size_t length, capacity, offset;
+} RelayBuffer;
+
+static int relay_write(void *context, const void *bytes, size_t length)
+{
+    RelayBuffer *buffer = context;
+    if (length > buffer->capacity - buffer->length) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 65536;
+        while (capacity - buffer->length < length)
+            capacity *= 2;
+        unsigned char *grown = realloc(buffer->bytes, capacity);
+        if (!grown)
+            return JOINERY_ERROR_NO_MEMORY;
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->bytes + buffer->length, bytes, length);
+    buffer->length += length;
+    return JOINERY_OK;
+}
+
+static int relay_read(void *context, void *bytes, size_t length)
+{
+    RelayBuffer *buffer = context;
+    if (length > buffer->length - buffer->offset)
+        return JOINERY_ERROR_VALIDATE;
+    memcpy(bytes, buffer->bytes + buffer->offset, length);
+    buffer->offset += length;
+    return JOINERY_OK;
+}
+
+typedef int (*CopySnapshot)(void *copy_state, const StateWriter *writer, Diag *diag);
+typedef int (*TargetRestore)(void *target, const StateReader *reader, Diag *diag);
+
+/* The shapes' snapshot and restore behind one signature. */
+static int snapshot_multiset(void *state, const StateWriter *writer, Diag *diag)
+{
+    return multiset_state_snapshot(state, writer, diag);
+}
+static int snapshot_value(void *state, const StateWriter *writer, Diag *diag)
+{
+    return value_state_snapshot(state, writer, diag);
+}
+static int snapshot_sorted(void *state, const StateWriter *writer, Diag *diag)
+{
+    return sorted_state_snapshot(state, writer, diag);
+}
+static int snapshot_timers(void *state, const StateWriter *writer, Diag *diag)
+{
+    return timer_queue_snapshot(state, writer, diag);
+}
+static int restore_multiset(void *state, const StateReader *reader, Diag *diag)
+{
+    return multiset_state_restore(state, reader, diag);
+}
+static int restore_value(void *state, const StateReader *reader, Diag *diag)
+{
+    return value_state_restore(state, reader, diag);
+}
+static int restore_sorted(void *state, const StateReader *reader, Diag *diag)
+{
+    return sorted_state_restore(state, reader, diag);
+}
+static int restore_timers(void *state, const StateReader *reader, Diag *diag)
+{
+    return timer_queue_restore(state, reader, diag);
+}
+
+/*
+ * Restores `target` (of `store`, any backend) from the state `dbi` of the
+ * environment copy `file` in the store's restore folder: the copy's state
+ * is walked into a record stream (this file's layout) and the stream
+ * restored into the target, so a copy restores into either backend.
+ */
+static int restore_from_copy(StateStore *store, char kind, uint32_t parts, const char *file,
+                             const char *dbi, void *target, TargetRestore restore, Diag *diag)
+{
+    if (!store->restore_folder)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                          "state snapshot refers to the environment copy '%s', and no "
+                          "checkpoint folder is given to find it in",
+                          file);
+    if (!store->restore_copy || strcmp(store->restore_copy_file, file) != 0) {
+        if (store->restore_copy)
+            state_store_close(store->restore_copy);
+        store->restore_copy = NULL;
+        size_t size = strlen(store->restore_folder) + strlen(file) + 2;
+        char *path = malloc(size);
+        if (!path)
+            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
+        snprintf(path, size, "%s/%s", store->restore_folder, file);
+        int status = state_lmdb_copy_open(path, &store->restore_copy, diag);
+        free(path);
+        if (status != JOINERY_OK)
+            return status;
+        snprintf(store->restore_copy_file, sizeof store->restore_copy_file, "%s", file);
+    }
+    StateStore *copy = store->restore_copy;
+    state_lmdb_copy_adopt(copy, dbi);
+    void *copy_state = NULL;
+    CopySnapshot snapshot = NULL;
+    switch (kind) {
+    case 'm':
+        copy_state = multiset_state_create_parts(copy, parts, NULL);
+        snapshot = snapshot_multiset;
+        break;
+    case 'v':
+        copy_state = value_state_create(copy, 0);
+        snapshot = snapshot_value;
+        break;
+    case 's':
+        copy_state = sorted_state_create(copy);
+        snapshot = snapshot_sorted;
+        break;
+    case 't':
+        copy_state = timer_queue_create(copy);
+        snapshot = snapshot_timers;
+        break;
+    }
+    state_lmdb_copy_adopt(copy, NULL);
+    if (!copy_state)
+        return diag_error(diag, JOINERY_ERROR_VALIDATE, "Cannot restore a state from '%s': %s",
+                          file, state_store_error(copy));
+    RelayBuffer buffer = {0};
+    StateWriter writer = {relay_write, &buffer};
+    int status = snapshot(copy_state, &writer, diag);
+    switch (kind) {
+    case 'm':
+        multiset_state_destroy(copy_state);
+        break;
+    case 'v':
+        value_state_destroy(copy_state);
+        break;
+    case 's':
+        sorted_state_destroy(copy_state);
+        break;
+    case 't':
+        timer_queue_destroy(copy_state);
+        break;
+    }
+    Diag ignored = {0};
+    (void)state_store_commit(copy, &ignored); /* ends the read transaction */
+    if (status == JOINERY_OK) {
+        StateReader reader = {relay_read, &buffer};
+        status = restore(target, &reader, diag);
+        if (status == JOINERY_OK && buffer.offset != buffer.length)
+            status = diag_error(diag, JOINERY_ERROR_VALIDATE,
+                                "state snapshot is damaged: the copy's state has bytes left over");
+    }
+    free(buffer.bytes);
+    return status;
+}
+
+/* After in_begin found a reference: reads it and restores the target from the copy. */
+static int in_reference(SnapshotIn *in, StateStore *store, char kind, uint32_t parts, void *target,
+                        TargetRestore restore)
+{
+    char file[STATE_COPY_FILE_MAX], dbi[16];
+    in_name(in, file, sizeof file);
+    in_name(in, dbi, sizeof dbi);
+    if (in->status == JOINERY_OK) {
+        uint64_t expected = XXH3_64bits_digest(in->hash);
+        uint64_t checksum = 0;
+        if (in->reader->read(in->reader->context, &checksum, sizeof checksum) != JOINERY_OK)
+            in_fail(in, "it ends early");
+        else if (checksum != expected)
+            in_fail(in, "its checksum does not match");
+    }
+    XXH3_freeState(in->hash);
+    free(in->row);
+    in->hash = NULL;
+    in->row = NULL;
+    if (in->status != JOINERY_OK)
+        return in->status;
+    return restore_from_copy(store, kind, parts, file, dbi, target, restore, in->diag);
 }
 
 /* ---- multiset ---------------------------------------------------------- */
@@ -338,11 +593,15 @@ static int multiset_snapshot_key(void *context, const Row *key, MultisetKey *han
 
 int multiset_state_snapshot(MultisetState *state, const StateWriter *writer, Diag *diag)
 {
+    int status = JOINERY_OK;
+    if (out_reference(state->store, state, 'm', SNAPSHOT_SHAPE_MULTISET, state->part_count, writer,
+                      diag, &status) != 0)
+        return status;
     SnapshotOut out;
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_MULTISET, state->part_count) != JOINERY_OK)
         return out_finish(&out, out.status);
     MultisetWalk walk = {&out, state};
-    int status = multiset_state_scan_keys(state, multiset_snapshot_key, &walk);
+    status = multiset_state_scan_keys(state, multiset_snapshot_key, &walk);
     return out_finish_scan(&out, status, state->store, "state");
 }
 
@@ -351,6 +610,8 @@ int multiset_state_restore(MultisetState *state, const StateReader *reader, Diag
     SnapshotIn in;
     if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_MULTISET, state->part_count) != JOINERY_OK)
         return in_finish(&in);
+    if (in.reference)
+        return in_reference(&in, state->store, 'm', state->part_count, state, restore_multiset);
     uint64_t *key_buffer = NULL;
     uint32_t key_capacity = 0;
     const Row *key = NULL;
@@ -417,10 +678,14 @@ static int value_snapshot_entry(void *context, const Row *key, const Row *value,
 
 int value_state_snapshot(ValueState *state, const StateWriter *writer, Diag *diag)
 {
+    int status = JOINERY_OK;
+    if (out_reference(state->store, state, 'v', SNAPSHOT_SHAPE_VALUE, 0, writer, diag, &status) !=
+        0)
+        return status;
     SnapshotOut out;
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_VALUE, 0) != JOINERY_OK)
         return out_finish(&out, out.status);
-    int status = state->ops->scan(state, value_snapshot_entry, &out);
+    status = state->ops->scan(state, value_snapshot_entry, &out);
     return out_finish_scan(&out, status, state->store, "state");
 }
 
@@ -429,6 +694,8 @@ int value_state_restore(ValueState *state, const StateReader *reader, Diag *diag
     SnapshotIn in;
     if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_VALUE, 0) != JOINERY_OK)
         return in_finish(&in);
+    if (in.reference)
+        return in_reference(&in, state->store, 'v', 0, state, restore_value);
     uint64_t *key_buffer = NULL;
     uint32_t key_capacity = 0;
     const Row *key = NULL;
@@ -486,11 +753,15 @@ static int sorted_snapshot_key(void *context, const Row *key, uint64_t entry_cou
 
 int sorted_state_snapshot(SortedState *state, const StateWriter *writer, Diag *diag)
 {
+    int status = JOINERY_OK;
+    if (out_reference(state->store, state, 's', SNAPSHOT_SHAPE_SORTED, 0, writer, diag, &status) !=
+        0)
+        return status;
     SnapshotOut out;
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_SORTED, 0) != JOINERY_OK)
         return out_finish(&out, out.status);
     SortedWalk walk = {&out, state};
-    int status = state->ops->scan_keys(state, sorted_snapshot_key, &walk);
+    status = state->ops->scan_keys(state, sorted_snapshot_key, &walk);
     return out_finish_scan(&out, status, state->store, "state");
 }
 
@@ -499,6 +770,8 @@ int sorted_state_restore(SortedState *state, const StateReader *reader, Diag *di
     SnapshotIn in;
     if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_SORTED, 0) != JOINERY_OK)
         return in_finish(&in);
+    if (in.reference)
+        return in_reference(&in, state->store, 's', 0, state, restore_sorted);
     uint64_t *key_buffer = NULL;
     uint32_t key_capacity = 0;
     const Row *key = NULL;
@@ -539,10 +812,14 @@ static int timer_snapshot_entry(void *context, int64_t time, const Row *key)
 
 int timer_queue_snapshot(TimerQueue *queue, const StateWriter *writer, Diag *diag)
 {
+    int status = JOINERY_OK;
+    if (out_reference(queue->store, queue, 't', SNAPSHOT_SHAPE_TIMERS, 0, writer, diag, &status) !=
+        0)
+        return status;
     SnapshotOut out;
     if (out_begin(&out, writer, diag, SNAPSHOT_SHAPE_TIMERS, 0) != JOINERY_OK)
         return out_finish(&out, out.status);
-    int status = queue->ops->scan(queue, timer_snapshot_entry, &out);
+    status = queue->ops->scan(queue, timer_snapshot_entry, &out);
     return out_finish_scan(&out, status, queue->store, "timers");
 }
 
@@ -551,6 +828,8 @@ int timer_queue_restore(TimerQueue *queue, const StateReader *reader, Diag *diag
     SnapshotIn in;
     if (in_begin(&in, reader, diag, SNAPSHOT_SHAPE_TIMERS, 0) != JOINERY_OK)
         return in_finish(&in);
+    if (in.reference)
+        return in_reference(&in, queue->store, 't', 0, queue, restore_timers);
     while (in.status == JOINERY_OK) {
         uint8_t tag = in_u8(&in);
         if (in.status != JOINERY_OK || tag == 'Z')

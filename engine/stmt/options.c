@@ -58,6 +58,7 @@ typedef enum OptionId {
     OPTION_RUNTIME_MODE,
     OPTION_STATE_BACKEND_TYPE,
     OPTION_STATE_BACKEND_LMDB_PATH,
+    OPTION_STATE_BACKEND_LMDB_CHECKPOINT_MODE,
     OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES,
     OPTION_DATAGEN_SEED,
     OPTION_CHECKPOINTING_INTERVAL,
@@ -180,6 +181,10 @@ static const OptionSpec OPTION_SPECS[OPTION_COUNT] = {
     [OPTION_STATE_BACKEND_LMDB_PATH] = {"state.backend.lmdb.path", OPTION_KIND_STRING, NULL, NULL,
                                         "joinery: folder for jobs' LMDB state (default: a "
                                         "temporary folder removed when the job ends)"},
+    [OPTION_STATE_BACKEND_LMDB_CHECKPOINT_MODE] =
+        {"state.backend.lmdb.checkpoint-mode", OPTION_KIND_ENUM, "copy", "copy|records",
+         "joinery: how a checkpoint holds LMDB state: copy (each task's environment copied, "
+         "compacted, off the task's thread) or records (every state walked into its file)"},
     [OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES] =
         {"state.backend.hashmap.max-bytes", OPTION_KIND_MEMORY_SIZE, NULL, NULL,
          "joinery: most memory a job's hashmap state may use (default: three quarters of the "
@@ -689,6 +694,10 @@ void job_config_from_options(const SessionOptions *options, JobConfig *config)
         options, options_spec_of(OPTION_STATE_BACKEND_LMDB_PATH, OPTION_KIND_STRING)->key);
     config->hashmap_max_bytes =
         options_memory_size(options, OPTION_STATE_BACKEND_HASHMAP_MAX_BYTES);
+    const char *checkpoint_mode = options_get(
+        options, options_spec_of(OPTION_STATE_BACKEND_LMDB_CHECKPOINT_MODE, OPTION_KIND_ENUM)->key);
+    config->lmdb_checkpoint_records =
+        checkpoint_mode && strcasecmp(checkpoint_mode, "records") == 0;
     config->parallelism = (int)options_integer(options, OPTION_PARALLELISM_DEFAULT);
     config->datagen_seed = (uint64_t)options_integer(options, OPTION_DATAGEN_SEED);
     config->multi_join_pruning = options_boolean(options, OPTION_MULTI_JOIN_EMPTY_RESULT_PRUNING);

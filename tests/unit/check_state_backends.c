@@ -2556,6 +2556,199 @@ END_TEST
 
 /* ---- the suite -------------------------------------------------------------------- */
 
+/* ---- checkpoints by environment copy (state_lmdb_checkpoint.c) ------------------ */
+
+typedef struct CopyTarget {
+    char folder[256];
+    int calls;
+    int status;
+    uint64_t bytes, checksum;
+    char error[256];
+} CopyTarget;
+
+static char *copy_target_begin(void *context, int64_t id, char file[STATE_COPY_FILE_MAX])
+{
+    CopyTarget *target = context;
+    snprintf(file, STATE_COPY_FILE_MAX, "lmdb-%lld", (long long)id);
+    char *path = malloc(512);
+    snprintf(path, 512, "%s/%s", target->folder, file);
+    return path;
+}
+
+static void copy_target_done(void *context, int64_t id, const char *file, int status,
+                             uint64_t bytes, uint64_t checksum, const char *error)
+{
+    (void)id;
+    (void)file;
+    CopyTarget *target = context;
+    target->calls++;
+    target->status = status;
+    target->bytes = bytes;
+    target->checksum = checksum;
+    snprintf(target->error, sizeof target->error, "%s", error);
+}
+
+/* All four shapes dumped, a list of lines each. */
+static void dump_shapes(MultisetState *multiset, ValueState *values, SortedState *sorted,
+                        TimerQueue *timers, Lines lines[4])
+{
+    dump_multiset(multiset, &lines[0]);
+    dump_value(values, &lines[1]);
+    dump_sorted(sorted, &lines[2], false);
+    dump_timers(timers, &lines[3]);
+}
+
+static void lines_free_4(Lines lines[4])
+{
+    for (int s = 0; s < 4; s++)
+        lines_free(&lines[s]);
+}
+
+/*
+ * An LMDB store checkpointed by copy restores, into either backend (the
+ * loop index), the state at the barrier: writes committed right after it
+ * (while the copy is made to wait before its read transaction) are not in
+ * the copy - the commit gate holds them back. A state used after the copy
+ * began is walked instead. A truncated copy is refused.
+ */
+START_TEST(test_copy_checkpoint)
+{
+    CopyTarget target = {0};
+    snprintf(target.folder, sizeof target.folder, "%s/joinery-copy-XXXXXX",
+             getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(target.folder));
+    StateStore *source = open_store(STATE_BACKEND_LMDB);
+    StateCopySink sink = {copy_target_begin, copy_target_done, &target};
+    state_store_set_copy_sink(source, &sink);
+    state_lmdb_set_copy_delay(source, 200);
+    MultisetState *multiset = multiset_state_create_parts(source, 2, NULL);
+    ValueState *values = value_state_create(source, 0);
+    SortedState *sorted = sorted_state_create(source);
+    TimerQueue *timers = timer_queue_create(source);
+    fill_shapes(source, multiset, values, sorted, timers);
+    /* the barrier's unit is not committed yet: the copy commits it */
+    RowBuilder builder;
+    row_builder_init(&builder);
+    const Row *key = pair_row(&builder, 5000, "before");
+    ck_assert_int_eq(timer_queue_add(timers, 77, key, NULL), JOINERY_OK);
+    Lines expected[4] = {{0}};
+    dump_shapes(multiset, values, sorted, timers, expected);
+
+    Diag diag;
+    diag_clear(&diag);
+    Buffer buffers[4] = {{0}};
+    StateWriter writers[4];
+    for (int s = 0; s < 4; s++)
+        writers[s] = (StateWriter){buffer_write, &buffers[s]};
+    state_store_begin_snapshots(source, 1, true);
+    ck_assert_int_eq(multiset_state_snapshot(multiset, &writers[0], &diag), JOINERY_OK);
+    ck_assert_int_eq(value_state_snapshot(values, &writers[1], &diag), JOINERY_OK);
+    ck_assert_int_eq(sorted_state_snapshot(sorted, &writers[2], &diag), JOINERY_OK);
+    ck_assert_int_eq(timer_queue_snapshot(timers, &writers[3], &diag), JOINERY_OK);
+    state_store_end_snapshots(source);
+    for (int s = 0; s < 4; s++) {
+        ck_assert_msg(memcmp(buffers[s].bytes, "JNYC", 4) == 0, "state %d is a reference", s);
+        ck_assert_uint_lt(buffers[s].size, 128);
+    }
+    ck_assert_uint_eq(state_store_copy_references(source), 4);
+
+    /* after the barrier: a change to every shape, committed at once */
+    const Row *after = pair_row(&builder, 6000, "after");
+    uint64_t hash = hash_of(after);
+    MultisetKey *handle = multiset_state_insert_key(multiset, after, hash, 1);
+    ck_assert_ptr_nonnull(multiset_key_add_row(multiset, handle, after, hash, 1, 0, 1));
+    const ValueEntry *entry = value_state_insert(values, after, hash, 1);
+    ck_assert_int_eq(value_state_set(values, entry, after, 1), JOINERY_OK);
+    ck_assert_int_eq(sorted_state_add(sorted, after, hash, 3, after, 0), JOINERY_OK);
+    ck_assert_int_eq(timer_queue_add(timers, 99, after, NULL), JOINERY_OK);
+    ck_assert_int_eq(timer_queue_pop(timers), JOINERY_OK);
+    commit(source);
+    state_store_wait_copy(source);
+    ck_assert_int_eq(target.calls, 1);
+    ck_assert_msg(target.status == JOINERY_OK, "%s", target.error);
+    char path[512];
+    snprintf(path, sizeof path, "%s/lmdb-1", target.folder);
+    struct stat info;
+    ck_assert_int_eq(stat(path, &info), 0);
+    ck_assert_uint_eq((uint64_t)info.st_size, target.bytes);
+    Lines live[4] = {{0}};
+    dump_shapes(multiset, values, sorted, timers, live);
+    for (int s = 0; s < 4; s++) /* the writes after the barrier are there */
+        ck_assert_uint_ne(live[s].count + (s == 3), expected[s].count);
+    lines_free_4(live);
+
+    /* restored into the backend of the loop: the state at the barrier */
+    StateStore *restored = open_store(_i);
+    ck_assert_int_eq(state_store_set_restore_folder(restored, target.folder), JOINERY_OK);
+    MultisetState *multiset2 = multiset_state_create_parts(restored, 2, NULL);
+    ValueState *values2 = value_state_create(restored, 0);
+    SortedState *sorted2 = sorted_state_create(restored);
+    TimerQueue *timers2 = timer_queue_create(restored);
+    StateReader readers[4];
+    for (int s = 0; s < 4; s++)
+        readers[s] = (StateReader){buffer_read, &buffers[s]};
+    ck_assert_msg(multiset_state_restore(multiset2, &readers[0], &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_msg(value_state_restore(values2, &readers[1], &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_msg(sorted_state_restore(sorted2, &readers[2], &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_msg(timer_queue_restore(timers2, &readers[3], &diag) == JOINERY_OK, "%s",
+                  diag.message);
+    ck_assert_int_eq(state_store_set_restore_folder(restored, NULL), JOINERY_OK);
+    commit(restored);
+    Lines got[4] = {{0}};
+    dump_shapes(multiset2, values2, sorted2, timers2, got);
+    const char *names[4] = {"multiset", "value", "sorted", "timers"};
+    for (int s = 0; s < 4; s++)
+        lines_assert_equal(&expected[s], &got[s], names[s]);
+    lines_free_4(got);
+
+    /* checkpoint 2: a state used after the copy began (its barrier came later) is walked */
+    for (int s = 0; s < 4; s++) {
+        free(buffers[s].bytes);
+        buffers[s] = (Buffer){0};
+    }
+    state_store_begin_snapshots(source, 2, true);
+    ck_assert_int_eq(multiset_state_snapshot(multiset, &writers[0], &diag), JOINERY_OK);
+    state_store_end_snapshots(source);
+    entry = value_state_find(values, after, hash, 2);
+    ck_assert_ptr_nonnull(entry);
+    state_store_begin_snapshots(source, 2, true);
+    ck_assert_int_eq(value_state_snapshot(values, &writers[1], &diag), JOINERY_OK);
+    state_store_end_snapshots(source);
+    ck_assert(memcmp(buffers[0].bytes, "JNYC", 4) == 0);
+    ck_assert(memcmp(buffers[1].bytes, "JNYS", 4) == 0);
+    ck_assert_uint_eq(state_store_copy_walks(source), 1);
+    state_store_wait_copy(source);
+    ck_assert_int_eq(target.status, JOINERY_OK);
+
+    /* a truncated copy is refused with a clear message */
+    snprintf(path, sizeof path, "%s/lmdb-2", target.folder);
+    ck_assert_int_eq(stat(path, &info), 0);
+    ck_assert_int_eq(truncate(path, info.st_size / 2), 0);
+    MultisetState *multiset3 = multiset_state_create_parts(restored, 2, NULL);
+    ck_assert_int_eq(state_store_set_restore_folder(restored, target.folder), JOINERY_OK);
+    buffers[0].read = 0;
+    ck_assert_int_ne(multiset_state_restore(multiset3, &readers[0], &diag), JOINERY_OK);
+    ck_assert_msg(strstr(diag.message, "truncated") != NULL, "%s", diag.message);
+    ck_assert_int_eq(state_store_set_restore_folder(restored, NULL), JOINERY_OK);
+    multiset_state_destroy(multiset3);
+
+    for (int s = 0; s < 4; s++)
+        free(buffers[s].bytes);
+    lines_free_4(expected);
+    row_builder_free(&builder);
+    close_shapes(restored, multiset2, values2, sorted2, timers2);
+    close_shapes(source, multiset, values, sorted, timers);
+    snprintf(path, sizeof path, "%s/lmdb-1", target.folder);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/lmdb-2", target.folder);
+    unlink(path);
+    rmdir(target.folder);
+}
+END_TEST
+
 static Suite *state_backends_suite(void)
 {
     Suite *suite = suite_create("state_backends");
@@ -2578,6 +2771,7 @@ static Suite *state_backends_suite(void)
         {"units_of_work", test_units_of_work, 60},
         {"map_growth", test_map_growth, 1200},
         {"bytes_fall", test_bytes_fall, 60},
+        {"copy_checkpoint", test_copy_checkpoint, 60},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tcase = tcase_create(cases[i].name);
