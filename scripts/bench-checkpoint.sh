@@ -9,7 +9,12 @@
 #
 # Usage: scripts/bench-checkpoint.sh BUILD_DIR [ORDERS] [INTERVAL]
 # (defaults 3000000 orders, '10 s'; the issue's 1 GiB of state is about 8M orders on
-# the hashmap backend). BENCH_CHECKPOINT_BACKENDS: the backends, default "hashmap lmdb".
+# the hashmap backend). BENCH_CHECKPOINT_BACKENDS: the backends, default "hashmap lmdb";
+# BENCH_CHECKPOINT_LMDB_MODES: LMDB's state.backend.lmdb.checkpoint-mode values to run,
+# default "copy records"; BENCH_CHECKPOINT_NONE=0 leaves out the run without checkpoints.
+# On LMDB the lines also give the join's busy time (the task's
+# CPU inside the operator) and the largest size the task's data.mdb reached (sampled every
+# 0.2 s: the pages a copy's read transaction keeps from being reused).
 set -euo pipefail
 build=${1:-build}
 orders=${2:-3000000}
@@ -19,8 +24,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export TMPDIR="$work"
 
-job() { # job BACKEND CHECKPOINTS(0/1) [RESTORE]
+job() { # job BACKEND CHECKPOINTS(0/1) [RESTORE] [LMDB MODE]
   echo "SET 'state.backend.type' = '$1';"
+  if [ "$1" = lmdb ]; then
+    echo "SET 'state.backend.lmdb.path' = '$work/lmdb';"
+    [ -n "${4:-}" ] && echo "SET 'state.backend.lmdb.checkpoint-mode' = '$4';"
+  fi
   if [ "$2" = 1 ]; then
     echo "SET 'execution.checkpointing.interval' = '$interval';"
     echo "SET 'execution.checkpointing.dir' = '$work/chk';"
@@ -43,35 +52,54 @@ SQL
 
 run() { # run NAME SQLFILE: prints CPU and wall seconds and the checkpoint lines
   local out="$work/$1.out"
-  /usr/bin/time -f "%U %S %e" -o "$work/$1.time" "$build/joinery" -f "$2" >"$out" 2>&1 || true
+  /usr/bin/time -f "%U %S %e" -o "$work/$1.time" "$build/joinery" -f "$2" >"$out" 2>&1 &
+  local pid=$! largest=0 size
+  while kill -0 "$pid" 2>/dev/null; do
+    size=$({ find "$work/lmdb" -name data.mdb -printf '%s\n' 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}')
+    [ "$size" -gt "$largest" ] && largest=$size
+    sleep 0.2
+  done
+  wait "$pid" || true
   read -r user sys wall <"$work/$1.time"
-  local checkpoints
+  local checkpoints busy
   checkpoints=$(sed -n 's/^checkpoints: \([0-9]*\) completed.*/\1/p' "$out")
-  printf '%-24s cpu %6.2f s  wall %6.2f s  checkpoints %s\n' "$1" "$(echo "$user + $sys" | bc)" "$wall" "${checkpoints:-0}"
-  grep -E '^  (chk-|restored)' "$out" | sed 's/^/    /' || true # the last 8 checkpoints
+  busy=$(awk '$2 == "Join" {print $(NF - 1)}' "$out" | head -n 1)
+  printf '%-32s cpu %6.2f s  wall %6.2f s  checkpoints %s  join busy %s ms' "$1" "$(echo "$user + $sys" | bc)" "$wall" "${checkpoints:-0}" "${busy:--}"
+  [ "$largest" -gt 0 ] && printf '  data.mdb at most %d MB' $((largest / 1000000))
+  printf '\n'
+  grep -E '^  (chk-|restored|lmdb)' "$out" | sed 's/^/    /' || true # the last 8 checkpoints
 }
 
 for backend in ${BENCH_CHECKPOINT_BACKENDS:-hashmap lmdb}; do
   job "$backend" 0 >"$work/plain.sql"
-  job "$backend" 1 >"$work/checkpointed.sql"
-  run "$backend, none" "$work/plain.sql"
-  run "$backend, every $interval" "$work/checkpointed.sql"
-  # recovery: kill after the first complete checkpoint, restore from it
-  rm -rf "$work/chk"
-  "$build/joinery" -f "$work/checkpointed.sql" >/dev/null 2>&1 &
-  pid=$!
-  for _ in $(seq 1200); do
-    ls "$work"/chk/*/chk-*/_metadata >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
+  [ "${BENCH_CHECKPOINT_NONE:-1}" != 0 ] && run "$backend, none" "$work/plain.sql"
+  modes="-"
+  [ "$backend" = lmdb ] && modes=${BENCH_CHECKPOINT_LMDB_MODES:-copy records}
+  for mode in $modes; do
+    label=$backend
+    [ "$mode" != - ] && label="$backend ($mode)"
+    [ "$mode" = - ] && mode=""
+    rm -rf "$work/chk"
+    job "$backend" 1 "" "$mode" >"$work/checkpointed.sql"
+    run "$label, every $interval" "$work/checkpointed.sql"
+    # recovery: kill after the first complete checkpoint, restore from it
+    rm -rf "$work/chk"
+    "$build/joinery" -f "$work/checkpointed.sql" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1200); do
+      ls "$work"/chk/*/chk-*/_metadata >/dev/null 2>&1 && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$work/lmdb"
+    latest=$(ls -d "$work"/chk/*/chk-*/_metadata 2>/dev/null | head -n 1 | xargs -r dirname || true)
+    if [ -n "$latest" ]; then
+      job "$backend" 1 "$latest" "$mode" >"$work/restore.sql"
+      run "$label, kill + restore" "$work/restore.sql"
+    else
+      echo "$label, kill + restore: the job ended before its first checkpoint"
+    fi
   done
-  kill -9 "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  latest=$(ls -d "$work"/chk/*/chk-*/_metadata 2>/dev/null | head -n 1 | xargs -r dirname || true)
-  if [ -n "$latest" ]; then
-    job "$backend" 1 "$latest" >"$work/restore.sql"
-    run "$backend, kill + restore" "$work/restore.sql"
-  else
-    echo "$backend, kill + restore: the job ended before its first checkpoint"
-  fi
 done

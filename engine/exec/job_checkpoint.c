@@ -962,16 +962,22 @@ void job_checkpoints_format(Job *job, StrBuf *out)
                       (unsigned long long)checkpoints->restored_bytes,
                       (long long)checkpoints->restored_millis);
     if (checkpoints->copy_states) {
-        uint64_t references = 0, walks = 0;
+        uint64_t references = 0, walks = 0, waits = 0, nanos = 0;
         for (uint32_t t = 0; t < job->task_count; t++)
             if (job->tasks[t]->state_store) {
-                references += state_store_copy_references(job->tasks[t]->state_store);
-                walks += state_store_copy_walks(job->tasks[t]->state_store);
+                StateStore *store = job->tasks[t]->state_store;
+                uint64_t task_nanos = 0;
+                references += state_store_copy_references(store);
+                walks += state_store_copy_walks(store);
+                waits += state_store_copy_gate_waits(store, &task_nanos);
+                nanos += task_nanos;
             }
         strbuf_printf(out,
                       "  lmdb environment copies: %llu state snapshots by reference, %llu walked "
-                      "(their operator's barrier came after the task's copy began)\n",
-                      (unsigned long long)references, (unsigned long long)walks);
+                      "(their operator's barrier came after the task's copy began); %llu commits "
+                      "waited %.1f ms for a copy to begin\n",
+                      (unsigned long long)references, (unsigned long long)walks,
+                      (unsigned long long)waits, (double)nanos / 1e6);
     }
     for (uint32_t i = 0; i < checkpoints->history_count; i++)
         strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes  alignment %lld ms\n",

@@ -321,3 +321,9 @@ TimerQueue *timer_queue_create(StateStore *store)
 {
     return store->ops->create_timer_queue(store);
 }
+
+uint64_t state_store_copy_gate_waits(const StateStore *store, uint64_t *nanos)
+{
+    *nanos = atomic_load(&((StateStore *)store)->copy_gate_nanos);
+    return atomic_load(&((StateStore *)store)->copy_gate_waits);
+}

@@ -172,8 +172,17 @@ void lmdb_copy_wait_begun(LmdbStore *store)
     if (!copy)
         return;
     pthread_mutex_lock(&copy->lock);
-    while (!copy->begun)
-        pthread_cond_wait(&copy->changed, &copy->lock);
+    if (!copy->begun) {
+        struct timespec from, to;
+        clock_gettime(CLOCK_MONOTONIC, &from);
+        while (!copy->begun)
+            pthread_cond_wait(&copy->changed, &copy->lock);
+        clock_gettime(CLOCK_MONOTONIC, &to);
+        atomic_fetch_add(&store->base.copy_gate_waits, 1);
+        atomic_fetch_add(
+            &store->base.copy_gate_nanos,
+            (uint64_t)((to.tv_sec - from.tv_sec) * 1000000000LL + (to.tv_nsec - from.tv_nsec)));
+    }
     pthread_mutex_unlock(&copy->lock);
 }
 

@@ -4,7 +4,9 @@
 # Usage: tests/checkpoint/run.sh [BUILD_DIR]
 # Env:   CHECKPOINT_KILLS (kills per job and parallelism, default 2; the issue's
 #        bar is 30), CHECKPOINT_SEED (the kill moments, default 12),
-#        CHECKPOINT_KAFKA=0 leaves out kafka.sh (Kafka source, upsert-kafka sink).
+#        CHECKPOINT_KAFKA=0 leaves out kafka.sh (Kafka source, upsert-kafka sink),
+#        CHECKPOINT_LMDB_MODE=records|copy sets state.backend.lmdb.checkpoint-mode
+#        (default: the option's default, copy).
 #
 # Each job (jobs.sql: a GROUP BY, a LEFT JOIN, a MultiJoin of three inputs one
 # of which is an aggregate - so updates and deletes -, and an event-time LEFT
@@ -66,6 +68,8 @@ job_sql() {
   echo "SET 'execution.checkpointing.dir' = '$chk';"
   echo "SET 'execution.checkpointing.num-retained' = '2';"
   echo "SET 'table.optimizer.multi-join.enabled' = 'true';"
+  [ -n "${CHECKPOINT_LMDB_MODE:-}" ] &&
+    echo "SET 'state.backend.lmdb.checkpoint-mode' = '$CHECKPOINT_LMDB_MODE';"
   [ -n "$restore" ] && echo "SET 'execution.state-recovery.path' = '$restore';"
   sed -e "s/@ORDERS_ROWS@/$ORDERS_ROWS/" -e "s/@PAYMENTS_ROWS@/$PAYMENTS_ROWS/" "$HERE/tables.sql"
   local columns
@@ -206,6 +210,24 @@ else
   "$JOINERY" -f "$dir/truncated.sql" >"$dir/truncated.log" 2>&1
   if grep -q "is truncated or extended" "$dir/truncated.log"; then pass "a truncated checkpoint file is refused"
   else fail "a truncated checkpoint file: $(tail -n 2 "$dir/truncated.log")"; fi
+  # on LMDB in copy mode: the task's environment copy, damaged and cut short, is refused
+  copy=$(ls "$latest"/lmdb-* 2>/dev/null | head -n 1)
+  if [ -n "$copy" ]; then
+    cp -r "$latest" "$dir/copy-corrupt"
+    printf 'X' | dd of="$dir/copy-corrupt/$(basename "$copy")" bs=1 seek=5000 conv=notrunc status=none
+    job_sql aggregate 1 "$dir/out7" "$dir/chk7" "$dir/copy-corrupt" >"$dir/copy-corrupt.sql"
+    "$JOINERY" -f "$dir/copy-corrupt.sql" >"$dir/copy-corrupt.log" 2>&1
+    if grep -q "its state copy '$(basename "$copy")' is corrupt (checksum mismatch)" "$dir/copy-corrupt.log"; then
+      pass "a corrupt LMDB environment copy is refused"
+    else fail "a corrupt LMDB environment copy: $(tail -n 2 "$dir/copy-corrupt.log")"; fi
+    cp -r "$latest" "$dir/copy-truncated"
+    truncate -s -4096 "$dir/copy-truncated/$(basename "$copy")"
+    job_sql aggregate 1 "$dir/out8" "$dir/chk8" "$dir/copy-truncated" >"$dir/copy-truncated.sql"
+    "$JOINERY" -f "$dir/copy-truncated.sql" >"$dir/copy-truncated.log" 2>&1
+    if grep -q "its state copy '$(basename "$copy")' is truncated or damaged" "$dir/copy-truncated.log"; then
+      pass "a truncated LMDB environment copy is refused"
+    else fail "a truncated LMDB environment copy: $(tail -n 2 "$dir/copy-truncated.log")"; fi
+  fi
   sed 's/COUNT(\*) AS orders/COUNT(DISTINCT amount) AS orders/' "$dir/job.sql" |
     sed "s|^SET 'execution.checkpointing.interval'|SET 'execution.state-recovery.path' = '$latest';\n&|" >"$dir/changed.sql"
   "$JOINERY" -f "$dir/changed.sql" >"$dir/changed.log" 2>&1
@@ -231,6 +253,17 @@ else
     grep -q "Job finished" "$dir/previous.log"; then
     pass "the previous retained checkpoint restores"
   else fail "the previous retained checkpoint: $(tail -n 2 "$dir/previous.log")"; fi
+  # and into the other backend (an LMDB copy read into hashmap state, records into LMDB): the
+  # same changelog lines (the GROUP BY at parallelism 1; a partial changelog, since it starts
+  # at the checkpoint: compared as lines, not materialized)
+  case "${JOINERY_STATE_BACKEND:-hashmap}" in lmdb) other=hashmap ;; *) other=lmdb ;; esac
+  job_sql aggregate 1 "$dir/out6" "$dir/chk6" "$previous" >"$dir/across.sql"
+  changelog() { find "$1" -type f ! -name '.*' -print0 | sort -z | xargs -0 cat | sort; }
+  if JOINERY_STATE_BACKEND=$other timeout 120 "$JOINERY" -f "$dir/across.sql" >"$dir/across.log" 2>&1 &&
+    grep -q "Job finished" "$dir/across.log" && [ -n "$(changelog "$dir/out6")" ] &&
+    [ "$(changelog "$dir/out4")" = "$(changelog "$dir/out6")" ]; then
+    pass "the previous retained checkpoint restores on $other too, with the same output"
+  else fail "restoring on $other: $(tail -n 2 "$dir/across.log")"; fi
 fi
 
 if [ "${CHECKPOINT_KAFKA:-1}" != 0 ]; then
