@@ -962,22 +962,23 @@ void job_checkpoints_format(Job *job, StrBuf *out)
                       (unsigned long long)checkpoints->restored_bytes,
                       (long long)checkpoints->restored_millis);
     if (checkpoints->copy_states) {
-        uint64_t references = 0, walks = 0, waits = 0, nanos = 0;
+        uint64_t references = 0, walks = 0, waits = 0, nanos = 0, deferred = 0;
         for (uint32_t t = 0; t < job->task_count; t++)
             if (job->tasks[t]->state_store) {
                 StateStore *store = job->tasks[t]->state_store;
-                uint64_t task_nanos = 0;
+                uint64_t task_nanos = 0, task_deferred = 0;
                 references += state_store_copy_references(store);
                 walks += state_store_copy_walks(store);
-                waits += state_store_copy_gate_waits(store, &task_nanos);
+                waits += state_store_copy_gate_waits(store, &task_nanos, &task_deferred);
                 nanos += task_nanos;
+                deferred += task_deferred;
             }
         strbuf_printf(out,
                       "  lmdb environment copies: %llu state snapshots by reference, %llu walked "
-                      "(their operator's barrier came after the task's copy began); %llu commits "
-                      "waited %.1f ms for a copy to begin\n",
+                      "(their operator's barrier came after the task's copy began); until a "
+                      "copy began, %llu commits deferred, %llu unit splits waited %.1f ms\n",
                       (unsigned long long)references, (unsigned long long)walks,
-                      (unsigned long long)waits, (double)nanos / 1e6);
+                      (unsigned long long)deferred, (unsigned long long)waits, (double)nanos / 1e6);
     }
     for (uint32_t i = 0; i < checkpoints->history_count; i++)
         strbuf_printf(out, "  chk-%lld  %lld ms  %lld bytes  alignment %lld ms\n",

@@ -322,8 +322,9 @@ TimerQueue *timer_queue_create(StateStore *store)
     return store->ops->create_timer_queue(store);
 }
 
-uint64_t state_store_copy_gate_waits(const StateStore *store, uint64_t *nanos)
+uint64_t state_store_copy_gate_waits(const StateStore *store, uint64_t *nanos, uint64_t *deferred)
 {
     *nanos = atomic_load(&((StateStore *)store)->copy_gate_nanos);
+    *deferred = atomic_load(&((StateStore *)store)->copy_deferred_commits);
     return atomic_load(&((StateStore *)store)->copy_gate_waits);
 }

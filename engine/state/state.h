@@ -234,8 +234,12 @@ int state_store_set_restore_folder(StateStore *store, const char *folder);
 /* Snapshots taken as references and walked in copy mode, since the store opened. */
 uint64_t state_store_copy_references(const StateStore *store);
 uint64_t state_store_copy_walks(const StateStore *store);
-/* Commits the commit gate held until a copy's read transaction began, and the time it took. */
-uint64_t state_store_copy_gate_waits(const StateStore *store, uint64_t *nanos);
+/*
+ * The commit gate (LMDB copies): unit splits it held until a copy's read
+ * transaction began and the time it took; *deferred the units' commits it
+ * deferred to the next round instead.
+ */
+uint64_t state_store_copy_gate_waits(const StateStore *store, uint64_t *nanos, uint64_t *deferred);
 
 /* ---- multiset state --------------------------------------------------- */
 
@@ -921,7 +925,8 @@ struct StateStore {
     StateStore *restore_copy; /* the copy opened for them (LMDB, read-only) */
     char restore_copy_file[STATE_COPY_FILE_MAX];
     _Atomic uint64_t copy_references, copy_walks;
-    _Atomic uint64_t copy_gate_waits, copy_gate_nanos; /* commits held by a copy's gate */
+    _Atomic uint64_t copy_gate_waits, copy_gate_nanos; /* unit splits held by a copy's gate */
+    _Atomic uint64_t copy_deferred_commits;            /* commits a copy's gate deferred */
 };
 
 /* Records why a call failed, and the status it stands for (backends). */

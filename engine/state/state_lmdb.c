@@ -358,13 +358,15 @@ static int lmdb_commit(StateStore *base, Diag *diag)
         store->txn = NULL;
         store->generation++;
     }
+    /* the commit gate: a copy's read transaction has not begun, so this unit goes on */
+    if (store->txn && lmdb_copy_holds_commits(store))
+        return JOINERY_OK;
     if (store->txn) {
         for (LmdbState *state = store->states; state && !base->failed; state = state->next)
             if (state->touched && state->before_commit)
                 state->before_commit(state);
         if (base->failed)
             return diag_error(diag, base->error_status, "%s", base->error);
-        lmdb_copy_wait_begun(store);
         int rc = mdb_txn_commit(store->txn);
         store->txn = NULL;
         store->generation++;

@@ -17,13 +17,13 @@
  * copy's commit. LMDB 0.9.24's mdb_env_copyfd2 opens its own read
  * transaction when it starts, so the copy holds whatever is committed then:
  * between the copy's commit and the beginning of that read transaction the
- * store commits nothing - lmdb_copy_wait_begun (the commit gate, called
- * before every mdb_txn_commit of the task: lmdb_commit and a unit split)
- * waits for `begun`. `begun` is set by the relay at the first bytes on the
- * pipe (in compact mode LMDB begins the transaction before it writes
- * anything) or at its end (a copy that failed before writing). A remap
- * (mdb_env_set_mapsize) waits for the whole copy (lmdb_copy_wait_ended):
- * the copy reads pages through the map.
+ * store commits nothing (the commit gate). The task's periodic commit
+ * (lmdb_commit) is deferred instead (lmdb_copy_holds_commits: the unit
+ * goes on into the next round, its transaction open, so the task never
+ * waits); a unit split, which must commit, waits (lmdb_copy_wait_begun). `begun` is set by the
+ * relay at the first bytes on the pipe (in compact mode LMDB begins the transaction before it
+ * writes anything) or at its end (a copy that failed before writing). A remap (mdb_env_set_mapsize)
+ * waits for the whole copy (lmdb_copy_wait_ended): the copy reads pages through the map.
  *
  * Which states are references: a state is written as a reference when it
  * has not been used (lmdb_state_touch) since the copy's commit: its records
@@ -184,6 +184,19 @@ void lmdb_copy_wait_begun(LmdbStore *store)
             (uint64_t)((to.tv_sec - from.tv_sec) * 1000000000LL + (to.tv_nsec - from.tv_nsec)));
     }
     pthread_mutex_unlock(&copy->lock);
+}
+
+bool lmdb_copy_holds_commits(LmdbStore *store)
+{
+    LmdbCopy *copy = store->copy;
+    if (!copy)
+        return false;
+    pthread_mutex_lock(&copy->lock);
+    bool holds = !copy->begun;
+    pthread_mutex_unlock(&copy->lock);
+    if (holds)
+        atomic_fetch_add(&store->base.copy_deferred_commits, 1);
+    return holds;
 }
 
 void lmdb_copy_wait_ended(LmdbStore *store)

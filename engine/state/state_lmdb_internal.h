@@ -389,10 +389,13 @@ static inline void lmdb_state_touch(LmdbState *state)
 }
 /*
  * The commit gate: a store must not commit while a copy's read
- * transaction has not begun (the copy would hold the later commit). Called
- * before every mdb_txn_commit of the task's unit.
+ * transaction has not begun (the copy would hold the later commit). Waits
+ * for it (before a unit split's mdb_txn_commit).
  */
 void lmdb_copy_wait_begun(LmdbStore *store);
+/* True (and counted) when a copy's read transaction has not begun yet: the unit's commit
+   is deferred (its transaction stays open into the next round). */
+bool lmdb_copy_holds_commits(LmdbStore *store);
 /* Waits until the copy in flight ended (before mdb_env_set_mapsize and close). */
 void lmdb_copy_wait_ended(LmdbStore *store);
 /* StateStoreOps.snapshot_reference / wait_copy of the LMDB store. */

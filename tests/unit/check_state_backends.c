@@ -2608,8 +2608,9 @@ static void lines_free_4(Lines lines[4])
  * An LMDB store checkpointed by copy restores, into either backend (the
  * loop index), the state at the barrier: writes committed right after it
  * (while the copy is made to wait before its read transaction) are not in
- * the copy - the commit gate holds them back. A state used after the copy
- * began is walked instead. A truncated copy is refused.
+ * the copy - the commit gate defers that commit (without it the test
+ * fails). A state used after the copy began is walked instead. A
+ * truncated copy is refused.
  */
 START_TEST(test_copy_checkpoint)
 {
