@@ -25,9 +25,16 @@
  * state_store_commit lets the states write back what they cache
  * (before_commit), commits, then lets the states free their per-unit
  * memory (after_commit). States count their own bytes as they write and
- * delete records (lmdb_record_bytes), so commit has no figures to take. No read
- * transactions are ever opened: every call runs in the unit's write
- * transaction, so counters never need one.
+ * delete records (lmdb_record_bytes), so commit has no figures to take. The
+ * states open no read transactions: every call runs in the unit's write
+ * transaction, so counters never need one (the only reader is a
+ * checkpoint's environment copy, state_lmdb_checkpoint.c, on threads of
+ * its own; while one has not begun, lmdb_commit defers the unit's commit -
+ * the commit gate - and a split waits; a remap waits for the copy's end).
+ *
+ * A store opened by state_lmdb_copy_open is an environment copy, read-only
+ * (MDB_RDONLY transactions, no map growth, no drops): its states are bound
+ * to the copy's DBIs by name, for a restore to walk them.
  *
  * Map growth: the map starts at 64 MiB; before a transaction begins it is
  * doubled while the file's used pages exceed half of it (set_mapsize is
