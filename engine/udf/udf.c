@@ -523,6 +523,22 @@ int udf_aggregate_apply(const UdfFunction *function, void *accumulator, const Va
     return JOINERY_OK;
 }
 
+int udf_aggregate_merge(const UdfFunction *function, void *accumulator, const void *other,
+                        Arena *arena, Diag *diag)
+{
+    UdfCall call;
+    udf_call_begin(&call, function, NULL, arena, diag, NULL);
+    call.stage = "merge";
+    if (!function->descriptor->merge)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "Function '%s' does not implement at least one method named 'merge'",
+                          function->name);
+    int returned = function->descriptor->merge(&call.context, accumulator, other);
+    if (returned != JOINERY_UDF_OK || call.error_set)
+        return udf_call_failed(&call, returned);
+    return JOINERY_OK;
+}
+
 int udf_aggregate_value(const UdfFunction *function, const void *accumulator, Arena *arena,
                         Value *result, Diag *diag)
 {

@@ -101,6 +101,11 @@ int udf_aggregate_apply(const UdfFunction *function, void *accumulator, const Va
                         bool retract, Arena *arena, Diag *diag);
 int udf_aggregate_value(const UdfFunction *function, const void *accumulator, Arena *arena,
                         Value *result, Diag *diag);
+/* Folds the accumulator `other` (accumulator_size aligned bytes, left unchanged) into
+   `accumulator` through the function's merge: JOINERY_OK, JOINERY_ERROR_UNSUPPORTED
+   when it has none (the planner refuses that first), or its error ("failed in merge"). */
+int udf_aggregate_merge(const UdfFunction *function, void *accumulator, const void *other,
+                        Arena *arena, Diag *diag);
 
 /* ---------------------------------------------------------------- instances (ABI 2) */
 

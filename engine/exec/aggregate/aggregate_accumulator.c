@@ -29,14 +29,21 @@ int aggregate_accumulator_init(AggregateAccumulator *accumulator, const Aggregat
     accumulator->counts = calloc(slots, sizeof(int64_t));
     accumulator->texts = calloc(slots, sizeof(StrBuf));
     accumulator->collections = calloc(2 * (size_t)slots, sizeof(StrBuf));
+    accumulator->user_defined = calloc(slots, sizeof(UserDefinedAggregate));
+    arena_init(&accumulator->arena, 1024);
+    diag_clear(&accumulator->diag);
     if (!accumulator->value_types || !accumulator->values || !accumulator->counts ||
-        !accumulator->texts || !accumulator->collections) {
+        !accumulator->texts || !accumulator->collections || !accumulator->user_defined) {
         aggregate_accumulator_free(accumulator);
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
     }
     for (uint32_t i = 0; i < call_count; i++) {
-        int status = aggregate_function_check(&calls[i], input_field_count,
-                                              &accumulator->value_types[i], diag);
+        int status =
+            calls[i].kind == AGGREGATE_USER_DEFINED
+                ? user_defined_aggregate_init(&accumulator->user_defined[i], &calls[i],
+                                              input_field_count, &accumulator->value_types[i], diag)
+                : aggregate_function_check(&calls[i], input_field_count,
+                                           &accumulator->value_types[i], diag);
         if (status != JOINERY_OK) {
             aggregate_accumulator_free(accumulator);
             return status;
@@ -58,10 +65,30 @@ void aggregate_accumulator_free(AggregateAccumulator *accumulator)
         strbuf_free(&accumulator->collections[i]);
     free(accumulator->collections);
     accumulator->collections = NULL;
+    for (uint32_t i = 0; accumulator->user_defined && i < accumulator->call_count; i++)
+        user_defined_aggregate_free(&accumulator->user_defined[i]);
+    free(accumulator->user_defined);
+    accumulator->user_defined = NULL;
+    arena_destroy(&accumulator->arena);
     accumulator->value_types = NULL;
     accumulator->values = NULL;
     accumulator->counts = NULL;
     row_builder_free(&accumulator->builder);
+}
+
+const char *aggregate_accumulator_message(const AggregateAccumulator *accumulator, int status)
+{
+    if (accumulator->diag.status != JOINERY_OK)
+        return accumulator->diag.message;
+    return status == JOINERY_ERROR_RUNTIME ? aggregate_function_overflow_message()
+                                           : "out of memory";
+}
+
+/* Before a user-defined function runs: no earlier error, its earlier strings gone. */
+static void accumulator_udf_begin(AggregateAccumulator *accumulator)
+{
+    arena_reset(&accumulator->arena);
+    diag_clear(&accumulator->diag);
 }
 
 void aggregate_accumulator_reset(AggregateAccumulator *accumulator)
@@ -106,11 +133,21 @@ int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const 
                                        bool accumulate, const bool *skip)
 {
     accumulator->row_count += accumulate ? 1 : -1;
+    accumulator_udf_begin(accumulator);
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
         const AggregateCall *call = &accumulator->calls[i];
         if (call->kind == AGGREGATE_COUNT_STAR || (skip && skip[i]) ||
             aggregate_call_skips_row(call, input))
             continue;
+        if (call->kind == AGGREGATE_USER_DEFINED) {
+            /* a partial accumulator retracts too: the global phase merges what is left */
+            int status = user_defined_aggregate_apply(
+                &accumulator->user_defined[i], input, accumulate, &accumulator->values[i],
+                &accumulator->counts[i], &accumulator->arena, &accumulator->diag);
+            if (status != JOINERY_OK)
+                return status;
+            continue;
+        }
         Value value = value_from_row(input, call->argument, call->argument_type);
         if (value.is_null && !collection_aggregate_takes_nulls(call))
             continue;
@@ -156,7 +193,7 @@ int aggregate_accumulator_add_value(AggregateAccumulator *accumulator, uint32_t 
 {
     const AggregateCall *aggregate = &accumulator->calls[call];
     if (aggregate_function_is_append_only(aggregate->kind) ||
-        collection_aggregate_is(aggregate->kind))
+        collection_aggregate_is(aggregate->kind) || aggregate->kind == AGGREGATE_USER_DEFINED)
         return JOINERY_ERROR_UNSUPPORTED;
     return aggregate_function_add(aggregate, accumulator->value_types[call], value,
                                   &accumulator->values[call], &accumulator->counts[call]);
@@ -171,10 +208,20 @@ int aggregate_accumulator_merge_except(AggregateAccumulator *accumulator, const 
                                        const bool *skip)
 {
     accumulator->row_count += row_get_int64(other, 0);
+    accumulator_udf_begin(accumulator);
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
         if (skip && skip[i])
             continue;
         DataType type = accumulator->value_types[i];
+        if (accumulator->calls[i].kind == AGGREGATE_USER_DEFINED) {
+            int status = user_defined_aggregate_merge(
+                &accumulator->user_defined[i], value_from_row(other, value_field(i), type),
+                row_get_int64(other, count_field(i)), &accumulator->values[i],
+                &accumulator->counts[i], &accumulator->arena, &accumulator->diag);
+            if (status != JOINERY_OK)
+                return status;
+            continue;
+        }
         int status = aggregate_function_merge(
             &accumulator->calls[i], type, value_from_row(other, value_field(i), type),
             row_get_int64(other, count_field(i)), &accumulator->values[i], &accumulator->counts[i]);
@@ -184,17 +231,23 @@ int aggregate_accumulator_merge_except(AggregateAccumulator *accumulator, const 
     return JOINERY_OK;
 }
 
-int aggregate_accumulator_results(const AggregateAccumulator *accumulator, const Row *stored,
+int aggregate_accumulator_results(AggregateAccumulator *accumulator, const Row *stored,
                                   RowBuilder *builder, uint32_t first_field)
 {
     int64_t row_count = row_get_int64(stored, 0);
+    accumulator_udf_begin(accumulator);
     for (uint32_t i = 0; i < accumulator->call_count; i++) {
         const AggregateCall *call = &accumulator->calls[i];
         DataType type = accumulator->value_types[i];
         Value result;
-        int status = aggregate_function_result(call, type, row_count,
-                                               value_from_row(stored, value_field(i), type),
-                                               row_get_int64(stored, count_field(i)), &result);
+        int status =
+            call->kind == AGGREGATE_USER_DEFINED
+                ? user_defined_aggregate_result(&accumulator->user_defined[i],
+                                                value_from_row(stored, value_field(i), type),
+                                                &accumulator->arena, &result, &accumulator->diag)
+                : aggregate_function_result(call, type, row_count,
+                                            value_from_row(stored, value_field(i), type),
+                                            row_get_int64(stored, count_field(i)), &result);
         if (status != JOINERY_OK)
             return status;
         value_to_builder(builder, first_field + i, call->result_type, result);

@@ -22,7 +22,9 @@
 #include "engine/base/diag.h"
 #include "engine/base/row.h"
 #include "engine/base/value.h"
+#include "engine/base/arena.h"
 #include "engine/exec/aggregate/aggregate_function.h"
+#include "engine/exec/aggregate/user_defined_aggregate.h"
 
 typedef struct AggregateAccumulator {
     const AggregateCall *calls; /* borrowed */
@@ -37,6 +39,12 @@ typedef struct AggregateAccumulator {
     /* a LocalGroupAggregate's partial accumulator: retractions subtract past zero
        (aggregate_function_subtract); set by the caller after init */
     bool partial;
+    /* per call: a user-defined aggregate's buffers (user_defined_aggregate.h; zeroed for
+       the built-in kinds), the strings its function makes (reset per apply, merge and
+       results) and the message of its last error */
+    UserDefinedAggregate *user_defined;
+    Arena arena;
+    Diag diag;
     RowBuilder builder;
 } AggregateAccumulator;
 
@@ -47,6 +55,12 @@ typedef struct AggregateAccumulator {
  */
 int aggregate_accumulator_init(AggregateAccumulator *accumulator, const AggregateCall *calls,
                                uint32_t call_count, uint32_t input_field_count, Diag *diag);
+/*
+ * The message of a failed apply / merge / add_value / results (its status):
+ * a user-defined function's error as it gave it, the DECIMAL overflow for
+ * JOINERY_ERROR_RUNTIME, "out of memory" otherwise. Valid until the next call.
+ */
+const char *aggregate_accumulator_message(const AggregateAccumulator *accumulator, int status);
 /* Frees what init allocated; safe on a zeroed accumulator. */
 void aggregate_accumulator_free(AggregateAccumulator *accumulator);
 
@@ -59,7 +73,8 @@ const Row *aggregate_accumulator_encode(AggregateAccumulator *accumulator);
 /*
  * Folds `input` into the working copy: added (accumulate) or retracted.
  * JOINERY_OK, JOINERY_ERROR_RUNTIME on a DECIMAL overflow
- * (aggregate_function_overflow_message), or JOINERY_ERROR_NO_MEMORY.
+ * (aggregate_function_overflow_message) or a user-defined function's error
+ * (aggregate_accumulator_message), or JOINERY_ERROR_NO_MEMORY.
  */
 int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *input,
                                 bool accumulate);
@@ -71,7 +86,8 @@ int aggregate_accumulator_apply(AggregateAccumulator *accumulator, const Row *in
 int aggregate_accumulator_apply_except(AggregateAccumulator *accumulator, const Row *input,
                                        bool accumulate, const bool *skip);
 /* Folds the stored accumulator `other` into the working copy (merging session windows);
-   JOINERY_ERROR_UNSUPPORTED for COLLECT / ARRAY_AGG (no merge of collections yet). */
+   JOINERY_ERROR_UNSUPPORTED for COLLECT / ARRAY_AGG (no merge of collections yet) and a
+   user-defined function without merge, or the function's error (aggregate_accumulator_message). */
 int aggregate_accumulator_merge(AggregateAccumulator *accumulator, const Row *other);
 /* As aggregate_accumulator_merge, leaving out the calls i with skip[i] (DISTINCT calls,
    rebuilt from their merged distinct values). */
@@ -90,9 +106,11 @@ int aggregate_accumulator_add_value(AggregateAccumulator *accumulator, uint32_t 
 /*
  * Writes the results of the stored accumulator `stored` into fields
  * first_field.. of `builder` (begun by the caller), each of its call's
- * result_type. JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow).
+ * result_type (a user-defined call's get_value runs on the accumulator's
+ * buffers). JOINERY_OK or JOINERY_ERROR_RUNTIME (DECIMAL overflow, a
+ * user-defined function's error: aggregate_accumulator_message).
  */
-int aggregate_accumulator_results(const AggregateAccumulator *accumulator, const Row *stored,
+int aggregate_accumulator_results(AggregateAccumulator *accumulator, const Row *stored,
                                   RowBuilder *builder, uint32_t first_field);
 /* The row count of a stored accumulator. */
 int64_t aggregate_accumulator_row_count(const Row *stored);

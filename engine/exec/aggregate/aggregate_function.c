@@ -24,13 +24,13 @@ int aggregate_function_check(const AggregateCall *call, uint32_t input_field_cou
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: argument out of range");
     if (call->kind == AGGREGATE_USER_DEFINED)
         return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                          "The user-defined aggregate function '%s' runs only in a "
-                          "GroupAggregate",
+                          "aggregate: the user-defined function '%s' is checked by "
+                          "user_defined_aggregate_init",
                           call->udf ? call->udf->name : "?");
     TypeId argument = call->argument_type.id;
     TypeId result = call->result_type.id;
     switch (call->kind) {
-    case AGGREGATE_USER_DEFINED: /* GroupAggregate applies it itself */
+    case AGGREGATE_USER_DEFINED: /* user_defined_aggregate.c applies it */
     case AGGREGATE_COUNT_STAR:
     case AGGREGATE_COUNT:
         if (!type_is_integer(result))
@@ -87,7 +87,7 @@ int aggregate_function_add(const AggregateCall *call, DataType value_type, Value
     bool is_double =
         value_type.id == TYPE_DOUBLE && call->kind != AGGREGATE_MIN && call->kind != AGGREGATE_MAX;
     switch (call->kind) {
-    case AGGREGATE_USER_DEFINED: /* GroupAggregate applies it itself */
+    case AGGREGATE_USER_DEFINED: /* user_defined_aggregate.c applies it */
     case AGGREGATE_COUNT_STAR:
         return JOINERY_OK;
     case AGGREGATE_COUNT:
@@ -184,7 +184,7 @@ int aggregate_function_retract(const AggregateCall *call, DataType value_type, V
 {
     bool is_double = value_type.id == TYPE_DOUBLE;
     switch (call->kind) {
-    case AGGREGATE_USER_DEFINED: /* GroupAggregate applies it itself */
+    case AGGREGATE_USER_DEFINED: /* user_defined_aggregate.c applies it */
     case AGGREGATE_COUNT_STAR:
         return JOINERY_OK;
     case AGGREGATE_COUNT:

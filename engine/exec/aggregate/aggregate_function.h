@@ -44,7 +44,7 @@ typedef enum AggregateKind {
     AGGREGATE_ARRAY_AGG,    /* collection_aggregate.h */
     AGGREGATE_SUM0,         /* Calcite's $SUM0: SUM, but 0 over no value (the final phase of a
                                split distinct aggregate sums counts) */
-    AGGREGATE_USER_DEFINED, /* a C aggregate function (udf): GroupAggregate only */
+    AGGREGATE_USER_DEFINED, /* a C aggregate function (udf): user_defined_aggregate.h */
 } AggregateKind;
 
 typedef struct AggregateCall {

@@ -51,6 +51,7 @@
 #include "engine/exec/key_extractor.h"
 #include "engine/exec/mini_batch_buffer.h"
 #include "engine/state/state.h"
+#include "engine/exec/aggregate/user_defined_aggregate.h"
 #include "engine/udf/udf.h"
 
 enum { AGGREGATE_CLEANUP_SLOTS_PER_TIMER = 4096 };
@@ -65,10 +66,9 @@ typedef struct AggregateSlot {
     uint32_t extreme_capacity;
     StrBuf text;          /* LISTAGG: its text while it grows (the working value points into it) */
     StrBuf collection[2]; /* COLLECT, ARRAY_AGG: the working collection and a spare */
-    /* a user-defined aggregate: its accumulator's bytes while rows apply (the working value
-       points here) and an aligned copy for get_value (both accumulator_size, malloc'd) */
-    unsigned char *udf_working;
-    unsigned char *udf_scratch;
+    /* a user-defined aggregate: its accumulator's working and scratch bytes (the working
+       value points into them; exec/aggregate/user_defined_aggregate.h) */
+    UserDefinedAggregate user_defined;
 } AggregateSlot;
 
 typedef struct GroupAggregateOperator {
@@ -326,36 +326,16 @@ static int aggregate_udf_failed(GroupAggregateOperator *agg, int status, const D
     return operator_fail(&agg->base, local->status, "%s", local->message);
 }
 
-/* A user-defined aggregate: its accumulator bytes (a fresh group's from init) get the
-   row's arguments through accumulate or retract (udf_aggregate_apply). */
+/* A user-defined aggregate call i folds the row in (exec/aggregate/user_defined_aggregate.h). */
 static int aggregate_apply_user_defined(GroupAggregateOperator *agg, uint32_t i, const Row *input,
                                         bool accumulate)
 {
-    AggregateSlot *slot = &agg->slots[i];
-    const AggregateCall *call = &slot->call;
-    uint32_t size = slot->call.udf->descriptor->accumulator_size;
-    Value *current = &agg->values[i];
     Diag local;
     diag_clear(&local);
-    int status = JOINERY_OK;
-    if (current->is_null)
-        status = udf_aggregate_init(call->udf, slot->udf_working, &agg->udf_arena, &local);
-    else if ((const unsigned char *)current->s.ptr != slot->udf_working)
-        memcpy(slot->udf_working, current->s.ptr, size);
-    if (status != JOINERY_OK)
-        return aggregate_udf_failed(agg, status, &local);
-    Value arguments[2];
-    arguments[0] = value_from_row(input, call->argument, call->argument_type);
-    arguments[1] = call->has_separator
-                       ? value_from_row(input, call->separator, call->separator_type)
-                       : value_null();
-    *current = value_string((const char *)slot->udf_working, size);
-    status = udf_aggregate_apply(call->udf, slot->udf_working, arguments, !accumulate,
-                                 &agg->udf_arena, &local);
-    if (status != JOINERY_OK)
-        return aggregate_udf_failed(agg, status, &local);
-    agg->counts[i] += accumulate ? 1 : -1;
-    return JOINERY_OK;
+    int status =
+        user_defined_aggregate_apply(&agg->slots[i].user_defined, input, accumulate,
+                                     &agg->values[i], &agg->counts[i], &agg->udf_arena, &local);
+    return status == JOINERY_OK ? JOINERY_OK : aggregate_udf_failed(agg, status, &local);
 }
 
 static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const Row *input,
@@ -363,10 +343,10 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
 {
     const AggregateSlot *slot = &agg->slots[i];
     const AggregateCall *call = &slot->call;
-    if (call->kind == AGGREGATE_USER_DEFINED)
-        return aggregate_apply_user_defined(agg, i, input, accumulate);
     if (call->kind == AGGREGATE_COUNT_STAR || aggregate_call_skips_row(call, input))
         return JOINERY_OK; /* COUNT(*): the result is row_count */
+    if (call->kind == AGGREGATE_USER_DEFINED)
+        return aggregate_apply_user_defined(agg, i, input, accumulate);
     Value value = value_from_row(input, call->argument, call->argument_type);
     if (value.is_null && !collection_aggregate_takes_nulls(call))
         return JOINERY_OK;
@@ -458,17 +438,11 @@ static int aggregate_result(GroupAggregateOperator *agg, uint32_t i, const Row *
     const AggregateSlot *slot = &agg->slots[i];
     Value value = value_from_row(accumulator, accumulator_value_field(i), slot->value_type);
     if (slot->call.kind == AGGREGATE_USER_DEFINED) {
-        /* get_value over an aligned copy of the stored bytes (a fresh accumulator if none) */
         Diag local;
         diag_clear(&local);
-        int status = JOINERY_OK;
-        if (value.is_null)
-            status = udf_aggregate_init(slot->call.udf, slot->udf_scratch, &agg->udf_arena, &local);
-        else
-            memcpy(slot->udf_scratch, value.s.ptr, value.s.len);
-        if (status == JOINERY_OK)
-            status = udf_aggregate_value(slot->call.udf, slot->udf_scratch, &agg->udf_arena, result,
-                                         &local);
+        AggregateSlot *held = &agg->slots[i];
+        int status = user_defined_aggregate_result(&held->user_defined, value, &agg->udf_arena,
+                                                   result, &local);
         return status == JOINERY_OK ? JOINERY_OK : aggregate_udf_failed(agg, status, &local);
     }
     int status = aggregate_function_result(
@@ -596,6 +570,17 @@ static int aggregate_group_merge(GroupAggregateOperator *agg, AggregateGroup *gr
             continue; /* the result is row_count */
         Value value = value_from_row(partial, base + 1 + 2 * i, slot->value_type);
         int64_t count = row_get_int64(partial, base + 2 + 2 * i);
+        if (slot->call.kind == AGGREGATE_USER_DEFINED) {
+            Diag local;
+            diag_clear(&local);
+            AggregateSlot *held = &agg->slots[i];
+            int status =
+                user_defined_aggregate_merge(&held->user_defined, value, count, &agg->values[i],
+                                             &agg->counts[i], &agg->udf_arena, &local);
+            if (status != JOINERY_OK)
+                return aggregate_udf_failed(agg, status, &local);
+            continue;
+        }
         if (aggregate_function_merge(&slot->call, slot->value_type, value, count, &agg->values[i],
                                      &agg->counts[i]) != JOINERY_OK)
             return aggregate_overflow(agg);
@@ -796,8 +781,7 @@ static void aggregate_close(Operator *self)
         strbuf_free(&agg->slots[i].text);
         strbuf_free(&agg->slots[i].collection[0]);
         strbuf_free(&agg->slots[i].collection[1]);
-        free(agg->slots[i].udf_working);
-        free(agg->slots[i].udf_scratch);
+        user_defined_aggregate_free(&agg->slots[i].user_defined);
     }
     free(agg->slots);
     agg->slots = NULL;
@@ -865,26 +849,21 @@ static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, Aggr
     const AggregateCall *call = &spec->calls[i];
     slot->call = *call;
     if (call->kind == AGGREGATE_USER_DEFINED) {
+        int status = user_defined_aggregate_init(&slot->user_defined, &slot->call,
+                                                 spec->input_field_count, &slot->value_type, diag);
+        if (status != JOINERY_OK)
+            return status;
         const UdfFunction *udf = call->udf;
-        if (!udf || !udf->aggregate || call->argument >= spec->input_field_count ||
-            (call->has_separator && call->separator >= spec->input_field_count))
-            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: bad user-defined call");
-        if (spec->merges_partials)
-            return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
-                              "The user-defined aggregate function '%s' cannot run in two "
-                              "phases yet",
+        if (spec->merges_partials && !udf->descriptor->merge)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE,
+                              "Function '%s' does not implement at least one method named "
+                              "'merge', which a two-phase aggregate requires",
                               udf->name);
         if (spec->input_is_update && !udf->descriptor->retract)
             return diag_error(diag, JOINERY_ERROR_VALIDATE,
                               "Function '%s' does not implement at least one method named "
                               "'retract', which an aggregate over an updating input requires",
                               udf->name);
-        uint32_t size = udf->descriptor->accumulator_size;
-        slot->value_type = type_make_binary(TYPE_VARBINARY, (int32_t)size, true);
-        slot->udf_working = calloc(1, size);
-        slot->udf_scratch = calloc(1, size);
-        if (!slot->udf_working || !slot->udf_scratch)
-            return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
         return JOINERY_OK;
     }
     int status = aggregate_function_check(call, spec->input_field_count, &slot->value_type, diag);

@@ -67,7 +67,7 @@ static int group_window_state_failed(GroupWindowAggregateOperator *agg)
 static int group_window_overflow(GroupWindowAggregateOperator *agg)
 {
     return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
-                         aggregate_function_overflow_message());
+                         aggregate_accumulator_message(&agg->accumulator, JOINERY_ERROR_RUNTIME));
 }
 
 /* A failure of the distinct values (distinct_values_update's status). */

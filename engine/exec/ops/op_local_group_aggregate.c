@@ -42,11 +42,9 @@ static int local_flush_batch(LocalGroupAggregateOperator *local)
             const Row *row = buffer->rows[r].row;
             status = aggregate_accumulator_apply(&local->accumulator, row,
                                                  row_kind_is_accumulate(row_kind(row)));
-            if (status == JOINERY_ERROR_RUNTIME)
+            if (status != JOINERY_OK)
                 status = operator_fail(&local->base, status, "%s",
-                                       aggregate_function_overflow_message());
-            else if (status != JOINERY_OK)
-                status = operator_fail(&local->base, JOINERY_ERROR_NO_MEMORY, "out of memory");
+                                       aggregate_accumulator_message(&local->accumulator, status));
         }
         if (status != JOINERY_OK)
             break;

@@ -57,8 +57,9 @@ static int over_emit(OverAggregateOperator *over, const Row *input)
         row_builder_copy_field(&over->builder, f, input, f, over->variable_length[f]);
     if (aggregate_accumulator_results(&over->accumulator, stored, &over->builder, count) !=
         JOINERY_OK)
-        return operator_fail(self, JOINERY_ERROR_RUNTIME, "%s",
-                             aggregate_function_overflow_message());
+        return operator_fail(
+            self, JOINERY_ERROR_RUNTIME, "%s",
+            aggregate_accumulator_message(&over->accumulator, JOINERY_ERROR_RUNTIME));
     const Row *out = row_builder_finish(&over->builder);
     if (!out)
         return operator_fail(self, JOINERY_ERROR_NO_MEMORY, "out of memory");
@@ -70,9 +71,8 @@ static int over_apply(OverAggregateOperator *over, const Row *row)
     int status = aggregate_accumulator_apply(&over->accumulator, row, true);
     if (status == JOINERY_OK)
         return JOINERY_OK;
-    if (status == JOINERY_ERROR_RUNTIME)
-        return operator_fail(&over->base, status, "%s", aggregate_function_overflow_message());
-    return operator_fail(&over->base, status, "out of memory");
+    return operator_fail(&over->base, status, "%s",
+                         aggregate_accumulator_message(&over->accumulator, status));
 }
 
 /* Copies the key's rows with time in [from, to] into over->frame (in time, then arrival

@@ -44,7 +44,7 @@ static const OperatorVtable WINDOW_AGGREGATE_VTABLE;
 static int window_aggregate_overflow(WindowAggregateOperator *agg)
 {
     return operator_fail(&agg->base, JOINERY_ERROR_RUNTIME, "%s",
-                         aggregate_function_overflow_message());
+                         aggregate_accumulator_message(&agg->accumulator, JOINERY_ERROR_RUNTIME));
 }
 
 /* A failure of the distinct values (distinct_values_update's status). */
