@@ -3,8 +3,7 @@
 -- get_value over an accumulator of fixed size kept in the GroupAggregate's state): an
 -- append-only input, an updating one (a debezium changelog: retract gives exact results),
 -- mini-batch (one phase), NULL arguments, EXPLAIN, an error the function returns, and the
--- refusals: no retract over an updating input, a window aggregate, DISTINCT, FILTER, a
--- bad descriptor. The functions are tests/udf/test_udfs.c.
+-- refusals: no retract over an updating input, DISTINCT, FILTER, OVER, a bad descriptor. The functions are tests/udf/test_udfs.c.
 CREATE FUNCTION weighted_avg AS 'weighted_avg' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION product_append AS 'product_append' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE TEMPORARY FUNCTION count_nulls AS 'count_nulls' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
@@ -57,16 +56,14 @@ SELECT k, weighted_avg(v, w - 3) AS wavg FROM t GROUP BY k;
 
 -- inside an expression of a global aggregate: 14 + 1 once all rows are in
 SELECT weighted_avg(v, w) + 1 AS x, COUNT(*) AS n FROM t;
--- refused: no retract over an updating input; DISTINCT; FILTER; a window TVF aggregate; a
--- group window aggregate; OVER;
+-- refused: no retract over an updating input; DISTINCT; FILTER; OVER (window aggregates:
+-- udf_aggregate_window.sql);
 -- an aggregate in WHERE; a descriptor without get_value (at CREATE FUNCTION, above)
 SELECT k, product_append(v) AS p FROM scores GROUP BY k;
 SELECT k, weighted_avg(DISTINCT v, w) FROM t GROUP BY k;
 SELECT k, weighted_avg(v, w) FILTER (WHERE w > 1) FROM t GROUP BY k;
 CREATE TABLE events (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH (
   'connector' = 'datagen', 'number-of-rows' = '3');
-SELECT window_start, weighted_avg(v, 1) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
-SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS s, weighted_avg(v, 1) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE);
 SELECT k, weighted_avg(v, 1) OVER (PARTITION BY k ORDER BY ts) FROM events;
 SELECT product_append(v) FROM t WHERE product_append(v) IS NULL;
 -- the distinct split (partial / final aggregates) is not built for it

@@ -153,14 +153,25 @@ bool plan_aggregate_is_append_only(PlanAggregateKind kind)
            kind == PLAN_AGGREGATE_LAST_VALUE;
 }
 
-int plan_aggregate_refuse_user_defined(PlannerContext *context, const PlanNode *node)
+int plan_aggregate_check_user_defined(PlannerContext *context, const PlanNode *node,
+                                      const char *merging, bool input_is_update)
 {
-    for (uint32_t c = 0; c < node->aggregate.call_count; c++)
-        if (node->aggregate.calls[c].udf)
-            return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
-                              "The user-defined aggregate function '%s' is not supported in a %s "
-                              "yet (only in a GroupAggregate)",
-                              node->aggregate.calls[c].udf->name, plan_kind_name(node->kind));
+    for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
+        const struct UdfFunction *udf = node->aggregate.calls[c].udf;
+        if (!udf)
+            continue;
+        if (merging && !udf->descriptor->merge)
+            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                              "Function '%s' does not implement at least one method named "
+                              "'merge' (its descriptor's merge is NULL), which %s requires",
+                              udf->name, merging);
+        if (input_is_update && !udf->descriptor->retract)
+            return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
+                              "Function '%s' does not implement at least one method named "
+                              "'retract' (its descriptor's retract is NULL), which a %s over an "
+                              "updating input requires",
+                              udf->name, plan_kind_name(node->kind));
+    }
     return JOINERY_OK;
 }
 

@@ -106,9 +106,16 @@ static const PlanNode *trace_group_window_aggregate(const PlanNode *node, uint32
 static int derive_group_window_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
-    int refused = plan_aggregate_refuse_user_defined(context, node);
-    if (refused != JOINERY_OK)
-        return refused;
+    /* Flink's group windows merge SESSION windows and the panes of HOP windows */
+    WindowKind window = node->aggregate.window.kind;
+    int checked = plan_aggregate_check_user_defined(
+        context, node,
+        window == WINDOW_HOP       ? "a HOP group window aggregate"
+        : window == WINDOW_SESSION ? "a SESSION group window aggregate"
+                                   : NULL,
+        input->changelog_mode != CHANGELOG_INSERT);
+    if (checked != JOINERY_OK)
+        return checked;
     for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
         const PlanAggregateCall *call = &node->aggregate.calls[c];
         if (plan_aggregate_is_append_only(call->kind) &&

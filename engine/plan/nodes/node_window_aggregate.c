@@ -88,9 +88,18 @@ static const PlanNode *trace_window_aggregate(const PlanNode *node, uint32_t *fi
 static int derive_window_aggregate(PlannerContext *context, PlanNode *node)
 {
     const PlanNode *input = node->inputs[0];
-    int refused = plan_aggregate_refuse_user_defined(context, node);
-    if (refused != JOINERY_OK)
-        return refused;
+    /* Flink merges slices of HOP and CUMULATE windows and merges SESSION windows: a
+       user-defined function there needs merge (joinery assigns every window itself) */
+    WindowKind window = node->aggregate.window.kind;
+    int checked = plan_aggregate_check_user_defined(
+        context, node,
+        window == WINDOW_HOP        ? "a HOP window aggregate"
+        : window == WINDOW_CUMULATE ? "a CUMULATE window aggregate"
+        : window == WINDOW_SESSION  ? "a SESSION window aggregate"
+                                    : NULL,
+        false);
+    if (checked != JOINERY_OK)
+        return checked;
     if (input->changelog_mode != CHANGELOG_INSERT)
         return diag_error(context->diag, JOINERY_ERROR_UNSUPPORTED,
                           "WindowAggregate doesn't support consuming update and delete changes "

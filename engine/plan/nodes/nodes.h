@@ -221,9 +221,12 @@ const char *plan_aggregate_name(PlanAggregateKind kind);
    run in two phases (its partial accumulators merge): COUNT(*), COUNT, SUM, AVG, and MIN
    / MAX over an insert-only input (input_is_update false); no DISTINCT. */
 bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update);
-/* node_aggregate.c: an error naming the first user-defined aggregate call of `node` (a node
-   kind that does not run them: window aggregates); JOINERY_OK when it has none. */
-int plan_aggregate_refuse_user_defined(PlannerContext *context, const PlanNode *node);
+/* node_aggregate.c: checks the user-defined aggregate calls of `node` (a window
+   aggregate): each needs merge when `merging` names why (Flink's: "a SESSION window
+   aggregate"; NULL: not needed) and retract over an updating input; an error naming the
+   function (Flink's "does not implement at least one method named ..."), else JOINERY_OK. */
+int plan_aggregate_check_user_defined(PlannerContext *context, const PlanNode *node,
+                                      const char *merging, bool input_is_update);
 /* node_local_group_aggregate.c: Flink's name of call `call`'s accumulator fields, from
    field index *index on ("count$0", "(sum$1, count$2)"; the index moves past them), into
    `out`; retract: the input carries retractions (SUM then has a count as well). */
