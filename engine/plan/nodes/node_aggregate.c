@@ -53,6 +53,11 @@ const char *plan_aggregate_name(PlanAggregateKind kind)
     return aggregate_name(kind);
 }
 
+const char *plan_aggregate_call_name(const PlanAggregateCall *call)
+{
+    return call_name(call);
+}
+
 static void explain_logical_aggregate(ExplainContext *context, const PlanNode *node)
 {
     StrBuf *out = context->out;

@@ -50,8 +50,8 @@ static void explain_global_group_aggregate(ExplainContext *context, const PlanNo
     uint32_t index = 0;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(out, "%s%s%s(", key_count || i ? ", " : "", plan_aggregate_name(call->kind),
-                      retract ? "_RETRACT" : "");
+        strbuf_printf(out, "%s%s%s(", key_count || i ? ", " : "", plan_aggregate_call_name(call),
+                      retract && !call->udf ? "_RETRACT" : "");
         plan_explain_accumulator(out, call, retract, &index);
         strbuf_printf(out, ") AS %s", node->fields[key_count + i].name);
     }

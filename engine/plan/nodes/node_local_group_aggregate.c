@@ -18,6 +18,7 @@
 
 #include "engine/plan/cost.h"
 #include "engine/plan/nodes/nodes.h"
+#include "engine/udf/udf.h"
 
 bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update)
 {
@@ -38,6 +39,11 @@ bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update)
             if (input_is_update)
                 return false;
             break;
+        case PLAN_AGGREGATE_USER_DEFINED:
+            /* the local accumulator's bytes, merged in the global phase by its merge */
+            if (!call->udf || !call->udf->descriptor->merge)
+                return false;
+            break;
         default:
             return false;
         }
@@ -49,6 +55,14 @@ void plan_explain_accumulator(StrBuf *out, const PlanAggregateCall *call, bool r
                               uint32_t *index)
 {
     uint32_t i = *index;
+    if (call->udf) {
+        /* Flink's name of an AggregateFunction's accumulator: its name in lower case */
+        for (const char *c = call->udf->name; *c; c++)
+            strbuf_append_char(out, (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c));
+        strbuf_printf(out, "$%u", i);
+        *index = i + 1;
+        return;
+    }
     switch (call->kind) {
     case PLAN_AGGREGATE_COUNT_STAR:
         strbuf_printf(out, "count1$%u", i);
@@ -120,9 +134,12 @@ static void explain_local_group_aggregate(ExplainContext *context, const PlanNod
     uint32_t index = 0;
     for (uint32_t i = 0; i < node->aggregate.call_count; i++, first = false) {
         const PlanAggregateCall *call = &node->aggregate.calls[i];
-        strbuf_printf(out, "%s%s%s(%s)", first ? "" : ", ", plan_aggregate_name(call->kind),
-                      retract ? "_RETRACT" : "",
+        strbuf_printf(out, "%s%s%s(%s", first ? "" : ", ", plan_aggregate_call_name(call),
+                      retract && !call->udf ? "_RETRACT" : "",
                       call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
+        if (call->udf && call->has_separator)
+            strbuf_printf(out, ", %s", names[call->separator]);
+        strbuf_append_cstr(out, ")");
         if (call->has_filter)
             strbuf_printf(out, " FILTER %s", names[call->filter]);
         strbuf_append_cstr(out, " AS ");

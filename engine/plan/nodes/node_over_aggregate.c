@@ -65,8 +65,7 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
     StrBuf *saved = context->out;
     context->out = out;
     const PlanAggregateCall *call = &node->aggregate.calls[i];
-    strbuf_printf(out, "%s(%s", plan_aggregate_name(call->kind),
-                  call->distinct ? "DISTINCT " : "");
+    strbuf_printf(out, "%s(%s", plan_aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
     if (node->aggregate.over_arguments[i])
         explain_expr(context, node->aggregate.over_arguments[i], names);
     if (node->aggregate.over_separators[i]) {

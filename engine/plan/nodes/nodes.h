@@ -217,6 +217,8 @@ bool plan_aggregate_is_append_only(PlanAggregateKind kind);
 bool plan_aggregate_is_windowed(const PlanNode *node);
 /* node_aggregate.c: the function's name as Flink prints it (COUNT for COUNT(*) too). */
 const char *plan_aggregate_name(PlanAggregateKind kind);
+/* node_aggregate.c: as plan_aggregate_name, a user-defined call by its function's name. */
+const char *plan_aggregate_call_name(const PlanAggregateCall *call);
 /* node_local_group_aggregate.c: true when every call of the GroupAggregate `node` can
    run in two phases (its partial accumulators merge): COUNT(*), COUNT, SUM, AVG, and MIN
    / MAX over an insert-only input (input_is_update false); no DISTINCT. */

@@ -5,8 +5,9 @@
  * is not ONE_PHASE (AUTO, Flink's default, or TWO_PHASE).
  *
  * A mini-batch GroupAggregate over a hash (or single) Exchange whose calls
- * all merge (plan_aggregate_can_merge: COUNT(*), COUNT, SUM, AVG, and MIN /
- * MAX over an insert-only input; no DISTINCT) becomes
+ * all merge (plan_aggregate_can_merge: COUNT(*), COUNT, SUM, AVG, MIN /
+ * MAX over an insert-only input, a user-defined function with merge; no
+ * DISTINCT) becomes
  *
  *     GlobalGroupAggregate(keys = the first fields)
  *     +- Exchange(hash[the keys])
@@ -22,6 +23,7 @@
  * derives the plan's properties again afterwards.
  */
 #include "engine/plan/nodes/nodes.h"
+#include "engine/udf/udf.h"
 #include "engine/plan/rules/rules.h"
 
 enum { TWO_PHASE_MAX_DEPTH = 1000 };
@@ -43,6 +45,9 @@ static DataType partial_value_type(const PlanAggregateCall *call, const PlanNode
         type.nullable = true;
         return type;
     }
+    case PLAN_AGGREGATE_USER_DEFINED: /* the function's accumulator bytes */
+        return type_make_binary(TYPE_VARBINARY, (int32_t)call->udf->descriptor->accumulator_size,
+                                true);
     default:
         return type_make(TYPE_BIGINT, true);
     }
