@@ -933,7 +933,8 @@ int bind_select_items(Binder *binder, const AstQuery *query, const Scope *scope,
     for (size_t i = 0; i < items->count; i++) {
         const AstSelectItem *item = items->items[i];
         if (over_position && item->expr->kind == AST_EXPR_FUNCTION && item->expr->function.over &&
-            !function_is_aggregate_name(item->expr->function.name)) {
+            !function_is_aggregate_name(item->expr->function.name) &&
+            !bind_names_udf_aggregate(binder, item->expr->function.name)) {
             /* ROW_NUMBER() OVER: a place for it (bind_row_number) */
             if (*over_position >= 0)
                 return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, item->position,
@@ -1222,7 +1223,8 @@ static int bind_row_number(Binder *binder, const AstQuery *query, const Scope *s
     for (size_t i = 0; i < query->select.items.count && !item; i++) {
         const AstSelectItem *candidate = query->select.items.items[i];
         if (candidate->expr->kind == AST_EXPR_FUNCTION && candidate->expr->function.over &&
-            !function_is_aggregate_name(candidate->expr->function.name))
+            !function_is_aggregate_name(candidate->expr->function.name) &&
+            !bind_names_udf_aggregate(binder, candidate->expr->function.name))
             item = candidate;
     }
     const AstOver *over = item->expr->function.over;
@@ -1485,7 +1487,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
     if (!grouped) {
         int over_position = -1;
         OverBinding over = {.query = query, .input = node};
-        bool over_aggregate = bind_query_has_over_aggregate(query);
+        bool over_aggregate = bind_query_has_over_aggregate(binder, query);
         /* a WINDOW clause no OVER aggregate uses changes nothing (Flink runs the query) */
         if (over_aggregate) {
             over.calls.group_count = scope.count;

@@ -730,6 +730,8 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
  * OverAggregate's calls and the result is a reference to its field. SUM(x) is
  * CASE(COUNT(x) > 0, SUM(x), null), as Calcite expands it (Flink prints it so).
  */
+static int bind_function(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
+
 static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
     OverBinding *over = binder->over;
@@ -778,7 +780,10 @@ static int bind_over_call(Binder *binder, const Scope *scope, const AstExpr *ast
         status = bind_aggregate_call(binder, scope, &sum_ast, result);
         average_value = *result;
     } else if (status == JOINERY_OK) {
-        status = bind_aggregate_call(binder, scope, &plain, result);
+        /* a user-defined aggregate function through bind_function's lookup */
+        status = function_is_aggregate_name(plain.function.name)
+                     ? bind_aggregate_call(binder, scope, &plain, result)
+                     : bind_function(binder, scope, &plain, result);
     }
     binder->aggregate = NULL;
     binder->over = over;
@@ -1053,7 +1058,9 @@ static int bind_expr_plain(Binder *binder, const Scope *scope, const AstExpr *as
         return bind_call(binder, ast->position, NULL, bind_binary_function(ast->binary.op), args, 2,
                          result);
     case AST_EXPR_FUNCTION:
-        if (ast->function.over && binder->over && function_is_aggregate_name(ast->function.name))
+        if (ast->function.over && binder->over &&
+            (function_is_aggregate_name(ast->function.name) ||
+             bind_names_udf_aggregate(binder, ast->function.name)))
             return bind_over_call(binder, scope, ast, result);
         if (ast->function.over && function_is_aggregate_name(ast->function.name))
             return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.over->position,

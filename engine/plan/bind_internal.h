@@ -106,7 +106,7 @@ typedef struct Binder {
  */
 int bind_over_window(Binder *binder, const struct Scope *scope, const struct AstOver *window);
 /* bind_over.c: true when a SELECT item calls an aggregate with OVER (not a rank). */
-bool bind_query_has_over_aggregate(const struct AstQuery *query);
+bool bind_query_has_over_aggregate(Binder *binder, const struct AstQuery *query);
 /* A bound FROM item: its plan, the columns it makes visible, and what hints refer to. */
 typedef struct BoundFrom {
     PlanNode *node;
@@ -149,6 +149,9 @@ int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *a
                             const struct UdfFunction *function, Expr **result);
 /* bind_udf.c: true when `ast` is itself a call of a user-defined aggregate function. */
 bool bind_is_udf_aggregate_call(Binder *binder, const AstExpr *ast);
+/* bind_udf.c: true when `name` is a loaded user-defined aggregate function (with or without
+   OVER). */
+bool bind_names_udf_aggregate(Binder *binder, const char *name);
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);

@@ -24,46 +24,47 @@
 #include "engine/plan/nodes/nodes.h"
 #include "engine/sql/ast_depth.h"
 
-static bool bind_item_has_over(const AstExpr *ast, int depth)
+static bool bind_item_has_over(Binder *binder, const AstExpr *ast, int depth)
 {
     if (!ast || depth > SQL_MAX_DEPTH)
         return false;
     switch (ast->kind) {
     case AST_EXPR_FUNCTION:
-        if (ast->function.over && function_is_aggregate_name(ast->function.name))
+        if (ast->function.over && (function_is_aggregate_name(ast->function.name) ||
+                                   bind_names_udf_aggregate(binder, ast->function.name)))
             return true;
         for (size_t i = 0; i < ast->function.args.count; i++)
-            if (bind_item_has_over(ast->function.args.items[i], depth + 1))
+            if (bind_item_has_over(binder, ast->function.args.items[i], depth + 1))
                 return true;
         return false;
     case AST_EXPR_UNARY:
-        return bind_item_has_over(ast->unary.operand, depth + 1);
+        return bind_item_has_over(binder, ast->unary.operand, depth + 1);
     case AST_EXPR_BINARY:
-        return bind_item_has_over(ast->binary.left, depth + 1) ||
-               bind_item_has_over(ast->binary.right, depth + 1);
+        return bind_item_has_over(binder, ast->binary.left, depth + 1) ||
+               bind_item_has_over(binder, ast->binary.right, depth + 1);
     case AST_EXPR_CAST:
-        return bind_item_has_over(ast->cast.operand, depth + 1);
+        return bind_item_has_over(binder, ast->cast.operand, depth + 1);
     case AST_EXPR_CASE:
-        if (bind_item_has_over(ast->case_expr.operand, depth + 1) ||
-            bind_item_has_over(ast->case_expr.else_result, depth + 1))
+        if (bind_item_has_over(binder, ast->case_expr.operand, depth + 1) ||
+            bind_item_has_over(binder, ast->case_expr.else_result, depth + 1))
             return true;
         for (size_t i = 0; i < ast->case_expr.conditions.count; i++)
-            if (bind_item_has_over(ast->case_expr.conditions.items[i], depth + 1) ||
-                bind_item_has_over(ast->case_expr.results.items[i], depth + 1))
+            if (bind_item_has_over(binder, ast->case_expr.conditions.items[i], depth + 1) ||
+                bind_item_has_over(binder, ast->case_expr.results.items[i], depth + 1))
                 return true;
         return false;
     case AST_EXPR_IS_NULL:
-        return bind_item_has_over(ast->is_null.operand, depth + 1);
+        return bind_item_has_over(binder, ast->is_null.operand, depth + 1);
     default:
         return false;
     }
 }
 
-bool bind_query_has_over_aggregate(const AstQuery *query)
+bool bind_query_has_over_aggregate(Binder *binder, const AstQuery *query)
 {
     for (size_t i = 0; i < query->select.items.count; i++) {
         const AstSelectItem *item = query->select.items.items[i];
-        if (bind_item_has_over(item->expr, 0))
+        if (bind_item_has_over(binder, item->expr, 0))
             return true;
     }
     return false;
@@ -250,6 +251,7 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
         window->aggregate.over_arguments[i] = call->argument;
         window->aggregate.over_separators[i] = call->separator;
         plan_call->has_separator = call->separator != NULL;
+        plan_call->udf = call->udf;
     }
     *node = window;
     return JOINERY_OK;

@@ -100,8 +100,12 @@ bool bind_is_udf_aggregate_call(Binder *binder, const AstExpr *ast)
 {
     if (!ast || ast->kind != AST_EXPR_FUNCTION || ast->function.over)
         return false;
-    const CatalogFunction *definition =
-        catalog_find_function(binder->context->catalog, ast->function.name);
+    return bind_names_udf_aggregate(binder, ast->function.name);
+}
+
+bool bind_names_udf_aggregate(Binder *binder, const char *name)
+{
+    const CatalogFunction *definition = catalog_find_function(binder->context->catalog, name);
     if (!definition)
         return false;
     const UdfFunction *function = NULL;

@@ -159,7 +159,7 @@ bool plan_aggregate_is_append_only(PlanAggregateKind kind)
 }
 
 int plan_aggregate_check_user_defined(PlannerContext *context, const PlanNode *node,
-                                      const char *merging, bool input_is_update)
+                                      const char *merging, const char *retracting)
 {
     for (uint32_t c = 0; c < node->aggregate.call_count; c++) {
         const struct UdfFunction *udf = node->aggregate.calls[c].udf;
@@ -170,12 +170,11 @@ int plan_aggregate_check_user_defined(PlannerContext *context, const PlanNode *n
                               "Function '%s' does not implement at least one method named "
                               "'merge' (its descriptor's merge is NULL), which %s requires",
                               udf->name, merging);
-        if (input_is_update && !udf->descriptor->retract)
+        if (retracting && !udf->descriptor->retract)
             return diag_error(context->diag, JOINERY_ERROR_VALIDATE,
                               "Function '%s' does not implement at least one method named "
-                              "'retract' (its descriptor's retract is NULL), which a %s over an "
-                              "updating input requires",
-                              udf->name, plan_kind_name(node->kind));
+                              "'retract' (its descriptor's retract is NULL), which %s requires",
+                              udf->name, retracting);
     }
     return JOINERY_OK;
 }

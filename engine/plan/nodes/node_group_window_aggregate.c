@@ -113,7 +113,8 @@ static int derive_group_window_aggregate(PlannerContext *context, PlanNode *node
         window == WINDOW_HOP       ? "a HOP group window aggregate"
         : window == WINDOW_SESSION ? "a SESSION group window aggregate"
                                    : NULL,
-        input->changelog_mode != CHANGELOG_INSERT);
+        input->changelog_mode != CHANGELOG_INSERT ? "a GroupWindowAggregate over an updating input"
+                                                  : NULL);
     if (checked != JOINERY_OK)
         return checked;
     for (uint32_t c = 0; c < node->aggregate.call_count; c++) {

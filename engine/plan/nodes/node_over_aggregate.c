@@ -65,7 +65,7 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
     StrBuf *saved = context->out;
     context->out = out;
     const PlanAggregateCall *call = &node->aggregate.calls[i];
-    strbuf_printf(out, "%s(%s", plan_aggregate_name(call->kind), call->distinct ? "DISTINCT " : "");
+    strbuf_printf(out, "%s(%s", plan_aggregate_call_name(call), call->distinct ? "DISTINCT " : "");
     if (node->aggregate.over_arguments[i])
         explain_expr(context, node->aggregate.over_arguments[i], names);
     if (node->aggregate.over_separators[i]) {
@@ -288,9 +288,12 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
         rule_fields_add_expr(input_used, node->aggregate.over_order);
     else
         rule_fields_add(input_used, node->aggregate.time_field);
-    for (uint32_t i = 0; i < call_count; i++)
+    for (uint32_t i = 0; i < call_count; i++) {
         if (node->aggregate.over_arguments[i])
             rule_fields_add_expr(input_used, node->aggregate.over_arguments[i]);
+        if (node->aggregate.over_separators[i]) /* LISTAGG's, a user function's 2nd */
+            rule_fields_add_expr(input_used, node->aggregate.over_separators[i]);
+    }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < node->field_count; i++) {
         if (!rule_fields_has(used, i)) {
@@ -311,10 +314,11 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     int32_t *remap = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
     Expr **projects = arena_calloc(arena, kept + 1, sizeof(Expr *));
     Expr **arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    Expr **separators = arena_calloc(arena, call_count + 1, sizeof(Expr *));
     PlanField *fields = arena_calloc(arena, kept + 1, sizeof(PlanField));
     uint32_t *partition =
         arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
-    if (!remap || !projects || !arguments || !fields || !partition)
+    if (!remap || !projects || !arguments || !separators || !fields || !partition)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t f = 0; f < input_count; f++)
         remap[f] = input.mapping[f];
@@ -323,6 +327,10 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
         const Expr *argument = node->aggregate.over_arguments[i];
         arguments[i] = argument ? expr_remap_inputs(arena, argument, remap) : NULL;
         if (argument && !arguments[i])
+            return JOINERY_ERROR_NO_MEMORY;
+        const Expr *separator = node->aggregate.over_separators[i];
+        separators[i] = separator ? expr_remap_inputs(arena, separator, remap) : NULL;
+        if (separator && !separators[i])
             return JOINERY_ERROR_NO_MEMORY;
     }
     for (uint32_t i = 0; i < node->field_count; i++) {
@@ -358,6 +366,7 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     }
     copy->aggregate.over_projects = projects;
     copy->aggregate.over_arguments = arguments;
+    copy->aggregate.over_separators = separators;
     copy->fields = fields;
     copy->field_count = kept;
     result->node = copy;
@@ -392,6 +401,15 @@ static int derive_over_aggregate(PlannerContext *context, PlanNode *node)
                           "which is produced by node %s",
                           plan_kind_name(producer->kind));
     }
+    /* Flink retracts the rows leaving a bounded frame (joinery recomputes the frame, but
+       keeps Flink's contract) */
+    int checked = plan_aggregate_check_user_defined(
+        context, node, NULL,
+        node->aggregate.over_preceding < 0 ? NULL
+        : node->aggregate.over_rows        ? "a bounded OVER window (ROWS n PRECEDING)"
+                                           : "a bounded OVER window (RANGE n PRECEDING)");
+    if (checked != JOINERY_OK)
+        return checked;
     node->changelog_mode = CHANGELOG_INSERT;
     node->row_count = cost_node_rows(input);
     /* the TTL frees idle keys of UNBOUNDED and ROWS frames (Flink's cleanup timers); RANGE n

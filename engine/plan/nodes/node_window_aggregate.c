@@ -97,7 +97,7 @@ static int derive_window_aggregate(PlannerContext *context, PlanNode *node)
         : window == WINDOW_CUMULATE ? "a CUMULATE window aggregate"
         : window == WINDOW_SESSION  ? "a SESSION window aggregate"
                                     : NULL,
-        false);
+        NULL);
     if (checked != JOINERY_OK)
         return checked;
     if (input->changelog_mode != CHANGELOG_INSERT)

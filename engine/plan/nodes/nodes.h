@@ -223,12 +223,14 @@ const char *plan_aggregate_call_name(const PlanAggregateCall *call);
    run in two phases (its partial accumulators merge): COUNT(*), COUNT, SUM, AVG, and MIN
    / MAX over an insert-only input (input_is_update false); no DISTINCT. */
 bool plan_aggregate_can_merge(const PlanNode *node, bool input_is_update);
-/* node_aggregate.c: checks the user-defined aggregate calls of `node` (a window
+/* node_aggregate.c: checks the user-defined aggregate calls of `node` (a window or OVER
    aggregate): each needs merge when `merging` names why (Flink's: "a SESSION window
    aggregate"; NULL: not needed) and retract over an updating input; an error naming the
-   function (Flink's "does not implement at least one method named ..."), else JOINERY_OK. */
+   function (Flink's "does not implement at least one method named ..."), else JOINERY_OK.
+   Each needs retract when `retracting` names why ("a bounded OVER window"; NULL: not
+   needed). */
 int plan_aggregate_check_user_defined(PlannerContext *context, const PlanNode *node,
-                                      const char *merging, bool input_is_update);
+                                      const char *merging, const char *retracting);
 /* node_local_group_aggregate.c: Flink's name of call `call`'s accumulator fields, from
    field index *index on ("count$0", "(sum$1, count$2)"; the index moves past them), into
    `out`; retract: the input carries retractions (SUM then has a count as well). */
