@@ -579,8 +579,7 @@ static int bind_aggregate_result_type(Binder *binder, const AstExpr *ast, PlanAg
  * without aggregates; a nullable one becomes condition IS TRUE (Calcite's
  * conversion, so the aggregate reads a NOT NULL BOOLEAN field).
  */
-static int bind_aggregate_filter(Binder *binder, const Scope *scope, const AstExpr *ast,
-                                 Expr **result)
+int bind_aggregate_filter(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result)
 {
     if (bind_contains_aggregate(binder, ast))
         return bind_error(binder, JOINERY_ERROR_VALIDATE, ast->position,

@@ -152,6 +152,9 @@ bool bind_is_udf_aggregate_call(Binder *binder, const AstExpr *ast);
 /* bind_udf.c: true when `name` is a loaded user-defined aggregate function (with or without
    OVER). */
 bool bind_names_udf_aggregate(Binder *binder, const char *name);
+/* bind_expr.c: the condition of agg(...) FILTER (WHERE condition) over `scope`: a BOOLEAN
+   without aggregates, a nullable one as condition IS TRUE. */
+int bind_aggregate_filter(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);
 
 /* Binds an expression over `scope` (aggregate mode when binder->aggregate). */
 int bind_expr(Binder *binder, const Scope *scope, const AstExpr *ast, Expr **result);

@@ -120,15 +120,12 @@ int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *a
                             const UdfFunction *function, Expr **result)
 {
     AggregateBinding *aggregate = binder->aggregate;
-    if (ast->function.distinct)
+    /* DISTINCT keeps counts of one argument's values (NULL not among them) */
+    if (ast->function.distinct &&
+        (function->argument_count != 1 || function->descriptor->called_on_null_input))
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
-                          "DISTINCT in a call of the user-defined aggregate function '%s' is not "
-                          "supported yet",
-                          function->name);
-    if (ast->function.filter)
-        return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->function.filter->position,
-                          "FILTER in a call of the user-defined aggregate function '%s' is not "
-                          "supported yet",
+                          "DISTINCT in a call of the user-defined aggregate function '%s' is "
+                          "supported only with one argument, not called on NULL input, yet",
                           function->name);
     uint32_t count = (uint32_t)ast->function.args.count;
     if (function->argument_count < 1 || function->argument_count > 2)
@@ -157,11 +154,19 @@ int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *a
     int status = bind_udf_arguments(binder, function, args, count, ast->position);
     if (status != JOINERY_OK)
         return status;
+    Expr *filter = NULL;
+    if (ast->function.filter) {
+        status = bind_aggregate_filter(binder, scope, ast->function.filter, &filter);
+        if (status != JOINERY_OK)
+            return status;
+    }
     aggregate->udf = function;
-    aggregate->filter = NULL;
-    status = bind_aggregate_add(
-        binder, PLAN_AGGREGATE_USER_DEFINED, false, args[0], args[1], function->result_types[0],
-        arena_strndup(binder->arena, ast->source_text, ast->source_length), result);
+    aggregate->filter = filter;
+    status = bind_aggregate_add(binder, PLAN_AGGREGATE_USER_DEFINED, ast->function.distinct,
+                                args[0], args[1], function->result_types[0],
+                                arena_strndup(binder->arena, ast->source_text, ast->source_length),
+                                result);
     aggregate->udf = NULL;
+    aggregate->filter = NULL;
     return status;
 }

@@ -2,8 +2,9 @@
 -- JOINERY_UDF_AGGREGATE, Flink's AggregateFunction: init / accumulate / retract /
 -- get_value over an accumulator of fixed size kept in the GroupAggregate's state): an
 -- append-only input, an updating one (a debezium changelog: retract gives exact results),
--- mini-batch (two phases with merge, one without), NULL arguments, EXPLAIN, an error the function returns, and the
--- refusals: no retract over an updating input, DISTINCT, FILTER, a bad descriptor. The functions are tests/udf/test_udfs.c.
+-- mini-batch (two phases with merge, one without), NULL arguments, EXPLAIN, an error the
+-- function returns, and the refusals: no retract over an updating input, a bad
+-- descriptor. The functions are tests/udf/test_udfs.c.
 CREATE FUNCTION weighted_avg AS 'weighted_avg' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE FUNCTION product_append AS 'product_append' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 CREATE TEMPORARY FUNCTION count_nulls AS 'count_nulls' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
@@ -61,12 +62,10 @@ SELECT k, weighted_avg(v, w - 3) AS wavg FROM t GROUP BY k;
 
 -- inside an expression of a global aggregate: 14 + 1 once all rows are in
 SELECT weighted_avg(v, w) + 1 AS x, COUNT(*) AS n FROM t;
--- refused: no retract over an updating input; DISTINCT; FILTER (window aggregates:
--- udf_aggregate_window.sql, OVER: udf_aggregate_over.sql);
+-- refused: no retract over an updating input (window aggregates: udf_aggregate_window.sql,
+-- OVER: udf_aggregate_over.sql, DISTINCT and FILTER: udf_aggregate_distinct.sql);
 -- an aggregate in WHERE; a descriptor without get_value (at CREATE FUNCTION, above)
 SELECT k, product_append(v) AS p FROM scores GROUP BY k;
-SELECT k, weighted_avg(DISTINCT v, w) FROM t GROUP BY k;
-SELECT k, weighted_avg(v, w) FILTER (WHERE w > 1) FROM t GROUP BY k;
 SELECT product_append(v) FROM t WHERE product_append(v) IS NULL;
 -- the distinct split (partial / final aggregates) is not built for it
 SET 'table.optimizer.distinct-agg.split.enabled' = 'true';

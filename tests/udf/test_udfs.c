@@ -37,6 +37,8 @@
  *                                        a negative weight is an error
  *   product_append(BIGINT) -> STRING     aggregate without retract ('n values, product p')
  *   count_nulls(BIGINT) -> BIGINT        aggregate called on NULL input: counts NULLs
+ *   long_sum(BIGINT) -> BIGINT           aggregate: SUM, with retract and merge (NULL over
+ *                                        no value)
  *   aggregate_no_value                   a malformed aggregate descriptor (no get_value)
  */
 #include <stdint.h>
@@ -52,7 +54,7 @@
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
     scale, split_words, repeat_row, bad_abi, bad_type, no_entry, async_rows, counted_rows,
     async_no_open, scalar_with_open, async_rows_no_fd, weighted_avg, product_append, count_nulls,
-    aggregate_no_value;
+    long_sum, aggregate_no_value;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -796,6 +798,70 @@ const JoineryUdfDescriptor count_nulls = {
     .accumulate = count_nulls_accumulate,
     .retract = count_nulls_retract,
     .get_value = count_nulls_value,
+};
+
+/* long_sum(x BIGINT) -> BIGINT: SUM of the non-NULL values (NULL over none), with retract and
+   merge; the accumulator's zeroed bytes are the empty sum. */
+typedef struct LongSumAccumulator {
+    int64_t sum;
+    int64_t values;
+} LongSumAccumulator;
+
+static int long_sum_apply(JoineryUdfContext *context, void *accumulator,
+                          const JoineryUdfValue *arguments, int sign)
+{
+    (void)context;
+    LongSumAccumulator *acc = accumulator;
+    acc->sum += sign * arguments[0].i;
+    acc->values += sign;
+    return JOINERY_UDF_OK;
+}
+
+static int long_sum_accumulate(JoineryUdfContext *context, void *accumulator,
+                               const JoineryUdfValue *arguments)
+{
+    return long_sum_apply(context, accumulator, arguments, 1);
+}
+
+static int long_sum_retract(JoineryUdfContext *context, void *accumulator,
+                            const JoineryUdfValue *arguments)
+{
+    return long_sum_apply(context, accumulator, arguments, -1);
+}
+
+static int long_sum_merge(JoineryUdfContext *context, void *accumulator, const void *other)
+{
+    (void)context;
+    LongSumAccumulator *acc = accumulator;
+    const LongSumAccumulator *from = other;
+    acc->sum += from->sum;
+    acc->values += from->values;
+    return JOINERY_UDF_OK;
+}
+
+static int long_sum_value(JoineryUdfContext *context, const void *accumulator,
+                          JoineryUdfValue *result)
+{
+    (void)context;
+    const LongSumAccumulator *acc = accumulator;
+    result->is_null = acc->values == 0;
+    result->i = acc->sum;
+    return JOINERY_UDF_OK;
+}
+
+const JoineryUdfDescriptor long_sum = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 1,
+    .argument_types = ONE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .accumulator_size = sizeof(LongSumAccumulator),
+    .init = count_nulls_init,
+    .accumulate = long_sum_accumulate,
+    .retract = long_sum_retract,
+    .merge = long_sum_merge,
+    .get_value = long_sum_value,
 };
 
 /* A bad aggregate descriptor: no get_value. */

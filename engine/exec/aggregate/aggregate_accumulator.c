@@ -192,8 +192,14 @@ void aggregate_accumulator_reset_call(AggregateAccumulator *accumulator, uint32_
 int aggregate_accumulator_add_value(AggregateAccumulator *accumulator, uint32_t call, Value value)
 {
     const AggregateCall *aggregate = &accumulator->calls[call];
+    if (aggregate->kind == AGGREGATE_USER_DEFINED) {
+        accumulator_udf_begin(accumulator);
+        return user_defined_aggregate_add_value(
+            &accumulator->user_defined[call], value, &accumulator->values[call],
+            &accumulator->counts[call], &accumulator->arena, &accumulator->diag);
+    }
     if (aggregate_function_is_append_only(aggregate->kind) ||
-        collection_aggregate_is(aggregate->kind) || aggregate->kind == AGGREGATE_USER_DEFINED)
+        collection_aggregate_is(aggregate->kind))
         return JOINERY_ERROR_UNSUPPORTED;
     return aggregate_function_add(aggregate, accumulator->value_types[call], value,
                                   &accumulator->values[call], &accumulator->counts[call]);

@@ -97,8 +97,9 @@ int aggregate_accumulator_merge_except(AggregateAccumulator *accumulator, const 
 void aggregate_accumulator_reset_call(AggregateAccumulator *accumulator, uint32_t call);
 /*
  * Adds the non-NULL `value` to call `call` of the working copy (a DISTINCT
- * call rebuilt from its values): COUNT, SUM, AVG, MIN, MAX. JOINERY_OK,
- * JOINERY_ERROR_RUNTIME on a DECIMAL overflow, JOINERY_ERROR_UNSUPPORTED
+ * call rebuilt from its values): COUNT, SUM, AVG, MIN, MAX, a one-argument
+ * user-defined function (accumulate). JOINERY_OK, JOINERY_ERROR_RUNTIME on a
+ * DECIMAL overflow or the function's error, JOINERY_ERROR_UNSUPPORTED
  * for LISTAGG / FIRST_VALUE / LAST_VALUE / COLLECT / ARRAY_AGG. The value
  * must stay alive until the next encode (strings are not copied).
  */

@@ -50,24 +50,42 @@ static int user_defined_aggregate_load(UserDefinedAggregate *aggregate, Value *c
     return status;
 }
 
+/* accumulate (or retract) `arguments` (the function's argument_count of them). */
+static int user_defined_aggregate_call(UserDefinedAggregate *aggregate, const Value *arguments,
+                                       bool accumulate, Value *current, int64_t *count,
+                                       Arena *arena, Diag *diag)
+{
+    int status = user_defined_aggregate_load(aggregate, current, arena, diag);
+    if (status != JOINERY_OK)
+        return status;
+    status = udf_aggregate_apply(aggregate->call->udf, aggregate->working, arguments, !accumulate,
+                                 arena, diag);
+    if (status != JOINERY_OK)
+        return status;
+    *count += accumulate ? 1 : -1;
+    return JOINERY_OK;
+}
+
 int user_defined_aggregate_apply(UserDefinedAggregate *aggregate, const Row *input, bool accumulate,
                                  Value *current, int64_t *count, Arena *arena, Diag *diag)
 {
     const AggregateCall *call = aggregate->call;
-    int status = user_defined_aggregate_load(aggregate, current, arena, diag);
-    if (status != JOINERY_OK)
-        return status;
     Value arguments[2];
     arguments[0] = value_from_row(input, call->argument, call->argument_type);
     arguments[1] = call->has_separator
                        ? value_from_row(input, call->separator, call->separator_type)
                        : value_null();
-    status =
-        udf_aggregate_apply(call->udf, aggregate->working, arguments, !accumulate, arena, diag);
-    if (status != JOINERY_OK)
-        return status;
-    *count += accumulate ? 1 : -1;
-    return JOINERY_OK;
+    return user_defined_aggregate_call(aggregate, arguments, accumulate, current, count, arena,
+                                       diag);
+}
+
+int user_defined_aggregate_add_value(UserDefinedAggregate *aggregate, Value value, Value *current,
+                                     int64_t *count, Arena *arena, Diag *diag)
+{
+    if (aggregate->call->udf->argument_count != 1)
+        return diag_error(diag, JOINERY_ERROR_UNSUPPORTED,
+                          "aggregate: a DISTINCT user-defined call takes one argument");
+    return user_defined_aggregate_call(aggregate, &value, true, current, count, arena, diag);
 }
 
 int user_defined_aggregate_merge(UserDefinedAggregate *aggregate, Value other, int64_t other_count,

@@ -53,6 +53,14 @@ void user_defined_aggregate_free(UserDefinedAggregate *aggregate);
 int user_defined_aggregate_apply(UserDefinedAggregate *aggregate, const Row *input, bool accumulate,
                                  Value *current, int64_t *count, Arena *arena, Diag *diag);
 /*
+ * Accumulates the one argument `value` (a one-argument call's DISTINCT value,
+ * rebuilding a merged window's accumulator from its distinct values).
+ * JOINERY_OK, JOINERY_ERROR_UNSUPPORTED for a function of more arguments, or
+ * the function's error (diag set).
+ */
+int user_defined_aggregate_add_value(UserDefinedAggregate *aggregate, Value value, Value *current,
+                                     int64_t *count, Arena *arena, Diag *diag);
+/*
  * Folds the stored accumulator (other, other_count) of the same call into
  * (*current, *count) through the function's merge (a NULL other adds
  * nothing). JOINERY_OK, JOINERY_ERROR_UNSUPPORTED without merge, or the

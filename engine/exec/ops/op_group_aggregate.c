@@ -345,7 +345,7 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
     const AggregateCall *call = &slot->call;
     if (call->kind == AGGREGATE_COUNT_STAR || aggregate_call_skips_row(call, input))
         return JOINERY_OK; /* COUNT(*): the result is row_count */
-    if (call->kind == AGGREGATE_USER_DEFINED)
+    if (call->kind == AGGREGATE_USER_DEFINED && !call->distinct)
         return aggregate_apply_user_defined(agg, i, input, accumulate);
     Value value = value_from_row(input, call->argument, call->argument_type);
     if (value.is_null && !collection_aggregate_takes_nulls(call))
@@ -363,6 +363,8 @@ static int aggregate_apply_call(GroupAggregateOperator *agg, uint32_t i, const R
             return JOINERY_OK; /* the set of distinct values did not change */
     }
 
+    if (call->kind == AGGREGATE_USER_DEFINED) /* DISTINCT: a value entered or left the set */
+        return aggregate_apply_user_defined(agg, i, input, accumulate);
     if (slot->keeps_value_list)
         return aggregate_apply_listed(agg, i, input, group_key, accumulate, value);
     Value *current = &agg->values[i];
@@ -864,6 +866,7 @@ static int aggregate_check_call(const GroupAggregateSpec *spec, uint32_t i, Aggr
                               "Function '%s' does not implement at least one method named "
                               "'retract', which an aggregate over an updating input requires",
                               udf->name);
+        slot->keeps_value_counts = call->distinct; /* one argument, NULLs skipped */
         return JOINERY_OK;
     }
     int status = aggregate_function_check(call, spec->input_field_count, &slot->value_type, diag);
