@@ -96,14 +96,18 @@
  * planning); get_value(context, acc, result) gives the group's result
  * after each change (a STRING result points at static memory, into the
  * accumulator or at context->allocate). Unless called_on_null_input is set,
- * a row with a NULL argument is neither accumulated nor retracted. `merge`
- * (two accumulators of one group) is declared for the two-phase aggregation
- * joinery does not build yet: it is not called, and an aggregate with a
- * user-defined function always runs in one phase. Any entry point returns
- * JOINERY_UDF_ERROR after set_error to fail the job (the message names the
- * function and the row's arguments). Not supported yet (refused at
- * planning): window, OVER and group-window aggregates, DISTINCT and FILTER
- * on such a call, a call without GROUP BY that is not a SELECT item itself.
+ * a row with a NULL argument is neither accumulated nor retracted.
+ * merge(context, acc, other) folds the accumulator `other` (left unchanged)
+ * into acc: when SESSION windows merge and in the global phase of a two-phase
+ * aggregation (a function without merge keeps one phase and is refused in
+ * HOP, CUMULATE and SESSION windows); a function without retract is refused
+ * over updating inputs and in bounded OVER frames (ROWS / RANGE n
+ * PRECEDING). The same calls run in group, window, group-window and OVER
+ * aggregates, with FILTER and (one argument, not called on NULL input)
+ * DISTINCT. Any entry point returns JOINERY_UDF_ERROR after set_error to fail
+ * the job (the message names the function and the row's arguments). Not
+ * supported yet (refused at planning): more than two arguments, DISTINCT
+ * over two, a call without GROUP BY that is not a SELECT item itself.
  */
 #ifndef JOINERY_UDF_H
 #define JOINERY_UDF_H
@@ -204,7 +208,7 @@ typedef struct JoineryUdfDescriptor {
     int (*retract)(JoineryUdfContext *context, void *accumulator,
                    const JoineryUdfValue *arguments); /* NULL: append-only inputs only */
     int (*merge)(JoineryUdfContext *context, void *accumulator,
-                 const void *other); /* NULL: none (joinery does not call it yet) */
+                 const void *other); /* NULL: none (one phase, no HOP / CUMULATE / SESSION) */
     int (*get_value)(JoineryUdfContext *context, const void *accumulator, JoineryUdfValue *result);
 } JoineryUdfDescriptor;
 
