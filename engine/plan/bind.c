@@ -1557,7 +1557,7 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
         for (uint32_t i = 0; i < aggregate.call_count; i++)
             argument_count += (aggregate.calls[i].argument ? 1 : 0) +
                               (aggregate.calls[i].separator ? 1 : 0) +
-                              (aggregate.calls[i].filter ? 1 : 0);
+                              (aggregate.calls[i].filter ? 1 : 0) + aggregate.calls[i].more_count;
         uint32_t pre_count = group_count + argument_count;
         Expr **pre_exprs = arena_calloc(binder->arena, pre_count + 1, sizeof(Expr *));
         const char **pre_names = arena_calloc(binder->arena, pre_count + 1, sizeof(char *));
@@ -1617,6 +1617,24 @@ static int bind_select(Binder *binder, const AstQuery *query, BoundOrder *order,
                                               : arena_printf(binder->arena, "$f%u", argument);
                     plan_call->separator = argument++;
                 }
+            }
+            /* a user-defined aggregate's 3rd argument on: fields after its second */
+            plan_call->more_argument_count = call->more_count;
+            for (uint32_t m = 0; m < call->more_count; m++) {
+                const Expr *more = call->more[m];
+                uint32_t existing = argument;
+                for (uint32_t j = group_count; j < argument; j++)
+                    if (expr_equals(pre_exprs[j], more))
+                        existing = j;
+                if (existing < argument) {
+                    plan_call->more_arguments[m] = existing;
+                    continue;
+                }
+                pre_exprs[argument] = (Expr *)more;
+                pre_names[argument] = more->kind == EXPR_INPUT_REF
+                                          ? scope.columns[more->input_index].name
+                                          : arena_printf(binder->arena, "$f%u", argument);
+                plan_call->more_arguments[m] = argument++;
             }
             if (call->filter) {
                 /* FILTER (WHERE c): a BOOLEAN field after the call's arguments, shared by

@@ -693,7 +693,13 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
             ((!call->separator && !separator) ||
              (call->separator && separator && expr_equals(call->separator, separator))) &&
             ((!call->argument && !argument) ||
-             (call->argument && argument && expr_equals(call->argument, argument)))) {
+             (call->argument && argument && expr_equals(call->argument, argument))) &&
+            call->more_count == aggregate->more_count) {
+            bool same = true;
+            for (uint32_t m = 0; same && m < call->more_count; m++)
+                same = expr_equals(call->more[m], aggregate->more[m]);
+            if (!same)
+                continue;
             index = i;
             break;
         }
@@ -716,6 +722,8 @@ int bind_aggregate_add(Binder *binder, PlanAggregateKind kind, bool distinct, Ex
         call->separator = separator;
         call->filter = aggregate->filter;
         call->udf = aggregate->udf;
+        call->more = aggregate->more;
+        call->more_count = aggregate->more_count;
         call->result_type = result_type;
         call->name = name;
     }

@@ -34,6 +34,8 @@ typedef struct BoundAggregate {
     char *name;
     bool argument_last;            /* a reduction's new argument: placed after the query's own */
     const struct UdfFunction *udf; /* PLAN_AGGREGATE_USER_DEFINED (separator: its 2nd argument) */
+    Expr **more;                   /* its 3rd argument on (more_count; arena) */
+    uint32_t more_count;
 } BoundAggregate;
 
 /* Set while binding the expressions of a grouped query. */
@@ -46,6 +48,8 @@ typedef struct AggregateBinding {
     bool group_window_properties; /* an auxiliary group window function was bound */
     Expr *filter; /* the FILTER of the call being bound, given to bind_aggregate_add */
     const struct UdfFunction *udf; /* the user-defined aggregate being bound, likewise */
+    Expr **more;                   /* and its 3rd argument on (more_count of them) */
+    uint32_t more_count;
 } AggregateBinding;
 
 /*

@@ -23,6 +23,7 @@
 #include "engine/plan/interval_bounds.h"
 #include "engine/plan/nodes/nodes.h"
 #include "engine/sql/ast_depth.h"
+#include "engine/udf/udf.h"
 
 static bool bind_item_has_over(Binder *binder, const AstExpr *ast, int depth)
 {
@@ -244,6 +245,11 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
     for (uint32_t i = 0; i < call_count; i++) {
         const BoundAggregate *call = &over->calls.calls[i];
         PlanAggregateCall *plan_call = &window->aggregate.calls[i];
+        if (call->more_count)
+            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, (SourcePosition){0},
+                              "The user-defined aggregate function '%s' of more than two "
+                              "arguments is not supported in OVER aggregates yet",
+                              call->udf ? call->udf->name : "?");
         plan_call->kind = call->kind;
         plan_call->distinct = call->distinct;
         plan_call->result_type = call->result_type;

@@ -128,13 +128,13 @@ int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *a
                           "supported only with one argument, not called on NULL input, yet",
                           function->name);
     uint32_t count = (uint32_t)ast->function.args.count;
-    if (function->argument_count < 1 || function->argument_count > 2)
+    if (function->argument_count < 1 || function->argument_count > PLAN_AGGREGATE_MAX_ARGUMENTS)
         return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, ast->position,
-                          "User-defined aggregate function '%s' takes %u arguments: only 1 or 2 "
-                          "are supported yet",
-                          function->name, function->argument_count);
-    Expr *args[3] = {NULL, NULL, NULL};
-    for (uint32_t i = 0; i < count && i < 2; i++) {
+                          "User-defined aggregate function '%s' takes %u arguments: 1 to %d "
+                          "are supported",
+                          function->name, function->argument_count, PLAN_AGGREGATE_MAX_ARGUMENTS);
+    Expr *args[PLAN_AGGREGATE_MAX_ARGUMENTS + 1] = {NULL};
+    for (uint32_t i = 0; i < count && i < PLAN_AGGREGATE_MAX_ARGUMENTS; i++) {
         const AstExpr *arg = ast->function.args.items[i];
         if (arg->kind == AST_EXPR_STAR)
             return bind_error(binder, JOINERY_ERROR_VALIDATE, arg->position,
@@ -162,11 +162,22 @@ int bind_udf_aggregate_call(Binder *binder, const Scope *scope, const AstExpr *a
     }
     aggregate->udf = function;
     aggregate->filter = filter;
+    /* the 3rd argument on (the plan's more_arguments) */
+    aggregate->more_count = count > 2 ? count - 2 : 0;
+    aggregate->more = NULL;
+    if (aggregate->more_count) {
+        aggregate->more = arena_calloc(binder->arena, aggregate->more_count, sizeof(Expr *));
+        if (!aggregate->more)
+            return bind_error(binder, JOINERY_ERROR_NO_MEMORY, ast->position, "out of memory");
+        memcpy(aggregate->more, args + 2, aggregate->more_count * sizeof(Expr *));
+    }
     status = bind_aggregate_add(binder, PLAN_AGGREGATE_USER_DEFINED, ast->function.distinct,
                                 args[0], args[1], function->result_types[0],
                                 arena_strndup(binder->arena, ast->source_text, ast->source_length),
                                 result);
     aggregate->udf = NULL;
     aggregate->filter = NULL;
+    aggregate->more = NULL;
+    aggregate->more_count = 0;
     return status;
 }

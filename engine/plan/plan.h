@@ -151,6 +151,10 @@ typedef enum PlanAggregateKind {
 
 enum { PLAN_PARTIAL_FINAL_NONE, PLAN_PARTIAL_FINAL_PARTIAL, PLAN_PARTIAL_FINAL_FINAL };
 
+/* The arguments of a user-defined aggregate call at most: joinery_udf.h's limit (udf.c
+   loads no function of more); the third on are a call's more_arguments. */
+enum { PLAN_AGGREGATE_MAX_ARGUMENTS = 64, PLAN_AGGREGATE_MORE_ARGUMENTS = 62 };
+
 typedef struct PlanAggregateCall {
     PlanAggregateKind kind;
     uint32_t argument; /* input field; unused for COUNT(*) */
@@ -164,8 +168,11 @@ typedef struct PlanAggregateCall {
     bool has_filter;
     uint32_t filter;
     /* PLAN_AGGREGATE_USER_DEFINED: the function (engine/udf/udf.h); its first argument is
-       `argument`, a second one (its only other) `separator` (has_separator) */
+       `argument`, a second one `separator` (has_separator), the others input fields
+       more_arguments[0 .. more_argument_count) */
     const struct UdfFunction *udf;
+    uint32_t more_argument_count;
+    uint32_t more_arguments[PLAN_AGGREGATE_MORE_ARGUMENTS];
 } PlanAggregateCall;
 
 /* Changelog mode bits: which row kinds a node may produce. */

@@ -39,6 +39,8 @@
  *   count_nulls(BIGINT) -> BIGINT        aggregate called on NULL input: counts NULLs
  *   long_sum(BIGINT) -> BIGINT           aggregate: SUM, with retract and merge (NULL over
  *                                        no value)
+ *   product_sum(BIGINT, BIGINT, BIGINT) -> BIGINT  aggregate of three arguments: SUM(a * b *
+ *                                        c), with retract and merge
  *   aggregate_no_value                   a malformed aggregate descriptor (no get_value)
  */
 #include <stdint.h>
@@ -54,7 +56,7 @@
 extern const JoineryUdfDescriptor plus_one, str_len, greet, null_label, fail_negative, bad_int,
     scale, split_words, repeat_row, bad_abi, bad_type, no_entry, async_rows, counted_rows,
     async_no_open, scalar_with_open, async_rows_no_fd, weighted_avg, product_append, count_nulls,
-    long_sum, aggregate_no_value;
+    long_sum, product_sum, aggregate_no_value;
 
 static const JoineryUdfType ONE_BIGINT[] = {JOINERY_UDF_BIGINT};
 static const JoineryUdfType ONE_INT[] = {JOINERY_UDF_INT};
@@ -860,6 +862,48 @@ const JoineryUdfDescriptor long_sum = {
     .init = count_nulls_init,
     .accumulate = long_sum_accumulate,
     .retract = long_sum_retract,
+    .merge = long_sum_merge,
+    .get_value = long_sum_value,
+};
+
+/* product_sum(a BIGINT, b BIGINT, c BIGINT) -> BIGINT: SUM(a * b * c) (NULL over no row),
+   with retract and merge; its accumulator is long_sum's. */
+static const JoineryUdfType THREE_BIGINT[] = {JOINERY_UDF_BIGINT, JOINERY_UDF_BIGINT,
+                                              JOINERY_UDF_BIGINT};
+
+static int product_sum_apply(JoineryUdfContext *context, void *accumulator,
+                             const JoineryUdfValue *arguments, int sign)
+{
+    (void)context;
+    LongSumAccumulator *acc = accumulator;
+    acc->sum += sign * arguments[0].i * arguments[1].i * arguments[2].i;
+    acc->values += sign;
+    return JOINERY_UDF_OK;
+}
+
+static int product_sum_accumulate(JoineryUdfContext *context, void *accumulator,
+                                  const JoineryUdfValue *arguments)
+{
+    return product_sum_apply(context, accumulator, arguments, 1);
+}
+
+static int product_sum_retract(JoineryUdfContext *context, void *accumulator,
+                               const JoineryUdfValue *arguments)
+{
+    return product_sum_apply(context, accumulator, arguments, -1);
+}
+
+const JoineryUdfDescriptor product_sum = {
+    .abi_version = JOINERY_UDF_ABI_VERSION,
+    .kind = JOINERY_UDF_AGGREGATE,
+    .argument_count = 3,
+    .argument_types = THREE_BIGINT,
+    .result_count = 1,
+    .result_types = ONE_BIGINT,
+    .accumulator_size = sizeof(LongSumAccumulator),
+    .init = count_nulls_init,
+    .accumulate = product_sum_accumulate,
+    .retract = product_sum_retract,
     .merge = long_sum_merge,
     .get_value = long_sum_value,
 };

@@ -64,6 +64,10 @@ typedef struct AggregateCall {
        function's accumulator bytes (VARBINARY) */
     const struct UdfFunction *udf;
     DataType separator_type;
+    /* and its 3rd argument on: input fields more_arguments[i] of more_types[i] (borrowed) */
+    uint32_t more_argument_count;
+    const uint32_t *more_arguments;
+    const DataType *more_types;
 } AggregateCall;
 
 /* True when `call` has a FILTER and `input` does not pass it (its field is FALSE or NULL). */

@@ -16,8 +16,13 @@ int user_defined_aggregate_init(UserDefinedAggregate *aggregate, const Aggregate
     const UdfFunction *udf = call->udf;
     if (call->kind != AGGREGATE_USER_DEFINED || !udf || !udf->aggregate ||
         call->argument >= input_field_count ||
-        (call->has_separator && call->separator >= input_field_count))
+        (call->has_separator && call->separator >= input_field_count) ||
+        call->more_argument_count > USER_DEFINED_AGGREGATE_MORE_ARGUMENTS ||
+        (call->more_argument_count && (!call->more_arguments || !call->more_types)))
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: bad user-defined call");
+    for (uint32_t m = 0; m < call->more_argument_count; m++)
+        if (call->more_arguments[m] >= input_field_count)
+            return diag_error(diag, JOINERY_ERROR_VALIDATE, "aggregate: bad user-defined call");
     aggregate->size = udf->descriptor->accumulator_size;
     *value_type = type_make_binary(TYPE_VARBINARY, (int32_t)aggregate->size, true);
     aggregate->working = calloc(1, aggregate->size);
@@ -70,11 +75,15 @@ int user_defined_aggregate_apply(UserDefinedAggregate *aggregate, const Row *inp
                                  Value *current, int64_t *count, Arena *arena, Diag *diag)
 {
     const AggregateCall *call = aggregate->call;
-    Value arguments[2];
+    Value arguments[2 + USER_DEFINED_AGGREGATE_MORE_ARGUMENTS];
     arguments[0] = value_from_row(input, call->argument, call->argument_type);
     arguments[1] = call->has_separator
                        ? value_from_row(input, call->separator, call->separator_type)
                        : value_null();
+    for (uint32_t m = 0; m < call->more_argument_count; m++)
+        arguments[2 + m] = value_from_row(input, call->more_arguments[m], call->more_types[m]);
+    for (uint32_t a = 2 + call->more_argument_count; a < call->udf->argument_count; a++)
+        arguments[a] = value_null(); /* none read (the global phase applies no row) */
     return user_defined_aggregate_call(aggregate, arguments, accumulate, current, count, arena,
                                        diag);
 }

@@ -26,6 +26,9 @@
 #include "engine/base/value.h"
 #include "engine/exec/aggregate/aggregate_function.h"
 
+/* A call's arguments after its first two at most (joinery_udf.h's 64 in all). */
+enum { USER_DEFINED_AGGREGATE_MORE_ARGUMENTS = 62 };
+
 typedef struct UserDefinedAggregate {
     const AggregateCall *call; /* borrowed; kind AGGREGATE_USER_DEFINED */
     uint32_t size;             /* the function's accumulator_size */

@@ -26,7 +26,8 @@ Operator *build_global_group_aggregate(BuildContext *context, const PlanNode *no
     for (uint32_t i = 0; i < node->aggregate.call_count; i++) {
         calls[i].argument = key_count + 1 + 2 * i;
         calls[i].has_separator = false;
-        calls[i].has_filter = false; /* the local phase applied it */
+        calls[i].more_argument_count = 0; /* it merges accumulators, reads no argument */
+        calls[i].has_filter = false;      /* the local phase applied it */
     }
     const PlanNode *input = node->inputs[0];
     spec->input_field_count = input->field_count;

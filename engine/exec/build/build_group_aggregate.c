@@ -60,6 +60,20 @@ AggregateCall *build_aggregate_calls(BuildContext *context, const PlanNode *node
         calls[i].udf = call->udf;
         if (call->has_separator)
             calls[i].separator_type = input->fields[call->separator].type;
+        if (call->more_argument_count) {
+            uint32_t count = call->more_argument_count;
+            uint32_t *more = arena_calloc(context->arena, count, sizeof(uint32_t));
+            DataType *types = arena_calloc(context->arena, count, sizeof(DataType));
+            if (!more || !types)
+                return NULL;
+            for (uint32_t m = 0; m < count; m++) {
+                more[m] = call->more_arguments[m];
+                types[m] = input->fields[more[m]].type;
+            }
+            calls[i].more_argument_count = count;
+            calls[i].more_arguments = more;
+            calls[i].more_types = types;
+        }
         if (call->kind == PLAN_AGGREGATE_COUNT_STAR && call->has_filter) {
             /* COUNT(*) FILTER (WHERE c) counts the rows that pass: COUNT(c) of the TRUE
                (never NULL) filter field (COUNT(*) itself reads the group's row count) */

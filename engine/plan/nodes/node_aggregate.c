@@ -74,6 +74,8 @@ static void explain_logical_aggregate(ExplainContext *context, const PlanNode *n
             strbuf_printf(out, "$%u", call->argument);
         if (call->has_separator)
             strbuf_printf(out, ", $%u", call->separator);
+        for (uint32_t m = 0; m < call->more_argument_count; m++)
+            strbuf_printf(out, ", $%u", call->more_arguments[m]);
         strbuf_append_cstr(out, ")");
         if (call->has_filter)
             strbuf_printf(out, " FILTER $%u", call->filter);
@@ -95,6 +97,8 @@ void explain_aggregate_calls(ExplainContext *context, const PlanNode *node,
                            call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
         if (call->has_separator)
             strbuf_printf(context->out, ", %s", names[call->separator]);
+        for (uint32_t m = 0; m < call->more_argument_count; m++)
+            strbuf_printf(context->out, ", %s", names[call->more_arguments[m]]);
         strbuf_append_cstr(context->out, ")");
         if (call->has_filter)
             strbuf_printf(context->out, " FILTER %s", names[call->filter]);
@@ -319,6 +323,8 @@ static uint64_t *aggregate_input_fields_used(Arena *arena, const PlanNode *node,
             rule_fields_add(fields, node->aggregate.calls[c].argument);
             if (node->aggregate.calls[c].has_separator)
                 rule_fields_add(fields, node->aggregate.calls[c].separator);
+            for (uint32_t m = 0; m < node->aggregate.calls[c].more_argument_count; m++)
+                rule_fields_add(fields, node->aggregate.calls[c].more_arguments[m]);
         }
         if (node->aggregate.calls[c].has_filter)
             rule_fields_add(fields, node->aggregate.calls[c].filter);
@@ -402,6 +408,9 @@ static int prune_aggregate(PlannerContext *context, PlanNode *node, uint64_t *us
             if (node->aggregate.calls[i].has_separator)
                 aggregate->aggregate.calls[i].separator =
                     (uint32_t)input.mapping[node->aggregate.calls[i].separator];
+            for (uint32_t m = 0; m < node->aggregate.calls[i].more_argument_count; m++)
+                aggregate->aggregate.calls[i].more_arguments[m] =
+                    (uint32_t)input.mapping[node->aggregate.calls[i].more_arguments[m]];
         }
         if (node->aggregate.calls[i].has_filter)
             aggregate->aggregate.calls[i].filter =

@@ -139,6 +139,8 @@ static void explain_local_group_aggregate(ExplainContext *context, const PlanNod
                       call->kind == PLAN_AGGREGATE_COUNT_STAR ? "*" : names[call->argument]);
         if (call->udf && call->has_separator)
             strbuf_printf(out, ", %s", names[call->separator]);
+        for (uint32_t m = 0; m < call->more_argument_count; m++)
+            strbuf_printf(out, ", %s", names[call->more_arguments[m]]);
         strbuf_append_cstr(out, ")");
         if (call->has_filter)
             strbuf_printf(out, " FILTER %s", names[call->filter]);

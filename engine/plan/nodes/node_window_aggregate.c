@@ -230,21 +230,30 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
         else
             position[f] = 0; /* computed: placed below */
     }
-    for (uint32_t e = 0; e < 2 * call_count; e++) {
-        /* LISTAGG's separator field and a FILTER's field, read like an argument */
-        const PlanAggregateCall *call = &node->aggregate.calls[e / 2];
-        if (e % 2 == 0 ? !call->has_separator : !call->has_filter)
-            continue;
-        uint32_t f = e % 2 == 0 ? call->separator : call->filter;
-        if (roles[f] >= 0)
-            return refuse(context, "of window_start, window_end or window_time");
-        if (!sources[f])
-            return refuse(context, "by or of an expression over window_start, window_end or "
-                                   "window_time");
-        if (sources[f]->kind == EXPR_INPUT_REF)
-            plain[sources[f]->input_index] = true;
-        else
-            position[f] = 0;
+    for (uint32_t c = 0; c < call_count; c++) {
+        /* LISTAGG's separator field (a user function's second argument), a user function's
+           further arguments and a FILTER's field, read like an argument */
+        const PlanAggregateCall *call = &node->aggregate.calls[c];
+        uint32_t extra[PLAN_AGGREGATE_MORE_ARGUMENTS + 2];
+        uint32_t extra_count = 0;
+        if (call->has_separator)
+            extra[extra_count++] = call->separator;
+        for (uint32_t m = 0; m < call->more_argument_count; m++)
+            extra[extra_count++] = call->more_arguments[m];
+        if (call->has_filter)
+            extra[extra_count++] = call->filter;
+        for (uint32_t e = 0; e < extra_count; e++) {
+            uint32_t f = extra[e];
+            if (roles[f] >= 0)
+                return refuse(context, "of window_start, window_end or window_time");
+            if (!sources[f])
+                return refuse(context, "by or of an expression over window_start, window_end or "
+                                       "window_time");
+            if (sources[f]->kind == EXPR_INPUT_REF)
+                plain[sources[f]->input_index] = true;
+            else
+                position[f] = 0;
+        }
     }
     if (!has_start || !has_end)
         return refuse(context, "without both window_start and window_end");
@@ -313,6 +322,8 @@ int plan_convert_window_aggregate(PlannerContext *context, PlanNode *node, PlanN
             calls[c].argument = (uint32_t)position[calls[c].argument];
         if (calls[c].has_separator)
             calls[c].separator = (uint32_t)position[calls[c].separator];
+        for (uint32_t m = 0; m < calls[c].more_argument_count; m++)
+            calls[c].more_arguments[m] = (uint32_t)position[calls[c].more_arguments[m]];
         if (calls[c].has_filter)
             calls[c].filter = (uint32_t)position[calls[c].filter];
     }
