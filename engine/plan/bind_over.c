@@ -239,17 +239,13 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
     window->aggregate.calls = arena_calloc(arena, call_count + 1, sizeof(PlanAggregateCall));
     window->aggregate.over_arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
     window->aggregate.over_separators = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    window->aggregate.over_more = arena_calloc(arena, call_count + 1, sizeof(Expr **));
     if (!window->aggregate.calls || !window->aggregate.over_arguments ||
-        !window->aggregate.over_separators)
+        !window->aggregate.over_separators || !window->aggregate.over_more)
         return bind_error(binder, JOINERY_ERROR_NO_MEMORY, (SourcePosition){0}, "out of memory");
     for (uint32_t i = 0; i < call_count; i++) {
         const BoundAggregate *call = &over->calls.calls[i];
         PlanAggregateCall *plan_call = &window->aggregate.calls[i];
-        if (call->more_count)
-            return bind_error(binder, JOINERY_ERROR_UNSUPPORTED, (SourcePosition){0},
-                              "The user-defined aggregate function '%s' of more than two "
-                              "arguments is not supported in OVER aggregates yet",
-                              call->udf ? call->udf->name : "?");
         plan_call->kind = call->kind;
         plan_call->distinct = call->distinct;
         plan_call->result_type = call->result_type;
@@ -258,6 +254,8 @@ int bind_over_select(Binder *binder, OverBinding *over, const Scope *scope, Sele
         window->aggregate.over_separators[i] = call->separator;
         plan_call->has_separator = call->separator != NULL;
         plan_call->udf = call->udf;
+        plan_call->more_argument_count = call->more_count;
+        window->aggregate.over_more[i] = call->more;
     }
     *node = window;
     return JOINERY_OK;

@@ -359,6 +359,9 @@ struct PlanNode {
             Expr **over_projects;
             Expr **over_arguments;
             Expr **over_separators; /* logical: LISTAGG's constant separator; NULL */
+            /* logical: [i] a user-defined call's 3rd argument on (calls[i].more_argument_count
+               of them, over the input); NULL */
+            Expr ***over_more;
             Expr *over_offset;
             Expr *over_order;
             Expr **over_partition; /* logical: [k] the expression of PARTITION BY key k when it

@@ -106,8 +106,8 @@
  * aggregates, with FILTER and (one argument, not called on NULL input)
  * DISTINCT. Any entry point returns JOINERY_UDF_ERROR after set_error to fail
  * the job (the message names the function and the row's arguments). Not
- * supported yet (refused at planning): more than two arguments in OVER,
- * DISTINCT over two, a call without GROUP BY that is not a SELECT item itself.
+ * supported yet (refused at planning): DISTINCT on two arguments or more, a
+ * call without GROUP BY that is not a SELECT item itself.
  */
 #ifndef JOINERY_UDF_H
 #define JOINERY_UDF_H

@@ -2,8 +2,8 @@
 -- arguments (tests/udf/test_udfs.c's product_sum(a, b, c) = SUM(a * b * c)), beside the
 -- built-in SUM(a * b * c) in the same query: a GroupAggregate over an append-only and an
 -- updating input (an argument repeated, an expression), two phases, a window TVF
--- aggregate, a SESSION group window whose sessions merge; refused in OVER and with the
--- wrong number of arguments.
+-- aggregate, a SESSION group window whose sessions merge, OVER; refused with the wrong
+-- number of arguments.
 CREATE FUNCTION product_sum AS 'product_sum' LANGUAGE C USING JAR 'build/udf/libjoinery_test_udf.so';
 
 SET 'sql-client.execution.result-mode' = 'changelog';
@@ -57,6 +57,11 @@ SELECT uuid, SESSION_START(rowtime, INTERVAL '2' MINUTE) AS ss,
   product_sum(id, ts, event_code) AS ps, SUM(id * ts * event_code) AS expected
 FROM events GROUP BY uuid, SESSION(rowtime, INTERVAL '2' MINUTE);
 
--- refused: OVER; two arguments for three
-SELECT product_sum(order_id, user_id, order_id) OVER (ORDER BY order_time) FROM orders;
+-- OVER: ROWS 1 PRECEDING (retract) per user, an argument an expression
+EXPLAIN SELECT order_id, product_sum(order_id, user_id, order_id % 3) OVER (PARTITION BY user_id
+  ORDER BY order_time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS ps FROM orders;
+SELECT order_id, product_sum(order_id, user_id, order_id % 3) OVER w AS ps,
+  SUM(order_id * user_id * (order_id % 3)) OVER w AS expected
+FROM orders WINDOW w AS (PARTITION BY user_id ORDER BY order_time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW);
+-- refused: two arguments for three
 SELECT k, product_sum(v, w) FROM t GROUP BY k;

@@ -72,6 +72,10 @@ static void explain_over_call(ExplainContext *context, const PlanNode *node, uin
         strbuf_append_cstr(out, ", ");
         explain_expr(context, node->aggregate.over_separators[i], names);
     }
+    for (uint32_t m = 0; m < call->more_argument_count; m++) {
+        strbuf_append_cstr(out, ", ");
+        explain_expr(context, node->aggregate.over_more[i][m], names);
+    }
     strbuf_append_cstr(out, ") OVER (");
     for (uint32_t k = 0; k < node->aggregate.group_key_count; k++) {
         strbuf_append_cstr(out, k ? ", " : "PARTITION BY ");
@@ -139,7 +143,10 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     int32_t *mapping = arena_calloc(arena, input_count + call_count + 1, sizeof(int32_t));
     /* room for the input fields, each call's argument and separator, the PARTITION BY
        expressions and the ORDER BY */
-    uint32_t room = input_count + 2 * call_count + node->aggregate.group_key_count + 2;
+    uint32_t more_count = 0;
+    for (uint32_t i = 0; i < call_count; i++)
+        more_count += node->aggregate.calls[i].more_argument_count;
+    uint32_t room = input_count + 2 * call_count + more_count + node->aggregate.group_key_count + 2;
     Expr **pre = arena_calloc(arena, room, sizeof(Expr *));
     PlanField *pre_fields = arena_calloc(arena, room, sizeof(PlanField));
     uint32_t *arguments = arena_calloc(arena, call_count + 1, sizeof(uint32_t));
@@ -202,6 +209,18 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
         pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
         pre_fields[pre_count++].type = separator->type;
     }
+    /* a user-defined call's 3rd argument on: fields after the separators */
+    uint32_t *more_positions = arena_calloc(arena, more_count + 1, sizeof(uint32_t));
+    if (!more_positions)
+        return JOINERY_ERROR_NO_MEMORY;
+    for (uint32_t i = 0, placed = 0; i < call_count; i++)
+        for (uint32_t m = 0; m < node->aggregate.calls[i].more_argument_count; m++) {
+            Expr *more = node->aggregate.over_more[i][m];
+            more_positions[placed++] = pre_count;
+            pre[pre_count] = more;
+            pre_fields[pre_count].name = arena_printf(arena, "$f%u", pre_count);
+            pre_fields[pre_count++].type = more->type;
+        }
     /* ORDER BY PROCTIME(): computed below, named by its place ($2), as Flink does */
     uint32_t time_field =
         node->aggregate.over_order ? pre_count : (uint32_t)mapping[node->aggregate.time_field];
@@ -245,11 +264,14 @@ static int convert_over_aggregate(PlannerContext *context, PlanNode *node, PlanN
     over->aggregate.over_projects = NULL;
     over->aggregate.over_arguments = NULL;
     over->aggregate.over_separators = NULL;
+    over->aggregate.over_more = NULL;
     over->aggregate.over_partition = NULL;
     for (uint32_t i = 0; i < call_count; i++) {
         calls[i] = node->aggregate.calls[i];
         calls[i].argument = arguments[i];
         calls[i].separator = separators[i];
+        for (uint32_t m = 0; m < calls[i].more_argument_count; m++)
+            calls[i].more_arguments[m] = *more_positions++;
         over->fields[pre_count + i].name = calls[i].name;
         over->fields[pre_count + i].type = calls[i].result_type;
         mapping[input_count + i] = (int32_t)(pre_count + i);
@@ -293,6 +315,8 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
             rule_fields_add_expr(input_used, node->aggregate.over_arguments[i]);
         if (node->aggregate.over_separators[i]) /* LISTAGG's, a user function's 2nd */
             rule_fields_add_expr(input_used, node->aggregate.over_separators[i]);
+        for (uint32_t m = 0; m < node->aggregate.calls[i].more_argument_count; m++)
+            rule_fields_add_expr(input_used, node->aggregate.over_more[i][m]);
     }
     uint32_t kept = 0;
     for (uint32_t i = 0; i < node->field_count; i++) {
@@ -315,10 +339,11 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     Expr **projects = arena_calloc(arena, kept + 1, sizeof(Expr *));
     Expr **arguments = arena_calloc(arena, call_count + 1, sizeof(Expr *));
     Expr **separators = arena_calloc(arena, call_count + 1, sizeof(Expr *));
+    Expr ***more = arena_calloc(arena, call_count + 1, sizeof(Expr **));
     PlanField *fields = arena_calloc(arena, kept + 1, sizeof(PlanField));
     uint32_t *partition =
         arena_calloc(arena, node->aggregate.group_key_count + 1, sizeof(uint32_t));
-    if (!remap || !projects || !arguments || !separators || !fields || !partition)
+    if (!remap || !projects || !arguments || !separators || !more || !fields || !partition)
         return JOINERY_ERROR_NO_MEMORY;
     for (uint32_t f = 0; f < input_count; f++)
         remap[f] = input.mapping[f];
@@ -332,6 +357,17 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
         separators[i] = separator ? expr_remap_inputs(arena, separator, remap) : NULL;
         if (separator && !separators[i])
             return JOINERY_ERROR_NO_MEMORY;
+        uint32_t count = node->aggregate.calls[i].more_argument_count;
+        if (count) {
+            more[i] = arena_calloc(arena, count, sizeof(Expr *));
+            if (!more[i])
+                return JOINERY_ERROR_NO_MEMORY;
+            for (uint32_t m = 0; m < count; m++) {
+                more[i][m] = expr_remap_inputs(arena, node->aggregate.over_more[i][m], remap);
+                if (!more[i][m])
+                    return JOINERY_ERROR_NO_MEMORY;
+            }
+        }
     }
     for (uint32_t i = 0; i < node->field_count; i++) {
         if (mapping[i] < 0)
@@ -367,6 +403,7 @@ static int prune_over_aggregate(PlannerContext *context, PlanNode *node, uint64_
     copy->aggregate.over_projects = projects;
     copy->aggregate.over_arguments = arguments;
     copy->aggregate.over_separators = separators;
+    copy->aggregate.over_more = more;
     copy->fields = fields;
     copy->field_count = kept;
     result->node = copy;
