@@ -44,7 +44,7 @@ scripts/check-layers.sh
 record "check-layers" $?
 
 # unit_suites LABEL: every Check suite (with a LABEL, the second pass: all but
-# check_state_backends)
+# check_state_backends and the stores' lookup suites)
 # Check's per-test timeouts are hang guards, not speed checks: a loaded
 # machine (several builds at once) must not fail them, hence the multiplier.
 unit_suites() {
@@ -52,8 +52,13 @@ unit_suites() {
   for suite in "$build"/tests/check_*; do
     [ -x "$suite" ] || continue
     name=$(basename "$suite")
-    # check_state_backends runs every case on both backends itself
-    [ -n "$1" ] && [ "$name" = check_state_backends ] && continue
+    # check_state_backends runs every case on both backends itself; the stores' lookup
+    # suites drive lookup functions against real servers and keep no state
+    if [ -n "$1" ]; then
+      case $name in
+      check_state_backends | check_jdbc_lookup | check_mysql_lookup | check_redis_lookup) continue ;;
+      esac
+    fi
     output=$(timeout 300 "$suite" 2>&1)
     status=$?
     echo "$name: $(printf '%s\n' "$output" | tail -n 1)"
@@ -180,20 +185,23 @@ servers_and_jobs() {
   timeout 600 tests/kafka/run.sh "$build"
   record "tests/kafka" $?
 
+}
+
+# disk_and_savepoints: state larger than memory (I/O-bound under its memory
+# limit), the checkpoints on LMDB and the savepoints (rate-limited jobs stopped
+# and resumed).
+disk_and_savepoints() {
+  echo "== state larger than memory, LMDB and hashmap (tests/state)"
+  timeout 600 tests/state/run.sh "$build"
+  record "tests/state" $?
+  # here rather than beside the other checkpoints: this lane is the shorter (no Kafka, its
+  # own folders, so it runs beside tests/checkpoint)
   if [ "${JOINERY_STATE_BACKEND:-}" != lmdb ]; then
     echo "== checkpoints on LMDB state (JOINERY_STATE_BACKEND=lmdb, one kill per job)"
     JOINERY_STATE_BACKEND=lmdb CHECKPOINT_KILLS=1 CHECKPOINT_KAFKA=0 \
       timeout 300 tests/checkpoint/run.sh "$build"
     record "lmdb:tests/checkpoint" $?
   fi
-}
-
-# disk_and_savepoints: state larger than memory (I/O-bound under its memory
-# limit) and the savepoints (rate-limited jobs stopped and resumed).
-disk_and_savepoints() {
-  echo "== state larger than memory, LMDB and hashmap (tests/state)"
-  timeout 600 tests/state/run.sh "$build"
-  record "tests/state" $?
   echo "== savepoints: STOP JOB WITH SAVEPOINT and a resumed run equal an uninterrupted run, both backends (tests/checkpoint/savepoint.sh)"
   timeout 400 tests/checkpoint/savepoint.sh "$build"
   record "tests/checkpoint/savepoint.sh" $?
