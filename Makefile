@@ -41,6 +41,11 @@ TOOL_SRC = $(sort $(wildcard tests/diff/*.c bench/*.c))
 TOOL_BIN = $(patsubst %.c,$(BUILD)/tools/%,$(notdir $(TOOL_SRC)))
 DEPS     = $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
+# The wrapper targets (demo, test, asan, bench, nexmark, fuzz) build with every core unless
+# the caller gave -j: a fresh `make test` builds joinery, its tools and the fuzz harnesses.
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_JOBS  = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(JOBS))
+
 # Fuzzing (tests/fuzz/README.md): one libFuzzer target a name; the same
 # harnesses linked with tests/fuzz/replay_main.c replay tests/fuzz/regressions
 # in every build, with any compiler.
@@ -135,7 +140,7 @@ fuzz-targets: $(FUZZ_BIN) $(BUILD)/tools/statement_generator $(BUILD)/fuzz/sql.d
 
 # clang with libFuzzer, ASan and UBSan, in $(FUZZ_BUILD)/
 fuzz-build:
-	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) BUILD=$(FUZZ_BUILD) CC=clang \
 	  OPT="-O1 -g -fno-omit-frame-pointer" \
 	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" fuzz-targets
@@ -143,7 +148,7 @@ fuzz-build:
 # FUZZ_SECONDS CPU seconds a target (default 600: ten CPU-minutes), then the statement
 # generator for FUZZ_GENERATOR_SECONDS; findings go to $(FUZZ_BUILD)/findings/
 fuzz: deps
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_GENERATOR_SECONDS=$(FUZZ_GENERATOR_SECONDS) \
 	  scripts/run-fuzz.sh $(FUZZ_BUILD)
 
@@ -152,27 +157,27 @@ $(BUILD)/kafka-mock: tools/kafka_mock.c $(BUILD)/libjoinery.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS)
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	$(BUILD)/joinery -f sample-data/demo.sql
 
 test: deps
-	@$(MAKE) --no-print-directory all
-	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory fuzz-build; fi
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
+	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory $(BUILD_JOBS) fuzz-build; fi
 	@FUZZ_BUILD=$(FUZZ_BUILD) scripts/run-tests.sh $(BUILD)
 
 asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" all
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 scripts/run-tests.sh build-asan
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@scripts/run-bench.sh $(BUILD)
 
 # Nexmark q0-q23 (bench/nexmark/): NEXMARK_EVENTS events a query, parallelism 1 and 2
 nexmark: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@scripts/run-nexmark.sh $(BUILD)
 
 format:
