@@ -36,4 +36,19 @@ static inline int byte_read_int64(const ByteReader *in, int64_t *value)
     return in->read(in->context, value, sizeof *value);
 }
 
+/* A growable byte stream in memory: writers append, readers consume from read_offset. */
+typedef struct ByteBuffer {
+    unsigned char *bytes;
+    size_t length;
+    size_t capacity;
+    size_t read_offset;
+} ByteBuffer;
+
+/* A writer appending to `buffer` (empty: {0}; JOINERY_ERROR_NO_MEMORY when it cannot grow)
+   and a reader of it from read_offset (JOINERY_ERROR past its end). */
+ByteWriter byte_buffer_writer(ByteBuffer *buffer);
+ByteReader byte_buffer_reader(ByteBuffer *buffer);
+/* Frees the bytes; the buffer is empty again. */
+void byte_buffer_free(ByteBuffer *buffer);
+
 #endif

@@ -26,13 +26,8 @@ typedef struct Barrier {
 
 typedef struct Operator Operator;
 
-/* A growable byte stream: writers append, readers consume from read_offset. */
-typedef struct SnapshotBuffer {
-    unsigned char *bytes;
-    size_t length;
-    size_t capacity;
-    size_t read_offset;
-} SnapshotBuffer;
+/* The in-memory stream a snapshot is taken into (byte_stream.h). */
+typedef ByteBuffer SnapshotBuffer;
 
 /*
  * Where snapshots go (the checkpoints, job_checkpoint.c). `store` is called
@@ -68,9 +63,18 @@ typedef struct SnapshotStorage {
 } SnapshotStorage;
 
 /* A writer appending to `buffer` (empty: {0}) and a reader of it from read_offset. */
-StateWriter snapshot_buffer_writer(SnapshotBuffer *buffer);
-StateReader snapshot_buffer_reader(SnapshotBuffer *buffer);
+static inline StateWriter snapshot_buffer_writer(SnapshotBuffer *buffer)
+{
+    return byte_buffer_writer(buffer);
+}
+static inline StateReader snapshot_buffer_reader(SnapshotBuffer *buffer)
+{
+    return byte_buffer_reader(buffer);
+}
 /* Frees the bytes; the buffer is empty again. */
-void snapshot_buffer_free(SnapshotBuffer *buffer);
+static inline void snapshot_buffer_free(SnapshotBuffer *buffer)
+{
+    byte_buffer_free(buffer);
+}
 
 #endif

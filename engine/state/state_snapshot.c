@@ -372,40 +372,6 @@ static void in_name(SnapshotIn *in, char *name, size_t size)
         in_fail(in, "a reference names a file outside its checkpoint");
 }
 
-/* A growable byte buffer: the records of a state of a copy, on their way to the target. */
-typedef struct RelayBuffer {
-    unsigned char *bytes;
-    size_t length, capacity, offset;
-} RelayBuffer;
-
-static int relay_write(void *context, const void *bytes, size_t length)
-{
-    RelayBuffer *buffer = context;
-    if (length > buffer->capacity - buffer->length) {
-        size_t capacity = buffer->capacity ? buffer->capacity : 65536;
-        while (capacity - buffer->length < length)
-            capacity *= 2;
-        unsigned char *grown = realloc(buffer->bytes, capacity);
-        if (!grown)
-            return JOINERY_ERROR_NO_MEMORY;
-        buffer->bytes = grown;
-        buffer->capacity = capacity;
-    }
-    memcpy(buffer->bytes + buffer->length, bytes, length);
-    buffer->length += length;
-    return JOINERY_OK;
-}
-
-static int relay_read(void *context, void *bytes, size_t length)
-{
-    RelayBuffer *buffer = context;
-    if (length > buffer->length - buffer->offset)
-        return JOINERY_ERROR_VALIDATE;
-    memcpy(bytes, buffer->bytes + buffer->offset, length);
-    buffer->offset += length;
-    return JOINERY_OK;
-}
-
 typedef int (*CopySnapshot)(void *copy_state, const StateWriter *writer, Diag *diag);
 typedef int (*TargetRestore)(void *target, const StateReader *reader, Diag *diag);
 
@@ -498,8 +464,8 @@ static int restore_from_copy(StateStore *store, char kind, uint32_t parts, const
     if (!copy_state)
         return diag_error(diag, JOINERY_ERROR_VALIDATE, "Cannot restore a state from '%s': %s",
                           file, state_store_error(copy));
-    RelayBuffer buffer = {0};
-    StateWriter writer = {relay_write, &buffer};
+    ByteBuffer buffer = {0}; /* the copy's state as a record stream, for the target */
+    StateWriter writer = byte_buffer_writer(&buffer);
     int status = snapshot(copy_state, &writer, diag);
     switch (kind) {
     case 'm':
@@ -518,13 +484,13 @@ static int restore_from_copy(StateStore *store, char kind, uint32_t parts, const
     Diag ignored = {0};
     (void)state_store_commit(copy, &ignored); /* ends the read transaction */
     if (status == JOINERY_OK) {
-        StateReader reader = {relay_read, &buffer};
+        StateReader reader = byte_buffer_reader(&buffer);
         status = restore(target, &reader, diag);
-        if (status == JOINERY_OK && buffer.offset != buffer.length)
+        if (status == JOINERY_OK && buffer.read_offset != buffer.length)
             status = diag_error(diag, JOINERY_ERROR_VALIDATE,
                                 "state snapshot is damaged: the copy's state has bytes left over");
     }
-    free(buffer.bytes);
+    byte_buffer_free(&buffer);
     return status;
 }
 

@@ -1,14 +1,16 @@
 /*
- * snapshot.c - the in-memory snapshot byte stream (see snapshot.h).
+ * byte_stream.c - the in-memory byte buffer of byte_stream.h.
  */
-#include "engine/exec/snapshot.h"
+#include "engine/base/byte_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int snapshot_buffer_write(void *context, const void *bytes, size_t length)
+#include "engine/base/diag.h"
+
+static int byte_buffer_write(void *context, const void *bytes, size_t length)
 {
-    SnapshotBuffer *buffer = context;
+    ByteBuffer *buffer = context;
     if (length > buffer->capacity - buffer->length) {
         size_t capacity = buffer->capacity ? buffer->capacity : 4096;
         while (capacity - buffer->length < length)
@@ -25,9 +27,9 @@ static int snapshot_buffer_write(void *context, const void *bytes, size_t length
     return JOINERY_OK;
 }
 
-static int snapshot_buffer_read(void *context, void *bytes, size_t length)
+static int byte_buffer_read(void *context, void *bytes, size_t length)
 {
-    SnapshotBuffer *buffer = context;
+    ByteBuffer *buffer = context;
     if (length > buffer->length - buffer->read_offset)
         return JOINERY_ERROR;
     if (length)
@@ -36,19 +38,19 @@ static int snapshot_buffer_read(void *context, void *bytes, size_t length)
     return JOINERY_OK;
 }
 
-StateWriter snapshot_buffer_writer(SnapshotBuffer *buffer)
+ByteWriter byte_buffer_writer(ByteBuffer *buffer)
 {
-    StateWriter writer = {snapshot_buffer_write, buffer};
+    ByteWriter writer = {byte_buffer_write, buffer};
     return writer;
 }
 
-StateReader snapshot_buffer_reader(SnapshotBuffer *buffer)
+ByteReader byte_buffer_reader(ByteBuffer *buffer)
 {
-    StateReader reader = {snapshot_buffer_read, buffer};
+    ByteReader reader = {byte_buffer_read, buffer};
     return reader;
 }
 
-void snapshot_buffer_free(SnapshotBuffer *buffer)
+void byte_buffer_free(ByteBuffer *buffer)
 {
     free(buffer->bytes);
     memset(buffer, 0, sizeof *buffer);
