@@ -654,6 +654,21 @@ after: /* after a value: ',' and the next, or the container's end */
     }
 }
 
+/* A record tokenized into `result` tokens: it must also be UTF-8, as Jackson (Flink's JSON
+   format) requires, which neither tokenizer checks inside strings. */
+static int json_tokens_found(const char *data, size_t length, int result, int *count, char *error,
+                             size_t error_size)
+{
+    size_t valid = utf8_valid_prefix(data, length);
+    if (valid < length) {
+        char what[64];
+        snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02x)", (unsigned char)data[valid]);
+        return json_malformed(error, error_size, valid, what);
+    }
+    *count = result;
+    return JOINERY_OK;
+}
+
 static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length, int *count,
                          char *error, size_t error_size)
 {
@@ -668,17 +683,8 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
     if (!decoder->json_scan_fast_off && length < (size_t)INT32_MAX && !memchr(data, '\0', length)) {
         int result =
             json_scan_fast(data, length, decoder->json_tokens, (int)decoder->json_token_capacity);
-        if (result >= 0) {
-            size_t valid = utf8_valid_prefix(data, length);
-            if (valid < length) {
-                char what[64];
-                snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02x)",
-                         (unsigned char)data[valid]);
-                return json_malformed(error, error_size, valid, what);
-            }
-            *count = result;
-            return JOINERY_OK;
-        }
+        if (result >= 0)
+            return json_tokens_found(data, length, result, count, error, error_size);
     }
     size_t too_deep = json_too_deep(data, length);
     if (too_deep != SIZE_MAX)
@@ -689,19 +695,8 @@ static int json_tokenize(FormatDecoder *decoder, const char *data, size_t length
         jsmn_init(&parser);
         int result =
             jsmn_parse(&parser, data, length, decoder->json_tokens, decoder->json_token_capacity);
-        if (result >= 0) {
-            /* the tokenizer takes any bytes in strings: a record must be UTF-8, as Jackson
-               (Flink's JSON format) requires */
-            size_t valid = utf8_valid_prefix(data, length);
-            if (valid < length) {
-                char what[64];
-                snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02x)",
-                         (unsigned char)data[valid]);
-                return json_malformed(error, error_size, valid, what);
-            }
-            *count = result;
-            return JOINERY_OK;
-        }
+        if (result >= 0)
+            return json_tokens_found(data, length, result, count, error, error_size);
         if (result != JSMN_ERROR_NOMEM) {
             size_t position = parser.pos < length ? parser.pos : length;
             char what[160];
