@@ -502,16 +502,39 @@ static int lmdb_open_fail(LmdbStore *store, Diag *diag, int rc, const char *what
     return status;
 }
 
+/* A store with no environment yet; NULL on no memory. */
+static LmdbStore *lmdb_store_new(void)
+{
+    LmdbStore *store = calloc(1, sizeof *store);
+    if (!store)
+        return NULL;
+    store->base.ops = &LMDB_STORE_OPS;
+    store->base.backend = STATE_BACKEND_LMDB;
+    store->key_hash_mask = UINT64_MAX;
+    return store;
+}
+
+/* Creates the store's environment with room for LMDB_MAX_DBS states; `what` names the store
+   in an error (the store is closed then). */
+static int lmdb_env_create(LmdbStore *store, Diag *diag, const char *what)
+{
+    int rc = mdb_env_create(&store->env);
+    if (rc != MDB_SUCCESS) {
+        store->env = NULL;
+        return lmdb_open_fail(store, diag, rc, what);
+    }
+    if ((rc = mdb_env_set_maxdbs(store->env, LMDB_MAX_DBS)) != MDB_SUCCESS)
+        return lmdb_open_fail(store, diag, rc, "set_maxdbs");
+    return JOINERY_OK;
+}
+
 int state_lmdb_store_open(const StateStoreConfig *config, StateStore **result, Diag *diag)
 {
     *result = NULL;
-    LmdbStore *store = calloc(1, sizeof *store);
+    LmdbStore *store = lmdb_store_new();
     if (!store)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    store->base.ops = &LMDB_STORE_OPS;
-    store->base.backend = STATE_BACKEND_LMDB;
     store->base.budget = config->budget; /* not applied: LMDB state lives on disk */
-    store->key_hash_mask = UINT64_MAX;
     store->map_size = LMDB_INITIAL_MAP;
     int status = lmdb_prepare_directory(store, config->directory, diag);
     if (status != JOINERY_OK) {
@@ -526,13 +549,10 @@ int state_lmdb_store_open(const StateStoreConfig *config, StateStore **result, D
         lmdb_file_path(path, sizeof path, store->directory, "lock.mdb");
         (void)unlink(path);
     }
-    int rc = mdb_env_create(&store->env);
-    if (rc != MDB_SUCCESS) {
-        store->env = NULL;
-        return lmdb_open_fail(store, diag, rc, "env_create");
-    }
-    if ((rc = mdb_env_set_maxdbs(store->env, LMDB_MAX_DBS)) != MDB_SUCCESS)
-        return lmdb_open_fail(store, diag, rc, "set_maxdbs");
+    status = lmdb_env_create(store, diag, "env_create");
+    if (status != JOINERY_OK)
+        return status;
+    int rc;
     if ((rc = mdb_env_set_mapsize(store->env, store->map_size)) != MDB_SUCCESS)
         return lmdb_open_fail(store, diag, rc, "set_mapsize");
     rc = mdb_env_open(store->env, store->directory,
@@ -564,12 +584,9 @@ int state_lmdb_store_open(const StateStoreConfig *config, StateStore **result, D
 int state_lmdb_copy_open(const char *path, StateStore **result, Diag *diag)
 {
     *result = NULL;
-    LmdbStore *store = calloc(1, sizeof *store);
+    LmdbStore *store = lmdb_store_new();
     if (!store)
         return diag_error(diag, JOINERY_ERROR_NO_MEMORY, "out of memory");
-    store->base.ops = &LMDB_STORE_OPS;
-    store->base.backend = STATE_BACKEND_LMDB;
-    store->key_hash_mask = UINT64_MAX;
     store->read_only = true;
     snprintf(store->directory, sizeof store->directory, "%s", path);
     struct stat file_info;
@@ -578,16 +595,12 @@ int state_lmdb_copy_open(const char *path, StateStore **result, Diag *diag)
         return diag_error(diag, JOINERY_ERROR_RUNTIME, "Cannot open the state copy '%s': %s", path,
                           strerror(errno));
     }
-    int rc = mdb_env_create(&store->env);
-    if (rc != MDB_SUCCESS) {
-        store->env = NULL;
-        return lmdb_open_fail(store, diag, rc, "env_create (a state copy)");
-    }
-    if ((rc = mdb_env_set_maxdbs(store->env, LMDB_MAX_DBS)) != MDB_SUCCESS)
-        return lmdb_open_fail(store, diag, rc, "set_maxdbs");
+    int status = lmdb_env_create(store, diag, "env_create (a state copy)");
+    if (status != JOINERY_OK)
+        return status;
     /* one file, opened by nobody else: no lock file next to it */
-    rc = mdb_env_open(store->env, path,
-                      MDB_NOSUBDIR | MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS | MDB_NORDAHEAD, 0400);
+    int rc = mdb_env_open(store->env, path,
+                          MDB_NOSUBDIR | MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS | MDB_NORDAHEAD, 0400);
     if (rc != MDB_SUCCESS)
         return lmdb_open_fail(store, diag, rc, "env_open (a state copy)");
     MDB_stat stat;
